@@ -1,0 +1,230 @@
+//! The domain model: what an agent, a thread, a message, a participant and a
+//! usage record are, independent of how they are stored or served.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ids::{AgentId, MessageId, OrgId, ThreadId, UsageId};
+
+/// Thread metadata and per-message tags: string keys to string values.
+pub type Metadata = BTreeMap<String, String>;
+
+/// The execution runtime of an agent's sandboxed tools.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeProvider {
+    /// The default runtime.
+    #[default]
+    E2b,
+    /// The alternative runtime.
+    Daytona,
+}
+
+impl RuntimeProvider {
+    /// Parses the interface name (`e2b`, `daytona`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "e2b" => Some(Self::E2b),
+            "daytona" => Some(Self::Daytona),
+            _ => None,
+        }
+    }
+}
+
+/// A named tool profile: which tools a turn may offer (`*` wildcards).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolProfile {
+    /// What the profile is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Tool-name patterns that are offered.
+    pub allow: Vec<String>,
+    /// Tool-name patterns that are withheld even when allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny: Option<Vec<String>>,
+}
+
+/// An agent: a system prompt, a default model and its tool configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Agent {
+    pub id: AgentId,
+    pub org_id: OrgId,
+    pub name: String,
+    pub description: String,
+    /// The system prompt.
+    pub stable_preamble: String,
+    /// The resolved model ID (the platform default is filled in at creation).
+    pub default_model: String,
+    pub tool_profiles: Option<BTreeMap<String, ToolProfile>>,
+    pub default_profile: Option<String>,
+    pub runtime_provider: RuntimeProvider,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Set by DELETE: the agent is gone from the API but its threads stay readable.
+    pub deleted_at: Option<DateTime<Utc>>,
+}
+
+impl Agent {
+    /// Whether the agent was (soft-)deleted.
+    pub fn is_deleted(&self) -> bool {
+        self.deleted_at.is_some()
+    }
+}
+
+/// `single` (one user) or `multiplayer` (several participants).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadKind {
+    #[default]
+    Single,
+    Multiplayer,
+}
+
+/// A conversation thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    pub id: ThreadId,
+    pub org_id: OrgId,
+    pub agent_id: AgentId,
+    pub title: Option<String>,
+    pub kind: ThreadKind,
+    pub active_profile: Option<String>,
+    pub metadata: Metadata,
+    /// Appended to the agent's system prompt for every turn of this thread.
+    pub system_prompt_overlay: Option<String>,
+    /// Stored as given until a capability gives the bindings meaning.
+    pub resource_bindings: Vec<Value>,
+    /// `sub` of the JWT user, or `apikey:{key id}`.
+    pub created_by: String,
+    /// Unique within the org (microseconds, bumped on a collision).
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The author of a listed message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// A message as kept in a thread's listed history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: MessageId,
+    pub thread_id: ThreadId,
+    /// 1, 2, 3… within the thread; the store key orders by it.
+    pub seq: u64,
+    pub role: Role,
+    pub content: String,
+    pub sender_name: Option<String>,
+    pub sender_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `owner` or `member` of a multiplayer thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParticipantRole {
+    Owner,
+    #[default]
+    Member,
+}
+
+/// A participant of a multiplayer thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Participant {
+    pub user_id: String,
+    pub display_name: Option<String>,
+    pub role: ParticipantRole,
+    pub joined_at: DateTime<Utc>,
+}
+
+/// One model call's cost record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UsageRecord {
+    pub id: UsageId,
+    pub org_id: OrgId,
+    pub agent_id: AgentId,
+    pub thread_id: ThreadId,
+    /// The assistant message; `None` when the answer was stopped.
+    pub message_id: Option<MessageId>,
+    pub model: String,
+    pub provider: String,
+    /// `platform`, or the resolver's `source` label when its key was used.
+    pub key_source: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Thread metadata overlaid with the message's metadata.
+    pub metadata: Metadata,
+    pub stopped: bool,
+    /// True when the token counts were estimated (a stop cut the vendor off).
+    #[serde(default)]
+    pub estimated: bool,
+    /// Unique within the org, like a thread's.
+    pub created_at: DateTime<Utc>,
+}
+
+/// Per-agent configuration of the bring-your-own-key credential resolver.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CredentialConfig {
+    pub enabled: bool,
+    /// Empty when unset.
+    pub resolver_url: String,
+    pub timeout_ms: u32,
+    /// The HMAC key of the outbound call; created on first enable.
+    pub signing_secret: Option<String>,
+}
+
+impl CredentialConfig {
+    /// The resolver call's default timeout.
+    pub const DEFAULT_TIMEOUT_MS: u32 = 5000;
+}
+
+impl Default for CredentialConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            resolver_url: String::new(),
+            timeout_ms: Self::DEFAULT_TIMEOUT_MS,
+            signing_secret: None,
+        }
+    }
+}
+
+/// Per-agent context compaction configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompactionConfig {
+    pub enabled: bool,
+    /// Vendor A (native compaction) trigger, in input tokens.
+    pub vendor_a_trigger_tokens: u32,
+    /// Replaces vendor A's built-in summarization prompt.
+    pub vendor_a_instructions: Option<String>,
+    /// Pause after compaction so the client can inject content.
+    pub vendor_a_pause_after: bool,
+    /// Vendor B (summary fallback) threshold, in tokens.
+    pub vendor_b_compact_threshold: u32,
+}
+
+impl CompactionConfig {
+    /// Lowest accepted vendor A trigger (the vendor's own minimum).
+    pub const MIN_VENDOR_A_TRIGGER: u32 = 50_000;
+    /// Lowest accepted vendor B threshold.
+    pub const MIN_VENDOR_B_THRESHOLD: u32 = 1_000;
+}
+
+impl Default for CompactionConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            vendor_a_trigger_tokens: 150_000,
+            vendor_a_instructions: None,
+            vendor_a_pause_after: false,
+            vendor_b_compact_threshold: 100_000,
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! `/api/agents`: create, read, update and (soft) delete agents.
+
+use std::collections::BTreeMap;
+
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use confer_actors::{Agent, AgentId, RuntimeProvider, ThreadStore, ToolProfile};
+use serde::{Deserialize, Serialize};
+
+use super::extract::{JsonBody, Patch};
+use super::timestamp;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+const MAX_NAME_CHARS: usize = 200;
+
+/// The agent as every endpoint returns it.
+#[derive(Serialize)]
+pub struct AgentView {
+    id: String,
+    org_id: String,
+    name: String,
+    description: String,
+    default_model: String,
+    stable_preamble: String,
+    tool_profiles: Option<BTreeMap<String, ToolProfile>>,
+    default_profile: Option<String>,
+    runtime_provider: RuntimeProvider,
+    created_at: String,
+    updated_at: String,
+    published_chats: Vec<serde_json::Value>,
+}
+
+impl From<Agent> for AgentView {
+    fn from(agent: Agent) -> Self {
+        Self {
+            id: agent.id.to_string(),
+            org_id: agent.org_id.to_string(),
+            name: agent.name,
+            description: agent.description,
+            default_model: agent.default_model,
+            stable_preamble: agent.stable_preamble,
+            tool_profiles: agent.tool_profiles,
+            default_profile: agent.default_profile,
+            runtime_provider: agent.runtime_provider,
+            created_at: timestamp(agent.created_at),
+            updated_at: timestamp(agent.updated_at),
+            published_chats: Vec::new(),
+        }
+    }
+}
+
+/// `POST /api/agents` body.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateAgent {
+    name: String,
+    description: Option<String>,
+    stable_preamble: Option<String>,
+    default_model: Option<String>,
+}
+
+/// `PATCH /api/agents/{id}` body: only the fields present change.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateAgent {
+    name: Option<String>,
+    #[serde(default)]
+    description: Patch<String>,
+    #[serde(default)]
+    stable_preamble: Patch<String>,
+    default_model: Option<String>,
+    #[serde(default)]
+    tool_profiles: Patch<BTreeMap<String, ToolProfile>>,
+    #[serde(default)]
+    default_profile: Patch<String>,
+    #[serde(default)]
+    runtime_provider: Patch<String>,
+}
+
+/// The rules an agent must satisfy after a create or an update (422).
+fn validate(agent: &Agent) -> Result<(), ApiError> {
+    let name = agent.name.trim();
+    if name.is_empty() {
+        return Err(ApiError::invalid("name", "must not be empty"));
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::invalid(
+            "name",
+            format!("at most {MAX_NAME_CHARS} characters"),
+        ));
+    }
+    if agent.default_model.trim().is_empty() {
+        return Err(ApiError::invalid("defaultModel", "must not be empty"));
+    }
+    for (profile, rules) in agent.tool_profiles.iter().flatten() {
+        if profile.trim().is_empty() {
+            return Err(ApiError::invalid(
+                "toolProfiles",
+                "profile names must not be empty",
+            ));
+        }
+        let patterns = rules.allow.iter().chain(rules.deny.iter().flatten());
+        if patterns.into_iter().any(|p| p.trim().is_empty()) {
+            return Err(ApiError::invalid(
+                &format!("toolProfiles.{profile}"),
+                "tool patterns must not be empty",
+            ));
+        }
+    }
+    if let Some(default) = &agent.default_profile {
+        let known = agent
+            .tool_profiles
+            .as_ref()
+            .is_some_and(|p| p.contains_key(default));
+        if !known {
+            return Err(ApiError::invalid(
+                "defaultProfile",
+                "must name one of toolProfiles",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An agent of the caller's org that is not deleted (else 404).
+pub async fn live_agent(state: &AppState, caller: &Caller, id: AgentId) -> Result<Agent, ApiError> {
+    let org = caller.org_id;
+    state
+        .store
+        .run(move |s| s.agent(org, id))
+        .await?
+        .filter(|agent| !agent.is_deleted())
+        .ok_or_else(|| ApiError::not_found("agent"))
+}
+
+async fn save(state: &AppState, agent: Agent) -> Result<Agent, ApiError> {
+    Ok(state
+        .store
+        .write(move |s| s.put_agent(&agent).map(|()| agent))
+        .await?)
+}
+
+/// `GET /api/agents`
+pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let org = caller.org_id;
+    let agents = state.store.run(move |s| s.agents(org)).await?;
+    let views: Vec<AgentView> = agents.into_iter().map(AgentView::from).collect();
+    Ok(HttpResponse::Ok().json(views))
+}
+
+/// `POST /api/agents`: 201 with the agent.
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: JsonBody<CreateAgent>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let now = Utc::now();
+    let agent = Agent {
+        id: AgentId::new(),
+        org_id: caller.org_id,
+        name: body.name,
+        description: body.description.unwrap_or_default(),
+        stable_preamble: body.stable_preamble.unwrap_or_default(),
+        default_model: body
+            .default_model
+            .unwrap_or_else(|| state.default_model.clone()),
+        tool_profiles: None,
+        default_profile: None,
+        runtime_provider: RuntimeProvider::default(),
+        created_at: now,
+        updated_at: now,
+        deleted_at: None,
+    };
+    validate(&agent)?;
+    let agent = save(&state, agent).await?;
+    Ok(HttpResponse::Created().json(AgentView::from(agent)))
+}
+
+/// `GET /api/agents/{id}`
+pub async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<AgentId>,
+) -> Result<HttpResponse, ApiError> {
+    let agent = live_agent(&state, &caller, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(AgentView::from(agent)))
+}
+
+/// `PATCH /api/agents/{id}`
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<AgentId>,
+    body: JsonBody<UpdateAgent>,
+) -> Result<HttpResponse, ApiError> {
+    let mut agent = live_agent(&state, &caller, path.into_inner()).await?;
+    let body = body.into_inner();
+    if let Some(name) = body.name {
+        agent.name = name;
+    }
+    if let Some(description) = body.description.into_change() {
+        agent.description = description.unwrap_or_default();
+    }
+    if let Some(preamble) = body.stable_preamble.into_change() {
+        agent.stable_preamble = preamble.unwrap_or_default();
+    }
+    if let Some(model) = body.default_model {
+        agent.default_model = model;
+    }
+    if let Some(profiles) = body.tool_profiles.into_change() {
+        agent.tool_profiles = profiles;
+    }
+    if let Some(profile) = body.default_profile.into_change() {
+        agent.default_profile = profile;
+    }
+    if let Some(runtime) = body.runtime_provider.into_change() {
+        agent.runtime_provider = match runtime {
+            None => RuntimeProvider::default(),
+            Some(name) => RuntimeProvider::parse(&name).ok_or_else(|| {
+                ApiError::invalid("runtimeProvider", "must be `e2b` or `daytona`")
+            })?,
+        };
+    }
+    validate(&agent)?;
+    agent.updated_at = Utc::now();
+    let agent = save(&state, agent).await?;
+    Ok(HttpResponse::Ok().json(AgentView::from(agent)))
+}
+
+/// `DELETE /api/agents/{id}`: soft delete; the agent's threads stay readable.
+pub async fn delete(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<AgentId>,
+) -> Result<HttpResponse, ApiError> {
+    let mut agent = live_agent(&state, &caller, path.into_inner()).await?;
+    let now = Utc::now();
+    agent.deleted_at = Some(now);
+    agent.updated_at = now;
+    save(&state, agent).await?;
+    Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
+}

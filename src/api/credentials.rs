@@ -1,0 +1,150 @@
+//! `/api/agents/{id}/credentials`: the per-agent bring-your-own-key resolver
+//! configuration. The signing secret is shown only in the PUT answer that
+//! created or rotated it; GET never shows it.
+
+use actix_web::{HttpResponse, web};
+use confer_actors::{AgentId, CredentialConfig};
+use secrecy::ExposeSecret;
+use serde::{Deserialize, Serialize};
+
+use super::agents::live_agent;
+use super::extract::JsonBody;
+use crate::auth::Caller;
+use crate::auth::api_keys::{SIGNING_SECRET_PREFIX, random_token};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 100..=30_000;
+
+/// The configuration as returned.
+#[derive(Serialize)]
+pub struct CredentialView {
+    agent_id: String,
+    org_id: String,
+    enabled: bool,
+    resolver_url: String,
+    timeout_ms: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signing_secret: Option<String>,
+}
+
+impl CredentialView {
+    fn new(caller: &Caller, agent: AgentId, config: &CredentialConfig) -> Self {
+        Self {
+            agent_id: agent.to_string(),
+            org_id: caller.org_id.to_string(),
+            enabled: config.enabled,
+            resolver_url: config.resolver_url.clone(),
+            timeout_ms: config.timeout_ms,
+            signing_secret: None,
+        }
+    }
+}
+
+/// `PUT` body: replaces the configuration (omitted optional fields reset to
+/// their defaults); the signing secret is kept unless `rotateSecret` is true.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PutCredentials {
+    enabled: bool,
+    resolver_url: Option<String>,
+    timeout_ms: Option<i64>,
+    #[serde(default)]
+    rotate_secret: bool,
+}
+
+/// An absolute `https` URL with a host (422 otherwise).
+fn validate_resolver_url(raw: &str) -> Result<(), ApiError> {
+    let parsed = url::Url::parse(raw)
+        .map_err(|_| ApiError::invalid("resolverUrl", "must be an absolute https URL"))?;
+    if parsed.scheme() != "https" || parsed.host_str().is_none_or(str::is_empty) {
+        return Err(ApiError::invalid(
+            "resolverUrl",
+            "must be an absolute https URL",
+        ));
+    }
+    Ok(())
+}
+
+/// `GET /api/agents/{id}/credentials`
+pub async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<AgentId>,
+) -> Result<HttpResponse, ApiError> {
+    let agent = live_agent(&state, &caller, path.into_inner()).await?;
+    let org = caller.org_id;
+    let config = state
+        .store
+        .run(move |s| s.credentials(org, agent.id))
+        .await?;
+    Ok(HttpResponse::Ok().json(CredentialView::new(&caller, agent.id, &config)))
+}
+
+/// `PUT /api/agents/{id}/credentials`
+pub async fn put(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<AgentId>,
+    body: JsonBody<PutCredentials>,
+) -> Result<HttpResponse, ApiError> {
+    let agent = live_agent(&state, &caller, path.into_inner()).await?;
+    let body = body.into_inner();
+    let resolver_url = body.resolver_url.unwrap_or_default().trim().to_owned();
+    if body.enabled && resolver_url.is_empty() {
+        return Err(ApiError::invalid(
+            "resolverUrl",
+            "required when enabled is true",
+        ));
+    }
+    if !resolver_url.is_empty() {
+        validate_resolver_url(&resolver_url)?;
+    }
+    let timeout_ms = match body.timeout_ms {
+        None => CredentialConfig::DEFAULT_TIMEOUT_MS,
+        Some(ms) if TIMEOUT_RANGE_MS.contains(&ms) => u32::try_from(ms).unwrap_or(u32::MAX),
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "timeoutMs",
+                "must be between 100 and 30000",
+            ));
+        }
+    };
+    // Generated before the write so the store closure stays infallible here.
+    let candidate = random_token(SIGNING_SECRET_PREFIX)?;
+    let org = caller.org_id;
+    let (config, shown) = state
+        .store
+        .write(move |s| {
+            let previous = s.credentials(org, agent.id)?;
+            let create = previous.signing_secret.is_none() && body.enabled;
+            let fresh =
+                (create || body.rotate_secret).then(|| candidate.expose_secret().to_owned());
+            let config = CredentialConfig {
+                enabled: body.enabled,
+                resolver_url,
+                timeout_ms,
+                signing_secret: fresh.clone().or(previous.signing_secret),
+            };
+            s.put_credentials(org, agent.id, &config)?;
+            Ok((config, fresh))
+        })
+        .await?;
+    let mut view = CredentialView::new(&caller, agent.id, &config);
+    view.signing_secret = shown;
+    Ok(HttpResponse::Ok().json(view))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolver_urls_must_be_absolute_https() {
+        assert!(validate_resolver_url("https://resolver.example/keys").is_ok());
+        assert!(validate_resolver_url("http://resolver.example/keys").is_err());
+        assert!(validate_resolver_url("/relative").is_err());
+        assert!(validate_resolver_url("https://").is_err());
+        assert!(validate_resolver_url("not a url").is_err());
+    }
+}

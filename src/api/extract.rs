@@ -1,0 +1,175 @@
+//! Request extractors shared by every handler: a JSON body whose errors name
+//! the field (400), obey the body limit (413) and never reach a handler, and a
+//! tri-state field for PATCH bodies (absent / null / value).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::http::header::CONTENT_LENGTH;
+use actix_web::web::{self, BytesMut};
+use actix_web::{FromRequest, HttpRequest};
+use futures_util::StreamExt;
+use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+
+use crate::error::ApiError;
+
+/// The body size limit, stored as app data.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyLimit(pub usize);
+
+/// A JSON request body. Malformed JSON or wrong types are 400 with a detail
+/// that starts with the field's path; a body over the limit is 413.
+#[derive(Debug)]
+pub struct JsonBody<T>(pub T);
+
+impl<T> JsonBody<T> {
+    /// The parsed body.
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+/// Parses JSON, naming the path of the first offending field.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::BadRequest(
+            "request body: expected a JSON object".into(),
+        ));
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        // serde_json appends " at line L column C"; the path is more useful.
+        let message = inner.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(head, _)| head);
+        if path == "." || path.is_empty() {
+            ApiError::BadRequest(format!("request body: {message}"))
+        } else {
+            ApiError::BadRequest(format!("{path}: {message}"))
+        }
+    })?;
+    deserializer
+        .end()
+        .map_err(|_| ApiError::BadRequest("request body: trailing characters after JSON".into()))?;
+    Ok(value)
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let limit = req
+            .app_data::<BodyLimit>()
+            .map_or(1024 * 1024, |limit| limit.0);
+        let declared = req
+            .headers()
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let too_large =
+                || ApiError::PayloadTooLarge(format!("request body: larger than {limit} bytes"));
+            if declared.is_some_and(|len| len > limit) {
+                return Err(too_large());
+            }
+            let mut body = BytesMut::new();
+            while let Some(chunk) = payload.next().await {
+                let chunk = chunk
+                    .map_err(|e| ApiError::BadRequest(format!("request body: unreadable: {e}")))?;
+                if body.len() + chunk.len() > limit {
+                    return Err(too_large());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            parse_json(&body).map(JsonBody)
+        })
+    }
+}
+
+/// A PATCH field: absent (leave as is), `null` (clear) or a value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Patch<T> {
+    #[default]
+    Absent,
+    Null,
+    Value(T),
+}
+
+impl<T> Patch<T> {
+    /// `None` when absent, `Some(None)` when null, `Some(Some(v))` for a value.
+    pub fn into_change(self) -> Option<Option<T>> {
+        match self {
+            Self::Absent => None,
+            Self::Null => Some(None),
+            Self::Value(value) => Some(Some(value)),
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match Option::<T>::deserialize(deserializer)? {
+            Some(value) => Self::Value(value),
+            None => Self::Null,
+        })
+    }
+}
+
+/// Query-string errors (a non-numeric limit, say) as 400 naming the parameter.
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default()
+        .error_handler(|error, _| ApiError::BadRequest(format!("query: {error}")).into())
+}
+
+/// Path errors (an ID that is not a UUID) as 404: it names nothing.
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default()
+        .error_handler(|_, _| ApiError::NotFound("no resource with that ID".into()).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Body {
+        #[allow(dead_code)]
+        name: String,
+        #[serde(default)]
+        title: Patch<String>,
+        #[serde(default)]
+        #[allow(dead_code)]
+        timeout_ms: Option<u32>,
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let error = parse_json::<Body>(br#"{"name":"a","timeoutMs":"x"}"#).unwrap_err();
+        assert!(error.to_string().starts_with("timeoutMs:"), "{error}");
+        let error = parse_json::<Body>(br#"{"title":"a"}"#).unwrap_err();
+        assert!(
+            error.to_string().contains("missing field `name`"),
+            "{error}"
+        );
+        assert!(parse_json::<Body>(b"not json").is_err());
+        assert!(parse_json::<Body>(b"").is_err());
+    }
+
+    #[test]
+    fn patch_tells_absent_from_null() {
+        let body: Body = parse_json(br#"{"name":"a"}"#).unwrap();
+        assert_eq!(body.title, Patch::Absent);
+        let body: Body = parse_json(br#"{"name":"a","title":null}"#).unwrap();
+        assert_eq!(body.title, Patch::Null);
+        let body: Body = parse_json(br#"{"name":"a","title":"t"}"#).unwrap();
+        assert_eq!(body.title, Patch::Value("t".into()));
+    }
+}

@@ -1,0 +1,136 @@
+//! `/api/keys`: an org's API keys. Managing keys needs an admin key; the
+//! secret is shown once, in the answer that created it.
+
+use actix_web::{HttpResponse, web};
+use confer_actors::ApiKeyId;
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+
+use super::extract::JsonBody;
+use super::timestamp;
+use crate::auth::Caller;
+use crate::auth::api_keys::{generate_secret, new_key_record};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::records::{ApiKey, KeyRole};
+
+const MAX_NAME_CHARS: usize = 200;
+
+/// A key as listed (never the secret).
+#[derive(Serialize)]
+pub struct KeyView {
+    id: String,
+    org_id: String,
+    name: String,
+    prefix: String,
+    role: KeyRole,
+    created_at: String,
+    last_used_at: Option<String>,
+}
+
+impl From<ApiKey> for KeyView {
+    fn from(key: ApiKey) -> Self {
+        Self {
+            id: key.id.to_string(),
+            org_id: key.org_id.to_string(),
+            name: key.name,
+            prefix: key.prefix,
+            role: key.role,
+            created_at: timestamp(key.created_at),
+            last_used_at: key.last_used_at.map(timestamp),
+        }
+    }
+}
+
+/// A key with its secret: the answer of the call that created it.
+#[derive(Serialize)]
+pub struct CreatedKey {
+    #[serde(flatten)]
+    view: KeyView,
+    key: String,
+}
+
+impl CreatedKey {
+    /// The view of `record` with its one-time secret.
+    pub fn new(record: ApiKey, secret: &SecretString) -> Self {
+        Self {
+            view: KeyView::from(record),
+            key: secret.expose_secret().to_owned(),
+        }
+    }
+}
+
+/// `POST /api/keys` body.
+#[derive(Deserialize)]
+pub struct CreateKey {
+    name: String,
+    role: Option<KeyRole>,
+}
+
+/// Checks a key or org name (422).
+pub fn validate_name(name: &str) -> Result<String, ApiError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(ApiError::invalid("name", "must not be empty"));
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::invalid(
+            "name",
+            format!("at most {MAX_NAME_CHARS} characters"),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// `GET /api/keys`
+pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let org = caller.org_id;
+    let keys = state.store.run(move |s| s.api_keys(org)).await?;
+    let views: Vec<KeyView> = keys.into_iter().map(KeyView::from).collect();
+    Ok(HttpResponse::Ok().json(views))
+}
+
+/// `POST /api/keys`: 201 with the key and its secret.
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: JsonBody<CreateKey>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let body = body.into_inner();
+    let name = validate_name(&body.name)?;
+    let secret = generate_secret()?;
+    let (record, hash) = new_key_record(
+        caller.org_id,
+        name,
+        body.role.unwrap_or(KeyRole::Member),
+        false,
+        &secret,
+    );
+    let stored = record.clone();
+    state
+        .store
+        .write(move |s| s.insert_api_key(&stored, &hash))
+        .await?;
+    Ok(HttpResponse::Created().json(CreatedKey::new(record, &secret)))
+}
+
+/// `DELETE /api/keys/{id}`: the key is refused from then on.
+pub async fn delete(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ApiKeyId>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let org = caller.org_id;
+    let id = path.into_inner();
+    let deleted = state
+        .store
+        .write(move |s| s.delete_api_key(org, id))
+        .await?;
+    if !deleted {
+        return Err(ApiError::not_found("API key"));
+    }
+    Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
+}

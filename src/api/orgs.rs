@@ -1,0 +1,100 @@
+//! `/api/orgs`: organizations. Creating one needs a platform-admin key and
+//! answers the new org with its first admin key (secret shown once).
+
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use confer_actors::OrgId;
+use serde::{Deserialize, Serialize};
+
+use super::extract::JsonBody;
+use super::keys::{CreatedKey, validate_name};
+use super::timestamp;
+use crate::auth::Caller;
+use crate::auth::api_keys::{generate_secret, new_key_record};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::records::{KeyRole, Org};
+
+/// An org as returned.
+#[derive(Serialize)]
+pub struct OrgView {
+    id: String,
+    name: String,
+    created_at: String,
+}
+
+impl From<Org> for OrgView {
+    fn from(org: Org) -> Self {
+        Self {
+            id: org.id.to_string(),
+            name: org.name,
+            created_at: timestamp(org.created_at),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CreatedOrg {
+    #[serde(flatten)]
+    org: OrgView,
+    api_key: CreatedKey,
+}
+
+/// `POST /api/orgs` body.
+#[derive(Deserialize)]
+pub struct CreateOrg {
+    name: String,
+}
+
+/// `GET /api/orgs`: the orgs the caller's credential belongs to.
+pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let members = caller.member_orgs();
+    let orgs = state
+        .store
+        .run(move |s| {
+            let mut orgs = Vec::new();
+            for id in members {
+                orgs.extend(s.org(id)?);
+            }
+            Ok(orgs)
+        })
+        .await?;
+    let views: Vec<OrgView> = orgs.into_iter().map(OrgView::from).collect();
+    Ok(HttpResponse::Ok().json(views))
+}
+
+/// `POST /api/orgs`: 201 with the org and its first admin key.
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: JsonBody<CreateOrg>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_platform_admin()?;
+    let name = validate_name(&body.into_inner().name)?;
+    let org = Org {
+        id: OrgId::new(),
+        name,
+        created_at: Utc::now(),
+    };
+    let secret = generate_secret()?;
+    let (key, hash) = new_key_record(
+        org.id,
+        "first admin key".into(),
+        KeyRole::Admin,
+        false,
+        &secret,
+    );
+    let (stored_org, stored_key) = (org.clone(), key.clone());
+    state
+        .store
+        .write(move |s| {
+            // The key is written last: until it exists the org is unreachable.
+            s.put_org(&stored_org)?;
+            s.insert_api_key(&stored_key, &hash)
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(CreatedOrg {
+        org: OrgView::from(org),
+        api_key: CreatedKey::new(key, &secret),
+    }))
+}

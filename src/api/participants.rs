@@ -1,0 +1,137 @@
+//! `/api/threads/{id}/participants`: the members of a multiplayer thread.
+
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use confer_actors::{Participant, ParticipantRole, Thread, ThreadId, ThreadKind};
+use serde::{Deserialize, Serialize};
+
+use super::extract::JsonBody;
+use super::timestamp;
+use crate::auth::{Caller, access};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// A participant as returned.
+#[derive(Serialize)]
+pub struct ParticipantView {
+    user_id: String,
+    display_name: Option<String>,
+    role: ParticipantRole,
+    joined_at: String,
+}
+
+impl From<Participant> for ParticipantView {
+    fn from(p: Participant) -> Self {
+        Self {
+            user_id: p.user_id,
+            display_name: p.display_name,
+            role: p.role,
+            joined_at: timestamp(p.joined_at),
+        }
+    }
+}
+
+/// `POST` body.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddParticipant {
+    user_id: String,
+    display_name: Option<String>,
+    role: Option<ParticipantRole>,
+}
+
+/// `DELETE` body.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoveParticipant {
+    user_id: String,
+}
+
+#[derive(Serialize)]
+struct ParticipantList {
+    participants: Vec<ParticipantView>,
+}
+
+/// A multiplayer thread the caller may use (422 on a `single` thread).
+async fn multiplayer(state: &AppState, caller: &Caller, id: ThreadId) -> Result<Thread, ApiError> {
+    let thread = access::thread(state, caller, id).await?;
+    if thread.kind != ThreadKind::Multiplayer {
+        return Err(ApiError::Validation(
+            "thread: participants exist only on multiplayer threads".into(),
+        ));
+    }
+    Ok(thread)
+}
+
+/// `GET`: `{participants: [...]}`.
+pub async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ThreadId>,
+) -> Result<HttpResponse, ApiError> {
+    let thread = multiplayer(&state, &caller, path.into_inner()).await?;
+    let participants = state.store.run(move |s| s.participants(thread.id)).await?;
+    Ok(HttpResponse::Ok().json(ParticipantList {
+        participants: participants
+            .into_iter()
+            .map(ParticipantView::from)
+            .collect(),
+    }))
+}
+
+/// `POST`: 201 with a new participant, 200 when it updated an existing one.
+pub async fn add(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ThreadId>,
+    body: JsonBody<AddParticipant>,
+) -> Result<HttpResponse, ApiError> {
+    let thread = multiplayer(&state, &caller, path.into_inner()).await?;
+    let body = body.into_inner();
+    let user_id = body.user_id.trim().to_owned();
+    if user_id.is_empty() {
+        return Err(ApiError::invalid("userId", "must not be empty"));
+    }
+    let (participant, replaced) = state
+        .store
+        .write(move |s| {
+            // Re-adding keeps the original join time.
+            let joined_at = s
+                .participant(thread.id, &user_id)?
+                .map_or_else(Utc::now, |p| p.joined_at);
+            let participant = Participant {
+                user_id,
+                display_name: body.display_name,
+                role: body.role.unwrap_or_default(),
+                joined_at,
+            };
+            let replaced = s.put_participant(thread.id, &participant)?;
+            Ok((participant, replaced))
+        })
+        .await?;
+    let mut response = if replaced {
+        HttpResponse::Ok()
+    } else {
+        HttpResponse::Created()
+    };
+    Ok(response.json(ParticipantView::from(participant)))
+}
+
+/// `DELETE` with body `{userId}`: 404 when that user is not a participant.
+pub async fn remove(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ThreadId>,
+    body: JsonBody<RemoveParticipant>,
+) -> Result<HttpResponse, ApiError> {
+    let thread = multiplayer(&state, &caller, path.into_inner()).await?;
+    let user_id = body.into_inner().user_id;
+    let removed = state
+        .store
+        .write(move |s| s.remove_participant(thread.id, &user_id))
+        .await?;
+    if !removed {
+        return Err(ApiError::not_found("participant"));
+    }
+    Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
+}

@@ -1,0 +1,256 @@
+//! `/api/threads`: create, read, update, delete and list threads.
+
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use confer_actors::{
+    AgentId, Metadata, Participant, ParticipantRole, Thread, ThreadId, ThreadKind, ThreadStore,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::extract::{JsonBody, Patch};
+use super::{page_limit, parse_cursor, timestamp};
+use crate::auth::{Caller, access};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+const DEFAULT_PAGE: u32 = 50;
+const MAX_PAGE: u32 = 100;
+
+/// A system prompt overlay: one string, or several joined by a blank line.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub enum Overlay {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Overlay {
+    /// The text appended to the system prompt.
+    pub fn joined(self) -> String {
+        match self {
+            Self::One(text) => text,
+            Self::Many(parts) => parts.join("\n\n"),
+        }
+    }
+}
+
+/// The thread as every endpoint returns it.
+#[derive(Serialize)]
+pub struct ThreadView {
+    id: String,
+    org_id: String,
+    agent_id: String,
+    title: Option<String>,
+    kind: ThreadKind,
+    status: &'static str,
+    active_profile: Option<String>,
+    metadata: Metadata,
+    system_prompt_overlay: Option<String>,
+    resource_bindings: Vec<Value>,
+    created_by: String,
+    created_at: String,
+    updated_at: String,
+}
+
+impl From<Thread> for ThreadView {
+    fn from(thread: Thread) -> Self {
+        Self {
+            id: thread.id.to_string(),
+            org_id: thread.org_id.to_string(),
+            agent_id: thread.agent_id.to_string(),
+            title: thread.title,
+            kind: thread.kind,
+            status: "active",
+            active_profile: thread.active_profile,
+            metadata: thread.metadata,
+            system_prompt_overlay: thread.system_prompt_overlay,
+            resource_bindings: thread.resource_bindings,
+            created_by: thread.created_by,
+            created_at: timestamp(thread.created_at),
+            updated_at: timestamp(thread.updated_at),
+        }
+    }
+}
+
+/// `POST /api/threads` body.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateThread {
+    agent_id: AgentId,
+    title: Option<String>,
+    kind: Option<ThreadKind>,
+    resource_bindings: Option<Vec<Map<String, Value>>>,
+    active_profile: Option<String>,
+    system_prompt_overlay: Option<Overlay>,
+    metadata: Option<Metadata>,
+}
+
+/// `PATCH /api/threads/{id}` body; `null` clears a field, metadata is replaced whole.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateThread {
+    #[serde(default)]
+    active_profile: Patch<String>,
+    #[serde(default)]
+    title: Patch<String>,
+    #[serde(default)]
+    system_prompt_overlay: Patch<Overlay>,
+    #[serde(default)]
+    metadata: Patch<Metadata>,
+}
+
+/// `GET /api/threads` query.
+#[derive(Deserialize)]
+pub struct ListQuery {
+    #[serde(rename = "agentId")]
+    agent_id: AgentId,
+    cursor: Option<String>,
+    limit: Option<u32>,
+}
+
+/// The `GET /api/threads` answer.
+#[derive(Serialize)]
+pub struct ThreadPage {
+    threads: Vec<ThreadView>,
+    #[serde(rename = "nextCursor")]
+    next_cursor: Option<String>,
+}
+
+/// `POST /api/threads`: 200 with the thread.
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: JsonBody<CreateThread>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let org = caller.org_id;
+    let agent_id = body.agent_id;
+    let agent = state
+        .store
+        .run(move |s| s.agent(org, agent_id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("agent"))?;
+    if agent.is_deleted() {
+        return Err(ApiError::Conflict("agentId: the agent was deleted".into()));
+    }
+    let now = Utc::now();
+    let kind = body.kind.unwrap_or_default();
+    let thread = Thread {
+        id: ThreadId::new(),
+        org_id: org,
+        agent_id,
+        title: body.title,
+        kind,
+        active_profile: body.active_profile,
+        metadata: body.metadata.unwrap_or_default(),
+        system_prompt_overlay: body.system_prompt_overlay.map(Overlay::joined),
+        resource_bindings: body
+            .resource_bindings
+            .unwrap_or_default()
+            .into_iter()
+            .map(Value::Object)
+            .collect(),
+        created_by: caller.user_id(),
+        created_at: now,
+        updated_at: now,
+    };
+    // A JWT user who opens a multiplayer thread is its owner participant.
+    let owner = caller
+        .jwt_user()
+        .filter(|_| kind == ThreadKind::Multiplayer)
+        .map(|user| Participant {
+            user_id: user.sub.clone(),
+            display_name: user.name.clone(),
+            role: ParticipantRole::Owner,
+            joined_at: now,
+        });
+    let thread = state
+        .store
+        .write(move |s| s.create_thread(&thread, owner.as_ref()))
+        .await?;
+    Ok(HttpResponse::Ok().json(ThreadView::from(thread)))
+}
+
+/// `GET /api/threads/{id}`
+pub async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ThreadId>,
+) -> Result<HttpResponse, ApiError> {
+    let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(ThreadView::from(thread)))
+}
+
+/// `PATCH /api/threads/{id}`
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ThreadId>,
+    body: JsonBody<UpdateThread>,
+) -> Result<HttpResponse, ApiError> {
+    let mut thread = access::thread(&state, &caller, path.into_inner()).await?;
+    let body = body.into_inner();
+    if let Some(profile) = body.active_profile.into_change() {
+        thread.active_profile = profile;
+    }
+    if let Some(title) = body.title.into_change() {
+        thread.title = title;
+    }
+    if let Some(overlay) = body.system_prompt_overlay.into_change() {
+        thread.system_prompt_overlay = overlay.map(Overlay::joined);
+    }
+    if let Some(metadata) = body.metadata.into_change() {
+        thread.metadata = metadata.unwrap_or_default();
+    }
+    thread.updated_at = Utc::now();
+    let thread = state
+        .store
+        .write(move |s| s.update_thread(&thread).map(|()| thread))
+        .await?;
+    Ok(HttpResponse::Ok().json(ThreadView::from(thread)))
+}
+
+/// `DELETE /api/threads/{id}`: the thread and its history.
+pub async fn delete(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ThreadId>,
+) -> Result<HttpResponse, ApiError> {
+    let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    state.store.write(move |s| s.delete_thread(&thread)).await?;
+    Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
+}
+
+/// `GET /api/threads?agentId=&cursor=&limit=`: newest first. A JWT user sees
+/// the threads it created and the multiplayer threads it participates in.
+pub async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let before = parse_cursor(query.cursor.as_deref())?;
+    let limit = page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE);
+    let org = caller.org_id;
+    let agent_id = query.agent_id;
+    let who = caller.clone();
+    let page = state
+        .store
+        .run(move |s| {
+            // Deleted agents keep their threads listable; unknown ones are 404.
+            if s.agent(org, agent_id)?.is_none() {
+                return Ok(None);
+            }
+            s.list_threads(org, agent_id, before, limit, |thread| {
+                access::may_use_thread(s, &who, thread)
+            })
+            .map(Some)
+        })
+        .await?
+        .ok_or_else(|| ApiError::not_found("agent"))?;
+    Ok(HttpResponse::Ok().json(ThreadPage {
+        threads: page.items.into_iter().map(ThreadView::from).collect(),
+        next_cursor: page.next_cursor.map(timestamp),
+    }))
+}

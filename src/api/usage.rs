@@ -1,0 +1,109 @@
+//! `/api/usage`: usage (cost) records, one per model call, newest first.
+
+use actix_web::{HttpResponse, web};
+use confer_actors::{AgentId, Metadata, ThreadId, UsageRecord};
+use serde::{Deserialize, Serialize};
+
+use super::{page_limit, parse_cursor, timestamp};
+use crate::auth::{Caller, access};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::UsageFilter;
+
+const DEFAULT_PAGE: u32 = 50;
+const MAX_PAGE: u32 = 100;
+
+/// A usage record as returned.
+#[derive(Serialize)]
+pub struct UsageView {
+    id: String,
+    org_id: String,
+    agent_id: String,
+    thread_id: String,
+    message_id: Option<String>,
+    model: String,
+    provider: String,
+    key_source: String,
+    input_tokens: u64,
+    output_tokens: u64,
+    metadata: Metadata,
+    stopped: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    estimated: bool,
+    created_at: String,
+}
+
+impl From<UsageRecord> for UsageView {
+    fn from(r: UsageRecord) -> Self {
+        Self {
+            id: r.id.to_string(),
+            org_id: r.org_id.to_string(),
+            agent_id: r.agent_id.to_string(),
+            thread_id: r.thread_id.to_string(),
+            message_id: r.message_id.map(|m| m.to_string()),
+            model: r.model,
+            provider: r.provider,
+            key_source: r.key_source,
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+            metadata: r.metadata,
+            stopped: r.stopped,
+            estimated: r.estimated,
+            created_at: timestamp(r.created_at),
+        }
+    }
+}
+
+/// `GET /api/usage` query; every filter is optional.
+#[derive(Deserialize)]
+pub struct UsageQuery {
+    #[serde(rename = "agentId")]
+    agent_id: Option<AgentId>,
+    #[serde(rename = "threadId")]
+    thread_id: Option<ThreadId>,
+    cursor: Option<String>,
+    limit: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct UsagePage {
+    records: Vec<UsageView>,
+    #[serde(rename = "nextCursor")]
+    next_cursor: Option<String>,
+}
+
+/// `GET /api/usage?agentId=&threadId=&limit=&cursor=`. API keys see the org's
+/// records; a JWT user must name a thread it may use.
+pub async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<UsageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    match (caller.jwt_user(), query.thread_id) {
+        (None, _) => {}
+        (Some(_), Some(thread)) => {
+            access::thread(&state, &caller, thread).await?;
+        }
+        (Some(_), None) => {
+            return Err(ApiError::Forbidden(
+                "threadId: a user token lists usage of one of its threads".into(),
+            ));
+        }
+    }
+    let before = parse_cursor(query.cursor.as_deref())?;
+    let limit = page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE);
+    let filter = UsageFilter {
+        agent: query.agent_id,
+        thread: query.thread_id,
+    };
+    let org = caller.org_id;
+    let page = state
+        .store
+        .run(move |s| s.list_usage(org, filter, before, limit))
+        .await?;
+    Ok(HttpResponse::Ok().json(UsagePage {
+        records: page.items.into_iter().map(UsageView::from).collect(),
+        next_cursor: page.next_cursor.map(timestamp),
+    }))
+}

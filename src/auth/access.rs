@@ -1,0 +1,50 @@
+//! Who may use a thread: the one place resource-level access is decided.
+//!
+//! An API key may use every thread of its org. A JWT user may use the threads
+//! it created and the multiplayer threads it participates in. A thread of
+//! another org is never found (404), so its existence is not revealed; a thread
+//! of the caller's org that the caller may not use is 403.
+
+use confer_actors::{StoreError, Thread, ThreadId, ThreadKind, ThreadStore};
+
+use crate::auth::{Caller, Principal};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::SledStore;
+
+/// Whether `caller` may use `thread` (a thread of the caller's org). Looks up
+/// participation only when it matters.
+pub fn may_use_thread(
+    store: &SledStore,
+    caller: &Caller,
+    thread: &Thread,
+) -> Result<bool, StoreError> {
+    match &caller.principal {
+        Principal::ApiKey(_) => Ok(true),
+        Principal::User(user) if thread.created_by == user.sub => Ok(true),
+        Principal::User(user) => Ok(thread.kind == ThreadKind::Multiplayer
+            && store.participant(thread.id, &user.sub)?.is_some()),
+    }
+}
+
+/// Loads a thread of the caller's org that the caller may use.
+pub async fn thread(state: &AppState, caller: &Caller, id: ThreadId) -> Result<Thread, ApiError> {
+    let org = caller.org_id;
+    let who = caller.clone();
+    let (thread, allowed) = state
+        .store
+        .run(move |store| {
+            let Some(thread) = store.thread(org, id)? else {
+                return Ok((None, false));
+            };
+            let allowed = may_use_thread(store, &who, &thread)?;
+            Ok((Some(thread), allowed))
+        })
+        .await?;
+    let thread = thread.ok_or_else(|| ApiError::not_found("thread"))?;
+    if allowed {
+        Ok(thread)
+    } else {
+        Err(ApiError::Forbidden("no access to this thread".into()))
+    }
+}

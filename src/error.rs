@@ -1,0 +1,171 @@
+//! The HTTP error contract: one enum, mapped to `{"error": CODE, "detail": ...}`
+//! and its status in one place. Details name the offending field and never carry
+//! internals: a storage failure is logged and answered with a generic detail.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use confer_actors::StoreError;
+use serde::Serialize;
+
+/// An error answered to an API client.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400: the body or query is not a valid request.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 401: missing or invalid credentials.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 403: the caller may not use this resource.
+    #[error("{0}")]
+    Forbidden(String),
+    /// 404: nothing by that ID in the caller's org.
+    #[error("{0}")]
+    NotFound(String),
+    /// 409: the resource's state forbids the request.
+    #[error("{0}")]
+    Conflict(String),
+    /// 413: the body is over the configured limit.
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// 422: well-formed, but a value breaks a rule.
+    #[error("{0}")]
+    Validation(String),
+    /// 501: the endpoint exists but its capability is not built yet.
+    #[error("{0}")]
+    NotImplemented(String),
+    /// 500: logged in full, answered with a generic detail.
+    #[error("internal error")]
+    Internal(String),
+}
+
+/// The JSON error body.
+#[derive(Debug, Serialize)]
+pub struct ErrorBody<'a> {
+    pub error: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<&'a str>,
+}
+
+impl ApiError {
+    /// A 422 naming `field`.
+    pub fn invalid(field: &str, rule: impl std::fmt::Display) -> Self {
+        Self::Validation(format!("{field}: {rule}"))
+    }
+
+    /// A 404 for a missing `what` (e.g. "agent").
+    pub fn not_found(what: &str) -> Self {
+        Self::NotFound(format!("{what} not found"))
+    }
+
+    /// The contract's code string.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::BadRequest(_) => "BAD_REQUEST",
+            Self::Unauthorized(_) => "UNAUTHORIZED",
+            Self::Forbidden(_) => "FORBIDDEN",
+            Self::NotFound(_) => "NOT_FOUND",
+            Self::Conflict(_) => "CONFLICT",
+            Self::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
+            Self::Validation(_) => "VALIDATION_ERROR",
+            Self::NotImplemented(_) => "NOT_IMPLEMENTED",
+            Self::Internal(_) => "INTERNAL",
+        }
+    }
+
+    fn detail(&self) -> &str {
+        match self {
+            Self::Internal(_) => "internal error",
+            Self::BadRequest(d)
+            | Self::Unauthorized(d)
+            | Self::Forbidden(d)
+            | Self::NotFound(d)
+            | Self::Conflict(d)
+            | Self::PayloadTooLarge(d)
+            | Self::Validation(d)
+            | Self::NotImplemented(d) => d,
+        }
+    }
+}
+
+/// The code and a generic detail for a bare status (a 405 from routing, say).
+pub fn code_for_status(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "BAD_REQUEST",
+        401 => "UNAUTHORIZED",
+        403 => "FORBIDDEN",
+        404 => "NOT_FOUND",
+        405 => "METHOD_NOT_ALLOWED",
+        409 => "CONFLICT",
+        413 => "PAYLOAD_TOO_LARGE",
+        415 => "UNSUPPORTED_MEDIA_TYPE",
+        422 => "VALIDATION_ERROR",
+        429 => "RATE_LIMITED",
+        s if s < 500 => "BAD_REQUEST",
+        _ => "INTERNAL",
+    }
+}
+
+/// A JSON error response with `code` and `detail`.
+pub fn error_response(status: StatusCode, code: &str, detail: Option<&str>) -> HttpResponse {
+    let mut response = HttpResponse::build(status).json(ErrorBody {
+        error: code,
+        detail,
+    });
+    if status == StatusCode::UNAUTHORIZED {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    response
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let Self::Internal(cause) = self {
+            tracing::error!(%cause, "internal error");
+        }
+        error_response(self.status_code(), self.code(), Some(self.detail()))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        Self::Internal(error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_hide_their_cause() {
+        let error = ApiError::Internal("/var/lib/confer/db: disk full".into());
+        assert_eq!(error.detail(), "internal error");
+        assert_eq!(error.status_code(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(error.code(), "INTERNAL");
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let error = ApiError::invalid("timeoutMs", "must be between 100 and 30000");
+        assert_eq!(error.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(error.detail().starts_with("timeoutMs:"));
+    }
+}

@@ -1,0 +1,88 @@
+//! Confer: a self-hosted agent conversation service.
+//!
+//! This crate holds the adapters (sled store, auth, settings) and the HTTP
+//! layer around the engine in `confer-actors`. [`serve`] starts exactly what
+//! production runs; `main.rs` only parses the command line.
+
+pub mod api;
+pub mod auth;
+pub mod error;
+pub mod settings;
+pub mod state;
+pub mod store;
+pub mod telemetry;
+
+use std::io::Write;
+use std::sync::Arc;
+
+use actix_web::middleware::{Compress, from_fn};
+use actix_web::{App, HttpServer, web};
+use anyhow::Context;
+use secrecy::ExposeSecret;
+
+use crate::api::extract::{BodyLimit, path_config, query_config};
+use crate::auth::jwt::JwtVerifier;
+use crate::settings::Settings;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// Runs the server until SIGINT/SIGTERM, then finishes in-flight requests and
+/// flushes the store.
+pub async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let settings = Arc::new(settings);
+    std::fs::create_dir_all(&settings.data_dir)
+        .with_context(|| format!("creating data dir {}", settings.data_dir.display()))?;
+    let store = Store::open(&settings.data_dir).context("opening the store")?;
+
+    if let Some(secret) = auth::api_keys::bootstrap(&store, settings.bootstrap_api_key.clone())
+        .await
+        .context("bootstrapping the default org")?
+    {
+        // Standard output, not the log: the log never carries a secret.
+        println!(
+            "Created org `{}` with an admin API key (shown once, keep it): {}",
+            auth::api_keys::DEFAULT_ORG,
+            secret.expose_secret()
+        );
+    }
+
+    let state = web::Data::new(AppState {
+        store: store.clone(),
+        jwt: settings.jwt_secret.as_ref().map(JwtVerifier::new),
+        default_model: settings.platform_default_model(),
+        settings: Arc::clone(&settings),
+    });
+    let listener = std::net::TcpListener::bind(&settings.bind)
+        .with_context(|| format!("binding {}", settings.bind))?;
+    let address = listener.local_addr()?;
+    let body_limit = BodyLimit(settings.max_body_bytes);
+
+    let mut server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(body_limit)
+            .app_data(query_config())
+            .app_data(path_config())
+            .wrap(from_fn(api::json_errors))
+            .wrap(Compress::default())
+            .wrap(from_fn(telemetry::request_log))
+            .configure(api::routes)
+    })
+    .shutdown_timeout(settings.shutdown_timeout_secs)
+    .listen(listener)?;
+    if settings.workers > 0 {
+        server = server.workers(settings.workers);
+    }
+    let server = server.run();
+
+    println!("confer listening on http://{address}");
+    std::io::stdout().flush()?;
+    tracing::info!(%address, data_dir = %settings.data_dir.display(), "listening");
+
+    server.await?;
+    store
+        .flush_now()
+        .context("flushing the store at shutdown")?;
+    tracing::info!("stopped; store flushed");
+    Ok(())
+}

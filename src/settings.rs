@@ -1,0 +1,137 @@
+//! Layered configuration: the compiled-in `config/default.toml`, then an
+//! optional file (`--config` / `CONFER_CONFIG`), then environment variables.
+//! Secrets are `SecretString`, so neither `Debug` nor a log line can print them.
+
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Toml};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+
+/// The compiled-in defaults.
+pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+
+/// Model used when no vendor key and no `CONFER_DEFAULT_MODEL` are set.
+pub const BUILTIN_ECHO_MODEL: &str = "builtin/echo";
+/// Platform default when only an Anthropic key is configured.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-6";
+/// Platform default when only an OpenAI key is configured.
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// Every setting of the service. See `config/default.toml` for each one's meaning.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Settings {
+    pub bind: String,
+    pub data_dir: PathBuf,
+    pub log: String,
+    pub log_format: LogFormat,
+    pub max_body_bytes: usize,
+    pub shutdown_timeout_secs: u64,
+    pub workers: usize,
+    pub builtin_delay_ms: u64,
+    pub anthropic_base_url: String,
+    pub openai_base_url: String,
+    #[serde(default)]
+    pub bootstrap_api_key: Option<SecretString>,
+    #[serde(default)]
+    pub jwt_secret: Option<SecretString>,
+    #[serde(default)]
+    pub default_model: Option<String>,
+    #[serde(default)]
+    pub extra_ca_cert: Option<PathBuf>,
+    #[serde(default)]
+    pub anthropic_api_key: Option<SecretString>,
+    #[serde(default)]
+    pub openai_api_key: Option<SecretString>,
+}
+
+/// The vendors' own variable names, read without the `CONFER_` prefix.
+const VENDOR_ENV: [&str; 4] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+];
+
+impl Settings {
+    /// Loads defaults < `file` < environment.
+    pub fn load(file: Option<&Path>) -> Result<Self, Box<figment::Error>> {
+        let mut figment = Figment::from(Toml::string(DEFAULT_TOML));
+        if let Some(file) = file {
+            figment = figment.merge(Toml::file_exact(file));
+        }
+        figment = figment
+            .merge(Env::prefixed("CONFER_").ignore(&["CONFIG"]))
+            .merge(Env::raw().only(&VENDOR_ENV));
+        let settings: Settings = figment.extract().map_err(Box::new)?;
+        Ok(settings.normalized())
+    }
+
+    /// Treats empty strings (an exported but empty variable) as unset.
+    fn normalized(mut self) -> Self {
+        fn non_empty(secret: Option<SecretString>) -> Option<SecretString> {
+            secret.filter(|s| !s.expose_secret().trim().is_empty())
+        }
+        self.bootstrap_api_key = non_empty(self.bootstrap_api_key);
+        self.jwt_secret = non_empty(self.jwt_secret);
+        self.anthropic_api_key = non_empty(self.anthropic_api_key);
+        self.openai_api_key = non_empty(self.openai_api_key);
+        self.default_model = self.default_model.filter(|m| !m.trim().is_empty());
+        self.extra_ca_cert = self.extra_ca_cert.filter(|p| !p.as_os_str().is_empty());
+        self
+    }
+
+    /// The platform default model, by the rule of the contract.
+    pub fn platform_default_model(&self) -> String {
+        if let Some(model) = &self.default_model {
+            model.clone()
+        } else if self.anthropic_api_key.is_some() {
+            DEFAULT_ANTHROPIC_MODEL.to_owned()
+        } else if self.openai_api_key.is_some() {
+            DEFAULT_OPENAI_MODEL.to_owned()
+        } else {
+            BUILTIN_ECHO_MODEL.to_owned()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiled_in_defaults_parse() {
+        let settings: Settings = Figment::from(Toml::string(DEFAULT_TOML)).extract().unwrap();
+        assert_eq!(settings.bind, "127.0.0.1:8080");
+        assert_eq!(settings.max_body_bytes, 1024 * 1024);
+        assert!(settings.jwt_secret.is_none());
+        assert_eq!(settings.platform_default_model(), BUILTIN_ECHO_MODEL);
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_debug() {
+        let mut settings: Settings = Figment::from(Toml::string(DEFAULT_TOML)).extract().unwrap();
+        settings.jwt_secret = Some(SecretString::from("super-secret-value"));
+        assert!(!format!("{settings:?}").contains("super-secret-value"));
+    }
+
+    #[test]
+    fn default_model_follows_the_configured_vendor() {
+        let mut settings: Settings = Figment::from(Toml::string(DEFAULT_TOML)).extract().unwrap();
+        settings.openai_api_key = Some(SecretString::from("k"));
+        assert_eq!(settings.platform_default_model(), DEFAULT_OPENAI_MODEL);
+        settings.anthropic_api_key = Some(SecretString::from("k"));
+        assert_eq!(settings.platform_default_model(), DEFAULT_ANTHROPIC_MODEL);
+        settings.default_model = Some("builtin/echo".into());
+        assert_eq!(settings.platform_default_model(), "builtin/echo");
+    }
+}

@@ -1,0 +1,17 @@
+//! The state every handler shares.
+
+use std::sync::Arc;
+
+use crate::auth::jwt::JwtVerifier;
+use crate::settings::Settings;
+use crate::store::Store;
+
+/// Shared application state (cheap to clone behind `web::Data`).
+pub struct AppState {
+    pub store: Store,
+    pub settings: Arc<Settings>,
+    /// `None` when JWT auth is off (no `CONFER_JWT_SECRET`).
+    pub jwt: Option<JwtVerifier>,
+    /// The resolved platform default model.
+    pub default_model: String,
+}

@@ -1,0 +1,157 @@
+//! The store's key layout: every key is bytes that sort the way it is scanned.
+//!
+//! | tree               | key                                           | value            |
+//! |--------------------|-----------------------------------------------|------------------|
+//! | `orgs`             | org                                           | `Org`            |
+//! | `org_clocks`       | org                                           | u64 BE, last µs  |
+//! | `api_keys`         | key id                                        | `ApiKey`         |
+//! | `api_key_hashes`   | SHA-256 of the secret                         | key id           |
+//! | `agents`           | org ++ agent                                  | `Agent`          |
+//! | `agent_configs`    | org ++ agent ++ kind byte                     | config record    |
+//! | `threads`          | org ++ thread                                 | `Thread`         |
+//! | `threads_by_agent` | org ++ agent ++ created µs BE ++ thread       | empty            |
+//! | `thread_seqs`      | thread                                        | u64 BE, last seq |
+//! | `messages`         | thread ++ seq BE                              | `Message`        |
+//! | `participants`     | thread ++ user id (UTF-8)                     | `Participant`    |
+//! | `usage`            | org ++ created µs BE ++ usage                 | `UsageRecord`    |
+//! | `usage_by_thread`  | org ++ thread ++ created µs BE ++ usage       | empty            |
+//! | `usage_by_agent`   | org ++ agent ++ created µs BE ++ usage        | empty            |
+//!
+//! IDs are the 16 raw UUID bytes. Org-owned records are keyed under their org,
+//! so a lookup made with the caller's org cannot reach another org's record.
+//! Time-ordered indexes end in `created µs ++ id`: "newest first" is a reverse
+//! range scan and a cursor is an exclusive upper bound. Messages are keyed by a
+//! dense sequence number, so `offset`/`limit` is a direct range, never a skip.
+
+use chrono::{DateTime, Utc};
+use confer_actors::{AgentId, OrgId, ThreadId};
+
+/// Tree names, one per entity or index.
+pub mod trees {
+    pub const ORGS: &str = "orgs";
+    pub const ORG_CLOCKS: &str = "org_clocks";
+    pub const API_KEYS: &str = "api_keys";
+    pub const API_KEY_HASHES: &str = "api_key_hashes";
+    pub const AGENTS: &str = "agents";
+    pub const AGENT_CONFIGS: &str = "agent_configs";
+    pub const THREADS: &str = "threads";
+    pub const THREADS_BY_AGENT: &str = "threads_by_agent";
+    pub const THREAD_SEQS: &str = "thread_seqs";
+    pub const MESSAGES: &str = "messages";
+    pub const PARTICIPANTS: &str = "participants";
+    pub const USAGE: &str = "usage";
+    pub const USAGE_BY_THREAD: &str = "usage_by_thread";
+    pub const USAGE_BY_AGENT: &str = "usage_by_agent";
+}
+
+/// Which per-agent configuration a config key holds.
+#[derive(Clone, Copy, Debug)]
+#[repr(u8)]
+pub enum ConfigKind {
+    Credentials = 1,
+    Compaction = 2,
+}
+
+/// `a ++ b`, the key of an org-owned record or an index prefix.
+pub fn pair(a: &[u8; 16], b: &[u8; 16]) -> [u8; 32] {
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(a);
+    key[16..].copy_from_slice(b);
+    key
+}
+
+/// The key of an agent's configuration record.
+pub fn agent_config(org: OrgId, agent: AgentId, kind: ConfigKind) -> Vec<u8> {
+    let mut key = pair(org.as_bytes(), agent.as_bytes()).to_vec();
+    key.push(kind as u8);
+    key
+}
+
+/// Microseconds since the epoch as an order-preserving u64 (earlier clamps to 0).
+pub fn micros(at: DateTime<Utc>) -> u64 {
+    u64::try_from(at.timestamp_micros()).unwrap_or(0)
+}
+
+/// The instant of a `micros` value.
+pub fn from_micros(micros: u64) -> DateTime<Utc> {
+    let signed = i64::try_from(micros).unwrap_or(i64::MAX);
+    DateTime::from_timestamp_micros(signed).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// `prefix ++ created µs ++ id`: an entry of a time-ordered index.
+pub fn timeline(prefix: &[u8], created_micros: u64, id: &[u8; 16]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(prefix.len() + 24);
+    key.extend_from_slice(prefix);
+    key.extend_from_slice(&created_micros.to_be_bytes());
+    key.extend_from_slice(id);
+    key
+}
+
+/// The upper bound of a reverse timeline scan: entries strictly older than
+/// `before` (µs), or every entry of the prefix when `before` is `None`.
+pub fn timeline_end(prefix: &[u8], before: Option<u64>) -> Vec<u8> {
+    let mut key = prefix.to_vec();
+    match before {
+        Some(before) => key.extend_from_slice(&before.to_be_bytes()),
+        // Larger than any `created ++ id` suffix of this prefix.
+        None => key.extend_from_slice(&[0xff; 25]),
+    }
+    key
+}
+
+/// The trailing 16-byte ID of a timeline key.
+pub fn timeline_id(key: &[u8]) -> Option<[u8; 16]> {
+    let start = key.len().checked_sub(16)?;
+    key[start..].try_into().ok()
+}
+
+/// The key of a thread's message at `seq`.
+pub fn message(thread: ThreadId, seq: u64) -> [u8; 24] {
+    let mut key = [0u8; 24];
+    key[..16].copy_from_slice(thread.as_bytes());
+    key[16..].copy_from_slice(&seq.to_be_bytes());
+    key
+}
+
+/// The key of a thread's participant.
+pub fn participant(thread: ThreadId, user_id: &str) -> Vec<u8> {
+    let mut key = thread.as_bytes().to_vec();
+    key.extend_from_slice(user_id.as_bytes());
+    key
+}
+
+/// Reads a big-endian u64 value (a clock or a sequence counter).
+pub fn read_u64(bytes: &[u8]) -> u64 {
+    bytes.try_into().map(u64::from_be_bytes).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeline_keys_sort_by_time_then_id() {
+        let prefix = [7u8; 32];
+        let older = timeline(&prefix, 1_000, &[0xff; 16]);
+        let newer = timeline(&prefix, 1_001, &[0x00; 16]);
+        assert!(older < newer);
+        // An entry at exactly the cursor is excluded; one just before is included.
+        let end = timeline_end(&prefix, Some(1_001));
+        assert!(older < end && newer >= end);
+        assert!(newer < timeline_end(&prefix, None));
+    }
+
+    #[test]
+    fn message_keys_sort_by_sequence() {
+        let thread = ThreadId::new();
+        assert!(message(thread, 9) < message(thread, 10));
+        assert!(message(thread, 255) < message(thread, 256));
+    }
+
+    #[test]
+    fn micros_round_trip() {
+        let now = Utc::now();
+        let back = from_micros(micros(now));
+        assert_eq!(back.timestamp_micros(), now.timestamp_micros());
+    }
+}

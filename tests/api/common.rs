@@ -1,0 +1,367 @@
+//! The test harness: starts the real `confer` binary on an ephemeral port
+//! against a temporary data directory, as an operator would, and speaks HTTP
+//! to it. Readiness is the "listening on" line, never a sleep.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+pub const BOOTSTRAP_KEY: &str = "test-bootstrap-key-0123456789abcdef";
+pub const JWT_SECRET: &str = "test-jwt-secret-fedcba9876543210";
+
+/// Options of one server start.
+#[derive(Clone)]
+pub struct Options {
+    pub bootstrap_key: Option<String>,
+    pub jwt_secret: Option<String>,
+    pub env: Vec<(String, String)>,
+    pub args: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            bootstrap_key: Some(BOOTSTRAP_KEY.into()),
+            jwt_secret: Some(JWT_SECRET.into()),
+            env: Vec::new(),
+            args: Vec::new(),
+        }
+    }
+}
+
+impl Options {
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+}
+
+/// A running server process.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub stdout: Arc<Mutex<Vec<String>>>,
+    pub stderr: Arc<Mutex<String>>,
+    data: Arc<tempfile::TempDir>,
+    options: Options,
+    client: reqwest::Client,
+}
+
+/// A started child: the process, its stdout lines as they come, all stdout
+/// lines so far, and all stderr so far.
+struct Spawned {
+    child: Child,
+    lines: Receiver<String>,
+    stdout: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+fn spawn(data_dir: &Path, options: &Options) -> Spawned {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_confer"));
+    command
+        .args(&options.args)
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("CONFER_BIND", "127.0.0.1:0")
+        .env("CONFER_DATA_DIR", data_dir)
+        .env("CONFER_LOG", "info")
+        .env("CONFER_WORKERS", "2")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(key) = &options.bootstrap_key {
+        command.env("CONFER_BOOTSTRAP_API_KEY", key);
+    }
+    if let Some(secret) = &options.jwt_secret {
+        command.env("CONFER_JWT_SECRET", secret);
+    }
+    for (key, value) in &options.env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("start confer");
+    let stdout = child.stdout.take().unwrap();
+    let mut stderr_pipe = child.stderr.take().unwrap();
+    let (lines_tx, lines_rx) = mpsc::channel();
+    let stdout_lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&stdout_lines);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            sink.lock().unwrap().push(line.clone());
+            let _ = lines_tx.send(line);
+        }
+    });
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&stderr);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = stderr_pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    Spawned {
+        child,
+        lines: lines_rx,
+        stdout: stdout_lines,
+        stderr,
+    }
+}
+
+impl Server {
+    /// Starts a server on a new temporary data directory.
+    pub fn start() -> Self {
+        Self::start_with(Options::default())
+    }
+
+    pub fn start_with(options: Options) -> Self {
+        let data = Arc::new(tempfile::tempdir().expect("temp dir"));
+        Self::start_in(data, options)
+    }
+
+    fn start_in(data: Arc<tempfile::TempDir>, options: Options) -> Self {
+        let Spawned {
+            mut child,
+            lines,
+            stdout,
+            stderr,
+        } = spawn(data.path(), &options);
+        let base = loop {
+            match lines.recv_timeout(Duration::from_secs(30)) {
+                Ok(line) => {
+                    if let Some(address) = line.strip_prefix("confer listening on ") {
+                        break address.trim().to_owned();
+                    }
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("server did not start; stderr:\n{}", stderr.lock().unwrap());
+                }
+            }
+        };
+        Self {
+            child,
+            base,
+            stdout,
+            stderr,
+            data,
+            options,
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// SIGKILL, then a new process on the same data directory.
+    pub fn kill_and_restart(mut self) -> Self {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        Self::start_in(Arc::clone(&self.data), self.options.clone())
+    }
+
+    /// SIGTERM and wait for the exit; returns whether it exited successfully.
+    pub fn terminate(&mut self) -> bool {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for _ in 0..300 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                // Let the reader threads drain the pipes.
+                std::thread::sleep(Duration::from_millis(50));
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("server did not stop within 15 s of SIGTERM");
+    }
+
+    /// A new process on the same data directory after `terminate`.
+    pub fn restart(self) -> Self {
+        Self::start_in(Arc::clone(&self.data), self.options.clone())
+    }
+
+    pub fn logs(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// A client that authenticates with `token`.
+    pub fn api(&self, token: &str) -> Api {
+        Api {
+            client: self.client.clone(),
+            base: self.base.clone(),
+            token: Some(token.to_owned()),
+        }
+    }
+
+    /// A client with the bootstrap (admin, platform-admin) key.
+    pub fn admin(&self) -> Api {
+        self.api(BOOTSTRAP_KEY)
+    }
+
+    /// A client without credentials.
+    pub fn anonymous(&self) -> Api {
+        Api {
+            client: self.client.clone(),
+            base: self.base.clone(),
+            token: None,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response: status and JSON body (`Value::Null` when not JSON).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: Value,
+    pub content_type: String,
+}
+
+impl Reply {
+    /// Asserts the status and returns the body.
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Value {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.body
+        );
+        self.body
+    }
+
+    /// Asserts an error status and code, and that the body is the contract's.
+    #[track_caller]
+    pub fn expect_error(self, status: u16, code: &str) -> String {
+        assert!(
+            self.content_type.starts_with("application/json"),
+            "{self:?}"
+        );
+        let body = self.expect(status);
+        assert_eq!(body["error"], code, "{body}");
+        body["detail"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+/// An HTTP client of the API.
+#[derive(Clone)]
+pub struct Api {
+    client: reqwest::Client,
+    pub base: String,
+    token: Option<String>,
+}
+
+impl Api {
+    pub async fn request(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+        let mut request = self
+            .client
+            .request(method, format!("{}{}", self.base, path));
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request");
+        Self::reply(response).await
+    }
+
+    pub async fn raw(&self, method: Method, path: &str, body: Vec<u8>) -> Reply {
+        let mut request = self
+            .client
+            .request(method, format!("{}{}", self.base, path))
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        Self::reply(request.send().await.expect("request")).await
+    }
+
+    async fn reply(response: reqwest::Response) -> Reply {
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let bytes = response.bytes().await.expect("body");
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Reply {
+            status,
+            body,
+            content_type,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.request(Method::GET, path, None).await
+    }
+    pub async fn post(&self, path: &str, body: Value) -> Reply {
+        self.request(Method::POST, path, Some(body)).await
+    }
+    pub async fn put(&self, path: &str, body: Value) -> Reply {
+        self.request(Method::PUT, path, Some(body)).await
+    }
+    pub async fn patch(&self, path: &str, body: Value) -> Reply {
+        self.request(Method::PATCH, path, Some(body)).await
+    }
+    pub async fn delete(&self, path: &str) -> Reply {
+        self.request(Method::DELETE, path, None).await
+    }
+    pub async fn delete_with(&self, path: &str, body: Value) -> Reply {
+        self.request(Method::DELETE, path, Some(body)).await
+    }
+
+    /// Creates an agent and returns its ID.
+    pub async fn agent(&self, name: &str) -> String {
+        let body = self
+            .post("/api/agents", json!({"name": name}))
+            .await
+            .expect(201);
+        body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Creates a thread on `agent` and returns its ID.
+    pub async fn thread(&self, agent: &str, extra: Value) -> String {
+        let mut body = json!({"agentId": agent});
+        if let Value::Object(extra) = extra {
+            body.as_object_mut().unwrap().extend(extra);
+        }
+        let thread = self.post("/api/threads", body).await.expect(200);
+        thread["id"].as_str().unwrap().to_owned()
+    }
+}
+
+/// A signed HS256 JWT for tests.
+pub fn jwt(claims: Value) -> String {
+    jsonwebtoken::encode(
+        &jsonwebtoken::Header::default(),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_secret(JWT_SECRET.as_bytes()),
+    )
+    .unwrap()
+}
+
+/// `exp` this many seconds from now.
+pub fn exp_in(seconds: i64) -> i64 {
+    chrono::Utc::now().timestamp() + seconds
+}

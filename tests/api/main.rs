@@ -1,0 +1,14 @@
+//! Black-box tests: the real `confer` binary, spoken to over HTTP.
+//! One test binary with feature modules links once.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+mod agents;
+mod auth;
+mod configs;
+mod durability;
+mod errors;
+mod operations;
+mod participants;
+mod threads;
