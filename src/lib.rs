@@ -7,6 +7,7 @@
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod providers;
 pub mod settings;
 pub mod state;
 pub mod store;
@@ -14,14 +15,17 @@ pub mod telemetry;
 
 use std::io::Write;
 use std::sync::Arc;
+use std::time::Duration;
 
-use actix_web::middleware::{Compress, from_fn};
+use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
+use confer_actors::{Engine, Runtime, RuntimeConfig};
 use secrecy::ExposeSecret;
 
 use crate::api::extract::{BodyLimit, path_config, query_config};
 use crate::auth::jwt::JwtVerifier;
+use crate::providers::ProviderRouter;
 use crate::settings::Settings;
 use crate::state::AppState;
 use crate::store::Store;
@@ -46,7 +50,27 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         );
     }
 
+    let engine = Arc::new(Engine {
+        store: store.as_port(),
+        provider: Arc::new(ProviderRouter::new(Duration::from_millis(
+            settings.builtin_delay_ms,
+        ))),
+    });
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let runtime = Runtime::start(
+        engine,
+        RuntimeConfig {
+            idle_timeout: Duration::from_millis(settings.thread_idle_timeout_ms),
+            max_live_threads: settings.max_live_threads.max(1),
+            arbiters: match settings.runtime_arbiters {
+                0 => cores,
+                n => n,
+            },
+        },
+    );
+
     let state = web::Data::new(AppState {
+        runtime,
         store: store.clone(),
         jwt: settings.jwt_secret.as_ref().map(JwtVerifier::new),
         default_model: settings.platform_default_model(),
@@ -64,7 +88,6 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
             .app_data(query_config())
             .app_data(path_config())
             .wrap(from_fn(api::json_errors))
-            .wrap(Compress::default())
             .wrap(from_fn(telemetry::request_log))
             .configure(api::routes)
     })

@@ -38,6 +38,9 @@ pub struct Settings {
     pub shutdown_timeout_secs: u64,
     pub workers: usize,
     pub builtin_delay_ms: u64,
+    pub thread_idle_timeout_ms: u64,
+    pub max_live_threads: usize,
+    pub runtime_arbiters: usize,
     pub anthropic_base_url: String,
     pub openai_base_url: String,
     #[serde(default)]

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use confer_actors::Runtime;
+
 use crate::auth::jwt::JwtVerifier;
 use crate::settings::Settings;
 use crate::store::Store;
@@ -14,4 +16,6 @@ pub struct AppState {
     pub jwt: Option<JwtVerifier>,
     /// The resolved platform default model.
     pub default_model: String,
+    /// The thread actors.
+    pub runtime: Runtime,
 }

@@ -1,15 +1,32 @@
 //! Confer's conversation engine.
 //!
-//! This crate owns the domain model (IDs, agents, threads, messages, usage) and
-//! the **ports** the engine talks through (`ThreadStore` today; `ModelProvider`,
-//! `ToolExecutor`, `CredentialResolver` and `Clock` join as the runtime grows).
-//! It never depends on actix-web, reqwest or sled, so everything here can be
-//! tested with in-memory fakes; the adapters live in the `confer` crate.
+//! This crate owns the domain model (IDs, agents, threads, messages, usage),
+//! the runtime (an [`AgentRegistry`] supervising one [`ThreadActor`] per active
+//! thread, each running [`turn`]s one at a time) and the **ports** it talks
+//! through: [`ThreadStore`] and [`ModelProvider`]. It never depends on
+//! actix-web, reqwest or sled, so everything here can be tested with in-memory
+//! fakes; the adapters live in the `confer` crate.
 
 pub mod domain;
+pub mod events;
 pub mod ids;
 pub mod ports;
+pub mod provider;
+pub mod registry;
+pub mod thread_actor;
+pub mod turn;
+
+#[cfg(test)]
+mod tests;
 
 pub use domain::*;
+pub use events::{StreamFrame, ThreadEvent, Usage};
 pub use ids::*;
 pub use ports::{StoreError, StoreFuture, ThreadStore};
+pub use provider::{
+    ContextMessage, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
+    ModelStream,
+};
+pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
+pub use thread_actor::ThreadActor;
+pub use turn::{Engine, TurnRequest};

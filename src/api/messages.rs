@@ -1,11 +1,14 @@
-//! `/api/threads/{id}/messages` and `/stop`: a thread's history and its
-//! streamed answers. The stream itself arrives with the conversation runtime;
-//! until then a valid send answers 501 after every check a send will make.
+//! `/api/threads/{id}/messages` and `/stop`: a thread's history, and its
+//! answers streamed as SSE from the thread's actor.
 
-use actix_web::{HttpResponse, web};
-use confer_actors::{Message, Metadata, Role, ThreadId, ThreadStore};
+use std::time::Duration;
+
+use actix_web::{HttpResponse, Responder, web};
+use actix_web_lab::sse::{self, Sse};
+use confer_actors::{Message, Metadata, Role, StreamFrame, ThreadId, ThreadStore, TurnRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::sync::mpsc;
 
 use super::extract::JsonBody;
 use super::threads::Overlay;
@@ -56,7 +59,7 @@ pub struct HistoryPage {
 /// `POST .../messages` body.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)] // Fields are consumed by the conversation runtime.
+#[allow(dead_code)] // `tools`, `toolResults` and `toolProfile` arrive with client-side tools.
 pub struct SendMessage {
     pub content: String,
     pub tools: Option<Vec<Value>>,
@@ -107,13 +110,15 @@ pub async fn history(
     }))
 }
 
-/// `POST /api/threads/{id}/messages`
+/// `POST /api/threads/{id}/messages`: validation first (JSON errors), then
+/// the answer as an SSE stream relayed from the thread's actor. A client that
+/// disconnects does not stop the turn: the actor finishes and stores it.
 pub async fn send(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<ThreadId>,
     body: JsonBody<SendMessage>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<impl Responder, ApiError> {
     let body = body.into_inner();
     body.validate()?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
@@ -125,19 +130,72 @@ pub async fn send(
     if agent.is_none_or(|a| a.is_deleted()) {
         return Err(ApiError::Conflict("the thread's agent was deleted".into()));
     }
-    Err(ApiError::NotImplemented(
-        "streamed answers arrive with the conversation runtime".into(),
-    ))
+    // A JWT user always speaks as itself.
+    let (sender_id, sender_name) = match caller.jwt_user() {
+        Some(user) => (
+            Some(user.sub.clone()),
+            body.sender_name.or(user.name.clone()),
+        ),
+        None => (body.sender_id, body.sender_name),
+    };
+    let request = TurnRequest {
+        content: body.content,
+        sender_name,
+        sender_id,
+        model_override: body.model_override,
+        system_prompt_overlay: body.system_prompt_overlay.map(Overlay::joined),
+        metadata: body.metadata.unwrap_or_default(),
+    };
+    let (sink, frames) = mpsc::channel(STREAM_BUFFER);
+    state
+        .runtime
+        .post(org, thread.id, request, sink)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let events = futures_util::stream::unfold(frames, |mut frames| async move {
+        let frame = frames.recv().await?;
+        Some((sse_event(&frame), frames))
+    });
+    Ok(Sse::from_infallible_stream(events)
+        .with_keep_alive(KEEP_ALIVE)
+        .customize()
+        .insert_header(("X-Accel-Buffering", "no")))
 }
 
-/// `POST /api/threads/{id}/stop`
+/// Frames buffered between a turn and a slow client before the turn waits.
+const STREAM_BUFFER: usize = 64;
+/// A comment frame on a quiet stream keeps proxies from closing it.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// One SSE frame: `id: N`, `event: NAME`, `data: JSON`.
+fn sse_event(frame: &StreamFrame) -> sse::Event {
+    // Serializing these plain structs cannot fail; an empty object is a safe fallback.
+    let data = serde_json::to_string(&frame.event).unwrap_or_else(|_| "{}".to_owned());
+    sse::Event::Data(
+        sse::Data::new(data)
+            .event(frame.event.name())
+            .id(frame.id.to_string()),
+    )
+}
+
+/// `{"ok": true, "stopped": bool}`.
+#[derive(Serialize)]
+struct Stopped {
+    ok: bool,
+    stopped: bool,
+}
+
+/// `POST /api/threads/{id}/stop`: ends the running answer at once.
 pub async fn stop(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<ThreadId>,
 ) -> Result<HttpResponse, ApiError> {
-    access::thread(&state, &caller, path.into_inner()).await?;
-    Err(ApiError::NotImplemented(
-        "stopping answers arrives with the conversation runtime".into(),
-    ))
+    let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    let stopped = state
+        .runtime
+        .stop(thread.id)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(HttpResponse::Ok().json(Stopped { ok: true, stopped }))
 }

@@ -1,0 +1,107 @@
+//! What a turn emits: [`ThreadEvent`]s, numbered into [`StreamFrame`]s that
+//! the HTTP layer writes as SSE frames (`id:`, `event:`, `data:`).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::ids::{MessageId, ThreadId};
+
+/// Token counts of a turn, as the `done` event reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// An event of a streamed answer. Field names are the wire's (camelCase).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ThreadEvent {
+    /// First event of a turn.
+    Meta {
+        #[serde(rename = "startedAt")]
+        started_at: DateTime<Utc>,
+        #[serde(rename = "threadId")]
+        thread_id: ThreadId,
+        #[serde(rename = "userMessageId")]
+        user_message_id: Option<MessageId>,
+        model: String,
+    },
+    /// A chunk of answer text.
+    Token { delta: String },
+    /// A failure; `done {ok:false}` follows.
+    Error {
+        code: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// The last event of every stream.
+    Done {
+        ok: bool,
+        #[serde(rename = "messageId", skip_serializing_if = "Option::is_none")]
+        message_id: Option<MessageId>,
+        content: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stopped: Option<bool>,
+    },
+}
+
+impl ThreadEvent {
+    /// The SSE event name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Meta { .. } => "meta",
+            Self::Token { .. } => "token",
+            Self::Error { .. } => "error",
+            Self::Done { .. } => "done",
+        }
+    }
+
+    /// Whether this event ends the stream.
+    pub fn is_done(&self) -> bool {
+        matches!(self, Self::Done { .. })
+    }
+}
+
+/// An event with its position in the stream (1, 2, 3…), the SSE `id:`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamFrame {
+    pub id: u64,
+    pub event: ThreadEvent,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_with_wire_names() {
+        let done = ThreadEvent::Done {
+            ok: true,
+            message_id: None,
+            content: "partial".into(),
+            usage: Some(Usage {
+                input_tokens: 3,
+                output_tokens: 1,
+            }),
+            stopped: Some(true),
+        };
+        assert_eq!(done.name(), "done");
+        assert_eq!(
+            serde_json::to_value(&done).unwrap(),
+            json!({"ok": true, "content": "partial", "stopped": true,
+                   "usage": {"inputTokens": 3, "outputTokens": 1}})
+        );
+        let token = ThreadEvent::Token {
+            delta: "hi ".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&token).unwrap(),
+            json!({"delta": "hi "})
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! `AgentRegistry`: starts, finds and evicts thread actors.
+//!
+//! Live actors are kept in a concurrent map shared with [`Runtime`] handles,
+//! so finding a running thread's actor never queues behind the registry's
+//! mailbox; only starting one goes through the registry, which makes the
+//! start single (no two actors for one thread). Actors are spread over one
+//! arbiter per core. A periodic sweep stops actors idle longer than the
+//! configured time, and starting beyond the cap first evicts the least
+//! recently active idle ones. An actor that died is replaced on its next use,
+//! from the store.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::prelude::*;
+use chrono::Utc;
+use dashmap::DashMap;
+use tokio::sync::mpsc;
+
+use crate::events::StreamFrame;
+use crate::ids::{OrgId, ThreadId};
+use crate::thread_actor::{Activity, PostUserMessage, Stop, StopIfIdle, ThreadActor};
+use crate::turn::{Engine, TurnRequest};
+
+/// Tuning of the registry.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    /// An actor idle this long is stopped.
+    pub idle_timeout: Duration,
+    /// At most this many live actors.
+    pub max_live_threads: usize,
+    /// Arbiters (threads) the actors are spread over.
+    pub arbiters: usize,
+}
+
+/// The runtime could not reach a thread's actor.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("the thread runtime is not running")]
+    Unavailable,
+}
+
+#[derive(Clone)]
+struct ThreadEntry {
+    addr: Addr<ThreadActor>,
+    activity: Arc<Activity>,
+}
+
+type ThreadMap = Arc<DashMap<ThreadId, ThreadEntry>>;
+
+/// Start (or find) the actor of a thread.
+#[derive(Message)]
+#[rtype(result = "Addr<ThreadActor>")]
+struct StartThread {
+    org: OrgId,
+    thread: ThreadId,
+}
+
+/// The supervisor of thread actors.
+pub struct AgentRegistry {
+    engine: Arc<Engine>,
+    threads: ThreadMap,
+    arbiters: Vec<ArbiterHandle>,
+    next_arbiter: usize,
+    config: RuntimeConfig,
+}
+
+impl AgentRegistry {
+    fn sweep(&mut self, ctx: &mut Context<Self>) {
+        let now = Utc::now().timestamp_millis();
+        let idle_ms = i64::try_from(self.config.idle_timeout.as_millis()).unwrap_or(i64::MAX);
+        let expired: Vec<_> = self
+            .threads
+            .iter()
+            .filter(|e| !e.activity.is_busy() && now - e.activity.last_active_ms() >= idle_ms)
+            .map(|e| (*e.key(), e.addr.clone()))
+            .collect();
+        self.evict(ctx, expired);
+    }
+
+    /// Evicts up to `count` of the least recently active idle actors.
+    fn evict_oldest(&mut self, ctx: &mut Context<Self>, count: usize) {
+        let mut idle: Vec<_> = self
+            .threads
+            .iter()
+            .filter(|e| !e.activity.is_busy())
+            .map(|e| (e.activity.last_active_ms(), *e.key(), e.addr.clone()))
+            .collect();
+        idle.sort_by_key(|(at, _, _)| *at);
+        let chosen = idle
+            .into_iter()
+            .take(count)
+            .map(|(_, id, addr)| (id, addr))
+            .collect();
+        self.evict(ctx, chosen);
+    }
+
+    fn evict(&mut self, ctx: &mut Context<Self>, candidates: Vec<(ThreadId, Addr<ThreadActor>)>) {
+        if candidates.is_empty() {
+            return;
+        }
+        let asked = candidates.len();
+        for (thread, addr) in candidates {
+            let threads = Arc::clone(&self.threads);
+            ctx.spawn(
+                async move {
+                    if let Ok(true) | Err(_) = addr.send(StopIfIdle).await {
+                        threads.remove_if(&thread, |_, entry| entry.addr == addr);
+                    }
+                }
+                .into_actor(self),
+            );
+        }
+        tracing::info!(
+            count = asked,
+            live = self.threads.len(),
+            "evicting idle thread actors"
+        );
+    }
+}
+
+impl Actor for AgentRegistry {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let every = (self.config.idle_timeout / 4)
+            .clamp(Duration::from_millis(50), Duration::from_secs(30));
+        ctx.run_interval(every, |registry, ctx| registry.sweep(ctx));
+    }
+}
+
+impl Handler<StartThread> for AgentRegistry {
+    type Result = MessageResult<StartThread>;
+
+    fn handle(&mut self, msg: StartThread, ctx: &mut Context<Self>) -> Self::Result {
+        if let Some(entry) = self.threads.get(&msg.thread) {
+            if entry.addr.connected() {
+                return MessageResult(entry.addr.clone());
+            }
+        }
+        if self.threads.len() >= self.config.max_live_threads {
+            let excess = self.threads.len() + 1 - self.config.max_live_threads;
+            self.evict_oldest(ctx, excess);
+        }
+        let activity = Arc::new(Activity::default());
+        let actor = ThreadActor::new(
+            msg.org,
+            msg.thread,
+            Arc::clone(&self.engine),
+            Arc::clone(&activity),
+        );
+        let addr = match self
+            .arbiters
+            .get(self.next_arbiter % self.arbiters.len().max(1))
+        {
+            Some(arbiter) => ThreadActor::start_in_arbiter(arbiter, move |_| actor),
+            None => actor.start(),
+        };
+        self.next_arbiter = self.next_arbiter.wrapping_add(1);
+        self.threads.insert(
+            msg.thread,
+            ThreadEntry {
+                addr: addr.clone(),
+                activity,
+            },
+        );
+        MessageResult(addr)
+    }
+}
+
+/// A handle to the thread runtime for the HTTP layer (cheap to clone).
+#[derive(Clone)]
+pub struct Runtime {
+    threads: ThreadMap,
+    registry: Addr<AgentRegistry>,
+}
+
+impl Runtime {
+    /// Starts the registry and its arbiters; call inside an actix `System`.
+    pub fn start(engine: Arc<Engine>, config: RuntimeConfig) -> Self {
+        let threads: ThreadMap = Arc::new(DashMap::new());
+        let arbiters = (0..config.arbiters.max(1))
+            .map(|_| Arbiter::new().handle())
+            .collect();
+        let registry = AgentRegistry {
+            engine,
+            threads: Arc::clone(&threads),
+            arbiters,
+            next_arbiter: 0,
+            config,
+        }
+        .start();
+        Self { threads, registry }
+    }
+
+    async fn actor(&self, org: OrgId, thread: ThreadId) -> Result<Addr<ThreadActor>, RuntimeError> {
+        if let Some(entry) = self.threads.get(&thread) {
+            if entry.addr.connected() {
+                return Ok(entry.addr.clone());
+            }
+        }
+        self.registry
+            .send(StartThread { org, thread })
+            .await
+            .map_err(|_| RuntimeError::Unavailable)
+    }
+
+    /// Queues a send on the thread; its frames arrive on `sink`.
+    pub async fn post(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        request: TurnRequest,
+        sink: mpsc::Sender<StreamFrame>,
+    ) -> Result<(), RuntimeError> {
+        let message = PostUserMessage { request, sink };
+        // An actor evicted between lookup and send is replaced and tried again.
+        for _ in 0..3 {
+            let addr = self.actor(org, thread).await?;
+            if addr.send(message.clone()).await.is_ok() {
+                return Ok(());
+            }
+        }
+        Err(RuntimeError::Unavailable)
+    }
+
+    /// Stops the thread's running answer; false when none was running.
+    pub async fn stop(&self, thread: ThreadId) -> Result<bool, RuntimeError> {
+        let Some(addr) = self.threads.get(&thread).map(|e| e.addr.clone()) else {
+            return Ok(false);
+        };
+        Ok(addr.send(Stop).await.unwrap_or(false))
+    }
+
+    /// Number of live thread actors.
+    pub fn live_threads(&self) -> usize {
+        self.threads.len()
+    }
+}

@@ -1,0 +1,185 @@
+//! `ThreadActor`: the one owner of a thread's live state.
+//!
+//! It queues sends and runs them one at a time in arrival order, holds the
+//! cancel handle of the running turn, and caches the thread's context between
+//! turns. A turn runs as its own task on the actor's arbiter; if that task
+//! panics, the actor reports `error` + `done {ok:false}` on the stream, drops
+//! its cache (so the next turn reloads the thread from the store, as a
+//! restarted actor would) and goes on with the queue.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use actix::prelude::*;
+use chrono::Utc;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::events::StreamFrame;
+use crate::ids::{OrgId, ThreadId};
+use crate::provider::ContextMessage;
+use crate::turn::{Emitter, Engine, TurnInput, TurnRequest, run_turn};
+
+/// When a thread actor last did something, and whether it is busy; read by
+/// the registry without going through the actor's mailbox.
+#[derive(Debug, Default)]
+pub struct Activity {
+    last_active_ms: AtomicI64,
+    busy: AtomicBool,
+}
+
+impl Activity {
+    fn touch(&self, busy: bool) {
+        self.last_active_ms
+            .store(Utc::now().timestamp_millis(), Ordering::Relaxed);
+        self.busy.store(busy, Ordering::Relaxed);
+    }
+
+    /// Milliseconds since the epoch of the last activity.
+    pub fn last_active_ms(&self) -> i64 {
+        self.last_active_ms.load(Ordering::Relaxed)
+    }
+
+    /// Whether a turn is running or queued.
+    pub fn is_busy(&self) -> bool {
+        self.busy.load(Ordering::Relaxed)
+    }
+}
+
+/// Queue a user message; its frames go to `sink`.
+#[derive(Message, Clone)]
+#[rtype(result = "()")]
+pub struct PostUserMessage {
+    pub request: TurnRequest,
+    pub sink: mpsc::Sender<StreamFrame>,
+}
+
+/// Stop the running answer; answers whether one was running.
+#[derive(Message)]
+#[rtype(result = "bool")]
+pub struct Stop;
+
+/// Stop the actor if it has nothing to do; answers whether it stopped.
+#[derive(Message)]
+#[rtype(result = "bool")]
+pub struct StopIfIdle;
+
+struct QueuedTurn {
+    request: TurnRequest,
+    sink: mpsc::Sender<StreamFrame>,
+}
+
+struct RunningTurn {
+    cancel: Option<oneshot::Sender<()>>,
+}
+
+/// The actor of one thread.
+pub struct ThreadActor {
+    org: OrgId,
+    thread: ThreadId,
+    engine: Arc<Engine>,
+    queue: VecDeque<QueuedTurn>,
+    running: Option<RunningTurn>,
+    history: Option<Vec<ContextMessage>>,
+    activity: Arc<Activity>,
+}
+
+impl ThreadActor {
+    /// A new actor; its context is loaded from the store on the first turn.
+    pub fn new(org: OrgId, thread: ThreadId, engine: Arc<Engine>, activity: Arc<Activity>) -> Self {
+        activity.touch(false);
+        Self {
+            org,
+            thread,
+            engine,
+            queue: VecDeque::new(),
+            running: None,
+            history: None,
+            activity,
+        }
+    }
+
+    fn start_next(&mut self, ctx: &mut Context<Self>) {
+        if self.running.is_some() {
+            return;
+        }
+        let Some(turn) = self.queue.pop_front() else {
+            self.activity.touch(false);
+            return;
+        };
+        self.activity.touch(true);
+        let (cancel_tx, cancel_rx) = oneshot::channel();
+        let emitter = Emitter::new(turn.sink);
+        let input = TurnInput {
+            engine: Arc::clone(&self.engine),
+            org: self.org,
+            thread: self.thread,
+            request: turn.request,
+            emitter: emitter.clone(),
+            cancel: cancel_rx,
+            history: self.history.take(),
+        };
+        self.running = Some(RunningTurn {
+            cancel: Some(cancel_tx),
+        });
+        // Its own task, so a panic in the turn is caught by the join handle.
+        let task = actix::spawn(run_turn(input));
+        let thread = self.thread;
+        ctx.spawn(task.into_actor(self).map(move |outcome, actor, ctx| {
+            match outcome {
+                Ok(history) => actor.history = history,
+                Err(error) => {
+                    tracing::error!(%thread, %error, "a turn failed; reloading the thread from the store");
+                    actor.history = None;
+                    actix::spawn(async move {
+                        emitter
+                            .fail("INTERNAL", "the turn failed unexpectedly", String::new())
+                            .await;
+                    });
+                }
+            }
+            actor.running = None;
+            actor.start_next(ctx);
+        }));
+    }
+}
+
+impl Actor for ThreadActor {
+    type Context = Context<Self>;
+}
+
+impl Handler<PostUserMessage> for ThreadActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: PostUserMessage, ctx: &mut Context<Self>) {
+        self.queue.push_back(QueuedTurn {
+            request: msg.request,
+            sink: msg.sink,
+        });
+        self.activity.touch(true);
+        self.start_next(ctx);
+    }
+}
+
+impl Handler<Stop> for ThreadActor {
+    type Result = bool;
+
+    fn handle(&mut self, _: Stop, _: &mut Context<Self>) -> bool {
+        match self.running.as_mut().and_then(|r| r.cancel.take()) {
+            Some(cancel) => cancel.send(()).is_ok(),
+            None => false,
+        }
+    }
+}
+
+impl Handler<StopIfIdle> for ThreadActor {
+    type Result = bool;
+
+    fn handle(&mut self, _: StopIfIdle, ctx: &mut Context<Self>) -> bool {
+        let idle = self.running.is_none() && self.queue.is_empty();
+        if idle {
+            ctx.stop();
+        }
+        idle
+    }
+}
