@@ -48,6 +48,14 @@ struct ThreadEntry {
 
 type ThreadMap = Arc<DashMap<ThreadId, ThreadEntry>>;
 
+/// The address of a thread's actor if it is alive.
+fn live_actor(threads: &ThreadMap, thread: ThreadId) -> Option<Addr<ThreadActor>> {
+    threads
+        .get(&thread)
+        .map(|entry| entry.addr.clone())
+        .filter(Addr::connected)
+}
+
 /// Start (or find) the actor of a thread.
 #[derive(Message)]
 #[rtype(result = "Addr<ThreadActor>")]
@@ -133,10 +141,8 @@ impl Handler<StartThread> for AgentRegistry {
     type Result = MessageResult<StartThread>;
 
     fn handle(&mut self, msg: StartThread, ctx: &mut Context<Self>) -> Self::Result {
-        if let Some(entry) = self.threads.get(&msg.thread) {
-            if entry.addr.connected() {
-                return MessageResult(entry.addr.clone());
-            }
+        if let Some(addr) = live_actor(&self.threads, msg.thread) {
+            return MessageResult(addr);
         }
         if self.threads.len() >= self.config.max_live_threads {
             let excess = self.threads.len() + 1 - self.config.max_live_threads;
@@ -194,10 +200,8 @@ impl Runtime {
     }
 
     async fn actor(&self, org: OrgId, thread: ThreadId) -> Result<Addr<ThreadActor>, RuntimeError> {
-        if let Some(entry) = self.threads.get(&thread) {
-            if entry.addr.connected() {
-                return Ok(entry.addr.clone());
-            }
+        if let Some(addr) = live_actor(&self.threads, thread) {
+            return Ok(addr);
         }
         self.registry
             .send(StartThread { org, thread })

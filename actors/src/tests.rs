@@ -1,1 +1,255 @@
+//! Engine tests with in-memory fakes: a `ThreadStore` in a mutex and a
+//! scripted `ModelProvider` (echo; a panic on request).
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::Utc;
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use crate::*;
+
+#[derive(Default)]
+struct MemoryStore {
+    agents: Mutex<BTreeMap<AgentId, Agent>>,
+    threads: Mutex<BTreeMap<ThreadId, Thread>>,
+    messages: Mutex<BTreeMap<ThreadId, Vec<Message>>>,
+    usage: Mutex<Vec<UsageRecord>>,
+}
+
+impl ThreadStore for MemoryStore {
+    fn agent(&self, _: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
+        Ok(self.agents.lock().unwrap().get(&agent).cloned())
+    }
+    fn thread(&self, _: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
+        Ok(self.threads.lock().unwrap().get(&thread).cloned())
+    }
+    fn append_message(&self, mut message: Message) -> Result<Message, StoreError> {
+        let mut all = self.messages.lock().unwrap();
+        let list = all.entry(message.thread_id).or_default();
+        message.seq = list.len() as u64 + 1;
+        list.push(message.clone());
+        Ok(message)
+    }
+    fn messages(
+        &self,
+        thread: ThreadId,
+        offset: u64,
+        limit: usize,
+    ) -> Result<(Vec<Message>, u64), StoreError> {
+        let all = self.messages.lock().unwrap();
+        let list = all.get(&thread).cloned().unwrap_or_default();
+        let total = list.len() as u64;
+        Ok((
+            list.into_iter().skip(offset as usize).take(limit).collect(),
+            total,
+        ))
+    }
+    fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
+        self.usage.lock().unwrap().push(record.clone());
+        Ok(record)
+    }
+    fn flush(&self) -> StoreFuture<()> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// Echoes the last user message word by word, `delay` apart; panics when the
+/// message is "panic". Records the size of every context it was given.
+struct ScriptedProvider {
+    delay: Duration,
+    contexts: Mutex<Vec<usize>>,
+}
+
+impl ModelProvider for ScriptedProvider {
+    fn route(&self, model: &str) -> ModelRoute {
+        ModelRoute {
+            provider: "test".into(),
+            model: model.into(),
+        }
+    }
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        self.contexts.lock().unwrap().push(request.messages.len());
+        let last = request
+            .messages
+            .last()
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        if last == "panic" {
+            return Box::pin(futures_util::stream::once(async { panic!("provider bug") }));
+        }
+        let delay = self.delay;
+        let words: Vec<String> = last.split(' ').map(|w| format!("{w} ")).collect();
+        let text = futures_util::stream::iter(words).then(move |w| async move {
+            tokio::time::sleep(delay).await;
+            ModelEvent::Text(w)
+        });
+        Box::pin(text.chain(futures_util::stream::iter([ModelEvent::Finish(
+            FinishReason::Stop,
+        )])))
+    }
+}
+
+struct Fixture {
+    runtime: Runtime,
+    store: Arc<MemoryStore>,
+    provider: Arc<ScriptedProvider>,
+    org: OrgId,
+}
+
+impl Fixture {
+    fn new(delay: Duration) -> Self {
+        let store = Arc::new(MemoryStore::default());
+        let provider = Arc::new(ScriptedProvider {
+            delay,
+            contexts: Mutex::new(Vec::new()),
+        });
+        let engine = Arc::new(Engine {
+            store: store.clone(),
+            provider: provider.clone(),
+        });
+        let config = RuntimeConfig {
+            idle_timeout: Duration::from_secs(60),
+            max_live_threads: 100,
+            arbiters: 2,
+        };
+        Self {
+            runtime: Runtime::start(engine, config),
+            store,
+            provider,
+            org: OrgId::new(),
+        }
+    }
+
+    fn thread(&self) -> ThreadId {
+        let now = Utc::now();
+        let agent = Agent {
+            id: AgentId::new(),
+            org_id: self.org,
+            name: "a".into(),
+            description: String::new(),
+            stable_preamble: String::new(),
+            default_model: "test".into(),
+            tool_profiles: None,
+            default_profile: None,
+            runtime_provider: RuntimeProvider::E2b,
+            created_at: now,
+            updated_at: now,
+            deleted_at: None,
+        };
+        let thread = Thread {
+            id: ThreadId::new(),
+            org_id: self.org,
+            agent_id: agent.id,
+            title: None,
+            kind: ThreadKind::Single,
+            active_profile: None,
+            metadata: Metadata::new(),
+            system_prompt_overlay: None,
+            resource_bindings: Vec::new(),
+            created_by: "test".into(),
+            created_at: now,
+            updated_at: now,
+        };
+        self.store.agents.lock().unwrap().insert(agent.id, agent);
+        self.store
+            .threads
+            .lock()
+            .unwrap()
+            .insert(thread.id, thread.clone());
+        thread.id
+    }
+
+    async fn send(&self, thread: ThreadId, content: &str) -> mpsc::Receiver<StreamFrame> {
+        let (sink, frames) = mpsc::channel(64);
+        let request = TurnRequest {
+            content: content.into(),
+            ..TurnRequest::default()
+        };
+        self.runtime
+            .post(self.org, thread, request, sink)
+            .await
+            .unwrap();
+        frames
+    }
+}
+
+async fn drain(mut frames: mpsc::Receiver<StreamFrame>) -> Vec<ThreadEvent> {
+    let mut events = Vec::new();
+    while let Some(frame) = frames.recv().await {
+        events.push(frame.event);
+    }
+    events
+}
+
+fn done(events: &[ThreadEvent]) -> (bool, String, bool) {
+    match events.last() {
+        Some(ThreadEvent::Done {
+            ok,
+            content,
+            stopped,
+            ..
+        }) => (*ok, content.clone(), stopped.unwrap_or(false)),
+        other => panic!("last event is not done: {other:?}"),
+    }
+}
+
+#[actix_rt::test]
+async fn a_panicking_turn_is_reported_and_the_thread_recovers() {
+    let fixture = Fixture::new(Duration::ZERO);
+    let thread = fixture.thread();
+    let other = fixture.thread();
+
+    let first = drain(fixture.send(thread, "hello").await).await;
+    assert_eq!(done(&first), (true, "hello ".into(), false));
+
+    let crashed = drain(fixture.send(thread, "panic").await).await;
+    assert!(
+        matches!(&crashed[crashed.len() - 2], ThreadEvent::Error { code, .. } if code == "INTERNAL")
+    );
+    assert!(!done(&crashed).0);
+
+    // Another thread is unaffected, and the crashed one works again with its
+    // context reloaded from the store (hello, hello, panic, again).
+    assert!(done(&drain(fixture.send(other, "fine").await).await).0);
+    let again = drain(fixture.send(thread, "again").await).await;
+    assert_eq!(done(&again), (true, "again ".into(), false));
+    assert_eq!(fixture.provider.contexts.lock().unwrap().last(), Some(&4));
+}
+
+#[actix_rt::test]
+async fn queued_sends_run_in_order_and_stop_ends_only_the_running_one() {
+    let fixture = Fixture::new(Duration::from_millis(20));
+    let thread = fixture.thread();
+    let first = fixture.send(thread, "a b c d e f g h i j").await;
+    let second = fixture.send(thread, "k l").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(fixture.runtime.stop(thread).await.unwrap());
+
+    let (ok, partial, stopped) = done(&drain(first).await);
+    assert!(ok && stopped);
+    assert!(partial.starts_with("a ") && partial.len() < 20, "{partial}");
+    assert_eq!(done(&drain(second).await), (true, "k l ".into(), false));
+    assert!(
+        !fixture.runtime.stop(thread).await.unwrap(),
+        "nothing running now"
+    );
+
+    let stored: Vec<(Role, String)> = fixture.store.messages.lock().unwrap()[&thread]
+        .iter()
+        .map(|m| (m.role, m.content.clone()))
+        .collect();
+    assert_eq!(
+        stored,
+        [
+            (Role::User, "a b c d e f g h i j".into()),
+            (Role::User, "k l".into()),
+            (Role::Assistant, "k l ".into())
+        ]
+    );
+    let usage = fixture.store.usage.lock().unwrap();
+    assert_eq!(usage.len(), 2);
+    assert!(usage[0].stopped && usage[0].message_id.is_none() && usage[0].estimated);
+}

@@ -365,3 +365,107 @@ pub fn jwt(claims: Value) -> String {
 pub fn exp_in(seconds: i64) -> i64 {
     chrono::Utc::now().timestamp() + seconds
 }
+
+/// One SSE frame as a client parses it.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub id: Option<u64>,
+    pub event: String,
+    pub data: Value,
+}
+
+/// An open SSE response, read frame by frame.
+pub struct EventStream {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl EventStream {
+    /// The next frame (comments skipped); `None` at the end of the stream.
+    pub async fn next(&mut self) -> Option<Frame> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut frame = Frame {
+                    id: None,
+                    event: String::new(),
+                    data: Value::Null,
+                };
+                let mut has_data = false;
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id: ") {
+                        frame.id = v.parse().ok();
+                    } else if let Some(v) = line.strip_prefix("event: ") {
+                        frame.event = v.to_owned();
+                    } else if let Some(v) = line.strip_prefix("data: ") {
+                        frame.data = serde_json::from_str(v).expect("frame data is JSON");
+                        has_data = true;
+                    }
+                }
+                if has_data {
+                    return Some(frame);
+                }
+                continue;
+            }
+            let chunk = self.response.chunk().await.ok()??;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Every remaining frame.
+    pub async fn collect(mut self) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        while let Some(frame) = self.next().await {
+            frames.push(frame);
+        }
+        frames
+    }
+}
+
+impl Api {
+    /// Opens the SSE answer of a send (the status is checked by the caller).
+    pub async fn open_stream(&self, thread: &str, body: Value) -> EventStream {
+        let mut request = self
+            .client
+            .post(format!("{}/api/threads/{thread}/messages", self.base))
+            .json(&body);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("send");
+        EventStream {
+            status: response.status(),
+            headers: response.headers().clone(),
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// Sends `content` and returns every frame of the answer.
+    pub async fn say(&self, thread: &str, body: Value) -> Vec<Frame> {
+        let stream = self.open_stream(thread, body).await;
+        assert_eq!(stream.status, 200);
+        stream.collect().await
+    }
+
+    /// The thread's listed history.
+    pub async fn history(&self, thread: &str) -> Vec<Value> {
+        let page = self
+            .get(&format!("/api/threads/{thread}/messages?limit=200"))
+            .await
+            .expect(200);
+        page["messages"].as_array().unwrap().clone()
+    }
+}
+
+/// The `done` frame of an answer (asserting there is exactly one, last).
+#[track_caller]
+pub fn done_of(frames: &[Frame]) -> Value {
+    let dones = frames.iter().filter(|f| f.event == "done").count();
+    assert_eq!(dones, 1, "exactly one done: {frames:?}");
+    let last = frames.last().unwrap();
+    assert_eq!(last.event, "done", "done is last: {frames:?}");
+    last.data.clone()
+}

@@ -7,6 +7,7 @@ mod common;
 mod agents;
 mod auth;
 mod configs;
+mod conversation;
 mod durability;
 mod errors;
 mod operations;
