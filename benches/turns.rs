@@ -166,7 +166,10 @@ async fn main() {
     // `cargo bench` passes harness flags such as `--bench`; nothing to parse.
     let server = Server::start(0);
     let client = Client {
-        http: reqwest::Client::new(),
+        http: reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .build()
+            .unwrap(),
         base: server.base.clone(),
     };
     let agent = client.post("/api/agents", json!({"name": "bench"})).await["id"]
@@ -210,7 +213,10 @@ async fn main() {
     // Stop latency: a slow answer (20 ms/token), stopped after its first token.
     let slow = Server::start(20);
     let client = Client {
-        http: reqwest::Client::new(),
+        http: reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .build()
+            .unwrap(),
         base: slow.base.clone(),
     };
     let agent = client.post("/api/agents", json!({"name": "slow"})).await["id"]
