@@ -76,6 +76,15 @@ impl ModelError {
 pub enum ModelEvent {
     /// A chunk of answer text.
     Text(String),
+    /// The first piece of a tool call: its position in the answer, the
+    /// vendor's call ID and the tool's name.
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    /// A fragment of a tool call's JSON arguments (parse once the call is done).
+    ToolCallArguments { index: usize, fragment: String },
     /// Token counts so far; later values replace earlier ones.
     Usage {
         input_tokens: Option<u64>,

@@ -268,6 +268,9 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
                     input_tokens = i.or(input_tokens);
                     output_tokens = o.or(output_tokens);
                 }
+                // Client-side tools (tool_call / requires_action) arrive with
+                // the vendor providers; no provider emits these pieces yet.
+                Some(ModelEvent::ToolCallStart { .. } | ModelEvent::ToolCallArguments { .. }) => {}
                 Some(ModelEvent::Finish(_)) => break,
                 Some(ModelEvent::Error(error)) => {
                     failure = Some(error);

@@ -108,14 +108,18 @@ pub async fn put(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let mut config = state
-        .store
-        .run(move |s| s.compaction(org, agent.id))
-        .await?;
-    body.into_inner().apply(&mut config)?;
+    let changes = body.into_inner();
+    // One read-modify-write; a rule violation stores nothing.
     let config = state
         .store
-        .write(move |s| s.put_compaction(org, agent.id, &config).map(|()| config))
-        .await?;
+        .write(move |s| {
+            let mut config = s.compaction(org, agent.id)?;
+            if let Err(rejected) = changes.apply(&mut config) {
+                return Ok(Err(rejected));
+            }
+            s.put_compaction(org, agent.id, &config)?;
+            Ok(Ok(config))
+        })
+        .await??;
     Ok(view(&caller, agent.id, config))
 }

@@ -80,13 +80,15 @@ async fn error_bodies_and_statuses() {
         .await
         .expect_error(400, "BAD_REQUEST");
 
-    // Until the conversation runtime lands, a valid send is 501 with the JSON body.
-    api.post(
-        &format!("/api/threads/{thread}/messages"),
-        json!({"content": "hi"}),
-    )
-    .await
-    .expect_error(501, "NOT_IMPLEMENTED");
+    // A bad send gets a JSON error, not a stream.
+    let detail = api
+        .post(
+            &format!("/api/threads/{thread}/messages"),
+            json!({"content": 5}),
+        )
+        .await
+        .expect_error(400, "BAD_REQUEST");
+    assert!(detail.starts_with("content:"), "{detail}");
 }
 
 #[tokio::test]
