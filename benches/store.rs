@@ -39,7 +39,9 @@ fn store_benches(c: &mut Criterion) {
             let store = store.clone();
             async move {
                 store
-                    .write(move |s| s.append_message(message(thread, "hello there")))
+                    .write(move |s| {
+                        s.append(thread, Some(message(thread, "hello there")), Vec::new())
+                    })
                     .await
                     .expect("write")
             }
@@ -55,7 +57,9 @@ fn store_benches(c: &mut Criterion) {
                     let thread = ThreadId::new();
                     tokio::spawn(async move {
                         store
-                            .write(move |s| s.append_message(message(thread, "hi")))
+                            .write(move |s| {
+                                s.append(thread, Some(message(thread, "hi")), Vec::new())
+                            })
                             .await
                     })
                 });
@@ -68,8 +72,12 @@ fn store_benches(c: &mut Criterion) {
 
     let long = ThreadId::new();
     for i in 0..10_000 {
-        port.append_message(message(long, &format!("message {i}")))
-            .expect("append");
+        port.append(
+            long,
+            Some(message(long, &format!("message {i}"))),
+            Vec::new(),
+        )
+        .expect("append");
     }
     c.bench_function("history page of 100 at offset 9900 (10k messages)", |b| {
         b.iter(|| black_box(port.messages(long, 9_900, 100).expect("page")));

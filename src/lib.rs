@@ -8,6 +8,7 @@ pub mod api;
 pub mod auth;
 pub mod error;
 pub mod providers;
+pub mod resolver;
 pub mod settings;
 pub mod state;
 pub mod store;
@@ -50,11 +51,23 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         );
     }
 
+    let extra_ca = match &settings.extra_ca_cert {
+        Some(path) => Some(
+            std::fs::read(path)
+                .with_context(|| format!("reading the extra CA file {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let client = providers::vendor::http_client(
+        Duration::from_millis(settings.vendor_connect_timeout_ms),
+        Duration::from_millis(settings.vendor_read_timeout_ms),
+        extra_ca.as_deref(),
+    )
+    .context("building the outbound HTTP client")?;
     let engine = Arc::new(Engine {
         store: store.as_port(),
-        provider: Arc::new(ProviderRouter::new(Duration::from_millis(
-            settings.builtin_delay_ms,
-        ))),
+        provider: Arc::new(ProviderRouter::new(&settings, client.clone())),
+        resolver: Arc::new(resolver::HttpResolver::new(client)),
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = Runtime::start(

@@ -43,6 +43,13 @@ pub struct Settings {
     pub runtime_arbiters: usize,
     pub anthropic_base_url: String,
     pub openai_base_url: String,
+    pub anthropic_max_tokens: u32,
+    pub fallback_provider: String,
+    pub vendor_connect_timeout_ms: u64,
+    pub vendor_read_timeout_ms: u64,
+    pub vendor_max_retries: u32,
+    pub vendor_retry_base_ms: u64,
+    pub vendor_retry_max_ms: u64,
     #[serde(default)]
     pub bootstrap_api_key: Option<SecretString>,
     #[serde(default)]

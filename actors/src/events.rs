@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::ids::{MessageId, ThreadId};
+use crate::provider::ToolCall;
 
 /// Token counts of a turn, as the `done` event reports them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -30,6 +31,13 @@ pub enum ThreadEvent {
     },
     /// A chunk of answer text.
     Token { delta: String },
+    /// A tool call, once its arguments are complete.
+    ToolCall { tool: ToolCall },
+    /// The client must run these tools and send their results.
+    RequiresAction {
+        #[serde(rename = "toolCalls")]
+        tool_calls: Vec<ToolCall>,
+    },
     /// A failure; `done {ok:false}` follows.
     Error {
         code: String,
@@ -46,6 +54,8 @@ pub enum ThreadEvent {
         usage: Option<Usage>,
         #[serde(skip_serializing_if = "Option::is_none")]
         stopped: Option<bool>,
+        #[serde(rename = "requiresAction", skip_serializing_if = "Option::is_none")]
+        requires_action: Option<bool>,
     },
 }
 
@@ -55,6 +65,8 @@ impl ThreadEvent {
         match self {
             Self::Meta { .. } => "meta",
             Self::Token { .. } => "token",
+            Self::ToolCall { .. } => "tool_call",
+            Self::RequiresAction { .. } => "requires_action",
             Self::Error { .. } => "error",
             Self::Done { .. } => "done",
         }
@@ -89,6 +101,7 @@ mod tests {
                 output_tokens: 1,
             }),
             stopped: Some(true),
+            requires_action: None,
         };
         assert_eq!(done.name(), "done");
         assert_eq!(

@@ -3,7 +3,7 @@
 //! This crate owns the domain model (IDs, agents, threads, messages, usage),
 //! the runtime (an [`AgentRegistry`] supervising one [`ThreadActor`] per active
 //! thread, each running [`turn`]s one at a time) and the **ports** it talks
-//! through: [`ThreadStore`] and [`ModelProvider`]. It never depends on
+//! through: [`ThreadStore`], [`ModelProvider`] and [`CredentialResolver`]. It never depends on
 //! actix-web, reqwest or sled, so everything here can be tested with in-memory
 //! fakes; the adapters live in the `confer` crate.
 
@@ -24,9 +24,10 @@ pub use events::{StreamFrame, ThreadEvent, Usage};
 pub use ids::*;
 pub use ports::{StoreError, StoreFuture, ThreadStore};
 pub use provider::{
-    ContextMessage, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
-    ModelStream,
+    ContextMessage, ContextRole, CredentialResolver, FinishReason, KeyRequest, ModelError,
+    ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream, ResolvedKey, ToolCall,
+    ToolDefinition, VendorKey,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use thread_actor::ThreadActor;
-pub use turn::{Engine, TurnRequest};
+pub use turn::{Engine, ToolResult, TurnRequest};

@@ -8,8 +8,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::domain::{Agent, Message, Thread, UsageRecord};
+use crate::domain::{Agent, CredentialConfig, Message, Thread, UsageRecord};
 use crate::ids::{AgentId, OrgId, ThreadId};
+use crate::provider::ContextMessage;
 
 /// A storage failure. The detail is for logs, never for API clients.
 #[derive(Debug, thiserror::Error)]
@@ -33,8 +34,20 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// The thread, if it exists in this org.
     fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError>;
 
-    /// Appends a message at the next sequence number and returns it with `seq` set.
-    fn append_message(&self, message: Message) -> Result<Message, StoreError>;
+    /// Appends to a thread in one atomic write: a listed message (its `seq`
+    /// assigned; returned) and entries of the model's context.
+    fn append(
+        &self,
+        thread: ThreadId,
+        listed: Option<Message>,
+        context: Vec<ContextMessage>,
+    ) -> Result<Option<Message>, StoreError>;
+
+    /// The model's context of a thread, oldest first.
+    fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError>;
+
+    /// An agent's credential resolver configuration.
+    fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError>;
 
     /// `limit` messages starting after `offset`, oldest first, and the total.
     fn messages(

@@ -5,12 +5,12 @@
 //! tool-call pieces, usage and the finish reason arrive as separate events so
 //! that vendors with different wire formats map onto one shape.
 
+use std::fmt;
 use std::pin::Pin;
 
 use futures_util::Stream;
-use serde::Serialize;
-
-use crate::domain::Role;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Where a model ID is served: the provider and the ID sent to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,13 +19,117 @@ pub struct ModelRoute {
     pub provider: String,
     /// The model ID as the vendor receives it (routing prefix stripped).
     pub model: String,
+    /// Whether the route reaches an outside vendor (and so may use a user's key).
+    pub external: bool,
 }
 
-/// One message of the context sent to the model.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Who speaks in a context entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextRole {
+    User,
+    Assistant,
+    /// The result of a tool call, answering an assistant's `tool_calls`.
+    Tool,
+}
+
+/// A tool call the model made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The vendor's ID, passed through unchanged.
+    pub id: String,
+    pub name: String,
+    /// The parsed JSON arguments (a string when the model sent invalid JSON).
+    pub arguments: Value,
+}
+
+/// A client-side tool offered to the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A JSON Schema object.
+    pub parameters: Value,
+}
+
+/// One entry of the context sent to the model: what the thread's history is
+/// to a model, including the tool calls and results the listing leaves out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContextMessage {
-    pub role: Role,
+    pub role: ContextRole,
     pub content: String,
+    /// On an assistant entry: the calls it made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// On a tool entry: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ContextMessage {
+    /// A plain user or assistant entry.
+    pub fn text(role: ContextRole, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
+    /// A tool result answering `tool_call_id`.
+    pub fn tool_result(tool_call_id: impl Into<String>, output: impl Into<String>) -> Self {
+        Self {
+            role: ContextRole::Tool,
+            content: output.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(tool_call_id.into()),
+        }
+    }
+}
+
+/// The IDs of the tool calls of the context's last assistant entry that no
+/// tool entry after it answers, in call order.
+pub fn pending_tool_calls(context: &[ContextMessage]) -> Vec<String> {
+    let Some(last) = context
+        .iter()
+        .rposition(|m| m.role == ContextRole::Assistant)
+    else {
+        return Vec::new();
+    };
+    let answered: Vec<&str> = context[last + 1..]
+        .iter()
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .collect();
+    context[last]
+        .tool_calls
+        .iter()
+        .filter(|call| !answered.contains(&call.id.as_str()))
+        .map(|call| call.id.clone())
+        .collect()
+}
+
+/// A vendor API key. `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct VendorKey(String);
+
+impl VendorKey {
+    /// Wraps a key.
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key, for the one header that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for VendorKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("VendorKey(<redacted>)")
+    }
 }
 
 /// A model call.
@@ -34,8 +138,12 @@ pub struct ModelRequest {
     pub route: ModelRoute,
     /// The composed system prompt ("" when empty).
     pub system: String,
-    /// The conversation so far, oldest first, ending with the new user message.
+    /// The conversation so far, oldest first.
     pub messages: Vec<ContextMessage>,
+    /// Client-side tools the model may call.
+    pub tools: Vec<ToolDefinition>,
+    /// The user's own key from the resolver; `None` uses the platform key.
+    pub api_key: Option<VendorKey>,
 }
 
 /// Why the model stopped.
@@ -111,4 +219,66 @@ pub trait ModelProvider: Send + Sync + 'static {
 /// A rough token count for text whose count no vendor reported (≈4 bytes/token).
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4)
+}
+
+/// What the credential resolver is asked.
+#[derive(Clone, Debug)]
+pub struct KeyRequest {
+    pub user_id: String,
+    pub org_id: String,
+    /// `anthropic` or `openai`.
+    pub provider: String,
+    /// The model ID as it will be sent to the vendor.
+    pub model: String,
+    pub resolver_url: String,
+    pub timeout_ms: u32,
+    pub signing_secret: String,
+}
+
+/// A key the resolver returned, with its `source` label.
+#[derive(Clone, Debug)]
+pub struct ResolvedKey {
+    pub key: VendorKey,
+    pub source: String,
+}
+
+/// The per-user credential resolver (bring your own key). Every failure is
+/// `None`: the call then uses the platform key.
+pub trait CredentialResolver: Send + Sync + 'static {
+    /// Asks the resolver for the user's key.
+    fn resolve(
+        &self,
+        request: KeyRequest,
+    ) -> Pin<Box<dyn std::future::Future<Output = Option<ResolvedKey>> + Send>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "t".into(),
+            arguments: Value::Null,
+        }
+    }
+
+    #[test]
+    fn pending_calls_are_those_of_the_last_assistant_entry_without_results() {
+        let mut context = vec![ContextMessage::text(ContextRole::User, "hi")];
+        assert!(pending_tool_calls(&context).is_empty());
+        let mut asks = ContextMessage::text(ContextRole::Assistant, "");
+        asks.tool_calls = vec![call("a"), call("b")];
+        context.push(asks);
+        assert_eq!(pending_tool_calls(&context), ["a", "b"]);
+        context.push(ContextMessage::tool_result("a", "ok"));
+        assert_eq!(pending_tool_calls(&context), ["b"]);
+        context.push(ContextMessage::tool_result("b", "ok"));
+        assert!(pending_tool_calls(&context).is_empty());
+        assert_eq!(
+            format!("{:?}", VendorKey::new("sk-secret")),
+            "VendorKey(<redacted>)"
+        );
+    }
 }

@@ -16,6 +16,7 @@ struct MemoryStore {
     agents: Mutex<BTreeMap<AgentId, Agent>>,
     threads: Mutex<BTreeMap<ThreadId, Thread>>,
     messages: Mutex<BTreeMap<ThreadId, Vec<Message>>>,
+    context: Mutex<BTreeMap<ThreadId, Vec<ContextMessage>>>,
     usage: Mutex<Vec<UsageRecord>>,
 }
 
@@ -26,12 +27,37 @@ impl ThreadStore for MemoryStore {
     fn thread(&self, _: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
         Ok(self.threads.lock().unwrap().get(&thread).cloned())
     }
-    fn append_message(&self, mut message: Message) -> Result<Message, StoreError> {
-        let mut all = self.messages.lock().unwrap();
-        let list = all.entry(message.thread_id).or_default();
-        message.seq = list.len() as u64 + 1;
-        list.push(message.clone());
-        Ok(message)
+    fn append(
+        &self,
+        thread: ThreadId,
+        listed: Option<Message>,
+        context: Vec<ContextMessage>,
+    ) -> Result<Option<Message>, StoreError> {
+        self.context
+            .lock()
+            .unwrap()
+            .entry(thread)
+            .or_default()
+            .extend(context);
+        Ok(listed.map(|mut message| {
+            let mut all = self.messages.lock().unwrap();
+            let list = all.entry(thread).or_default();
+            message.seq = list.len() as u64 + 1;
+            list.push(message.clone());
+            message
+        }))
+    }
+    fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
+        Ok(self
+            .context
+            .lock()
+            .unwrap()
+            .get(&thread)
+            .cloned()
+            .unwrap_or_default())
+    }
+    fn credentials(&self, _: OrgId, _: AgentId) -> Result<CredentialConfig, StoreError> {
+        Ok(CredentialConfig::default())
     }
     fn messages(
         &self,
@@ -68,6 +94,7 @@ impl ModelProvider for ScriptedProvider {
         ModelRoute {
             provider: "test".into(),
             model: model.into(),
+            external: false,
         }
     }
     fn stream(&self, request: ModelRequest) -> ModelStream {
@@ -92,6 +119,18 @@ impl ModelProvider for ScriptedProvider {
     }
 }
 
+/// A resolver that never has a key (routes here are not external anyway).
+struct NoResolver;
+
+impl CredentialResolver for NoResolver {
+    fn resolve(
+        &self,
+        _: KeyRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<ResolvedKey>> + Send>> {
+        Box::pin(async { None })
+    }
+}
+
 struct Fixture {
     runtime: Runtime,
     store: Arc<MemoryStore>,
@@ -109,6 +148,7 @@ impl Fixture {
         let engine = Arc::new(Engine {
             store: store.clone(),
             provider: provider.clone(),
+            resolver: Arc::new(NoResolver),
         });
         let config = RuntimeConfig {
             idle_timeout: Duration::from_secs(60),

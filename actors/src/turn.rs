@@ -1,14 +1,23 @@
-//! One turn: a user message in, the model's answer out as events, and both
-//! stored. Durability order: the user message is flushed before the model is
-//! called; the assistant message and the usage record are flushed before
-//! `done`. A stop drops the model stream at once (closing a vendor
-//! connection), records usage, and ends with `done {stopped:true}`.
+//! One turn: a user message (or tool results) in, the model's answer out as
+//! events, and both stored. Durability order: what the user sent is flushed
+//! before the model is called; the answer (text and tool calls) and the usage
+//! record are flushed before the events that report them. A stop drops the
+//! model stream at once (closing a vendor connection), records usage, and ends
+//! with `done {stopped:true}`.
+//!
+//! Tool calls: a model that calls client-side tools ends the turn with
+//! `tool_call` events, `requires_action` and `done {requiresAction:true}`; the
+//! client's next send carries `toolResults`, which join the context before the
+//! model continues. A send without results while calls are pending answers
+//! them with a "not executed" output so the vendor context stays valid.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::Utc;
 use futures_util::StreamExt;
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::domain::{Message, Metadata, Role, UsageRecord};
@@ -16,13 +25,29 @@ use crate::events::{StreamFrame, ThreadEvent, Usage};
 use crate::ids::{MessageId, OrgId, ThreadId, UsageId};
 use crate::ports::{StoreError, ThreadStore};
 use crate::provider::{
-    ContextMessage, ModelError, ModelEvent, ModelProvider, ModelRequest, estimate_tokens,
+    ContextMessage, ContextRole, CredentialResolver, KeyRequest, ModelError, ModelEvent,
+    ModelProvider, ModelRequest, ToolCall, ToolDefinition, VendorKey, estimate_tokens,
+    pending_tool_calls,
 };
 
 /// What a turn needs from outside: the store and the models.
 pub struct Engine {
     pub store: Arc<dyn ThreadStore>,
     pub provider: Arc<dyn ModelProvider>,
+    pub resolver: Arc<dyn CredentialResolver>,
+}
+
+/// The output given to a pending tool call the user moved past.
+pub const NOT_EXECUTED_NEW_MESSAGE: &str = "not executed: the user sent a new message";
+/// The output given to a pending tool call the client sent no result for.
+pub const NOT_EXECUTED_NO_RESULT: &str = "not executed: no result was given";
+
+/// A client's result for a tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    pub tool_call_id: String,
+    /// The output as text (JSON values arrive serialized).
+    pub output: String,
 }
 
 /// A user's send, as the HTTP layer validated it.
@@ -38,6 +63,12 @@ pub struct TurnRequest {
     pub system_prompt_overlay: Option<String>,
     /// Overlaid on the thread's metadata for the usage record.
     pub metadata: Metadata,
+    /// Client-side tools offered to the model for this turn.
+    pub tools: Vec<ToolDefinition>,
+    /// Results answering the previous turn's tool calls.
+    pub tool_results: Vec<ToolResult>,
+    /// Whose key the credential resolver is asked for.
+    pub user_id: String,
 }
 
 /// The event sink of one stream, numbering frames 1, 2, 3…
@@ -76,6 +107,7 @@ impl Emitter {
             content,
             usage: None,
             stopped: None,
+            requires_action: None,
         })
         .await;
     }
@@ -118,6 +150,167 @@ pub struct TurnInput {
     pub history: Option<Vec<ContextMessage>>,
 }
 
+/// A tool call being assembled from the stream's pieces.
+#[derive(Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+impl PartialCall {
+    fn finish(self) -> ToolCall {
+        let arguments = if self.arguments.trim().is_empty() {
+            Value::Object(serde_json::Map::new())
+        } else {
+            serde_json::from_str(&self.arguments).unwrap_or(Value::String(self.arguments))
+        };
+        ToolCall {
+            id: self.id,
+            name: self.name,
+            arguments,
+        }
+    }
+}
+
+/// What a model call produced.
+struct Outcome {
+    content: String,
+    tool_calls: Vec<ToolCall>,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    failure: Option<ModelError>,
+    stopped: bool,
+}
+
+/// Reads the model stream to its end, relaying text as `token` events and
+/// assembling tool calls; a stop drops the stream at once.
+async fn consume(
+    mut stream: crate::provider::ModelStream,
+    emitter: &Emitter,
+    cancel: &mut oneshot::Receiver<()>,
+) -> Outcome {
+    let mut outcome = Outcome {
+        content: String::new(),
+        tool_calls: Vec::new(),
+        input_tokens: None,
+        output_tokens: None,
+        failure: None,
+        stopped: false,
+    };
+    let mut calls: BTreeMap<usize, PartialCall> = BTreeMap::new();
+    let mut cancel_closed = false;
+    loop {
+        tokio::select! {
+            biased;
+            signal = &mut *cancel, if !cancel_closed => match signal {
+                Ok(()) => {
+                    outcome.stopped = true;
+                    break;
+                }
+                // The actor dropped the handle without a stop: keep going.
+                Err(_) => cancel_closed = true,
+            },
+            event = stream.next() => match event {
+                Some(ModelEvent::Text(delta)) => {
+                    outcome.content.push_str(&delta);
+                    emitter.emit(ThreadEvent::Token { delta }).await;
+                }
+                Some(ModelEvent::ToolCallStart { index, id, name }) => {
+                    let call = calls.entry(index).or_default();
+                    call.id = id;
+                    call.name = name;
+                }
+                Some(ModelEvent::ToolCallArguments { index, fragment }) => {
+                    calls.entry(index).or_default().arguments.push_str(&fragment);
+                }
+                Some(ModelEvent::Usage { input_tokens, output_tokens }) => {
+                    outcome.input_tokens = input_tokens.or(outcome.input_tokens);
+                    outcome.output_tokens = output_tokens.or(outcome.output_tokens);
+                }
+                Some(ModelEvent::Finish(_)) => {
+                    outcome.tool_calls = calls.into_values().map(PartialCall::finish).collect();
+                    break;
+                }
+                Some(ModelEvent::Error(error)) => {
+                    outcome.failure = Some(error);
+                    break;
+                }
+                None => {
+                    outcome.failure = Some(ModelError {
+                        code: "PROVIDER_UNAVAILABLE",
+                        detail: "the model's stream ended before the answer was complete".into(),
+                    });
+                    break;
+                }
+            },
+        }
+    }
+    // Dropping the stream cancels the model call (closes a vendor connection).
+    drop(stream);
+    outcome
+}
+
+/// Context entries for what the user sent: results for every pending tool
+/// call (a "not executed" output for those without one), then the message.
+fn user_entries(
+    history: &[ContextMessage],
+    request: &TurnRequest,
+) -> Result<Vec<ContextMessage>, String> {
+    let pending = pending_tool_calls(history);
+    if let Some(stray) = request
+        .tool_results
+        .iter()
+        .find(|r| !pending.contains(&r.tool_call_id))
+    {
+        return Err(format!(
+            "toolResults: `{}` answers no pending tool call",
+            stray.tool_call_id
+        ));
+    }
+    let mut entries: Vec<ContextMessage> = pending
+        .into_iter()
+        .map(|id| {
+            let output = match request.tool_results.iter().find(|r| r.tool_call_id == id) {
+                Some(result) => result.output.clone(),
+                None if request.tool_results.is_empty() => NOT_EXECUTED_NEW_MESSAGE.to_owned(),
+                None => NOT_EXECUTED_NO_RESULT.to_owned(),
+            };
+            ContextMessage::tool_result(id, output)
+        })
+        .collect();
+    if !request.content.is_empty() {
+        entries.push(ContextMessage::text(
+            ContextRole::User,
+            request.content.clone(),
+        ));
+    }
+    Ok(entries)
+}
+
+/// Appends to the thread and waits until it is durable.
+async fn append_durably(
+    store: &Arc<dyn ThreadStore>,
+    thread: ThreadId,
+    listed: Option<Message>,
+    context: Vec<ContextMessage>,
+    usage: Option<UsageRecord>,
+) -> Result<Option<Message>, StoreError> {
+    let stored = blocking(store, move |s| {
+        let listed = s.append(thread, listed, context)?;
+        if let Some(usage) = usage {
+            s.record_usage(UsageRecord {
+                message_id: listed.as_ref().map(|m| m.id),
+                ..usage
+            })?;
+        }
+        Ok(listed)
+    })
+    .await?;
+    store.flush().await?;
+    Ok(stored)
+}
+
 /// Runs one turn to its `done`; returns the context to cache for the next
 /// turn, or `None` when it must be reloaded from the store.
 pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
@@ -137,23 +330,18 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             return Ok(None);
         };
         let agent = s.agent(org, thread.agent_id)?;
+        let credentials = s.credentials(org, thread.agent_id)?;
         let history = match history {
             Some(history) => history,
-            None => s
-                .messages(thread_id, 0, usize::MAX)?
-                .0
-                .into_iter()
-                .map(|m| ContextMessage {
-                    role: m.role,
-                    content: m.content,
-                })
-                .collect(),
+            None => s.context(thread_id)?,
         };
-        Ok(Some((thread, agent, history)))
+        Ok(Some((thread, agent, credentials, history)))
     })
     .await;
-    let (thread, agent, mut history) = match loaded {
-        Ok(Some((thread, Some(agent), history))) if !agent.is_deleted() => (thread, agent, history),
+    let (thread, agent, credentials, mut history) = match loaded {
+        Ok(Some((thread, Some(agent), credentials, history))) if !agent.is_deleted() => {
+            (thread, agent, credentials, history)
+        }
         Ok(Some(_)) => {
             emitter
                 .fail("CONFLICT", "the thread's agent was deleted", String::new())
@@ -175,41 +363,37 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
     };
 
-    // The user message is durable before the model is called.
-    let mut user_message_id = None;
-    if !request.content.is_empty() {
-        let message = Message {
-            id: MessageId::new(),
-            thread_id,
-            seq: 0,
-            role: Role::User,
-            content: request.content.clone(),
-            sender_name: request.sender_name.clone(),
-            sender_id: request.sender_id.clone(),
-            created_at: started_at,
-        };
-        let stored = blocking(&engine.store, move |s| s.append_message(message)).await;
-        let flushed = match stored {
-            Ok(message) => engine.store.flush().await.map(|()| message),
-            Err(error) => Err(error),
-        };
-        match flushed {
-            Ok(message) => {
-                user_message_id = Some(message.id);
-                history.push(ContextMessage {
-                    role: Role::User,
-                    content: message.content,
-                });
-            }
-            Err(error) => {
-                tracing::error!(%error, thread = %thread_id, "storing a user message failed");
-                emitter
-                    .fail("INTERNAL", "internal error", String::new())
-                    .await;
-                return None;
-            }
+    // What the user sent is durable before the model is called.
+    let entries = match user_entries(&history, &request) {
+        Ok(entries) => entries,
+        Err(detail) => {
+            emitter
+                .fail("VALIDATION_ERROR", detail, String::new())
+                .await;
+            return Some(history);
         }
+    };
+    let listed = (!request.content.is_empty()).then(|| Message {
+        id: MessageId::new(),
+        thread_id,
+        seq: 0,
+        role: Role::User,
+        content: request.content.clone(),
+        sender_name: request.sender_name.clone(),
+        sender_id: request.sender_id.clone(),
+        created_at: started_at,
+    });
+    let user_message_id = listed.as_ref().map(|m| m.id);
+    if let Err(error) =
+        append_durably(&engine.store, thread_id, listed, entries.clone(), None).await
+    {
+        tracing::error!(%error, thread = %thread_id, "storing a user message failed");
+        emitter
+            .fail("INTERNAL", "internal error", String::new())
+            .await;
+        return None;
     }
+    history.extend(entries);
 
     let model = request
         .model_override
@@ -225,6 +409,30 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         })
         .await;
 
+    // The user's own key, when the agent has a resolver and a vendor is called.
+    let mut api_key: Option<VendorKey> = None;
+    let mut key_source = "platform".to_owned();
+    if route.external
+        && credentials.enabled
+        && !credentials.resolver_url.is_empty()
+        && let Some(signing_secret) = credentials.signing_secret.clone()
+        && let Some(resolved) = engine
+            .resolver
+            .resolve(KeyRequest {
+                user_id: request.user_id.clone(),
+                org_id: org.to_string(),
+                provider: route.provider.clone(),
+                model: route.model.clone(),
+                resolver_url: credentials.resolver_url.clone(),
+                timeout_ms: credentials.timeout_ms,
+                signing_secret,
+            })
+            .await
+    {
+        api_key = Some(resolved.key);
+        key_source = resolved.source;
+    }
+
     let system = compose_system_prompt(&[
         Some(&agent.stable_preamble),
         thread.system_prompt_overlay.as_deref(),
@@ -234,6 +442,8 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         route: route.clone(),
         system,
         messages: history.clone(),
+        tools: request.tools.clone(),
+        api_key,
     };
     let estimated_input = estimate_tokens(&model_request.system)
         + model_request
@@ -242,56 +452,14 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             .map(|m| estimate_tokens(&m.content))
             .sum::<u64>();
 
-    let mut stream = engine.provider.stream(model_request);
-    let mut content = String::new();
-    let (mut input_tokens, mut output_tokens) = (None, None);
-    let mut failure: Option<ModelError> = None;
-    let mut stopped = false;
-    let mut cancel_closed = false;
-    loop {
-        tokio::select! {
-            biased;
-            signal = &mut cancel, if !cancel_closed => match signal {
-                Ok(()) => {
-                    stopped = true;
-                    break;
-                }
-                // The actor dropped the handle without a stop: keep going.
-                Err(_) => cancel_closed = true,
-            },
-            event = stream.next() => match event {
-                Some(ModelEvent::Text(delta)) => {
-                    content.push_str(&delta);
-                    emitter.emit(ThreadEvent::Token { delta }).await;
-                }
-                Some(ModelEvent::Usage { input_tokens: i, output_tokens: o }) => {
-                    input_tokens = i.or(input_tokens);
-                    output_tokens = o.or(output_tokens);
-                }
-                // Client-side tools (tool_call / requires_action) arrive with
-                // the vendor providers; no provider emits these pieces yet.
-                Some(ModelEvent::ToolCallStart { .. } | ModelEvent::ToolCallArguments { .. }) => {}
-                Some(ModelEvent::Finish(_)) => break,
-                Some(ModelEvent::Error(error)) => {
-                    failure = Some(error);
-                    break;
-                }
-                None => {
-                    failure = Some(ModelError {
-                        code: "PROVIDER_UNAVAILABLE",
-                        detail: "the model's stream ended before the answer was complete".into(),
-                    });
-                    break;
-                }
-            },
-        }
-    }
-    // Dropping the stream cancels the model call (closes a vendor connection).
-    drop(stream);
+    let stream = engine.provider.stream(model_request);
+    let outcome = consume(stream, &emitter, &mut cancel).await;
 
     let usage = Usage {
-        input_tokens: input_tokens.unwrap_or(estimated_input),
-        output_tokens: output_tokens.unwrap_or_else(|| estimate_tokens(&content)),
+        input_tokens: outcome.input_tokens.unwrap_or(estimated_input),
+        output_tokens: outcome
+            .output_tokens
+            .unwrap_or_else(|| estimate_tokens(&outcome.content)),
     };
     let mut metadata = thread.metadata.clone();
     metadata.extend(request.metadata.clone());
@@ -303,64 +471,86 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         message_id: None,
         model: route.model.clone(),
         provider: route.provider.clone(),
-        key_source: "platform".into(),
+        key_source,
         input_tokens: usage.input_tokens,
         output_tokens: usage.output_tokens,
         metadata,
-        stopped,
-        estimated: input_tokens.is_none() || output_tokens.is_none(),
+        stopped: outcome.stopped,
+        estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
         created_at: Utc::now(),
     };
 
-    let answered = !stopped && failure.is_none();
-    let assistant = answered.then(|| Message {
-        id: MessageId::new(),
-        thread_id,
-        seq: 0,
-        role: Role::Assistant,
-        content: content.clone(),
-        sender_name: None,
-        sender_id: None,
-        created_at: Utc::now(),
-    });
-    let message_id = assistant.as_ref().map(|m| m.id);
-    let written = blocking(&engine.store, move |s| {
-        if let Some(message) = assistant {
-            s.append_message(message)?;
-        }
-        s.record_usage(UsageRecord {
-            message_id,
-            ..record
+    let answered = !outcome.stopped && outcome.failure.is_none();
+    // An answer that only calls tools adds nothing to the listed history.
+    let listed =
+        (answered && (outcome.tool_calls.is_empty() || !outcome.content.is_empty())).then(|| {
+            Message {
+                id: MessageId::new(),
+                thread_id,
+                seq: 0,
+                role: Role::Assistant,
+                content: outcome.content.clone(),
+                sender_name: None,
+                sender_id: None,
+                created_at: Utc::now(),
+            }
+        });
+    let context: Vec<ContextMessage> = answered
+        .then(|| ContextMessage {
+            role: ContextRole::Assistant,
+            content: outcome.content.clone(),
+            tool_calls: outcome.tool_calls.clone(),
+            tool_call_id: None,
         })
-    })
+        .into_iter()
+        .collect();
+    let stored = append_durably(
+        &engine.store,
+        thread_id,
+        listed,
+        context.clone(),
+        Some(record),
+    )
     .await;
-    let durable = match written {
-        Ok(_) => engine.store.flush().await,
-        Err(error) => Err(error),
+    let message_id = match stored {
+        Ok(listed) => listed.map(|m| m.id),
+        Err(error) => {
+            tracing::error!(%error, thread = %thread_id, "storing an answer failed");
+            emitter
+                .fail("INTERNAL", "internal error", outcome.content)
+                .await;
+            return None;
+        }
     };
-    if let Err(error) = durable {
-        tracing::error!(%error, thread = %thread_id, "storing an answer failed");
-        emitter.fail("INTERNAL", "internal error", content).await;
-        return None;
-    }
+    history.extend(context);
 
-    if let Some(failure) = failure {
-        emitter.fail(failure.code, failure.detail, content).await;
+    if let Some(failure) = outcome.failure {
+        emitter
+            .fail(failure.code, failure.detail, outcome.content)
+            .await;
         return Some(history);
     }
-    if answered {
-        history.push(ContextMessage {
-            role: Role::Assistant,
-            content: content.clone(),
-        });
+    let requires_action = !outcome.tool_calls.is_empty();
+    for call in &outcome.tool_calls {
+        emitter
+            .emit(ThreadEvent::ToolCall { tool: call.clone() })
+            .await;
+    }
+    if requires_action {
+        emitter
+            .emit(ThreadEvent::RequiresAction {
+                tool_calls: outcome.tool_calls.clone(),
+            })
+            .await;
     }
     emitter
         .emit(ThreadEvent::Done {
             ok: true,
             message_id,
-            content,
+            content: outcome.content,
             usage: Some(usage),
-            stopped: stopped.then_some(true),
+            stopped: outcome.stopped.then_some(true),
+            requires_action: requires_action.then_some(true),
         })
         .await;
     Some(history)

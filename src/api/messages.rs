@@ -5,7 +5,11 @@ use std::time::Duration;
 
 use actix_web::{HttpResponse, Responder, web};
 use actix_web_lab::sse::{self, Sse};
-use confer_actors::{Message, Metadata, Role, StreamFrame, ThreadId, ThreadStore, TurnRequest};
+use confer_actors::provider::pending_tool_calls;
+use confer_actors::{
+    Message, Metadata, Role, StreamFrame, ThreadId, ThreadStore, ToolDefinition, ToolResult,
+    TurnRequest,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -56,14 +60,36 @@ pub struct HistoryPage {
     total: u64,
 }
 
+/// A client's answer to a tool call: `{toolCallId, output}`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultBody {
+    pub tool_call_id: String,
+    /// A string, or any JSON value (sent to the model as its JSON text).
+    pub output: Value,
+}
+
+impl From<ToolResultBody> for ToolResult {
+    fn from(body: ToolResultBody) -> Self {
+        let output = match body.output {
+            Value::String(text) => text,
+            other => other.to_string(),
+        };
+        Self {
+            tool_call_id: body.tool_call_id,
+            output,
+        }
+    }
+}
+
 /// `POST .../messages` body.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)] // `tools`, `toolResults` and `toolProfile` arrive with client-side tools.
+#[allow(dead_code)] // `toolProfile` gains meaning with server-side tool gating.
 pub struct SendMessage {
     pub content: String,
-    pub tools: Option<Vec<Value>>,
-    pub tool_results: Option<Vec<Value>>,
+    pub tools: Option<Vec<ToolDefinition>>,
+    pub tool_results: Option<Vec<ToolResultBody>>,
     pub model_override: Option<String>,
     pub sender_name: Option<String>,
     pub sender_id: Option<String>,
@@ -85,6 +111,21 @@ impl SendMessage {
             .is_some_and(|m| m.trim().is_empty())
         {
             return Err(ApiError::invalid("modelOverride", "must not be empty"));
+        }
+        let mut names = std::collections::HashSet::new();
+        for (i, tool) in self.tools.iter().flatten().enumerate() {
+            if tool.name.trim().is_empty() || !names.insert(tool.name.as_str()) {
+                return Err(ApiError::invalid(
+                    &format!("tools[{i}].name"),
+                    "must be non-empty and unique",
+                ));
+            }
+            if !tool.parameters.is_object() {
+                return Err(ApiError::invalid(
+                    &format!("tools[{i}].parameters"),
+                    "must be a JSON Schema object",
+                ));
+            }
         }
         Ok(())
     }
@@ -130,13 +171,36 @@ pub async fn send(
     if agent.is_none_or(|a| a.is_deleted()) {
         return Err(ApiError::Conflict("the thread's agent was deleted".into()));
     }
-    // A JWT user always speaks as itself.
-    let (sender_id, sender_name) = match caller.jwt_user() {
+    let tool_results: Vec<ToolResult> = body
+        .tool_results
+        .unwrap_or_default()
+        .into_iter()
+        .map(ToolResult::from)
+        .collect();
+    if !tool_results.is_empty() {
+        let context = state.store.run(move |s| s.context(thread.id)).await?;
+        let pending = pending_tool_calls(&context);
+        if let Some(stray) = tool_results
+            .iter()
+            .find(|r| !pending.contains(&r.tool_call_id))
+        {
+            return Err(ApiError::invalid(
+                "toolResults",
+                format!("`{}` answers no pending tool call", stray.tool_call_id),
+            ));
+        }
+    }
+    // A JWT user always speaks as itself, and only its own key is resolved.
+    let (sender_id, sender_name, user_id) = match caller.jwt_user() {
         Some(user) => (
             Some(user.sub.clone()),
             body.sender_name.or(user.name.clone()),
+            user.sub.clone(),
         ),
-        None => (body.sender_id, body.sender_name),
+        None => {
+            let user_id = body.sender_id.clone().unwrap_or_else(|| caller.user_id());
+            (body.sender_id, body.sender_name, user_id)
+        }
     };
     let request = TurnRequest {
         content: body.content,
@@ -145,6 +209,9 @@ pub async fn send(
         model_override: body.model_override,
         system_prompt_overlay: body.system_prompt_overlay.map(Overlay::joined),
         metadata: body.metadata.unwrap_or_default(),
+        tools: body.tools.unwrap_or_default(),
+        tool_results,
+        user_id,
     };
     let (sink, frames) = mpsc::channel(STREAM_BUFFER);
     state

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use confer_actors::provider::estimate_tokens;
 use confer_actors::{
-    FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream,
-    Role,
+    ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
+    ModelStream,
 };
 use futures_util::StreamExt;
 use serde_json::json;
@@ -60,7 +60,7 @@ impl BuiltinProvider {
                 .messages
                 .iter()
                 .rev()
-                .find(|m| m.role == Role::User)
+                .find(|m| m.role == ContextRole::User)
                 .map(|m| m.content.clone())
                 .unwrap_or_default()),
             "inspect" => {
@@ -76,10 +76,7 @@ impl BuiltinProvider {
 
 impl ModelProvider for BuiltinProvider {
     fn route(&self, model: &str) -> ModelRoute {
-        ModelRoute {
-            provider: super::BUILTIN.to_owned(),
-            model: model.trim_start_matches("builtin/").to_owned(),
-        }
+        super::route(model, super::BUILTIN)
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
@@ -136,10 +133,9 @@ mod tests {
         let request = ModelRequest {
             route: provider.route("builtin/echo"),
             system: String::new(),
-            messages: vec![ContextMessage {
-                role: Role::User,
-                content: "hi there".into(),
-            }],
+            messages: vec![ContextMessage::text(ContextRole::User, "hi there")],
+            tools: Vec::new(),
+            api_key: None,
         };
         let events: Vec<_> = provider.stream(request).collect().await;
         assert_eq!(events[0], ModelEvent::Text("hi ".into()));

@@ -4,30 +4,40 @@
 //! (and is stripped); otherwise `claude-*` goes to Anthropic, `gpt-*`, `o1*`,
 //! `o3*`, `o4*`, `chatgpt-*` to OpenAI, and anything else to the fallback.
 
+pub mod anthropic;
 pub mod builtin;
+pub mod openai;
+pub mod vendor;
 
 use std::time::Duration;
 
-use confer_actors::{ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream};
+use confer_actors::{ModelProvider, ModelRequest, ModelRoute, ModelStream, VendorKey};
+use secrecy::ExposeSecret;
 
+use self::anthropic::AnthropicProvider;
 use self::builtin::BuiltinProvider;
+use self::openai::OpenAiProvider;
+use self::vendor::RetryPolicy;
+use crate::settings::Settings;
 
 /// Provider names as they appear in routes and usage records.
 pub const BUILTIN: &str = "builtin";
 pub const ANTHROPIC: &str = "anthropic";
 pub const OPENAI: &str = "openai";
 
-/// Routes a model ID to its provider.
+/// Routes a model ID to its provider; `fallback` takes unrecognised names.
 pub fn route(model: &str, fallback: &str) -> ModelRoute {
+    let routed = |provider: &str, model: &str| ModelRoute {
+        provider: provider.to_owned(),
+        model: model.to_owned(),
+        external: provider != BUILTIN,
+    };
     for provider in [ANTHROPIC, OPENAI, BUILTIN] {
         if let Some(rest) = model
             .strip_prefix(provider)
             .and_then(|r| r.strip_prefix('/'))
         {
-            return ModelRoute {
-                provider: provider.to_owned(),
-                model: rest.to_owned(),
-            };
+            return routed(provider, rest);
         }
     }
     let provider = if model.starts_with("claude-") {
@@ -40,24 +50,44 @@ pub fn route(model: &str, fallback: &str) -> ModelRoute {
     } else {
         fallback
     };
-    ModelRoute {
-        provider: provider.to_owned(),
-        model: model.to_owned(),
-    }
+    routed(provider, model)
 }
 
 /// Every configured provider, dispatched by route.
 pub struct ProviderRouter {
     builtin: BuiltinProvider,
+    openai: OpenAiProvider,
+    anthropic: AnthropicProvider,
     fallback: String,
 }
 
 impl ProviderRouter {
-    /// The router with the built-in models pacing tokens `builtin_delay` apart.
-    pub fn new(builtin_delay: Duration) -> Self {
+    /// The providers of `settings`, sharing one HTTP client.
+    pub fn new(settings: &Settings, client: reqwest::Client) -> Self {
+        let retry = RetryPolicy {
+            max_retries: settings.vendor_max_retries,
+            base_delay: Duration::from_millis(settings.vendor_retry_base_ms),
+            max_delay: Duration::from_millis(settings.vendor_retry_max_ms),
+        };
+        let key = |k: &Option<secrecy::SecretString>| {
+            k.as_ref().map(|k| VendorKey::new(k.expose_secret()))
+        };
         Self {
-            builtin: BuiltinProvider::new(builtin_delay),
-            fallback: OPENAI.to_owned(),
+            builtin: BuiltinProvider::new(Duration::from_millis(settings.builtin_delay_ms)),
+            openai: OpenAiProvider {
+                client: client.clone(),
+                base_url: settings.openai_base_url.clone(),
+                platform_key: key(&settings.openai_api_key),
+                retry: retry.clone(),
+            },
+            anthropic: AnthropicProvider {
+                client,
+                base_url: settings.anthropic_base_url.clone(),
+                platform_key: key(&settings.anthropic_api_key),
+                max_tokens: settings.anthropic_max_tokens,
+                retry,
+            },
+            fallback: settings.fallback_provider.clone(),
         }
     }
 }
@@ -69,13 +99,9 @@ impl ModelProvider for ProviderRouter {
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
         match request.route.provider.as_str() {
+            ANTHROPIC => self.anthropic.stream(request),
             BUILTIN => self.builtin.stream(request),
-            other => {
-                let error = ModelError::model(format!(
-                    "provider `{other}` is not available in this build; use a builtin/ model"
-                ));
-                Box::pin(futures_util::stream::iter([ModelEvent::Error(error)]))
-            }
+            _ => self.openai.stream(request),
         }
     }
 }

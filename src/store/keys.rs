@@ -12,6 +12,8 @@
 //! | `threads_by_agent` | org ++ agent ++ created µs BE ++ thread       | empty            |
 //! | `thread_seqs`      | thread                                        | u64 BE, last seq |
 //! | `messages`         | thread ++ seq BE                              | `Message`        |
+//! | `context_seqs`     | thread                                        | u64 BE, last seq |
+//! | `context`          | thread ++ seq BE                              | `ContextMessage` |
 //! | `participants`     | thread ++ user id (UTF-8)                     | `Participant`    |
 //! | `usage`            | org ++ created µs BE ++ usage                 | `UsageRecord`    |
 //! | `usage_by_thread`  | org ++ thread ++ created µs BE ++ usage       | empty            |
@@ -22,6 +24,8 @@
 //! Time-ordered indexes end in `created µs ++ id`: "newest first" is a reverse
 //! range scan and a cursor is an exclusive upper bound. Messages are keyed by a
 //! dense sequence number, so `offset`/`limit` is a direct range, never a skip.
+//! `context` is what a model is sent: the listed messages plus the tool calls
+//! and results the listing leaves out, in order, with its own sequence.
 
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, OrgId, ThreadId};
@@ -38,6 +42,8 @@ pub mod trees {
     pub const THREADS_BY_AGENT: &str = "threads_by_agent";
     pub const THREAD_SEQS: &str = "thread_seqs";
     pub const MESSAGES: &str = "messages";
+    pub const CONTEXT_SEQS: &str = "context_seqs";
+    pub const CONTEXT: &str = "context";
     pub const PARTICIPANTS: &str = "participants";
     pub const USAGE: &str = "usage";
     pub const USAGE_BY_THREAD: &str = "usage_by_thread";
@@ -105,7 +111,7 @@ pub fn timeline_id(key: &[u8]) -> Option<[u8; 16]> {
     key[start..].try_into().ok()
 }
 
-/// The key of a thread's message at `seq`.
+/// The key of a thread's message (or context entry) at `seq`.
 pub fn message(thread: ThreadId, seq: u64) -> [u8; 24] {
     let mut key = [0u8; 24];
     key[..16].copy_from_slice(thread.as_bytes());

@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    Agent, AgentId, ApiKeyId, CompactionConfig, CredentialConfig, Message, OrgId, Participant,
-    StoreError, StoreFuture, Thread, ThreadId, ThreadStore, UsageRecord,
+    Agent, AgentId, ApiKeyId, CompactionConfig, ContextMessage, CredentialConfig, Message, OrgId,
+    Participant, StoreError, StoreFuture, Thread, ThreadId, ThreadStore, UsageRecord,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -91,6 +91,8 @@ pub struct SledStore {
     threads_by_agent: Tree,
     thread_seqs: Tree,
     messages: Tree,
+    context_seqs: Tree,
+    context: Tree,
     participants: Tree,
     usage: Tree,
     usage_by_thread: Tree,
@@ -114,6 +116,8 @@ impl SledStore {
             threads_by_agent: tree(trees::THREADS_BY_AGENT)?,
             thread_seqs: tree(trees::THREAD_SEQS)?,
             messages: tree(trees::MESSAGES)?,
+            context_seqs: tree(trees::CONTEXT_SEQS)?,
+            context: tree(trees::CONTEXT)?,
             participants: tree(trees::PARTICIPANTS)?,
             usage: tree(trees::USAGE)?,
             usage_by_thread: tree(trees::USAGE_BY_THREAD)?,
@@ -342,15 +346,21 @@ impl SledStore {
         );
         // The record and its index go together; the history below is then
         // unreachable, so removing it in batches after is safe to interrupt.
-        (&self.threads, &self.threads_by_agent, &self.thread_seqs)
-            .transaction(|(threads, by_agent, seqs)| {
+        (
+            &self.threads,
+            &self.threads_by_agent,
+            &self.thread_seqs,
+            &self.context_seqs,
+        )
+            .transaction(|(threads, by_agent, seqs, context_seqs)| {
                 threads.remove(&keys::pair(org, thread.id.as_bytes())[..])?;
                 by_agent.remove(index_key.as_slice())?;
                 seqs.remove(thread.id.as_bytes())?;
+                context_seqs.remove(thread.id.as_bytes())?;
                 Ok(())
             })
             .map_err(tx_error)?;
-        for tree in [&self.messages, &self.participants] {
+        for tree in [&self.messages, &self.context, &self.participants] {
             let mut batch = sled::Batch::default();
             for key in tree.scan_prefix(thread.id.as_bytes()).keys() {
                 batch.remove(key.map_err(engine)?);
@@ -537,25 +547,61 @@ impl ThreadStore for SledStore {
         )
     }
 
-    fn append_message(&self, message: Message) -> Result<Message, StoreError> {
-        let thread = message.thread_id;
-        (&self.thread_seqs, &self.messages)
-            .transaction(|(seqs, messages)| {
-                let seq = seqs
-                    .get(thread.as_bytes())?
-                    .map(|v| keys::read_u64(&v))
-                    .unwrap_or(0)
-                    + 1;
-                let mut stored = message.clone();
-                stored.seq = seq;
-                seqs.insert(thread.as_bytes(), &seq.to_be_bytes())?;
-                messages.insert(
-                    &keys::message(thread, seq)[..],
-                    encode(&stored).map_err(abort)?,
-                )?;
+    fn append(
+        &self,
+        thread: ThreadId,
+        listed: Option<Message>,
+        context: Vec<ContextMessage>,
+    ) -> Result<Option<Message>, StoreError> {
+        let encoded: Vec<Vec<u8>> = context.iter().map(encode).collect::<Result<_, _>>()?;
+        (
+            &self.thread_seqs,
+            &self.messages,
+            &self.context_seqs,
+            &self.context,
+        )
+            .transaction(|(seqs, messages, context_seqs, context_tree)| {
+                let next = |tree: &TransactionalTree| -> Result<u64, ConflictableTransactionError<StoreError>> {
+                    Ok(tree.get(thread.as_bytes())?.map(|v| keys::read_u64(&v)).unwrap_or(0) + 1)
+                };
+                let stored = match &listed {
+                    Some(message) => {
+                        let seq = next(seqs)?;
+                        let mut stored = message.clone();
+                        stored.seq = seq;
+                        seqs.insert(thread.as_bytes(), &seq.to_be_bytes())?;
+                        messages.insert(
+                            &keys::message(thread, seq)[..],
+                            encode(&stored).map_err(abort)?,
+                        )?;
+                        Some(stored)
+                    }
+                    None => None,
+                };
+                if !encoded.is_empty() {
+                    let first = next(context_seqs)?;
+                    let mut seq = first;
+                    for entry in &encoded {
+                        context_tree.insert(&keys::message(thread, seq)[..], entry.clone())?;
+                        seq += 1;
+                    }
+                    context_seqs.insert(thread.as_bytes(), &(seq - 1).to_be_bytes())?;
+                }
                 Ok(stored)
             })
             .map_err(tx_error)
+    }
+
+    fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
+        self.context
+            .scan_prefix(thread.as_bytes())
+            .values()
+            .map(|v| decode(&v.map_err(engine)?))
+            .collect()
+    }
+
+    fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError> {
+        SledStore::credentials(self, org, agent)
     }
 
     fn messages(

@@ -1,0 +1,407 @@
+//! Vendor A: the Anthropic Messages API, streaming.
+//!
+//! Request: `POST {base}/v1/messages` with `x-api-key` and
+//! `anthropic-version: 2023-06-01`; the system prompt top-level; tool calls as
+//! assistant `tool_use` blocks and results as user `tool_result` blocks (first
+//! in their user message, before any text); consecutive same-role entries are
+//! merged into one message. Stream: `message_start` (input usage),
+//! `content_block_start/delta/stop` (text, `tool_use` with `input_json_delta`;
+//! thinking and unknown blocks skipped), `message_delta` (stop reason, usage,
+//! cumulative), `message_stop`, `ping`, and `error` even after HTTP 200.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use confer_actors::{
+    ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
+    ModelStream, VendorKey,
+};
+use eventsource_stream::Event;
+use serde_json::{Value, json};
+
+use super::vendor::{RequestFactory, RetryPolicy, WireParser, truncated, vendor_stream};
+
+/// The API version header every request carries.
+pub const API_VERSION: &str = "2023-06-01";
+
+/// The Anthropic provider.
+pub struct AnthropicProvider {
+    pub client: reqwest::Client,
+    /// e.g. `https://api.anthropic.com` (a path prefix is kept).
+    pub base_url: String,
+    pub platform_key: Option<VendorKey>,
+    pub max_tokens: u32,
+    pub retry: RetryPolicy,
+}
+
+fn push_blocks(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
+    if blocks.is_empty() {
+        return;
+    }
+    match messages.last_mut() {
+        Some(last) if last["role"] == role => {
+            if let Some(content) = last["content"].as_array_mut() {
+                content.extend(blocks);
+            }
+        }
+        _ => messages.push(json!({"role": role, "content": blocks})),
+    }
+}
+
+/// The JSON body of a streamed Messages request.
+pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
+    let mut messages: Vec<Value> = Vec::new();
+    for message in &request.messages {
+        match message.role {
+            ContextRole::User => {
+                let text = (!message.content.is_empty())
+                    .then(|| json!({"type": "text", "text": message.content}));
+                push_blocks(&mut messages, "user", text.into_iter().collect());
+            }
+            ContextRole::Tool => {
+                let result = json!({
+                    "type": "tool_result",
+                    "tool_use_id": message.tool_call_id,
+                    "content": message.content,
+                });
+                // tool_result blocks come first in their user message.
+                match messages.last_mut() {
+                    Some(last) if last["role"] == "user" => {
+                        if let Some(content) = last["content"].as_array_mut() {
+                            let at = content
+                                .iter()
+                                .position(|b| b["type"] != "tool_result")
+                                .unwrap_or(content.len());
+                            content.insert(at, result);
+                        }
+                    }
+                    _ => messages.push(json!({"role": "user", "content": [result]})),
+                }
+            }
+            ContextRole::Assistant => {
+                let mut blocks = Vec::new();
+                if !message.content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": message.content}));
+                }
+                for call in &message.tool_calls {
+                    let input = if call.arguments.is_object() {
+                        call.arguments.clone()
+                    } else {
+                        json!({})
+                    };
+                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
+                }
+                push_blocks(&mut messages, "assistant", blocks);
+            }
+        }
+    }
+    let mut body = json!({
+        "model": request.route.model,
+        "max_tokens": max_tokens,
+        "stream": true,
+        "messages": messages,
+    });
+    if !request.system.is_empty() {
+        body["system"] = json!(request.system);
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|tool| {
+                let mut definition = json!({"name": tool.name, "input_schema": tool.parameters});
+                if let Some(description) = &tool.description {
+                    definition["description"] = json!(description);
+                }
+                definition
+            })
+            .collect();
+    }
+    body
+}
+
+/// Parses Messages stream events.
+#[derive(Default)]
+pub struct MessagesParser {
+    /// Indexes of content blocks that are tool calls.
+    tool_blocks: BTreeSet<usize>,
+    stop_reason: Option<String>,
+    done: bool,
+}
+
+fn error_code(kind: &str) -> &'static str {
+    match kind {
+        "overloaded_error" | "api_error" => "PROVIDER_UNAVAILABLE",
+        "rate_limit_error" => "PROVIDER_RATE_LIMITED",
+        "authentication_error" | "permission_error" => "PROVIDER_AUTH",
+        "timeout_error" => "PROVIDER_TIMEOUT",
+        _ => "MODEL_ERROR",
+    }
+}
+
+impl WireParser for MessagesParser {
+    fn on_event(&mut self, event: &Event) -> Vec<ModelEvent> {
+        let Ok(data) = serde_json::from_str::<Value>(&event.data) else {
+            return Vec::new();
+        };
+        let kind = data["type"].as_str().unwrap_or(event.event.as_str());
+        let index = data["index"].as_u64().unwrap_or(0) as usize;
+        match kind {
+            "message_start" => {
+                let usage = &data["message"]["usage"];
+                vec![ModelEvent::Usage {
+                    input_tokens: usage["input_tokens"].as_u64(),
+                    output_tokens: usage["output_tokens"].as_u64(),
+                }]
+            }
+            "content_block_start" if data["content_block"]["type"] == "tool_use" => {
+                self.tool_blocks.insert(index);
+                let block = &data["content_block"];
+                vec![ModelEvent::ToolCallStart {
+                    index,
+                    id: block["id"].as_str().unwrap_or_default().to_owned(),
+                    name: block["name"].as_str().unwrap_or_default().to_owned(),
+                }]
+            }
+            "content_block_delta" => {
+                let delta = &data["delta"];
+                match delta["type"].as_str() {
+                    Some("text_delta") => delta["text"]
+                        .as_str()
+                        .filter(|t| !t.is_empty())
+                        .map(|t| ModelEvent::Text(t.to_owned()))
+                        .into_iter()
+                        .collect(),
+                    Some("input_json_delta") if self.tool_blocks.contains(&index) => {
+                        delta["partial_json"]
+                            .as_str()
+                            .filter(|t| !t.is_empty())
+                            .map(|t| ModelEvent::ToolCallArguments {
+                                index,
+                                fragment: t.to_owned(),
+                            })
+                            .into_iter()
+                            .collect()
+                    }
+                    // thinking, signature, citations and future delta types.
+                    _ => Vec::new(),
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = data["delta"]["stop_reason"].as_str() {
+                    self.stop_reason = Some(reason.to_owned());
+                }
+                let usage = &data["usage"];
+                vec![ModelEvent::Usage {
+                    input_tokens: usage["input_tokens"].as_u64(),
+                    output_tokens: usage["output_tokens"].as_u64(),
+                }]
+            }
+            "message_stop" => {
+                self.done = true;
+                let reason = match self.stop_reason.as_deref() {
+                    Some("end_turn" | "stop_sequence") | None => FinishReason::Stop,
+                    Some("max_tokens") => FinishReason::Length,
+                    Some("tool_use") => FinishReason::ToolCalls,
+                    Some(other) => FinishReason::Other(other.to_owned()),
+                };
+                vec![ModelEvent::Finish(reason)]
+            }
+            "error" => {
+                self.done = true;
+                let error = &data["error"];
+                let kind = error["type"].as_str().unwrap_or_default();
+                let message = error["message"]
+                    .as_str()
+                    .unwrap_or("the vendor reported an error");
+                vec![ModelEvent::Error(ModelError {
+                    code: error_code(kind),
+                    detail: format!("{kind}: {}", message.chars().take(300).collect::<String>()),
+                })]
+            }
+            // ping, content_block_stop, other blocks' starts, unknown events.
+            _ => Vec::new(),
+        }
+    }
+
+    fn on_end(&mut self) -> Vec<ModelEvent> {
+        if self.done {
+            return Vec::new();
+        }
+        self.done = true;
+        vec![truncated()]
+    }
+
+    fn finished(&self) -> bool {
+        self.done
+    }
+}
+
+impl ModelProvider for AnthropicProvider {
+    fn route(&self, model: &str) -> ModelRoute {
+        super::route(model, super::ANTHROPIC)
+    }
+
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let url = format!("{}/v1/messages", self.base_url.trim_end_matches('/'));
+        let body = request_body(&request, self.max_tokens);
+        let key = request.api_key.or_else(|| self.platform_key.clone());
+        let client = self.client.clone();
+        let factory: RequestFactory = Arc::new(move || {
+            let builder = client
+                .post(&url)
+                .header("anthropic-version", API_VERSION)
+                .header("accept", "text/event-stream")
+                .json(&body);
+            match &key {
+                Some(key) => builder.header("x-api-key", key.expose()),
+                None => builder,
+            }
+        });
+        vendor_stream(self.retry.clone(), factory, MessagesParser::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::vendor::testing::{assert_split_invariant, decode_whole};
+    use super::*;
+    use confer_actors::{ContextMessage, ToolCall};
+
+    /// The documented stream: text, ping, then a tool call in two fragments.
+    pub const TOOL_STREAM: &str = concat!(
+        "event: message_start\n",
+        "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-6\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":412,\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+        "event: ping\n",
+        "data: {\"type\":\"ping\"}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Let me check ☀.\"}}\n\n",
+        "event: content_block_stop\n",
+        "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01A\",\"name\":\"get_weather\",\"input\":{}}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \\\"Pa\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"ris\\\"}\"}}\n\n",
+        "event: content_block_stop\n",
+        "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+        "event: message_delta\n",
+        "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":42}}\n\n",
+        "event: message_stop\n",
+        "data: {\"type\":\"message_stop\"}\n\n",
+    );
+
+    const THINKING_AND_ERROR: &str = concat!(
+        "event: message_start\n",
+        "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hmm\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"sig\"}}\n\n",
+        "event: some_future_event\n",
+        "data: {\"type\":\"some_future_event\"}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
+        "event: error\n",
+        "data: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+    );
+
+    #[tokio::test]
+    async fn documented_streams_decode_the_same_at_every_split() {
+        let events = decode_whole(TOOL_STREAM.as_bytes(), MessagesParser::default()).await;
+        assert_eq!(
+            events,
+            [
+                ModelEvent::Usage {
+                    input_tokens: Some(412),
+                    output_tokens: Some(1)
+                },
+                ModelEvent::Text("Let me check ☀.".into()),
+                ModelEvent::ToolCallStart {
+                    index: 1,
+                    id: "toolu_01A".into(),
+                    name: "get_weather".into()
+                },
+                ModelEvent::ToolCallArguments {
+                    index: 1,
+                    fragment: "{\"city\": \"Pa".into()
+                },
+                ModelEvent::ToolCallArguments {
+                    index: 1,
+                    fragment: "ris\"}".into()
+                },
+                ModelEvent::Usage {
+                    input_tokens: None,
+                    output_tokens: Some(42)
+                },
+                ModelEvent::Finish(FinishReason::ToolCalls),
+            ]
+        );
+        assert_split_invariant(TOOL_STREAM.as_bytes(), MessagesParser::default).await;
+        assert_split_invariant(THINKING_AND_ERROR.as_bytes(), MessagesParser::default).await;
+    }
+
+    #[tokio::test]
+    async fn thinking_is_skipped_and_a_mid_stream_error_fails_the_turn() {
+        let events = decode_whole(THINKING_AND_ERROR.as_bytes(), MessagesParser::default()).await;
+        assert_eq!(events[1], ModelEvent::Text("Hi".into()));
+        assert!(
+            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
+        );
+        let cut = &TOOL_STREAM[..TOOL_STREAM.find("event: message_delta").unwrap()];
+        let events = decode_whole(cut.as_bytes(), MessagesParser::default()).await;
+        assert!(
+            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
+        );
+    }
+
+    #[test]
+    fn request_puts_tool_results_first_and_merges_turns() {
+        let mut asks = ContextMessage::text(ContextRole::Assistant, "Checking.");
+        asks.tool_calls = vec![ToolCall {
+            id: "toolu_01A".into(),
+            name: "get_weather".into(),
+            arguments: json!({"city": "Paris"}),
+        }];
+        let request = ModelRequest {
+            route: ModelRoute {
+                provider: "anthropic".into(),
+                model: "claude-sonnet-4-6".into(),
+                external: true,
+            },
+            system: "You are terse.".into(),
+            messages: vec![
+                ContextMessage::text(ContextRole::User, "Weather in Paris?"),
+                asks,
+                ContextMessage::tool_result(
+                    "toolu_01A",
+                    "not executed: the user sent a new message",
+                ),
+                ContextMessage::text(ContextRole::User, "Never mind."),
+            ],
+            tools: vec![],
+            api_key: None,
+        };
+        let body = request_body(&request, 1024);
+        assert_eq!(body["system"], "You are terse.");
+        assert_eq!(body["max_tokens"], 1024);
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 3);
+        assert_eq!(messages[1]["content"][1]["type"], "tool_use");
+        assert_eq!(messages[1]["content"][1]["input"], json!({"city": "Paris"}));
+        assert_eq!(messages[2]["role"], "user");
+        assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+        assert_eq!(messages[2]["content"][0]["tool_use_id"], "toolu_01A");
+        assert_eq!(
+            messages[2]["content"][1],
+            json!({"type": "text", "text": "Never mind."})
+        );
+    }
+}

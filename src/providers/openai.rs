@@ -1,0 +1,382 @@
+//! Vendor B: the OpenAI Chat Completions API, and any OpenAI-compatible server
+//! (vLLM, Ollama, llama.cpp, LiteLLM) behind `OPENAI_BASE_URL`.
+//!
+//! Request: the composed system prompt as the first `system` message (left out
+//! when empty), every message's content as a plain string, assistant tool calls
+//! with their arguments as JSON text, one `tool` message per result,
+//! `stream: true` with `stream_options.include_usage`. Stream: `data:` chunks
+//! ending with `data: [DONE]`; text in `delta.content`, tool calls assembled
+//! by `index` (a whole call in one chunk is fine too), usage in a last chunk
+//! with no choices. A server that sends no usage, no role chunk or no `[DONE]`
+//! still works; a body that ends before any finish reason is truncated.
+
+use std::sync::Arc;
+
+use confer_actors::{
+    ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
+    ModelStream, VendorKey,
+};
+use eventsource_stream::Event;
+use serde_json::{Value, json};
+
+use super::vendor::{RequestFactory, RetryPolicy, WireParser, truncated, vendor_stream};
+
+/// The OpenAI-compatible provider.
+pub struct OpenAiProvider {
+    pub client: reqwest::Client,
+    /// e.g. `https://api.openai.com/v1` (no trailing slash needed).
+    pub base_url: String,
+    pub platform_key: Option<VendorKey>,
+    pub retry: RetryPolicy,
+}
+
+/// The JSON body of a streamed chat completion.
+pub fn request_body(request: &ModelRequest) -> Value {
+    let mut messages = Vec::new();
+    if !request.system.is_empty() {
+        messages.push(json!({"role": "system", "content": request.system}));
+    }
+    for message in &request.messages {
+        messages.push(match message.role {
+            ContextRole::User => json!({"role": "user", "content": message.content}),
+            ContextRole::Assistant if message.tool_calls.is_empty() => {
+                json!({"role": "assistant", "content": message.content})
+            }
+            ContextRole::Assistant => {
+                let calls: Vec<Value> = message
+                    .tool_calls
+                    .iter()
+                    .map(|call| {
+                        json!({"id": call.id, "type": "function", "function": {
+                            "name": call.name,
+                            "arguments": call.arguments.to_string(),
+                        }})
+                    })
+                    .collect();
+                let content = (!message.content.is_empty()).then_some(&message.content);
+                json!({"role": "assistant", "content": content, "tool_calls": calls})
+            }
+            ContextRole::Tool => json!({
+                "role": "tool",
+                "tool_call_id": message.tool_call_id,
+                "content": message.content,
+            }),
+        });
+    }
+    let mut body = json!({
+        "model": request.route.model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({"type": "function", "function": {
+                    "name": tool.name,
+                    "description": tool.description.clone().unwrap_or_default(),
+                    "parameters": tool.parameters,
+                }})
+            })
+            .collect();
+    }
+    body
+}
+
+/// Parses Chat Completions chunks.
+#[derive(Default)]
+pub struct ChatParser {
+    finish: Option<FinishReason>,
+    /// Tool-call indexes already announced with their ID and name.
+    started: Vec<usize>,
+    done: bool,
+}
+
+impl ChatParser {
+    fn chunk(&mut self, chunk: &Value) -> Vec<ModelEvent> {
+        let mut out = Vec::new();
+        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
+            let message = error["message"]
+                .as_str()
+                .unwrap_or("the vendor reported an error");
+            self.done = true;
+            return vec![ModelEvent::Error(ModelError::model(
+                message.chars().take(300).collect::<String>(),
+            ))];
+        }
+        if let Some(choice) = chunk["choices"].get(0) {
+            let delta = &choice["delta"];
+            if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
+                out.push(ModelEvent::Text(text.to_owned()));
+            }
+            for (position, call) in delta["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let index = call["index"].as_u64().map_or(position, |i| i as usize);
+                if !self.started.contains(&index) {
+                    self.started.push(index);
+                    let id = call["id"]
+                        .as_str()
+                        .map_or_else(|| format!("call_{index}"), str::to_owned);
+                    let name = call["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    out.push(ModelEvent::ToolCallStart { index, id, name });
+                }
+                let fragment = &call["function"]["arguments"];
+                let fragment = match fragment {
+                    Value::String(text) => text.clone(),
+                    Value::Null => String::new(),
+                    // Some servers send the arguments as an object.
+                    other => other.to_string(),
+                };
+                if !fragment.is_empty() {
+                    out.push(ModelEvent::ToolCallArguments { index, fragment });
+                }
+            }
+            if let Some(reason) = choice["finish_reason"].as_str() {
+                self.finish = Some(match reason {
+                    "stop" => FinishReason::Stop,
+                    "length" => FinishReason::Length,
+                    "tool_calls" | "function_call" => FinishReason::ToolCalls,
+                    other => FinishReason::Other(other.to_owned()),
+                });
+            }
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            out.push(ModelEvent::Usage {
+                input_tokens: usage["prompt_tokens"].as_u64(),
+                output_tokens: usage["completion_tokens"].as_u64(),
+            });
+        }
+        out
+    }
+}
+
+impl WireParser for ChatParser {
+    fn on_event(&mut self, event: &Event) -> Vec<ModelEvent> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return self.on_end();
+        }
+        match serde_json::from_str::<Value>(data) {
+            Ok(chunk) => self.chunk(&chunk),
+            // Comments, keep-alives and other non-JSON lines are skipped.
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn on_end(&mut self) -> Vec<ModelEvent> {
+        if self.done {
+            return Vec::new();
+        }
+        self.done = true;
+        match self.finish.take() {
+            Some(reason) => vec![ModelEvent::Finish(reason)],
+            None => vec![truncated()],
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.done
+    }
+}
+
+impl ModelProvider for OpenAiProvider {
+    fn route(&self, model: &str) -> ModelRoute {
+        super::route(model, super::OPENAI)
+    }
+
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
+        let body = request_body(&request);
+        let key = request.api_key.or_else(|| self.platform_key.clone());
+        let client = self.client.clone();
+        let factory: RequestFactory = Arc::new(move || {
+            let builder = client.post(&url).json(&body);
+            match &key {
+                Some(key) => builder.bearer_auth(key.expose()),
+                None => builder,
+            }
+        });
+        vendor_stream(self.retry.clone(), factory, ChatParser::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::vendor::testing::{assert_split_invariant, decode_whole};
+    use super::*;
+    use confer_actors::{ContextMessage, ToolCall, ToolDefinition};
+
+    const TEXT_STREAM: &str = concat!(
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}],\"usage\":null}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Héllo\"},\"finish_reason\":null}],\"usage\":null}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" wörld ✓\"},\"finish_reason\":null}],\"usage\":null}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":4,\"total_tokens\":16}}\n\n",
+        "data: [DONE]\n\n",
+    );
+
+    const TOOL_STREAM: &str = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call_A\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_B\",\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\": \\\"Pa\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"{}\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"ris\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+
+    #[tokio::test]
+    async fn text_stream_decodes_the_same_at_every_split() {
+        let events = decode_whole(TEXT_STREAM.as_bytes(), ChatParser::default()).await;
+        assert_eq!(
+            events,
+            [
+                ModelEvent::Text("Héllo".into()),
+                ModelEvent::Text(" wörld ✓".into()),
+                ModelEvent::Usage {
+                    input_tokens: Some(12),
+                    output_tokens: Some(4)
+                },
+                ModelEvent::Finish(FinishReason::Stop),
+            ]
+        );
+        assert_split_invariant(TEXT_STREAM.as_bytes(), ChatParser::default).await;
+        assert_split_invariant(TOOL_STREAM.as_bytes(), ChatParser::default).await;
+        let crlf = TEXT_STREAM.replace('\n', "\r\n");
+        assert_split_invariant(crlf.as_bytes(), ChatParser::default).await;
+        assert_eq!(
+            decode_whole(crlf.as_bytes(), ChatParser::default()).await,
+            events
+        );
+    }
+
+    #[tokio::test]
+    async fn interleaved_tool_calls_are_keyed_by_index() {
+        let events = decode_whole(TOOL_STREAM.as_bytes(), ChatParser::default()).await;
+        assert_eq!(
+            events[0],
+            ModelEvent::ToolCallStart {
+                index: 0,
+                id: "call_A".into(),
+                name: "get_weather".into()
+            }
+        );
+        assert_eq!(
+            events[1],
+            ModelEvent::ToolCallStart {
+                index: 1,
+                id: "call_B".into(),
+                name: "get_time".into()
+            }
+        );
+        let args: String = events
+            .iter()
+            .filter_map(|e| match e {
+                ModelEvent::ToolCallArguments { index: 0, fragment } => Some(fragment.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(args, "{\"city\": \"Paris\"}");
+        assert_eq!(
+            events.last(),
+            Some(&ModelEvent::Finish(FinishReason::ToolCalls))
+        );
+    }
+
+    #[tokio::test]
+    async fn tolerant_of_missing_done_usage_and_role_but_not_truncation() {
+        let no_done = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\n";
+        let events = decode_whole(no_done.as_bytes(), ChatParser::default()).await;
+        assert_eq!(
+            events,
+            [
+                ModelEvent::Text("hi".into()),
+                ModelEvent::Finish(FinishReason::Stop)
+            ]
+        );
+        let truncated_body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n";
+        let events = decode_whole(truncated_body.as_bytes(), ChatParser::default()).await;
+        assert!(
+            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
+        );
+        let in_stream_error =
+            "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n";
+        let events = decode_whole(in_stream_error.as_bytes(), ChatParser::default()).await;
+        assert!(matches!(&events[..], [ModelEvent::Error(e)] if e.detail == "boom"));
+        // Ollama: a whole call in one chunk, and "stop" despite the call.
+        let ollama = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"call_x\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}]},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n"
+        );
+        let events = decode_whole(ollama.as_bytes(), ChatParser::default()).await;
+        assert_eq!(
+            events[0],
+            ModelEvent::ToolCallStart {
+                index: 0,
+                id: "call_x".into(),
+                name: "f".into()
+            }
+        );
+        assert_eq!(
+            events[1],
+            ModelEvent::ToolCallArguments {
+                index: 0,
+                fragment: "{\"a\":1}".into()
+            }
+        );
+    }
+
+    #[test]
+    fn request_carries_system_tools_and_tool_turns() {
+        let mut asks = ContextMessage::text(ContextRole::Assistant, "");
+        asks.tool_calls = vec![ToolCall {
+            id: "call_A".into(),
+            name: "f".into(),
+            arguments: json!({"x": 1}),
+        }];
+        let request = ModelRequest {
+            route: ModelRoute {
+                provider: "openai".into(),
+                model: "gpt-4.1".into(),
+                external: true,
+            },
+            system: "Be terse.".into(),
+            messages: vec![
+                ContextMessage::text(ContextRole::User, "hi"),
+                asks,
+                ContextMessage::tool_result("call_A", "42"),
+            ],
+            tools: vec![ToolDefinition {
+                name: "f".into(),
+                description: None,
+                parameters: json!({"type": "object"}),
+            }],
+            api_key: None,
+        };
+        let body = request_body(&request);
+        assert_eq!(
+            body["messages"][0],
+            json!({"role": "system", "content": "Be terse."})
+        );
+        assert_eq!(body["messages"][2]["content"], Value::Null);
+        assert_eq!(
+            body["messages"][2]["tool_calls"][0]["function"]["arguments"],
+            "{\"x\":1}"
+        );
+        assert_eq!(
+            body["messages"][3],
+            json!({"role": "tool", "tool_call_id": "call_A", "content": "42"})
+        );
+        assert_eq!(body["tools"][0]["function"]["name"], "f");
+        assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    }
+}

@@ -1,0 +1,365 @@
+//! What every vendor provider shares: the HTTP client (pooled, with connect
+//! and between-chunk timeouts and the operator's extra CAs), the retry policy
+//! (429, 5xx, 529, connection failures; only before the first byte of an
+//! answer, honouring Retry-After), the mapping of failures to the stream's
+//! error codes, and the driver that turns a vendor's SSE body into
+//! `ModelEvent`s through a per-vendor [`WireParser`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use confer_actors::{ModelError, ModelEvent, ModelStream};
+use eventsource_stream::{Event, Eventsource};
+use futures_util::{Stream, StreamExt, TryStreamExt};
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::{RequestBuilder, Response, StatusCode};
+
+/// How failed vendor requests are retried.
+#[derive(Clone, Debug)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff; doubled each retry, plus up to half of it as jitter.
+    pub base_delay: Duration,
+    /// A longer wait (backoff or Retry-After) is not waited: the call fails.
+    pub max_delay: Duration,
+}
+
+/// Builds the one outbound HTTP client: pooled, `TCP_NODELAY`, timeouts for
+/// connecting and between chunks, and extra trusted CAs from a PEM file.
+/// Certificate verification is always on.
+pub fn http_client(
+    connect_timeout: Duration,
+    read_timeout: Duration,
+    extra_ca_pem: Option<&[u8]>,
+) -> anyhow::Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .read_timeout(read_timeout)
+        .tcp_nodelay(true)
+        .pool_idle_timeout(Duration::from_secs(90));
+    if let Some(pem) = extra_ca_pem {
+        let certificates = reqwest::Certificate::from_pem_bundle(pem)?;
+        anyhow::ensure!(
+            !certificates.is_empty(),
+            "no certificate in the extra CA file"
+        );
+        builder = builder.tls_certs_merge(certificates);
+    }
+    Ok(builder.build()?)
+}
+
+/// A transport failure while reading a body.
+#[derive(Debug)]
+pub struct TransportError {
+    pub timeout: bool,
+    pub message: String,
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<reqwest::Error> for TransportError {
+    fn from(error: reqwest::Error) -> Self {
+        Self {
+            timeout: error.is_timeout(),
+            message: error.without_url().to_string(),
+        }
+    }
+}
+
+/// A vendor's HTTP failure as a stream error, and whether to retry it.
+/// `message` is the vendor's error message, already extracted from its body.
+pub fn classify_status(status: StatusCode, message: &str) -> (ModelError, bool) {
+    let detail = |what: &str| {
+        if message.is_empty() {
+            format!("{what} (HTTP {})", status.as_u16())
+        } else {
+            format!("{what} (HTTP {}): {message}", status.as_u16())
+        }
+    };
+    match status.as_u16() {
+        // The vendor's words may quote part of the key: never relay them.
+        401 | 403 => (
+            ModelError {
+                code: "PROVIDER_AUTH",
+                detail: format!("the vendor refused the API key (HTTP {})", status.as_u16()),
+            },
+            false,
+        ),
+        429 => (
+            ModelError {
+                code: "PROVIDER_RATE_LIMITED",
+                detail: detail("the vendor is rate limiting"),
+            },
+            true,
+        ),
+        408 | 504 => (
+            ModelError {
+                code: "PROVIDER_TIMEOUT",
+                detail: detail("the vendor timed out"),
+            },
+            true,
+        ),
+        500..=599 => (
+            ModelError {
+                code: "PROVIDER_UNAVAILABLE",
+                detail: detail("the vendor is unavailable"),
+            },
+            true,
+        ),
+        _ => (
+            ModelError::model(detail("the vendor rejected the request")),
+            false,
+        ),
+    }
+}
+
+fn classify_transport(error: &reqwest::Error) -> (ModelError, bool) {
+    if error.is_timeout() {
+        (
+            ModelError {
+                code: "PROVIDER_TIMEOUT",
+                detail: "the vendor did not answer in time".into(),
+            },
+            true,
+        )
+    } else {
+        (
+            ModelError {
+                code: "PROVIDER_UNAVAILABLE",
+                detail: "could not reach the vendor".into(),
+            },
+            true,
+        )
+    }
+}
+
+/// The `message` of a vendor error body (both vendors nest it in `error`).
+pub fn error_message(body: &str) -> String {
+    let message = serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    message.chars().take(300).collect()
+}
+
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+fn jitter(up_to: Duration) -> Duration {
+    let mut bytes = [0u8; 4];
+    let _ = getrandom::fill(&mut bytes);
+    let fraction = f64::from(u32::from_le_bytes(bytes)) / f64::from(u32::MAX);
+    up_to.mul_f64(fraction)
+}
+
+impl RetryPolicy {
+    /// Sends `build()` until it succeeds, fails for good, or retries run out.
+    pub async fn send(
+        &self,
+        build: &(dyn Fn() -> RequestBuilder + Send + Sync),
+    ) -> Result<Response, ModelError> {
+        let mut attempt = 0u32;
+        loop {
+            let (error, retryable, wait) = match build().send().await {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => {
+                    let status = response.status();
+                    let wait = retry_after(response.headers());
+                    let body = response.text().await.unwrap_or_default();
+                    let (error, retryable) = classify_status(status, &error_message(&body));
+                    (error, retryable, wait)
+                }
+                Err(error) => {
+                    let (error, retryable) = classify_transport(&error);
+                    (error, retryable, None)
+                }
+            };
+            if !retryable || attempt >= self.max_retries {
+                return Err(error);
+            }
+            let backoff = self.base_delay.saturating_mul(1 << attempt.min(16));
+            let delay = wait.unwrap_or_else(|| backoff + jitter(self.base_delay / 2));
+            if delay > self.max_delay {
+                return Err(error);
+            }
+            tracing::warn!(
+                code = error.code,
+                attempt,
+                ?delay,
+                "retrying a vendor request"
+            );
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+}
+
+/// A vendor's stream format: SSE events in, model events out.
+pub trait WireParser: Send + 'static {
+    /// The model events of one SSE event.
+    fn on_event(&mut self, event: &Event) -> Vec<ModelEvent>;
+    /// The body ended: the final events (an error when it ended too early).
+    fn on_end(&mut self) -> Vec<ModelEvent>;
+    /// Whether the answer is complete (nothing after it is read).
+    fn finished(&self) -> bool;
+}
+
+/// The answer ended without its vendor's end marker.
+pub fn truncated() -> ModelEvent {
+    ModelEvent::Error(ModelError {
+        code: "PROVIDER_UNAVAILABLE",
+        detail: "the vendor's stream ended before the answer was complete".into(),
+    })
+}
+
+/// Decodes an SSE body with `parser`; correct however the bytes are split.
+pub fn wire_events<S, P>(bytes: S, parser: P) -> impl Stream<Item = ModelEvent> + Send
+where
+    S: Stream<Item = Result<Bytes, TransportError>> + Send + Unpin + 'static,
+    P: WireParser,
+{
+    let events = bytes.eventsource();
+    futures_util::stream::unfold(Some((events, parser)), |state| async move {
+        let (mut events, mut parser) = state?;
+        match events.next().await {
+            Some(Ok(event)) => {
+                let out = parser.on_event(&event);
+                let next = (!parser.finished()).then_some((events, parser));
+                Some((out, next))
+            }
+            Some(Err(error)) => {
+                let timeout = matches!(&error, eventsource_stream::EventStreamError::Transport(t) if t.timeout);
+                let error = if timeout {
+                    ModelError {
+                        code: "PROVIDER_TIMEOUT",
+                        detail: "the vendor's stream stalled".into(),
+                    }
+                } else {
+                    ModelError {
+                        code: "PROVIDER_UNAVAILABLE",
+                        detail: "the connection to the vendor was lost mid-answer".into(),
+                    }
+                };
+                Some((vec![ModelEvent::Error(error)], None))
+            }
+            None => Some((parser.on_end(), None)),
+        }
+    })
+    .flat_map(futures_util::stream::iter)
+}
+
+/// A request builder that can be called again for each retry.
+pub type RequestFactory = Arc<dyn Fn() -> RequestBuilder + Send + Sync>;
+
+/// Sends the request (with retries) and decodes its stream with `parser`.
+/// Dropping the stream drops the response, which closes the connection.
+pub fn vendor_stream<P: WireParser>(
+    retry: RetryPolicy,
+    request: RequestFactory,
+    parser: P,
+) -> ModelStream {
+    let connect = async move { retry.send(&*request).await };
+    let mut parser = Some(parser);
+    Box::pin(
+        futures_util::stream::once(connect).flat_map(move |response| -> ModelStream {
+            match (response, parser.take()) {
+                (Ok(response), Some(parser)) => {
+                    let bytes = response.bytes_stream().map_err(TransportError::from);
+                    Box::pin(wire_events(Box::pin(bytes), parser))
+                }
+                (Err(error), _) => Box::pin(futures_util::stream::iter([ModelEvent::Error(error)])),
+                (Ok(_), None) => Box::pin(futures_util::stream::empty()),
+            }
+        }),
+    )
+}
+
+#[cfg(test)]
+pub mod testing {
+    //! Feeds a recorded stream to a parser split at every byte position.
+
+    use super::*;
+
+    /// Every model event of `body` decoded in one piece.
+    pub async fn decode_whole<P: WireParser>(body: &[u8], parser: P) -> Vec<ModelEvent> {
+        let chunks = vec![Ok(Bytes::copy_from_slice(body))];
+        wire_events(futures_util::stream::iter(chunks), parser)
+            .collect()
+            .await
+    }
+
+    /// Asserts that `body` split in two at every position decodes the same.
+    pub async fn assert_split_invariant<P: WireParser>(body: &[u8], parser: impl Fn() -> P) {
+        let whole = decode_whole(body, parser()).await;
+        for at in 1..body.len() {
+            let chunks = vec![
+                Ok(Bytes::copy_from_slice(&body[..at])),
+                Ok(Bytes::copy_from_slice(&body[at..])),
+            ];
+            let split: Vec<ModelEvent> = wire_events(futures_util::stream::iter(chunks), parser())
+                .collect()
+                .await;
+            assert_eq!(split, whole, "split at byte {at}");
+        }
+        // And one byte per read.
+        let bytes: Vec<_> = body
+            .iter()
+            .map(|b| Ok(Bytes::copy_from_slice(&[*b])))
+            .collect();
+        let trickle: Vec<ModelEvent> = wire_events(futures_util::stream::iter(bytes), parser())
+            .collect()
+            .await;
+        assert_eq!(trickle, whole, "one byte per read");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_stream_codes() {
+        let code = |s: u16| {
+            classify_status(StatusCode::from_u16(s).unwrap(), "m")
+                .0
+                .code
+        };
+        assert_eq!(code(401), "PROVIDER_AUTH");
+        assert_eq!(code(403), "PROVIDER_AUTH");
+        assert_eq!(code(429), "PROVIDER_RATE_LIMITED");
+        assert_eq!(code(500), "PROVIDER_UNAVAILABLE");
+        assert_eq!(code(529), "PROVIDER_UNAVAILABLE");
+        assert_eq!(code(504), "PROVIDER_TIMEOUT");
+        assert_eq!(code(400), "MODEL_ERROR");
+        assert!(
+            !classify_status(StatusCode::UNAUTHORIZED, "key sk-abc")
+                .0
+                .detail
+                .contains("sk-abc")
+        );
+        assert!(classify_status(StatusCode::TOO_MANY_REQUESTS, "").1);
+        assert!(!classify_status(StatusCode::BAD_REQUEST, "").1);
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds() {
+        let mut headers = HeaderMap::new();
+        headers.insert(RETRY_AFTER, "2".parse().unwrap());
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert(RETRY_AFTER, "soon".parse().unwrap());
+        assert_eq!(retry_after(&headers), None);
+    }
+}
