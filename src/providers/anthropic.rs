@@ -269,49 +269,11 @@ mod tests {
     use confer_actors::{ContextMessage, ToolCall};
 
     /// The documented stream: text, ping, then a tool call in two fragments.
-    pub const TOOL_STREAM: &str = concat!(
-        "event: message_start\n",
-        "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-6\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":412,\"output_tokens\":1}}}\n\n",
-        "event: content_block_start\n",
-        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
-        "event: ping\n",
-        "data: {\"type\":\"ping\"}\n\n",
-        "event: content_block_delta\n",
-        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Let me check ☀.\"}}\n\n",
-        "event: content_block_stop\n",
-        "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
-        "event: content_block_start\n",
-        "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01A\",\"name\":\"get_weather\",\"input\":{}}}\n\n",
-        "event: content_block_delta\n",
-        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \\\"Pa\"}}\n\n",
-        "event: content_block_delta\n",
-        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"ris\\\"}\"}}\n\n",
-        "event: content_block_stop\n",
-        "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
-        "event: message_delta\n",
-        "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":42}}\n\n",
-        "event: message_stop\n",
-        "data: {\"type\":\"message_stop\"}\n\n",
-    );
-
-    const THINKING_AND_ERROR: &str = concat!(
-        "event: message_start\n",
-        "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n",
-        "event: content_block_start\n",
-        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n",
-        "event: content_block_delta\n",
-        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hmm\"}}\n\n",
-        "event: content_block_delta\n",
-        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"sig\"}}\n\n",
-        "event: some_future_event\n",
-        "data: {\"type\":\"some_future_event\"}\n\n",
-        "event: content_block_start\n",
-        "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
-        "event: content_block_delta\n",
-        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
-        "event: error\n",
-        "data: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
-    );
+    const TOOL_STREAM: &str = include_str!("../../tests/fixtures/anthropic_tool_use.sse");
+    const TEXT_STREAM: &str = include_str!("../../tests/fixtures/anthropic_text.sse");
+    /// Thinking, an unknown event, some text, then `error` after HTTP 200.
+    const THINKING_AND_ERROR: &str =
+        include_str!("../../tests/fixtures/anthropic_midstream_error.sse");
 
     #[tokio::test]
     async fn documented_streams_decode_the_same_at_every_split() {
@@ -344,14 +306,15 @@ mod tests {
                 ModelEvent::Finish(FinishReason::ToolCalls),
             ]
         );
-        assert_split_invariant(TOOL_STREAM.as_bytes(), MessagesParser::default).await;
-        assert_split_invariant(THINKING_AND_ERROR.as_bytes(), MessagesParser::default).await;
+        for body in [TOOL_STREAM, TEXT_STREAM, THINKING_AND_ERROR] {
+            assert_split_invariant(body.as_bytes(), MessagesParser::default).await;
+        }
     }
 
     #[tokio::test]
     async fn thinking_is_skipped_and_a_mid_stream_error_fails_the_turn() {
         let events = decode_whole(THINKING_AND_ERROR.as_bytes(), MessagesParser::default()).await;
-        assert_eq!(events[1], ModelEvent::Text("Hi".into()));
+        assert_eq!(events[1], ModelEvent::Text("Partial ".into()));
         assert!(
             matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
         );

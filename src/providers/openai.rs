@@ -215,27 +215,21 @@ mod tests {
     use super::*;
     use confer_actors::{ContextMessage, ToolCall, ToolDefinition};
 
-    const TEXT_STREAM: &str = concat!(
-        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}],\"usage\":null}\n\n",
-        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Héllo\"},\"finish_reason\":null}],\"usage\":null}\n\n",
-        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" wörld ✓\"},\"finish_reason\":null}],\"usage\":null}\n\n",
-        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\n",
-        "data: {\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":4,\"total_tokens\":16}}\n\n",
-        "data: [DONE]\n\n",
-    );
-
-    const TOOL_STREAM: &str = concat!(
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call_A\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_B\",\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\": \\\"Pa\"}}]},\"finish_reason\":null}]}\n\n",
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"{}\"}}]},\"finish_reason\":null}]}\n\n",
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"ris\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
-        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
-        "data: [DONE]\n\n",
-    );
+    const TEXT_STREAM: &str = include_str!("../../tests/fixtures/openai_text.sse");
+    const TOOL_STREAM: &str = include_str!("../../tests/fixtures/openai_tool_calls.sse");
+    const CUT_STREAM: &str = include_str!("../../tests/fixtures/openai_cut.sse");
 
     #[tokio::test]
-    async fn text_stream_decodes_the_same_at_every_split() {
+    async fn every_recorded_stream_decodes_the_same_at_every_split() {
+        for body in [TEXT_STREAM, TOOL_STREAM, CUT_STREAM] {
+            assert_split_invariant(body.as_bytes(), ChatParser::default).await;
+            let crlf = body.replace('\n', "\r\n");
+            assert_split_invariant(crlf.as_bytes(), ChatParser::default).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn text_stream_gives_text_usage_and_finish() {
         let events = decode_whole(TEXT_STREAM.as_bytes(), ChatParser::default()).await;
         assert_eq!(
             events,

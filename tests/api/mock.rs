@@ -1,0 +1,306 @@
+//! In-process mock peers for the server under test: model vendors that replay
+//! recorded streams byte for byte, and an HTTPS credential resolver. Raw TCP
+//! (optionally TLS), so a test controls every byte, can cut a connection
+//! mid-stream, and sees when the server closes its side.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::{self, pki_types};
+
+/// A recorded stream from `tests/fixtures/`.
+pub fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// What the mock answers one request with.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// 200 `text/event-stream`: the body's SSE events, one write each,
+    /// `gap` apart; then the connection closes (a cut, if the body is cut).
+    Stream { body: String, gap: Duration },
+    /// Any status with a JSON body and extra headers.
+    Status {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// Wait, then answer.
+    After(Duration, Box<Reply>),
+}
+
+impl Reply {
+    pub fn stream(body: String) -> Self {
+        Self::Stream {
+            body,
+            gap: Duration::ZERO,
+        }
+    }
+    pub fn json(status: u16, body: Value) -> Self {
+        Self::Status {
+            status,
+            headers: Vec::new(),
+            body: body.to_string(),
+        }
+    }
+}
+
+/// A request as the mock received it.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub path: String,
+    /// Lower-case names.
+    pub headers: Vec<(String, String)>,
+    pub raw_body: String,
+    pub body: Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    script: VecDeque<Reply>,
+    requests: Vec<Recorded>,
+    /// When the server under test closed a connection the mock was streaming on.
+    closed: Vec<Instant>,
+}
+
+/// A mock HTTP(S) peer.
+#[derive(Clone)]
+pub struct Mock {
+    pub base: String,
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl Mock {
+    /// A plain-HTTP mock on 127.0.0.1; `path_prefix` is part of `base`.
+    pub async fn start(path_prefix: &str) -> Self {
+        Self::start_inner(path_prefix, None).await
+    }
+
+    /// An HTTPS mock whose certificate (for 127.0.0.1 and localhost) is signed
+    /// by `ca`.
+    pub async fn start_tls(path_prefix: &str, ca: &TestCa) -> Self {
+        Self::start_inner(path_prefix, Some(ca.acceptor())).await
+    }
+
+    async fn start_inner(path_prefix: &str, tls: Option<TlsAcceptor>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let mock = Self {
+            base: format!("{scheme}://127.0.0.1:{port}{path_prefix}"),
+            shared: Arc::new(Mutex::new(Shared::default())),
+        };
+        let shared = Arc::clone(&mock.shared);
+        tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let _ = tcp.set_nodelay(true);
+                let shared = Arc::clone(&shared);
+                let tls = tls.clone();
+                tokio::spawn(async move {
+                    match tls {
+                        Some(tls) => {
+                            if let Ok(stream) = tls.accept(tcp).await {
+                                serve(stream, shared).await;
+                            }
+                        }
+                        None => serve(tcp, shared).await,
+                    }
+                });
+            }
+        });
+        mock
+    }
+
+    /// Queues the answers of the next requests, in order.
+    pub fn push(&self, reply: Reply) -> &Self {
+        self.shared.lock().unwrap().script.push_back(reply);
+        self
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.shared.lock().unwrap().requests.clone()
+    }
+
+    pub fn closed(&self) -> Vec<Instant> {
+        self.shared.lock().unwrap().closed.clone()
+    }
+}
+
+/// Reads one HTTP/1.1 request (headers and a Content-Length body).
+async fn read_request<R: AsyncRead + Unpin>(reader: &mut R) -> Option<Recorded> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let header_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at;
+        }
+        let n = reader.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buffer[..header_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let path = lines.next()?.split(' ').nth(1)?.to_owned();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buffer[header_end + 4..].to_vec();
+    while body.len() < length {
+        let n = reader.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    let raw_body = String::from_utf8_lossy(&body).to_string();
+    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+    Some(Recorded {
+        path,
+        headers,
+        raw_body,
+        body,
+    })
+}
+
+async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
+    stream: S,
+    shared: Arc<Mutex<Shared>>,
+) {
+    let (mut reader, mut writer) = tokio::io::split(stream);
+    let Some(request) = read_request(&mut reader).await else {
+        return;
+    };
+    let reply = {
+        let mut shared = shared.lock().unwrap();
+        shared.requests.push(request);
+        shared.script.pop_front()
+    };
+    // Notice at once when the server under test hangs up.
+    let watcher = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut byte = [0u8; 1];
+            let _ = reader.read(&mut byte).await;
+            shared.lock().unwrap().closed.push(Instant::now());
+        })
+    };
+    let mut reply = reply.unwrap_or_else(|| {
+        Reply::json(
+            500,
+            serde_json::json!({"error": {"message": "mock: no reply scripted"}}),
+        )
+    });
+    while let Reply::After(wait, next) = reply {
+        tokio::time::sleep(wait).await;
+        reply = *next;
+    }
+    match reply {
+        Reply::Stream { body, gap } => {
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+            if writer.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            for (i, event) in body.split_inclusive("\n\n").enumerate() {
+                if i > 0 && !gap.is_zero() {
+                    tokio::time::sleep(gap).await;
+                }
+                if writer.write_all(event.as_bytes()).await.is_err()
+                    || writer.flush().await.is_err()
+                {
+                    return;
+                }
+            }
+        }
+        Reply::Status {
+            status,
+            headers,
+            body,
+        } => {
+            let mut head = format!(
+                "HTTP/1.1 {status} Mock\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                body.len()
+            );
+            for (name, value) in headers {
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+            head.push_str("\r\n");
+            let _ = writer.write_all(head.as_bytes()).await;
+            let _ = writer.write_all(body.as_bytes()).await;
+        }
+        Reply::After(..) => {}
+    }
+    let _ = writer.shutdown().await;
+    watcher.abort();
+}
+
+/// A throwaway certificate authority and a server certificate it signed.
+pub struct TestCa {
+    pub ca_pem: String,
+    cert_der: pki_types::CertificateDer<'static>,
+    key_der: Vec<u8>,
+}
+
+impl TestCa {
+    pub fn new() -> Self {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "Confer test CA");
+        let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+        let issuer = rcgen::Issuer::new(ca_params, ca_key);
+        let key = rcgen::KeyPair::generate().unwrap();
+        let params =
+            rcgen::CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+                .unwrap();
+        let cert = params.signed_by(&key, &issuer).unwrap();
+        Self {
+            ca_pem: ca_cert.pem(),
+            cert_der: cert.der().clone(),
+            key_der: key.serialize_der(),
+        }
+    }
+
+    fn acceptor(&self) -> TlsAcceptor {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let key = pki_types::PrivateKeyDer::Pkcs8(self.key_der.clone().into());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![self.cert_der.clone()], key)
+            .unwrap();
+        TlsAcceptor::from(Arc::new(config))
+    }
+
+    /// Writes the CA certificate to a file for `CONFER_EXTRA_CA_CERT`.
+    pub fn write_pem(&self, dir: &std::path::Path) -> String {
+        let path = dir.join("test-ca.pem");
+        std::fs::write(&path, &self.ca_pem).unwrap();
+        path.display().to_string()
+    }
+}

@@ -1,0 +1,266 @@
+//! Client-side tools, end to end on both vendors: tool_call events,
+//! requires_action, results sent back in each vendor's format.
+
+use serde_json::{Value, json};
+
+use crate::common::{Frame, Server, done_of};
+use crate::mock::{Mock, Reply, fixture};
+
+fn weather_tools() -> Value {
+    json!([
+        {"name": "get_weather", "description": "Weather by city",
+         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+        {"name": "get_time", "parameters": {"type": "object"}}
+    ])
+}
+
+fn events<'a>(frames: &'a [Frame], name: &str) -> Vec<&'a Value> {
+    frames
+        .iter()
+        .filter(|f| f.event == name)
+        .map(|f| &f.data)
+        .collect()
+}
+
+async fn server_with(openai: &Mock, anthropic: &Mock) -> Server {
+    Server::start_with(
+        crate::common::Options::default()
+            .env("OPENAI_BASE_URL", &openai.base)
+            .env("ANTHROPIC_BASE_URL", &anthropic.base)
+            .env("ANTHROPIC_API_KEY", "sk-a"),
+    )
+}
+
+#[tokio::test]
+async fn openai_tool_round_trip() {
+    let openai = Mock::start("/v1").await;
+    let anthropic = Mock::start("").await;
+    let server = server_with(&openai, &anthropic).await;
+    let api = server.admin();
+    let agent = api
+        .post(
+            "/api/agents",
+            json!({"name": "T", "defaultModel": "gpt-4.1"}),
+        )
+        .await
+        .expect(201);
+    let thread = api.thread(agent["id"].as_str().unwrap(), json!({})).await;
+
+    openai.push(Reply::stream(fixture("openai_tool_calls.sse")));
+    let frames = api
+        .say(
+            &thread,
+            json!({"content": "Weather and time?", "tools": weather_tools()}),
+        )
+        .await;
+    let calls = events(&frames, "tool_call");
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        calls[0]["tool"],
+        json!({"id": "call_A", "name": "get_weather", "arguments": {"city": "Paris"}})
+    );
+    assert_eq!(
+        calls[1]["tool"],
+        json!({"id": "call_B", "name": "get_time", "arguments": {}})
+    );
+    let action = events(&frames, "requires_action");
+    assert_eq!(action[0]["toolCalls"].as_array().unwrap().len(), 2);
+    assert_eq!(action[0]["toolCalls"][0]["id"], "call_A");
+    let done = done_of(&frames);
+    assert_eq!(done["ok"], true);
+    assert_eq!(done["requiresAction"], true);
+    assert_eq!(done["content"], "");
+    let sent = &openai.requests()[0].body;
+    assert_eq!(
+        sent["tools"][0],
+        json!({"type": "function", "function": {
+        "name": "get_weather", "description": "Weather by city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}})
+    );
+
+    // Results that answer nothing pending: 422 before any stream.
+    let path = format!("/api/threads/{thread}/messages");
+    let detail = api
+        .post(
+            &path,
+            json!({"content": "", "toolResults": [{"toolCallId": "call_Z", "output": "x"}]}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.contains("toolResults"), "{detail}");
+
+    openai.push(Reply::stream(fixture("openai_text.sse")));
+    let frames = api
+        .say(
+            &thread,
+            json!({"content": "", "toolResults": [
+            {"toolCallId": "call_A", "output": "21C, sunny"},
+            {"toolCallId": "call_B", "output": {"time": "noon"}}]}),
+        )
+        .await;
+    assert_eq!(
+        frames[0].data["userMessageId"],
+        Value::Null,
+        "an empty content adds no message"
+    );
+    assert_eq!(done_of(&frames)["content"], "Héllo wörld ✓");
+    let messages = openai.requests()[1].body["messages"].clone();
+    assert_eq!(
+        messages[0],
+        json!({"role": "user", "content": "Weather and time?"})
+    );
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(messages[1]["content"], Value::Null);
+    assert_eq!(
+        messages[1]["tool_calls"][0],
+        json!({"id": "call_A", "type": "function",
+        "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}})
+    );
+    assert_eq!(
+        messages[2],
+        json!({"role": "tool", "tool_call_id": "call_A", "content": "21C, sunny"})
+    );
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_B", "content": "{\"time\":\"noon\"}"})
+    );
+
+    // Listed history: user and assistant text only.
+    let history = api.history(&thread).await;
+    let roles: Vec<&str> = history
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant"]);
+    // Nothing is pending any more.
+    api.post(
+        &path,
+        json!({"content": "", "toolResults": [{"toolCallId": "call_A", "output": "x"}]}),
+    )
+    .await
+    .expect_error(422, "VALIDATION_ERROR");
+}
+
+#[tokio::test]
+async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
+    let openai = Mock::start("/v1").await;
+    let anthropic = Mock::start("").await;
+    let server = server_with(&openai, &anthropic).await;
+    let api = server.admin();
+    let agent = api
+        .post(
+            "/api/agents",
+            json!({"name": "T", "defaultModel": "claude-sonnet-4-6"}),
+        )
+        .await
+        .expect(201);
+    let thread = api.thread(agent["id"].as_str().unwrap(), json!({})).await;
+
+    anthropic.push(Reply::stream(fixture("anthropic_tool_use.sse")));
+    let frames = api
+        .say(
+            &thread,
+            json!({"content": "Weather in Paris?", "tools": weather_tools()}),
+        )
+        .await;
+    let calls = events(&frames, "tool_call");
+    assert_eq!(
+        calls[0]["tool"],
+        json!({"id": "toolu_01A", "name": "get_weather", "arguments": {"city": "Paris"}})
+    );
+    let done = done_of(&frames);
+    assert_eq!(done["requiresAction"], true);
+    assert_eq!(done["content"], "Let me check ☀.");
+    assert!(
+        done["messageId"].is_string(),
+        "the text part is a listed message"
+    );
+    let sent = &anthropic.requests()[0].body;
+    assert_eq!(
+        sent["tools"][0]["input_schema"]["required"],
+        json!(["city"])
+    );
+    assert_eq!(sent["tools"][0]["description"], "Weather by city");
+
+    // The user moves on: the pending call is answered "not executed".
+    anthropic.push(Reply::stream(fixture("anthropic_text.sse")));
+    api.say(&thread, json!({"content": "Never mind."})).await;
+    let messages = anthropic.requests()[1].body["messages"].clone();
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(
+        messages[1]["content"][1],
+        json!({"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Paris"}})
+    );
+    assert_eq!(
+        messages[2]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "toolu_01A",
+        "content": "not executed: the user sent a new message"})
+    );
+    assert_eq!(
+        messages[2]["content"][1],
+        json!({"type": "text", "text": "Never mind."})
+    );
+
+    // A second round trip with a real result.
+    anthropic.push(Reply::stream(fixture("anthropic_tool_use.sse")));
+    api.say(
+        &thread,
+        json!({"content": "Paris, please", "tools": weather_tools()}),
+    )
+    .await;
+    anthropic.push(Reply::stream(fixture("anthropic_text.sse")));
+    let frames = api
+        .say(
+            &thread,
+            json!({"content": "", "toolResults": [{"toolCallId": "toolu_01A", "output": "21C"}]}),
+        )
+        .await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    let messages = anthropic.requests()[3].body["messages"].clone();
+    let last = messages.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last,
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "21C"}]})
+    );
+    let roles: Vec<String> = api
+        .history(&thread)
+        .await
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "assistant"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn tool_definitions_are_validated() {
+    let server = Server::start();
+    let api = server.admin();
+    let agent = api.agent("A").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let path = format!("/api/threads/{thread}/messages");
+    api.post(&path, json!({"content": "x", "tools": [{"name": "f"}]}))
+        .await
+        .expect_error(400, "BAD_REQUEST");
+    let detail = api
+        .post(
+            &path,
+            json!({"content": "x", "tools": [{"name": "f", "parameters": 5}]}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.contains("tools[0].parameters"), "{detail}");
+    api.post(&path, json!({"content": "x", "tools": [{"name": "f", "parameters": {}}, {"name": "f", "parameters": {}}]}))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+}
