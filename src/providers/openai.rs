@@ -218,10 +218,11 @@ mod tests {
     const TEXT_STREAM: &str = include_str!("../../tests/fixtures/openai_text.sse");
     const TOOL_STREAM: &str = include_str!("../../tests/fixtures/openai_tool_calls.sse");
     const CUT_STREAM: &str = include_str!("../../tests/fixtures/openai_cut.sse");
+    const ERROR_STREAM: &str = include_str!("../../tests/fixtures/openai_midstream_error.sse");
 
     #[tokio::test]
     async fn every_recorded_stream_decodes_the_same_at_every_split() {
-        for body in [TEXT_STREAM, TOOL_STREAM, CUT_STREAM] {
+        for body in [TEXT_STREAM, TOOL_STREAM, CUT_STREAM, ERROR_STREAM] {
             assert_split_invariant(body.as_bytes(), ChatParser::default).await;
             let crlf = body.replace('\n', "\r\n");
             assert_split_invariant(crlf.as_bytes(), ChatParser::default).await;

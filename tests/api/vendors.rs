@@ -298,3 +298,69 @@ async fn stop_closes_the_vendor_connection() {
         }
     }
 }
+
+#[tokio::test]
+async fn both_vendors_cover_rate_limits_overload_errors_and_cuts() {
+    let openai = Mock::start("/v1").await;
+    let anthropic = Mock::start("").await;
+    let server = Server::start_with(with_vendors(&openai, &anthropic));
+    let api = server.admin();
+    let gpt = thread_on(&api, "gpt-4.1", "").await;
+    let claude = thread_on(&api, "claude-sonnet-4-6", "").await;
+
+    // Anthropic: 429 (Retry-After) then success.
+    anthropic
+        .push(Reply::Status {
+            status: 429,
+            headers: vec![("retry-after".into(), "0".into())],
+            body:
+                json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}})
+                    .to_string(),
+        })
+        .push(Reply::stream(fixture("anthropic_text.sse")));
+    assert_eq!(
+        done_of(&api.say(&claude, json!({"content": "hi"})).await)["ok"],
+        true
+    );
+    assert_eq!(anthropic.requests().len(), 2);
+
+    // Anthropic: the connection cut before message_stop.
+    let text = fixture("anthropic_text.sse");
+    let cut = text[..text.find("event: message_delta").unwrap()].to_owned();
+    anthropic.push(Reply::stream(cut));
+    let frames = api.say(&claude, json!({"content": "hi"})).await;
+    assert_eq!(
+        frames.iter().find(|f| f.event == "error").unwrap().data["code"],
+        "PROVIDER_UNAVAILABLE"
+    );
+    assert_eq!(done_of(&frames)["content"], "Hello there, Zoë ☀!");
+    assert_eq!(done_of(&frames)["ok"], false);
+
+    // OpenAI-compatible: 529 then success.
+    openai
+        .push(Reply::json(
+            529,
+            json!({"error": {"message": "overloaded"}}),
+        ))
+        .push(Reply::stream(fixture("openai_text.sse")));
+    assert_eq!(
+        done_of(&api.say(&gpt, json!({"content": "hi"})).await)["ok"],
+        true
+    );
+    assert_eq!(openai.requests().len(), 2);
+
+    // OpenAI-compatible: an error chunk after HTTP 200.
+    openai.push(Reply::stream(fixture("openai_midstream_error.sse")));
+    let frames = api.say(&gpt, json!({"content": "hi"})).await;
+    assert_eq!(tokens(&frames), "Partial ");
+    let error = frames.iter().find(|f| f.event == "error").unwrap();
+    assert_eq!(error.data["code"], "MODEL_ERROR");
+    assert!(
+        error.data["detail"]
+            .as_str()
+            .unwrap()
+            .contains("server had an error")
+    );
+    assert_eq!(done_of(&frames)["ok"], false);
+    assert_eq!(openai.requests().len(), 3, "no retry after the first token");
+}
