@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::common::{Frame, Server, done_of};
-use crate::mock::{Mock, Reply, fixture};
+use crate::mock::{Reply, fixture};
+use crate::vendors::VendorRig;
 
 fn weather_tools() -> Value {
     json!([
@@ -22,21 +23,10 @@ fn events<'a>(frames: &'a [Frame], name: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-async fn server_with(openai: &Mock, anthropic: &Mock) -> Server {
-    Server::start_with(
-        crate::common::Options::default()
-            .env("OPENAI_BASE_URL", &openai.base)
-            .env("ANTHROPIC_BASE_URL", &anthropic.base)
-            .env("ANTHROPIC_API_KEY", "sk-a"),
-    )
-}
-
 #[tokio::test]
 async fn openai_tool_round_trip() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("").await;
-    let server = server_with(&openai, &anthropic).await;
-    let api = server.admin();
+    let rig = VendorRig::start().await;
+    let (openai, api) = (&rig.openai, &rig.api);
     let agent = api
         .post(
             "/api/agents",
@@ -143,10 +133,8 @@ async fn openai_tool_round_trip() {
 
 #[tokio::test]
 async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("").await;
-    let server = server_with(&openai, &anthropic).await;
-    let api = server.admin();
+    let rig = VendorRig::start().await;
+    let (anthropic, api) = (&rig.anthropic, &rig.api);
     let agent = api
         .post(
             "/api/agents",

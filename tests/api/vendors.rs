@@ -9,25 +9,50 @@ use serde_json::{Value, json};
 use crate::common::{Api, Options, Server, done_of};
 use crate::mock::{Mock, Reply, fixture};
 
-/// A server whose vendors are `openai` and `anthropic` mocks.
-fn with_vendors(openai: &Mock, anthropic: &Mock) -> Options {
-    Options::default()
-        .env("OPENAI_BASE_URL", &openai.base)
-        .env("OPENAI_API_KEY", "sk-platform-openai")
-        .env("ANTHROPIC_BASE_URL", &anthropic.base)
-        .env("ANTHROPIC_API_KEY", "sk-platform-anthropic")
-        .env("CONFER_VENDOR_RETRY_BASE_MS", "5")
+/// A server whose two vendors are mocks (Anthropic under a path prefix).
+pub struct VendorRig {
+    pub openai: Mock,
+    pub anthropic: Mock,
+    /// Kept alive for the rig's lifetime.
+    _server: Server,
+    pub api: Api,
 }
 
-async fn thread_on(api: &Api, model: &str, preamble: &str) -> String {
-    let agent = api
-        .post(
-            "/api/agents",
-            json!({"name": "V", "defaultModel": model, "stablePreamble": preamble}),
-        )
-        .await
-        .expect(201);
-    api.thread(agent["id"].as_str().unwrap(), json!({})).await
+impl VendorRig {
+    pub async fn start() -> Self {
+        let openai = Mock::start("/v1").await;
+        let anthropic = Mock::start("/anthropic").await;
+        let server = Server::start_with(
+            Options::default()
+                .env("OPENAI_BASE_URL", &openai.base)
+                .env("OPENAI_API_KEY", "sk-platform-openai")
+                .env("ANTHROPIC_BASE_URL", &anthropic.base)
+                .env("ANTHROPIC_API_KEY", "sk-platform-anthropic")
+                .env("CONFER_VENDOR_RETRY_BASE_MS", "5"),
+        );
+        let api = server.admin();
+        Self {
+            openai,
+            anthropic,
+            _server: server,
+            api,
+        }
+    }
+
+    /// A thread on a new agent using `model` with `preamble`.
+    pub async fn thread(&self, model: &str, preamble: &str) -> String {
+        let agent = self
+            .api
+            .post(
+                "/api/agents",
+                json!({"name": "V", "defaultModel": model, "stablePreamble": preamble}),
+            )
+            .await
+            .expect(201);
+        self.api
+            .thread(agent["id"].as_str().unwrap(), json!({}))
+            .await
+    }
 }
 
 fn tokens(frames: &[crate::common::Frame]) -> String {
@@ -40,11 +65,9 @@ fn tokens(frames: &[crate::common::Frame]) -> String {
 
 #[tokio::test]
 async fn openai_compatible_stream_end_to_end() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("").await;
-    let server = Server::start_with(with_vendors(&openai, &anthropic));
-    let api = server.admin();
-    let thread = thread_on(&api, "gpt-4.1", "Be terse.").await;
+    let rig = VendorRig::start().await;
+    let (openai, api) = (&rig.openai, &rig.api);
+    let thread = rig.thread("gpt-4.1", "Be terse.").await;
 
     openai.push(Reply::stream(fixture("openai_text.sse")));
     let frames = api.say(&thread, json!({"content": "hi"})).await;
@@ -98,11 +121,9 @@ async fn openai_compatible_stream_end_to_end() {
 
 #[tokio::test]
 async fn anthropic_stream_end_to_end_under_a_path_prefix() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("/anthropic").await;
-    let server = Server::start_with(with_vendors(&openai, &anthropic));
-    let api = server.admin();
-    let thread = thread_on(&api, "claude-sonnet-4-6", "Be terse.").await;
+    let rig = VendorRig::start().await;
+    let (anthropic, api) = (&rig.anthropic, &rig.api);
+    let thread = rig.thread("claude-sonnet-4-6", "Be terse.").await;
 
     anthropic.push(Reply::stream(fixture("anthropic_text.sse")));
     let frames = api
@@ -136,12 +157,10 @@ async fn anthropic_stream_end_to_end_under_a_path_prefix() {
 
 #[tokio::test]
 async fn failures_before_the_first_token_are_retried() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("").await;
-    let server = Server::start_with(with_vendors(&openai, &anthropic));
-    let api = server.admin();
-    let gpt = thread_on(&api, "gpt-4.1", "").await;
-    let claude = thread_on(&api, "claude-sonnet-4-6", "").await;
+    let rig = VendorRig::start().await;
+    let (openai, anthropic, api) = (&rig.openai, &rig.anthropic, &rig.api);
+    let gpt = rig.thread("gpt-4.1", "").await;
+    let claude = rig.thread("claude-sonnet-4-6", "").await;
 
     // 429 with Retry-After, then success.
     openai
@@ -206,12 +225,10 @@ async fn failures_before_the_first_token_are_retried() {
 
 #[tokio::test]
 async fn failures_after_the_first_token_end_the_turn() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("").await;
-    let server = Server::start_with(with_vendors(&openai, &anthropic));
-    let api = server.admin();
-    let gpt = thread_on(&api, "gpt-4.1", "").await;
-    let claude = thread_on(&api, "claude-sonnet-4-6", "").await;
+    let rig = VendorRig::start().await;
+    let (openai, anthropic, api) = (&rig.openai, &rig.anthropic, &rig.api);
+    let gpt = rig.thread("gpt-4.1", "").await;
+    let claude = rig.thread("claude-sonnet-4-6", "").await;
 
     // An `error` event after HTTP 200 (with thinking and unknown events before it).
     anthropic.push(Reply::stream(fixture("anthropic_midstream_error.sse")));
@@ -252,10 +269,8 @@ async fn failures_after_the_first_token_end_the_turn() {
 
 #[tokio::test]
 async fn stop_closes_the_vendor_connection() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("").await;
-    let server = Server::start_with(with_vendors(&openai, &anthropic));
-    let api = server.admin();
+    let rig = VendorRig::start().await;
+    let (openai, anthropic, api) = (&rig.openai, &rig.anthropic, &rig.api);
     for (model, mock, body) in [
         (
             "claude-sonnet-4-6",
@@ -264,7 +279,7 @@ async fn stop_closes_the_vendor_connection() {
         ),
         ("gpt-4.1", &openai, fixture("openai_text.sse")),
     ] {
-        let thread = thread_on(&api, model, "").await;
+        let thread = rig.thread(model, "").await;
         mock.push(Reply::Stream {
             body,
             gap: Duration::from_millis(400),
@@ -301,12 +316,10 @@ async fn stop_closes_the_vendor_connection() {
 
 #[tokio::test]
 async fn both_vendors_cover_rate_limits_overload_errors_and_cuts() {
-    let openai = Mock::start("/v1").await;
-    let anthropic = Mock::start("").await;
-    let server = Server::start_with(with_vendors(&openai, &anthropic));
-    let api = server.admin();
-    let gpt = thread_on(&api, "gpt-4.1", "").await;
-    let claude = thread_on(&api, "claude-sonnet-4-6", "").await;
+    let rig = VendorRig::start().await;
+    let (openai, anthropic, api) = (&rig.openai, &rig.anthropic, &rig.api);
+    let gpt = rig.thread("gpt-4.1", "").await;
+    let claude = rig.thread("claude-sonnet-4-6", "").await;
 
     // Anthropic: 429 (Retry-After) then success.
     anthropic
