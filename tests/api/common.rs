@@ -469,3 +469,18 @@ pub fn done_of(frames: &[Frame]) -> Value {
     assert_eq!(last.event, "done", "done is last: {frames:?}");
     last.data.clone()
 }
+
+/// The `error` frame's data of an answer (asserting there is one, before `done`).
+#[track_caller]
+pub fn error_of(frames: &[Frame]) -> Value {
+    let at = frames
+        .iter()
+        .position(|f| f.event == "error")
+        .unwrap_or_else(|| panic!("no error event: {frames:?}"));
+    assert_eq!(
+        frames[at + 1].event,
+        "done",
+        "error is followed by done: {frames:?}"
+    );
+    frames[at].data.clone()
+}

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Options, Server, done_of, exp_in, jwt};
+use crate::common::{Options, Server, done_of, error_of, exp_in, jwt};
 
 fn slow(delay_ms: u64) -> Options {
     Options::default().env("CONFER_BUILTIN_DELAY_MS", &delay_ms.to_string())
@@ -381,17 +381,9 @@ async fn a_failed_model_call_ends_with_error_then_done() {
             json!({"content": "hi", "modelOverride": "builtin/nope"}),
         )
         .await;
-    let error = frames
-        .iter()
-        .find(|f| f.event == "error")
-        .expect("an error event");
-    assert_eq!(error.data["code"], "MODEL_ERROR");
-    assert!(
-        error.data["detail"]
-            .as_str()
-            .unwrap()
-            .contains("builtin/nope")
-    );
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "MODEL_ERROR");
+    assert!(error["detail"].as_str().unwrap().contains("builtin/nope"));
     let done = done_of(&frames);
     assert_eq!(done["ok"], false);
     assert!(done.get("messageId").is_none());

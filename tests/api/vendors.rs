@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Api, Options, Server, done_of};
+use crate::common::{Api, Options, Server, done_of, error_of};
 use crate::mock::{Mock, Reply, fixture};
 
 /// A server whose two vendors are mocks (Anthropic under a path prefix).
@@ -191,8 +191,8 @@ async fn failures_before_the_first_token_are_retried() {
         anthropic.push(Reply::json(529, overloaded.clone()));
     }
     let frames = api.say(&claude, json!({"content": "hi"})).await;
-    let error = frames.iter().find(|f| f.event == "error").unwrap();
-    assert_eq!(error.data["code"], "PROVIDER_UNAVAILABLE");
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "PROVIDER_UNAVAILABLE");
     assert_eq!(done_of(&frames)["ok"], false);
     assert_eq!(anthropic.requests().len(), 6);
 
@@ -202,9 +202,9 @@ async fn failures_before_the_first_token_are_retried() {
         json!({"error": {"message": "Incorrect API key provided: sk-plat***enai"}}),
     ));
     let frames = api.say(&gpt, json!({"content": "hi"})).await;
-    let error = frames.iter().find(|f| f.event == "error").unwrap();
-    assert_eq!(error.data["code"], "PROVIDER_AUTH");
-    assert!(!error.data["detail"].as_str().unwrap().contains("sk-"));
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "PROVIDER_AUTH");
+    assert!(!error["detail"].as_str().unwrap().contains("sk-"));
     assert_eq!(openai.requests().len(), 3);
 
     // A bad request is MODEL_ERROR with the vendor's message.
@@ -213,10 +213,10 @@ async fn failures_before_the_first_token_are_retried() {
         json!({"error": {"message": "context_length_exceeded"}}),
     ));
     let frames = api.say(&gpt, json!({"content": "hi"})).await;
-    let error = frames.iter().find(|f| f.event == "error").unwrap();
-    assert_eq!(error.data["code"], "MODEL_ERROR");
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "MODEL_ERROR");
     assert!(
-        error.data["detail"]
+        error["detail"]
             .as_str()
             .unwrap()
             .contains("context_length_exceeded")
@@ -234,8 +234,8 @@ async fn failures_after_the_first_token_end_the_turn() {
     anthropic.push(Reply::stream(fixture("anthropic_midstream_error.sse")));
     let frames = api.say(&claude, json!({"content": "hi"})).await;
     assert_eq!(tokens(&frames), "Partial ");
-    let error = frames.iter().find(|f| f.event == "error").unwrap();
-    assert_eq!(error.data["code"], "PROVIDER_UNAVAILABLE");
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "PROVIDER_UNAVAILABLE");
     let done = done_of(&frames);
     assert_eq!(
         (done["ok"].clone(), done["content"].clone()),
@@ -250,8 +250,8 @@ async fn failures_after_the_first_token_end_the_turn() {
     // The connection cut mid-stream (no finish, no [DONE]).
     openai.push(Reply::stream(fixture("openai_cut.sse")));
     let frames = api.say(&gpt, json!({"content": "hi"})).await;
-    let error = frames.iter().find(|f| f.event == "error").unwrap();
-    assert_eq!(error.data["code"], "PROVIDER_UNAVAILABLE");
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "PROVIDER_UNAVAILABLE");
     assert_eq!(done_of(&frames)["content"], "Half an ");
     // Neither partial answer is in the history; both usage records are.
     let history = api.history(&gpt).await;
@@ -342,10 +342,7 @@ async fn both_vendors_cover_rate_limits_overload_errors_and_cuts() {
     let cut = text[..text.find("event: message_delta").unwrap()].to_owned();
     anthropic.push(Reply::stream(cut));
     let frames = api.say(&claude, json!({"content": "hi"})).await;
-    assert_eq!(
-        frames.iter().find(|f| f.event == "error").unwrap().data["code"],
-        "PROVIDER_UNAVAILABLE"
-    );
+    assert_eq!(error_of(&frames)["code"], "PROVIDER_UNAVAILABLE");
     assert_eq!(done_of(&frames)["content"], "Hello there, Zoë ☀!");
     assert_eq!(done_of(&frames)["ok"], false);
 
@@ -366,10 +363,10 @@ async fn both_vendors_cover_rate_limits_overload_errors_and_cuts() {
     openai.push(Reply::stream(fixture("openai_midstream_error.sse")));
     let frames = api.say(&gpt, json!({"content": "hi"})).await;
     assert_eq!(tokens(&frames), "Partial ");
-    let error = frames.iter().find(|f| f.event == "error").unwrap();
-    assert_eq!(error.data["code"], "MODEL_ERROR");
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "MODEL_ERROR");
     assert!(
-        error.data["detail"]
+        error["detail"]
             .as_str()
             .unwrap()
             .contains("server had an error")
