@@ -30,6 +30,9 @@ struct Shared {
 /// The group-commit flusher of one sled database.
 pub struct GroupCommit {
     shared: Arc<Shared>,
+    /// Joined on drop: the thread holds a handle to the database (and so its
+    /// file lock) until it exits.
+    worker: Option<std::thread::JoinHandle<()>>,
 }
 
 impl GroupCommit {
@@ -41,11 +44,14 @@ impl GroupCommit {
             progress: watch::Sender::new(Progress::default()),
             stop: AtomicBool::new(false),
         });
-        let worker = Arc::clone(&shared);
-        std::thread::Builder::new()
+        let state = Arc::clone(&shared);
+        let worker = std::thread::Builder::new()
             .name("store-flusher".into())
-            .spawn(move || flusher(&worker, &db))?;
-        Ok(Self { shared })
+            .spawn(move || flusher(&state, &db))?;
+        Ok(Self {
+            shared,
+            worker: Some(worker),
+        })
     }
 
     /// Resolves once every write made before this call is on disk.
@@ -79,6 +85,9 @@ impl Drop for GroupCommit {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.shared.wake.notify_all();
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
     }
 }
 
@@ -128,6 +137,15 @@ mod tests {
         }
         for wait in waits {
             wait.await.unwrap().unwrap();
+        }
+    }
+
+    #[test]
+    fn the_database_can_be_reopened_as_soon_as_the_store_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        for _ in 0..20 {
+            let store = crate::store::SledStore::open(dir.path()).unwrap();
+            drop(store);
         }
     }
 }
