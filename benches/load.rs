@@ -7,7 +7,8 @@
 //! markdown table; the JSON lands in `target/bench/load.json`. Flags (after
 //! `--`): `--paced 100,500,1000,2000`, `--idle 10000`, `--recovery 1000000`,
 //! `--only paced|burst|idle|history|recovery`, `--turns N`, `--tokens N`,
-//! `--interval-ms N`, `--vendor openai|anthropic`.
+//! `--interval-ms N`, `--ramp-ms N` (streams start spread over this; 1000),
+//! `--vendor openai|anthropic`.
 //!
 //! Everything runs on one machine: a pacing mock vendor (OpenAI or Anthropic
 //! streaming format) that writes each token's send time into its text, the
@@ -50,6 +51,7 @@ struct Options {
     turns: usize,
     tokens: usize,
     interval_ms: u64,
+    ramp_ms: u64,
     vendor: String,
 }
 
@@ -62,6 +64,7 @@ fn options() -> Options {
         turns: 3,
         tokens: 50,
         interval_ms: 20,
+        ramp_ms: 1000,
         vendor: "openai".into(),
     };
     let args: Vec<String> = std::env::args()
@@ -79,6 +82,7 @@ fn options() -> Options {
             "--turns" => o.turns = value.parse().unwrap(),
             "--tokens" => o.tokens = value.parse().unwrap(),
             "--interval-ms" => o.interval_ms = value.parse().unwrap(),
+            "--ramp-ms" => o.ramp_ms = value.parse().unwrap(),
             "--vendor" => o.vendor = value,
             _ => {
                 i += 1;
@@ -257,8 +261,7 @@ impl Confer {
     fn kill(mut self) -> tempfile::TempDir {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let dir = std::mem::replace(&mut self._dir, tempfile::tempdir().unwrap());
-        dir
+        std::mem::replace(&mut self._dir, tempfile::tempdir().unwrap())
     }
 }
 
@@ -520,13 +523,20 @@ async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
             (Path_::Direct, true) => Path_::DirectAnthropic,
             (p, _) => p,
         };
+        // Arrivals spread over the ramp: opening every connection in the same
+        // millisecond overflows the kernel's SYN queue (1 s retransmits), on
+        // the direct path as much as through Confer.
+        let ramp = Duration::from_millis(o.ramp_ms);
         let tasks: Vec<_> = threads
             .into_iter()
-            .map(|thread| {
+            .enumerate()
+            .map(|(i, thread)| {
                 let client = client.clone();
                 let model = model.clone();
                 let turns = o.turns;
+                let delay = ramp.mul_f64(i as f64 / n as f64);
                 tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
                     let mut samples = Vec::new();
                     for t in 0..turns {
                         samples
@@ -563,7 +573,9 @@ async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
             "client_cpu_s": client_cpu,
         });
         if let (Some(confer), Some((cpu0, rss0, _))) = (&confer, baseline) {
-            sampler.map(|s| s.abort());
+            if let Some(sampler) = sampler {
+                sampler.abort();
+            }
             let (cpu, _, hwm) = confer.usage();
             let peak = peak_rss.load(Ordering::Relaxed);
             run["server_cpu_s"] = json!(cpu - cpu0);
