@@ -686,9 +686,10 @@ async fn idle(vendor: &str, n: usize) -> Value {
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (_, rss, _) = confer.usage();
-    let per_stream = rss.saturating_sub(rss0) as f64 / open.len().max(1) as f64;
+    let opened = open.len();
+    let per_stream = rss.saturating_sub(rss0) as f64 / opened.max(1) as f64;
     drop(open);
-    json!({"streams": n, "open": threads.len(), "rss_before_kib": rss0, "rss_open_kib": rss,
+    json!({"streams": n, "open": opened, "rss_before_kib": rss0, "rss_open_kib": rss,
            "rss_per_idle_stream_kib": per_stream})
 }
 
@@ -889,9 +890,10 @@ fn table(results: &Value) -> String {
     let i = &results["idle"];
     if !i.is_null() {
         out.push_str(&format!(
-            "| idle {} | RSS per idle open stream (KiB) | {} |\n",
+            "| idle {} | RSS per idle open stream (KiB), streams open | {} , {} |\n",
             i["streams"],
-            fmt(&i["rss_per_idle_stream_kib"])
+            fmt(&i["rss_per_idle_stream_kib"]),
+            i["open"]
         ));
     }
     let h = &results["history"];

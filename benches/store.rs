@@ -34,7 +34,7 @@ fn store_benches(c: &mut Criterion) {
     let port = store.as_port();
     let thread = ThreadId::new();
 
-    c.bench_function("append_message + flush (1 writer)", |b| {
+    c.bench_function("append + flush (1 writer)", |b| {
         b.to_async(&runtime).iter(|| {
             let store = store.clone();
             async move {
@@ -48,7 +48,7 @@ fn store_benches(c: &mut Criterion) {
         });
     });
 
-    c.bench_function("append_message + flush (32 concurrent writers)", |b| {
+    c.bench_function("append + flush (32 concurrent writers)", |b| {
         b.to_async(&runtime).iter(|| {
             let store = store.clone();
             async move {
