@@ -20,9 +20,8 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -30,6 +29,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+#[path = "support/mod.rs"]
+mod support;
 
 const KEY: &str = "load-key-0123456789abcdef0123456789";
 
@@ -220,31 +222,15 @@ impl Confer {
     fn start(vendor: &str, dir: Option<tempfile::TempDir>) -> Self {
         let dir = dir.unwrap_or_else(|| tempfile::tempdir().unwrap());
         let data = dir.path().join("data");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_confer"))
-            .arg("serve")
-            .env("CONFER_BIND", "127.0.0.1:0")
-            .env("CONFER_DATA_DIR", &data)
-            .env("CONFER_BOOTSTRAP_API_KEY", KEY)
-            .env("CONFER_LOG", "warn")
+        let mut command = support::confer_command(&data, KEY);
+        command
             .env("OPENAI_BASE_URL", format!("{vendor}/v1"))
             .env("ANTHROPIC_BASE_URL", vendor)
             .env("OPENAI_API_KEY", "sk-load")
             .env("ANTHROPIC_API_KEY", "sk-load")
             .env("CONFER_MAX_LIVE_THREADS", "100000")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start confer");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let base = loop {
-            let line = lines.next().expect("confer output").expect("line");
-            if let Some(address) = line.strip_prefix("confer listening on ") {
-                break address.to_owned();
-            }
-        };
-        // Keep draining stdout so the child never blocks on it.
-        std::thread::spawn(move || for _ in lines {});
+            .stderr(Stdio::inherit());
+        let (child, base) = support::spawn_listening(command);
         Self {
             child,
             base,

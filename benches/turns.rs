@@ -8,11 +8,13 @@
 // A benchmark aborts on setup failure: there is nothing to measure then.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+#[path = "support/mod.rs"]
+mod support;
 
 const KEY: &str = "bench-key-0123456789abcdef0123456789";
 
@@ -25,27 +27,13 @@ struct Server {
 impl Server {
     fn start(delay_ms: u64) -> Self {
         let data = tempfile::tempdir().expect("temp dir");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_confer"))
-            .arg("serve")
-            .env("CONFER_BIND", "127.0.0.1:0")
-            .env("CONFER_DATA_DIR", data.path())
-            .env("CONFER_BOOTSTRAP_API_KEY", KEY)
-            .env("CONFER_LOG", "warn")
+        let mut command = support::confer_command(data.path(), KEY);
+        command
             .env("CONFER_BUILTIN_DELAY_MS", delay_ms.to_string())
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start confer");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let base = loop {
-            let line = lines.next().expect("server output").expect("line");
-            if let Some(address) = line.strip_prefix("confer listening on ") {
-                break address.to_owned();
-            }
-        };
+            .stderr(Stdio::null());
+        let (child, base) = support::spawn_listening(command);
         Self {
             child,
             base,

@@ -484,3 +484,23 @@ pub fn error_of(frames: &[Frame]) -> Value {
     );
     frames[at].data.clone()
 }
+
+/// Polls `check` every 10 ms until it yields a value; fails with `what` after
+/// `within`. A readiness check for things that happen in the background.
+pub async fn eventually<T>(
+    within: Duration,
+    what: &str,
+    mut check: impl AsyncFnMut() -> Option<T>,
+) -> T {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not within {within:?}: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Options, Server, done_of, error_of, exp_in, jwt};
+use crate::common::{Options, Server, done_of, error_of, eventually, exp_in, jwt};
 
 fn slow(delay_ms: u64) -> Options {
     Options::default().env("CONFER_BUILTIN_DELAY_MS", &delay_ms.to_string())
@@ -298,20 +298,14 @@ async fn a_disconnected_client_does_not_stop_the_answer() {
     assert_eq!(stream.next().await.unwrap().event, "meta");
     drop(stream);
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let history = api.history(&thread).await;
-        if history.len() == 2 {
-            assert_eq!(history[1]["role"], "assistant");
-            assert_eq!(history[1]["content"], text);
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the answer was not stored: {history:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let history = eventually(
+        Duration::from_secs(10),
+        "the answer is stored",
+        async || Some(api.history(&thread).await).filter(|h| h.len() == 2),
+    )
+    .await;
+    assert_eq!(history[1]["role"], "assistant");
+    assert_eq!(history[1]["content"], text);
 }
 
 #[tokio::test]
@@ -346,15 +340,17 @@ async fn idle_thread_actors_are_evicted_and_come_back() {
     let thread = api.thread(&agent, json!({})).await;
     api.say(&thread, json!({"content": "before"})).await;
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !server.logs().contains("evicting idle thread actors") {
-        assert!(
-            Instant::now() < deadline,
-            "no eviction logged: {}",
-            server.logs()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(10),
+        "an eviction is logged",
+        async || {
+            server
+                .logs()
+                .contains("evicting idle thread actors")
+                .then_some(())
+        },
+    )
+    .await;
     let frames = api
         .say(
             &thread,

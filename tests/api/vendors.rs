@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Api, Options, Server, done_of, error_of};
+use crate::common::{Api, Options, Server, done_of, error_of, eventually};
 use crate::mock::{Mock, Reply, fixture};
 
 /// A server whose two vendors are mocks (Anthropic under a path prefix).
@@ -295,22 +295,17 @@ async fn stop_closes_the_vendor_connection() {
         assert_eq!(stop["stopped"], true);
         let done = done_of(&stream.collect().await);
         assert_eq!(done["stopped"], true);
-        let deadline = asked + Duration::from_secs(1);
-        loop {
-            if let Some(closed) = mock.closed().first() {
-                assert!(
-                    *closed < deadline,
-                    "vendor saw the close {:?} after stop",
-                    *closed - asked
-                );
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{model}: the vendor connection was not closed within 1 s"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let closed = eventually(
+            Duration::from_secs(1),
+            "the vendor connection closes",
+            async || mock.closed().first().copied(),
+        )
+        .await;
+        assert!(
+            closed < asked + Duration::from_secs(1),
+            "{model}: the vendor saw the close {:?} after stop",
+            closed - asked
+        );
     }
 }
 
