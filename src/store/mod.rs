@@ -98,12 +98,16 @@ pub struct SledStore {
     usage_by_thread: Tree,
     usage_by_agent: Tree,
     commit: GroupCommit,
+    /// sled's log file, synced after each flush (see `durability`).
+    log: std::fs::File,
 }
 
 impl SledStore {
     /// Opens (or creates) the database in `dir`.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         let db = sled::Config::new().path(dir).open().map_err(engine)?;
+        let io = |e: std::io::Error| StoreError::Engine(e.to_string());
+        let log = std::fs::File::open(dir.join(durability::LOG_FILE)).map_err(io)?;
         let tree = |name: &str| db.open_tree(name).map_err(engine);
         Ok(Self {
             orgs: tree(trees::ORGS)?,
@@ -122,15 +126,15 @@ impl SledStore {
             usage: tree(trees::USAGE)?,
             usage_by_thread: tree(trees::USAGE_BY_THREAD)?,
             usage_by_agent: tree(trees::USAGE_BY_AGENT)?,
-            commit: GroupCommit::start(db.clone())
-                .map_err(|e| StoreError::Engine(e.to_string()))?,
+            commit: GroupCommit::start(db.clone(), log.try_clone().map_err(io)?).map_err(io)?,
+            log,
             db,
         })
     }
 
     /// Flushes synchronously (used at shutdown).
     pub fn flush_now(&self) -> Result<(), StoreError> {
-        self.db.flush().map(|_| ()).map_err(engine)
+        durability::flush_durably(&self.db, &self.log)
     }
 
     fn get<T: DeserializeOwned>(tree: &Tree, key: &[u8]) -> Result<Option<T>, StoreError> {
