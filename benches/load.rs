@@ -8,7 +8,9 @@
 //! `--`): `--paced 100,500,1000,2000`, `--idle 10000`, `--recovery 1000000`,
 //! `--only paced|burst|idle|history|recovery`, `--turns N`, `--tokens N`,
 //! `--interval-ms N`, `--ramp-ms N` (streams start spread over this; 1000),
-//! `--vendor openai|anthropic`.
+//! `--vendor openai|anthropic`, `--phases` (the server logs each turn's
+//! phase timings, `confer::turn_timings`, and the paced rows break the time
+//! to first token down by phase; off by default, as it adds a log line per turn).
 //!
 //! Everything runs on one machine: a pacing mock vendor (OpenAI or Anthropic
 //! streaming format) that writes each token's send time into its text, the
@@ -22,8 +24,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -34,6 +36,23 @@ use tokio::net::{TcpListener, TcpStream};
 mod support;
 
 const KEY: &str = "load-key-0123456789abcdef0123456789";
+
+/// `--phases`: collect the server's per-turn phase timings.
+static PHASES: AtomicBool = AtomicBool::new(false);
+
+/// The phases of `confer::turn_timings`, in turn order.
+const PHASE_FIELDS: [&str; 10] = [
+    "before_turn_us",
+    "load_us",
+    "user_append_us",
+    "user_flush_us",
+    "meta_us",
+    "key_us",
+    "first_token_us",
+    "stream_us",
+    "answer_append_us",
+    "answer_flush_us",
+];
 
 fn now_us() -> u64 {
     SystemTime::now()
@@ -86,6 +105,11 @@ fn options() -> Options {
             "--interval-ms" => o.interval_ms = value.parse().unwrap(),
             "--ramp-ms" => o.ramp_ms = value.parse().unwrap(),
             "--vendor" => o.vendor = value,
+            "--phases" => {
+                PHASES.store(true, Ordering::Relaxed);
+                i += 1;
+                continue;
+            }
             _ => {
                 i += 1;
                 continue;
@@ -215,6 +239,8 @@ struct Confer {
     child: Child,
     base: String,
     data: PathBuf,
+    /// Per-turn phase timings (µs) from the server's log, with `--phases`.
+    phases: Arc<Mutex<BTreeMap<String, Vec<u64>>>>,
     _dir: tempfile::TempDir,
 }
 
@@ -230,13 +256,42 @@ impl Confer {
             .env("ANTHROPIC_API_KEY", "sk-load")
             .env("CONFER_MAX_LIVE_THREADS", "100000")
             .stderr(Stdio::inherit());
-        let (child, base) = support::spawn_listening(command);
+        let collect = PHASES.load(Ordering::Relaxed);
+        if collect {
+            command
+                .env("CONFER_LOG", "warn,confer::turn_timings=debug")
+                .env("CONFER_LOG_FORMAT", "json")
+                .stderr(Stdio::piped());
+        }
+        let (mut child, base) = support::spawn_listening(command);
+        let phases = Arc::new(Mutex::new(BTreeMap::new()));
+        if let Some(stderr) = child.stderr.take() {
+            let phases = Arc::clone(&phases);
+            std::thread::spawn(move || collect_phases(stderr, &phases));
+        }
         Self {
             child,
             base,
             data,
+            phases,
             _dir: dir,
         }
+    }
+
+    /// p50/p90/p99 (ms) of each phase logged so far.
+    fn phase_percentiles(&self) -> Value {
+        let phases = self.phases.lock().unwrap();
+        if phases.is_empty() {
+            return Value::Null;
+        }
+        PHASE_FIELDS
+            .iter()
+            .map(|f| {
+                let values = phases.get(*f).cloned().unwrap_or_default();
+                (f.trim_end_matches("_us").to_owned(), percentiles(values))
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into()
     }
 
     /// (CPU seconds, current RSS KiB, peak RSS KiB) from /proc.
@@ -245,16 +300,39 @@ impl Confer {
     }
 
     fn kill(mut self) -> tempfile::TempDir {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        support::kill_server(&mut self.child);
         std::mem::replace(&mut self._dir, tempfile::tempdir().unwrap())
     }
 }
 
 impl Drop for Confer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        support::kill_server(&mut self.child);
+    }
+}
+
+/// Reads the server's JSON log: `turn timings` lines are collected, the
+/// rest is passed on to our standard error.
+fn collect_phases(stderr: std::process::ChildStderr, phases: &Mutex<BTreeMap<String, Vec<u64>>>) {
+    use std::io::BufRead;
+    for line in std::io::BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok)
+    {
+        let Ok(event) = serde_json::from_str::<Value>(&line) else {
+            eprintln!("{line}");
+            continue;
+        };
+        if event["message"] != "turn timings" {
+            eprintln!("{line}");
+            continue;
+        }
+        let mut phases = phases.lock().unwrap();
+        for field in PHASE_FIELDS {
+            if let Some(us) = event[field].as_u64() {
+                phases.entry(field.to_owned()).or_default().push(us);
+            }
+        }
     }
 }
 
@@ -567,6 +645,7 @@ async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
             run["server_cpu_s"] = json!(cpu - cpu0);
             run["server_peak_rss_mib"] = json!(hwm as f64 / 1024.0);
             run["rss_per_active_stream_kib"] = json!(peak.saturating_sub(rss0) as f64 / n as f64);
+            run["phases_ms"] = confer.phase_percentiles();
         }
         runs.insert(
             if path == Path_::Confer {
@@ -647,7 +726,12 @@ async fn idle(vendor: &str, n: usize) -> Value {
     for _ in 0..n {
         threads.push(client.thread(&agent).await);
     }
-    // Warm the runtime with one finished turn so the baseline is not a cold process.
+    // Warm the runtime with finished turns so the baseline is not a cold process.
+    let warm_agent = client.agent("openai/paced:2:0").await;
+    let warm_thread = client.thread(&warm_agent).await;
+    for _ in 0..3 {
+        turn(&client, Path_::Confer, &warm_thread, "", "warm").await;
+    }
     let (_, rss0, _) = confer.usage();
     let mut opened = Vec::with_capacity(n);
     for thread in &threads {
@@ -674,6 +758,9 @@ async fn idle(vendor: &str, n: usize) -> Value {
     let (_, rss, _) = confer.usage();
     let opened = open.len();
     let per_stream = rss.saturating_sub(rss0) as f64 / opened.max(1) as f64;
+    // The server goes first, so a heap profiler (CONFER_BENCH_WRAPPER) sees
+    // every stream's memory as still live when it stops.
+    drop(confer);
     drop(open);
     json!({"streams": n, "open": opened, "rss_before_kib": rss0, "rss_open_kib": rss,
            "rss_per_idle_stream_kib": per_stream})
@@ -854,6 +941,18 @@ fn table(results: &Value) -> String {
             "| {scenario} | RSS per active stream (KiB) | {} |\n",
             fmt(&c["rss_per_active_stream_kib"])
         ));
+        for phase in PHASE_FIELDS.map(|f| f.trim_end_matches("_us")) {
+            let p = &c["phases_ms"][phase];
+            if p.is_null() {
+                continue;
+            }
+            out.push_str(&format!(
+                "| {scenario} | turn phase `{phase}` (ms) p50 / p90 / p99 | {} / {} / {} |\n",
+                fmt(&p["p50"]),
+                fmt(&p["p90"]),
+                fmt(&p["p99"])
+            ));
+        }
     }
     let b = &results["burst"];
     if !b.is_null() {

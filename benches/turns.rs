@@ -44,8 +44,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        support::kill_server(&mut self.child);
     }
 }
 

@@ -14,6 +14,7 @@ pub mod ports;
 pub mod provider;
 pub mod registry;
 pub mod thread_actor;
+pub mod timings;
 pub mod turn;
 
 #[cfg(test)]
@@ -30,4 +31,5 @@ pub use provider::{
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use thread_actor::ThreadActor;
+pub use timings::TurnTimings;
 pub use turn::{Engine, ToolResult, TurnRequest};

@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use chrono::Utc;
 use futures_util::StreamExt;
@@ -29,6 +30,7 @@ use crate::provider::{
     ModelProvider, ModelRequest, ToolCall, ToolDefinition, VendorKey, estimate_tokens,
     pending_tool_calls,
 };
+use crate::timings::{PhaseClock, TurnTimings, micros_between};
 
 /// What a turn needs from outside: the store and the models.
 pub struct Engine {
@@ -69,6 +71,8 @@ pub struct TurnRequest {
     pub tool_results: Vec<ToolResult>,
     /// Whose key the credential resolver is asked for.
     pub user_id: String,
+    /// When the HTTP layer accepted the send; the turn's timings count from it.
+    pub accepted: Option<Instant>,
 }
 
 /// The event sink of one stream, numbering frames 1, 2, 3…
@@ -181,6 +185,8 @@ struct Outcome {
     output_tokens: Option<u64>,
     failure: Option<ModelError>,
     stopped: bool,
+    /// When the first text arrived.
+    first_text: Option<Instant>,
 }
 
 /// Reads the model stream to its end, relaying text as `token` events and
@@ -197,6 +203,7 @@ async fn consume(
         output_tokens: None,
         failure: None,
         stopped: false,
+        first_text: None,
     };
     let mut calls: BTreeMap<usize, PartialCall> = BTreeMap::new();
     let mut cancel_closed = false;
@@ -213,6 +220,7 @@ async fn consume(
             },
             event = stream.next() => match event {
                 Some(ModelEvent::Text(delta)) => {
+                    outcome.first_text.get_or_insert_with(Instant::now);
                     outcome.content.push_str(&delta);
                     emitter.emit(ThreadEvent::Token { delta }).await;
                 }
@@ -288,14 +296,16 @@ fn user_entries(
     Ok(entries)
 }
 
-/// Appends to the thread and waits until it is durable.
+/// Appends to the thread and waits until it is durable; returns the listed
+/// message and the microseconds spent writing and flushing.
 async fn append_durably(
     store: &Arc<dyn ThreadStore>,
     thread: ThreadId,
     listed: Option<Message>,
     context: Vec<ContextMessage>,
     usage: Option<UsageRecord>,
-) -> Result<Option<Message>, StoreError> {
+) -> Result<(Option<Message>, u64, u64), StoreError> {
+    let mut clock = PhaseClock::since(Instant::now());
     let stored = blocking(store, move |s| {
         let listed = s.append(thread, listed, context)?;
         if let Some(usage) = usage {
@@ -307,8 +317,9 @@ async fn append_durably(
         Ok(listed)
     })
     .await?;
+    let append_us = clock.lap();
     store.flush().await?;
-    Ok(stored)
+    Ok((stored, append_us, clock.lap()))
 }
 
 /// Runs one turn to its `done`; returns the context to cache for the next
@@ -324,6 +335,11 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         history,
     } = input;
     let started_at = Utc::now();
+    let mut clock = PhaseClock::since(request.accepted.unwrap_or_else(Instant::now));
+    let mut timings = TurnTimings {
+        before_turn_us: clock.lap(),
+        ..TurnTimings::default()
+    };
 
     let loaded = blocking(&engine.store, move |s| {
         let Some(thread) = s.thread(org, thread_id)? else {
@@ -363,6 +379,8 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
     };
 
+    timings.load_us = clock.lap();
+
     // What the user sent is durable before the model is called.
     let entries = match user_entries(&history, &request) {
         Ok(entries) => entries,
@@ -384,14 +402,19 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         created_at: started_at,
     });
     let user_message_id = listed.as_ref().map(|m| m.id);
-    if let Err(error) =
-        append_durably(&engine.store, thread_id, listed, entries.clone(), None).await
-    {
-        tracing::error!(%error, thread = %thread_id, "storing a user message failed");
-        emitter
-            .fail("INTERNAL", "internal error", String::new())
-            .await;
-        return None;
+    match append_durably(&engine.store, thread_id, listed, entries.clone(), None).await {
+        Ok((_, append_us, flush_us)) => {
+            timings.user_append_us = append_us;
+            timings.user_flush_us = flush_us;
+            clock.lap(); // already counted in the two above
+        }
+        Err(error) => {
+            tracing::error!(%error, thread = %thread_id, "storing a user message failed");
+            emitter
+                .fail("INTERNAL", "internal error", String::new())
+                .await;
+            return None;
+        }
     }
     history.extend(entries);
 
@@ -408,6 +431,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             model: model.clone(),
         })
         .await;
+    timings.meta_us = clock.lap();
 
     // The user's own key, when the agent has a resolver and a vendor is called.
     let mut api_key: Option<VendorKey> = None;
@@ -433,6 +457,8 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         key_source = resolved.source;
     }
 
+    timings.key_us = clock.lap();
+
     let system = compose_system_prompt(&[
         Some(&agent.stable_preamble),
         thread.system_prompt_overlay.as_deref(),
@@ -452,8 +478,13 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             .map(|m| estimate_tokens(&m.content))
             .sum::<u64>();
 
+    let called = Instant::now();
     let stream = engine.provider.stream(model_request);
     let outcome = consume(stream, &emitter, &mut cancel).await;
+    timings.first_token_us = outcome
+        .first_text
+        .map_or(0, |first| micros_between(called, first));
+    timings.stream_us = micros_between(called, Instant::now());
 
     let usage = Usage {
         input_tokens: outcome.input_tokens.unwrap_or(estimated_input),
@@ -513,7 +544,11 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     )
     .await;
     let message_id = match stored {
-        Ok(listed) => listed.map(|m| m.id),
+        Ok((listed, append_us, flush_us)) => {
+            timings.answer_append_us = append_us;
+            timings.answer_flush_us = flush_us;
+            listed.map(|m| m.id)
+        }
         Err(error) => {
             tracing::error!(%error, thread = %thread_id, "storing an answer failed");
             emitter
@@ -543,6 +578,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             })
             .await;
     }
+    timings.log(thread_id);
     emitter
         .emit(ThreadEvent::Done {
             ok: true,

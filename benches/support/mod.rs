@@ -5,8 +5,21 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 /// A `confer serve` command on port 0 and `data_dir`, ready for more settings.
+///
+/// `CONFER_BENCH_WRAPPER` (e.g. `heaptrack -o /tmp/confer`) runs the server
+/// under a profiler; the /proc figures then describe the wrapper, not Confer.
 pub fn confer_command(data_dir: &std::path::Path, key: &str) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_confer"));
+    let binary = env!("CARGO_BIN_EXE_confer");
+    let wrapper = std::env::var("CONFER_BENCH_WRAPPER").unwrap_or_default();
+    let mut words = wrapper.split_whitespace();
+    let mut command = match words.next() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            command.args(words).arg(binary);
+            command
+        }
+        None => Command::new(binary),
+    };
     command
         .arg("serve")
         .env("CONFER_BIND", "127.0.0.1:0")
@@ -33,4 +46,54 @@ pub fn spawn_listening(mut command: Command) -> (Child, String) {
     };
     std::thread::spawn(move || lines.for_each(drop));
     (child, base)
+}
+
+/// SIGKILLs the server: `child`, and under a profiler wrapper the `confer`
+/// process below it (the profiler's own helpers are left to finish writing).
+pub fn kill_server(child: &mut Child) {
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_confer"));
+    for pid in descendants(child.id()) {
+        if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == binary) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn descendants(root: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parents: Vec<(u32, u32)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(c, _)| *c),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
 }

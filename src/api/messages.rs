@@ -1,7 +1,7 @@
 //! `/api/threads/{id}/messages` and `/stop`: a thread's history, and its
 //! answers streamed as SSE from the thread's actor.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::{HttpResponse, Responder, web};
 use actix_web_lab::sse::{self, Sse};
@@ -160,6 +160,7 @@ pub async fn send(
     path: web::Path<ThreadId>,
     body: JsonBody<SendMessage>,
 ) -> Result<impl Responder, ApiError> {
+    let accepted = Instant::now();
     let body = body.into_inner();
     body.validate()?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
@@ -212,6 +213,7 @@ pub async fn send(
         tools: body.tools.unwrap_or_default(),
         tool_results,
         user_id,
+        accepted: Some(accepted),
     };
     let (sink, frames) = mpsc::channel(STREAM_BUFFER);
     state
