@@ -209,7 +209,9 @@ impl Runtime {
             .map_err(|_| RuntimeError::Unavailable)
     }
 
-    /// Queues a send on the thread; its frames arrive on `sink`.
+    /// Queues a send on the thread; its frames arrive on `sink`. The turn
+    /// runs on the caller's arbiter (the HTTP worker that relays `sink`), so
+    /// its tokens reach the client without crossing threads.
     pub async fn post(
         &self,
         org: OrgId,
@@ -217,7 +219,11 @@ impl Runtime {
         request: TurnRequest,
         sink: mpsc::Sender<StreamFrame>,
     ) -> Result<(), RuntimeError> {
-        let message = PostUserMessage { request, sink };
+        let message = PostUserMessage {
+            request,
+            sink,
+            runs_on: Arbiter::try_current(),
+        };
         // An actor evicted between lookup and send is replaced and tried again.
         for _ in 0..3 {
             let addr = self.actor(org, thread).await?;

@@ -83,10 +83,12 @@ impl ThreadStore for MemoryStore {
 }
 
 /// Echoes the last user message word by word, `delay` apart; panics when the
-/// message is "panic". Records the size of every context it was given.
+/// message is "panic". Records the size of every context it was given and
+/// the OS thread each call ran on.
 struct ScriptedProvider {
     delay: Duration,
     contexts: Mutex<Vec<usize>>,
+    threads: Mutex<Vec<std::thread::ThreadId>>,
 }
 
 impl ModelProvider for ScriptedProvider {
@@ -99,6 +101,10 @@ impl ModelProvider for ScriptedProvider {
     }
     fn stream(&self, request: ModelRequest) -> ModelStream {
         self.contexts.lock().unwrap().push(request.messages.len());
+        self.threads
+            .lock()
+            .unwrap()
+            .push(std::thread::current().id());
         let last = request
             .messages
             .last()
@@ -144,6 +150,7 @@ impl Fixture {
         let provider = Arc::new(ScriptedProvider {
             delay,
             contexts: Mutex::new(Vec::new()),
+            threads: Mutex::new(Vec::new()),
         });
         let engine = Arc::new(Engine {
             store: store.clone(),
@@ -292,4 +299,60 @@ async fn queued_sends_run_in_order_and_stop_ends_only_the_running_one() {
     let usage = fixture.store.usage.lock().unwrap();
     assert_eq!(usage.len(), 2);
     assert!(usage[0].stopped && usage[0].message_id.is_none() && usage[0].estimated);
+}
+
+/// Posts a send from a task on `arbiter` (as an HTTP worker does); returns
+/// the stream and the OS thread the poster ran on.
+async fn send_from(
+    fixture: &Arc<Fixture>,
+    arbiter: &actix_rt::ArbiterHandle,
+    thread: ThreadId,
+    content: &'static str,
+) -> (mpsc::Receiver<StreamFrame>, std::thread::ThreadId) {
+    let (posted_tx, posted_rx) = tokio::sync::oneshot::channel();
+    let fixture = Arc::clone(fixture);
+    assert!(arbiter.spawn(async move {
+        let frames = fixture.send(thread, content).await;
+        let _ = posted_tx.send((frames, std::thread::current().id()));
+    }));
+    posted_rx.await.unwrap()
+}
+
+#[actix_rt::test]
+async fn a_turn_runs_on_the_arbiter_that_posted_it() {
+    let fixture = Arc::new(Fixture::new(Duration::ZERO));
+    let thread = fixture.thread();
+    let worker = actix_rt::Arbiter::new();
+
+    let (frames, poster) = send_from(&fixture, &worker.handle(), thread, "hello").await;
+    assert_eq!(done(&drain(frames).await), (true, "hello ".into(), false));
+    // The model was called on the poster's thread, not on an actor arbiter.
+    assert_eq!(*fixture.provider.threads.lock().unwrap(), vec![poster]);
+    worker.stop();
+}
+
+#[actix_rt::test]
+async fn a_turn_whose_arbiter_stops_is_reported_and_the_thread_recovers() {
+    let fixture = Arc::new(Fixture::new(Duration::from_millis(100)));
+    let thread = fixture.thread();
+    let worker = actix_rt::Arbiter::new();
+
+    let (mut frames, _) = send_from(&fixture, &worker.handle(), thread, "one two three").await;
+    while !matches!(
+        frames.recv().await.unwrap().event,
+        ThreadEvent::Token { .. }
+    ) {}
+    worker.stop();
+    let rest = drain(frames).await;
+    assert!(
+        matches!(&rest[rest.len() - 2], ThreadEvent::Error { code, .. } if code == "INTERNAL"),
+        "{rest:?}"
+    );
+    assert!(!done(&rest).0);
+
+    // The thread goes on, its context reloaded from the store: the lost
+    // turn's user message, then this one.
+    let again = drain(fixture.send(thread, "again").await).await;
+    assert_eq!(done(&again), (true, "again ".into(), false));
+    assert_eq!(fixture.provider.contexts.lock().unwrap().last(), Some(&2));
 }

@@ -2,15 +2,19 @@
 //!
 //! It queues sends and runs them one at a time in arrival order, holds the
 //! cancel handle of the running turn, and caches the thread's context between
-//! turns. A turn runs as its own task on the actor's arbiter; if that task
-//! panics, the actor reports `error` + `done {ok:false}` on the stream, drops
-//! its cache (so the next turn reloads the thread from the store, as a
-//! restarted actor would) and goes on with the queue.
+//! turns. A turn runs as its own task on the arbiter of whoever posted it (the
+//! HTTP worker that relays its stream, so each token reaches the client's
+//! socket without crossing threads), or on the actor's own arbiter. If that
+//! task panics or its arbiter goes away, the actor reports `error` +
+//! `done {ok:false}` on the stream, drops its cache (so the next turn reloads
+//! the thread from the store, as a restarted actor would) and goes on with the
+//! queue.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
+use actix::dev::ArbiterHandle;
 use actix::prelude::*;
 use chrono::Utc;
 use tokio::sync::{mpsc, oneshot};
@@ -52,6 +56,9 @@ impl Activity {
 pub struct PostUserMessage {
     pub request: TurnRequest,
     pub sink: mpsc::Sender<StreamFrame>,
+    /// Where the turn runs: the arbiter that reads `sink`, or (`None`) the
+    /// actor's own.
+    pub runs_on: Option<ArbiterHandle>,
 }
 
 /// Stop the running answer; answers whether one was running.
@@ -67,6 +74,7 @@ pub struct StopIfIdle;
 struct QueuedTurn {
     request: TurnRequest,
     sink: mpsc::Sender<StreamFrame>,
+    runs_on: Option<ArbiterHandle>,
 }
 
 struct RunningTurn {
@@ -122,8 +130,7 @@ impl ThreadActor {
         self.running = Some(RunningTurn {
             cancel: Some(cancel_tx),
         });
-        // Its own task, so a panic in the turn is caught by the join handle.
-        let task = actix::spawn(run_turn(input));
+        let task = spawn_turn(input, turn.runs_on);
         let thread = self.thread;
         ctx.spawn(task.into_actor(self).map(move |outcome, actor, ctx| {
             match outcome {
@@ -144,6 +151,41 @@ impl ThreadActor {
     }
 }
 
+/// How a turn task ended without returning: it panicked, or its arbiter
+/// stopped before it finished.
+#[derive(Debug)]
+struct TurnLost(String);
+
+impl std::fmt::Display for TurnLost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Runs the turn as its own task (so a panic is caught by its join handle),
+/// on `arbiter` when given, else on the current one.
+async fn spawn_turn(
+    input: TurnInput,
+    arbiter: Option<ArbiterHandle>,
+) -> Result<Option<Vec<ContextMessage>>, TurnLost> {
+    let lost = |e: tokio::task::JoinError| TurnLost(e.to_string());
+    let Some(arbiter) = arbiter else {
+        return actix::spawn(run_turn(input)).await.map_err(lost);
+    };
+    let (done_tx, done_rx) = oneshot::channel();
+    let spawned = arbiter.spawn(async move {
+        let _ = done_tx.send(actix::spawn(run_turn(input)).await.map_err(lost));
+    });
+    if !spawned {
+        return Err(TurnLost("the stream's arbiter has stopped".into()));
+    }
+    done_rx.await.unwrap_or_else(|_| {
+        Err(TurnLost(
+            "the stream's arbiter stopped during the turn".into(),
+        ))
+    })
+}
+
 impl Actor for ThreadActor {
     type Context = Context<Self>;
 }
@@ -155,6 +197,7 @@ impl Handler<PostUserMessage> for ThreadActor {
         self.queue.push_back(QueuedTurn {
             request: msg.request,
             sink: msg.sink,
+            runs_on: msg.runs_on,
         });
         self.activity.touch(true);
         self.start_next(ctx);
