@@ -6,7 +6,7 @@
 //! 1,000 streams, burst, idle with 2,000 streams, history) and prints a
 //! markdown table; the JSON lands in `target/bench/load.json`. Flags (after
 //! `--`): `--paced 100,500,1000,2000`, `--idle 10000`, `--recovery 1000000`,
-//! `--only paced|burst|idle|history|recovery`, `--turns N`, `--tokens N`,
+//! `--only paced,burst,idle,history,recovery` (any of them), `--turns N`, `--tokens N`,
 //! `--interval-ms N`, `--ramp-ms N` (streams start spread over this; 1000),
 //! `--vendor openai|anthropic`, `--phases` (the server logs each turn's
 //! phase timings, `confer::turn_timings`, and the paced rows break the time
@@ -1007,7 +1007,11 @@ async fn main() {
     let o = options();
     let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap_or(0);
     println!("open-file limit raised to {limit}");
-    let wants = |name: &str| o.only.as_deref().is_none_or(|only| only == name);
+    let wants = |name: &str| {
+        o.only
+            .as_deref()
+            .is_none_or(|only| only.split(',').any(|o| o == name))
+    };
     let vendor = mock_vendor().await;
     let started = Instant::now();
     let mut results = json!({"options": format!("{o:?}"), "cores": std::thread::available_parallelism().map_or(1, usize::from)});
