@@ -296,15 +296,21 @@ fn user_entries(
     Ok(entries)
 }
 
-/// Appends to the thread and waits until it is durable; returns the listed
-/// message and the microseconds spent writing and flushing.
+/// A durable append: the listed message as stored, and where the time went.
+struct DurableAppend {
+    listed: Option<Message>,
+    append_us: u64,
+    flush_us: u64,
+}
+
+/// Appends to the thread and waits until it is durable.
 async fn append_durably(
     store: &Arc<dyn ThreadStore>,
     thread: ThreadId,
     listed: Option<Message>,
     context: Vec<ContextMessage>,
     usage: Option<UsageRecord>,
-) -> Result<(Option<Message>, u64, u64), StoreError> {
+) -> Result<DurableAppend, StoreError> {
     let mut clock = PhaseClock::since(Instant::now());
     let stored = blocking(store, move |s| {
         let listed = s.append(thread, listed, context)?;
@@ -319,7 +325,11 @@ async fn append_durably(
     .await?;
     let append_us = clock.lap();
     store.flush().await?;
-    Ok((stored, append_us, clock.lap()))
+    Ok(DurableAppend {
+        listed: stored,
+        append_us,
+        flush_us: clock.lap(),
+    })
 }
 
 /// Runs one turn to its `done`; returns the context to cache for the next
@@ -403,9 +413,9 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     });
     let user_message_id = listed.as_ref().map(|m| m.id);
     match append_durably(&engine.store, thread_id, listed, entries.clone(), None).await {
-        Ok((_, append_us, flush_us)) => {
-            timings.user_append_us = append_us;
-            timings.user_flush_us = flush_us;
+        Ok(durable) => {
+            timings.user_append_us = durable.append_us;
+            timings.user_flush_us = durable.flush_us;
             clock.lap(); // already counted in the two above
         }
         Err(error) => {
@@ -544,10 +554,10 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     )
     .await;
     let message_id = match stored {
-        Ok((listed, append_us, flush_us)) => {
-            timings.answer_append_us = append_us;
-            timings.answer_flush_us = flush_us;
-            listed.map(|m| m.id)
+        Ok(durable) => {
+            timings.answer_append_us = durable.append_us;
+            timings.answer_flush_us = durable.flush_us;
+            durable.listed.map(|m| m.id)
         }
         Err(error) => {
             tracing::error!(%error, thread = %thread_id, "storing an answer failed");
