@@ -41,18 +41,7 @@ const KEY: &str = "load-key-0123456789abcdef0123456789";
 static PHASES: AtomicBool = AtomicBool::new(false);
 
 /// The phases of `confer::turn_timings`, in turn order.
-const PHASE_FIELDS: [&str; 10] = [
-    "before_turn_us",
-    "load_us",
-    "user_append_us",
-    "user_flush_us",
-    "meta_us",
-    "key_us",
-    "first_token_us",
-    "stream_us",
-    "answer_append_us",
-    "answer_flush_us",
-];
+const PHASE_FIELDS: [&str; 10] = confer_actors::TurnTimings::FIELDS;
 
 fn now_us() -> u64 {
     SystemTime::now()

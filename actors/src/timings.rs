@@ -38,6 +38,20 @@ pub struct TurnTimings {
 }
 
 impl TurnTimings {
+    /// The fields of the log line, in turn order (for tools that read it).
+    pub const FIELDS: [&'static str; 10] = [
+        "before_turn_us",
+        "load_us",
+        "user_append_us",
+        "user_flush_us",
+        "meta_us",
+        "key_us",
+        "first_token_us",
+        "stream_us",
+        "answer_append_us",
+        "answer_flush_us",
+    ];
+
     /// Logs the timings of a finished turn (debug level, [`TARGET`]).
     pub fn log(&self, thread: ThreadId) {
         tracing::debug!(
@@ -97,6 +111,21 @@ mod tests {
         assert!(first >= 5_000, "first lap counts from `since`: {first}");
         let second = clock.lap();
         assert!(second < first, "second lap counts from the first: {second}");
+    }
+
+    #[test]
+    fn the_field_list_names_every_field_in_order() {
+        let debug = format!("{:?}", TurnTimings::default());
+        let positions: Vec<usize> = TurnTimings::FIELDS
+            .iter()
+            .map(|f| {
+                debug
+                    .find(&format!("{f}: "))
+                    .unwrap_or_else(|| panic!("{f} missing"))
+            })
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{debug}");
+        assert_eq!(debug.matches("_us: ").count(), TurnTimings::FIELDS.len());
     }
 
     #[test]
