@@ -6,6 +6,8 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use confer_actors::StoreError;
+
+use crate::store::update::Updated;
 use serde::Serialize;
 
 /// An error answered to an API client.
@@ -32,6 +34,19 @@ pub enum ApiError {
     /// 422: well-formed, but a value breaks a rule.
     #[error("{0}")]
     Validation(String),
+    /// 408: the client stopped sending its request.
+    #[error("{0}")]
+    RequestTimeout(String),
+    /// 429: over a rate limit; `retry_after` seconds until one more is allowed.
+    #[error("{detail}")]
+    RateLimited {
+        detail: String,
+        limit: u32,
+        retry_after: u64,
+    },
+    /// 503: a store flush failed; nothing more is acknowledged.
+    #[error("{0}")]
+    StoreUnavailable(String),
     /// 501: the endpoint exists but its capability is not built yet.
     #[error("{0}")]
     NotImplemented(String),
@@ -70,6 +85,9 @@ impl ApiError {
             Self::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
             Self::Validation(_) => "VALIDATION_ERROR",
             Self::NotImplemented(_) => "NOT_IMPLEMENTED",
+            Self::RequestTimeout(_) => "REQUEST_TIMEOUT",
+            Self::RateLimited { .. } => "RATE_LIMITED",
+            Self::StoreUnavailable(_) => "STORE_UNAVAILABLE",
             Self::Internal(_) => "INTERNAL",
         }
     }
@@ -84,7 +102,10 @@ impl ApiError {
             | Self::Conflict(d)
             | Self::PayloadTooLarge(d)
             | Self::Validation(d)
-            | Self::NotImplemented(d) => d,
+            | Self::NotImplemented(d)
+            | Self::RequestTimeout(d)
+            | Self::StoreUnavailable(d)
+            | Self::RateLimited { detail: d, .. } => d,
         }
     }
 }
@@ -98,10 +119,12 @@ pub fn code_for_status(status: StatusCode) -> &'static str {
         404 => "NOT_FOUND",
         405 => "METHOD_NOT_ALLOWED",
         409 => "CONFLICT",
+        408 => "REQUEST_TIMEOUT",
         413 => "PAYLOAD_TOO_LARGE",
         415 => "UNSUPPORTED_MEDIA_TYPE",
         422 => "VALIDATION_ERROR",
         429 => "RATE_LIMITED",
+        431 => "HEADERS_TOO_LARGE",
         s if s < 500 => "BAD_REQUEST",
         _ => "INTERNAL",
     }
@@ -132,6 +155,9 @@ impl ResponseError for ApiError {
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
+            Self::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -140,13 +166,50 @@ impl ResponseError for ApiError {
         if let Self::Internal(cause) = self {
             tracing::error!(%cause, "internal error");
         }
-        error_response(self.status_code(), self.code(), Some(self.detail()))
+        let mut response = error_response(self.status_code(), self.code(), Some(self.detail()));
+        if let Self::RateLimited {
+            limit, retry_after, ..
+        } = self
+        {
+            let headers = response.headers_mut();
+            for (name, value) in [
+                ("retry-after", retry_after.to_string()),
+                ("ratelimit-limit", limit.to_string()),
+                ("ratelimit-remaining", "0".to_owned()),
+                ("ratelimit-reset", retry_after.to_string()),
+            ] {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    headers.insert(header::HeaderName::from_static(name), value);
+                }
+            }
+        }
+        if matches!(self, Self::RequestTimeout(_)) {
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
+}
+
+/// The record an update stored, 404 when it was gone (`what`: "agent"…),
+/// or the change's own refusal.
+pub fn stored<T>(outcome: Updated<T, ApiError>, what: &str) -> Result<T, ApiError> {
+    match outcome {
+        Updated::Stored(record) => Ok(record),
+        Updated::Gone => Err(ApiError::not_found(what)),
+        Updated::Refused(error) => Err(error),
     }
 }
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
-        Self::Internal(error.to_string())
+        match error {
+            StoreError::Unavailable(_) => Self::StoreUnavailable(
+                "the store failed to flush; retry when the service has restarted".into(),
+            ),
+            other => Self::Internal(other.to_string()),
+        }
     }
 }
 

@@ -7,8 +7,11 @@
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod limits;
+pub mod outbound;
 pub mod providers;
 pub mod resolver;
+pub mod secrets;
 pub mod settings;
 pub mod state;
 pub mod store;
@@ -25,31 +28,66 @@ use confer_actors::{Engine, Runtime, RuntimeConfig};
 use secrecy::ExposeSecret;
 
 use crate::api::extract::{BodyLimit, path_config, query_config};
-use crate::auth::jwt::JwtVerifier;
+use crate::auth::jwt::{JwtKey, JwtRules, JwtVerifier};
+use crate::limits::RateLimits;
+use crate::outbound::{Outbound, OutboundPolicy};
 use crate::providers::ProviderRouter;
+use crate::secrets::SecretBox;
 use crate::settings::Settings;
 use crate::state::AppState;
 use crate::store::Store;
 
-/// Runs the server until SIGINT/SIGTERM, then finishes in-flight requests and
-/// flushes the store.
-pub async fn serve(settings: Settings) -> anyhow::Result<()> {
+/// Binds the listen address. Done first, before anything is created, so a
+/// taken port fails at once with one line (and exit code 2 from `main`).
+pub fn bind(settings: &Settings) -> anyhow::Result<std::net::TcpListener> {
+    std::net::TcpListener::bind(&settings.bind)
+        .with_context(|| format!("cannot listen on {}", settings.bind))
+}
+
+/// The JWT verifier the configuration asks for (none when JWT auth is off).
+pub fn jwt_verifier(settings: &Settings) -> anyhow::Result<Option<JwtVerifier>> {
+    let rules = JwtRules {
+        issuer: settings.jwt_issuer.clone(),
+        audience: settings.jwt_audience.clone(),
+    };
+    let pem = match &settings.jwt_public_key {
+        Some(value) if value.trim_start().starts_with("-----BEGIN") => {
+            Some(value.as_bytes().to_vec())
+        }
+        Some(path) => Some(
+            std::fs::read(path).with_context(|| format!("reading jwt_public_key file {path}"))?,
+        ),
+        None => None,
+    };
+    let key = match (&settings.jwt_secret, &pem) {
+        (Some(_), Some(_)) => anyhow::bail!(
+            "jwt_secret and jwt_public_key are both set: exactly one JWT algorithm is accepted"
+        ),
+        (Some(secret), None) => JwtKey::Secret(secret),
+        (None, Some(pem)) => JwtKey::PublicKeyPem(pem),
+        (None, None) => return Ok(None),
+    };
+    JwtVerifier::new(&key, &rules)
+        .map(Some)
+        .map_err(anyhow::Error::msg)
+}
+
+/// Runs the server on `listener` until SIGINT/SIGTERM, then finishes
+/// in-flight requests and flushes the store.
+pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyhow::Result<()> {
     let settings = Arc::new(settings);
+    let jwt = jwt_verifier(&settings)?;
     std::fs::create_dir_all(&settings.data_dir)
         .with_context(|| format!("creating data dir {}", settings.data_dir.display()))?;
-    let store = Store::open(&settings.data_dir).context("opening the store")?;
-
-    if let Some(secret) = auth::api_keys::bootstrap(&store, settings.bootstrap_api_key.clone())
-        .await
-        .context("bootstrapping the default org")?
-    {
-        // Standard output, not the log: the log never carries a secret.
-        println!(
-            "Created org `{}` with an admin API key (shown once, keep it): {}",
-            auth::api_keys::DEFAULT_ORG,
-            secret.expose_secret()
-        );
-    }
+    let secrets = SecretBox::load(
+        settings.secret_key.as_ref(),
+        settings.secret_key_file.as_deref(),
+        settings.secret_key_old.as_ref(),
+        &settings.data_dir,
+    )?;
+    tracing::info!(source = %secrets.source, "secret key loaded");
+    let store =
+        Store::open_with(&settings.data_dir, Arc::new(secrets)).context("opening the store")?;
 
     let extra_ca = match &settings.extra_ca_cert {
         Some(path) => Some(
@@ -64,10 +102,14 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         extra_ca.as_deref(),
     )
     .context("building the outbound HTTP client")?;
+    let policy = OutboundPolicy::new(&settings.outbound_allow, settings.outbound_proxy.as_deref())
+        .map_err(anyhow::Error::msg)?;
+    let outbound =
+        Outbound::new(policy, extra_ca.as_deref()).context("building the outbound HTTP client")?;
     let engine = Arc::new(Engine {
         store: store.as_port(),
-        provider: Arc::new(ProviderRouter::new(&settings, client.clone())),
-        resolver: Arc::new(resolver::HttpResolver::new(client)),
+        provider: Arc::new(ProviderRouter::new(&settings, client)),
+        resolver: Arc::new(resolver::HttpResolver::new(outbound.clone())),
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = Runtime::start(
@@ -75,6 +117,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         RuntimeConfig {
             idle_timeout: Duration::from_millis(settings.thread_idle_timeout_ms),
             max_live_threads: settings.max_live_threads.max(1),
+            cache_bytes: settings.context_cache_bytes,
             arbiters: match settings.runtime_arbiters {
                 0 => cores,
                 n => n,
@@ -85,14 +128,23 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let state = web::Data::new(AppState {
         runtime,
         store: store.clone(),
-        jwt: settings.jwt_secret.as_ref().map(JwtVerifier::new),
+        jwt,
+        outbound,
+        limits: RateLimits::new(
+            settings.user_rate_limit_rps,
+            settings.user_send_limit_per_min,
+        ),
         default_model: settings.platform_default_model(),
         settings: Arc::clone(&settings),
     });
-    let listener = std::net::TcpListener::bind(&settings.bind)
-        .with_context(|| format!("binding {}", settings.bind))?;
     let address = listener.local_addr()?;
-    let body_limit = BodyLimit(settings.max_body_bytes);
+    let open_files = raise_open_file_limit();
+    tracing::info!(open_files, "open-file limit");
+    let body_limit = BodyLimit {
+        bytes: settings.max_body_bytes,
+        timeout: Duration::from_secs(settings.client_timeout_secs),
+        max_depth: settings.max_json_depth,
+    };
 
     let mut server = HttpServer::new(move || {
         App::new()
@@ -101,10 +153,18 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
             .app_data(query_config())
             .app_data(path_config())
             .wrap(from_fn(api::json_errors))
+            .wrap(from_fn(api::header_limit))
             .wrap(from_fn(telemetry::request_log))
             .configure(api::routes)
     })
     .shutdown_timeout(settings.shutdown_timeout_secs)
+    // A client that does not send its request headers in time is answered
+    // 408 and closed (the body has the same bound, in `JsonBody`).
+    .client_request_timeout(Duration::from_secs(settings.client_timeout_secs))
+    .client_disconnect_timeout(Duration::from_secs(1))
+    .max_connections(per_worker_connections(&settings, open_files))
+    // SIGINT and SIGTERM are handled below, both gracefully.
+    .disable_signals()
     // Tokens are small writes that must leave at once: without this, Nagle's
     // algorithm holds the end of each stream for the client's delayed ACK
     // (about 40 ms per turn, measured with benches/turns.rs).
@@ -114,15 +174,92 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         server = server.workers(settings.workers);
     }
     let server = server.run();
+    let handle = server.handle();
 
+    // Created and printed only now that the listener serves: a start that
+    // failed before this point created no key, so the next one makes and
+    // shows it again.
+    let first_key = auth::api_keys::bootstrap(&store, settings.bootstrap_api_key.clone())
+        .await
+        .context("bootstrapping the default org")?;
+    if let Some(secret) = first_key {
+        // Standard output, not the log: the log never carries a secret.
+        println!(
+            "Created org `{}` with an admin API key (shown once, keep it): {}",
+            auth::api_keys::DEFAULT_ORG,
+            secret.expose_secret()
+        );
+    }
     println!("confer listening on http://{address}");
     std::io::stdout().flush()?;
     tracing::info!(%address, data_dir = %settings.data_dir.display(), "listening");
 
+    let poisoned = store.poisoned();
+    let stopping = actix_web::rt::spawn(async move {
+        let reason = tokio::select! {
+            signal = shutdown_signal() => Ok(signal),
+            error = poisoned => Err(error),
+        };
+        match &reason {
+            Ok(signal) => tracing::info!(signal, "shutting down gracefully"),
+            Err(error) => {
+                tracing::error!(%error, "a store flush failed; stopping so the supervisor restarts Confer")
+            }
+        }
+        handle.stop(true).await;
+        reason
+    });
     server.await?;
+    if let Ok(Err(error)) = stopping.await {
+        anyhow::bail!(
+            "the store failed to flush ({error}); stopped without acknowledging further writes"
+        );
+    }
     store
         .flush_now()
         .context("flushing the store at shutdown")?;
     tracing::info!("stopped; store flushed");
     Ok(())
+}
+
+/// Waits for SIGINT or SIGTERM; both stop the server the same graceful way.
+async fn shutdown_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::error!("cannot listen for signals; stop Confer with SIGKILL");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    }
+}
+
+/// Raises the soft open-file limit to the hard limit; returns the limit now
+/// in force (each connection, outbound call and store file takes one).
+pub fn raise_open_file_limit() -> u64 {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => limit,
+        Err(error) => {
+            tracing::warn!(%error, "could not raise the open-file limit");
+            rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(soft, _)| soft)
+        }
+    }
+}
+
+/// The connection cap of one HTTP worker: `max_connections` (default: the
+/// open-file limit less 10%) shared by the workers.
+fn per_worker_connections(settings: &Settings, open_files: u64) -> usize {
+    let total = match settings.max_connections {
+        0 => usize::try_from(open_files - open_files / 10).unwrap_or(usize::MAX),
+        n => n,
+    };
+    let workers = match settings.workers {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    (total / workers).max(1)
 }

@@ -40,7 +40,14 @@ fn main() -> ExitCode {
         }
         Command::Serve => {
             confer::telemetry::init(&settings);
-            let result = actix_web::rt::System::new().block_on(confer::serve(settings));
+            let listener = match confer::bind(&settings) {
+                Ok(listener) => listener,
+                Err(error) => {
+                    eprintln!("confer: {error:#}");
+                    return ExitCode::from(2);
+                }
+            };
+            let result = actix_web::rt::System::new().block_on(confer::serve(settings, listener));
             match result {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {

@@ -19,6 +19,8 @@ use serde::Deserialize;
 use serde_json::json;
 use sha2::Sha256;
 
+use crate::outbound::{Outbound, RESOLVER_BODY_CAP, read_capped};
+
 /// Header names of the signed call.
 pub const TIMESTAMP_HEADER: &str = "X-Service-Timestamp";
 pub const NONCE_HEADER: &str = "X-Service-Nonce";
@@ -45,18 +47,18 @@ struct ResolverAnswer {
     source: Option<String>,
 }
 
-/// Calls resolvers over HTTPS with the shared client.
+/// Calls resolvers through the outbound policy.
 pub struct HttpResolver {
-    client: reqwest::Client,
+    outbound: Outbound,
 }
 
 impl HttpResolver {
-    /// A resolver client on `client` (which carries the extra CAs).
-    pub fn new(client: reqwest::Client) -> Self {
-        Self { client }
+    /// A resolver client over `outbound`.
+    pub fn new(outbound: Outbound) -> Self {
+        Self { outbound }
     }
 
-    async fn call(client: reqwest::Client, request: KeyRequest) -> Option<ResolvedKey> {
+    async fn call(outbound: Outbound, request: KeyRequest) -> Option<ResolvedKey> {
         let body = json!({
             "userId": request.user_id,
             "orgId": request.org_id,
@@ -67,17 +69,22 @@ impl HttpResolver {
         let timestamp = chrono::Utc::now().timestamp().to_string();
         let nonce = uuid::Uuid::new_v4().to_string();
         let signed = signature(&request.signing_secret, &timestamp, &nonce, body.as_bytes());
-        let answer = client
-            .post(&request.resolver_url)
-            .timeout(Duration::from_millis(u64::from(request.timeout_ms)))
+        let timeout = Duration::from_millis(u64::from(request.timeout_ms));
+        let prepared = match outbound.request(reqwest::Method::POST, &request.resolver_url) {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                tracing::warn!(%error, "credential resolver not called; using the platform key");
+                return None;
+            }
+        };
+        let prepared = prepared
+            .timeout(timeout)
             .header(TIMESTAMP_HEADER, &timestamp)
             .header(NONCE_HEADER, &nonce)
             .header(SIGNATURE_HEADER, signed)
             .header("content-type", "application/json")
-            .body(body)
-            .send()
-            .await;
-        let response = match answer {
+            .body(body);
+        let response = match outbound.send(prepared).await {
             Ok(response) if response.status().is_success() => response,
             Ok(response) => {
                 tracing::warn!(
@@ -87,16 +94,18 @@ impl HttpResolver {
                 return None;
             }
             Err(error) => {
-                let reason = if error.is_timeout() {
-                    "timed out"
-                } else {
-                    "unreachable"
-                };
-                tracing::warn!(reason, "credential resolver failed; using the platform key");
+                tracing::warn!(%error, "credential resolver failed; using the platform key");
                 return None;
             }
         };
-        let parsed = match response.json::<ResolverAnswer>().await {
+        let bytes = match read_capped(response, RESOLVER_BODY_CAP).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                tracing::warn!(%error, "credential resolver answer unreadable; using the platform key");
+                return None;
+            }
+        };
+        let parsed = match serde_json::from_slice::<ResolverAnswer>(&bytes) {
             Ok(parsed) => parsed,
             Err(_) => {
                 tracing::warn!("credential resolver answer did not parse; using the platform key");
@@ -120,7 +129,7 @@ impl CredentialResolver for HttpResolver {
         &self,
         request: KeyRequest,
     ) -> Pin<Box<dyn Future<Output = Option<ResolvedKey>> + Send>> {
-        Box::pin(Self::call(self.client.clone(), request))
+        Box::pin(Self::call(self.outbound.clone(), request))
     }
 }
 

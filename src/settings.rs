@@ -40,6 +40,7 @@ pub struct Settings {
     pub builtin_delay_ms: u64,
     pub thread_idle_timeout_ms: u64,
     pub max_live_threads: usize,
+    pub context_cache_bytes: usize,
     pub runtime_arbiters: usize,
     pub anthropic_base_url: String,
     pub openai_base_url: String,
@@ -58,6 +59,29 @@ pub struct Settings {
     pub default_model: Option<String>,
     #[serde(default)]
     pub extra_ca_cert: Option<PathBuf>,
+    #[serde(default)]
+    pub jwt_public_key: Option<String>,
+    #[serde(default)]
+    pub jwt_issuer: Option<String>,
+    #[serde(default)]
+    pub jwt_audience: Option<String>,
+    /// Comma-separated `host[:port]` entries (`*.` allowed as the first label).
+    pub outbound_allow: String,
+    #[serde(default)]
+    pub outbound_proxy: Option<String>,
+    pub client_timeout_secs: u64,
+    pub max_connections: usize,
+    pub max_content_bytes: usize,
+    pub max_json_depth: usize,
+    pub user_rate_limit_rps: f64,
+    pub user_send_limit_per_min: u32,
+    pub key_rate_limit_rps: f64,
+    #[serde(default)]
+    pub secret_key: Option<SecretString>,
+    #[serde(default)]
+    pub secret_key_file: Option<PathBuf>,
+    #[serde(default)]
+    pub secret_key_old: Option<SecretString>,
     #[serde(default)]
     pub anthropic_api_key: Option<SecretString>,
     #[serde(default)]
@@ -93,6 +117,14 @@ impl Settings {
         }
         self.bootstrap_api_key = non_empty(self.bootstrap_api_key);
         self.jwt_secret = non_empty(self.jwt_secret);
+        self.secret_key = non_empty(self.secret_key);
+        self.secret_key_old = non_empty(self.secret_key_old);
+        self.secret_key_file = self.secret_key_file.filter(|p| !p.as_os_str().is_empty());
+        let text = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
+        self.jwt_public_key = text(self.jwt_public_key);
+        self.jwt_issuer = text(self.jwt_issuer);
+        self.jwt_audience = text(self.jwt_audience);
+        self.outbound_proxy = text(self.outbound_proxy);
         self.anthropic_api_key = non_empty(self.anthropic_api_key);
         self.openai_api_key = non_empty(self.openai_api_key);
         self.default_model = self.default_model.filter(|m| !m.trim().is_empty());

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use confer_actors::Runtime;
 
 use crate::auth::jwt::JwtVerifier;
+use crate::limits::RateLimits;
+use crate::outbound::Outbound;
 use crate::settings::Settings;
 use crate::store::Store;
 
@@ -14,6 +16,10 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     /// `None` when JWT auth is off (no `CONFER_JWT_SECRET`).
     pub jwt: Option<JwtVerifier>,
+    /// The outbound policy and its clients (resolvers, later tools and MCP).
+    pub outbound: Outbound,
+    /// The rate limiters.
+    pub limits: RateLimits,
     /// The resolved platform default model.
     pub default_model: String,
     /// The thread actors.

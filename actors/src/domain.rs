@@ -170,7 +170,8 @@ pub struct UsageRecord {
 }
 
 /// Per-agent configuration of the bring-your-own-key credential resolver.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// `Debug` leaves the signing secret out.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct CredentialConfig {
     pub enabled: bool,
     /// Empty when unset.
@@ -178,6 +179,20 @@ pub struct CredentialConfig {
     pub timeout_ms: u32,
     /// The HMAC key of the outbound call; created on first enable.
     pub signing_secret: Option<String>,
+}
+
+impl std::fmt::Debug for CredentialConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialConfig")
+            .field("enabled", &self.enabled)
+            .field("resolver_url", &self.resolver_url)
+            .field("timeout_ms", &self.timeout_ms)
+            .field(
+                "signing_secret",
+                &self.signing_secret.as_ref().map(|_| "[redacted]"),
+            )
+            .finish()
+    }
 }
 
 impl CredentialConfig {

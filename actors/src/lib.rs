@@ -23,7 +23,7 @@ mod tests;
 pub use domain::*;
 pub use events::{StreamFrame, ThreadEvent, Usage};
 pub use ids::*;
-pub use ports::{StoreError, StoreFuture, ThreadStore};
+pub use ports::{MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadStore, run_blocking};
 pub use provider::{
     ContextMessage, ContextRole, CredentialResolver, FinishReason, KeyRequest, ModelError,
     ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream, ResolvedKey, ToolCall,

@@ -21,6 +21,35 @@ pub enum StoreError {
     /// A record could not be decoded (unknown version or bad bytes).
     #[error("record codec: {0}")]
     Codec(String),
+    /// A flush failed earlier: the store accepts no more writes until the
+    /// process restarts (an acknowledged write must never be lost).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// At most this many store calls run at once on the blocking thread pool.
+/// Without a bound, a burst of requests (300 sends whose clients left at
+/// once) grew the pool by a thread per waiting call; past the bound calls
+/// wait for a slot instead, and the pool stays small.
+pub const MAX_BLOCKING_STORE_CALLS: usize = 32;
+
+static STORE_SLOTS: tokio::sync::Semaphore =
+    tokio::sync::Semaphore::const_new(MAX_BLOCKING_STORE_CALLS);
+
+/// Runs a synchronous store call on the blocking pool, at most
+/// [`MAX_BLOCKING_STORE_CALLS`] at a time.
+pub async fn run_blocking<T, F>(f: F) -> Result<T, StoreError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, StoreError> + Send + 'static,
+{
+    let _slot = STORE_SLOTS
+        .acquire()
+        .await
+        .map_err(|_| StoreError::Engine("store slots closed".into()))?;
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| StoreError::Engine(format!("store task: {e}")))?
 }
 
 /// The future a store's asynchronous call returns.
@@ -62,4 +91,35 @@ pub trait ThreadStore: Send + Sync + 'static {
 
     /// Resolves once every write made before the call is durable.
     fn flush(&self) -> StoreFuture<()>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn blocking_store_calls_are_bounded() {
+        let now = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let calls: Vec<_> = (0..200)
+            .map(|_| {
+                let (now, peak) = (Arc::clone(&now), Arc::clone(&peak));
+                tokio::spawn(run_blocking(move || {
+                    let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(running, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    Ok(())
+                }))
+            })
+            .collect();
+        for call in calls {
+            call.await.unwrap().unwrap();
+        }
+        let peak = peak.load(Ordering::SeqCst);
+        assert!(peak <= MAX_BLOCKING_STORE_CALLS, "{peak} at once");
+        assert!(peak > 1, "calls do run concurrently");
+    }
 }

@@ -221,8 +221,8 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4)
 }
 
-/// What the credential resolver is asked.
-#[derive(Clone, Debug)]
+/// What the credential resolver is asked. `Debug` leaves the signing secret out.
+#[derive(Clone)]
 pub struct KeyRequest {
     pub user_id: String,
     pub org_id: String,
@@ -233,6 +233,20 @@ pub struct KeyRequest {
     pub resolver_url: String,
     pub timeout_ms: u32,
     pub signing_secret: String,
+}
+
+impl std::fmt::Debug for KeyRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyRequest")
+            .field("user_id", &self.user_id)
+            .field("org_id", &self.org_id)
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("resolver_url", &self.resolver_url)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("signing_secret", &"[redacted]")
+            .finish()
+    }
 }
 
 /// A key the resolver returned, with its `source` label.
@@ -255,6 +269,34 @@ pub trait CredentialResolver: Send + Sync + 'static {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_never_shows_a_secret() {
+        let request = KeyRequest {
+            user_id: "u".into(),
+            org_id: "o".into(),
+            provider: "openai".into(),
+            model: "m".into(),
+            resolver_url: "https://r.example".into(),
+            timeout_ms: 1,
+            signing_secret: "cfs_top_secret".into(),
+        };
+        let config = crate::CredentialConfig {
+            signing_secret: Some("cfs_top_secret".into()),
+            ..Default::default()
+        };
+        let key = VendorKey::new("sk-top-secret");
+        for shown in [
+            format!("{request:?}"),
+            format!("{config:?}"),
+            format!("{key:?}"),
+        ] {
+            assert!(
+                !shown.contains("top_secret") && !shown.contains("top-secret"),
+                "{shown}"
+            );
+        }
+    }
 
     fn call(id: &str) -> ToolCall {
         ToolCall {

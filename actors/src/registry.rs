@@ -10,6 +10,7 @@
 //! from the store.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use actix::prelude::*;
@@ -23,6 +24,9 @@ use crate::thread_actor::{Activity, PostUserMessage, Stop, StopIfIdle, ThreadAct
 use crate::turn::{Engine, TurnRequest};
 
 /// Tuning of the registry.
+///
+/// Two bounds keep the live actors' memory in check: their count
+/// (`max_live_threads`) and the bytes they hold (`cache_bytes`).
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
     /// An actor idle this long is stopped.
@@ -31,7 +35,13 @@ pub struct RuntimeConfig {
     pub max_live_threads: usize,
     /// Arbiters (threads) the actors are spread over.
     pub arbiters: usize,
+    /// Bytes the live actors may hold in context caches and queued sends;
+    /// past it the least recently active idle actors are evicted.
+    pub cache_bytes: usize,
 }
+
+/// How often the byte budget is checked (also at each actor start).
+const BUDGET_CHECK_EVERY: Duration = Duration::from_millis(250);
 
 /// The runtime could not reach a thread's actor.
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +81,8 @@ pub struct AgentRegistry {
     arbiters: Vec<ArbiterHandle>,
     next_arbiter: usize,
     config: RuntimeConfig,
+    /// Bytes held by every live actor (each `Activity` keeps it in step).
+    held: Arc<AtomicUsize>,
 }
 
 impl AgentRegistry {
@@ -84,6 +96,49 @@ impl AgentRegistry {
             .map(|e| (*e.key(), e.addr.clone()))
             .collect();
         self.evict(ctx, expired);
+    }
+
+    /// Bytes held by every live actor.
+    fn held_bytes(&self) -> usize {
+        self.held.load(Ordering::Relaxed)
+    }
+
+    /// Evicts the least recently active idle actors until what the rest
+    /// hold fits the byte budget.
+    fn enforce_budget(&mut self, ctx: &mut Context<Self>) {
+        let held = self.held_bytes();
+        if held <= self.config.cache_bytes {
+            return;
+        }
+        let mut idle: Vec<_> = self
+            .threads
+            .iter()
+            .filter(|e| !e.activity.is_busy())
+            .map(|e| {
+                (
+                    e.activity.last_active_ms(),
+                    e.activity.bytes(),
+                    *e.key(),
+                    e.addr.clone(),
+                )
+            })
+            .collect();
+        idle.sort_by_key(|(at, ..)| *at);
+        let mut excess = held - self.config.cache_bytes;
+        let mut chosen = Vec::new();
+        for (_, bytes, id, addr) in idle {
+            if excess == 0 {
+                break;
+            }
+            excess = excess.saturating_sub(bytes);
+            chosen.push((id, addr));
+        }
+        tracing::debug!(
+            held,
+            budget = self.config.cache_bytes,
+            "over the context byte budget"
+        );
+        self.evict(ctx, chosen);
     }
 
     /// Evicts up to `count` of the least recently active idle actors.
@@ -134,6 +189,9 @@ impl Actor for AgentRegistry {
         let every = (self.config.idle_timeout / 4)
             .clamp(Duration::from_millis(50), Duration::from_secs(30));
         ctx.run_interval(every, |registry, ctx| registry.sweep(ctx));
+        ctx.run_interval(BUDGET_CHECK_EVERY, |registry, ctx| {
+            registry.enforce_budget(ctx);
+        });
     }
 }
 
@@ -148,7 +206,8 @@ impl Handler<StartThread> for AgentRegistry {
             let excess = self.threads.len() + 1 - self.config.max_live_threads;
             self.evict_oldest(ctx, excess);
         }
-        let activity = Arc::new(Activity::default());
+        self.enforce_budget(ctx);
+        let activity = Arc::new(Activity::new(Arc::clone(&self.held)));
         let actor = ThreadActor::new(
             msg.org,
             msg.thread,
@@ -194,6 +253,7 @@ impl Runtime {
             arbiters,
             next_arbiter: 0,
             config,
+            held: Arc::new(AtomicUsize::new(0)),
         }
         .start();
         Self { threads, registry }

@@ -146,6 +146,10 @@ struct Fixture {
 
 impl Fixture {
     fn new(delay: Duration) -> Self {
+        Self::with_budget(delay, 256 * 1024 * 1024)
+    }
+
+    fn with_budget(delay: Duration, cache_bytes: usize) -> Self {
         let store = Arc::new(MemoryStore::default());
         let provider = Arc::new(ScriptedProvider {
             delay,
@@ -161,6 +165,7 @@ impl Fixture {
             idle_timeout: Duration::from_secs(60),
             max_live_threads: 100,
             arbiters: 2,
+            cache_bytes,
         };
         Self {
             runtime: Runtime::start(engine, config),
@@ -355,4 +360,26 @@ async fn a_turn_whose_arbiter_stops_is_reported_and_the_thread_recovers() {
     let again = drain(fixture.send(thread, "again").await).await;
     assert_eq!(done(&again), (true, "again ".into(), false));
     assert_eq!(fixture.provider.contexts.lock().unwrap().last(), Some(&2));
+}
+
+#[actix_rt::test]
+async fn idle_actors_are_evicted_past_the_byte_budget() {
+    // Each thread caches about 2 × 100 KB (the message and its echo-like
+    // answer); a 1 MB budget holds about five of them.
+    let fixture = Fixture::with_budget(Duration::ZERO, 1_000_000);
+    let content = "w".repeat(100_000);
+    for _ in 0..20 {
+        let thread = fixture.thread();
+        drain(fixture.send(thread, &content).await).await;
+    }
+    let mut live = fixture.runtime.live_threads();
+    for _ in 0..200 {
+        if live <= 6 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        live = fixture.runtime.live_threads();
+    }
+    assert!(live <= 6, "{live} actors still live over the budget");
+    assert!(live >= 1, "the budget keeps what fits");
 }

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 
 use actix::dev::ArbiterHandle;
 use actix::prelude::*;
@@ -26,13 +26,45 @@ use crate::turn::{Emitter, Engine, TurnInput, TurnRequest, run_turn};
 
 /// When a thread actor last did something, and whether it is busy; read by
 /// the registry without going through the actor's mailbox.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Activity {
     last_active_ms: AtomicI64,
     busy: AtomicBool,
+    /// Bytes the actor holds: its context cache and its queued sends.
+    bytes: AtomicUsize,
+    /// The sum of `bytes` over every live actor, shared with the registry
+    /// (kept by delta, so checking the budget never walks the actors).
+    total: Arc<AtomicUsize>,
+}
+
+impl Drop for Activity {
+    fn drop(&mut self) {
+        self.total
+            .fetch_sub(*self.bytes.get_mut(), Ordering::Relaxed);
+    }
 }
 
 impl Activity {
+    /// The activity of a new actor, counted into `total`.
+    pub fn new(total: Arc<AtomicUsize>) -> Self {
+        Self {
+            last_active_ms: AtomicI64::new(0),
+            busy: AtomicBool::new(false),
+            bytes: AtomicUsize::new(0),
+            total,
+        }
+    }
+
+    /// Sets the bytes this actor holds, keeping the total in step.
+    fn set_bytes(&self, bytes: usize) {
+        let old = self.bytes.swap(bytes, Ordering::Relaxed);
+        if bytes >= old {
+            self.total.fetch_add(bytes - old, Ordering::Relaxed);
+        } else {
+            self.total.fetch_sub(old - bytes, Ordering::Relaxed);
+        }
+    }
+
     fn touch(&self, busy: bool) {
         self.last_active_ms
             .store(Utc::now().timestamp_millis(), Ordering::Relaxed);
@@ -48,6 +80,26 @@ impl Activity {
     pub fn is_busy(&self) -> bool {
         self.busy.load(Ordering::Relaxed)
     }
+
+    /// Bytes the actor holds (context cache and queued sends), as last counted.
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
+/// The bytes a context cache holds (its text; the fixed overhead is small).
+fn context_bytes(history: &[ContextMessage]) -> usize {
+    history
+        .iter()
+        .map(|m| {
+            m.content.len()
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.name.len() + c.id.len() + c.arguments.to_string().len())
+                    .sum::<usize>()
+                + 64
+        })
+        .sum()
 }
 
 /// Queue a user message; its frames go to `sink`.
@@ -89,10 +141,23 @@ pub struct ThreadActor {
     queue: VecDeque<QueuedTurn>,
     running: Option<RunningTurn>,
     history: Option<Vec<ContextMessage>>,
+    /// What `history` holds, counted once when it is set (not per message).
+    history_bytes: usize,
     activity: Arc<Activity>,
 }
 
 impl ThreadActor {
+    /// Counts what the actor holds, for the registry's byte budget.
+    fn count_bytes(&self) {
+        let cached = self.history_bytes;
+        let queued: usize = self
+            .queue
+            .iter()
+            .map(|t| t.request.content.len() + 256)
+            .sum();
+        self.activity.set_bytes(cached + queued);
+    }
+
     /// A new actor; its context is loaded from the store on the first turn.
     pub fn new(org: OrgId, thread: ThreadId, engine: Arc<Engine>, activity: Arc<Activity>) -> Self {
         activity.touch(false);
@@ -103,6 +168,7 @@ impl ThreadActor {
             queue: VecDeque::new(),
             running: None,
             history: None,
+            history_bytes: 0,
             activity,
         }
     }
@@ -134,10 +200,14 @@ impl ThreadActor {
         let thread = self.thread;
         ctx.spawn(task.into_actor(self).map(move |outcome, actor, ctx| {
             match outcome {
-                Ok(history) => actor.history = history,
+                Ok(history) => {
+                    actor.history_bytes = history.as_deref().map_or(0, context_bytes);
+                    actor.history = history;
+                }
                 Err(error) => {
                     tracing::error!(%thread, %error, "a turn failed; reloading the thread from the store");
                     actor.history = None;
+                    actor.history_bytes = 0;
                     actix::spawn(async move {
                         emitter
                             .fail("INTERNAL", "the turn failed unexpectedly", String::new())
@@ -146,6 +216,7 @@ impl ThreadActor {
                 }
             }
             actor.running = None;
+            actor.count_bytes();
             actor.start_next(ctx);
         }));
     }
@@ -201,6 +272,7 @@ impl Handler<PostUserMessage> for ThreadActor {
         });
         self.activity.touch(true);
         self.start_next(ctx);
+        self.count_bytes();
     }
 }
 

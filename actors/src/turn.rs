@@ -124,9 +124,7 @@ where
     F: FnOnce(&dyn ThreadStore) -> Result<T, StoreError> + Send + 'static,
 {
     let store = Arc::clone(store);
-    tokio::task::spawn_blocking(move || f(store.as_ref()))
-        .await
-        .map_err(|e| StoreError::Engine(format!("store task: {e}")))?
+    crate::ports::run_blocking(move || f(store.as_ref())).await
 }
 
 /// The system prompt: preamble, thread overlay, message overlay, joined by a

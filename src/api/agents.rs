@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::extract::{JsonBody, Patch};
 use super::timestamp;
-use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::auth::{Admin, Caller};
+use crate::error::{ApiError, stored};
 use crate::state::AppState;
 
 const MAX_NAME_CHARS: usize = 200;
@@ -153,7 +153,7 @@ pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResp
 /// `POST /api/agents`: 201 with the agent.
 pub async fn create(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Admin,
     body: JsonBody<CreateAgent>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -189,57 +189,78 @@ pub async fn get(
     Ok(HttpResponse::Ok().json(AgentView::from(agent)))
 }
 
-/// `PATCH /api/agents/{id}`
+/// `PATCH /api/agents/{id}`: applied with compare-and-swap, so a concurrent
+/// delete is never undone (the update then answers 404).
 pub async fn update(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Admin,
     path: web::Path<AgentId>,
     body: JsonBody<UpdateAgent>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut agent = live_agent(&state, &caller, path.into_inner()).await?;
+    let (org, id) = (caller.org_id, path.into_inner());
     let body = body.into_inner();
-    if let Some(name) = body.name {
-        agent.name = name;
-    }
-    if let Some(description) = body.description.into_change() {
-        agent.description = description.unwrap_or_default();
-    }
-    if let Some(preamble) = body.stable_preamble.into_change() {
-        agent.stable_preamble = preamble.unwrap_or_default();
-    }
-    if let Some(model) = body.default_model {
-        agent.default_model = model;
-    }
-    if let Some(profiles) = body.tool_profiles.into_change() {
-        agent.tool_profiles = profiles;
-    }
-    if let Some(profile) = body.default_profile.into_change() {
-        agent.default_profile = profile;
-    }
-    if let Some(runtime) = body.runtime_provider.into_change() {
-        agent.runtime_provider = match runtime {
-            None => RuntimeProvider::default(),
-            Some(name) => RuntimeProvider::parse(&name).ok_or_else(|| {
-                ApiError::invalid("runtimeProvider", "must be `e2b` or `daytona`")
-            })?,
-        };
-    }
-    validate(&agent)?;
-    agent.updated_at = Utc::now();
-    let agent = save(&state, agent).await?;
+    let outcome = state
+        .store
+        .write(move |s| s.update_agent(org, id, |agent| body.apply(agent)))
+        .await?;
+    let agent = stored(outcome, "agent")?;
     Ok(HttpResponse::Ok().json(AgentView::from(agent)))
+}
+
+impl UpdateAgent {
+    /// The agent with the present fields changed, checked (422). Re-runnable:
+    /// a compare-and-swap retry applies it again to the newer record.
+    fn apply(&self, mut agent: Agent) -> Result<Agent, ApiError> {
+        if let Some(name) = &self.name {
+            agent.name.clone_from(name);
+        }
+        if let Some(description) = self.description.clone().into_change() {
+            agent.description = description.unwrap_or_default();
+        }
+        if let Some(preamble) = self.stable_preamble.clone().into_change() {
+            agent.stable_preamble = preamble.unwrap_or_default();
+        }
+        if let Some(model) = &self.default_model {
+            agent.default_model.clone_from(model);
+        }
+        if let Some(profiles) = self.tool_profiles.clone().into_change() {
+            agent.tool_profiles = profiles;
+        }
+        if let Some(profile) = self.default_profile.clone().into_change() {
+            agent.default_profile = profile;
+        }
+        if let Some(runtime) = self.runtime_provider.clone().into_change() {
+            agent.runtime_provider = match runtime {
+                None => RuntimeProvider::default(),
+                Some(name) => RuntimeProvider::parse(&name).ok_or_else(|| {
+                    ApiError::invalid("runtimeProvider", "must be `e2b` or `daytona`")
+                })?,
+            };
+        }
+        validate(&agent)?;
+        agent.updated_at = Utc::now();
+        Ok(agent)
+    }
 }
 
 /// `DELETE /api/agents/{id}`: soft delete; the agent's threads stay readable.
 pub async fn delete(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Admin,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut agent = live_agent(&state, &caller, path.into_inner()).await?;
-    let now = Utc::now();
-    agent.deleted_at = Some(now);
-    agent.updated_at = now;
-    save(&state, agent).await?;
+    let (org, id) = (caller.org_id, path.into_inner());
+    let outcome = state
+        .store
+        .write(move |s| {
+            s.update_agent(org, id, |mut agent| {
+                let now = Utc::now();
+                agent.deleted_at = Some(now);
+                agent.updated_at = now;
+                Ok::<_, ApiError>(agent)
+            })
+        })
+        .await?;
+    stored(outcome, "agent")?;
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }

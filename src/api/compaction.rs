@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::agents::live_agent;
 use super::extract::{JsonBody, Patch};
-use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::auth::{Admin, Caller, Member};
+use crate::error::{ApiError, stored};
 use crate::state::AppState;
 
 /// The configuration as returned.
@@ -21,7 +21,7 @@ pub struct CompactionView {
 }
 
 /// `PUT` body: any subset of the fields.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PutCompaction {
     enabled: Option<bool>,
@@ -42,7 +42,7 @@ fn at_least(field: &str, value: i64, min: u32) -> Result<u32, ApiError> {
 
 impl PutCompaction {
     /// Applies the present fields to `config`, checking each rule.
-    fn apply(self, config: &mut CompactionConfig) -> Result<(), ApiError> {
+    fn apply(self, mut config: CompactionConfig) -> Result<CompactionConfig, ApiError> {
         if let Some(enabled) = self.enabled {
             config.enabled = enabled;
         }
@@ -72,7 +72,7 @@ impl PutCompaction {
                 CompactionConfig::MIN_VENDOR_B_THRESHOLD,
             )?;
         }
-        Ok(())
+        Ok(config)
     }
 }
 
@@ -87,7 +87,7 @@ fn view(caller: &Caller, agent: AgentId, config: CompactionConfig) -> HttpRespon
 /// `GET /api/agents/{id}/compaction`
 pub async fn get(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
@@ -102,24 +102,18 @@ pub async fn get(
 /// `PUT /api/agents/{id}/compaction`
 pub async fn put(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Admin,
     path: web::Path<AgentId>,
     body: JsonBody<PutCompaction>,
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
     let changes = body.into_inner();
-    // One read-modify-write; a rule violation stores nothing.
-    let config = state
+    // One compare-and-swap; a rule violation stores nothing.
+    let outcome = state
         .store
-        .write(move |s| {
-            let mut config = s.compaction(org, agent.id)?;
-            if let Err(rejected) = changes.apply(&mut config) {
-                return Ok(Err(rejected));
-            }
-            s.put_compaction(org, agent.id, &config)?;
-            Ok(Ok(config))
-        })
-        .await??;
+        .write(move |s| s.update_compaction(org, agent.id, |config| changes.clone().apply(config)))
+        .await?;
+    let config = stored(outcome, "agent")?;
     Ok(view(&caller, agent.id, config))
 }

@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::agents::live_agent;
 use super::extract::JsonBody;
-use crate::auth::Caller;
 use crate::auth::api_keys::{SIGNING_SECRET_PREFIX, random_token};
-use crate::error::ApiError;
+use crate::auth::{Admin, Caller, Member};
+use crate::error::{ApiError, stored};
+use crate::outbound::OutboundPolicy;
 use crate::state::AppState;
 
 const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 100..=30_000;
@@ -53,23 +54,18 @@ pub struct PutCredentials {
     rotate_secret: bool,
 }
 
-/// An absolute `https` URL with a host (422 otherwise).
-fn validate_resolver_url(raw: &str) -> Result<(), ApiError> {
-    let parsed = url::Url::parse(raw)
-        .map_err(|_| ApiError::invalid("resolverUrl", "must be an absolute https URL"))?;
-    if parsed.scheme() != "https" || parsed.host_str().is_none_or(str::is_empty) {
-        return Err(ApiError::invalid(
-            "resolverUrl",
-            "must be an absolute https URL",
-        ));
-    }
-    Ok(())
+/// The outbound policy's shape check (422 naming why); names are not resolved.
+fn validate_resolver_url(policy: &OutboundPolicy, raw: &str) -> Result<(), ApiError> {
+    policy
+        .check_url(raw)
+        .map(drop)
+        .map_err(|why| ApiError::invalid("resolverUrl", why))
 }
 
 /// `GET /api/agents/{id}/credentials`
 pub async fn get(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
@@ -84,7 +80,7 @@ pub async fn get(
 /// `PUT /api/agents/{id}/credentials`
 pub async fn put(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Admin,
     path: web::Path<AgentId>,
     body: JsonBody<PutCredentials>,
 ) -> Result<HttpResponse, ApiError> {
@@ -98,7 +94,7 @@ pub async fn put(
         ));
     }
     if !resolver_url.is_empty() {
-        validate_resolver_url(&resolver_url)?;
+        validate_resolver_url(state.outbound.policy(), &resolver_url)?;
     }
     let timeout_ms = match body.timeout_ms {
         None => CredentialConfig::DEFAULT_TIMEOUT_MS,
@@ -112,24 +108,27 @@ pub async fn put(
     };
     // Generated before the write so the store closure stays infallible here.
     let candidate = random_token(SIGNING_SECRET_PREFIX)?;
+    let candidate_shown = candidate.clone();
     let org = caller.org_id;
-    let (config, shown) = state
+    let (enabled, rotate) = (body.enabled, body.rotate_secret);
+    let outcome = state
         .store
         .write(move |s| {
-            let previous = s.credentials(org, agent.id)?;
-            let create = previous.signing_secret.is_none() && body.enabled;
-            let fresh =
-                (create || body.rotate_secret).then(|| candidate.expose_secret().to_owned());
-            let config = CredentialConfig {
-                enabled: body.enabled,
-                resolver_url,
-                timeout_ms,
-                signing_secret: fresh.clone().or(previous.signing_secret),
-            };
-            s.put_credentials(org, agent.id, &config)?;
-            Ok((config, fresh))
+            s.update_credentials(org, agent.id, |previous| {
+                let create = previous.signing_secret.is_none() && enabled;
+                let fresh = (create || rotate).then(|| candidate.expose_secret().to_owned());
+                Ok::<_, ApiError>(CredentialConfig {
+                    enabled,
+                    resolver_url: resolver_url.clone(),
+                    timeout_ms,
+                    signing_secret: fresh.or(previous.signing_secret),
+                })
+            })
         })
         .await?;
+    let config = stored(outcome, "agent")?;
+    let rotated = config.signing_secret.as_deref() == Some(candidate_shown.expose_secret());
+    let shown = rotated.then(|| candidate_shown.expose_secret().to_owned());
     let mut view = CredentialView::new(&caller, agent.id, &config);
     view.signing_secret = shown;
     Ok(HttpResponse::Ok().json(view))
@@ -141,10 +140,16 @@ mod tests {
 
     #[test]
     fn resolver_urls_must_be_absolute_https() {
-        assert!(validate_resolver_url("https://resolver.example/keys").is_ok());
-        assert!(validate_resolver_url("http://resolver.example/keys").is_err());
-        assert!(validate_resolver_url("/relative").is_err());
-        assert!(validate_resolver_url("https://").is_err());
-        assert!(validate_resolver_url("not a url").is_err());
+        let policy = OutboundPolicy::default();
+        assert!(validate_resolver_url(&policy, "https://resolver.example/keys").is_ok());
+        for bad in [
+            "http://resolver.example/keys",
+            "/relative",
+            "https://",
+            "not a url",
+            "https://169.254.169.254/latest",
+        ] {
+            assert!(validate_resolver_url(&policy, bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,6 +1,10 @@
 //! Request extractors shared by every handler: a JSON body whose errors name
-//! the field (400), obey the body limit (413) and never reach a handler, and a
-//! tri-state field for PATCH bodies (absent / null / value).
+//! the field (400), obey the body limit (413), the read timeout (408) and the
+//! nesting limit (400) and never reach a handler, and a tri-state field for
+//! PATCH bodies (absent / null / value).
+//!
+//! The rules beyond types (nesting depth, misspelled field names) are in
+//! `body_rules`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,11 +16,29 @@ use actix_web::{FromRequest, HttpRequest};
 use futures_util::StreamExt;
 use serde::de::{Deserialize, DeserializeOwned, Deserializer};
 
+use super::body_rules::{check_twins, nested_deeper_than, steps};
 use crate::error::ApiError;
 
-/// The body size limit, stored as app data.
+/// The request body rules, stored as app data.
 #[derive(Clone, Copy, Debug)]
-pub struct BodyLimit(pub usize);
+pub struct BodyLimit {
+    /// Largest body in bytes (413 above).
+    pub bytes: usize,
+    /// Longest a client may take to send the body (408 after).
+    pub timeout: std::time::Duration,
+    /// Deepest JSON nesting (400 deeper).
+    pub max_depth: usize,
+}
+
+impl Default for BodyLimit {
+    fn default() -> Self {
+        Self {
+            bytes: 1024 * 1024,
+            timeout: std::time::Duration::from_secs(10),
+            max_depth: 64,
+        }
+    }
+}
 
 /// A JSON request body. Malformed JSON or wrong types are 400 with a detail
 /// that starts with the field's path; a body over the limit is 413.
@@ -32,13 +54,26 @@ impl<T> JsonBody<T> {
 
 /// Parses JSON, naming the path of the first offending field.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    parse_json_with(bytes, BodyLimit::default().max_depth)
+}
+
+/// [`parse_json`] with a nesting limit.
+pub fn parse_json_with<T: DeserializeOwned>(bytes: &[u8], max_depth: usize) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::BadRequest(
             "request body: expected a JSON object".into(),
         ));
     }
+    if nested_deeper_than(bytes, max_depth) {
+        return Err(ApiError::BadRequest(format!(
+            "request body: nested deeper than {max_depth} levels"
+        )));
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+    let mut ignored = Vec::new();
+    let mut record = |path: serde_ignored::Path<'_>| ignored.push(steps(&path));
+    let tracked = serde_ignored::Deserializer::new(&mut deserializer, &mut record);
+    let value = serde_path_to_error::deserialize(tracked).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
         // serde_json appends " at line L column C"; the path is more useful.
@@ -55,6 +90,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     deserializer
         .end()
         .map_err(|_| ApiError::BadRequest("request body: trailing characters after JSON".into()))?;
+    check_twins::<T>(bytes, &ignored)?;
     Ok(value)
 }
 
@@ -63,9 +99,8 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let limit = req
-            .app_data::<BodyLimit>()
-            .map_or(1024 * 1024, |limit| limit.0);
+        let rules = req.app_data::<BodyLimit>().copied().unwrap_or_default();
+        let limit = rules.bytes;
         let declared = req
             .headers()
             .get(CONTENT_LENGTH)
@@ -78,16 +113,28 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
             if declared.is_some_and(|len| len > limit) {
                 return Err(too_large());
             }
-            let mut body = BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk = chunk
-                    .map_err(|e| ApiError::BadRequest(format!("request body: unreadable: {e}")))?;
-                if body.len() + chunk.len() > limit {
-                    return Err(too_large());
+            let read = async {
+                let mut body = BytesMut::new();
+                while let Some(chunk) = payload.next().await {
+                    let chunk = chunk.map_err(|e| {
+                        ApiError::BadRequest(format!("request body: unreadable: {e}"))
+                    })?;
+                    if body.len() + chunk.len() > limit {
+                        return Err(too_large());
+                    }
+                    body.extend_from_slice(&chunk);
                 }
-                body.extend_from_slice(&chunk);
-            }
-            parse_json(&body).map(JsonBody)
+                Ok(body)
+            };
+            let body = tokio::time::timeout(rules.timeout, read)
+                .await
+                .map_err(|_| {
+                    ApiError::RequestTimeout(format!(
+                        "request body: not received within {} s",
+                        rules.timeout.as_secs()
+                    ))
+                })??;
+            parse_json_with(&body, rules.max_depth).map(JsonBody)
         })
     }
 }

@@ -6,9 +6,9 @@ use confer_actors::ApiKeyId;
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
-use super::extract::JsonBody;
+use super::extract::{JsonBody, Patch};
 use super::timestamp;
-use crate::auth::Caller;
+use crate::auth::Admin;
 use crate::auth::api_keys::{generate_secret, new_key_record};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -26,6 +26,8 @@ pub struct KeyView {
     role: KeyRole,
     created_at: String,
     last_used_at: Option<String>,
+    rate_limit_rps: Option<f64>,
+    act_as_users: bool,
 }
 
 impl From<ApiKey> for KeyView {
@@ -38,6 +40,8 @@ impl From<ApiKey> for KeyView {
             role: key.role,
             created_at: timestamp(key.created_at),
             last_used_at: key.last_used_at.map(timestamp),
+            rate_limit_rps: key.rate_limit_rps,
+            act_as_users: key.act_as_users,
         }
     }
 }
@@ -62,9 +66,15 @@ impl CreatedKey {
 
 /// `POST /api/keys` body.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CreateKey {
     name: String,
     role: Option<KeyRole>,
+    /// Requests per second; absent: `CONFER_KEY_RATE_LIMIT_RPS`; null: unlimited.
+    #[serde(default)]
+    rate_limit_rps: Patch<f64>,
+    #[serde(default)]
+    act_as_users: bool,
 }
 
 /// Checks a key or org name (422).
@@ -83,8 +93,7 @@ pub fn validate_name(name: &str) -> Result<String, ApiError> {
 }
 
 /// `GET /api/keys`
-pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn list(state: web::Data<AppState>, caller: Admin) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
     let keys = state.store.run(move |s| s.api_keys(org)).await?;
     let views: Vec<KeyView> = keys.into_iter().map(KeyView::from).collect();
@@ -94,20 +103,32 @@ pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResp
 /// `POST /api/keys`: 201 with the key and its secret.
 pub async fn create(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Admin,
     body: JsonBody<CreateKey>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let body = body.into_inner();
     let name = validate_name(&body.name)?;
     let secret = generate_secret()?;
-    let (record, hash) = new_key_record(
+    let rate_limit_rps = match body.rate_limit_rps {
+        Patch::Absent => Some(state.settings.key_rate_limit_rps).filter(|r| *r > 0.0),
+        Patch::Null => None,
+        Patch::Value(rps) if rps.is_finite() && rps > 0.0 => Some(rps),
+        Patch::Value(_) => {
+            return Err(ApiError::invalid(
+                "rateLimitRps",
+                "must be a positive number, or null for no limit",
+            ));
+        }
+    };
+    let (mut record, hash) = new_key_record(
         caller.org_id,
         name,
         body.role.unwrap_or(KeyRole::Member),
         false,
         &secret,
     );
+    record.rate_limit_rps = rate_limit_rps;
+    record.act_as_users = body.act_as_users;
     let stored = record.clone();
     state
         .store
@@ -119,10 +140,9 @@ pub async fn create(
 /// `DELETE /api/keys/{id}`: the key is refused from then on.
 pub async fn delete(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: Admin,
     path: web::Path<ApiKeyId>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let org = caller.org_id;
     let id = path.into_inner();
     let deleted = state

@@ -99,8 +99,14 @@ pub struct SendMessage {
 }
 
 impl SendMessage {
-    /// The rules of a send (422).
-    fn validate(&self) -> Result<(), ApiError> {
+    /// The rules of a send (422); `max_content` bytes of content at most.
+    fn validate(&self, max_content: usize) -> Result<(), ApiError> {
+        if self.content.len() > max_content {
+            return Err(ApiError::invalid(
+                "content",
+                format!("at most {max_content} bytes (CONFER_MAX_CONTENT_BYTES)"),
+            ));
+        }
         let answers_tools = self.tool_results.as_ref().is_some_and(|r| !r.is_empty());
         if self.content.trim().is_empty() && !answers_tools {
             return Err(ApiError::invalid("content", "must not be empty"));
@@ -162,7 +168,7 @@ pub async fn send(
 ) -> Result<impl Responder, ApiError> {
     let accepted = Instant::now();
     let body = body.into_inner();
-    body.validate()?;
+    body.validate(state.settings.max_content_bytes)?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
     let agent = state
@@ -215,6 +221,11 @@ pub async fn send(
         user_id,
         accepted: Some(accepted),
     };
+    // The last check before the send has any effect: a refused send leaves
+    // no message, turn or usage record.
+    if let Some(user) = caller.jwt_user() {
+        state.limits.user_send(org, &user.sub)?;
+    }
     let (sink, frames) = mpsc::channel(STREAM_BUFFER);
     state
         .runtime

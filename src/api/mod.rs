@@ -4,6 +4,7 @@
 //! The route table below is the whole API at a glance.
 
 pub mod agents;
+pub mod body_rules;
 pub mod compaction;
 pub mod credentials;
 pub mod extract;
@@ -18,7 +19,7 @@ pub mod usage;
 use actix_web::Error;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::CONTENT_TYPE;
+use actix_web::http::header::{ALLOW, CONTENT_TYPE};
 use actix_web::middleware::Next;
 use actix_web::web;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -26,70 +27,51 @@ use serde::Serialize;
 
 use crate::error::{ApiError, code_for_status, error_response};
 
-/// Every route of the service.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    use web::{delete, get, patch, post, put, resource};
-    cfg.route("/healthz", get().to(health::healthz))
-        .service(
-            web::scope("/api")
-                .service(
-                    resource("/agents")
-                        .route(get().to(agents::list))
-                        .route(post().to(agents::create)),
-                )
-                .service(
-                    resource("/agents/{agent_id}")
-                        .route(get().to(agents::get))
-                        .route(patch().to(agents::update))
-                        .route(delete().to(agents::delete)),
-                )
-                .service(
-                    resource("/agents/{agent_id}/credentials")
-                        .route(get().to(credentials::get))
-                        .route(put().to(credentials::put)),
-                )
-                .service(
-                    resource("/agents/{agent_id}/compaction")
-                        .route(get().to(compaction::get))
-                        .route(put().to(compaction::put)),
-                )
-                .service(
-                    resource("/threads")
-                        .route(get().to(threads::list))
-                        .route(post().to(threads::create)),
-                )
-                .service(
-                    resource("/threads/{thread_id}")
-                        .route(get().to(threads::get))
-                        .route(patch().to(threads::update))
-                        .route(delete().to(threads::delete)),
-                )
-                .service(
-                    resource("/threads/{thread_id}/messages")
-                        .route(get().to(messages::history))
-                        .route(post().to(messages::send)),
-                )
-                .service(resource("/threads/{thread_id}/stop").route(post().to(messages::stop)))
-                .service(
-                    resource("/threads/{thread_id}/participants")
-                        .route(get().to(participants::list))
-                        .route(post().to(participants::add))
-                        .route(delete().to(participants::remove)),
-                )
-                .service(
-                    resource("/keys")
-                        .route(get().to(keys::list))
-                        .route(post().to(keys::create)),
-                )
-                .service(resource("/keys/{key_id}").route(delete().to(keys::delete)))
-                .service(
-                    resource("/orgs")
-                        .route(get().to(orgs::list))
-                        .route(post().to(orgs::create)),
-                )
-                .service(resource("/usage").route(get().to(usage::list))),
-        )
-        .default_service(web::to(no_route));
+/// Declares the route table once: it mounts every route and lists them in
+/// [`MOUNTED`], which the route × caller test walks (a route added here
+/// without an entry there fails it). A path's methods share one resource, so
+/// another method is 405 with `Allow`.
+macro_rules! route_table {
+    ($( $path:literal => { $( $method:ident => $handler:path ),+ $(,)? } ),+ $(,)?) => {
+        /// Every mounted `(method, path)` of the API.
+        pub const MOUNTED: &[(&str, &str)] = &[ $( $( (stringify!($method), $path), )+ )+ ];
+
+        /// Mounts every route of the service.
+        pub fn routes(cfg: &mut web::ServiceConfig) {
+            $(
+                cfg.service(
+                    web::resource($path)
+                        $( .route(web::method(actix_web::http::Method::$method).to($handler)) )+
+                );
+            )+
+            cfg.default_service(web::to(no_route));
+        }
+    };
+}
+
+// The role each handler admits is in its signature (`Caller`, `Member`,
+// `Admin`, `PlatformAdmin`; see `crate::auth`).
+route_table! {
+    "/healthz" => { GET => health::healthz },
+    "/api/agents" => { GET => agents::list, POST => agents::create },
+    "/api/agents/{agent_id}" => {
+        GET => agents::get, PATCH => agents::update, DELETE => agents::delete,
+    },
+    "/api/agents/{agent_id}/credentials" => { GET => credentials::get, PUT => credentials::put },
+    "/api/agents/{agent_id}/compaction" => { GET => compaction::get, PUT => compaction::put },
+    "/api/threads" => { GET => threads::list, POST => threads::create },
+    "/api/threads/{thread_id}" => {
+        GET => threads::get, PATCH => threads::update, DELETE => threads::delete,
+    },
+    "/api/threads/{thread_id}/messages" => { GET => messages::history, POST => messages::send },
+    "/api/threads/{thread_id}/stop" => { POST => messages::stop },
+    "/api/threads/{thread_id}/participants" => {
+        GET => participants::list, POST => participants::add, DELETE => participants::remove,
+    },
+    "/api/keys" => { GET => keys::list, POST => keys::create },
+    "/api/keys/{key_id}" => { DELETE => keys::delete },
+    "/api/orgs" => { GET => orgs::list, POST => orgs::create },
+    "/api/usage" => { GET => usage::list },
 }
 
 async fn no_route() -> Result<actix_web::HttpResponse, ApiError> {
@@ -110,10 +92,40 @@ pub async fn json_errors(
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if (status.is_client_error() || status.is_server_error()) && !is_json {
         let detail = status.canonical_reason().unwrap_or("error").to_lowercase();
-        let replacement = error_response(status, code_for_status(status), Some(&detail));
+        let mut replacement = error_response(status, code_for_status(status), Some(&detail));
+        // A 405 keeps the router's `Allow` (RFC 9110 §15.5.6).
+        if let Some(allow) = response.headers().get(ALLOW) {
+            replacement.headers_mut().insert(ALLOW, allow.clone());
+        }
         return Ok(response.into_response(replacement));
     }
     Ok(response)
+}
+
+/// Largest total size of a request's headers (names and values).
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// Middleware: a request whose headers total more than [`MAX_HEADER_BYTES`]
+/// is refused with 431 before any handler runs.
+pub async fn header_limit(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let size: usize = req
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum();
+    if size > MAX_HEADER_BYTES {
+        let detail = format!("request headers: larger than {MAX_HEADER_BYTES} bytes");
+        let response = error_response(
+            actix_web::http::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "HEADERS_TOO_LARGE",
+            Some(&detail),
+        );
+        return Ok(req.into_response(response));
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
 }
 
 /// The wire form of a timestamp: RFC 3339, UTC, microseconds.

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::extract::JsonBody;
 use super::keys::{CreatedKey, validate_name};
 use super::timestamp;
-use crate::auth::Caller;
 use crate::auth::api_keys::{generate_secret, new_key_record};
+use crate::auth::{Caller, PlatformAdmin};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::records::{KeyRole, Org};
@@ -66,10 +66,9 @@ pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResp
 /// `POST /api/orgs`: 201 with the org and its first admin key.
 pub async fn create(
     state: web::Data<AppState>,
-    caller: Caller,
+    _caller: PlatformAdmin,
     body: JsonBody<CreateOrg>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_platform_admin()?;
     let name = validate_name(&body.into_inner().name)?;
     let org = Org {
         id: OrgId::new(),

@@ -92,23 +92,18 @@ pub async fn add(
     if user_id.is_empty() {
         return Err(ApiError::invalid("userId", "must not be empty"));
     }
+    // Re-adding keeps the original join time; a thread deleted meanwhile is 404.
+    let participant = Participant {
+        user_id,
+        display_name: body.display_name,
+        role: body.role.unwrap_or_default(),
+        joined_at: Utc::now(),
+    };
     let (participant, replaced) = state
         .store
-        .write(move |s| {
-            // Re-adding keeps the original join time.
-            let joined_at = s
-                .participant(thread.id, &user_id)?
-                .map_or_else(Utc::now, |p| p.joined_at);
-            let participant = Participant {
-                user_id,
-                display_name: body.display_name,
-                role: body.role.unwrap_or_default(),
-                joined_at,
-            };
-            let replaced = s.put_participant(thread.id, &participant)?;
-            Ok((participant, replaced))
-        })
-        .await?;
+        .write(move |s| s.put_participant(thread.org_id, thread.id, &participant))
+        .await?
+        .ok_or_else(|| ApiError::not_found("thread"))?;
     let mut response = if replaced {
         HttpResponse::Ok()
     } else {
@@ -128,7 +123,7 @@ pub async fn remove(
     let user_id = body.into_inner().user_id;
     let removed = state
         .store
-        .write(move |s| s.remove_participant(thread.id, &user_id))
+        .write(move |s| s.remove_participant(thread.org_id, thread.id, &user_id))
         .await?;
     if !removed {
         return Err(ApiError::not_found("participant"));

@@ -11,14 +11,14 @@ use serde_json::{Map, Value};
 use super::extract::{JsonBody, Patch};
 use super::{page_limit, parse_cursor, timestamp};
 use crate::auth::{Caller, access};
-use crate::error::ApiError;
+use crate::error::{ApiError, stored};
 use crate::state::AppState;
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
 /// A system prompt overlay: one string, or several joined by a blank line.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(untagged)]
 pub enum Overlay {
     One(String),
@@ -182,33 +182,42 @@ pub async fn get(
     Ok(HttpResponse::Ok().json(ThreadView::from(thread)))
 }
 
-/// `PATCH /api/threads/{id}`
+/// `PATCH /api/threads/{id}`: compare-and-swap, so a concurrent delete is
+/// never undone (the update then answers 404).
 pub async fn update(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<ThreadId>,
     body: JsonBody<UpdateThread>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut thread = access::thread(&state, &caller, path.into_inner()).await?;
+    let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let body = body.into_inner();
-    if let Some(profile) = body.active_profile.into_change() {
-        thread.active_profile = profile;
-    }
-    if let Some(title) = body.title.into_change() {
-        thread.title = title;
-    }
-    if let Some(overlay) = body.system_prompt_overlay.into_change() {
-        thread.system_prompt_overlay = overlay.map(Overlay::joined);
-    }
-    if let Some(metadata) = body.metadata.into_change() {
-        thread.metadata = metadata.unwrap_or_default();
-    }
-    thread.updated_at = Utc::now();
-    let thread = state
+    let (org, id) = (thread.org_id, thread.id);
+    let outcome = state
         .store
-        .write(move |s| s.update_thread(&thread).map(|()| thread))
+        .write(move |s| s.update_thread(org, id, |thread| Ok::<_, ApiError>(body.apply(thread))))
         .await?;
-    Ok(HttpResponse::Ok().json(ThreadView::from(thread)))
+    Ok(HttpResponse::Ok().json(ThreadView::from(stored(outcome, "thread")?)))
+}
+
+impl UpdateThread {
+    /// The thread with the present fields changed (re-runnable on a retry).
+    fn apply(&self, mut thread: Thread) -> Thread {
+        if let Some(profile) = self.active_profile.clone().into_change() {
+            thread.active_profile = profile;
+        }
+        if let Some(title) = self.title.clone().into_change() {
+            thread.title = title;
+        }
+        if let Some(overlay) = self.system_prompt_overlay.clone().into_change() {
+            thread.system_prompt_overlay = overlay.map(Overlay::joined);
+        }
+        if let Some(metadata) = self.metadata.clone().into_change() {
+            thread.metadata = metadata.unwrap_or_default();
+        }
+        thread.updated_at = Utc::now();
+        thread
+    }
 }
 
 /// `DELETE /api/threads/{id}`: the thread and its history.
@@ -218,7 +227,14 @@ pub async fn delete(
     path: web::Path<ThreadId>,
 ) -> Result<HttpResponse, ApiError> {
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
-    state.store.write(move |s| s.delete_thread(&thread)).await?;
+    let (org, id) = (thread.org_id, thread.id);
+    // A running answer ends now; its late writes land on a deleted thread's
+    // keys, which the purge removes.
+    let _ = state.runtime.stop(id).await;
+    let deleted = state.store.write(move |s| s.delete_thread(org, id)).await?;
+    if !deleted {
+        return Err(ApiError::not_found("thread"));
+    }
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }
 
@@ -235,6 +251,8 @@ pub async fn list(
     let org = caller.org_id;
     let agent_id = query.agent_id;
     let who = caller.clone();
+    // An end user's listing is read from its own index, never the org's.
+    let user = (!caller.sees_whole_org()).then(|| caller.user_id());
     let page = state
         .store
         .run(move |s| {
@@ -242,7 +260,7 @@ pub async fn list(
             if s.agent(org, agent_id)?.is_none() {
                 return Ok(None);
             }
-            s.list_threads(org, agent_id, before, limit, |thread| {
+            s.list_threads(org, agent_id, user.as_deref(), before, limit, |thread| {
                 access::may_use_thread(s, &who, thread)
             })
             .map(Some)

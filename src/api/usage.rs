@@ -1,7 +1,7 @@
 //! `/api/usage`: usage (cost) records, one per model call, newest first.
 
 use actix_web::{HttpResponse, web};
-use confer_actors::{AgentId, Metadata, ThreadId, UsageRecord};
+use confer_actors::{AgentId, Metadata, ThreadId, ThreadStore, UsageRecord};
 use serde::{Deserialize, Serialize};
 
 use super::{page_limit, parse_cursor, timestamp};
@@ -72,24 +72,17 @@ struct UsagePage {
     next_cursor: Option<String>,
 }
 
-/// `GET /api/usage?agentId=&threadId=&limit=&cursor=`. API keys see the org's
-/// records; a JWT user must name a thread it may use.
+/// `GET /api/usage?agentId=&threadId=&limit=&cursor=`. Admins and members see
+/// the org's records; an end user sees the records of the threads it may read
+/// (naming a thread it may not read is 403).
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
     query: web::Query<UsageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    match (caller.jwt_user(), query.thread_id) {
-        (None, _) => {}
-        (Some(_), Some(thread)) => {
-            access::thread(&state, &caller, thread).await?;
-        }
-        (Some(_), None) => {
-            return Err(ApiError::Forbidden(
-                "threadId: a user token lists usage of one of its threads".into(),
-            ));
-        }
+    if let (false, Some(thread)) = (caller.sees_whole_org(), query.thread_id) {
+        access::thread(&state, &caller, thread).await?;
     }
     let before = parse_cursor(query.cursor.as_deref())?;
     let limit = page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE);
@@ -100,7 +93,25 @@ pub async fn list(
     let org = caller.org_id;
     let page = state
         .store
-        .run(move |s| s.list_usage(org, filter, before, limit))
+        .run(move |s| {
+            if caller.sees_whole_org() || filter.thread.is_some() {
+                return s.list_usage(org, filter, before, limit, |_| Ok(true));
+            }
+            // An end user's records: those of the threads it may read, each
+            // thread's answer looked up once.
+            let mut readable = std::collections::HashMap::new();
+            s.list_usage(org, filter, before, limit, |record| {
+                if let Some(known) = readable.get(&record.thread_id) {
+                    return Ok(*known);
+                }
+                let allowed = match s.thread(org, record.thread_id)? {
+                    Some(thread) => access::may_use_thread(s, &caller, &thread)?,
+                    None => false,
+                };
+                readable.insert(record.thread_id, allowed);
+                Ok(allowed)
+            })
+        })
         .await?;
     Ok(HttpResponse::Ok().json(UsagePage {
         records: page.items.into_iter().map(UsageView::from).collect(),

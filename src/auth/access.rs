@@ -1,7 +1,8 @@
 //! Who may use a thread: the one place resource-level access is decided.
 //!
-//! An API key may use every thread of its org. A JWT user may use the threads
-//! it created and the multiplayer threads it participates in. A thread of
+//! Admins and members (API keys, admin JWTs) may use every thread of their
+//! org. An end user (a JWT without `role: "admin"`) may use the threads it
+//! created and the multiplayer threads it participates in. A thread of
 //! another org is never found (404), so its existence is not revealed; a thread
 //! of the caller's org that the caller may not use is 403.
 
@@ -19,12 +20,16 @@ pub fn may_use_thread(
     caller: &Caller,
     thread: &Thread,
 ) -> Result<bool, StoreError> {
-    match &caller.principal {
-        Principal::ApiKey(_) => Ok(true),
-        Principal::User(user) if thread.created_by == user.sub => Ok(true),
-        Principal::User(user) => Ok(thread.kind == ThreadKind::Multiplayer
-            && store.participant(thread.id, &user.sub)?.is_some()),
+    let Principal::User(user) = &caller.principal else {
+        return Ok(true); // API keys are admins or members
+    };
+    if user.admin || thread.created_by == user.sub {
+        return Ok(true);
     }
+    Ok(
+        thread.kind == ThreadKind::Multiplayer
+            && store.participant(thread.id, &user.sub)?.is_some(),
+    )
 }
 
 /// Loads a thread of the caller's org that the caller may use.

@@ -64,6 +64,8 @@ pub fn new_key_record(
         secret_sha256: hex::encode(hash),
         created_at: Utc::now(),
         last_used_at: None,
+        rate_limit_rps: None,
+        act_as_users: false,
     };
     (key, hash)
 }

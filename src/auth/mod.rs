@@ -1,17 +1,29 @@
-//! Authentication and org scoping.
+//! Authentication, org scoping and roles: the one place that decides who may
+//! call what.
 //!
-//! Every protected handler takes a [`Caller`]: the extractor authenticates the
-//! bearer credential (API key or JWT), picks the org (`orgId` query parameter
-//! for multi-org credentials, else the first) and refuses an org the credential
-//! is not a member of. Handlers then reach org-owned records only through the
-//! caller's `org_id`, so org scoping cannot be forgotten. Resource-level rules
-//! (who may use a thread) live in [`access`].
+//! Every protected handler takes one of the caller extractors in its
+//! signature, so a handler cannot forget the rule:
+//!
+//! | extractor        | who passes                                         |
+//! |------------------|----------------------------------------------------|
+//! | [`Caller`]       | any authenticated caller (admin, member, user)     |
+//! | [`Member`]       | admins and members (an org's backends and staff)   |
+//! | [`Admin`]        | admins (admin API key, JWT with `role: "admin"`)   |
+//! | [`PlatformAdmin`]| platform-admin API keys                            |
+//!
+//! Each authenticates the bearer credential (API key or JWT), picks the org
+//! (`orgId` query parameter for multi-org credentials, else the first) and
+//! refuses an org the credential is not a member of. Handlers then reach
+//! org-owned records only through the caller's `org_id`. A refused role is
+//! 403 naming the role needed. Resource-level rules (who may use a thread)
+//! live in [`access`].
 
 pub mod access;
 pub mod api_keys;
 pub mod jwt;
 
 use std::future::Future;
+use std::ops::Deref;
 use std::pin::Pin;
 
 use actix_web::dev::Payload;
@@ -30,11 +42,26 @@ use self::jwt::JwtUser;
 /// Who is calling.
 #[derive(Clone, Debug)]
 pub enum Principal {
-    /// An API key: access to all of its org's threads.
+    /// An API key.
     ApiKey(ApiKey),
-    /// A JWT user: access to its own threads and multiplayer threads it joined.
+    /// A JWT user (an admin when the token says `role: "admin"`).
     User(JwtUser),
 }
+
+/// A caller's role inside its org (security.md "Callers and roles").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Reads and writes every org resource, manages keys.
+    Admin,
+    /// Reads org resources, uses every thread of the org.
+    Member,
+    /// An end user: reads agents, uses its own threads.
+    User,
+}
+
+/// Least time between two recorded uses of one key: `last_used_at` is
+/// informative, and a write per request would cost a disk write per request.
+const TOUCH_INTERVAL: TimeDelta = TimeDelta::seconds(60);
 
 /// An authenticated caller, scoped to one org.
 #[derive(Clone, Debug)]
@@ -44,14 +71,11 @@ pub struct Caller {
     pub org_id: OrgId,
 }
 
-/// Seconds between two `last_used_at` updates of one key.
-const TOUCH_INTERVAL: TimeDelta = TimeDelta::seconds(60);
-
 impl Caller {
     /// The user ID recorded as a thread's creator: the JWT `sub`, or `apikey:{id}`.
     pub fn user_id(&self) -> String {
         match &self.principal {
-            Principal::ApiKey(key) => format!("apikey:{}", key.id),
+            Principal::ApiKey(key) => format!("{}{}", jwt::API_KEY_SUBJECT_PREFIX, key.id),
             Principal::User(user) => user.sub.clone(),
         }
     }
@@ -64,22 +88,27 @@ impl Caller {
         }
     }
 
-    /// Refuses anything but an admin API key (403).
-    pub fn require_admin(&self) -> Result<&ApiKey, ApiError> {
+    /// The API key, when the caller is one.
+    pub fn api_key(&self) -> Option<&ApiKey> {
         match &self.principal {
-            Principal::ApiKey(key) if key.role == KeyRole::Admin => Ok(key),
-            _ => Err(ApiError::Forbidden("requires an admin API key".into())),
+            Principal::ApiKey(key) => Some(key),
+            Principal::User(_) => None,
         }
     }
 
-    /// Refuses anything but a platform-admin API key (403).
-    pub fn require_platform_admin(&self) -> Result<&ApiKey, ApiError> {
+    /// The caller's role in its org.
+    pub fn role(&self) -> Role {
         match &self.principal {
-            Principal::ApiKey(key) if key.platform_admin => Ok(key),
-            _ => Err(ApiError::Forbidden(
-                "requires a platform-admin API key".into(),
-            )),
+            Principal::ApiKey(key) if key.role == KeyRole::Admin => Role::Admin,
+            Principal::ApiKey(_) => Role::Member,
+            Principal::User(user) if user.admin => Role::Admin,
+            Principal::User(_) => Role::User,
         }
+    }
+
+    /// Whether the caller may use every thread of its org (admins and members).
+    pub fn sees_whole_org(&self) -> bool {
+        self.role() != Role::User
     }
 
     /// The orgs the credential belongs to.
@@ -167,6 +196,11 @@ async fn authenticate(req: HttpRequest) -> Result<Caller, ApiError> {
         org_id: OrgId::from_bytes([0; 16]),
     };
     caller.org_id = choose_org(&caller.member_orgs(), choice.org_id.as_deref())?;
+    // Counted before the request has any effect.
+    match &caller.principal {
+        Principal::ApiKey(key) => state.limits.key_request(key.id, key.rate_limit_rps)?,
+        Principal::User(user) => state.limits.user_request(caller.org_id, &user.sub)?,
+    }
     Ok(caller)
 }
 
@@ -178,6 +212,59 @@ impl FromRequest for Caller {
         Box::pin(authenticate(req.clone()))
     }
 }
+
+/// Declares a caller extractor that admits only callers `admits` accepts.
+macro_rules! role_extractor {
+    ($(#[$doc:meta])* $name:ident, $admits:expr, $refusal:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name(pub Caller);
+
+        impl Deref for $name {
+            type Target = Caller;
+            fn deref(&self) -> &Caller {
+                &self.0
+            }
+        }
+
+        impl FromRequest for $name {
+            type Error = ApiError;
+            type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+            fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+                let req = req.clone();
+                Box::pin(async move {
+                    let caller = authenticate(req).await?;
+                    let admits: fn(&Caller) -> bool = $admits;
+                    if admits(&caller) {
+                        Ok(Self(caller))
+                    } else {
+                        Err(ApiError::Forbidden($refusal.into()))
+                    }
+                })
+            }
+        }
+    };
+}
+
+role_extractor!(
+    /// An admin or a member of the org (never an end user's JWT).
+    Member,
+    |caller| caller.role() != Role::User,
+    "requires the member or admin role (an API key, or a JWT with role admin)"
+);
+role_extractor!(
+    /// An admin of the org: an admin API key or a JWT with `role: "admin"`.
+    Admin,
+    |caller| caller.role() == Role::Admin,
+    "requires the admin role (an admin API key, or a JWT with role admin)"
+);
+role_extractor!(
+    /// A platform-admin API key (may create organizations).
+    PlatformAdmin,
+    |caller| caller.api_key().is_some_and(|key| key.platform_admin),
+    "requires a platform-admin API key"
+);
 
 #[cfg(test)]
 mod tests {

@@ -35,20 +35,12 @@ pub fn http_client(
     read_timeout: Duration,
     extra_ca_pem: Option<&[u8]>,
 ) -> anyhow::Result<reqwest::Client> {
-    let mut builder = reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .read_timeout(read_timeout)
         .tcp_nodelay(true)
         .pool_idle_timeout(Duration::from_secs(90));
-    if let Some(pem) = extra_ca_pem {
-        let certificates = reqwest::Certificate::from_pem_bundle(pem)?;
-        anyhow::ensure!(
-            !certificates.is_empty(),
-            "no certificate in the extra CA file"
-        );
-        builder = builder.tls_certs_merge(certificates);
-    }
-    Ok(builder.build()?)
+    Ok(crate::outbound::with_extra_cas(builder, extra_ca_pem)?.build()?)
 }
 
 /// A transport failure while reading a body.

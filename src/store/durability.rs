@@ -6,13 +6,22 @@
 //! outstanding; every ticket taken before a flush starts is covered by it, so a
 //! burst of N writers costs one or two fsyncs rather than N.
 //!
-//! A flush is `sled::Db::flush` followed by `fdatasync` of sled's log file.
-//! On Linux sled makes its log durable with `sync_file_range`, which neither
-//! writes the file's metadata (a log that grew into new blocks) nor flushes
-//! the device's write cache, so a power loss could take back writes that
-//! were acknowledged; its own `fsync` runs only every 500 ms.
+//! A flush is `sled::Db::flush`, then `fsync` of every blob file written
+//! since the last flush and of the blob directory, then `fdatasync` of sled's
+//! log file. On Linux sled makes its log durable with `sync_file_range`,
+//! which neither writes the file's metadata (a log that grew into new blocks)
+//! nor flushes the device's write cache, so a power loss could take back
+//! writes that were acknowledged; its own `fsync` runs only every 500 ms.
+//! Values over sled's blob threshold (about 128 KiB: a long message, a long
+//! answer) go to files under `blobs/` that sled never syncs at all.
+//!
+//! A failed flush poisons the store: the failed and every later flush
+//! report `StoreError::Unavailable`, so nothing is acknowledged after it,
+//! and [`GroupCommit::poisoned`] resolves so the server can stop and exit
+//! non-zero for its supervisor to restart it.
 
 use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
@@ -21,14 +30,19 @@ use tokio::sync::watch;
 
 /// The file sled 0.34 keeps its log (and so every write) in.
 pub const LOG_FILE: &str = "db";
+/// The directory of sled's blob files (values over its blob threshold).
+pub const BLOB_DIR: &str = "blobs";
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Progress {
     /// Highest ticket known durable.
     flushed: u64,
-    /// Highest ticket whose flush failed.
-    failed: u64,
+    /// Set by the first failed flush; every ticket after it fails.
+    poisoned: Option<String>,
 }
+
+/// What one flush does; a failure is final (see the module comment).
+pub type FlushFn = Box<dyn Fn() -> Result<(), StoreError> + Send>;
 
 struct Shared {
     requested: Mutex<u64>,
@@ -46,8 +60,17 @@ pub struct GroupCommit {
 }
 
 impl GroupCommit {
-    /// Starts the flusher thread for `db`, whose log file is `log`.
-    pub fn start(db: sled::Db, log: File) -> std::io::Result<Self> {
+    /// Starts the flusher thread for `db`, whose log file is `log` and whose
+    /// blob files are in `blobs`.
+    pub fn start(db: sled::Db, log: File, blobs: PathBuf) -> std::io::Result<Self> {
+        let synced = Mutex::new(0u64);
+        Self::with_flush(Box::new(move || {
+            flush_durably(&db, &log, &blobs, &synced).map(drop)
+        }))
+    }
+
+    /// Starts the flusher thread around `flush` (tests inject failures here).
+    pub fn with_flush(flush: FlushFn) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             requested: Mutex::new(0),
             wake: Condvar::new(),
@@ -57,7 +80,7 @@ impl GroupCommit {
         let state = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
             .name("store-flusher".into())
-            .spawn(move || flusher(&state, &db, &log))?;
+            .spawn(move || flusher(&state, &flush))?;
         Ok(Self {
             shared,
             worker: Some(worker),
@@ -79,13 +102,33 @@ impl GroupCommit {
         self.shared.wake.notify_one();
         async move {
             let reached = progress
-                .wait_for(|p| p.flushed >= ticket || p.failed >= ticket)
+                .wait_for(|p| p.flushed >= ticket || p.poisoned.is_some())
                 .await
                 .map_err(|_| StoreError::Engine("flusher stopped".into()))?;
-            if reached.flushed >= ticket {
-                Ok(())
-            } else {
-                Err(StoreError::Engine("flush failed".into()))
+            match &reached.poisoned {
+                Some(error) => Err(StoreError::Unavailable(error.clone())),
+                None => Ok(()),
+            }
+        }
+    }
+
+    /// The failure that poisoned the store, if one did.
+    pub fn poison(&self) -> Option<String> {
+        self.shared.progress.borrow().poisoned.clone()
+    }
+
+    /// Resolves with the error once a flush has failed.
+    pub fn poisoned(&self) -> impl Future<Output = String> + Send + 'static {
+        let mut progress = self.shared.progress.subscribe();
+        async move {
+            let outcome = progress
+                .wait_for(|p| p.poisoned.is_some())
+                .await
+                .map(|p| p.poisoned.clone().unwrap_or_default());
+            match outcome {
+                Ok(error) => error,
+                // The flusher is gone (the store was dropped): never poisoned.
+                Err(_) => std::future::pending().await,
             }
         }
     }
@@ -101,14 +144,62 @@ impl Drop for GroupCommit {
     }
 }
 
-/// Makes everything written to `db` durable (see the module comment).
-pub fn flush_durably(db: &sled::Db, log: &File) -> Result<(), StoreError> {
+/// Makes everything written to `db` durable (see the module comment);
+/// returns how many blob files it synced. `synced` is the highest blob LSN
+/// synced so far (blob files are named by their LSN, which only grows).
+pub fn flush_durably(
+    db: &sled::Db,
+    log: &File,
+    blobs: &Path,
+    synced: &Mutex<u64>,
+) -> Result<usize, StoreError> {
     db.flush().map_err(|e| StoreError::Engine(e.to_string()))?;
+    let count = sync_new_blobs(blobs, synced)
+        .map_err(|e| StoreError::Engine(format!("syncing the store's blobs: {e}")))?;
     log.sync_data()
-        .map_err(|e| StoreError::Engine(format!("syncing the store's log: {e}")))
+        .map_err(|e| StoreError::Engine(format!("syncing the store's log: {e}")))?;
+    Ok(count)
 }
 
-fn flusher(shared: &Shared, db: &sled::Db, log: &File) {
+/// `fsync`s the blob files newer than `synced`, then the directory.
+fn sync_new_blobs(blobs: &Path, synced: &Mutex<u64>) -> std::io::Result<usize> {
+    let mut high = synced.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut newest = *high;
+    let mut count = 0;
+    let entries = match std::fs::read_dir(blobs) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(error) => return Err(error),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let Some(lsn) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if lsn <= *high {
+            continue;
+        }
+        match File::open(entry.path()) {
+            Ok(file) => file.sync_all()?,
+            // Collected by sled meanwhile: nothing to make durable.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(error),
+        }
+        newest = newest.max(lsn);
+        count += 1;
+    }
+    if count > 0 {
+        File::open(blobs)?.sync_all()?;
+    }
+    *high = newest;
+    Ok(count)
+}
+
+fn flusher(shared: &Shared, flush: &FlushFn) {
     let mut done = 0u64;
     loop {
         let target = {
@@ -127,11 +218,14 @@ fn flusher(shared: &Shared, db: &sled::Db, log: &File) {
             }
             *requested
         };
-        match flush_durably(db, log) {
+        match flush() {
             Ok(()) => shared.progress.send_modify(|p| p.flushed = target),
             Err(error) => {
-                tracing::error!(%error, "store flush failed");
-                shared.progress.send_modify(|p| p.failed = target);
+                tracing::error!(%error, "store flush failed; the store accepts no more writes");
+                shared
+                    .progress
+                    .send_modify(|p| p.poisoned = Some(error.to_string()));
+                return;
             }
         }
         done = target;
@@ -143,11 +237,55 @@ mod tests {
     use super::*;
 
     #[tokio::test]
+    async fn a_failed_flush_poisons_every_later_one() {
+        use std::sync::atomic::AtomicU32;
+        let calls = Arc::new(AtomicU32::new(0));
+        let counter = Arc::clone(&calls);
+        let commit = GroupCommit::with_flush(Box::new(move || {
+            if counter.fetch_add(1, Ordering::SeqCst) == 0 {
+                Ok(())
+            } else {
+                Err(StoreError::Engine("EIO".into()))
+            }
+        }))
+        .unwrap();
+        commit.flush().await.unwrap();
+        assert!(commit.poison().is_none());
+        let failed = commit.flush().await.unwrap_err();
+        assert!(matches!(failed, StoreError::Unavailable(_)), "{failed}");
+        assert!(commit.poisoned().await.contains("EIO"));
+        // Nothing is ever acknowledged again, and no flush is even tried.
+        assert!(matches!(
+            commit.flush().await,
+            Err(StoreError::Unavailable(_))
+        ));
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn blob_files_are_synced_before_the_flush_returns() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = sled::open(dir.path()).unwrap();
+        let log = File::open(dir.path().join(LOG_FILE)).unwrap();
+        let synced = Mutex::new(0);
+        let blobs = dir.path().join("blobs");
+        db.insert(b"small", &[1u8; 100][..]).unwrap();
+        assert_eq!(flush_durably(&db, &log, &blobs, &synced).unwrap(), 0);
+        // 250 KiB: over sled's blob threshold, written to its own file.
+        db.insert(b"large", vec![7u8; 250 * 1024]).unwrap();
+        let count = flush_durably(&db, &log, &blobs, &synced).unwrap();
+        assert!(count >= 1, "the blob was synced");
+        assert!(std::fs::read_dir(&blobs).unwrap().count() >= 1);
+        // Already synced blobs are not synced again.
+        assert_eq!(flush_durably(&db, &log, &blobs, &synced).unwrap(), 0);
+    }
+
+    #[tokio::test]
     async fn concurrent_flushes_all_complete() {
         let dir = tempfile::tempdir().unwrap();
         let db = sled::open(dir.path()).unwrap();
         let log = File::open(dir.path().join(LOG_FILE)).unwrap();
-        let commit = GroupCommit::start(db.clone(), log).unwrap();
+        let commit = GroupCommit::start(db.clone(), log, dir.path().join("blobs")).unwrap();
         let mut waits = Vec::new();
         for i in 0..64u32 {
             db.insert(i.to_be_bytes(), &[1]).unwrap();
@@ -162,7 +300,9 @@ mod tests {
     fn the_database_can_be_reopened_as_soon_as_the_store_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         for _ in 0..20 {
-            let store = crate::store::SledStore::open(dir.path()).unwrap();
+            let store =
+                crate::store::SledStore::open(dir.path(), crate::store::test_secrets(dir.path()))
+                    .unwrap();
             drop(store);
         }
     }

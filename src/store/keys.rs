@@ -10,16 +10,23 @@
 //! | `agent_configs`    | org ++ agent ++ kind byte                     | config record    |
 //! | `threads`          | org ++ thread                                 | `Thread`         |
 //! | `threads_by_agent` | org ++ agent ++ created µs BE ++ thread       | empty            |
+//! | `threads_by_user`  | org ++ agent ++ user hash ++ created µs BE ++ thread | empty     |
+//! | `deleted_threads`  | thread                                        | `DeletedThread`  |
+//! | `api_key_used`     | key id                                        | u64 BE, last µs  |
+//! | `meta`             | name (UTF-8)                                  | migration marks  |
 //! | `thread_seqs`      | thread                                        | u64 BE, last seq |
 //! | `messages`         | thread ++ seq BE                              | `Message`        |
 //! | `context_seqs`     | thread                                        | u64 BE, last seq |
 //! | `context`          | thread ++ seq BE                              | `ContextMessage` |
+//! | `chunks`           | kind ++ message key ++ index BE (see `chunks`) | ≤ 32 KiB piece  |
 //! | `participants`     | thread ++ user id (UTF-8)                     | `Participant`    |
 //! | `usage`            | org ++ created µs BE ++ usage                 | `UsageRecord`    |
 //! | `usage_by_thread`  | org ++ thread ++ created µs BE ++ usage       | empty            |
 //! | `usage_by_agent`   | org ++ agent ++ created µs BE ++ usage        | empty            |
 //!
-//! IDs are the 16 raw UUID bytes. Org-owned records are keyed under their org,
+//! `threads_by_user` holds, for each thread, its creator and every
+//! participant (the user hash is the first 16 bytes of SHA-256 of the user
+//! ID, so entries have a fixed shape). IDs are the 16 raw UUID bytes. Org-owned records are keyed under their org,
 //! so a lookup made with the caller's org cannot reach another org's record.
 //! Time-ordered indexes end in `created µs ++ id`: "newest first" is a reverse
 //! range scan and a cursor is an exclusive upper bound. Messages are keyed by a
@@ -40,10 +47,15 @@ pub mod trees {
     pub const AGENT_CONFIGS: &str = "agent_configs";
     pub const THREADS: &str = "threads";
     pub const THREADS_BY_AGENT: &str = "threads_by_agent";
+    pub const THREADS_BY_USER: &str = "threads_by_user";
+    pub const DELETED_THREADS: &str = "deleted_threads";
+    pub const API_KEY_USED: &str = "api_key_used";
+    pub const META: &str = "meta";
     pub const THREAD_SEQS: &str = "thread_seqs";
     pub const MESSAGES: &str = "messages";
     pub const CONTEXT_SEQS: &str = "context_seqs";
     pub const CONTEXT: &str = "context";
+    pub const CHUNKS: &str = "chunks";
     pub const PARTICIPANTS: &str = "participants";
     pub const USAGE: &str = "usage";
     pub const USAGE_BY_THREAD: &str = "usage_by_thread";
@@ -63,6 +75,14 @@ pub fn pair(a: &[u8; 16], b: &[u8; 16]) -> [u8; 32] {
     let mut key = [0u8; 32];
     key[..16].copy_from_slice(a);
     key[16..].copy_from_slice(b);
+    key
+}
+
+/// `org ++ agent ++ hash(user)`: the prefix of a user's threads of an agent.
+pub fn user_threads(org: OrgId, agent: AgentId, user: &str) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut key = pair(org.as_bytes(), agent.as_bytes()).to_vec();
+    key.extend_from_slice(&Sha256::digest(user.as_bytes())[..16]);
     key
 }
 

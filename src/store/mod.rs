@@ -2,42 +2,55 @@
 //! storage of every plain resource (orgs, keys, agents, configs, threads,
 //! participants, usage).
 //!
-//! Layout: [`keys`] (trees and key shapes), [`codec`] (versioned records),
-//! [`durability`] (group-commit flush). Multi-key updates that must agree (a
+//! Layout, one module per concern: [`keys`] (trees and key shapes),
+//! [`codec`] (versioned records), [`chunks`] (large values), [`durability`]
+//! (group-commit flush), [`port`] (the `ThreadStore` port), [`threads`] and
+//! [`purge`] (threads, participants, deletion), [`api_keys`] (orgs and keys),
+//! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields);
+//! agents and their configuration stay here. Multi-key updates that must agree (a
 //! record and its index entries) run in one sled transaction. Every method here
 //! is synchronous and may touch the disk: async code calls them through
 //! [`Store::run`], which moves them to the blocking pool, and acknowledges a
-//! write only after [`Store::flush`].
+//! write only after [`Store::write`] has flushed it.
 
+pub mod api_keys;
+pub mod chunks;
 pub mod codec;
 pub mod durability;
 pub mod keys;
+pub mod port;
+pub mod purge;
 pub mod records;
+mod sealed;
+pub mod threads;
+pub mod update;
+pub mod usage;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    Agent, AgentId, ApiKeyId, CompactionConfig, ContextMessage, CredentialConfig, Message, OrgId,
-    Participant, StoreError, StoreFuture, Thread, ThreadId, ThreadStore, UsageRecord,
+    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError, ThreadStore,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use sled::Tree;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
-use sled::{Transactional, Tree};
 
+use self::chunks::ChunkedTree;
 use self::codec::{decode, encode};
 use self::durability::GroupCommit;
 use self::keys::{ConfigKind, trees};
-use self::records::{ApiKey, Org};
+use self::purge::Purger;
+pub use self::usage::UsageFilter;
+use crate::secrets::SecretBox;
 
-/// Which usage records to list.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct UsageFilter {
-    pub agent: Option<AgentId>,
-    pub thread: Option<ThreadId>,
-}
+/// sled's page cache capacity (its default is 1 GiB). Measured on sled
+/// 0.34, this bound is not what sets the resident memory: 187 MiB written in
+/// 32 KiB values kept about 150 MiB resident with 16 MiB or 64 MiB alike
+/// (see docs/performance.md); the cap still keeps the cache itself modest.
+pub const STORE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One page of a newest-first listing.
 #[derive(Debug)]
@@ -89,23 +102,38 @@ pub struct SledStore {
     agent_configs: Tree,
     threads: Tree,
     threads_by_agent: Tree,
+    threads_by_user: Tree,
+    deleted_threads: Tree,
+    api_key_used: Tree,
+    meta: Tree,
     thread_seqs: Tree,
     messages: Tree,
     context_seqs: Tree,
     context: Tree,
+    /// Pieces of large messages and context entries (see `chunks`).
+    chunks: Tree,
     participants: Tree,
     usage: Tree,
     usage_by_thread: Tree,
     usage_by_agent: Tree,
     commit: GroupCommit,
+    purger: Purger,
+    /// Seals the secrets records keep (see `sealed`).
+    secrets: Arc<SecretBox>,
     /// sled's log file, synced after each flush (see `durability`).
     log: std::fs::File,
+    /// The database directory.
+    db_dir: std::path::PathBuf,
 }
 
 impl SledStore {
-    /// Opens (or creates) the database in `dir`.
-    pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        let db = sled::Config::new().path(dir).open().map_err(engine)?;
+    /// Opens (or creates) the database in `dir`, sealing secrets with `secrets`.
+    pub fn open(dir: &Path, secrets: Arc<SecretBox>) -> Result<Self, StoreError> {
+        let db = sled::Config::new()
+            .path(dir)
+            .cache_capacity(STORE_CACHE_BYTES)
+            .open()
+            .map_err(engine)?;
         let io = |e: std::io::Error| StoreError::Engine(e.to_string());
         let log = std::fs::File::open(dir.join(durability::LOG_FILE)).map_err(io)?;
         let tree = |name: &str| db.open_tree(name).map_err(engine);
@@ -118,23 +146,42 @@ impl SledStore {
             agent_configs: tree(trees::AGENT_CONFIGS)?,
             threads: tree(trees::THREADS)?,
             threads_by_agent: tree(trees::THREADS_BY_AGENT)?,
+            threads_by_user: tree(trees::THREADS_BY_USER)?,
+            deleted_threads: tree(trees::DELETED_THREADS)?,
+            api_key_used: tree(trees::API_KEY_USED)?,
+            meta: tree(trees::META)?,
             thread_seqs: tree(trees::THREAD_SEQS)?,
             messages: tree(trees::MESSAGES)?,
             context_seqs: tree(trees::CONTEXT_SEQS)?,
             context: tree(trees::CONTEXT)?,
+            chunks: tree(trees::CHUNKS)?,
             participants: tree(trees::PARTICIPANTS)?,
             usage: tree(trees::USAGE)?,
             usage_by_thread: tree(trees::USAGE_BY_THREAD)?,
             usage_by_agent: tree(trees::USAGE_BY_AGENT)?,
-            commit: GroupCommit::start(db.clone(), log.try_clone().map_err(io)?).map_err(io)?,
+            commit: GroupCommit::start(
+                db.clone(),
+                log.try_clone().map_err(io)?,
+                dir.join(durability::BLOB_DIR),
+            )
+            .map_err(io)?,
+            purger: Purger::idle(),
+            secrets,
             log,
+            db_dir: dir.to_owned(),
             db,
         })
     }
 
-    /// Flushes synchronously (used at shutdown).
+    /// Flushes synchronously (used at start and shutdown): refused by a
+    /// poisoned store, like every flush.
     pub fn flush_now(&self) -> Result<(), StoreError> {
-        durability::flush_durably(&self.db, &self.log)
+        if let Some(error) = self.commit.poison() {
+            return Err(StoreError::Unavailable(error));
+        }
+        let synced = std::sync::Mutex::new(0);
+        let blobs = self.db_dir.join(durability::BLOB_DIR);
+        durability::flush_durably(&self.db, &self.log, &blobs, &synced).map(drop)
     }
 
     fn get<T: DeserializeOwned>(tree: &Tree, key: &[u8]) -> Result<Option<T>, StoreError> {
@@ -149,89 +196,15 @@ impl SledStore {
         Ok(())
     }
 
-    // ---- orgs -------------------------------------------------------------
-
-    /// Stores an organization.
-    pub fn put_org(&self, org: &Org) -> Result<(), StoreError> {
-        Self::put(&self.orgs, org.id.as_bytes(), org)
-    }
-
-    /// One organization.
-    pub fn org(&self, id: OrgId) -> Result<Option<Org>, StoreError> {
-        Self::get(&self.orgs, id.as_bytes())
-    }
-
-    /// Every organization (there are few; used at start and by platform admins).
-    pub fn orgs(&self) -> Result<Vec<Org>, StoreError> {
-        self.orgs
-            .iter()
-            .values()
-            .map(|v| decode(&v.map_err(engine)?))
-            .collect()
-    }
-
-    // ---- API keys ---------------------------------------------------------
-
-    /// Stores a key and its hash index entry together.
-    pub fn insert_api_key(&self, key: &ApiKey, secret_sha256: &[u8; 32]) -> Result<(), StoreError> {
-        let record = encode(key)?;
-        (&self.api_keys, &self.api_key_hashes)
-            .transaction(|(keys_tx, hashes)| {
-                keys_tx.insert(key.id.as_bytes(), record.clone())?;
-                hashes.insert(&secret_sha256[..], key.id.as_bytes())?;
-                Ok(())
-            })
-            .map_err(tx_error)
-    }
-
-    /// The key whose secret hashes to `secret_sha256`.
-    pub fn api_key_by_hash(&self, secret_sha256: &[u8; 32]) -> Result<Option<ApiKey>, StoreError> {
-        let Some(id) = self.api_key_hashes.get(secret_sha256).map_err(engine)? else {
-            return Ok(None);
-        };
-        Self::get(&self.api_keys, &id)
-    }
-
-    /// Keys of one org, oldest first.
-    pub fn api_keys(&self, org: OrgId) -> Result<Vec<ApiKey>, StoreError> {
-        let mut keys = Vec::new();
-        for value in self.api_keys.iter().values() {
-            let key: ApiKey = decode(&value.map_err(engine)?)?;
-            if key.org_id == org {
-                keys.push(key);
-            }
-        }
-        keys.sort_by_key(|k| k.created_at);
-        Ok(keys)
-    }
-
-    /// Deletes a key of `org` and its hash entry; false when there is none.
-    pub fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> Result<bool, StoreError> {
-        (&self.api_keys, &self.api_key_hashes)
-            .transaction(|(keys_tx, hashes)| {
-                let Some(bytes) = keys_tx.get(id.as_bytes())? else {
-                    return Ok(false);
-                };
-                let key: ApiKey = decode(&bytes).map_err(abort)?;
-                if key.org_id != org {
-                    return Ok(false);
-                }
-                let hash = hex::decode(&key.secret_sha256)
-                    .map_err(|e| abort(StoreError::Codec(e.to_string())))?;
-                keys_tx.remove(id.as_bytes())?;
-                hashes.remove(hash)?;
-                Ok(true)
-            })
-            .map_err(tx_error)
-    }
-
-    /// Records a key's use. Best effort and unflushed: losing it costs nothing.
-    pub fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> Result<(), StoreError> {
-        if let Some(mut key) = Self::get::<ApiKey>(&self.api_keys, id.as_bytes())? {
-            key.last_used_at = Some(at);
-            Self::put(&self.api_keys, id.as_bytes(), &key)?;
-        }
-        Ok(())
+    /// The record of a scanned `messages` or `context` entry, its chunks
+    /// joined back.
+    fn chunked_record<T: DeserializeOwned>(
+        &self,
+        tree: ChunkedTree,
+        entry: sled::Result<(sled::IVec, sled::IVec)>,
+    ) -> Result<T, StoreError> {
+        let (key, value) = entry.map_err(engine)?;
+        decode(&chunks::join(&self.chunks, tree, &key, &value)?)
     }
 
     // ---- agents and their configuration ------------------------------------
@@ -258,9 +231,11 @@ impl SledStore {
     }
 
     /// An agent's credential resolver configuration (the default when unset).
+    /// The signing secret comes back opened.
     pub fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError> {
         let key = keys::agent_config(org, agent, ConfigKind::Credentials);
-        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
+        let stored = Self::get(&self.agent_configs, &key)?.unwrap_or_default();
+        self.open_credentials(org, agent, stored)
     }
 
     /// Replaces an agent's credential resolver configuration.
@@ -271,7 +246,8 @@ impl SledStore {
         config: &CredentialConfig,
     ) -> Result<(), StoreError> {
         let key = keys::agent_config(org, agent, ConfigKind::Credentials);
-        Self::put(&self.agent_configs, &key, config)
+        let sealed = self.seal_credentials(org, agent, config.clone())?;
+        Self::put(&self.agent_configs, &key, &sealed)
     }
 
     /// An agent's compaction configuration (the default when unset).
@@ -291,124 +267,10 @@ impl SledStore {
         Self::put(&self.agent_configs, &key, config)
     }
 
-    // ---- threads -----------------------------------------------------------
-
-    /// Stores a new thread (and its first participant, if any) with a
-    /// `created_at` unique within its org; returns the thread as stored.
-    pub fn create_thread(
-        &self,
-        thread: &Thread,
-        owner: Option<&Participant>,
-    ) -> Result<Thread, StoreError> {
-        let org = thread.org_id;
-        (
-            &self.threads,
-            &self.threads_by_agent,
-            &self.org_clocks,
-            &self.participants,
-        )
-            .transaction(|(threads, by_agent, clocks, participants)| {
-                let at = next_org_instant(clocks, org, thread.created_at)?;
-                let mut stored = thread.clone();
-                stored.created_at = keys::from_micros(at);
-                stored.updated_at = stored.created_at;
-                let id = stored.id.as_bytes();
-                threads.insert(
-                    &keys::pair(org.as_bytes(), id)[..],
-                    encode(&stored).map_err(abort)?,
-                )?;
-                let prefix = keys::pair(org.as_bytes(), stored.agent_id.as_bytes());
-                by_agent.insert(keys::timeline(&prefix, at, id), &[])?;
-                if let Some(owner) = owner {
-                    participants.insert(
-                        keys::participant(stored.id, &owner.user_id),
-                        encode(owner).map_err(abort)?,
-                    )?;
-                }
-                Ok(stored)
-            })
-            .map_err(tx_error)
-    }
-
-    /// Replaces a thread's record (its org, agent and created_at never change).
-    pub fn update_thread(&self, thread: &Thread) -> Result<(), StoreError> {
-        Self::put(
-            &self.threads,
-            &keys::pair(thread.org_id.as_bytes(), thread.id.as_bytes()),
-            thread,
-        )
-    }
-
-    /// Deletes a thread, its index entry, its history and its participants.
-    pub fn delete_thread(&self, thread: &Thread) -> Result<(), StoreError> {
-        let org = thread.org_id.as_bytes();
-        let index_prefix = keys::pair(org, thread.agent_id.as_bytes());
-        let index_key = keys::timeline(
-            &index_prefix,
-            keys::micros(thread.created_at),
-            thread.id.as_bytes(),
-        );
-        // The record and its index go together; the history below is then
-        // unreachable, so removing it in batches after is safe to interrupt.
-        (
-            &self.threads,
-            &self.threads_by_agent,
-            &self.thread_seqs,
-            &self.context_seqs,
-        )
-            .transaction(|(threads, by_agent, seqs, context_seqs)| {
-                threads.remove(&keys::pair(org, thread.id.as_bytes())[..])?;
-                by_agent.remove(index_key.as_slice())?;
-                seqs.remove(thread.id.as_bytes())?;
-                context_seqs.remove(thread.id.as_bytes())?;
-                Ok(())
-            })
-            .map_err(tx_error)?;
-        for tree in [&self.messages, &self.context, &self.participants] {
-            let mut batch = sled::Batch::default();
-            for key in tree.scan_prefix(thread.id.as_bytes()).keys() {
-                batch.remove(key.map_err(engine)?);
-            }
-            tree.apply_batch(batch).map_err(engine)?;
-        }
-        Ok(())
-    }
-
-    /// Threads of one agent, newest first, strictly older than `before`,
-    /// keeping those `visible` accepts.
-    pub fn list_threads(
-        &self,
-        org: OrgId,
-        agent: AgentId,
-        before: Option<DateTime<Utc>>,
-        limit: usize,
-        visible: impl Fn(&Thread) -> Result<bool, StoreError>,
-    ) -> Result<Page<Thread>, StoreError> {
-        let prefix = keys::pair(org.as_bytes(), agent.as_bytes());
-        self.timeline_page(
-            &self.threads_by_agent,
-            &prefix,
-            before,
-            limit,
-            |key, _| {
-                let Some(id) = keys::timeline_id(key) else {
-                    return Ok(None);
-                };
-                let thread: Option<Thread> =
-                    Self::get(&self.threads, &keys::pair(org.as_bytes(), &id))?;
-                Ok(match thread {
-                    Some(thread) if visible(&thread)? => Some(thread),
-                    _ => None,
-                })
-            },
-            |thread| thread.created_at,
-        )
-    }
-
     /// A reverse scan of a timeline index from `before`, loading each entry
     /// with `load` (which may skip it) until `limit` items are found; one more
     /// match is looked for to know whether a next page exists.
-    fn timeline_page<T>(
+    pub(crate) fn timeline_page<T>(
         &self,
         index: &Tree,
         prefix: &[u8],
@@ -437,231 +299,13 @@ impl SledStore {
         };
         Ok(Page { items, next_cursor })
     }
-
-    // ---- participants --------------------------------------------------------
-
-    /// Adds or updates a participant; true when it replaced an existing one.
-    pub fn put_participant(
-        &self,
-        thread: ThreadId,
-        participant: &Participant,
-    ) -> Result<bool, StoreError> {
-        let previous = self
-            .participants
-            .insert(
-                keys::participant(thread, &participant.user_id),
-                encode(participant)?,
-            )
-            .map_err(engine)?;
-        Ok(previous.is_some())
-    }
-
-    /// One participant of a thread.
-    pub fn participant(
-        &self,
-        thread: ThreadId,
-        user_id: &str,
-    ) -> Result<Option<Participant>, StoreError> {
-        Self::get(&self.participants, &keys::participant(thread, user_id))
-    }
-
-    /// Every participant of a thread, ordered by user ID.
-    pub fn participants(&self, thread: ThreadId) -> Result<Vec<Participant>, StoreError> {
-        self.participants
-            .scan_prefix(thread.as_bytes())
-            .values()
-            .map(|v| decode(&v.map_err(engine)?))
-            .collect()
-    }
-
-    /// Removes a participant; false when that user was not one.
-    pub fn remove_participant(&self, thread: ThreadId, user_id: &str) -> Result<bool, StoreError> {
-        Ok(self
-            .participants
-            .remove(keys::participant(thread, user_id))
-            .map_err(engine)?
-            .is_some())
-    }
-
-    // ---- usage ---------------------------------------------------------------
-
-    /// Usage records, newest first, strictly older than `before`.
-    pub fn list_usage(
-        &self,
-        org: OrgId,
-        filter: UsageFilter,
-        before: Option<DateTime<Utc>>,
-        limit: usize,
-    ) -> Result<Page<UsageRecord>, StoreError> {
-        let org_bytes = org.as_bytes();
-        let by_id = |key: &[u8]| -> Result<Option<UsageRecord>, StoreError> {
-            // Index keys end in `created ++ id`, like the primary key.
-            let Some(suffix) = key.len().checked_sub(24).map(|start| &key[start..]) else {
-                return Ok(None);
-            };
-            let mut primary = org_bytes.to_vec();
-            primary.extend_from_slice(suffix);
-            Self::get(&self.usage, &primary)
-        };
-        let record_of = |r: &UsageRecord| r.created_at;
-        match (filter.thread, filter.agent) {
-            (Some(thread), agent) => {
-                let prefix = keys::pair(org_bytes, thread.as_bytes());
-                self.timeline_page(
-                    &self.usage_by_thread,
-                    &prefix,
-                    before,
-                    limit,
-                    |key, _| Ok(by_id(key)?.filter(|r| agent.is_none_or(|a| r.agent_id == a))),
-                    record_of,
-                )
-            }
-            (None, Some(agent)) => {
-                let prefix = keys::pair(org_bytes, agent.as_bytes());
-                self.timeline_page(
-                    &self.usage_by_agent,
-                    &prefix,
-                    before,
-                    limit,
-                    |key, _| by_id(key),
-                    record_of,
-                )
-            }
-            (None, None) => self.timeline_page(
-                &self.usage,
-                org_bytes,
-                before,
-                limit,
-                |_, value| decode(value).map(Some),
-                record_of,
-            ),
-        }
-    }
 }
 
-impl ThreadStore for SledStore {
-    fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
-        Self::get(&self.agents, &keys::pair(org.as_bytes(), agent.as_bytes()))
-    }
-
-    fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
-        Self::get(
-            &self.threads,
-            &keys::pair(org.as_bytes(), thread.as_bytes()),
-        )
-    }
-
-    fn append(
-        &self,
-        thread: ThreadId,
-        listed: Option<Message>,
-        context: Vec<ContextMessage>,
-    ) -> Result<Option<Message>, StoreError> {
-        let encoded: Vec<Vec<u8>> = context.iter().map(encode).collect::<Result<_, _>>()?;
-        (
-            &self.thread_seqs,
-            &self.messages,
-            &self.context_seqs,
-            &self.context,
-        )
-            .transaction(|(seqs, messages, context_seqs, context_tree)| {
-                let next = |tree: &TransactionalTree| -> Result<u64, ConflictableTransactionError<StoreError>> {
-                    Ok(tree.get(thread.as_bytes())?.map(|v| keys::read_u64(&v)).unwrap_or(0) + 1)
-                };
-                let stored = match &listed {
-                    Some(message) => {
-                        let seq = next(seqs)?;
-                        let mut stored = message.clone();
-                        stored.seq = seq;
-                        seqs.insert(thread.as_bytes(), &seq.to_be_bytes())?;
-                        messages.insert(
-                            &keys::message(thread, seq)[..],
-                            encode(&stored).map_err(abort)?,
-                        )?;
-                        Some(stored)
-                    }
-                    None => None,
-                };
-                if !encoded.is_empty() {
-                    let first = next(context_seqs)?;
-                    let mut seq = first;
-                    for entry in &encoded {
-                        context_tree.insert(&keys::message(thread, seq)[..], entry.clone())?;
-                        seq += 1;
-                    }
-                    context_seqs.insert(thread.as_bytes(), &(seq - 1).to_be_bytes())?;
-                }
-                Ok(stored)
-            })
-            .map_err(tx_error)
-    }
-
-    fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
-        self.context
-            .scan_prefix(thread.as_bytes())
-            .values()
-            .map(|v| decode(&v.map_err(engine)?))
-            .collect()
-    }
-
-    fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError> {
-        SledStore::credentials(self, org, agent)
-    }
-
-    fn messages(
-        &self,
-        thread: ThreadId,
-        offset: u64,
-        limit: usize,
-    ) -> Result<(Vec<Message>, u64), StoreError> {
-        let total = self
-            .thread_seqs
-            .get(thread.as_bytes())
-            .map_err(engine)?
-            .map(|v| keys::read_u64(&v))
-            .unwrap_or(0);
-        let start = keys::message(thread, offset.saturating_add(1));
-        let end = keys::message(thread, u64::MAX);
-        let messages = self
-            .messages
-            .range(start..=end)
-            .values()
-            .take(limit)
-            .map(|v| decode(&v.map_err(engine)?))
-            .collect::<Result<_, _>>()?;
-        Ok((messages, total))
-    }
-
-    fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
-        let org = record.org_id;
-        (
-            &self.usage,
-            &self.usage_by_thread,
-            &self.usage_by_agent,
-            &self.org_clocks,
-        )
-            .transaction(|(usage, by_thread, by_agent, clocks)| {
-                let at = next_org_instant(clocks, org, record.created_at)?;
-                let mut stored = record.clone();
-                stored.created_at = keys::from_micros(at);
-                let id = stored.id.as_bytes();
-                let org_bytes = org.as_bytes();
-                usage.insert(
-                    keys::timeline(org_bytes, at, id),
-                    encode(&stored).map_err(abort)?,
-                )?;
-                let thread_prefix = keys::pair(org_bytes, stored.thread_id.as_bytes());
-                by_thread.insert(keys::timeline(&thread_prefix, at, id), &[])?;
-                let agent_prefix = keys::pair(org_bytes, stored.agent_id.as_bytes());
-                by_agent.insert(keys::timeline(&agent_prefix, at, id), &[])?;
-                Ok(stored)
-            })
-            .map_err(tx_error)
-    }
-
-    fn flush(&self) -> StoreFuture<()> {
-        Box::pin(self.commit.flush())
-    }
+/// A key for unit tests, kept in `dir`.
+#[cfg(test)]
+pub(crate) fn test_secrets(dir: &Path) -> Arc<SecretBox> {
+    #[allow(clippy::unwrap_used)]
+    Arc::new(SecretBox::load(None, None, None, dir).unwrap())
 }
 
 /// A cheap handle to the store for async code.
@@ -671,11 +315,31 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the database in `dir`.
+    /// Opens the database in `dir` with the secret key of `dir` (created
+    /// when absent): for tools and benchmarks.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        Ok(Self {
-            inner: Arc::new(SledStore::open(dir)?),
-        })
+        let secrets = SecretBox::load(None, None, None, dir)
+            .map_err(|e| StoreError::Engine(e.to_string()))?;
+        Self::open_with(dir, Arc::new(secrets))
+    }
+
+    /// Opens the database in `dir`, sealing secrets with `secrets`.
+    pub fn open_with(dir: &Path, secrets: Arc<SecretBox>) -> Result<Self, StoreError> {
+        let inner = Arc::new(SledStore::open(dir, secrets)?);
+        inner.migrate()?;
+        let sealed = inner.seal_plain_secrets()?;
+        if sealed > 0 {
+            inner.flush_now()?;
+            tracing::info!(
+                sealed,
+                "encrypted signing secrets stored in plain text by an earlier version"
+            );
+        }
+        inner
+            .purger
+            .start(Arc::downgrade(&inner))
+            .map_err(|e| StoreError::Engine(format!("starting the purge: {e}")))?;
+        Ok(Self { inner })
     }
 
     /// The store as the engine's port.
@@ -683,16 +347,15 @@ impl Store {
         self.inner.clone()
     }
 
-    /// Runs `f` on the blocking pool, off the async workers.
+    /// Runs `f` on the blocking pool, off the async workers (a bounded number
+    /// at a time, see `confer_actors::run_blocking`).
     pub async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
     {
         let inner = Arc::clone(&self.inner);
-        tokio::task::spawn_blocking(move || f(&inner))
-            .await
-            .map_err(|e| StoreError::Engine(format!("store task failed: {e}")))?
+        confer_actors::run_blocking(move || f(&inner)).await
     }
 
     /// Runs a write on the blocking pool and resolves once it is durable.
@@ -709,5 +372,10 @@ impl Store {
     /// Flushes synchronously (at shutdown).
     pub fn flush_now(&self) -> Result<(), StoreError> {
         self.inner.flush_now()
+    }
+
+    /// Resolves with the error once a flush has failed (see `durability`).
+    pub fn poisoned(&self) -> impl std::future::Future<Output = String> + Send + 'static {
+        self.inner.commit.poisoned()
     }
 }

@@ -36,4 +36,10 @@ pub struct ApiKey {
     pub secret_sha256: String,
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
+    /// Requests per second (burst twice that); `None`: unlimited.
+    #[serde(default)]
+    pub rate_limit_rps: Option<f64>,
+    /// May act for end users (use their OAuth tokens, tools.md).
+    #[serde(default)]
+    pub act_as_users: bool,
 }

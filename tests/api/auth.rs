@@ -308,7 +308,12 @@ async fn jwt_users_see_their_own_threads() {
         .expect_error(403, "FORBIDDEN");
     // JWT users do not manage keys.
     alice.get("/api/keys").await.expect_error(403, "FORBIDDEN");
-    alice.get("/api/usage").await.expect_error(403, "FORBIDDEN");
+    // Usage: an end user sees the records of the threads it may read.
+    alice.get("/api/usage").await.expect(200);
+    alice
+        .get(&format!("/api/usage?threadId={by_key}"))
+        .await
+        .expect_error(403, "FORBIDDEN");
     alice
         .get(&format!("/api/usage?threadId={mine}"))
         .await

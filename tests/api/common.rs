@@ -73,6 +73,10 @@ fn spawn(data_dir: &Path, options: &Options) -> Spawned {
         .env("CONFER_DATA_DIR", data_dir)
         .env("CONFER_LOG", "info")
         .env("CONFER_WORKERS", "2")
+        // The tests' own pace is not what the rate limits are for; the
+        // limits tests set their own.
+        .env("CONFER_USER_RATE_LIMIT_RPS", "10000")
+        .env("CONFER_USER_SEND_LIMIT_PER_MIN", "100000")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -168,6 +172,13 @@ impl Server {
         Self::start_in(Arc::clone(&self.data), self.options.clone())
     }
 
+    /// SIGKILL, then a new process with other `options` on the same data directory.
+    pub fn kill_and_restart_with(mut self, options: Options) -> Self {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        Self::start_in(Arc::clone(&self.data), options)
+    }
+
     /// SIGTERM and wait for the exit; returns whether it exited successfully.
     pub fn terminate(&mut self) -> bool {
         let status = Command::new("kill")
@@ -189,6 +200,16 @@ impl Server {
     /// A new process on the same data directory after `terminate`.
     pub fn restart(self) -> Self {
         Self::start_in(Arc::clone(&self.data), self.options.clone())
+    }
+
+    /// The server's process ID.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's data directory.
+    pub fn data_dir(&self) -> &Path {
+        self.data.path()
     }
 
     pub fn logs(&self) -> String {
@@ -338,6 +359,18 @@ impl Api {
             .await
             .expect(201);
         body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Creates an agent from a whole `POST /api/agents` body; its ID.
+    pub async fn agent_with(&self, body: Value) -> String {
+        let agent = self.post("/api/agents", body).await.expect(201);
+        agent["id"].as_str().unwrap().to_owned()
+    }
+
+    /// The ID of the caller's first org.
+    pub async fn org_id(&self) -> String {
+        let orgs = self.get("/api/orgs").await.expect(200);
+        orgs[0]["id"].as_str().unwrap().to_owned()
     }
 
     /// Creates a thread on `agent` and returns its ID.

@@ -32,7 +32,8 @@ async fn setup(timeout_ms: u64) -> Setup {
         Options::default()
             .env("OPENAI_BASE_URL", &vendor.base)
             .env("OPENAI_API_KEY", "sk-platform")
-            .env("CONFER_EXTRA_CA_CERT", &ca_file),
+            .env("CONFER_EXTRA_CA_CERT", &ca_file)
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1"),
     );
     let api = server.admin();
     let agent = api

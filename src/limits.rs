@@ -1,0 +1,223 @@
+//! Rate limits (GCRA, with the governor crate), checked before a request has
+//! any effect:
+//! - each end user (org + `sub`): `CONFER_USER_RATE_LIMIT_RPS` requests per
+//!   second (burst twice that) and `CONFER_USER_SEND_LIMIT_PER_MIN` sends;
+//! - each API key with a `rate_limit_rps` (keys are unlimited by default: a
+//!   backend carries all its users' traffic on one key).
+//!
+//! Limiter state is per caller, so the maps are pruned every minute of
+//! activity: an entry idle that long has refilled its burst, and dropping it
+//! changes nothing.
+
+use std::num::NonZeroU32;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use dashmap::DashMap;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use confer_actors::{ApiKeyId, OrgId};
+
+use crate::error::ApiError;
+
+/// How often limiter state is pruned.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+
+/// A quota of `per_second` requests a second with a burst of twice that
+/// (at least 1); `None` when `per_second` is not positive (no limit).
+pub fn per_second(per_second: f64) -> Option<(Quota, u32)> {
+    if !per_second.is_finite() || per_second <= 0.0 {
+        return None;
+    }
+    let burst = (per_second * 2.0).ceil().clamp(1.0, f64::from(u32::MAX)) as u32;
+    let quota = Quota::with_period(Duration::from_secs_f64(1.0 / per_second))?
+        .allow_burst(NonZeroU32::new(burst)?);
+    Some((quota, burst))
+}
+
+/// `per_minute` a minute, all of them at once at most.
+fn per_minute(per_minute: u32) -> Option<(Quota, u32)> {
+    let burst = NonZeroU32::new(per_minute)?;
+    Some((Quota::per_minute(burst), per_minute))
+}
+
+/// Who a user limit counts.
+type UserKey = (OrgId, String);
+
+struct KeyLimiter {
+    limiter: DefaultDirectRateLimiter,
+    burst: u32,
+    rps: f64,
+    used: Instant,
+}
+
+/// The service's rate limiters.
+pub struct RateLimits {
+    users: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
+    user_sends: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
+    keys: DashMap<ApiKeyId, KeyLimiter>,
+    pruned: Mutex<Instant>,
+}
+
+fn refusal(what: &str, limit: u32, wait: Duration) -> ApiError {
+    let retry_after = wait.as_secs_f64().ceil().max(1.0) as u64;
+    ApiError::RateLimited {
+        detail: format!("{what}: rate limit reached; retry in {retry_after} s"),
+        limit,
+        retry_after,
+    }
+}
+
+impl RateLimits {
+    /// Limits from the settings (0 turns one off).
+    pub fn new(user_rps: f64, user_sends_per_minute: u32) -> Self {
+        let keyed = |q: Option<(Quota, u32)>| q.map(|(quota, n)| (RateLimiter::keyed(quota), n));
+        Self {
+            users: keyed(per_second(user_rps)),
+            user_sends: keyed(per_minute(user_sends_per_minute)),
+            keys: DashMap::new(),
+            pruned: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Counts one request of end user `sub` of `org`.
+    pub fn user_request(&self, org: OrgId, sub: &str) -> Result<(), ApiError> {
+        self.prune_if_due();
+        Self::check_keyed(self.users.as_ref(), &(org, sub.to_owned()), "requests")
+    }
+
+    /// Counts one send of end user `sub` of `org`.
+    pub fn user_send(&self, org: OrgId, sub: &str) -> Result<(), ApiError> {
+        Self::check_keyed(self.user_sends.as_ref(), &(org, sub.to_owned()), "sends")
+    }
+
+    fn check_keyed(
+        limiter: Option<&(DefaultKeyedRateLimiter<UserKey>, u32)>,
+        key: &UserKey,
+        what: &str,
+    ) -> Result<(), ApiError> {
+        let Some((limiter, limit)) = limiter else {
+            return Ok(());
+        };
+        limiter.check_key(key).map_err(|not_until| {
+            refusal(
+                what,
+                *limit,
+                not_until.wait_time_from(DefaultClock::default().now()),
+            )
+        })
+    }
+
+    /// Counts one request of API key `id` limited to `rps` (none: unlimited).
+    pub fn key_request(&self, id: ApiKeyId, rps: Option<f64>) -> Result<(), ApiError> {
+        self.prune_if_due();
+        let Some(rps) = rps else { return Ok(()) };
+        let Some((quota, burst)) = per_second(rps) else {
+            return Ok(());
+        };
+        let mut entry = self.keys.entry(id).or_insert_with(|| KeyLimiter {
+            limiter: RateLimiter::direct(quota),
+            burst,
+            rps,
+            used: Instant::now(),
+        });
+        // The key's limit changed (a new record): start it afresh.
+        if (entry.rps - rps).abs() > f64::EPSILON {
+            *entry = KeyLimiter {
+                limiter: RateLimiter::direct(quota),
+                burst,
+                rps,
+                used: Instant::now(),
+            };
+        }
+        entry.used = Instant::now();
+        let burst = entry.burst;
+        entry.limiter.check().map_err(|not_until| {
+            refusal(
+                "requests",
+                burst,
+                not_until.wait_time_from(DefaultClock::default().now()),
+            )
+        })
+    }
+
+    /// Callers with limiter state (for tests and metrics).
+    pub fn tracked(&self) -> usize {
+        self.keys.len()
+            + self.users.as_ref().map_or(0, |(l, _)| l.len())
+            + self.user_sends.as_ref().map_or(0, |(l, _)| l.len())
+    }
+
+    fn prune_if_due(&self) {
+        let due = {
+            let Ok(mut pruned) = self.pruned.try_lock() else {
+                return; // another request is pruning
+            };
+            let due = pruned.elapsed() >= PRUNE_EVERY;
+            if due {
+                *pruned = Instant::now();
+            }
+            due
+        };
+        if due {
+            self.prune(PRUNE_EVERY);
+        }
+    }
+
+    /// Drops the state of callers idle for `idle` (their bursts are full).
+    pub fn prune(&self, idle: Duration) {
+        for (limiter, _) in [&self.users, &self.user_sends].into_iter().flatten() {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+        self.keys.retain(|_, entry| entry.used.elapsed() < idle);
+        self.keys.shrink_to_fit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn users_get_a_burst_then_a_refusal_with_retry_after() {
+        let limits = RateLimits::new(1.0, 3);
+        let org = OrgId::new();
+        assert!(limits.user_request(org, "alice").is_ok());
+        assert!(limits.user_request(org, "alice").is_ok());
+        let refused = limits.user_request(org, "alice").unwrap_err();
+        let ApiError::RateLimited {
+            retry_after, limit, ..
+        } = refused
+        else {
+            panic!("not a rate limit: {refused:?}")
+        };
+        assert_eq!(limit, 2);
+        assert!(retry_after >= 1);
+        // Another user is not affected.
+        assert!(limits.user_request(org, "bob").is_ok());
+        for _ in 0..3 {
+            limits.user_send(org, "alice").unwrap();
+        }
+        assert!(limits.user_send(org, "alice").is_err());
+    }
+
+    #[test]
+    fn keys_are_unlimited_unless_configured_and_state_is_pruned() {
+        let limits = RateLimits::new(0.0, 0);
+        let free = ApiKeyId::new();
+        for _ in 0..1000 {
+            limits.key_request(free, None).unwrap();
+        }
+        let limited = ApiKeyId::new();
+        limits.key_request(limited, Some(0.5)).unwrap();
+        assert!(limits.key_request(limited, Some(0.5)).is_err());
+        for _ in 0..100 {
+            limits.key_request(ApiKeyId::new(), Some(5.0)).unwrap();
+        }
+        assert_eq!(limits.tracked(), 101);
+        limits.prune(Duration::ZERO);
+        assert_eq!(limits.tracked(), 0, "idle state is dropped");
+    }
+}

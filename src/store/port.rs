@@ -1,0 +1,147 @@
+//! `SledStore` as the engine's `ThreadStore` port: what a turn reads and
+//! writes (threads, agents, credentials, history, context, usage), each
+//! multi-key write in one transaction, large values chunked.
+
+use confer_actors::{
+    Agent, AgentId, ContextMessage, CredentialConfig, Message, OrgId, StoreError, StoreFuture,
+    Thread, ThreadId, ThreadStore, UsageRecord,
+};
+use sled::Transactional;
+use sled::transaction::{ConflictableTransactionError, TransactionalTree};
+
+use super::chunks::{self, ChunkedTree};
+use super::codec::encode;
+use super::{SledStore, abort, engine, keys, next_org_instant, tx_error};
+
+impl ThreadStore for SledStore {
+    fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
+        Self::get(&self.agents, &keys::pair(org.as_bytes(), agent.as_bytes()))
+    }
+
+    fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
+        Self::get(
+            &self.threads,
+            &keys::pair(org.as_bytes(), thread.as_bytes()),
+        )
+    }
+
+    fn append(
+        &self,
+        thread: ThreadId,
+        listed: Option<Message>,
+        context: Vec<ContextMessage>,
+    ) -> Result<Option<Message>, StoreError> {
+        let encoded: Vec<Vec<u8>> = context.iter().map(encode).collect::<Result<_, _>>()?;
+        (
+            &self.thread_seqs,
+            &self.messages,
+            &self.context_seqs,
+            &self.context,
+            &self.chunks,
+        )
+            .transaction(|(seqs, messages, context_seqs, context_tree, pieces)| {
+                let next = |tree: &TransactionalTree| -> Result<u64, ConflictableTransactionError<StoreError>> {
+                    Ok(tree.get(thread.as_bytes())?.map(|v| keys::read_u64(&v)).unwrap_or(0) + 1)
+                };
+                let stored = match &listed {
+                    Some(message) => {
+                        let seq = next(seqs)?;
+                        let mut stored = message.clone();
+                        stored.seq = seq;
+                        seqs.insert(thread.as_bytes(), &seq.to_be_bytes())?;
+                        chunks::insert(
+                            messages,
+                            pieces,
+                            ChunkedTree::Messages,
+                            &keys::message(thread, seq),
+                            &encode(&stored).map_err(abort)?,
+                        )?;
+                        Some(stored)
+                    }
+                    None => None,
+                };
+                if !encoded.is_empty() {
+                    let first = next(context_seqs)?;
+                    let mut seq = first;
+                    for entry in &encoded {
+                        chunks::insert(
+                            context_tree,
+                            pieces,
+                            ChunkedTree::Context,
+                            &keys::message(thread, seq),
+                            entry,
+                        )?;
+                        seq += 1;
+                    }
+                    context_seqs.insert(thread.as_bytes(), &(seq - 1).to_be_bytes())?;
+                }
+                Ok(stored)
+            })
+            .map_err(tx_error)
+    }
+
+    fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
+        self.context
+            .scan_prefix(thread.as_bytes())
+            .map(|entry| self.chunked_record(ChunkedTree::Context, entry))
+            .collect()
+    }
+
+    fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError> {
+        SledStore::credentials(self, org, agent)
+    }
+
+    fn messages(
+        &self,
+        thread: ThreadId,
+        offset: u64,
+        limit: usize,
+    ) -> Result<(Vec<Message>, u64), StoreError> {
+        let total = self
+            .thread_seqs
+            .get(thread.as_bytes())
+            .map_err(engine)?
+            .map(|v| keys::read_u64(&v))
+            .unwrap_or(0);
+        let start = keys::message(thread, offset.saturating_add(1));
+        let end = keys::message(thread, u64::MAX);
+        let messages = self
+            .messages
+            .range(start..=end)
+            .take(limit)
+            .map(|entry| self.chunked_record(ChunkedTree::Messages, entry))
+            .collect::<Result<_, _>>()?;
+        Ok((messages, total))
+    }
+
+    fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
+        let org = record.org_id;
+        (
+            &self.usage,
+            &self.usage_by_thread,
+            &self.usage_by_agent,
+            &self.org_clocks,
+        )
+            .transaction(|(usage, by_thread, by_agent, clocks)| {
+                let at = next_org_instant(clocks, org, record.created_at)?;
+                let mut stored = record.clone();
+                stored.created_at = keys::from_micros(at);
+                let id = stored.id.as_bytes();
+                let org_bytes = org.as_bytes();
+                usage.insert(
+                    keys::timeline(org_bytes, at, id),
+                    encode(&stored).map_err(abort)?,
+                )?;
+                let thread_prefix = keys::pair(org_bytes, stored.thread_id.as_bytes());
+                by_thread.insert(keys::timeline(&thread_prefix, at, id), &[])?;
+                let agent_prefix = keys::pair(org_bytes, stored.agent_id.as_bytes());
+                by_agent.insert(keys::timeline(&agent_prefix, at, id), &[])?;
+                Ok(stored)
+            })
+            .map_err(tx_error)
+    }
+
+    fn flush(&self) -> StoreFuture<()> {
+        Box::pin(self.commit.flush())
+    }
+}

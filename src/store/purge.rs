@@ -1,0 +1,359 @@
+//! The background purge of deleted threads.
+//!
+//! A thread delete leaves a marker in `deleted_threads` (see `threads`). The
+//! [`Purger`] then removes the thread's history, context, their chunks and
+//! participants in batches of [`PURGE_BATCH`] keys and drops the marker
+//! last, so a purge cut short by a crash resumes at the next start from the
+//! markers alone (no sweep of the store). Usage records outlive the thread.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
+
+use confer_actors::{Participant, StoreError, ThreadId};
+
+use super::chunks::{self, ChunkedTree};
+use super::codec::decode;
+use super::threads::DeletedThread;
+use super::{SledStore, engine, keys};
+
+/// Keys removed per batch by the purge.
+pub const PURGE_BATCH: usize = 1000;
+
+impl SledStore {
+    /// The threads whose purge is not finished.
+    pub fn pending_purges(&self) -> Result<Vec<ThreadId>, StoreError> {
+        self.deleted_threads
+            .iter()
+            .keys()
+            .map(|key| {
+                let key = key.map_err(engine)?;
+                let bytes: [u8; 16] = key
+                    .as_ref()
+                    .try_into()
+                    .map_err(|_| StoreError::Codec("deleted-thread key".into()))?;
+                Ok(ThreadId::from_bytes(bytes))
+            })
+            .collect()
+    }
+
+    /// Removes up to `batch` keys of a deleted thread; returns how many were
+    /// removed (0: nothing was left, and the marker is gone).
+    pub fn purge_step(&self, id: ThreadId, batch: usize) -> Result<usize, StoreError> {
+        let Some(marker) = Self::get::<DeletedThread>(&self.deleted_threads, id.as_bytes())? else {
+            return Ok(0);
+        };
+        // Participants first: each also has a `threads_by_user` entry.
+        let mut removed = 0;
+        let mut people = sled::Batch::default();
+        let mut listings = sled::Batch::default();
+        for entry in self.participants.scan_prefix(id.as_bytes()).take(batch) {
+            let (key, value) = entry.map_err(engine)?;
+            let participant: Participant = decode(&value)?;
+            let prefix = keys::user_threads(marker.org_id, marker.agent_id, &participant.user_id);
+            listings.remove(keys::timeline(
+                &prefix,
+                keys::micros(marker.created_at),
+                id.as_bytes(),
+            ));
+            people.remove(key);
+            removed += 1;
+        }
+        if removed > 0 {
+            self.threads_by_user.apply_batch(listings).map_err(engine)?;
+            self.participants.apply_batch(people).map_err(engine)?;
+            return Ok(removed);
+        }
+        let message_chunks = chunks::thread_prefix(ChunkedTree::Messages, id);
+        let context_chunks = chunks::thread_prefix(ChunkedTree::Context, id);
+        for (tree, prefix) in [
+            (&self.messages, id.as_bytes().as_slice()),
+            (&self.context, id.as_bytes().as_slice()),
+            (&self.chunks, message_chunks.as_slice()),
+            (&self.chunks, context_chunks.as_slice()),
+        ] {
+            let mut doomed = sled::Batch::default();
+            for key in tree.scan_prefix(prefix).keys().take(batch) {
+                doomed.remove(key.map_err(engine)?);
+                removed += 1;
+            }
+            if removed > 0 {
+                tree.apply_batch(doomed).map_err(engine)?;
+                return Ok(removed);
+            }
+        }
+        self.deleted_threads.remove(id.as_bytes()).map_err(engine)?;
+        Ok(0)
+    }
+
+    /// Purges a deleted thread to the end.
+    pub fn purge(&self, id: ThreadId) -> Result<(), StoreError> {
+        while self.purge_step(id, PURGE_BATCH)? > 0 {}
+        Ok(())
+    }
+}
+
+struct PurgeSignal {
+    pending: Mutex<bool>,
+    wake: Condvar,
+    stop: AtomicBool,
+}
+
+/// The background purge of deleted threads: a thread that works through the
+/// markers, woken by each delete. The markers are its queue, so it needs no
+/// memory beyond them and resumes after a restart.
+pub struct Purger {
+    signal: Arc<PurgeSignal>,
+    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Purger {
+    /// A purger with no worker yet (see [`Purger::start`]).
+    pub fn idle() -> Self {
+        Self {
+            signal: Arc::new(PurgeSignal {
+                // Pending at start: markers left by an earlier run resume.
+                pending: Mutex::new(true),
+                wake: Condvar::new(),
+                stop: AtomicBool::new(false),
+            }),
+            worker: Mutex::new(None),
+        }
+    }
+
+    /// Starts the worker over `store` (held weakly: the worker never keeps
+    /// the database open).
+    pub fn start(&self, store: std::sync::Weak<SledStore>) -> std::io::Result<()> {
+        let signal = Arc::clone(&self.signal);
+        let handle = std::thread::Builder::new()
+            .name("thread-purge".into())
+            .spawn(move || purge_loop(&signal, &store))?;
+        *self.worker.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
+        Ok(())
+    }
+
+    /// Signals that a marker was written.
+    pub fn wake(&self) {
+        *self
+            .signal
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
+        self.signal.wake.notify_one();
+    }
+}
+
+impl Drop for Purger {
+    /// Stops the worker and waits for it (a purge in progress stops between
+    /// two batches and resumes at the next start). The worker may itself
+    /// drop the last handle of the store; it is then not waited for.
+    fn drop(&mut self) {
+        self.signal.stop.store(true, Ordering::SeqCst);
+        self.signal.wake.notify_all();
+        let handle = self
+            .worker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(handle) = handle
+            && handle.thread().id() != std::thread::current().id()
+        {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn purge_loop(signal: &PurgeSignal, store: &std::sync::Weak<SledStore>) {
+    loop {
+        {
+            let mut pending = signal
+                .pending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            while !*pending && !signal.stop.load(Ordering::SeqCst) {
+                pending = signal
+                    .wake
+                    .wait(pending)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            *pending = false;
+        }
+        if signal.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some(store) = store.upgrade() else { return };
+        let ids = match store.pending_purges() {
+            Ok(ids) => ids,
+            Err(error) => {
+                tracing::error!(%error, "listing deleted threads failed");
+                continue;
+            }
+        };
+        for id in ids {
+            loop {
+                if signal.stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                match store.purge_step(id, PURGE_BATCH) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(error) => {
+                        tracing::error!(%error, thread = %id, "thread purge failed; retrying later");
+                        std::thread::sleep(Duration::from_secs(1));
+                        *signal
+                            .pending
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner) = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_secrets;
+    use chrono::Utc;
+    use confer_actors::{
+        AgentId, ContextMessage, ContextRole, Message, MessageId, OrgId, ParticipantRole, Role,
+        Thread, ThreadKind, ThreadStore,
+    };
+
+    fn thread(org: OrgId, agent: AgentId, by: &str) -> Thread {
+        let now = Utc::now();
+        Thread {
+            id: ThreadId::new(),
+            org_id: org,
+            agent_id: agent,
+            title: None,
+            kind: ThreadKind::Multiplayer,
+            active_profile: None,
+            metadata: Default::default(),
+            system_prompt_overlay: None,
+            resource_bindings: Vec::new(),
+            created_by: by.into(),
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    fn fill(store: &SledStore, id: ThreadId, messages: usize) {
+        for n in 0..messages {
+            let message = Message {
+                id: MessageId::new(),
+                thread_id: id,
+                seq: 0,
+                role: Role::User,
+                content: format!("m{n}"),
+                sender_name: None,
+                sender_id: None,
+                created_at: Utc::now(),
+            };
+            let context = ContextMessage {
+                role: ContextRole::User,
+                content: format!("m{n}"),
+                tool_calls: Vec::new(),
+                tool_call_id: None,
+            };
+            store.append(id, Some(message), vec![context]).unwrap();
+        }
+    }
+
+    #[test]
+    fn delete_is_a_tombstone_and_the_purge_resumes_after_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let (org, agent) = (OrgId::new(), AgentId::new());
+        let id = {
+            let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+            let made = store
+                .create_thread(&thread(org, agent, "alice"), None)
+                .unwrap();
+            let bob = Participant {
+                user_id: "bob".into(),
+                display_name: None,
+                role: ParticipantRole::Member,
+                joined_at: Utc::now(),
+            };
+            store.put_participant(org, made.id, &bob).unwrap().unwrap();
+            fill(&store, made.id, 25);
+            let long = ContextMessage {
+                role: ContextRole::Assistant,
+                content: "x".repeat(200_000),
+                tool_calls: Vec::new(),
+                tool_call_id: None,
+            };
+            store.append(made.id, None, vec![long]).unwrap();
+            assert!(store.chunks.len() > 1, "a long entry is chunked");
+            assert_eq!(store.context(made.id).unwrap()[25].content.len(), 200_000);
+            let listed = |user: &str| {
+                store
+                    .list_threads(org, agent, Some(user), None, 10, |_| Ok(true))
+                    .unwrap()
+                    .items
+                    .len()
+            };
+            assert_eq!((listed("alice"), listed("bob")), (1, 1));
+            assert!(store.delete_thread(org, made.id).unwrap());
+            assert!(!store.delete_thread(org, made.id).unwrap(), "already gone");
+            assert!(store.thread(org, made.id).unwrap().is_none());
+            assert_eq!(listed("alice"), 0);
+            assert_eq!(store.pending_purges().unwrap(), vec![made.id]);
+            // Part of the purge, then the process goes away.
+            assert_eq!(
+                store.purge_step(made.id, 10).unwrap(),
+                1,
+                "participants first"
+            );
+            assert_eq!(store.purge_step(made.id, 10).unwrap(), 10);
+            made.id
+        };
+        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        assert_eq!(
+            store.pending_purges().unwrap(),
+            vec![id],
+            "the marker survives"
+        );
+        store.purge(id).unwrap();
+        assert!(store.pending_purges().unwrap().is_empty());
+        assert_eq!(store.messages(id, 0, 100).unwrap().0.len(), 0);
+        assert!(store.context(id).unwrap().is_empty());
+        assert!(store.participants(id).unwrap().is_empty());
+        assert_eq!(
+            store.threads_by_user.len()
+                + store.messages.len()
+                + store.context.len()
+                + store.chunks.len(),
+            0,
+            "no key of the thread is left"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_background_purge_runs_after_a_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(dir.path()).unwrap();
+        let (org, agent) = (OrgId::new(), AgentId::new());
+        let id = store
+            .run(move |s| {
+                let made = s.create_thread(&thread(org, agent, "alice"), None)?;
+                fill(s, made.id, 2500);
+                s.delete_thread(org, made.id)?;
+                Ok(made.id)
+            })
+            .await
+            .unwrap();
+        for _ in 0..500 {
+            let left = store.run(|s| s.pending_purges()).await.unwrap();
+            if left.is_empty() {
+                let gone = store.run(move |s| s.context(id)).await.unwrap();
+                assert!(gone.is_empty());
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("the purge did not finish");
+    }
+}

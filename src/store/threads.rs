@@ -1,0 +1,263 @@
+//! Threads and their participants: creation, listing (per agent for admins
+//! and members, per user from the `threads_by_user` index for end users),
+//! and deletion as a tombstone: one small transaction removes the record and
+//! its index entries and writes a marker into `deleted_threads`; the history
+//! is removed afterwards by the purge (`super::purge`).
+
+use chrono::{DateTime, Utc};
+use confer_actors::{AgentId, OrgId, Participant, StoreError, Thread, ThreadId};
+use serde::{Deserialize, Serialize};
+use sled::Transactional;
+
+use super::codec::{decode, encode};
+use super::{Page, SledStore, abort, engine, keys, next_org_instant, tx_error};
+
+/// The marker of a deleted thread whose keys are still being removed.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DeletedThread {
+    pub org_id: OrgId,
+    pub agent_id: AgentId,
+    pub created_at: DateTime<Utc>,
+    pub deleted_at: DateTime<Utc>,
+}
+
+/// The `threads_by_user` entry of `user` on `thread`.
+fn user_entry(thread: &Thread, user: &str) -> Vec<u8> {
+    let prefix = keys::user_threads(thread.org_id, thread.agent_id, user);
+    keys::timeline(
+        &prefix,
+        keys::micros(thread.created_at),
+        thread.id.as_bytes(),
+    )
+}
+
+/// The `threads_by_agent` entry of `thread`.
+fn agent_entry(thread: &Thread) -> Vec<u8> {
+    let prefix = keys::pair(thread.org_id.as_bytes(), thread.agent_id.as_bytes());
+    keys::timeline(
+        &prefix,
+        keys::micros(thread.created_at),
+        thread.id.as_bytes(),
+    )
+}
+
+impl SledStore {
+    /// Stores a new thread (and its first participant, if any) with a
+    /// `created_at` unique within its org; returns the thread as stored.
+    pub fn create_thread(
+        &self,
+        thread: &Thread,
+        owner: Option<&Participant>,
+    ) -> Result<Thread, StoreError> {
+        let org = thread.org_id;
+        (
+            &self.threads,
+            &self.threads_by_agent,
+            &self.threads_by_user,
+            &self.org_clocks,
+            &self.participants,
+        )
+            .transaction(|(threads, by_agent, by_user, clocks, participants)| {
+                let at = next_org_instant(clocks, org, thread.created_at)?;
+                let mut stored = thread.clone();
+                stored.created_at = keys::from_micros(at);
+                stored.updated_at = stored.created_at;
+                threads.insert(
+                    &keys::pair(org.as_bytes(), stored.id.as_bytes())[..],
+                    encode(&stored).map_err(abort)?,
+                )?;
+                by_agent.insert(agent_entry(&stored), &[])?;
+                by_user.insert(user_entry(&stored, &stored.created_by), &[])?;
+                if let Some(owner) = owner {
+                    participants.insert(
+                        keys::participant(stored.id, &owner.user_id),
+                        encode(owner).map_err(abort)?,
+                    )?;
+                    by_user.insert(user_entry(&stored, &owner.user_id), &[])?;
+                }
+                Ok(stored)
+            })
+            .map_err(tx_error)
+    }
+
+    /// Deletes a thread: the record and its index entries go and a purge
+    /// marker is written, in one small transaction; `false` when it was
+    /// already gone. The history is removed afterwards by the purge.
+    pub fn delete_thread(&self, org: OrgId, id: ThreadId) -> Result<bool, StoreError> {
+        let deleted = (
+            &self.threads,
+            &self.threads_by_agent,
+            &self.threads_by_user,
+            &self.thread_seqs,
+            &self.context_seqs,
+            &self.deleted_threads,
+        )
+            .transaction(
+                |(threads, by_agent, by_user, seqs, context_seqs, markers)| {
+                    let key = keys::pair(org.as_bytes(), id.as_bytes());
+                    let Some(bytes) = threads.remove(&key[..])? else {
+                        return Ok(false);
+                    };
+                    let thread: Thread = decode(&bytes).map_err(abort)?;
+                    by_agent.remove(agent_entry(&thread))?;
+                    by_user.remove(user_entry(&thread, &thread.created_by))?;
+                    seqs.remove(id.as_bytes())?;
+                    context_seqs.remove(id.as_bytes())?;
+                    let marker = DeletedThread {
+                        org_id: org,
+                        agent_id: thread.agent_id,
+                        created_at: thread.created_at,
+                        deleted_at: Utc::now(),
+                    };
+                    markers.insert(id.as_bytes(), encode(&marker).map_err(abort)?)?;
+                    Ok(true)
+                },
+            )
+            .map_err(tx_error)?;
+        if deleted {
+            self.purger.wake();
+        }
+        Ok(deleted)
+    }
+
+    /// Threads of one agent, newest first, strictly older than `before`,
+    /// keeping those `visible` accepts. With `user`, only the threads that
+    /// user created or joined are scanned (the `threads_by_user` index).
+    pub fn list_threads(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        user: Option<&str>,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+        visible: impl Fn(&Thread) -> Result<bool, StoreError>,
+    ) -> Result<Page<Thread>, StoreError> {
+        let (index, prefix) = match user {
+            Some(user) => (&self.threads_by_user, keys::user_threads(org, agent, user)),
+            None => (
+                &self.threads_by_agent,
+                keys::pair(org.as_bytes(), agent.as_bytes()).to_vec(),
+            ),
+        };
+        self.timeline_page(
+            index,
+            &prefix,
+            before,
+            limit,
+            |key, _| {
+                let Some(id) = keys::timeline_id(key) else {
+                    return Ok(None);
+                };
+                let thread: Option<Thread> =
+                    Self::get(&self.threads, &keys::pair(org.as_bytes(), &id))?;
+                Ok(match thread {
+                    Some(thread) if visible(&thread)? => Some(thread),
+                    _ => None,
+                })
+            },
+            |thread| thread.created_at,
+        )
+    }
+
+    // ---- participants --------------------------------------------------------
+
+    /// Adds or updates a participant of a live thread, keeping the first
+    /// join time; `None` when the thread is gone, else the participant as
+    /// stored and whether it replaced an existing one.
+    pub fn put_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        participant: &Participant,
+    ) -> Result<Option<(Participant, bool)>, StoreError> {
+        (&self.threads, &self.participants, &self.threads_by_user)
+            .transaction(|(threads, participants, by_user)| {
+                let Some(bytes) = threads.get(keys::pair(org.as_bytes(), thread.as_bytes()))?
+                else {
+                    return Ok(None);
+                };
+                let record: Thread = decode(&bytes).map_err(abort)?;
+                let key = keys::participant(thread, &participant.user_id);
+                let previous: Option<Participant> = participants
+                    .get(&key)?
+                    .map(|v| decode(&v))
+                    .transpose()
+                    .map_err(abort)?;
+                let mut stored = participant.clone();
+                if let Some(previous) = &previous {
+                    stored.joined_at = previous.joined_at;
+                }
+                participants.insert(key, encode(&stored).map_err(abort)?)?;
+                by_user.insert(user_entry(&record, &stored.user_id), &[])?;
+                Ok(Some((stored, previous.is_some())))
+            })
+            .map_err(tx_error)
+    }
+
+    /// One participant of a thread.
+    pub fn participant(
+        &self,
+        thread: ThreadId,
+        user_id: &str,
+    ) -> Result<Option<Participant>, StoreError> {
+        Self::get(&self.participants, &keys::participant(thread, user_id))
+    }
+
+    /// Every participant of a thread, ordered by user ID.
+    pub fn participants(&self, thread: ThreadId) -> Result<Vec<Participant>, StoreError> {
+        self.participants
+            .scan_prefix(thread.as_bytes())
+            .values()
+            .map(|v| decode(&v.map_err(engine)?))
+            .collect()
+    }
+
+    /// Removes a participant; false when that user was not one.
+    pub fn remove_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        user_id: &str,
+    ) -> Result<bool, StoreError> {
+        (&self.threads, &self.participants, &self.threads_by_user)
+            .transaction(|(threads, participants, by_user)| {
+                if participants
+                    .remove(keys::participant(thread, user_id))?
+                    .is_none()
+                {
+                    return Ok(false);
+                }
+                if let Some(bytes) = threads.get(keys::pair(org.as_bytes(), thread.as_bytes()))? {
+                    let record: Thread = decode(&bytes).map_err(abort)?;
+                    // The creator keeps the thread in its listing.
+                    if record.created_by != user_id {
+                        by_user.remove(user_entry(&record, user_id))?;
+                    }
+                }
+                Ok(true)
+            })
+            .map_err(tx_error)
+    }
+
+    /// One-time layout migrations, each marked done in the `meta` tree.
+    pub(super) fn migrate(&self) -> Result<(), StoreError> {
+        const USER_INDEX: &[u8] = b"threads_by_user.v1";
+        if self.meta.get(USER_INDEX).map_err(engine)?.is_some() {
+            return Ok(());
+        }
+        // Stores made before the per-user index: build it once from the
+        // threads and participants (idempotent if interrupted).
+        for value in self.threads.iter().values() {
+            let thread: Thread = decode(&value.map_err(engine)?)?;
+            let mut users = vec![thread.created_by.clone()];
+            users.extend(self.participants(thread.id)?.into_iter().map(|p| p.user_id));
+            for user in users {
+                self.threads_by_user
+                    .insert(user_entry(&thread, &user), &[])
+                    .map_err(engine)?;
+            }
+        }
+        self.meta.insert(USER_INDEX, &[1]).map_err(engine)?;
+        Ok(())
+    }
+}

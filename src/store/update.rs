@@ -1,0 +1,233 @@
+//! Read-modify-write of one record as compare-and-swap.
+//!
+//! A handler that read a record, changed it and wrote it back could undo a
+//! concurrent delete (the late write resurrected the record). Every update
+//! here reads the stored bytes, applies the change and swaps only if the bytes
+//! are still the ones read; on a conflict it reads again and reapplies. A
+//! record deleted in between is never written back: the update reports it as
+//! gone (the handler's 404). sled orders compare-and-swap with its
+//! transactions, so a delete transaction and an update cannot interleave.
+
+use confer_actors::{
+    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError, Thread, ThreadId,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sled::Tree;
+
+use super::codec::{decode, encode};
+use super::keys::{self, ConfigKind};
+use super::{SledStore, engine};
+
+/// The outcome of an update: the record as stored, `Gone` when there was
+/// none (or it was deleted meanwhile), or the change's own refusal.
+#[derive(Debug)]
+pub enum Updated<T, E> {
+    Stored(T),
+    Gone,
+    Refused(E),
+}
+
+/// Compare-and-swap loop over one key. `current` maps the stored bytes (or
+/// their absence) to the record to change, or `None` to stop with `Gone`.
+fn swap<T, E>(
+    tree: &Tree,
+    key: &[u8],
+    current: impl Fn(Option<&[u8]>) -> Result<Option<T>, StoreError>,
+    mut change: impl FnMut(T) -> Result<T, E>,
+) -> Result<Updated<T, E>, StoreError>
+where
+    T: Serialize + DeserializeOwned,
+{
+    swap_encoded(tree, key, current, &mut change, encode)
+}
+
+/// [`swap`] with its own encoding (sealed fields, say).
+fn swap_encoded<T, E>(
+    tree: &Tree,
+    key: &[u8],
+    current: impl Fn(Option<&[u8]>) -> Result<Option<T>, StoreError>,
+    mut change: impl FnMut(T) -> Result<T, E>,
+    encode: impl Fn(&T) -> Result<Vec<u8>, StoreError>,
+) -> Result<Updated<T, E>, StoreError> {
+    loop {
+        let old = tree.get(key).map_err(engine)?;
+        let Some(record) = current(old.as_deref())? else {
+            return Ok(Updated::Gone);
+        };
+        let record = match change(record) {
+            Ok(record) => record,
+            Err(refusal) => return Ok(Updated::Refused(refusal)),
+        };
+        let new = encode(&record)?;
+        match tree.compare_and_swap(key, old, Some(new)).map_err(engine)? {
+            Ok(()) => return Ok(Updated::Stored(record)),
+            Err(_) => continue, // written meanwhile: read again
+        }
+    }
+}
+
+/// The decoded configuration, its default when absent.
+fn or_default<T: DeserializeOwned + Default>(
+    bytes: Option<&[u8]>,
+) -> Result<Option<T>, StoreError> {
+    Ok(Some(existing(bytes)?.unwrap_or_default()))
+}
+
+/// The decoded record, `None` when absent.
+fn existing<T: DeserializeOwned>(bytes: Option<&[u8]>) -> Result<Option<T>, StoreError> {
+    bytes.map(decode).transpose()
+}
+
+impl SledStore {
+    /// Changes a live (not deleted) agent; `Gone` when it is absent or deleted.
+    pub fn update_agent<E>(
+        &self,
+        org: OrgId,
+        id: AgentId,
+        change: impl FnMut(Agent) -> Result<Agent, E>,
+    ) -> Result<Updated<Agent, E>, StoreError> {
+        let key = keys::pair(org.as_bytes(), id.as_bytes());
+        swap(
+            &self.agents,
+            &key,
+            |bytes| Ok(existing::<Agent>(bytes)?.filter(|a| !a.is_deleted())),
+            change,
+        )
+    }
+
+    /// Changes a thread's record (its org, agent and created_at never change,
+    /// so its index entries stay right); `Gone` when it was deleted.
+    pub fn update_thread<E>(
+        &self,
+        org: OrgId,
+        id: ThreadId,
+        change: impl FnMut(Thread) -> Result<Thread, E>,
+    ) -> Result<Updated<Thread, E>, StoreError> {
+        let key = keys::pair(org.as_bytes(), id.as_bytes());
+        swap(&self.threads, &key, existing::<Thread>, change)
+    }
+
+    /// Changes an agent's credential resolver configuration (the default
+    /// when unset). The change sees the signing secret in clear; it is
+    /// stored sealed.
+    pub fn update_credentials<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: impl FnMut(CredentialConfig) -> Result<CredentialConfig, E>,
+    ) -> Result<Updated<CredentialConfig, E>, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Credentials);
+        swap_encoded(
+            &self.agent_configs,
+            &key,
+            |bytes| {
+                let stored: CredentialConfig = existing(bytes)?.unwrap_or_default();
+                self.open_credentials(org, agent, stored).map(Some)
+            },
+            change,
+            |config| encode(&self.seal_credentials(org, agent, config.clone())?),
+        )
+    }
+
+    /// Changes an agent's compaction configuration (the default when unset).
+    pub fn update_compaction<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: impl FnMut(CompactionConfig) -> Result<CompactionConfig, E>,
+    ) -> Result<Updated<CompactionConfig, E>, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Compaction);
+        swap(&self.agent_configs, &key, or_default, change)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_secrets;
+    use chrono::Utc;
+    use confer_actors::{RuntimeProvider, ThreadStore};
+
+    fn agent(org: OrgId) -> Agent {
+        let now = Utc::now();
+        Agent {
+            id: AgentId::new(),
+            org_id: org,
+            name: "a".into(),
+            description: String::new(),
+            stable_preamble: String::new(),
+            default_model: "builtin/echo".into(),
+            tool_profiles: None,
+            default_profile: None,
+            runtime_provider: RuntimeProvider::default(),
+            created_at: now,
+            updated_at: now,
+            deleted_at: None,
+        }
+    }
+
+    #[test]
+    fn an_update_never_brings_back_a_deleted_agent() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        let org = OrgId::new();
+        let a = agent(org);
+        store.put_agent(&a).unwrap();
+        let renamed = store
+            .update_agent(org, a.id, |mut x| {
+                x.name = "b".into();
+                Ok::<_, ()>(x)
+            })
+            .unwrap();
+        assert!(matches!(renamed, Updated::Stored(ref x) if x.name == "b"));
+        store
+            .update_agent(org, a.id, |mut x| {
+                x.deleted_at = Some(Utc::now());
+                Ok::<_, ()>(x)
+            })
+            .unwrap();
+        let late = store
+            .update_agent(org, a.id, |mut x| {
+                x.name = "late".into();
+                Ok::<_, ()>(x)
+            })
+            .unwrap();
+        assert!(matches!(late, Updated::Gone));
+        assert!(store.agent(org, a.id).unwrap().unwrap().is_deleted());
+    }
+
+    #[test]
+    fn a_refused_change_writes_nothing_and_conflicts_retry() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        let org = OrgId::new();
+        let a = agent(org);
+        store.put_agent(&a).unwrap();
+        let refused = store
+            .update_agent(org, a.id, |_| Err::<Agent, _>("no"))
+            .unwrap();
+        assert!(matches!(refused, Updated::Refused("no")));
+        // A write that lands between the read and the swap forces a retry,
+        // and the retried change sees it.
+        let mut attempts = 0;
+        let outcome = store
+            .update_agent(org, a.id, |mut x| {
+                attempts += 1;
+                if attempts == 1 {
+                    let mut other = x.clone();
+                    other.description = "concurrent".into();
+                    store.put_agent(&other).unwrap();
+                }
+                x.name = format!("{}+", x.name);
+                Ok::<_, ()>(x)
+            })
+            .unwrap();
+        assert_eq!(attempts, 2);
+        let Updated::Stored(stored) = outcome else {
+            panic!("not stored")
+        };
+        assert_eq!(stored.description, "concurrent");
+        assert_eq!(stored.name, "a+");
+    }
+}

@@ -1,0 +1,377 @@
+//! Roles (security.md "Callers and roles"): every mounted route × every kind
+//! of caller, against the real server. The table below is the contract; a
+//! route mounted without an entry here fails the walk.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{Api, Options, Server, exp_in, jwt};
+
+/// Who a route admits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Needs {
+    /// No credentials at all.
+    Nobody,
+    /// Any authenticated caller (end users on their own threads only).
+    Anyone,
+    /// Admins and members.
+    Member,
+    /// Admins.
+    Admin,
+    /// Platform-admin keys.
+    Platform,
+}
+
+/// The contract's table, per mounted route.
+fn needs(method: &str, path: &str) -> Option<Needs> {
+    use Needs::*;
+    Some(match (method, path) {
+        ("GET", "/healthz") => Nobody,
+        ("GET", "/api/agents" | "/api/agents/{agent_id}") => Anyone,
+        ("POST", "/api/agents") => Admin,
+        ("PATCH" | "DELETE", "/api/agents/{agent_id}") => Admin,
+        ("GET", "/api/agents/{agent_id}/credentials" | "/api/agents/{agent_id}/compaction") => {
+            Member
+        }
+        ("PUT", "/api/agents/{agent_id}/credentials" | "/api/agents/{agent_id}/compaction") => {
+            Admin
+        }
+        (_, "/api/threads" | "/api/threads/{thread_id}") => Anyone,
+        (_, "/api/threads/{thread_id}/messages" | "/api/threads/{thread_id}/stop") => Anyone,
+        (_, "/api/threads/{thread_id}/participants") => Anyone,
+        (_, "/api/keys" | "/api/keys/{key_id}") => Admin,
+        ("GET", "/api/orgs") => Anyone,
+        ("POST", "/api/orgs") => Platform,
+        ("GET", "/api/usage") => Anyone,
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Anonymous,
+    User,
+    Member,
+    AdminKey,
+    AdminJwt,
+    PlatformKey,
+}
+
+fn admits(needs: Needs, kind: Kind) -> bool {
+    use Kind::*;
+    match needs {
+        Needs::Nobody => true,
+        Needs::Anyone => kind != Anonymous,
+        Needs::Member => matches!(kind, Member | AdminKey | AdminJwt | PlatformKey),
+        Needs::Admin => matches!(kind, AdminKey | AdminJwt | PlatformKey),
+        Needs::Platform => kind == PlatformKey,
+    }
+}
+
+/// A plausible body for each route (valid where the route takes one).
+fn body_for(method: &str, path: &str, agent: &str) -> Option<Value> {
+    Some(match (method, path) {
+        ("POST", "/api/agents") => json!({"name": "walk"}),
+        ("PATCH", "/api/agents/{agent_id}") => json!({"description": "changed"}),
+        ("PUT", "/api/agents/{agent_id}/credentials") => {
+            json!({"enabled": true, "resolverUrl": "https://resolver.example/k", "rotateSecret": true})
+        }
+        ("PUT", "/api/agents/{agent_id}/compaction") => json!({"enabled": true}),
+        ("POST", "/api/threads") => json!({"agentId": agent}),
+        ("PATCH", "/api/threads/{thread_id}") => json!({"title": "changed"}),
+        ("POST", "/api/threads/{thread_id}/messages") => json!({"content": "hi"}),
+        ("POST", "/api/threads/{thread_id}/stop") => json!({}),
+        ("POST" | "DELETE", "/api/threads/{thread_id}/participants") => json!({"userId": "carol"}),
+        ("POST", "/api/keys") => json!({"name": "walk"}),
+        ("POST", "/api/orgs") => json!({"name": "walk"}),
+        _ => return None,
+    })
+}
+
+struct Callers {
+    org: String,
+    member_key: String,
+    admin_key: String,
+}
+
+impl Callers {
+    fn api(&self, server: &Server, kind: Kind) -> Api {
+        match kind {
+            Kind::Anonymous => server.anonymous(),
+            Kind::User => server.api(&jwt(
+                json!({"sub": "alice", "exp": exp_in(600), "org_id": self.org}),
+            )),
+            Kind::AdminJwt => server.api(&jwt(
+                json!({"sub": "boss", "exp": exp_in(600), "org_id": self.org, "role": "admin"}),
+            )),
+            Kind::Member => server.api(&self.member_key),
+            Kind::AdminKey => server.api(&self.admin_key),
+            Kind::PlatformKey => server.admin(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_route_admits_exactly_the_roles_of_the_contract() {
+    let server = Server::start();
+    let root = server.admin();
+    let org = root.org_id().await;
+    let member_key = root
+        .post("/api/keys", json!({"name": "member", "role": "member"}))
+        .await
+        .expect(201)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let admin_key = root
+        .post("/api/keys", json!({"name": "admin", "role": "admin"}))
+        .await
+        .expect(201)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let callers = Callers {
+        org,
+        member_key,
+        admin_key,
+    };
+    let routes = confer::api::MOUNTED;
+    assert!(routes.len() >= 25, "{routes:?}");
+    for (method, path) in routes {
+        let needs = needs(method, path)
+            .unwrap_or_else(|| panic!("route {method} {path} has no entry in the role table"));
+        for kind in [
+            Kind::Anonymous,
+            Kind::User,
+            Kind::Member,
+            Kind::AdminKey,
+            Kind::AdminJwt,
+            Kind::PlatformKey,
+        ] {
+            let api = callers.api(&server, kind);
+            // Fresh resources for each call, so deletes do not interfere.
+            let agent = root.agent("walked").await;
+            let user = callers.api(&server, Kind::User);
+            let own_thread = if kind == Kind::User {
+                user.thread(&agent, json!({"kind": "multiplayer"})).await
+            } else {
+                root.thread(&agent, json!({"kind": "multiplayer"})).await
+            };
+            let key = root
+                .post("/api/keys", json!({"name": "victim"}))
+                .await
+                .expect(201)["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let concrete = |thread: &str| {
+                let mut concrete = path
+                    .replace("{agent_id}", &agent)
+                    .replace("{thread_id}", thread)
+                    .replace("{key_id}", &key);
+                if *path == "/api/threads" && *method == "GET" {
+                    concrete.push_str(&format!("?agentId={agent}"));
+                }
+                concrete
+            };
+            let method_of = Method::from_bytes(method.as_bytes()).unwrap();
+            let body = body_for(method, path, &agent);
+            let reply = api
+                .request(method_of.clone(), &concrete(&own_thread), body.clone())
+                .await;
+            let status = reply.status.as_u16();
+            if admits(needs, kind) {
+                assert!(
+                    status != 401 && status != 403,
+                    "{kind:?} must be admitted to {method} {path}: {status} {}",
+                    reply.body
+                );
+            } else if kind == Kind::Anonymous {
+                assert_eq!(status, 401, "{kind:?} {method} {path}: {}", reply.body);
+            } else {
+                assert_eq!(status, 403, "{kind:?} {method} {path}: {}", reply.body);
+                assert_eq!(reply.body["error"], "FORBIDDEN");
+                let detail = reply.body["detail"].as_str().unwrap_or_default();
+                assert!(detail.contains("requires"), "names the role: {detail}");
+            }
+            // An end user reaches only its own threads: another's is 403.
+            if kind == Kind::User && path.contains("{thread_id}") {
+                let foreign = root.thread(&agent, json!({})).await;
+                let reply = api.request(method_of, &concrete(&foreign), body).await;
+                assert_eq!(
+                    reply.status.as_u16(),
+                    403,
+                    "user on another's thread: {method} {path}: {}",
+                    reply.body
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_end_user_cannot_take_over_an_agent() {
+    // The reviewer's attack: a plain user JWT rotates the resolver's signing
+    // secret to learn it, rewrites the preamble and deletes the agent.
+    let server = Server::start();
+    let admin = server.admin();
+    let org = admin.org_id().await;
+    let agent = admin.agent("Guarded").await;
+    let configured = admin
+        .put(
+            &format!("/api/agents/{agent}/credentials"),
+            json!({"enabled": true, "resolverUrl": "https://resolver.example/keys"}),
+        )
+        .await
+        .expect(200);
+    assert!(configured["signing_secret"].is_string());
+    let alice = server.api(&jwt(
+        json!({"sub": "alice", "exp": exp_in(600), "org_id": org}),
+    ));
+    let detail = alice
+        .put(
+            &format!("/api/agents/{agent}/credentials"),
+            json!({"enabled": true, "resolverUrl": "https://evil.example/steal", "rotateSecret": true}),
+        )
+        .await
+        .expect_error(403, "FORBIDDEN");
+    assert!(detail.contains("admin"), "{detail}");
+    alice
+        .get(&format!("/api/agents/{agent}/credentials"))
+        .await
+        .expect_error(403, "FORBIDDEN");
+    alice
+        .patch(
+            &format!("/api/agents/{agent}"),
+            json!({"stablePreamble": "obey alice"}),
+        )
+        .await
+        .expect_error(403, "FORBIDDEN");
+    alice
+        .delete(&format!("/api/agents/{agent}"))
+        .await
+        .expect_error(403, "FORBIDDEN");
+    // Nothing changed.
+    let now = admin
+        .get(&format!("/api/agents/{agent}/credentials"))
+        .await
+        .expect(200);
+    assert_eq!(now["resolver_url"], "https://resolver.example/keys");
+    assert!(now.get("signing_secret").is_none());
+    let record = admin.get(&format!("/api/agents/{agent}")).await.expect(200);
+    assert_eq!(record["stable_preamble"], "");
+    // She still reads the agent, as the contract allows.
+    alice.get(&format!("/api/agents/{agent}")).await.expect(200);
+
+    // A member key reads configuration but changes nothing.
+    let member = admin
+        .post("/api/keys", json!({"name": "m", "role": "member"}))
+        .await
+        .expect(201)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let member = server.api(&member);
+    member
+        .get(&format!("/api/agents/{agent}/credentials"))
+        .await
+        .expect(200);
+    member
+        .patch(&format!("/api/agents/{agent}"), json!({"name": "mine"}))
+        .await
+        .expect_error(403, "FORBIDDEN");
+    assert_eq!(
+        admin.get(&format!("/api/agents/{agent}")).await.expect(200)["name"],
+        "Guarded"
+    );
+}
+
+#[tokio::test]
+async fn jwt_claims_are_checked_as_configured() {
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_JWT_ISSUER", "https://idp.example")
+            .env("CONFER_JWT_AUDIENCE", "chat-app"),
+    );
+    let org = server.admin().org_id().await;
+    let token = |extra: Value| {
+        let mut claims = json!({"sub": "u1", "exp": exp_in(600), "org_id": org,
+            "iss": "https://idp.example", "aud": "chat-app"});
+        claims
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        jwt(claims)
+    };
+    server
+        .api(&token(json!({})))
+        .get("/api/agents")
+        .await
+        .expect(200);
+    for bad in [
+        json!({"iss": "https://other.example"}),
+        json!({"aud": "billing"}),
+        json!({"nbf": exp_in(300)}),
+        json!({"sub": "apikey:0190a1b2-0000-7000-8000-000000000000"}),
+    ] {
+        server
+            .api(&token(bad.clone()))
+            .get("/api/agents")
+            .await
+            .expect_error(401, "UNAUTHORIZED");
+    }
+}
+
+#[tokio::test]
+async fn a_public_key_fixes_the_algorithm() {
+    let key = rcgen::KeyPair::generate().unwrap(); // ECDSA P-256
+    let dir = tempfile::tempdir().unwrap();
+    let pem_path = dir.path().join("idp.pem");
+    std::fs::write(&pem_path, key.public_key_pem()).unwrap();
+    let mut options = Options::default().env("CONFER_JWT_PUBLIC_KEY", pem_path.to_str().unwrap());
+    options.jwt_secret = None;
+    let server = Server::start_with(options);
+    let org = server.admin().org_id().await;
+    let claims = json!({"sub": "u1", "exp": exp_in(600), "org_id": org});
+    let es256 = jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_ec_pem(key.serialize_pem().as_bytes()).unwrap(),
+    )
+    .unwrap();
+    server.api(&es256).get("/api/agents").await.expect(200);
+    // The classic confusion: HS256 "signed" with the public key as secret.
+    let confused = jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_secret(key.public_key_pem().as_bytes()),
+    )
+    .unwrap();
+    server
+        .api(&confused)
+        .get("/api/agents")
+        .await
+        .expect_error(401, "UNAUTHORIZED");
+}
+
+#[tokio::test]
+async fn unknown_methods_are_405_with_allow() {
+    let server = Server::start();
+    let response = reqwest::Client::new()
+        .put(format!("{}/api/agents", server.base))
+        .bearer_auth(crate::common::BOOTSTRAP_KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 405);
+    let allow = response
+        .headers()
+        .get("allow")
+        .expect("Allow header")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(allow.contains("GET") && allow.contains("POST"), "{allow}");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "METHOD_NOT_ALLOWED");
+}
