@@ -15,14 +15,16 @@
 //! | `api_key_used`     | key id                                        | u64 BE, last µs  |
 //! | `meta`             | name (UTF-8)                                  | migration marks  |
 //! | `thread_seqs`      | thread                                        | u64 BE, last seq |
-//! | `messages`         | thread ++ seq BE                              | `Message`        |
+//! | `messages`         | thread ++ seq BE                              | `Message` or stub |
 //! | `context_seqs`     | thread                                        | u64 BE, last seq |
-//! | `context`          | thread ++ seq BE                              | `ContextMessage` |
-//! | `chunks`           | kind ++ message key ++ index BE (see `chunks`) | ≤ 32 KiB piece  |
+//! | `context`          | thread ++ seq BE                              | `ContextMessage` or stub |
 //! | `participants`     | thread ++ user id (UTF-8)                     | `Participant`    |
 //! | `usage`            | org ++ created µs BE ++ usage                 | `UsageRecord`    |
 //! | `usage_by_thread`  | org ++ thread ++ created µs BE ++ usage       | empty            |
 //! | `usage_by_agent`   | org ++ agent ++ created µs BE ++ usage        | empty            |
+//!
+//! A message or context entry over 32 KiB is a stub naming its file under
+//! `values/{thread}/` (see `values`).
 //!
 //! `threads_by_user` holds, for each thread, its creator and every
 //! participant (the user hash is the first 16 bytes of SHA-256 of the user
@@ -55,7 +57,6 @@ pub mod trees {
     pub const MESSAGES: &str = "messages";
     pub const CONTEXT_SEQS: &str = "context_seqs";
     pub const CONTEXT: &str = "context";
-    pub const CHUNKS: &str = "chunks";
     pub const PARTICIPANTS: &str = "participants";
     pub const USAGE: &str = "usage";
     pub const USAGE_BY_THREAD: &str = "usage_by_thread";

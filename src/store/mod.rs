@@ -3,7 +3,7 @@
 //! participants, usage).
 //!
 //! Layout, one module per concern: [`keys`] (trees and key shapes),
-//! [`codec`] (versioned records), [`chunks`] (large values), [`durability`]
+//! [`codec`] (versioned records), [`values`] (large values in files), [`durability`]
 //! (group-commit flush), [`port`] (the `ThreadStore` port), [`threads`] and
 //! [`purge`] (threads, participants, deletion), [`api_keys`] (orgs and keys),
 //! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields);
@@ -14,7 +14,6 @@
 //! write only after [`Store::write`] has flushed it.
 
 pub mod api_keys;
-pub mod chunks;
 pub mod codec;
 pub mod durability;
 pub mod keys;
@@ -25,20 +24,20 @@ mod sealed;
 pub mod threads;
 pub mod update;
 pub mod usage;
+pub mod values;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError, ThreadStore,
+    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError, ThreadId, ThreadStore,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sled::Tree;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 
-use self::chunks::ChunkedTree;
 use self::codec::{decode, encode};
 use self::durability::GroupCommit;
 use self::keys::{ConfigKind, trees};
@@ -110,8 +109,8 @@ pub struct SledStore {
     messages: Tree,
     context_seqs: Tree,
     context: Tree,
-    /// Pieces of large messages and context entries (see `chunks`).
-    chunks: Tree,
+    /// Large messages and context entries (see `values`).
+    values: values::ValueFiles,
     participants: Tree,
     usage: Tree,
     usage_by_thread: Tree,
@@ -154,7 +153,7 @@ impl SledStore {
             messages: tree(trees::MESSAGES)?,
             context_seqs: tree(trees::CONTEXT_SEQS)?,
             context: tree(trees::CONTEXT)?,
-            chunks: tree(trees::CHUNKS)?,
+            values: values::ValueFiles::new(dir),
             participants: tree(trees::PARTICIPANTS)?,
             usage: tree(trees::USAGE)?,
             usage_by_thread: tree(trees::USAGE_BY_THREAD)?,
@@ -196,15 +195,15 @@ impl SledStore {
         Ok(())
     }
 
-    /// The record of a scanned `messages` or `context` entry, its chunks
-    /// joined back.
-    fn chunked_record<T: DeserializeOwned>(
+    /// The record of a scanned `messages` or `context` entry of `thread`,
+    /// read from its file when large.
+    fn filed_record<T: DeserializeOwned>(
         &self,
-        tree: ChunkedTree,
+        thread: ThreadId,
         entry: sled::Result<(sled::IVec, sled::IVec)>,
     ) -> Result<T, StoreError> {
-        let (key, value) = entry.map_err(engine)?;
-        decode(&chunks::join(&self.chunks, tree, &key, &value)?)
+        let (_, value) = entry.map_err(engine)?;
+        decode(&self.values.read(thread, &value)?)
     }
 
     // ---- agents and their configuration ------------------------------------

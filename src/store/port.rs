@@ -1,6 +1,6 @@
 //! `SledStore` as the engine's `ThreadStore` port: what a turn reads and
 //! writes (threads, agents, credentials, history, context, usage), each
-//! multi-key write in one transaction, large values chunked.
+//! multi-key write in one transaction, large values in files (see `values`).
 
 use confer_actors::{
     Agent, AgentId, ContextMessage, CredentialConfig, Message, OrgId, StoreError, StoreFuture,
@@ -9,9 +9,20 @@ use confer_actors::{
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
-use super::chunks::{self, ChunkedTree};
 use super::codec::encode;
 use super::{SledStore, abort, engine, keys, next_org_instant, tx_error};
+
+/// The next seq of `thread` in a per-thread counter tree, inside a transaction.
+fn next_seq(
+    tree: &TransactionalTree,
+    thread: ThreadId,
+) -> Result<u64, ConflictableTransactionError<StoreError>> {
+    Ok(tree
+        .get(thread.as_bytes())?
+        .map(|v| keys::read_u64(&v))
+        .unwrap_or(0)
+        + 1)
+}
 
 impl ThreadStore for SledStore {
     fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
@@ -31,59 +42,70 @@ impl ThreadStore for SledStore {
         listed: Option<Message>,
         context: Vec<ContextMessage>,
     ) -> Result<Option<Message>, StoreError> {
-        let encoded: Vec<Vec<u8>> = context.iter().map(encode).collect::<Result<_, _>>()?;
-        (
-            &self.thread_seqs,
-            &self.messages,
-            &self.context_seqs,
-            &self.context,
-            &self.chunks,
-        )
-            .transaction(|(seqs, messages, context_seqs, context_tree, pieces)| {
-                let next = |tree: &TransactionalTree| -> Result<u64, ConflictableTransactionError<StoreError>> {
-                    Ok(tree.get(thread.as_bytes())?.map(|v| keys::read_u64(&v)).unwrap_or(0) + 1)
-                };
-                let stored = match &listed {
-                    Some(message) => {
-                        let seq = next(seqs)?;
-                        let mut stored = message.clone();
-                        stored.seq = seq;
-                        seqs.insert(thread.as_bytes(), &seq.to_be_bytes())?;
-                        chunks::insert(
-                            messages,
-                            pieces,
-                            ChunkedTree::Messages,
-                            &keys::message(thread, seq),
-                            &encode(&stored).map_err(abort)?,
-                        )?;
-                        Some(stored)
-                    }
-                    None => None,
-                };
-                if !encoded.is_empty() {
-                    let first = next(context_seqs)?;
-                    let mut seq = first;
-                    for entry in &encoded {
-                        chunks::insert(
-                            context_tree,
-                            pieces,
-                            ChunkedTree::Context,
-                            &keys::message(thread, seq),
-                            entry,
-                        )?;
-                        seq += 1;
-                    }
-                    context_seqs.insert(thread.as_bytes(), &(seq - 1).to_be_bytes())?;
+        // Large values go to files first (see `values`), so the transaction
+        // only writes stubs. The listed message's encoding holds its seq:
+        // it is encoded with the seq read here, and written only if no other
+        // append took that seq meanwhile (else the loop encodes again).
+        let mut batch = self.values.batch(thread);
+        let mut context_values = Vec::with_capacity(context.len());
+        for entry in &context {
+            context_values.push(batch.put(encode(entry)?)?);
+        }
+        let stored = loop {
+            let seq = self
+                .thread_seqs
+                .get(thread.as_bytes())
+                .map_err(engine)?
+                .map_or(0, |v| keys::read_u64(&v))
+                + 1;
+            let message = match &listed {
+                Some(message) => {
+                    let mut stored = message.clone();
+                    stored.seq = seq;
+                    let value = batch.put(encode(&stored)?)?;
+                    Some((stored, value))
                 }
-                Ok(stored)
-            })
-            .map_err(tx_error)
+                None => None,
+            };
+            // The files are durable before the records that point at them
+            // (sled may flush the records on its own at any time).
+            batch.sync()?;
+            let written = (
+                &self.thread_seqs,
+                &self.messages,
+                &self.context_seqs,
+                &self.context,
+            )
+                .transaction(|(seqs, messages, context_seqs, context_tree)| {
+                    if let Some((_, value)) = &message {
+                        if next_seq(seqs, thread)? != seq {
+                            return Ok(false);
+                        }
+                        seqs.insert(thread.as_bytes(), &seq.to_be_bytes())?;
+                        messages.insert(&keys::message(thread, seq), value.as_slice())?;
+                    }
+                    if !context_values.is_empty() {
+                        let mut at = next_seq(context_seqs, thread)?;
+                        for value in &context_values {
+                            context_tree.insert(&keys::message(thread, at), value.as_slice())?;
+                            at += 1;
+                        }
+                        context_seqs.insert(thread.as_bytes(), &(at - 1).to_be_bytes())?;
+                    }
+                    Ok(true)
+                })
+                .map_err(tx_error)?;
+            if written {
+                break message.map(|(stored, _)| stored);
+            }
+        };
+        Ok(stored)
     }
 
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         self.context
             .scan_prefix(thread.as_bytes())
-            .map(|entry| self.chunked_record(ChunkedTree::Context, entry))
+            .map(|entry| self.filed_record(thread, entry))
             .collect()
     }
 
@@ -109,7 +131,7 @@ impl ThreadStore for SledStore {
             .messages
             .range(start..=end)
             .take(limit)
-            .map(|entry| self.chunked_record(ChunkedTree::Messages, entry))
+            .map(|entry| self.filed_record(thread, entry))
             .collect::<Result<_, _>>()?;
         Ok((messages, total))
     }

@@ -1,7 +1,7 @@
 //! The background purge of deleted threads.
 //!
 //! A thread delete leaves a marker in `deleted_threads` (see `threads`). The
-//! [`Purger`] then removes the thread's history, context, their chunks and
+//! [`Purger`] then removes the thread's history, context, their value files and
 //! participants in batches of [`PURGE_BATCH`] keys and drops the marker
 //! last, so a purge cut short by a crash resumes at the next start from the
 //! markers alone (no sweep of the store). Usage records outlive the thread.
@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use confer_actors::{Participant, StoreError, ThreadId};
 
-use super::chunks::{self, ChunkedTree};
 use super::codec::decode;
 use super::threads::DeletedThread;
 use super::{SledStore, engine, keys};
@@ -64,13 +63,9 @@ impl SledStore {
             self.participants.apply_batch(people).map_err(engine)?;
             return Ok(removed);
         }
-        let message_chunks = chunks::thread_prefix(ChunkedTree::Messages, id);
-        let context_chunks = chunks::thread_prefix(ChunkedTree::Context, id);
         for (tree, prefix) in [
             (&self.messages, id.as_bytes().as_slice()),
             (&self.context, id.as_bytes().as_slice()),
-            (&self.chunks, message_chunks.as_slice()),
-            (&self.chunks, context_chunks.as_slice()),
         ] {
             let mut doomed = sled::Batch::default();
             for key in tree.scan_prefix(prefix).keys().take(batch) {
@@ -82,6 +77,8 @@ impl SledStore {
                 return Ok(removed);
             }
         }
+        // The files last: a record removed above may have pointed at one.
+        self.values.remove_thread(id)?;
         self.deleted_threads.remove(id.as_bytes()).map_err(engine)?;
         Ok(0)
     }
@@ -286,7 +283,12 @@ mod tests {
                 tool_call_id: None,
             };
             store.append(made.id, None, vec![long]).unwrap();
-            assert!(store.chunks.len() > 1, "a long entry is chunked");
+            let files = dir.path().join(super::super::values::VALUES_DIR);
+            assert_eq!(
+                std::fs::read_dir(&files).unwrap().count(),
+                1,
+                "a long entry is in a file"
+            );
             assert_eq!(store.context(made.id).unwrap()[25].content.len(), 200_000);
             let listed = |user: &str| {
                 store
@@ -322,12 +324,15 @@ mod tests {
         assert!(store.context(id).unwrap().is_empty());
         assert!(store.participants(id).unwrap().is_empty());
         assert_eq!(
-            store.threads_by_user.len()
-                + store.messages.len()
-                + store.context.len()
-                + store.chunks.len(),
+            store.threads_by_user.len() + store.messages.len() + store.context.len(),
             0,
             "no key of the thread is left"
+        );
+        let files = dir.path().join(super::super::values::VALUES_DIR);
+        assert_eq!(
+            std::fs::read_dir(&files).unwrap().count(),
+            0,
+            "no file of the thread is left"
         );
     }
 

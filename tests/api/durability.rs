@@ -320,4 +320,13 @@ async fn large_acknowledged_turns_survive_kill_9_under_load() {
         assert!(history[0]["content"].as_str().unwrap() == content);
         assert_eq!(history[1]["content"].as_str().unwrap().len(), answer.len());
     }
+    // The long values are files of their own (synced before their records),
+    // not sled values.
+    let filed = std::fs::read_dir(server.data_dir().join("values"))
+        .unwrap()
+        .count();
+    assert!(
+        filed >= acknowledged.len(),
+        "{filed} threads have value files"
+    );
 }

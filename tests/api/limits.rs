@@ -263,11 +263,13 @@ async fn abandoned_large_sends_stay_within_the_byte_budget() {
         after / 1024
     );
     // The thread actors keep at most the budget (evicting them frees about
-    // 170 MiB here); the store engine (sled 0.34) and the allocator keep most
-    // of what was just written resident (docs/performance.md): about +440 MiB
-    // in all. The bound catches a regression to the earlier +550 MiB.
+    // 170 MiB here); long values live in files, not in sled's memory (before:
+    // +440 MiB); the allocator gives long blocks back (before: +118 MiB).
+    // Measured: about +37 MiB, 33 MiB of it live actor caches. The allowance
+    // over the budget is sled's small records, thread stacks and arenas.
+    const ALLOWANCE_MIB: u64 = 32;
     assert!(
-        after / 1024 <= before / 1024 + 500,
+        after / 1024 <= before / 1024 + BUDGET_MIB + ALLOWANCE_MIB,
         "RSS grew from {before} KiB to {after} KiB"
     );
 }
