@@ -5,7 +5,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
-use confer_actors::StoreError;
+use confer_actors::{Refusal, StoreError};
 
 use crate::store::update::Updated;
 use serde::Serialize;
@@ -43,6 +43,14 @@ pub enum ApiError {
         detail: String,
         limit: u32,
         retry_after: u64,
+    },
+    /// A refusal of the turn engine (`streams.md`): its code and status come
+    /// from [`turn_refusal`]'s table.
+    #[error("{detail}")]
+    Turn {
+        code: &'static str,
+        status: StatusCode,
+        detail: String,
     },
     /// 503: a store flush failed; nothing more is acknowledged.
     #[error("{0}")]
@@ -88,6 +96,7 @@ impl ApiError {
             Self::RequestTimeout(_) => "REQUEST_TIMEOUT",
             Self::RateLimited { .. } => "RATE_LIMITED",
             Self::StoreUnavailable(_) => "STORE_UNAVAILABLE",
+            Self::Turn { code, .. } => code,
             Self::Internal(_) => "INTERNAL",
         }
     }
@@ -105,7 +114,8 @@ impl ApiError {
             | Self::NotImplemented(d)
             | Self::RequestTimeout(d)
             | Self::StoreUnavailable(d)
-            | Self::RateLimited { detail: d, .. } => d,
+            | Self::RateLimited { detail: d, .. }
+            | Self::Turn { detail: d, .. } => d,
         }
     }
 }
@@ -158,6 +168,7 @@ impl ResponseError for ApiError {
             Self::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Turn { status, .. } => *status,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -183,12 +194,76 @@ impl ResponseError for ApiError {
                 }
             }
         }
+        // Every other 429 and 503 says when to come back (`streams.md`).
+        let status = self.status_code();
+        if !matches!(self, Self::RateLimited { .. })
+            && (status == StatusCode::TOO_MANY_REQUESTS
+                || status == StatusCode::SERVICE_UNAVAILABLE)
+        {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
         if matches!(self, Self::RequestTimeout(_)) {
             response
                 .headers_mut()
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
+    }
+}
+
+/// The turn engine's refusals and stream errors: code, status, detail.
+/// The one table of them; SSE `error` events use the same codes.
+pub fn turn_refusal(refusal: TurnError) -> ApiError {
+    let (code, status, detail) = match refusal {
+        TurnError::Refused(Refusal::Busy) => (
+            "THREAD_BUSY",
+            StatusCode::CONFLICT,
+            "a turn is running or queued on this thread (ifBusy: reject)",
+        ),
+        TurnError::Refused(Refusal::QueueFull) => (
+            "THREAD_QUEUE_FULL",
+            StatusCode::TOO_MANY_REQUESTS,
+            "as many sends wait on this thread as it may queue (CONFER_MAX_QUEUED_PER_THREAD)",
+        ),
+        TurnError::Refused(Refusal::Unavailable) => (
+            "INTERNAL",
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error",
+        ),
+        TurnError::TooManyReaders => (
+            "TOO_MANY_READERS",
+            StatusCode::TOO_MANY_REQUESTS,
+            "as many streams read this thread as it allows (CONFER_MAX_WATCHERS_PER_THREAD)",
+        ),
+        TurnError::StreamGap => (
+            "STREAM_GAP",
+            StatusCode::CONFLICT,
+            "the frames after that event are no longer kept; read the thread's messages",
+        ),
+    };
+    ApiError::Turn {
+        code,
+        status,
+        detail: detail.to_owned(),
+    }
+}
+
+/// What the turn engine refused, as the HTTP layer sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnError {
+    /// The thread's actor did not admit a send.
+    Refused(Refusal),
+    /// One reader too many on a thread.
+    TooManyReaders,
+    /// A reattach after frames that are gone.
+    StreamGap,
+}
+
+impl From<TurnError> for ApiError {
+    fn from(error: TurnError) -> Self {
+        turn_refusal(error)
     }
 }
 

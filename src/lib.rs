@@ -24,7 +24,7 @@ use std::time::Duration;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
-use confer_actors::{Engine, Runtime, RuntimeConfig};
+use confer_actors::{Engine, Retention, Runtime, RuntimeConfig, ThreadLimits};
 use secrecy::ExposeSecret;
 
 use crate::api::extract::{BodyLimit, path_config, query_config};
@@ -121,6 +121,14 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
             arbiters: match settings.runtime_arbiters {
                 0 => cores,
                 n => n,
+            },
+            thread: ThreadLimits {
+                max_queued: settings.max_queued_per_thread,
+                retention: Retention {
+                    replay_bytes: settings.stream_replay_bytes.max(1024),
+                    max_watchers: settings.max_watchers_per_thread,
+                    ..Retention::default()
+                },
             },
         },
     );

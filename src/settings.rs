@@ -41,6 +41,10 @@ pub struct Settings {
     pub thread_idle_timeout_ms: u64,
     pub max_live_threads: usize,
     pub context_cache_bytes: usize,
+    pub max_queued_per_thread: usize,
+    pub stream_replay_bytes: usize,
+    pub max_watchers_per_thread: usize,
+    pub sse_keep_alive_ms: u64,
     pub runtime_arbiters: usize,
     pub anthropic_base_url: String,
     pub openai_base_url: String,
@@ -97,6 +101,11 @@ const VENDOR_ENV: [&str; 4] = [
 ];
 
 impl Settings {
+    /// How long a stream may go without a frame before a keep-alive.
+    pub fn keep_alive(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.sse_keep_alive_ms.max(10))
+    }
+
     /// Loads defaults < `file` < environment.
     pub fn load(file: Option<&Path>) -> Result<Self, Box<figment::Error>> {
         let mut figment = Figment::from(Toml::string(DEFAULT_TOML));

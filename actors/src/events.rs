@@ -1,5 +1,5 @@
-//! What a turn emits: [`ThreadEvent`]s, numbered into [`StreamFrame`]s that
-//! the HTTP layer writes as SSE frames (`id:`, `event:`, `data:`).
+//! What a turn emits: [`ThreadEvent`]s, appended to the thread's frame log
+//! (`frames`) and written by the HTTP layer as SSE (`id:`, `event:`, `data:`).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -44,6 +44,19 @@ pub enum ThreadEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
+    /// The send waits behind others; `position` 1 is next (id `T.0`).
+    Queued { position: usize },
+    /// First event of a `follow` stream (id `0.0`).
+    Watching {
+        #[serde(rename = "threadId")]
+        thread_id: ThreadId,
+        #[serde(rename = "runningTurn")]
+        running_turn: Option<u64>,
+        #[serde(rename = "lastTurn")]
+        last_turn: Option<u64>,
+    },
+    /// A watched turn whose frames are no longer kept.
+    TurnGap { turn: u64 },
     /// The last event of every stream.
     Done {
         ok: bool,
@@ -56,6 +69,9 @@ pub enum ThreadEvent {
         stopped: Option<bool>,
         #[serde(rename = "requiresAction", skip_serializing_if = "Option::is_none")]
         requires_action: Option<bool>,
+        /// The stream fell behind the frames kept (`streams.md`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        gap: Option<bool>,
     },
 }
 
@@ -68,6 +84,9 @@ impl ThreadEvent {
             Self::ToolCall { .. } => "tool_call",
             Self::RequiresAction { .. } => "requires_action",
             Self::Error { .. } => "error",
+            Self::Queued { .. } => "queued",
+            Self::Watching { .. } => "watching",
+            Self::TurnGap { .. } => "turn_gap",
             Self::Done { .. } => "done",
         }
     }
@@ -76,13 +95,6 @@ impl ThreadEvent {
     pub fn is_done(&self) -> bool {
         matches!(self, Self::Done { .. })
     }
-}
-
-/// An event with its position in the stream (1, 2, 3…), the SSE `id:`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StreamFrame {
-    pub id: u64,
-    pub event: ThreadEvent,
 }
 
 #[cfg(test)]
@@ -102,6 +114,7 @@ mod tests {
             }),
             stopped: Some(true),
             requires_action: None,
+            gap: None,
         };
         assert_eq!(done.name(), "done");
         assert_eq!(

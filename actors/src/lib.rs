@@ -9,6 +9,7 @@
 
 pub mod domain;
 pub mod events;
+pub mod frames;
 pub mod ids;
 pub mod ports;
 pub mod provider;
@@ -21,7 +22,10 @@ pub mod turn;
 mod tests;
 
 pub use domain::*;
-pub use events::{StreamFrame, ThreadEvent, Usage};
+pub use events::{ThreadEvent, Usage};
+pub use frames::{
+    Frame, FrameId, FrameLog, FrameReader, Position, Retention, TooManyReaders, TurnsNow,
+};
 pub use ids::*;
 pub use ports::{MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadStore, run_blocking};
 pub use provider::{
@@ -30,6 +34,6 @@ pub use provider::{
     ToolDefinition, VendorKey,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
-pub use thread_actor::ThreadActor;
+pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};
 pub use timings::TurnTimings;
 pub use turn::{Engine, ToolResult, TurnRequest};

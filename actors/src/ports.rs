@@ -72,6 +72,12 @@ pub trait ThreadStore: Send + Sync + 'static {
         context: Vec<ContextMessage>,
     ) -> Result<Option<Message>, StoreError>;
 
+    /// The highest turn number the thread has used (0 for none).
+    fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError>;
+
+    /// Records that the thread used turn number `turn` (the highest is kept).
+    fn note_turn(&self, thread: ThreadId, turn: u64) -> Result<(), StoreError>;
+
     /// The model's context of a thread, oldest first.
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError>;
 

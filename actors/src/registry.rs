@@ -13,15 +13,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::frames::FrameLog;
+use crate::ids::{OrgId, ThreadId};
+use crate::thread_actor::{
+    Activity, Admission, Frames, IfBusy, PostUserMessage, Stop, StopIfIdle, ThreadActor,
+    ThreadLimits,
+};
+use crate::turn::{Engine, TurnRequest};
 use actix::prelude::*;
 use chrono::Utc;
 use dashmap::DashMap;
-use tokio::sync::mpsc;
-
-use crate::events::StreamFrame;
-use crate::ids::{OrgId, ThreadId};
-use crate::thread_actor::{Activity, PostUserMessage, Stop, StopIfIdle, ThreadActor};
-use crate::turn::{Engine, TurnRequest};
 
 /// Tuning of the registry.
 ///
@@ -38,6 +39,8 @@ pub struct RuntimeConfig {
     /// Bytes the live actors may hold in context caches and queued sends;
     /// past it the least recently active idle actors are evicted.
     pub cache_bytes: usize,
+    /// Each thread's queue cap and frame retention.
+    pub thread: ThreadLimits,
 }
 
 /// How often the byte budget is checked (also at each actor start).
@@ -54,6 +57,14 @@ pub enum RuntimeError {
 struct ThreadEntry {
     addr: Addr<ThreadActor>,
     activity: Arc<Activity>,
+    /// Its frame log: an actor with readers is not idle.
+    log: Arc<FrameLog>,
+}
+
+impl ThreadEntry {
+    fn idle(&self) -> bool {
+        !self.activity.is_busy() && self.log.readers() == 0
+    }
 }
 
 type ThreadMap = Arc<DashMap<ThreadId, ThreadEntry>>;
@@ -92,7 +103,7 @@ impl AgentRegistry {
         let expired: Vec<_> = self
             .threads
             .iter()
-            .filter(|e| !e.activity.is_busy() && now - e.activity.last_active_ms() >= idle_ms)
+            .filter(|e| e.idle() && now - e.activity.last_active_ms() >= idle_ms)
             .map(|e| (*e.key(), e.addr.clone()))
             .collect();
         self.evict(ctx, expired);
@@ -113,7 +124,7 @@ impl AgentRegistry {
         let mut idle: Vec<_> = self
             .threads
             .iter()
-            .filter(|e| !e.activity.is_busy())
+            .filter(|e| e.idle())
             .map(|e| {
                 (
                     e.activity.last_active_ms(),
@@ -146,7 +157,7 @@ impl AgentRegistry {
         let mut idle: Vec<_> = self
             .threads
             .iter()
-            .filter(|e| !e.activity.is_busy())
+            .filter(|e| e.idle())
             .map(|e| (e.activity.last_active_ms(), *e.key(), e.addr.clone()))
             .collect();
         idle.sort_by_key(|(at, _, _)| *at);
@@ -208,11 +219,14 @@ impl Handler<StartThread> for AgentRegistry {
         }
         self.enforce_budget(ctx);
         let activity = Arc::new(Activity::new(Arc::clone(&self.held)));
+        let log = Arc::new(FrameLog::new(msg.thread, self.config.thread.retention));
         let actor = ThreadActor::new(
             msg.org,
             msg.thread,
             Arc::clone(&self.engine),
             Arc::clone(&activity),
+            Arc::clone(&log),
+            self.config.thread,
         );
         let addr = match self
             .arbiters
@@ -227,6 +241,7 @@ impl Handler<StartThread> for AgentRegistry {
             ThreadEntry {
                 addr: addr.clone(),
                 activity,
+                log,
             },
         );
         MessageResult(addr)
@@ -269,37 +284,55 @@ impl Runtime {
             .map_err(|_| RuntimeError::Unavailable)
     }
 
-    /// Queues a send on the thread; its frames arrive on `sink`. The turn
-    /// runs on the caller's arbiter (the HTTP worker that relays `sink`), so
-    /// its tokens reach the client without crossing threads.
+    /// Asks the thread's actor to admit a send. The turn runs on the
+    /// caller's arbiter (the HTTP worker that relays its stream), so its
+    /// tokens reach the client without crossing threads.
     pub async fn post(
         &self,
         org: OrgId,
         thread: ThreadId,
         request: TurnRequest,
-        sink: mpsc::Sender<StreamFrame>,
-    ) -> Result<(), RuntimeError> {
-        let message = PostUserMessage {
-            request,
-            sink,
-            runs_on: Arbiter::try_current(),
-        };
+        if_busy: IfBusy,
+    ) -> Result<Admission, RuntimeError> {
+        let runs_on = Arbiter::try_current();
         // An actor evicted between lookup and send is replaced and tried again.
         for _ in 0..3 {
             let addr = self.actor(org, thread).await?;
-            if addr.send(message.clone()).await.is_ok() {
-                return Ok(());
+            let message = PostUserMessage {
+                request: request.clone(),
+                if_busy,
+                runs_on: runs_on.clone(),
+            };
+            if let Ok(admission) = addr.send(message).await {
+                return Ok(admission);
             }
         }
         Err(RuntimeError::Unavailable)
     }
 
-    /// Stops the thread's running answer; false when none was running.
-    pub async fn stop(&self, thread: ThreadId) -> Result<bool, RuntimeError> {
+    /// The thread's frame log (starting its actor if needed), for a
+    /// reattach or a watcher.
+    pub async fn frames(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+    ) -> Result<Arc<FrameLog>, RuntimeError> {
+        for _ in 0..3 {
+            let addr = self.actor(org, thread).await?;
+            if let Ok(log) = addr.send(Frames).await {
+                return Ok(log);
+            }
+        }
+        Err(RuntimeError::Unavailable)
+    }
+
+    /// Stops the thread's running answer (and, with `queued`, drops the
+    /// queued sends); false when no turn was running.
+    pub async fn stop(&self, thread: ThreadId, queued: bool) -> Result<bool, RuntimeError> {
         let Some(addr) = self.threads.get(&thread).map(|e| e.addr.clone()) else {
             return Ok(false);
         };
-        Ok(addr.send(Stop).await.unwrap_or(false))
+        Ok(addr.send(Stop { queued }).await.unwrap_or(false))
     }
 
     /// Number of live thread actors.

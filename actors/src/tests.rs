@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use chrono::Utc;
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
 
 use crate::*;
 
@@ -18,6 +17,7 @@ struct MemoryStore {
     messages: Mutex<BTreeMap<ThreadId, Vec<Message>>>,
     context: Mutex<BTreeMap<ThreadId, Vec<ContextMessage>>>,
     usage: Mutex<Vec<UsageRecord>>,
+    turns: Mutex<BTreeMap<ThreadId, u64>>,
 }
 
 impl ThreadStore for MemoryStore {
@@ -46,6 +46,21 @@ impl ThreadStore for MemoryStore {
             list.push(message.clone());
             message
         }))
+    }
+    fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError> {
+        Ok(self
+            .turns
+            .lock()
+            .unwrap()
+            .get(&thread)
+            .copied()
+            .unwrap_or(0))
+    }
+    fn note_turn(&self, thread: ThreadId, turn: u64) -> Result<(), StoreError> {
+        let mut turns = self.turns.lock().unwrap();
+        let last = turns.entry(thread).or_default();
+        *last = (*last).max(turn);
+        Ok(())
     }
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         Ok(self
@@ -166,6 +181,10 @@ impl Fixture {
             max_live_threads: 100,
             arbiters: 2,
             cache_bytes,
+            thread: ThreadLimits {
+                max_queued: 2,
+                ..ThreadLimits::default()
+            },
         };
         Self {
             runtime: Runtime::start(engine, config),
@@ -214,24 +233,29 @@ impl Fixture {
         thread.id
     }
 
-    async fn send(&self, thread: ThreadId, content: &str) -> mpsc::Receiver<StreamFrame> {
-        let (sink, frames) = mpsc::channel(64);
+    async fn post(&self, thread: ThreadId, content: &str, if_busy: IfBusy) -> Admission {
         let request = TurnRequest {
             content: content.into(),
             ..TurnRequest::default()
         };
         self.runtime
-            .post(self.org, thread, request, sink)
+            .post(self.org, thread, request, if_busy)
             .await
-            .unwrap();
-        frames
+            .unwrap()
+    }
+
+    async fn send(&self, thread: ThreadId, content: &str) -> FrameReader {
+        match self.post(thread, content, IfBusy::Queue).await {
+            Admission::Accepted { reader, .. } => reader,
+            Admission::Refused(refusal) => panic!("refused: {refusal}"),
+        }
     }
 }
 
-async fn drain(mut frames: mpsc::Receiver<StreamFrame>) -> Vec<ThreadEvent> {
+async fn drain(mut frames: FrameReader) -> Vec<ThreadEvent> {
     let mut events = Vec::new();
-    while let Some(frame) = frames.recv().await {
-        events.push(frame.event);
+    while let Some(frame) = frames.next().await {
+        events.push(frame.event.clone());
     }
     events
 }
@@ -278,14 +302,14 @@ async fn queued_sends_run_in_order_and_stop_ends_only_the_running_one() {
     let first = fixture.send(thread, "a b c d e f g h i j").await;
     let second = fixture.send(thread, "k l").await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(fixture.runtime.stop(thread).await.unwrap());
+    assert!(fixture.runtime.stop(thread, false).await.unwrap());
 
     let (ok, partial, stopped) = done(&drain(first).await);
     assert!(ok && stopped);
     assert!(partial.starts_with("a ") && partial.len() < 20, "{partial}");
     assert_eq!(done(&drain(second).await), (true, "k l ".into(), false));
     assert!(
-        !fixture.runtime.stop(thread).await.unwrap(),
+        !fixture.runtime.stop(thread, false).await.unwrap(),
         "nothing running now"
     );
 
@@ -313,7 +337,7 @@ async fn send_from(
     arbiter: &actix_rt::ArbiterHandle,
     thread: ThreadId,
     content: &'static str,
-) -> (mpsc::Receiver<StreamFrame>, std::thread::ThreadId) {
+) -> (FrameReader, std::thread::ThreadId) {
     let (posted_tx, posted_rx) = tokio::sync::oneshot::channel();
     let fixture = Arc::clone(fixture);
     assert!(arbiter.spawn(async move {
@@ -344,7 +368,7 @@ async fn a_turn_whose_arbiter_stops_is_reported_and_the_thread_recovers() {
 
     let (mut frames, _) = send_from(&fixture, &worker.handle(), thread, "one two three").await;
     while !matches!(
-        frames.recv().await.unwrap().event,
+        frames.next().await.unwrap().event,
         ThreadEvent::Token { .. }
     ) {}
     worker.stop();
@@ -382,4 +406,54 @@ async fn idle_actors_are_evicted_past_the_byte_budget() {
     }
     assert!(live <= 6, "{live} actors still live over the budget");
     assert!(live >= 1, "the budget keeps what fits");
+}
+
+#[actix_rt::test]
+async fn the_busy_policy_and_the_queue_cap_are_decided_by_the_actor() {
+    let fixture = Fixture::new(Duration::from_millis(20));
+    let thread = fixture.thread();
+    let first = fixture.send(thread, "a b c d e f g h").await;
+    assert_eq!(first.turn(), 1);
+    assert!(matches!(
+        fixture.post(thread, "no", IfBusy::Reject).await,
+        Admission::Refused(Refusal::Busy)
+    ));
+    // Two may wait (the fixture's cap); a third is refused.
+    let second = fixture.send(thread, "b").await;
+    let third = fixture.send(thread, "c").await;
+    assert_eq!(
+        (second.turn(), third.turn()),
+        (2, 3),
+        "a refused send takes no number"
+    );
+    assert!(matches!(
+        fixture.post(thread, "full", IfBusy::Queue).await,
+        Admission::Refused(Refusal::QueueFull)
+    ));
+    // The waiting ones are told their place.
+    let mut second = second;
+    assert_eq!(
+        second.next().await.unwrap().event,
+        ThreadEvent::Queued { position: 1 }
+    );
+    // Interrupt: the running turn stops, the queued ones are cancelled.
+    let Admission::Accepted { turn, reader } = fixture.post(thread, "now", IfBusy::Interrupt).await
+    else {
+        panic!("interrupt was refused");
+    };
+    assert_eq!(turn, 4);
+    let (ok, _, stopped) = done(&drain(first).await);
+    assert!(ok && stopped);
+    for dropped in [drain(second).await, drain(third).await] {
+        assert!(
+            dropped
+                .iter()
+                .any(|e| matches!(e, ThreadEvent::Error { code, .. } if code == "CANCELLED")),
+            "{dropped:?}"
+        );
+        assert!(!done(&dropped).0);
+    }
+    assert_eq!(done(&drain(reader).await), (true, "now ".into(), false));
+    // Turn numbers survive the actor: a restarted one goes on from the store.
+    assert_eq!(fixture.store.last_turn(thread).unwrap(), 4);
 }

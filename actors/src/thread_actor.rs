@@ -1,8 +1,9 @@
 //! `ThreadActor`: the one owner of a thread's live state.
 //!
-//! It queues sends and runs them one at a time in arrival order, holds the
-//! cancel handle of the running turn, and caches the thread's context between
-//! turns. A turn runs as its own task on the arbiter of whoever posted it (the
+//! It admits or refuses each send (the one place the send rules are decided),
+//! numbers the admitted ones, queues them and runs them one at a time in
+//! arrival order, holds the cancel handle of the running turn, the thread's
+//! frame log (`frames`), and caches the thread's context between turns. A turn runs as its own task on the arbiter of whoever posted it (the
 //! HTTP worker that relays its stream, so each token reaches the client's
 //! socket without crossing threads), or on the actor's own arbiter. If that
 //! task panics or its arbiter goes away, the actor reports `error` +
@@ -17,9 +18,10 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use actix::dev::ArbiterHandle;
 use actix::prelude::*;
 use chrono::Utc;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use crate::events::StreamFrame;
+use crate::events::ThreadEvent;
+use crate::frames::{FrameLog, FrameReader, Retention};
 use crate::ids::{OrgId, ThreadId};
 use crate::provider::ContextMessage;
 use crate::turn::{Emitter, Engine, TurnInput, TurnRequest, run_turn};
@@ -102,21 +104,58 @@ fn context_bytes(history: &[ContextMessage]) -> usize {
         .sum()
 }
 
-/// Queue a user message; its frames go to `sink`.
-#[derive(Message, Clone)]
-#[rtype(result = "()")]
+/// What a send asks of a busy thread (a turn running or queued).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IfBusy {
+    /// Wait behind the others, in arrival order.
+    #[default]
+    Queue,
+    /// Refuse the send.
+    Reject,
+    /// Stop the running turn, drop the queued ones, then run.
+    Interrupt,
+}
+
+/// Why a send was not admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// `ifBusy: reject` on a busy thread.
+    #[error("the thread is busy (a turn is running or queued)")]
+    Busy,
+    /// As many sends wait as the thread may queue.
+    #[error("the thread's queue is full")]
+    QueueFull,
+    /// The thread's turn numbers could not be read from the store.
+    #[error("the thread could not be loaded")]
+    Unavailable,
+}
+
+/// The actor's answer to a send.
+pub enum Admission {
+    /// Admitted as turn `turn`; `reader` reads its frames from the first.
+    Accepted { turn: u64, reader: FrameReader },
+    /// Not admitted; nothing was stored.
+    Refused(Refusal),
+}
+
+/// Ask the thread's actor to admit a send.
+#[derive(Message)]
+#[rtype(result = "Admission")]
 pub struct PostUserMessage {
     pub request: TurnRequest,
-    pub sink: mpsc::Sender<StreamFrame>,
-    /// Where the turn runs: the arbiter that reads `sink`, or (`None`) the
-    /// actor's own.
+    pub if_busy: IfBusy,
+    /// Where the turn runs: the arbiter that relays its stream, or (`None`)
+    /// the actor's own.
     pub runs_on: Option<ArbiterHandle>,
 }
 
-/// Stop the running answer; answers whether one was running.
+/// Stop the running answer (and, with `queued`, drop the queued sends);
+/// answers whether a running turn was cancelled.
 #[derive(Message)]
 #[rtype(result = "bool")]
-pub struct Stop;
+pub struct Stop {
+    pub queued: bool,
+}
 
 /// Stop the actor if it has nothing to do; answers whether it stopped.
 #[derive(Message)]
@@ -124,8 +163,8 @@ pub struct Stop;
 pub struct StopIfIdle;
 
 struct QueuedTurn {
+    turn: u64,
     request: TurnRequest,
-    sink: mpsc::Sender<StreamFrame>,
     runs_on: Option<ArbiterHandle>,
 }
 
@@ -133,17 +172,39 @@ struct RunningTurn {
     cancel: Option<oneshot::Sender<()>>,
 }
 
+/// What a thread actor is configured with.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadLimits {
+    /// Sends that may wait behind the running turn.
+    pub max_queued: usize,
+    /// What the frame log keeps.
+    pub retention: Retention,
+}
+
+impl Default for ThreadLimits {
+    fn default() -> Self {
+        Self {
+            max_queued: 8,
+            retention: Retention::default(),
+        }
+    }
+}
+
 /// The actor of one thread.
 pub struct ThreadActor {
     org: OrgId,
     thread: ThreadId,
     engine: Arc<Engine>,
+    limits: ThreadLimits,
     queue: VecDeque<QueuedTurn>,
     running: Option<RunningTurn>,
+    /// The number the next admitted send gets (0 until loaded).
+    next_turn: u64,
     history: Option<Vec<ContextMessage>>,
     /// What `history` holds, counted once when it is set (not per message).
     history_bytes: usize,
     activity: Arc<Activity>,
+    log: Arc<FrameLog>,
 }
 
 impl ThreadActor {
@@ -155,22 +216,66 @@ impl ThreadActor {
             .iter()
             .map(|t| t.request.content.len() + 256)
             .sum();
-        self.activity.set_bytes(cached + queued);
+        self.activity.set_bytes(cached + queued + self.log.bytes());
     }
 
     /// A new actor; its context is loaded from the store on the first turn.
-    pub fn new(org: OrgId, thread: ThreadId, engine: Arc<Engine>, activity: Arc<Activity>) -> Self {
+    pub fn new(
+        org: OrgId,
+        thread: ThreadId,
+        engine: Arc<Engine>,
+        activity: Arc<Activity>,
+        log: Arc<FrameLog>,
+        limits: ThreadLimits,
+    ) -> Self {
         activity.touch(false);
         Self {
             org,
             thread,
             engine,
+            limits,
             queue: VecDeque::new(),
             running: None,
+            next_turn: 0,
             history: None,
             history_bytes: 0,
             activity,
+            log,
         }
+    }
+
+    /// Cancels the running turn; whether one was running.
+    fn cancel_running(&mut self) -> bool {
+        match self.running.as_mut().and_then(|r| r.cancel.take()) {
+            Some(cancel) => cancel.send(()).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Drops every queued send: each stream ends with `error {code}` and
+    /// `done {ok:false}`; nothing of theirs was stored.
+    fn drop_queue(&mut self, code: &str, detail: &str) {
+        for queued in self.queue.drain(..) {
+            self.log.drop_queued(
+                queued.turn,
+                vec![
+                    ThreadEvent::Error {
+                        code: code.to_owned(),
+                        detail: Some(detail.to_owned()),
+                    },
+                    ThreadEvent::Done {
+                        ok: false,
+                        message_id: None,
+                        content: String::new(),
+                        usage: None,
+                        stopped: None,
+                        requires_action: None,
+                        gap: None,
+                    },
+                ],
+            );
+        }
+        self.count_bytes();
     }
 
     fn start_next(&mut self, ctx: &mut Context<Self>) {
@@ -183,11 +288,13 @@ impl ThreadActor {
         };
         self.activity.touch(true);
         let (cancel_tx, cancel_rx) = oneshot::channel();
-        let emitter = Emitter::new(turn.sink);
+        self.log.begin(turn.turn);
+        let emitter = Emitter::new(Arc::clone(&self.log), turn.turn);
         let input = TurnInput {
             engine: Arc::clone(&self.engine),
             org: self.org,
             thread: self.thread,
+            turn: turn.turn,
             request: turn.request,
             emitter: emitter.clone(),
             cancel: cancel_rx,
@@ -208,20 +315,20 @@ impl ThreadActor {
                     tracing::error!(%thread, %error, "a turn failed; reloading the thread from the store");
                     actor.history = None;
                     actor.history_bytes = 0;
-                    actix::spawn(async move {
-                        emitter
-                            .fail("INTERNAL", "the turn failed unexpectedly", String::new())
-                            .await;
-                    });
+                    emitter.fail("INTERNAL", "the turn failed unexpectedly", String::new());
                 }
             }
             actor.running = None;
             actor.count_bytes();
+            // The finished turn's frames go when their time is up.
+            ctx.run_later(actor.limits.retention.keep_finished, |actor, _| {
+                actor.log.expire();
+                actor.count_bytes();
+            });
             actor.start_next(ctx);
         }));
     }
 }
-
 /// How a turn task ended without returning: it panicked, or its arbiter
 /// stopped before it finished.
 #[derive(Debug)]
@@ -259,31 +366,85 @@ async fn spawn_turn(
 
 impl Actor for ThreadActor {
     type Context = Context<Self>;
+
+    /// Reads the thread's last turn number before any message is handled.
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let store = Arc::clone(&self.engine.store);
+        let thread = self.thread;
+        ctx.wait(
+            async move { crate::ports::run_blocking(move || store.last_turn(thread)).await }
+                .into_actor(self)
+                .map(move |last, actor, _| match last {
+                    Ok(last) => actor.next_turn = last + 1,
+                    Err(error) => {
+                        tracing::error!(%thread, %error, "reading the thread's turn number failed");
+                    }
+                }),
+        );
+    }
 }
 
 impl Handler<PostUserMessage> for ThreadActor {
-    type Result = ();
+    type Result = MessageResult<PostUserMessage>;
 
-    fn handle(&mut self, msg: PostUserMessage, ctx: &mut Context<Self>) {
+    /// The one place a send is admitted or refused (`streams.md`).
+    fn handle(&mut self, msg: PostUserMessage, ctx: &mut Context<Self>) -> Self::Result {
+        if self.next_turn == 0 {
+            return MessageResult(Admission::Refused(Refusal::Unavailable));
+        }
+        let busy = self.running.is_some() || !self.queue.is_empty();
+        match msg.if_busy {
+            IfBusy::Reject if busy => return MessageResult(Admission::Refused(Refusal::Busy)),
+            IfBusy::Queue
+                if self.running.is_some() && self.queue.len() >= self.limits.max_queued =>
+            {
+                return MessageResult(Admission::Refused(Refusal::QueueFull));
+            }
+            IfBusy::Interrupt => {
+                self.cancel_running();
+                self.drop_queue("CANCELLED", "a later send interrupted the thread");
+            }
+            _ => {}
+        }
+        let turn = self.next_turn;
+        self.next_turn += 1;
+        self.log.enqueue(turn);
+        let reader = self.log.read_turn(turn);
         self.queue.push_back(QueuedTurn {
+            turn,
             request: msg.request,
-            sink: msg.sink,
             runs_on: msg.runs_on,
         });
         self.activity.touch(true);
         self.start_next(ctx);
         self.count_bytes();
+        MessageResult(Admission::Accepted { turn, reader })
     }
 }
 
 impl Handler<Stop> for ThreadActor {
     type Result = bool;
 
-    fn handle(&mut self, _: Stop, _: &mut Context<Self>) -> bool {
-        match self.running.as_mut().and_then(|r| r.cancel.take()) {
-            Some(cancel) => cancel.send(()).is_ok(),
-            None => false,
+    fn handle(&mut self, msg: Stop, _: &mut Context<Self>) -> bool {
+        let stopped = self.cancel_running();
+        if msg.queued {
+            self.drop_queue("CANCELLED", "the queued sends were stopped");
         }
+        stopped
+    }
+}
+
+/// The thread's frame log, for a reattach or a watcher.
+#[derive(Message)]
+#[rtype(result = "Arc<FrameLog>")]
+pub struct Frames;
+
+impl Handler<Frames> for ThreadActor {
+    type Result = MessageResult<Frames>;
+
+    fn handle(&mut self, _: Frames, _: &mut Context<Self>) -> Self::Result {
+        self.activity.touch(self.activity.is_busy());
+        MessageResult(Arc::clone(&self.log))
     }
 }
 
@@ -291,7 +452,7 @@ impl Handler<StopIfIdle> for ThreadActor {
     type Result = bool;
 
     fn handle(&mut self, _: StopIfIdle, ctx: &mut Context<Self>) -> bool {
-        let idle = self.running.is_none() && self.queue.is_empty();
+        let idle = self.running.is_none() && self.queue.is_empty() && self.log.readers() == 0;
         if idle {
             ctx.stop();
         }

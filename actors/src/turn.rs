@@ -13,16 +13,16 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use chrono::Utc;
 use futures_util::StreamExt;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::domain::{Message, Metadata, Role, UsageRecord};
-use crate::events::{StreamFrame, ThreadEvent, Usage};
+use crate::events::{ThreadEvent, Usage};
+use crate::frames::FrameLog;
 use crate::ids::{MessageId, OrgId, ThreadId, UsageId};
 use crate::ports::{StoreError, ThreadStore};
 use crate::provider::{
@@ -75,36 +75,30 @@ pub struct TurnRequest {
     pub accepted: Option<Instant>,
 }
 
-/// The event sink of one stream, numbering frames 1, 2, 3…
+/// Where a turn's frames go: its thread's frame log, under its number.
 #[derive(Clone)]
 pub struct Emitter {
-    sink: mpsc::Sender<StreamFrame>,
-    next_id: Arc<AtomicU64>,
+    log: Arc<FrameLog>,
+    turn: u64,
 }
 
 impl Emitter {
-    /// An emitter over `sink`.
-    pub fn new(sink: mpsc::Sender<StreamFrame>) -> Self {
-        Self {
-            sink,
-            next_id: Arc::new(AtomicU64::new(1)),
-        }
+    /// An emitter of `turn` into `log`.
+    pub fn new(log: Arc<FrameLog>, turn: u64) -> Self {
+        Self { log, turn }
     }
 
-    /// Sends an event. A client that went away does not stop the turn, so a
-    /// closed sink is not an error.
-    pub async fn emit(&self, event: ThreadEvent) {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let _ = self.sink.send(StreamFrame { id, event }).await;
+    /// Appends an event; never waits for a reader.
+    pub fn emit(&self, event: ThreadEvent) {
+        self.log.append(self.turn, event);
     }
 
     /// `error` then `done {ok:false}` with the content so far.
-    pub async fn fail(&self, code: &str, detail: impl Into<String>, content: String) {
+    pub fn fail(&self, code: &str, detail: impl Into<String>, content: String) {
         self.emit(ThreadEvent::Error {
             code: code.to_owned(),
             detail: Some(detail.into()),
-        })
-        .await;
+        });
         self.emit(ThreadEvent::Done {
             ok: false,
             message_id: None,
@@ -112,8 +106,8 @@ impl Emitter {
             usage: None,
             stopped: None,
             requires_action: None,
-        })
-        .await;
+            gap: None,
+        });
     }
 }
 
@@ -144,6 +138,8 @@ pub struct TurnInput {
     pub engine: Arc<Engine>,
     pub org: OrgId,
     pub thread: ThreadId,
+    /// The turn's number in its thread.
+    pub turn: u64,
     pub request: TurnRequest,
     pub emitter: Emitter,
     /// Resolves (with `Ok`) when the user stops the answer.
@@ -220,7 +216,7 @@ async fn consume(
                 Some(ModelEvent::Text(delta)) => {
                     outcome.first_text.get_or_insert_with(Instant::now);
                     outcome.content.push_str(&delta);
-                    emitter.emit(ThreadEvent::Token { delta }).await;
+                    emitter.emit(ThreadEvent::Token { delta });
                 }
                 Some(ModelEvent::ToolCallStart { index, id, name }) => {
                     let call = calls.entry(index).or_default();
@@ -301,16 +297,21 @@ struct DurableAppend {
     flush_us: u64,
 }
 
-/// Appends to the thread and waits until it is durable.
+/// Appends to the thread (noting the turn's number when given) and waits
+/// until it is durable.
 async fn append_durably(
     store: &Arc<dyn ThreadStore>,
     thread: ThreadId,
+    turn: Option<u64>,
     listed: Option<Message>,
     context: Vec<ContextMessage>,
     usage: Option<UsageRecord>,
 ) -> Result<DurableAppend, StoreError> {
     let mut clock = PhaseClock::since(Instant::now());
     let stored = blocking(store, move |s| {
+        if let Some(turn) = turn {
+            s.note_turn(thread, turn)?;
+        }
         let listed = s.append(thread, listed, context)?;
         if let Some(usage) = usage {
             s.record_usage(UsageRecord {
@@ -337,6 +338,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         engine,
         org,
         thread: thread_id,
+        turn,
         request,
         emitter,
         mut cancel,
@@ -367,22 +369,16 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             (thread, agent, credentials, history)
         }
         Ok(Some(_)) => {
-            emitter
-                .fail("CONFLICT", "the thread's agent was deleted", String::new())
-                .await;
+            emitter.fail("CONFLICT", "the thread's agent was deleted", String::new());
             return None;
         }
         Ok(None) => {
-            emitter
-                .fail("NOT_FOUND", "thread not found", String::new())
-                .await;
+            emitter.fail("NOT_FOUND", "thread not found", String::new());
             return None;
         }
         Err(error) => {
             tracing::error!(%error, thread = %thread_id, "loading a turn failed");
-            emitter
-                .fail("INTERNAL", "internal error", String::new())
-                .await;
+            emitter.fail("INTERNAL", "internal error", String::new());
             return None;
         }
     };
@@ -393,9 +389,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     let entries = match user_entries(&history, &request) {
         Ok(entries) => entries,
         Err(detail) => {
-            emitter
-                .fail("VALIDATION_ERROR", detail, String::new())
-                .await;
+            emitter.fail("VALIDATION_ERROR", detail, String::new());
             return Some(history);
         }
     };
@@ -410,7 +404,16 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         created_at: started_at,
     });
     let user_message_id = listed.as_ref().map(|m| m.id);
-    match append_durably(&engine.store, thread_id, listed, entries.clone(), None).await {
+    match append_durably(
+        &engine.store,
+        thread_id,
+        Some(turn),
+        listed,
+        entries.clone(),
+        None,
+    )
+    .await
+    {
         Ok(durable) => {
             timings.user_append_us = durable.append_us;
             timings.user_flush_us = durable.flush_us;
@@ -418,9 +421,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
         Err(error) => {
             tracing::error!(%error, thread = %thread_id, "storing a user message failed");
-            emitter
-                .fail("INTERNAL", "internal error", String::new())
-                .await;
+            emitter.fail("INTERNAL", "internal error", String::new());
             return None;
         }
     }
@@ -431,14 +432,12 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         .clone()
         .unwrap_or_else(|| agent.default_model.clone());
     let route = engine.provider.route(&model);
-    emitter
-        .emit(ThreadEvent::Meta {
-            started_at,
-            thread_id,
-            user_message_id,
-            model: model.clone(),
-        })
-        .await;
+    emitter.emit(ThreadEvent::Meta {
+        started_at,
+        thread_id,
+        user_message_id,
+        model: model.clone(),
+    });
     timings.meta_us = clock.lap();
 
     // The user's own key, when the agent has a resolver and a vendor is called.
@@ -546,6 +545,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     let stored = append_durably(
         &engine.store,
         thread_id,
+        None,
         listed,
         context.clone(),
         Some(record),
@@ -559,44 +559,35 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
         Err(error) => {
             tracing::error!(%error, thread = %thread_id, "storing an answer failed");
-            emitter
-                .fail("INTERNAL", "internal error", outcome.content)
-                .await;
+            emitter.fail("INTERNAL", "internal error", outcome.content);
             return None;
         }
     };
     history.extend(context);
 
     if let Some(failure) = outcome.failure {
-        emitter
-            .fail(failure.code, failure.detail, outcome.content)
-            .await;
+        emitter.fail(failure.code, failure.detail, outcome.content);
         return Some(history);
     }
     let requires_action = !outcome.tool_calls.is_empty();
     for call in &outcome.tool_calls {
-        emitter
-            .emit(ThreadEvent::ToolCall { tool: call.clone() })
-            .await;
+        emitter.emit(ThreadEvent::ToolCall { tool: call.clone() });
     }
     if requires_action {
-        emitter
-            .emit(ThreadEvent::RequiresAction {
-                tool_calls: outcome.tool_calls.clone(),
-            })
-            .await;
+        emitter.emit(ThreadEvent::RequiresAction {
+            tool_calls: outcome.tool_calls.clone(),
+        });
     }
     timings.log(thread_id);
-    emitter
-        .emit(ThreadEvent::Done {
-            ok: true,
-            message_id,
-            content: outcome.content,
-            usage: Some(usage),
-            stopped: outcome.stopped.then_some(true),
-            requires_action: requires_action.then_some(true),
-        })
-        .await;
+    emitter.emit(ThreadEvent::Done {
+        ok: true,
+        message_id,
+        content: outcome.content,
+        usage: Some(usage),
+        stopped: outcome.stopped.then_some(true),
+        requires_action: requires_action.then_some(true),
+        gap: None,
+    });
     Some(history)
 }
 

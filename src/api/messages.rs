@@ -1,24 +1,23 @@
 //! `/api/threads/{id}/messages` and `/stop`: a thread's history, and its
 //! answers streamed as SSE from the thread's actor.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use actix_web::{HttpResponse, Responder, web};
-use actix_web_lab::sse::{self, Sse};
+use actix_web::{HttpResponse, web};
 use confer_actors::provider::pending_tool_calls;
 use confer_actors::{
-    Message, Metadata, Role, StreamFrame, ThreadId, ThreadStore, ToolDefinition, ToolResult,
+    Admission, IfBusy, Message, Metadata, Role, ThreadId, ThreadStore, ToolDefinition, ToolResult,
     TurnRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
-use super::extract::JsonBody;
+use super::extract::{JsonBody, parse_json};
+use super::sse::{self, Preamble};
 use super::threads::Overlay;
 use super::{page_limit, timestamp};
 use crate::auth::{Caller, access};
-use crate::error::ApiError;
+use crate::error::{ApiError, TurnError};
 use crate::state::AppState;
 
 const DEFAULT_PAGE: u32 = 100;
@@ -96,6 +95,27 @@ pub struct SendMessage {
     pub tool_profile: Option<String>,
     pub system_prompt_overlay: Option<Overlay>,
     pub metadata: Option<Metadata>,
+    /// What to do when the thread is busy (`queue` by default).
+    pub if_busy: Option<IfBusyBody>,
+}
+
+/// `ifBusy` of a send (`streams.md`).
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IfBusyBody {
+    Queue,
+    Reject,
+    Interrupt,
+}
+
+impl From<IfBusyBody> for IfBusy {
+    fn from(body: IfBusyBody) -> Self {
+        match body {
+            IfBusyBody::Queue => Self::Queue,
+            IfBusyBody::Reject => Self::Reject,
+            IfBusyBody::Interrupt => Self::Interrupt,
+        }
+    }
 }
 
 impl SendMessage {
@@ -165,7 +185,7 @@ pub async fn send(
     caller: Caller,
     path: web::Path<ThreadId>,
     body: JsonBody<SendMessage>,
-) -> Result<impl Responder, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let accepted = Instant::now();
     let body = body.into_inner();
     body.validate(state.settings.max_content_bytes)?;
@@ -226,36 +246,21 @@ pub async fn send(
     if let Some(user) = caller.jwt_user() {
         state.limits.user_send(org, &user.sub)?;
     }
-    let (sink, frames) = mpsc::channel(STREAM_BUFFER);
-    state
+    let if_busy = body.if_busy.map_or(IfBusy::Queue, IfBusy::from);
+    let admission = state
         .runtime
-        .post(org, thread.id, request, sink)
+        .post(org, thread.id, request, if_busy)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
-    let events = futures_util::stream::unfold(frames, |mut frames| async move {
-        let frame = frames.recv().await?;
-        Some((sse_event(&frame), frames))
-    });
-    Ok(Sse::from_infallible_stream(events)
-        .with_keep_alive(KEEP_ALIVE)
-        .customize()
-        .insert_header(("X-Accel-Buffering", "no")))
-}
-
-/// Frames buffered between a turn and a slow client before the turn waits.
-const STREAM_BUFFER: usize = 64;
-/// A comment frame on a quiet stream keeps proxies from closing it.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
-/// One SSE frame: `id: N`, `event: NAME`, `data: JSON`.
-fn sse_event(frame: &StreamFrame) -> sse::Event {
-    // Serializing these plain structs cannot fail; an empty object is a safe fallback.
-    let data = serde_json::to_string(&frame.event).unwrap_or_else(|_| "{}".to_owned());
-    sse::Event::Data(
-        sse::Data::new(data)
-            .event(frame.event.name())
-            .id(frame.id.to_string()),
-    )
+    match admission {
+        Admission::Accepted { reader, .. } => Ok(sse::response(
+            Preamble(None),
+            reader,
+            state.settings.keep_alive(),
+            false,
+        )),
+        Admission::Refused(refusal) => Err(TurnError::Refused(refusal).into()),
+    }
 }
 
 /// `{"ok": true, "stopped": bool}`.
@@ -265,16 +270,31 @@ struct Stopped {
     stopped: bool,
 }
 
-/// `POST /api/threads/{id}/stop`: ends the running answer at once.
+/// `POST /api/threads/{id}/stop` body (optional).
+#[derive(Default, Deserialize)]
+pub struct StopBody {
+    /// Also drop the queued sends.
+    #[serde(default)]
+    queued: bool,
+}
+
+/// `POST /api/threads/{id}/stop`: ends the running answer at once (and, with
+/// `{"queued": true}`, the queued sends).
 pub async fn stop(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<ThreadId>,
+    body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
+    let body: StopBody = if body.iter().all(u8::is_ascii_whitespace) {
+        StopBody::default()
+    } else {
+        parse_json(&body)?
+    };
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let stopped = state
         .runtime
-        .stop(thread.id)
+        .stop(thread.id, body.queued)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok(HttpResponse::Ok().json(Stopped { ok: true, stopped }))

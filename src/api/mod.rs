@@ -13,6 +13,8 @@ pub mod keys;
 pub mod messages;
 pub mod orgs;
 pub mod participants;
+pub mod sse;
+pub mod streams;
 pub mod threads;
 pub mod usage;
 
@@ -65,6 +67,7 @@ route_table! {
     },
     "/api/threads/{thread_id}/messages" => { GET => messages::history, POST => messages::send },
     "/api/threads/{thread_id}/stop" => { POST => messages::stop },
+    "/api/threads/{thread_id}/stream" => { GET => streams::stream },
     "/api/threads/{thread_id}/participants" => {
         GET => participants::list, POST => participants::add, DELETE => participants::remove,
     },

@@ -15,6 +15,7 @@
 //! | `api_key_used`     | key id                                        | u64 BE, last µs  |
 //! | `meta`             | name (UTF-8)                                  | migration marks  |
 //! | `thread_seqs`      | thread                                        | u64 BE, last seq |
+//! | `turn_seqs`        | thread                                        | u64 BE, last turn |
 //! | `messages`         | thread ++ seq BE                              | `Message` or stub |
 //! | `context_seqs`     | thread                                        | u64 BE, last seq |
 //! | `context`          | thread ++ seq BE                              | `ContextMessage` or stub |
@@ -54,6 +55,7 @@ pub mod trees {
     pub const API_KEY_USED: &str = "api_key_used";
     pub const META: &str = "meta";
     pub const THREAD_SEQS: &str = "thread_seqs";
+    pub const TURN_SEQS: &str = "turn_seqs";
     pub const MESSAGES: &str = "messages";
     pub const CONTEXT_SEQS: &str = "context_seqs";
     pub const CONTEXT: &str = "context";

@@ -106,6 +106,8 @@ pub struct SledStore {
     api_key_used: Tree,
     meta: Tree,
     thread_seqs: Tree,
+    /// The last turn number of each thread (`streams.md`).
+    turn_seqs: Tree,
     messages: Tree,
     context_seqs: Tree,
     context: Tree,
@@ -150,6 +152,7 @@ impl SledStore {
             api_key_used: tree(trees::API_KEY_USED)?,
             meta: tree(trees::META)?,
             thread_seqs: tree(trees::THREAD_SEQS)?,
+            turn_seqs: tree(trees::TURN_SEQS)?,
             messages: tree(trees::MESSAGES)?,
             context_seqs: tree(trees::CONTEXT_SEQS)?,
             context: tree(trees::CONTEXT)?,

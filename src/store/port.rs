@@ -102,6 +102,24 @@ impl ThreadStore for SledStore {
         Ok(stored)
     }
 
+    fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError> {
+        Ok(self
+            .turn_seqs
+            .get(thread.as_bytes())
+            .map_err(engine)?
+            .map_or(0, |v| keys::read_u64(&v)))
+    }
+
+    fn note_turn(&self, thread: ThreadId, turn: u64) -> Result<(), StoreError> {
+        self.turn_seqs
+            .fetch_and_update(thread.as_bytes(), |old| {
+                let last = old.map_or(0, keys::read_u64);
+                Some(last.max(turn).to_be_bytes().to_vec())
+            })
+            .map_err(engine)?;
+        Ok(())
+    }
+
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         self.context
             .scan_prefix(thread.as_bytes())

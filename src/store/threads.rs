@@ -90,10 +90,11 @@ impl SledStore {
             &self.threads_by_user,
             &self.thread_seqs,
             &self.context_seqs,
+            &self.turn_seqs,
             &self.deleted_threads,
         )
             .transaction(
-                |(threads, by_agent, by_user, seqs, context_seqs, markers)| {
+                |(threads, by_agent, by_user, seqs, context_seqs, turn_seqs, markers)| {
                     let key = keys::pair(org.as_bytes(), id.as_bytes());
                     let Some(bytes) = threads.remove(&key[..])? else {
                         return Ok(false);
@@ -103,6 +104,7 @@ impl SledStore {
                     by_user.remove(user_entry(&thread, &thread.created_by))?;
                     seqs.remove(id.as_bytes())?;
                     context_seqs.remove(id.as_bytes())?;
+                    turn_seqs.remove(id.as_bytes())?;
                     let marker = DeletedThread {
                         org_id: org,
                         agent_id: thread.agent_id,

@@ -402,7 +402,8 @@ pub fn exp_in(seconds: i64) -> i64 {
 /// One SSE frame as a client parses it.
 #[derive(Debug, Clone)]
 pub struct Frame {
-    pub id: Option<u64>,
+    /// `T.N`: the turn's number and the frame's index in it.
+    pub id: Option<String>,
     pub event: String,
     pub data: Value,
 }
@@ -429,7 +430,7 @@ impl EventStream {
                 let mut has_data = false;
                 for line in block.lines() {
                     if let Some(v) = line.strip_prefix("id: ") {
-                        frame.id = v.parse().ok();
+                        frame.id = Some(v.to_owned());
                     } else if let Some(v) = line.strip_prefix("event: ") {
                         frame.event = v.to_owned();
                     } else if let Some(v) = line.strip_prefix("data: ") {
@@ -445,6 +446,19 @@ impl EventStream {
             let chunk = self.response.chunk().await.ok()??;
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
+    }
+
+    /// The next frame, failing the test after `wait`.
+    pub async fn next_within(&mut self, wait: Duration) -> Option<Frame> {
+        tokio::time::timeout(wait, self.next())
+            .await
+            .expect("a frame in time")
+    }
+
+    /// The raw text of the body read so far and not yet parsed.
+    pub async fn raw_chunk(&mut self) -> Option<String> {
+        let chunk = self.response.chunk().await.ok()??;
+        Some(String::from_utf8_lossy(&chunk).into_owned())
     }
 
     /// Every remaining frame.
@@ -468,6 +482,27 @@ impl Api {
             request = request.bearer_auth(token);
         }
         let response = request.send().await.expect("send");
+        EventStream {
+            status: response.status(),
+            headers: response.headers().clone(),
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// Opens `GET /api/threads/{thread}/stream{query}`, with `Last-Event-ID`
+    /// when given (the status is checked by the caller).
+    pub async fn open_watch(&self, thread: &str, query: &str, last: Option<&str>) -> EventStream {
+        let mut request = self
+            .client
+            .get(format!("{}/api/threads/{thread}/stream{query}", self.base));
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(last) = last {
+            request = request.header("last-event-id", last);
+        }
+        let response = request.send().await.expect("watch");
         EventStream {
             status: response.status(),
             headers: response.headers().clone(),

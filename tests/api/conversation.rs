@@ -32,11 +32,13 @@ async fn a_send_streams_meta_tokens_and_done() {
     assert_eq!(stream.headers["x-accel-buffering"], "no");
     let frames = stream.collect().await;
 
-    let ids: Vec<u64> = frames.iter().map(|f| f.id.unwrap()).collect();
+    let ids: Vec<String> = frames.iter().map(|f| f.id.clone().unwrap()).collect();
     assert_eq!(
         ids,
-        (1..=frames.len() as u64).collect::<Vec<_>>(),
-        "ids 1, 2, 3…"
+        (1..=frames.len())
+            .map(|n| format!("1.{n}"))
+            .collect::<Vec<_>>(),
+        "ids 1.1, 1.2, 1.3… (the thread's first turn)"
     );
     assert_eq!(frames[0].event, "meta");
     let meta = &frames[0].data;

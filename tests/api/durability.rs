@@ -209,10 +209,16 @@ fn a_taken_port_is_one_line_and_exit_code_2() {
 
 /// A 1 MiB OpenAI answer streamed in 16 KiB pieces.
 pub fn large_answer() -> (String, String) {
+    openai_answer(64, 16 * 1024)
+}
+
+/// An OpenAI-compatible streamed answer of `pieces` text deltas of
+/// `piece_bytes` each: the SSE body and the whole text.
+pub fn openai_answer(pieces: usize, piece_bytes: usize) -> (String, String) {
     let piece: String = "lorem ipsum dolor sit amet "
         .chars()
         .cycle()
-        .take(16 * 1024)
+        .take(piece_bytes)
         .collect();
     let mut sse = String::new();
     let chunk = |delta: serde_json::Value, usage: serde_json::Value| {
@@ -231,7 +237,7 @@ pub fn large_answer() -> (String, String) {
         json!({"role": "assistant", "content": ""}),
         json!(null),
     ));
-    for _ in 0..64 {
+    for _ in 0..pieces {
         sse.push_str(&chunk(json!({"content": piece}), json!(null)));
     }
     sse.push_str(&format!(
@@ -244,7 +250,7 @@ pub fn large_answer() -> (String, String) {
         json!({"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}),
     ));
     sse.push_str("data: [DONE]\n\n");
-    (sse, piece.repeat(64))
+    (sse, piece.repeat(pieces))
 }
 
 /// 20 rounds: four 250 KiB messages answered with 1 MiB each are

@@ -18,6 +18,7 @@ mod participants;
 mod resolver;
 mod roles;
 mod secrets;
+mod streams;
 mod threads;
 mod tools;
 mod vendors;

@@ -37,7 +37,12 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             Admin
         }
         (_, "/api/threads" | "/api/threads/{thread_id}") => Anyone,
-        (_, "/api/threads/{thread_id}/messages" | "/api/threads/{thread_id}/stop") => Anyone,
+        (
+            _,
+            "/api/threads/{thread_id}/messages"
+            | "/api/threads/{thread_id}/stop"
+            | "/api/threads/{thread_id}/stream",
+        ) => Anyone,
         (_, "/api/threads/{thread_id}/participants") => Anyone,
         (_, "/api/keys" | "/api/keys/{key_id}") => Admin,
         ("GET", "/api/orgs") => Anyone,

@@ -1,0 +1,99 @@
+//! `GET /api/threads/{id}/stream`: reattach to a turn's frames after a lost
+//! connection, or watch every turn of the thread (`streams.md`). Same access
+//! rule as reading the thread's messages.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use confer_actors::{FrameId, Position, ThreadEvent, ThreadId};
+use serde::Deserialize;
+
+use super::sse::{self, Preamble};
+use crate::auth::{Caller, access};
+use crate::error::{ApiError, TurnError};
+use crate::state::AppState;
+
+/// `GET .../stream` query.
+#[derive(Deserialize)]
+pub struct StreamQuery {
+    /// The last event id seen, for clients that cannot set `Last-Event-ID`.
+    after: Option<String>,
+    /// Watch every turn until the client leaves.
+    #[serde(default)]
+    follow: bool,
+}
+
+/// The position to resume after: `Last-Event-ID`, else `?after=` (`T.N`).
+fn resume_point(request: &HttpRequest, query: &StreamQuery) -> Result<Option<FrameId>, ApiError> {
+    let (field, text) = match request.headers().get("last-event-id") {
+        Some(value) => (
+            "Last-Event-ID",
+            value
+                .to_str()
+                .map_err(|_| ApiError::BadRequest("Last-Event-ID: expected T.N".into()))?
+                .to_owned(),
+        ),
+        None => match &query.after {
+            Some(after) => ("after", after.clone()),
+            None => return Ok(None),
+        },
+    };
+    text.trim()
+        .parse::<FrameId>()
+        .map(Some)
+        .map_err(|()| ApiError::BadRequest(format!("{field}: expected T.N (e.g. 7.3)")))
+}
+
+/// `GET /api/threads/{id}/stream[?after=T.N][&follow=true]`.
+pub async fn stream(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ThreadId>,
+    query: web::Query<StreamQuery>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let after = resume_point(&request, &query)?;
+    let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    let log = state
+        .runtime
+        .frames(caller.org_id, thread.id)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    if query.follow {
+        let now = log.turns_now();
+        let reader = log.follow(after).map_err(|_| TurnError::TooManyReaders)?;
+        let watching = sse::encode(
+            Some("0.0"),
+            &ThreadEvent::Watching {
+                thread_id: thread.id,
+                running_turn: now.running,
+                last_turn: now.last,
+            },
+        );
+        return Ok(sse::response(
+            Preamble(Some(watching)),
+            reader,
+            state.settings.keep_alive(),
+            false,
+        ));
+    }
+    if let Some(at) = after {
+        match log.position(at) {
+            Position::Available => {}
+            Position::Gone => return Err(TurnError::StreamGap.into()),
+            Position::Future => {
+                return Err(ApiError::BadRequest(format!(
+                    "Last-Event-ID: {at} is after the thread's last event"
+                )));
+            }
+        }
+    }
+    match log.reattach(after) {
+        Err(_) => Err(TurnError::TooManyReaders.into()),
+        Ok(None) => Ok(HttpResponse::NoContent().finish()),
+        Ok(Some(reader)) => Ok(sse::response(
+            Preamble(None),
+            reader,
+            state.settings.keep_alive(),
+            false,
+        )),
+    }
+}

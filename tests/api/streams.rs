@@ -1,0 +1,383 @@
+//! Turns own their frames; clients only read them (`streams.md`): a reader
+//! that never reads delays nothing, stop is prompt whatever the readers do,
+//! a lost connection resumes with `Last-Event-ID`, watchers follow every
+//! turn, and the busy policy refuses before any stream starts.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+use crate::common::{Api, Frame, Options, Server, done_of};
+use crate::durability::openai_answer;
+use crate::mock::{Mock, Reply};
+
+async fn vendor_server(extra: &[(&str, &str)]) -> (Mock, Server) {
+    let vendor = Mock::start("/v1").await;
+    let mut options = Options::default()
+        .env("OPENAI_BASE_URL", &vendor.base)
+        .env("OPENAI_API_KEY", "sk-platform");
+    for (name, value) in extra {
+        options = options.env(name, value);
+    }
+    (vendor, Server::start_with(options))
+}
+
+async fn vendor_agent(api: &Api) -> String {
+    api.agent_with(json!({"name": "Streams", "defaultModel": "openai/gpt-4.1"}))
+        .await
+}
+
+/// A send from a raw socket with a 4 KiB receive buffer that never reads
+/// its answer: the connection stays open, the server's writes back up.
+async fn stalled_send(server: &Server, thread: &str, content: &str) -> tokio::net::TcpStream {
+    let address: std::net::SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(address).await.unwrap();
+    let body = json!({"content": content}).to_string();
+    let request = format!(
+        "POST /api/threads/{thread}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        crate::common::BOOTSTRAP_KEY,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
+/// Reads a follow stream until the `done` of turn `turn`; the frames read.
+async fn until_done_of(watch: &mut crate::common::EventStream, turn: u64) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    let prefix = format!("{turn}.");
+    loop {
+        let frame = watch
+            .next_within(Duration::from_secs(60))
+            .await
+            .expect("the watch stream stays open");
+        let mine = frame
+            .id
+            .as_deref()
+            .is_some_and(|id| id.starts_with(&prefix))
+            || (frame.event == "turn_gap" && frame.data["turn"] == turn);
+        let end = mine && (frame.event == "done" || frame.event == "turn_gap");
+        frames.push(frame);
+        if end {
+            return frames;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_reader_that_never_reads_delays_neither_the_turn_nor_the_next_send() {
+    let (vendor, server) = vendor_server(&[]).await;
+    let api = server.admin();
+    let agent = vendor_agent(&api).await;
+    let thread = api.thread(&agent, json!({})).await;
+    // 8 MiB of answer: far more than the stalled socket's buffers hold.
+    let (big, _) = openai_answer(512, 16 * 1024);
+    vendor.push(Reply::stream(big));
+    let (small, small_text) = openai_answer(2, 64);
+    vendor.push(Reply::stream(small));
+
+    let mut watch = api.open_watch(&thread, "?follow=true", None).await;
+    assert_eq!(watch.status, 200);
+    let first = watch.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(first.event, "watching");
+    assert_eq!(first.id.as_deref(), Some("0.0"));
+
+    let _stalled = stalled_send(&server, &thread, "a long answer, please").await;
+    let started = Instant::now();
+    // The stalled send is turn 1 once the watcher sees its `meta`.
+    let meta = watch.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(
+        (meta.event.as_str(), meta.id.as_deref()),
+        ("meta", Some("1.1"))
+    );
+    // The next send (queued behind the stalled one's turn) is answered.
+    let next = api.say(&thread, json!({"content": "and then?"})).await;
+    let done = done_of(&next);
+    assert_eq!(done["ok"], true);
+    assert!(
+        done["content"] == small_text.as_str(),
+        "turn 2 got the small answer"
+    );
+    assert!(
+        next.iter()
+            .all(|f| f.id.as_deref().is_none_or(|id| id.starts_with("2."))),
+        "the second send is turn 2"
+    );
+    println!(
+        "turn 1 (8 MiB to a stalled reader) and turn 2 done in {:?}",
+        started.elapsed()
+    );
+    // The watcher saw turn 1 end (or, if it fell behind its 1 MiB window,
+    // was told it missed it), then turn 2 from its `meta`.
+    let first_turn = until_done_of(&mut watch, 1).await;
+    assert!(matches!(
+        first_turn.last().unwrap().event.as_str(),
+        "done" | "turn_gap"
+    ));
+    let second_turn = until_done_of(&mut watch, 2).await;
+    let second_turn: Vec<_> = second_turn
+        .into_iter()
+        .filter(|f| f.id.as_deref().is_some_and(|id| id.starts_with("2.")))
+        .collect();
+    assert_eq!(second_turn[0].event, "meta");
+    assert_eq!(second_turn[0].id.as_deref(), Some("2.1"));
+    // Both answers are stored whole.
+    let history = api.history(&thread).await;
+    let lengths: Vec<usize> = history
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().len())
+        .collect();
+    assert_eq!(lengths, [21, 512 * 16 * 1024, 9, small_text.len()]);
+}
+
+#[tokio::test]
+async fn stop_ends_a_turn_with_a_stalled_reader_at_once() {
+    let (vendor, server) = vendor_server(&[]).await;
+    let api = server.admin();
+    let agent = vendor_agent(&api).await;
+    let thread = api.thread(&agent, json!({})).await;
+    // 200 deltas of 4 KiB, 50 ms apart: ten seconds of answer.
+    let (slow, _) = openai_answer(200, 4 * 1024);
+    let Reply::Stream { body, .. } = Reply::stream(slow) else {
+        unreachable!()
+    };
+    vendor.push(Reply::Stream {
+        body,
+        gap: Duration::from_millis(50),
+    });
+    let mut watch = api.open_watch(&thread, "?follow=true", None).await;
+    let _stalled = stalled_send(&server, &thread, "slowly").await;
+    // Wait until the turn is well under way (its frames outrun the socket).
+    let mut tokens = 0;
+    while tokens < 20 {
+        let frame = watch.next_within(Duration::from_secs(30)).await.unwrap();
+        tokens += usize::from(frame.event == "token");
+    }
+    let asked = Instant::now();
+    let stopped = api
+        .post(&format!("/api/threads/{thread}/stop"), json!({}))
+        .await
+        .expect(200);
+    assert_eq!(stopped["stopped"], true);
+    let rest = until_done_of(&mut watch, 1).await;
+    let took = asked.elapsed();
+    let done = &rest.last().unwrap().data;
+    assert_eq!(done["stopped"], true, "{done}");
+    println!("stop to `done` with a stalled reader: {took:?}");
+    assert!(took < Duration::from_secs(2), "stop took {took:?}");
+    // Nothing runs now: a second stop cancels nothing. An empty body is fine.
+    let again = reqwest::Client::new()
+        .post(format!("{}/api/threads/{thread}/stop", server.base))
+        .bearer_auth(crate::common::BOOTSTRAP_KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 200);
+    assert_eq!(again.json::<Value>().await.unwrap()["stopped"], false);
+}
+
+#[tokio::test]
+async fn a_dropped_connection_resumes_after_its_last_event_id() {
+    let (vendor, server) = vendor_server(&[]).await;
+    let api = server.admin();
+    let agent = vendor_agent(&api).await;
+    let thread = api.thread(&agent, json!({})).await;
+    let (paced, text) = openai_answer(40, 100);
+    let Reply::Stream { body, .. } = Reply::stream(paced) else {
+        unreachable!()
+    };
+    vendor.push(Reply::Stream {
+        body,
+        gap: Duration::from_millis(20),
+    });
+    // Nothing running yet: no stream to reattach to.
+    let none = api.open_watch(&thread, "", None).await;
+    assert_eq!(none.status, 204);
+
+    let mut sent = api.open_stream(&thread, json!({"content": "go"})).await;
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        seen.push(sent.next_within(Duration::from_secs(10)).await.unwrap());
+    }
+    drop(sent); // the connection is lost
+    let last = seen.last().unwrap().id.clone().unwrap();
+    assert_eq!(last, "1.5");
+    let resumed = api.open_watch(&thread, "", Some(&last)).await;
+    assert_eq!(resumed.status, 200);
+    let rest = resumed.collect().await;
+    let mut ids: Vec<String> = seen
+        .iter()
+        .chain(&rest)
+        .map(|f| f.id.clone().unwrap())
+        .collect();
+    let count = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "no frame twice");
+    assert_eq!(
+        ids,
+        (1..=count).map(|n| format!("1.{n}")).collect::<Vec<_>>()
+    );
+    let done = done_of(&rest);
+    assert_eq!(done["ok"], true);
+    let tokens: String = seen
+        .iter()
+        .chain(&rest)
+        .filter(|f| f.event == "token")
+        .map(|f| f.data["delta"].as_str().unwrap())
+        .collect();
+    assert!(tokens == text, "the tokens make the whole answer");
+    // The finished turn is still retained: `?after=` replays its tail.
+    let tail = api.open_watch(&thread, "?after=1.3", None).await;
+    assert_eq!(tail.status, 200);
+    let tail = tail.collect().await;
+    assert_eq!(tail[0].id.as_deref(), Some("1.4"));
+    assert_eq!(done_of(&tail)["ok"], true);
+    // Malformed and future positions are 400.
+    for bad in ["x", "1", "1.x", "9.1"] {
+        let response = api.open_watch(&thread, "", Some(bad)).await;
+        assert_eq!(response.status, 400, "{bad}");
+    }
+}
+
+#[tokio::test]
+async fn a_watcher_follows_two_participants_turns_in_order() {
+    let server = Server::start();
+    let api = server.admin();
+    let agent = api.agent("Room").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let mut watch = api.open_watch(&thread, "?follow=true", None).await;
+    let first = watch.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(first.event, "watching");
+    assert_eq!(first.data["runningTurn"], Value::Null);
+    let alice = api.clone();
+    let thread_a = thread.clone();
+    let from_alice = tokio::spawn(async move {
+        alice
+            .say(
+                &thread_a,
+                json!({"content": "hello from alice", "senderName": "Alice"}),
+            )
+            .await
+    });
+    let from_bob = api
+        .say(
+            &thread,
+            json!({"content": "hello from bob", "senderName": "Bob"}),
+        )
+        .await;
+    from_alice.await.unwrap();
+    assert_eq!(done_of(&from_bob)["ok"], true);
+    let mut watched = until_done_of(&mut watch, 1).await;
+    watched.extend(until_done_of(&mut watch, 2).await);
+    let metas: Vec<&str> = watched
+        .iter()
+        .filter(|f| f.event == "meta")
+        .map(|f| f.id.as_deref().unwrap())
+        .collect();
+    assert_eq!(metas, ["1.1", "2.1"]);
+    let contents: Vec<&str> = watched
+        .iter()
+        .filter(|f| f.event == "done")
+        .map(|f| f.data["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents.len(), 2);
+    assert!(contents.contains(&"hello from alice") && contents.contains(&"hello from bob"));
+}
+
+#[tokio::test]
+async fn busy_threads_refuse_or_queue_before_any_stream() {
+    let (vendor, server) = vendor_server(&[("CONFER_MAX_QUEUED_PER_THREAD", "1")]).await;
+    let api = server.admin();
+    let agent = vendor_agent(&api).await;
+    let thread = api.thread(&agent, json!({})).await;
+    let (slow, _) = openai_answer(100, 100);
+    let Reply::Stream { body, .. } = Reply::stream(slow) else {
+        unreachable!()
+    };
+    vendor.push(Reply::Stream {
+        body,
+        gap: Duration::from_millis(50),
+    });
+    let mut running = api.open_stream(&thread, json!({"content": "first"})).await;
+    assert_eq!(
+        running
+            .next_within(Duration::from_secs(10))
+            .await
+            .unwrap()
+            .event,
+        "meta"
+    );
+    // One may wait, told its place with id `2.0`.
+    let mut waiting = api.open_stream(&thread, json!({"content": "second"})).await;
+    let queued = waiting.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(
+        (queued.event.as_str(), queued.id.as_deref(), &queued.data),
+        ("queued", Some("2.0"), &json!({"position": 1}))
+    );
+    // One more is refused before any stream, and so is a `reject`.
+    let full = reqwest::Client::new()
+        .post(format!("{}/api/threads/{thread}/messages", server.base))
+        .bearer_auth(crate::common::BOOTSTRAP_KEY)
+        .json(&json!({"content": "third"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(full.status(), 429);
+    assert_eq!(full.headers()["retry-after"], "1");
+    assert_eq!(
+        full.json::<Value>().await.unwrap()["error"],
+        "THREAD_QUEUE_FULL"
+    );
+    api.post(
+        &format!("/api/threads/{thread}/messages"),
+        json!({"content": "now?", "ifBusy": "reject"}),
+    )
+    .await
+    .expect_error(409, "THREAD_BUSY");
+    api.post(
+        &format!("/api/threads/{thread}/messages"),
+        json!({"content": "x", "ifBusy": "sometimes"}),
+    )
+    .await
+    .expect_error(400, "BAD_REQUEST");
+    // Stop with `queued`: the running turn stops, the waiting one is cancelled.
+    let stopped = api
+        .post(
+            &format!("/api/threads/{thread}/stop"),
+            json!({"queued": true}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(stopped["stopped"], true);
+    let cancelled = waiting.collect().await;
+    let error = crate::common::error_of(&cancelled);
+    assert_eq!(error["code"], "CANCELLED");
+    assert_eq!(done_of(&cancelled)["ok"], false);
+    assert_eq!(done_of(&running.collect().await)["stopped"], true);
+    // The cancelled send stored nothing; the stopped one its message.
+    let history = api.history(&thread).await;
+    let contents: Vec<&str> = history
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert!(!contents.contains(&"second"), "{contents:?}");
+    assert!(contents.contains(&"first"));
+}
+
+#[tokio::test]
+async fn keep_alives_are_one_comment_line_and_never_come_first() {
+    let server = Server::start_with(Options::default().env("CONFER_SSE_KEEP_ALIVE_MS", "100"));
+    let api = server.admin();
+    let agent = api.agent("Quiet").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let mut watch = api.open_watch(&thread, "?follow=true", None).await;
+    let mut raw = String::new();
+    while raw.matches(": keep-alive").count() < 3 {
+        raw.push_str(&watch.raw_chunk().await.unwrap());
+    }
+    assert!(raw.starts_with("id: 0.0\nevent: watching\ndata: "), "{raw}");
+    assert!(!raw.contains(": keep-alive\n\n"), "{raw:?}");
+}
