@@ -381,3 +381,72 @@ async fn keep_alives_are_one_comment_line_and_never_come_first() {
     assert!(raw.starts_with("id: 0.0\nevent: watching\ndata: "), "{raw}");
     assert!(!raw.contains(": keep-alive\n\n"), "{raw:?}");
 }
+
+/// What `tests/sse-client/read.cjs` (fetch-event-source under Node) read.
+async fn read_with_fetch_event_source(url: &str, body: Option<&Value>) -> Value {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sse-client");
+    assert!(
+        dir.join("node_modules/@microsoft/fetch-event-source")
+            .exists(),
+        "run `npm ci --prefix tests/sse-client` first (.ci/run does)"
+    );
+    let mut command = std::process::Command::new("node");
+    command
+        .arg(dir.join("read.cjs"))
+        .arg(url)
+        .arg(crate::common::BOOTSTRAP_KEY);
+    if let Some(body) = body {
+        command.arg(body.to_string());
+    }
+    let output = tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::task::spawn_blocking(move || command.output()),
+    )
+    .await
+    .expect("the client finishes")
+    .unwrap()
+    .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|_| {
+        panic!(
+            "client output: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// A browser SSE library that turns a blank line after a comment into an
+/// empty message reads every event of a stream with keep-alives between
+/// its tokens, none empty or broken.
+#[tokio::test]
+async fn fetch_event_source_reads_every_event_and_no_empty_one() {
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_SSE_KEEP_ALIVE_MS", "40")
+            .env("CONFER_BUILTIN_DELAY_MS", "120"),
+    );
+    let api = server.admin();
+    let agent = api.agent("Browser").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let read = read_with_fetch_event_source(
+        &format!("{}/api/threads/{thread}/messages", server.base),
+        Some(&json!({"content": "one two three four five six"})),
+    )
+    .await;
+    assert_eq!(read["empty"], 0, "{read}");
+    assert_eq!(read["broken"], 0, "{read}");
+    let events: Vec<&str> = read["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "meta", "token", "token", "token", "token", "token", "token", "done"
+        ],
+        "{read}"
+    );
+    assert_eq!(read["events"][0]["id"], "1.1");
+}
