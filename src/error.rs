@@ -227,6 +227,11 @@ pub fn turn_refusal(refusal: TurnError) -> ApiError {
             StatusCode::TOO_MANY_REQUESTS,
             "as many sends wait on this thread as it may queue (CONFER_MAX_QUEUED_PER_THREAD)",
         ),
+        TurnError::Refused(Refusal::ShuttingDown) | TurnError::ShuttingDown => (
+            "SHUTTING_DOWN",
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down; try again when it is back",
+        ),
         TurnError::Refused(Refusal::Unavailable) => (
             "INTERNAL",
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -259,6 +264,8 @@ pub enum TurnError {
     TooManyReaders,
     /// A reattach after frames that are gone.
     StreamGap,
+    /// A stream asked for while the server shuts down.
+    ShuttingDown,
 }
 
 impl From<TurnError> for ApiError {

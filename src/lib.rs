@@ -145,6 +145,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         default_model: settings.platform_default_model(),
         settings: Arc::clone(&settings),
     });
+    let runtime = state.runtime.clone();
     let address = listener.local_addr()?;
     let open_files = raise_open_file_limit();
     tracing::info!(open_files, "open-file limit");
@@ -203,13 +204,26 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     tracing::info!(%address, data_dir = %settings.data_dir.display(), "listening");
 
     let poisoned = store.poisoned();
+    let grace = Duration::from_secs(settings.shutdown_timeout_secs);
     let stopping = actix_web::rt::spawn(async move {
         let reason = tokio::select! {
             signal = shutdown_signal() => Ok(signal),
             error = poisoned => Err(error),
         };
         match &reason {
-            Ok(signal) => tracing::info!(signal, "shutting down gracefully"),
+            Ok(signal) => {
+                tracing::info!(signal, "shutting down gracefully");
+                // No new connections; sends on open ones are refused (503
+                // SHUTTING_DOWN) while the running turns finish or stop.
+                handle.pause().await;
+                actix_web::rt::spawn(async {
+                    let second = shutdown_signal().await;
+                    tracing::warn!(signal = second, "second signal: exiting at once");
+                    // Every acknowledged write is already durable.
+                    std::process::exit(1);
+                });
+                runtime.shutdown(grace).await;
+            }
             Err(error) => {
                 tracing::error!(%error, "a store flush failed; stopping so the supervisor restarts Confer")
             }

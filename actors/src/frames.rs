@@ -148,6 +148,9 @@ struct LogState {
     /// The highest turn number that began (ran, or was dropped).
     highest_begun: u64,
     bytes: usize,
+    /// No turn will begin any more (shutdown): watchers end once they
+    /// have read what there is.
+    closed: bool,
 }
 
 impl LogState {
@@ -352,6 +355,13 @@ impl FrameLog {
         }
         state.bytes = state.bytes + bytes - freed;
         Some(id)
+    }
+
+    /// Says no turn will begin any more: watchers waiting for one end.
+    pub fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        self.publish(&state);
     }
 
     /// Drops finished turns past their retention (the actor calls this
@@ -623,7 +633,7 @@ impl FrameReader {
                 return Step::Wait;
             }
             if turn > state.highest_begun || state.queued.contains(&turn) {
-                return Step::Wait;
+                return if state.closed { Step::End } else { Step::Wait };
             }
             // Turn `turn` is gone: say so once, then go on from the oldest
             // turn still retained after it (or the next one to begin).

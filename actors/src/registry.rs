@@ -10,13 +10,13 @@
 //! from the store.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::frames::FrameLog;
 use crate::ids::{OrgId, ThreadId};
 use crate::thread_actor::{
-    Activity, Admission, Frames, IfBusy, PostUserMessage, Stop, StopIfIdle, ThreadActor,
+    Activity, Admission, Frames, IfBusy, PostUserMessage, Shutdown, Stop, StopIfIdle, ThreadActor,
     ThreadLimits,
 };
 use crate::turn::{Engine, TurnRequest};
@@ -94,6 +94,8 @@ pub struct AgentRegistry {
     config: RuntimeConfig,
     /// Bytes held by every live actor (each `Activity` keeps it in step).
     held: Arc<AtomicUsize>,
+    /// Set when the server starts shutting down (shared with every actor).
+    closing: Arc<AtomicBool>,
 }
 
 impl AgentRegistry {
@@ -227,6 +229,7 @@ impl Handler<StartThread> for AgentRegistry {
             Arc::clone(&activity),
             Arc::clone(&log),
             self.config.thread,
+            Arc::clone(&self.closing),
         );
         let addr = match self
             .arbiters
@@ -253,12 +256,14 @@ impl Handler<StartThread> for AgentRegistry {
 pub struct Runtime {
     threads: ThreadMap,
     registry: Addr<AgentRegistry>,
+    closing: Arc<AtomicBool>,
 }
 
 impl Runtime {
     /// Starts the registry and its arbiters; call inside an actix `System`.
     pub fn start(engine: Arc<Engine>, config: RuntimeConfig) -> Self {
         let threads: ThreadMap = Arc::new(DashMap::new());
+        let closing = Arc::new(AtomicBool::new(false));
         let arbiters = (0..config.arbiters.max(1))
             .map(|_| Arbiter::new().handle())
             .collect();
@@ -269,9 +274,14 @@ impl Runtime {
             next_arbiter: 0,
             config,
             held: Arc::new(AtomicUsize::new(0)),
+            closing: Arc::clone(&closing),
         }
         .start();
-        Self { threads, registry }
+        Self {
+            threads,
+            registry,
+            closing,
+        }
     }
 
     async fn actor(&self, org: OrgId, thread: ThreadId) -> Result<Addr<ThreadActor>, RuntimeError> {
@@ -333,6 +343,41 @@ impl Runtime {
             return Ok(false);
         };
         Ok(addr.send(Stop { queued }).await.unwrap_or(false))
+    }
+
+    /// Whether a shutdown has begun (no send is admitted any more).
+    pub fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::Relaxed)
+    }
+
+    /// The graceful shutdown of every thread (`streams.md`): no send is
+    /// admitted any more, queued sends end at once with `SHUTTING_DOWN`,
+    /// watchers end once the running turns are done, and running turns get
+    /// `grace` to finish before they are stopped (`error SHUTTING_DOWN`,
+    /// `done {ok:false, stopped:true}`). Returns once no turn runs, or 5 s
+    /// after the stop at the latest.
+    pub async fn shutdown(&self, grace: Duration) {
+        self.closing.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + grace;
+        while self.tell_shutdown(false).await > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.tell_shutdown(true).await > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Tells every live actor; answers how many still run a turn.
+    async fn tell_shutdown(&self, stop_running: bool) -> usize {
+        let actors: Vec<_> = self.threads.iter().map(|e| e.addr.clone()).collect();
+        let mut running = 0;
+        for addr in actors {
+            if let Ok(true) = addr.send(Shutdown { stop_running }).await {
+                running += 1;
+            }
+        }
+        running
     }
 
     /// Number of live thread actors.

@@ -24,7 +24,7 @@ use crate::events::ThreadEvent;
 use crate::frames::{FrameLog, FrameReader, Retention};
 use crate::ids::{OrgId, ThreadId};
 use crate::provider::ContextMessage;
-use crate::turn::{Emitter, Engine, TurnInput, TurnRequest, run_turn};
+use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest, run_turn};
 
 /// When a thread actor last did something, and whether it is busy; read by
 /// the registry without going through the actor's mailbox.
@@ -128,6 +128,9 @@ pub enum Refusal {
     /// The thread's turn numbers could not be read from the store.
     #[error("the thread could not be loaded")]
     Unavailable,
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
 }
 
 /// The actor's answer to a send.
@@ -157,6 +160,15 @@ pub struct Stop {
     pub queued: bool,
 }
 
+/// The server is shutting down: drop the queued sends and let watchers go
+/// once nothing more will come; with `stop_running`, also stop the running
+/// turn (the grace time is over). Answers whether a turn is still running.
+#[derive(Message)]
+#[rtype(result = "bool")]
+pub struct Shutdown {
+    pub stop_running: bool,
+}
+
 /// Stop the actor if it has nothing to do; answers whether it stopped.
 #[derive(Message)]
 #[rtype(result = "bool")]
@@ -169,7 +181,7 @@ struct QueuedTurn {
 }
 
 struct RunningTurn {
-    cancel: Option<oneshot::Sender<()>>,
+    cancel: Option<oneshot::Sender<CancelReason>>,
 }
 
 /// What a thread actor is configured with.
@@ -205,6 +217,8 @@ pub struct ThreadActor {
     history_bytes: usize,
     activity: Arc<Activity>,
     log: Arc<FrameLog>,
+    /// Set for every actor when the server starts shutting down.
+    closing: Arc<AtomicBool>,
 }
 
 impl ThreadActor {
@@ -227,6 +241,7 @@ impl ThreadActor {
         activity: Arc<Activity>,
         log: Arc<FrameLog>,
         limits: ThreadLimits,
+        closing: Arc<AtomicBool>,
     ) -> Self {
         activity.touch(false);
         Self {
@@ -241,13 +256,14 @@ impl ThreadActor {
             history_bytes: 0,
             activity,
             log,
+            closing,
         }
     }
 
     /// Cancels the running turn; whether one was running.
-    fn cancel_running(&mut self) -> bool {
+    fn cancel_running(&mut self, reason: CancelReason) -> bool {
         match self.running.as_mut().and_then(|r| r.cancel.take()) {
-            Some(cancel) => cancel.send(()).is_ok(),
+            Some(cancel) => cancel.send(reason).is_ok(),
             None => false,
         }
     }
@@ -389,6 +405,9 @@ impl Handler<PostUserMessage> for ThreadActor {
 
     /// The one place a send is admitted or refused (`streams.md`).
     fn handle(&mut self, msg: PostUserMessage, ctx: &mut Context<Self>) -> Self::Result {
+        if self.closing.load(Ordering::Relaxed) {
+            return MessageResult(Admission::Refused(Refusal::ShuttingDown));
+        }
         if self.next_turn == 0 {
             return MessageResult(Admission::Refused(Refusal::Unavailable));
         }
@@ -401,7 +420,7 @@ impl Handler<PostUserMessage> for ThreadActor {
                 return MessageResult(Admission::Refused(Refusal::QueueFull));
             }
             IfBusy::Interrupt => {
-                self.cancel_running();
+                self.cancel_running(CancelReason::Stop);
                 self.drop_queue("CANCELLED", "a later send interrupted the thread");
             }
             _ => {}
@@ -426,11 +445,27 @@ impl Handler<Stop> for ThreadActor {
     type Result = bool;
 
     fn handle(&mut self, msg: Stop, _: &mut Context<Self>) -> bool {
-        let stopped = self.cancel_running();
+        let stopped = self.cancel_running(CancelReason::Stop);
         if msg.queued {
             self.drop_queue("CANCELLED", "the queued sends were stopped");
         }
         stopped
+    }
+}
+
+impl Handler<Shutdown> for ThreadActor {
+    type Result = bool;
+
+    fn handle(&mut self, msg: Shutdown, _: &mut Context<Self>) -> bool {
+        self.drop_queue(
+            "SHUTTING_DOWN",
+            "the server is shutting down; send again when it is back",
+        );
+        self.log.close();
+        if msg.stop_running {
+            self.cancel_running(CancelReason::Shutdown);
+        }
+        self.running.is_some()
     }
 }
 

@@ -133,6 +133,15 @@ pub fn compose_system_prompt(parts: &[Option<&str>]) -> String {
         .join("\n\n")
 }
 
+/// Why a running turn was cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CancelReason {
+    /// `POST .../stop`, or a send with `ifBusy: interrupt`.
+    Stop,
+    /// The server is shutting down and the grace time is over.
+    Shutdown,
+}
+
 /// Everything a turn task is handed by its actor.
 pub struct TurnInput {
     pub engine: Arc<Engine>,
@@ -142,8 +151,8 @@ pub struct TurnInput {
     pub turn: u64,
     pub request: TurnRequest,
     pub emitter: Emitter,
-    /// Resolves (with `Ok`) when the user stops the answer.
-    pub cancel: oneshot::Receiver<()>,
+    /// Resolves (with `Ok`) when the turn is stopped, saying why.
+    pub cancel: oneshot::Receiver<CancelReason>,
     /// The cached context, or `None` to load it from the store.
     pub history: Option<Vec<ContextMessage>>,
 }
@@ -178,7 +187,8 @@ struct Outcome {
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
     failure: Option<ModelError>,
-    stopped: bool,
+    /// Why the turn was stopped, if it was.
+    stopped_by: Option<CancelReason>,
     /// When the first text arrived.
     first_text: Option<Instant>,
 }
@@ -188,7 +198,7 @@ struct Outcome {
 async fn consume(
     mut stream: crate::provider::ModelStream,
     emitter: &Emitter,
-    cancel: &mut oneshot::Receiver<()>,
+    cancel: &mut oneshot::Receiver<CancelReason>,
 ) -> Outcome {
     let mut outcome = Outcome {
         content: String::new(),
@@ -196,7 +206,7 @@ async fn consume(
         input_tokens: None,
         output_tokens: None,
         failure: None,
-        stopped: false,
+        stopped_by: None,
         first_text: None,
     };
     let mut calls: BTreeMap<usize, PartialCall> = BTreeMap::new();
@@ -205,8 +215,8 @@ async fn consume(
         tokio::select! {
             biased;
             signal = &mut *cancel, if !cancel_closed => match signal {
-                Ok(()) => {
-                    outcome.stopped = true;
+                Ok(reason) => {
+                    outcome.stopped_by = Some(reason);
                     break;
                 }
                 // The actor dropped the handle without a stop: keep going.
@@ -513,12 +523,12 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         input_tokens: usage.input_tokens,
         output_tokens: usage.output_tokens,
         metadata,
-        stopped: outcome.stopped,
+        stopped: outcome.stopped_by.is_some(),
         estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
         created_at: Utc::now(),
     };
 
-    let answered = !outcome.stopped && outcome.failure.is_none();
+    let answered = outcome.stopped_by.is_none() && outcome.failure.is_none();
     // An answer that only calls tools adds nothing to the listed history.
     let listed =
         (answered && (outcome.tool_calls.is_empty() || !outcome.content.is_empty())).then(|| {
@@ -569,6 +579,22 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         emitter.fail(failure.code, failure.detail, outcome.content);
         return Some(history);
     }
+    if outcome.stopped_by == Some(CancelReason::Shutdown) {
+        emitter.emit(ThreadEvent::Error {
+            code: "SHUTTING_DOWN".into(),
+            detail: Some("the server is shutting down; send again when it is back".into()),
+        });
+        emitter.emit(ThreadEvent::Done {
+            ok: false,
+            message_id,
+            content: outcome.content,
+            usage: Some(usage),
+            stopped: Some(true),
+            requires_action: None,
+            gap: None,
+        });
+        return Some(history);
+    }
     let requires_action = !outcome.tool_calls.is_empty();
     for call in &outcome.tool_calls {
         emitter.emit(ThreadEvent::ToolCall { tool: call.clone() });
@@ -584,7 +610,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         message_id,
         content: outcome.content,
         usage: Some(usage),
-        stopped: outcome.stopped.then_some(true),
+        stopped: outcome.stopped_by.is_some().then_some(true),
         requires_action: requires_action.then_some(true),
         gap: None,
     });

@@ -52,6 +52,9 @@ pub async fn stream(
 ) -> Result<HttpResponse, ApiError> {
     let after = resume_point(&request, &query)?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    if state.runtime.is_closing() {
+        return Err(TurnError::ShuttingDown.into());
+    }
     let log = state
         .runtime
         .frames(caller.org_id, thread.id)

@@ -197,6 +197,28 @@ impl Server {
         panic!("server did not stop within 15 s of SIGTERM");
     }
 
+    /// Sends the process a signal (`INT`, `TERM`…) without waiting.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits (without blocking the test's runtime) for the process to exit;
+    /// whether it exited successfully.
+    pub async fn exited(&mut self, within: Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.success();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("server did not exit within {within:?}");
+    }
+
     /// A new process on the same data directory after `terminate`.
     pub fn restart(self) -> Self {
         Self::start_in(Arc::clone(&self.data), self.options.clone())

@@ -450,3 +450,79 @@ async fn fetch_event_source_reads_every_event_and_no_empty_one() {
     );
     assert_eq!(read["events"][0]["id"], "1.1");
 }
+
+/// SIGINT mid-stream: the queued send ends at once, the running turns get
+/// the grace time and then end with `SHUTTING_DOWN` and `done`, watchers
+/// end, the process exits 0, and every acknowledged message is there after.
+#[tokio::test]
+async fn sigint_ends_every_stream_with_done_and_loses_nothing_acknowledged() {
+    let mut server = Server::start_with(
+        Options::default()
+            .env("CONFER_BUILTIN_DELAY_MS", "100")
+            .env("CONFER_SHUTDOWN_TIMEOUT_SECS", "1"),
+    );
+    let api = server.admin();
+    let agent = api.agent("Busy").await;
+    let (a, b) = (
+        api.thread(&agent, json!({})).await,
+        api.thread(&agent, json!({})).await,
+    );
+    let long: String = (0..40).map(|n| format!("word{n} ")).collect();
+    let first = |stream: crate::common::EventStream, event: &'static str| async move {
+        let mut stream = stream;
+        let frame = stream.next_within(Duration::from_secs(10)).await.unwrap();
+        assert_eq!(frame.event, event);
+        stream
+    };
+    let run_a = first(api.open_stream(&a, json!({"content": long})).await, "meta").await;
+    let run_b = first(api.open_stream(&b, json!({"content": long})).await, "meta").await;
+    let queued = first(
+        api.open_stream(&a, json!({"content": "never stored"}))
+            .await,
+        "queued",
+    )
+    .await;
+    let watch = first(api.open_watch(&b, "?follow=true", None).await, "watching").await;
+    let signalled = Instant::now();
+    server.signal("INT");
+
+    let dropped = queued.collect().await;
+    assert_eq!(crate::common::error_of(&dropped)["code"], "SHUTTING_DOWN");
+    assert_eq!(done_of(&dropped)["ok"], false);
+    for running in [run_a, run_b] {
+        let frames = running.collect().await;
+        assert_eq!(crate::common::error_of(&frames)["code"], "SHUTTING_DOWN");
+        let done = done_of(&frames);
+        assert_eq!(
+            (done["ok"].clone(), done["stopped"].clone()),
+            (json!(false), json!(true))
+        );
+    }
+    println!(
+        "running turns ended {:?} after SIGINT (grace 1 s)",
+        signalled.elapsed()
+    );
+    let watched = tokio::time::timeout(Duration::from_secs(20), watch.collect())
+        .await
+        .expect("the watcher's stream ends");
+    assert_eq!(watched.last().unwrap().event, "done");
+    assert!(
+        server.exited(Duration::from_secs(20)).await,
+        "exit status 0"
+    );
+
+    let server = server.restart();
+    let api = server.admin();
+    let in_a: Vec<String> = api
+        .history(&a)
+        .await
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        in_a,
+        std::slice::from_ref(&long),
+        "the acknowledged message, not the queued one"
+    );
+    assert_eq!(api.history(&b).await[0]["content"], long.as_str());
+}
