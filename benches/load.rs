@@ -788,6 +788,7 @@ fn fill_thread(data: &Path, thread: &str, count: usize) {
             thread,
             Some(message),
             vec![ContextMessage::text(context_role, text)],
+            None,
         )
         .unwrap();
     }

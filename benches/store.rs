@@ -40,7 +40,12 @@ fn store_benches(c: &mut Criterion) {
             async move {
                 store
                     .write(move |s| {
-                        s.append(thread, Some(message(thread, "hello there")), Vec::new())
+                        s.append(
+                            thread,
+                            Some(message(thread, "hello there")),
+                            Vec::new(),
+                            None,
+                        )
                     })
                     .await
                     .expect("write")
@@ -58,7 +63,7 @@ fn store_benches(c: &mut Criterion) {
                     tokio::spawn(async move {
                         store
                             .write(move |s| {
-                                s.append(thread, Some(message(thread, "hi")), Vec::new())
+                                s.append(thread, Some(message(thread, "hi")), Vec::new(), None)
                             })
                             .await
                     })
@@ -76,6 +81,7 @@ fn store_benches(c: &mut Criterion) {
             long,
             Some(message(long, &format!("message {i}"))),
             Vec::new(),
+            None,
         )
         .expect("append");
     }

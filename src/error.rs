@@ -232,6 +232,11 @@ pub fn turn_refusal(refusal: TurnError) -> ApiError {
             StatusCode::SERVICE_UNAVAILABLE,
             "the server is shutting down; try again when it is back",
         ),
+        TurnError::Refused(Refusal::KeyReused) => (
+            "IDEMPOTENCY_KEY_REUSED",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "this Idempotency-Key was used for a different request on this thread",
+        ),
         TurnError::Refused(Refusal::Unavailable) => (
             "INTERNAL",
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -8,7 +8,7 @@ use crate::ids::{MessageId, ThreadId};
 use crate::provider::ToolCall;
 
 /// Token counts of a turn, as the `done` event reports them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     pub input_tokens: u64,

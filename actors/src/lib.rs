@@ -10,6 +10,7 @@
 pub mod domain;
 pub mod events;
 pub mod frames;
+pub mod idempotency;
 pub mod ids;
 pub mod ports;
 pub mod provider;
@@ -26,6 +27,7 @@ pub use events::{ThreadEvent, Usage};
 pub use frames::{
     Frame, FrameId, FrameLog, FrameReader, Position, Retention, TooManyReaders, TurnsNow,
 };
+pub use idempotency::{IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 pub use ids::*;
 pub use ports::{MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadStore, run_blocking};
 pub use provider::{

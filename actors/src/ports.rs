@@ -9,6 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::domain::{Agent, CredentialConfig, Message, Thread, UsageRecord};
+use crate::idempotency::IdempotencyRecord;
 use crate::ids::{AgentId, OrgId, ThreadId};
 use crate::provider::ContextMessage;
 
@@ -64,13 +65,30 @@ pub trait ThreadStore: Send + Sync + 'static {
     fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError>;
 
     /// Appends to a thread in one atomic write: a listed message (its `seq`
-    /// assigned; returned) and entries of the model's context.
+    /// assigned; returned), entries of the model's context, and the record
+    /// of the keyed send that made them, if any.
     fn append(
         &self,
         thread: ThreadId,
         listed: Option<Message>,
         context: Vec<ContextMessage>,
+        keyed: Option<([u8; 32], IdempotencyRecord)>,
     ) -> Result<Option<Message>, StoreError>;
+
+    /// The record of a keyed send on `thread`, expired or not.
+    fn idempotency(
+        &self,
+        thread: ThreadId,
+        key: &[u8; 32],
+    ) -> Result<Option<IdempotencyRecord>, StoreError>;
+
+    /// Stores (or replaces) the record of a keyed send on `thread`.
+    fn put_idempotency(
+        &self,
+        thread: ThreadId,
+        key: &[u8; 32],
+        record: &IdempotencyRecord,
+    ) -> Result<(), StoreError>;
 
     /// The highest turn number the thread has used (0 for none).
     fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError>;

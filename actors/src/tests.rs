@@ -18,6 +18,7 @@ struct MemoryStore {
     context: Mutex<BTreeMap<ThreadId, Vec<ContextMessage>>>,
     usage: Mutex<Vec<UsageRecord>>,
     turns: Mutex<BTreeMap<ThreadId, u64>>,
+    keyed: Mutex<BTreeMap<(ThreadId, [u8; 32]), IdempotencyRecord>>,
 }
 
 impl ThreadStore for MemoryStore {
@@ -32,20 +33,49 @@ impl ThreadStore for MemoryStore {
         thread: ThreadId,
         listed: Option<Message>,
         context: Vec<ContextMessage>,
+        keyed: Option<([u8; 32], IdempotencyRecord)>,
     ) -> Result<Option<Message>, StoreError> {
+        let keyed_record = keyed;
         self.context
             .lock()
             .unwrap()
             .entry(thread)
             .or_default()
             .extend(context);
-        Ok(listed.map(|mut message| {
+        let stored = listed.map(|mut message| {
             let mut all = self.messages.lock().unwrap();
             let list = all.entry(thread).or_default();
             message.seq = list.len() as u64 + 1;
             list.push(message.clone());
             message
-        }))
+        });
+        if let Some((key, mut record)) = keyed_record {
+            if let (Some(outcome), Some(answer)) = (record.outcome.as_mut(), &stored) {
+                outcome.answer_seq = Some(answer.seq);
+                outcome.message_id = Some(answer.id);
+            }
+            self.keyed.lock().unwrap().insert((thread, key), record);
+        }
+        Ok(stored)
+    }
+    fn idempotency(
+        &self,
+        thread: ThreadId,
+        key: &[u8; 32],
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        Ok(self.keyed.lock().unwrap().get(&(thread, *key)).cloned())
+    }
+    fn put_idempotency(
+        &self,
+        thread: ThreadId,
+        key: &[u8; 32],
+        record: &IdempotencyRecord,
+    ) -> Result<(), StoreError> {
+        self.keyed
+            .lock()
+            .unwrap()
+            .insert((thread, *key), record.clone());
+        Ok(())
     }
     fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError> {
         Ok(self
@@ -247,6 +277,7 @@ impl Fixture {
     async fn send(&self, thread: ThreadId, content: &str) -> FrameReader {
         match self.post(thread, content, IfBusy::Queue).await {
             Admission::Accepted { reader, .. } => reader,
+            Admission::Duplicate { .. } => panic!("an unkeyed send is never a duplicate"),
             Admission::Refused(refusal) => panic!("refused: {refusal}"),
         }
     }

@@ -11,7 +11,7 @@
 //! the thread from the store, as a restarted actor would) and goes on with the
 //! queue.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 
@@ -21,7 +21,8 @@ use chrono::Utc;
 use tokio::sync::oneshot;
 
 use crate::events::ThreadEvent;
-use crate::frames::{FrameLog, FrameReader, Retention};
+use crate::frames::{FrameId, FrameLog, FrameReader, Position, Retention};
+use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
 use crate::ids::{OrgId, ThreadId};
 use crate::provider::ContextMessage;
 use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest, run_turn};
@@ -131,12 +132,22 @@ pub enum Refusal {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The `Idempotency-Key` was used for a different request.
+    #[error("the idempotency key was used for a different request")]
+    KeyReused,
 }
 
 /// The actor's answer to a send.
 pub enum Admission {
     /// Admitted as turn `turn`; `reader` reads its frames from the first.
     Accepted { turn: u64, reader: FrameReader },
+    /// A repeat of a keyed send: turn `turn`'s frames from the first while
+    /// they are kept (`reader`), else what the store kept (`record`).
+    Duplicate {
+        turn: u64,
+        reader: Option<FrameReader>,
+        record: Option<IdempotencyRecord>,
+    },
     /// Not admitted; nothing was stored.
     Refused(Refusal),
 }
@@ -219,7 +230,15 @@ pub struct ThreadActor {
     log: Arc<FrameLog>,
     /// Set for every actor when the server starts shutting down.
     closing: Arc<AtomicBool>,
+    /// Keys of sends this actor admitted: key → (request hash, turn).
+    recent: HashMap<[u8; 32], ([u8; 32], u64)>,
+    /// `recent`'s keys, oldest first (its bound).
+    recent_order: VecDeque<[u8; 32]>,
 }
+
+/// Keys of admitted sends an actor remembers; older ones are looked up in
+/// the store.
+pub const MAX_RECENT_KEYS: usize = 256;
 
 impl ThreadActor {
     /// Counts what the actor holds, for the registry's byte budget.
@@ -257,6 +276,8 @@ impl ThreadActor {
             activity,
             log,
             closing,
+            recent: HashMap::new(),
+            recent_order: VecDeque::new(),
         }
     }
 
@@ -271,6 +292,8 @@ impl ThreadActor {
     /// Drops every queued send: each stream ends with `error {code}` and
     /// `done {ok:false}`; nothing of theirs was stored.
     fn drop_queue(&mut self, code: &str, detail: &str) {
+        let dropped: Vec<u64> = self.queue.iter().map(|q| q.turn).collect();
+        self.forget_turns(&dropped);
         for queued in self.queue.drain(..) {
             self.log.drop_queued(
                 queued.turn,
@@ -401,23 +424,84 @@ impl Actor for ThreadActor {
 }
 
 impl Handler<PostUserMessage> for ThreadActor {
-    type Result = MessageResult<PostUserMessage>;
+    type Result = AtomicResponse<Self, Admission>;
 
-    /// The one place a send is admitted or refused (`streams.md`).
-    fn handle(&mut self, msg: PostUserMessage, ctx: &mut Context<Self>) -> Self::Result {
+    /// The one place a send is admitted or refused (`streams.md`). A keyed
+    /// send not seen by this actor is first looked up in the store; the
+    /// mailbox waits meanwhile, so sends are still decided in order.
+    fn handle(&mut self, msg: PostUserMessage, _: &mut Context<Self>) -> Self::Result {
+        let lookup = msg.request.idempotency.and_then(|key| {
+            let frames_kept = self.recent.get(&key.key).is_some_and(|(_, turn)| {
+                self.log.position(FrameId { turn: *turn, n: 0 }) == Position::Available
+            });
+            (!frames_kept).then(|| {
+                let store = Arc::clone(&self.engine.store);
+                let thread = self.thread;
+                async move {
+                    crate::ports::run_blocking(move || store.idempotency(thread, &key.key)).await
+                }
+            })
+        });
+        AtomicResponse::new(Box::pin(
+            async move {
+                match lookup {
+                    Some(lookup) => lookup.await.map(|found| found.filter(|r| !r.expired(Utc::now()))),
+                    None => Ok(None),
+                }
+            }
+            .into_actor(self)
+            .map(move |stored, actor, ctx| match stored {
+                Ok(stored) => actor.admit(msg, stored, ctx),
+                Err(error) => {
+                    tracing::error!(thread = %actor.thread, %error, "reading an idempotency key failed");
+                    Admission::Refused(Refusal::Unavailable)
+                }
+            }),
+        ))
+    }
+}
+
+impl ThreadActor {
+    /// Decides a send: idempotency first, then shutdown, the busy policy
+    /// and the queue cap. `stored` is the keyed send's record, if the store
+    /// has one.
+    fn admit(
+        &mut self,
+        msg: PostUserMessage,
+        stored: Option<IdempotencyRecord>,
+        ctx: &mut Context<Self>,
+    ) -> Admission {
+        if let Some(key) = msg.request.idempotency {
+            let known = self.recent.get(&key.key).copied();
+            match (known, stored) {
+                (Some((request, turn)), stored) => {
+                    if request != key.request {
+                        return Admission::Refused(Refusal::KeyReused);
+                    }
+                    return self.duplicate(turn, stored);
+                }
+                (None, Some(record)) => {
+                    if !record.same_request(&key) {
+                        return Admission::Refused(Refusal::KeyReused);
+                    }
+                    return self.duplicate(record.turn, Some(record));
+                }
+                (None, None) => {}
+            }
+        }
         if self.closing.load(Ordering::Relaxed) {
-            return MessageResult(Admission::Refused(Refusal::ShuttingDown));
+            return Admission::Refused(Refusal::ShuttingDown);
         }
         if self.next_turn == 0 {
-            return MessageResult(Admission::Refused(Refusal::Unavailable));
+            return Admission::Refused(Refusal::Unavailable);
         }
         let busy = self.running.is_some() || !self.queue.is_empty();
         match msg.if_busy {
-            IfBusy::Reject if busy => return MessageResult(Admission::Refused(Refusal::Busy)),
+            IfBusy::Reject if busy => return Admission::Refused(Refusal::Busy),
             IfBusy::Queue
                 if self.running.is_some() && self.queue.len() >= self.limits.max_queued =>
             {
-                return MessageResult(Admission::Refused(Refusal::QueueFull));
+                return Admission::Refused(Refusal::QueueFull);
             }
             IfBusy::Interrupt => {
                 self.cancel_running(CancelReason::Stop);
@@ -427,6 +511,9 @@ impl Handler<PostUserMessage> for ThreadActor {
         }
         let turn = self.next_turn;
         self.next_turn += 1;
+        if let Some(key) = msg.request.idempotency {
+            self.remember(key, turn);
+        }
         self.log.enqueue(turn);
         let reader = self.log.read_turn(turn);
         self.queue.push_back(QueuedTurn {
@@ -437,7 +524,39 @@ impl Handler<PostUserMessage> for ThreadActor {
         self.activity.touch(true);
         self.start_next(ctx);
         self.count_bytes();
-        MessageResult(Admission::Accepted { turn, reader })
+        Admission::Accepted { turn, reader }
+    }
+
+    /// A repeat of turn `turn`'s send: its frames while they are kept, else
+    /// what the store kept of it.
+    fn duplicate(&self, turn: u64, record: Option<IdempotencyRecord>) -> Admission {
+        let reader = (self.log.position(FrameId { turn, n: 0 }) == Position::Available)
+            .then(|| self.log.read_turn(turn));
+        Admission::Duplicate {
+            turn,
+            reader,
+            record,
+        }
+    }
+
+    /// Keeps a key of an admitted send (the most recent
+    /// [`MAX_RECENT_KEYS`] of them; older ones are found in the store).
+    fn remember(&mut self, key: IdempotencyKey, turn: u64) {
+        if self.recent.len() >= MAX_RECENT_KEYS
+            && let Some(oldest) = self.recent_order.pop_front()
+        {
+            self.recent.remove(&oldest);
+        }
+        self.recent.insert(key.key, (key.request, turn));
+        self.recent_order.push_back(key.key);
+    }
+
+    /// Forgets the keys of sends that were dropped before they ran (their
+    /// keys are released: nothing of theirs was stored).
+    fn forget_turns(&mut self, turns: &[u64]) {
+        self.recent.retain(|_, (_, turn)| !turns.contains(turn));
+        let recent = &self.recent;
+        self.recent_order.retain(|key| recent.contains_key(key));
     }
 }
 

@@ -23,6 +23,7 @@ use tokio::sync::oneshot;
 use crate::domain::{Message, Metadata, Role, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
 use crate::frames::FrameLog;
+use crate::idempotency::{self, IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 use crate::ids::{MessageId, OrgId, ThreadId, UsageId};
 use crate::ports::{StoreError, ThreadStore};
 use crate::provider::{
@@ -73,6 +74,8 @@ pub struct TurnRequest {
     pub user_id: String,
     /// When the HTTP layer accepted the send; the turn's timings count from it.
     pub accepted: Option<Instant>,
+    /// The send's `Idempotency-Key`, hashed.
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 /// Where a turn's frames go: its thread's frame log, under its number.
@@ -307,22 +310,37 @@ struct DurableAppend {
     flush_us: u64,
 }
 
-/// Appends to the thread (noting the turn's number when given) and waits
-/// until it is durable.
-async fn append_durably(
-    store: &Arc<dyn ThreadStore>,
-    thread: ThreadId,
+/// One durable write of a turn.
+#[derive(Default)]
+struct TurnWrite {
+    /// The turn's number, noted with its first write.
     turn: Option<u64>,
     listed: Option<Message>,
     context: Vec<ContextMessage>,
     usage: Option<UsageRecord>,
+    /// The keyed send's record (with its outcome, on the answer's write).
+    keyed: Option<([u8; 32], IdempotencyRecord)>,
+}
+
+/// Writes `write` to the thread and waits until it is durable.
+async fn append_durably(
+    store: &Arc<dyn ThreadStore>,
+    thread: ThreadId,
+    write: TurnWrite,
 ) -> Result<DurableAppend, StoreError> {
     let mut clock = PhaseClock::since(Instant::now());
+    let TurnWrite {
+        turn,
+        listed,
+        context,
+        usage,
+        keyed,
+    } = write;
     let stored = blocking(store, move |s| {
         if let Some(turn) = turn {
             s.note_turn(thread, turn)?;
         }
-        let listed = s.append(thread, listed, context)?;
+        let listed = s.append(thread, listed, context, keyed)?;
         if let Some(usage) = usage {
             s.record_usage(UsageRecord {
                 message_id: listed.as_ref().map(|m| m.id),
@@ -414,16 +432,30 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         created_at: started_at,
     });
     let user_message_id = listed.as_ref().map(|m| m.id);
-    match append_durably(
-        &engine.store,
-        thread_id,
-        Some(turn),
+    let model = request
+        .model_override
+        .clone()
+        .unwrap_or_else(|| agent.default_model.clone());
+    let keyed = request.idempotency.map(|key| {
+        let record = IdempotencyRecord {
+            request: idempotency::hex(&key.request),
+            turn,
+            created_at: Utc::now(),
+            started_at,
+            model: model.clone(),
+            user_message_id,
+            outcome: None,
+        };
+        (key.key, record)
+    });
+    let write = TurnWrite {
+        turn: Some(turn),
         listed,
-        entries.clone(),
-        None,
-    )
-    .await
-    {
+        context: entries.clone(),
+        keyed: keyed.clone(),
+        ..TurnWrite::default()
+    };
+    match append_durably(&engine.store, thread_id, write).await {
         Ok(durable) => {
             timings.user_append_us = durable.append_us;
             timings.user_flush_us = durable.flush_us;
@@ -437,10 +469,6 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     }
     history.extend(entries);
 
-    let model = request
-        .model_override
-        .clone()
-        .unwrap_or_else(|| agent.default_model.clone());
     let route = engine.provider.route(&model);
     emitter.emit(ThreadEvent::Meta {
         started_at,
@@ -552,15 +580,42 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         })
         .into_iter()
         .collect();
-    let stored = append_durably(
-        &engine.store,
-        thread_id,
-        None,
+    let requires_action = answered && !outcome.tool_calls.is_empty();
+    // The keyed send's record gets the turn's outcome in the same write
+    // (the store fills in the answer's position).
+    let keyed = keyed.map(|(key, record)| {
+        let (kind, error_code) = match (&outcome.failure, outcome.stopped_by) {
+            (Some(failure), _) => (OutcomeKind::Error, Some(failure.code.to_owned())),
+            (None, Some(CancelReason::Shutdown)) => {
+                (OutcomeKind::Stopped, Some("SHUTTING_DOWN".to_owned()))
+            }
+            (None, Some(CancelReason::Stop)) => (OutcomeKind::Stopped, None),
+            (None, None) if requires_action => (OutcomeKind::RequiresAction, None),
+            (None, None) => (OutcomeKind::Ok, None),
+        };
+        let outcome = TurnOutcome {
+            kind,
+            message_id: None,
+            answer_seq: None,
+            usage: Some(usage),
+            error_code,
+        };
+        (
+            key,
+            IdempotencyRecord {
+                outcome: Some(outcome),
+                ..record
+            },
+        )
+    });
+    let write = TurnWrite {
         listed,
-        context.clone(),
-        Some(record),
-    )
-    .await;
+        context: context.clone(),
+        usage: Some(record),
+        keyed,
+        ..TurnWrite::default()
+    };
+    let stored = append_durably(&engine.store, thread_id, write).await;
     let message_id = match stored {
         Ok(durable) => {
             timings.answer_append_us = durable.append_us;
@@ -595,7 +650,6 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         });
         return Some(history);
     }
-    let requires_action = !outcome.tool_calls.is_empty();
     for call in &outcome.tool_calls {
         emitter.emit(ThreadEvent::ToolCall { tool: call.clone() });
     }

@@ -3,16 +3,17 @@
 
 use std::time::Instant;
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::provider::pending_tool_calls;
 use confer_actors::{
-    Admission, IfBusy, Message, Metadata, Role, ThreadId, ThreadStore, ToolDefinition, ToolResult,
-    TurnRequest,
+    Admission, AgentId, IdempotencyRecord, IfBusy, Message, Metadata, OrgId, OutcomeKind, Role,
+    ThreadEvent, ThreadId, ThreadStore, ToolDefinition, ToolResult, TurnRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::extract::{JsonBody, parse_json};
+use super::idempotency;
 use super::sse::{self, Preamble};
 use super::threads::Overlay;
 use super::{page_limit, timestamp};
@@ -60,7 +61,7 @@ pub struct HistoryPage {
 }
 
 /// A client's answer to a tool call: `{toolCallId, output}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultBody {
     pub tool_call_id: String,
@@ -81,8 +82,8 @@ impl From<ToolResultBody> for ToolResult {
     }
 }
 
-/// `POST .../messages` body.
-#[derive(Deserialize)]
+/// `POST .../messages` body (serialized only to hash a keyed send).
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)] // `toolProfile` gains meaning with server-side tool gating.
 pub struct SendMessage {
@@ -100,7 +101,7 @@ pub struct SendMessage {
 }
 
 /// `ifBusy` of a send (`streams.md`).
-#[derive(Clone, Copy, Deserialize)]
+#[derive(Clone, Copy, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IfBusyBody {
     Queue,
@@ -185,50 +186,35 @@ pub async fn send(
     caller: Caller,
     path: web::Path<ThreadId>,
     body: JsonBody<SendMessage>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let accepted = Instant::now();
+    let key = idempotency::from_header(&http)?;
     let body = body.into_inner();
     body.validate(state.settings.max_content_bytes)?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let agent = state
-        .store
-        .run(move |s| s.agent(org, thread.agent_id))
-        .await?;
-    if agent.is_none_or(|a| a.is_deleted()) {
-        return Err(ApiError::Conflict("the thread's agent was deleted".into()));
-    }
-    let tool_results: Vec<ToolResult> = body
-        .tool_results
-        .unwrap_or_default()
-        .into_iter()
-        .map(ToolResult::from)
-        .collect();
-    if !tool_results.is_empty() {
-        let context = state.store.run(move |s| s.context(thread.id)).await?;
-        let pending = pending_tool_calls(&context);
-        if let Some(stray) = tool_results
-            .iter()
-            .find(|r| !pending.contains(&r.tool_call_id))
-        {
-            return Err(ApiError::invalid(
-                "toolResults",
-                format!("`{}` answers no pending tool call", stray.tool_call_id),
-            ));
-        }
+    // A keyed send may be a retry of a turn that already ran: the turn
+    // itself checks the agent and the tool results (the repeat is answered
+    // whatever they now say).
+    if key.is_none() {
+        refuse_early(&state, org, thread.agent_id, thread.id, &body).await?;
     }
     // A JWT user always speaks as itself, and only its own key is resolved.
     let (sender_id, sender_name, user_id) = match caller.jwt_user() {
         Some(user) => (
             Some(user.sub.clone()),
-            body.sender_name.or(user.name.clone()),
+            body.sender_name.clone().or(user.name.clone()),
             user.sub.clone(),
         ),
         None => {
             let user_id = body.sender_id.clone().unwrap_or_else(|| caller.user_id());
-            (body.sender_id, body.sender_name, user_id)
+            (body.sender_id.clone(), body.sender_name.clone(), user_id)
         }
     };
+    let idempotency =
+        key.map(|key| idempotency::send_key(thread.id, &caller, &key, &body, sender_id.as_deref()));
+    let if_busy = body.if_busy.map_or(IfBusy::Queue, IfBusy::from);
     let request = TurnRequest {
         content: body.content,
         sender_name,
@@ -237,30 +223,156 @@ pub async fn send(
         system_prompt_overlay: body.system_prompt_overlay.map(Overlay::joined),
         metadata: body.metadata.unwrap_or_default(),
         tools: body.tools.unwrap_or_default(),
-        tool_results,
+        tool_results: body
+            .tool_results
+            .unwrap_or_default()
+            .into_iter()
+            .map(ToolResult::from)
+            .collect(),
         user_id,
         accepted: Some(accepted),
+        idempotency,
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.
     if let Some(user) = caller.jwt_user() {
         state.limits.user_send(org, &user.sub)?;
     }
-    let if_busy = body.if_busy.map_or(IfBusy::Queue, IfBusy::from);
     let admission = state
         .runtime
         .post(org, thread.id, request, if_busy)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let keep_alive = state.settings.keep_alive();
     match admission {
-        Admission::Accepted { reader, .. } => Ok(sse::response(
-            Preamble(None),
-            reader,
-            state.settings.keep_alive(),
-            false,
-        )),
+        Admission::Accepted { reader, .. } => {
+            Ok(sse::response(Preamble(None), reader, keep_alive, false))
+        }
+        Admission::Duplicate {
+            reader: Some(reader),
+            ..
+        } => Ok(sse::response(Preamble(None), reader, keep_alive, true)),
+        Admission::Duplicate {
+            turn,
+            reader: None,
+            record,
+        } => {
+            let frames = rebuilt_turn(&state, thread.id, turn, record).await?;
+            Ok(sse::replay(&frames))
+        }
         Admission::Refused(refusal) => Err(TurnError::Refused(refusal).into()),
     }
+}
+
+/// The checks of an unkeyed send that can be answered before the actor is
+/// asked: a deleted agent (409) and tool results that answer no pending call
+/// (422). The turn checks both again when it runs.
+async fn refuse_early(
+    state: &AppState,
+    org: OrgId,
+    agent: AgentId,
+    thread: ThreadId,
+    body: &SendMessage,
+) -> Result<(), ApiError> {
+    let agent = state.store.run(move |s| s.agent(org, agent)).await?;
+    if agent.is_none_or(|a| a.is_deleted()) {
+        return Err(ApiError::Conflict("the thread's agent was deleted".into()));
+    }
+    let answered: Vec<String> = body
+        .tool_results
+        .iter()
+        .flatten()
+        .map(|r| r.tool_call_id.clone())
+        .collect();
+    if !answered.is_empty() {
+        let context = state.store.run(move |s| s.context(thread)).await?;
+        let pending = pending_tool_calls(&context);
+        if let Some(stray) = answered.iter().find(|id| !pending.contains(id)) {
+            return Err(ApiError::invalid(
+                "toolResults",
+                format!("`{stray}` answers no pending tool call"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The answer to a repeated keyed send whose frames are no longer kept:
+/// `meta`, then `error` if the turn failed or was cancelled, then one `done`
+/// rebuilt from the store (`streams.md`).
+async fn rebuilt_turn(
+    state: &AppState,
+    thread: ThreadId,
+    turn: u64,
+    record: Option<IdempotencyRecord>,
+) -> Result<Vec<ThreadEvent>, ApiError> {
+    let Some(record) = record else {
+        return Ok(failed("INTERNAL", "the original turn's record is gone"));
+    };
+    let mut events = vec![ThreadEvent::Meta {
+        started_at: record.started_at,
+        thread_id: thread,
+        user_message_id: record.user_message_id,
+        model: record.model.clone(),
+    }];
+    let Some(outcome) = record.outcome else {
+        tracing::warn!(%thread, turn, "a repeated send's turn never finished");
+        events.extend(failed("INTERNAL", "the original turn did not finish"));
+        return Ok(events);
+    };
+    let content = match outcome.answer_seq {
+        Some(seq) => state
+            .store
+            .run(move |s| s.messages(thread, seq - 1, 1))
+            .await?
+            .0
+            .into_iter()
+            .next()
+            .map(|m| m.content)
+            .unwrap_or_default(),
+        None => String::new(),
+    };
+    let failed_with = outcome.error_code.clone();
+    if let Some(code) = &failed_with {
+        events.push(ThreadEvent::Error {
+            code: code.clone(),
+            detail: None,
+        });
+    }
+    let (ok, stopped, requires_action) = match outcome.kind {
+        OutcomeKind::Ok => (true, None, None),
+        OutcomeKind::RequiresAction => (true, None, Some(true)),
+        OutcomeKind::Stopped => (failed_with.is_none(), Some(true), None),
+        OutcomeKind::Error | OutcomeKind::Cancelled => (false, None, None),
+    };
+    events.push(ThreadEvent::Done {
+        ok,
+        message_id: outcome.message_id,
+        content,
+        usage: outcome.usage,
+        stopped,
+        requires_action,
+        gap: None,
+    });
+    Ok(events)
+}
+
+fn failed(code: &str, detail: &str) -> Vec<ThreadEvent> {
+    vec![
+        ThreadEvent::Error {
+            code: code.to_owned(),
+            detail: Some(detail.to_owned()),
+        },
+        ThreadEvent::Done {
+            ok: false,
+            message_id: None,
+            content: String::new(),
+            usage: None,
+            stopped: None,
+            requires_action: None,
+            gap: None,
+        },
+    ]
 }
 
 /// `{"ok": true, "stopped": bool}`.

@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod credentials;
 pub mod extract;
 pub mod health;
+pub mod idempotency;
 pub mod keys;
 pub mod messages;
 pub mod orgs;

@@ -80,6 +80,21 @@ pub fn response(
     response.streaming(body)
 }
 
+/// A stream of `events` made for one answer (a repeated keyed send whose
+/// turn is no longer kept), marked `Idempotent-Replayed`.
+pub fn replay(events: &[ThreadEvent]) -> HttpResponse {
+    let body: Vec<u8> = events
+        .iter()
+        .flat_map(|event| encode(None, event).to_vec())
+        .collect();
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .insert_header(("Idempotent-Replayed", "true"))
+        .body(body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
 /// A system prompt overlay: one string, or several joined by a blank line.
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum Overlay {
     One(String),

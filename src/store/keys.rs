@@ -16,6 +16,7 @@
 //! | `meta`             | name (UTF-8)                                  | migration marks  |
 //! | `thread_seqs`      | thread                                        | u64 BE, last seq |
 //! | `turn_seqs`        | thread                                        | u64 BE, last turn |
+//! | `idempotency`      | thread ++ key hash (32 B)                     | `IdempotencyRecord` |
 //! | `messages`         | thread ++ seq BE                              | `Message` or stub |
 //! | `context_seqs`     | thread                                        | u64 BE, last seq |
 //! | `context`          | thread ++ seq BE                              | `ContextMessage` or stub |
@@ -56,6 +57,7 @@ pub mod trees {
     pub const META: &str = "meta";
     pub const THREAD_SEQS: &str = "thread_seqs";
     pub const TURN_SEQS: &str = "turn_seqs";
+    pub const IDEMPOTENCY: &str = "idempotency";
     pub const MESSAGES: &str = "messages";
     pub const CONTEXT_SEQS: &str = "context_seqs";
     pub const CONTEXT: &str = "context";
@@ -79,6 +81,14 @@ pub fn pair(a: &[u8; 16], b: &[u8; 16]) -> [u8; 32] {
     key[..16].copy_from_slice(a);
     key[16..].copy_from_slice(b);
     key
+}
+
+/// `thread ++ key hash`: a keyed send's record.
+pub fn keyed_send(thread: &[u8; 16], key: &[u8; 32]) -> [u8; 48] {
+    let mut out = [0u8; 48];
+    out[..16].copy_from_slice(thread);
+    out[16..].copy_from_slice(key);
+    out
 }
 
 /// `org ++ agent ++ hash(user)`: the prefix of a user's threads of an agent.

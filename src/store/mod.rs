@@ -108,6 +108,8 @@ pub struct SledStore {
     thread_seqs: Tree,
     /// The last turn number of each thread (`streams.md`).
     turn_seqs: Tree,
+    /// Keyed sends' records, per thread (`streams.md`).
+    idempotency: Tree,
     messages: Tree,
     context_seqs: Tree,
     context: Tree,
@@ -153,6 +155,7 @@ impl SledStore {
             meta: tree(trees::META)?,
             thread_seqs: tree(trees::THREAD_SEQS)?,
             turn_seqs: tree(trees::TURN_SEQS)?,
+            idempotency: tree(trees::IDEMPOTENCY)?,
             messages: tree(trees::MESSAGES)?,
             context_seqs: tree(trees::CONTEXT_SEQS)?,
             context: tree(trees::CONTEXT)?,

@@ -3,8 +3,8 @@
 //! multi-key write in one transaction, large values in files (see `values`).
 
 use confer_actors::{
-    Agent, AgentId, ContextMessage, CredentialConfig, Message, OrgId, StoreError, StoreFuture,
-    Thread, ThreadId, ThreadStore, UsageRecord,
+    Agent, AgentId, ContextMessage, CredentialConfig, IdempotencyRecord, Message, OrgId,
+    StoreError, StoreFuture, Thread, ThreadId, ThreadStore, UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
@@ -41,6 +41,7 @@ impl ThreadStore for SledStore {
         thread: ThreadId,
         listed: Option<Message>,
         context: Vec<ContextMessage>,
+        keyed: Option<([u8; 32], IdempotencyRecord)>,
     ) -> Result<Option<Message>, StoreError> {
         // Large values go to files first (see `values`), so the transaction
         // only writes stubs. The listed message's encoding holds its seq:
@@ -70,13 +71,31 @@ impl ThreadStore for SledStore {
             // The files are durable before the records that point at them
             // (sled may flush the records on its own at any time).
             batch.sync()?;
+            // The keyed send's record; on the answer's write it learns where
+            // the answer went.
+            let keyed_value = match &keyed {
+                Some((key, record)) => {
+                    let mut record = record.clone();
+                    if let (Some(outcome), Some((answer, _))) = (record.outcome.as_mut(), &message)
+                    {
+                        outcome.answer_seq = Some(answer.seq);
+                        outcome.message_id = Some(answer.id);
+                    }
+                    Some((keys::keyed_send(thread.as_bytes(), key), encode(&record)?))
+                }
+                None => None,
+            };
             let written = (
                 &self.thread_seqs,
                 &self.messages,
                 &self.context_seqs,
                 &self.context,
+                &self.idempotency,
             )
-                .transaction(|(seqs, messages, context_seqs, context_tree)| {
+                .transaction(|(seqs, messages, context_seqs, context_tree, keyed_tree)| {
+                    if let Some((key, value)) = &keyed_value {
+                        keyed_tree.insert(key.as_slice(), value.as_slice())?;
+                    }
                     if let Some((_, value)) = &message {
                         if next_seq(seqs, thread)? != seq {
                             return Ok(false);
@@ -100,6 +119,27 @@ impl ThreadStore for SledStore {
             }
         };
         Ok(stored)
+    }
+
+    fn idempotency(
+        &self,
+        thread: ThreadId,
+        key: &[u8; 32],
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        Self::get(&self.idempotency, &keys::keyed_send(thread.as_bytes(), key))
+    }
+
+    fn put_idempotency(
+        &self,
+        thread: ThreadId,
+        key: &[u8; 32],
+        record: &IdempotencyRecord,
+    ) -> Result<(), StoreError> {
+        Self::put(
+            &self.idempotency,
+            &keys::keyed_send(thread.as_bytes(), key),
+            record,
+        )
     }
 
     fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError> {

@@ -66,6 +66,7 @@ impl SledStore {
         for (tree, prefix) in [
             (&self.messages, id.as_bytes().as_slice()),
             (&self.context, id.as_bytes().as_slice()),
+            (&self.idempotency, id.as_bytes().as_slice()),
         ] {
             let mut doomed = sled::Batch::default();
             for key in tree.scan_prefix(prefix).keys().take(batch) {
@@ -255,7 +256,9 @@ mod tests {
                 tool_calls: Vec::new(),
                 tool_call_id: None,
             };
-            store.append(id, Some(message), vec![context]).unwrap();
+            store
+                .append(id, Some(message), vec![context], None)
+                .unwrap();
         }
     }
 
@@ -282,7 +285,7 @@ mod tests {
                 tool_calls: Vec::new(),
                 tool_call_id: None,
             };
-            store.append(made.id, None, vec![long]).unwrap();
+            store.append(made.id, None, vec![long], None).unwrap();
             let files = dir.path().join(super::super::values::VALUES_DIR);
             assert_eq!(
                 std::fs::read_dir(&files).unwrap().count(),

@@ -512,6 +512,25 @@ impl Api {
         }
     }
 
+    /// Opens the SSE answer of a send with an `Idempotency-Key`.
+    pub async fn open_keyed(&self, thread: &str, key: &str, body: Value) -> EventStream {
+        let mut request = self
+            .client
+            .post(format!("{}/api/threads/{thread}/messages", self.base))
+            .header("idempotency-key", key)
+            .json(&body);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("send");
+        EventStream {
+            status: response.status(),
+            headers: response.headers().clone(),
+            response,
+            buffer: String::new(),
+        }
+    }
+
     /// Opens `GET /api/threads/{thread}/stream{query}`, with `Last-Event-ID`
     /// when given (the status is checked by the caller).
     pub async fn open_watch(&self, thread: &str, query: &str, last: Option<&str>) -> EventStream {
@@ -531,6 +550,13 @@ impl Api {
             response,
             buffer: String::new(),
         }
+    }
+
+    /// A keyed send's every frame (status 200 asserted).
+    pub async fn say_keyed(&self, thread: &str, key: &str, body: Value) -> Vec<Frame> {
+        let stream = self.open_keyed(thread, key, body).await;
+        assert_eq!(stream.status, 200);
+        stream.collect().await
     }
 
     /// Sends `content` and returns every frame of the answer.

@@ -526,3 +526,71 @@ async fn sigint_ends_every_stream_with_done_and_loses_nothing_acknowledged() {
     );
     assert_eq!(api.history(&b).await[0]["content"], long.as_str());
 }
+
+/// The usage records of a thread.
+async fn usage_of(api: &Api, thread: &str) -> usize {
+    api.get(&format!("/api/usage?threadId={thread}"))
+        .await
+        .expect(200)["records"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+/// An idempotent retry during and after the turn, and after a restart, gets
+/// the same turn (same messageId), and no second message or usage record.
+#[tokio::test]
+async fn idempotent_retries_get_the_same_turn_also_after_a_restart() {
+    let server = Server::start_with(Options::default().env("CONFER_BUILTIN_DELAY_MS", "30"));
+    let api = server.admin();
+    let agent = api.agent("Once").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let body = json!({"content": "only once please, even when asked twice"});
+
+    let mut first = api.open_keyed(&thread, "key-1", body.clone()).await;
+    assert_eq!(first.status, 200);
+    let meta = first.next_within(Duration::from_secs(10)).await.unwrap();
+    // During the turn: the same turn's frames, from the first.
+    let during = api.open_keyed(&thread, "key-1", body.clone()).await;
+    assert_eq!(during.status, 200);
+    assert_eq!(during.headers["idempotent-replayed"], "true");
+    let during = during.collect().await;
+    assert_eq!(during[0].id, meta.id);
+    assert_eq!(during[0].data["userMessageId"], meta.data["userMessageId"]);
+    let original = done_of(&first.collect().await);
+    assert_eq!(done_of(&during)["messageId"], original["messageId"]);
+    // After it: the same again.
+    let after = api.say_keyed(&thread, "key-1", body.clone()).await;
+    assert_eq!(done_of(&after)["messageId"], original["messageId"]);
+    // Same key, another request: refused.
+    let reused = api
+        .open_keyed(&thread, "key-1", json!({"content": "something else"}))
+        .await;
+    assert_eq!(reused.status, 422);
+    // A malformed key is 400.
+    let bad = api
+        .open_keyed(&thread, &"k".repeat(256), body.clone())
+        .await;
+    assert_eq!(bad.status, 400);
+    assert_eq!(api.history(&thread).await.len(), 2);
+    assert_eq!(usage_of(&api, &thread).await, 1);
+
+    // After a restart, the answer is rebuilt from the store.
+    let server = server.kill_and_restart();
+    let api = server.admin();
+    let rebuilt = api.open_keyed(&thread, "key-1", body.clone()).await;
+    assert_eq!(rebuilt.headers["idempotent-replayed"], "true");
+    let rebuilt = rebuilt.collect().await;
+    assert_eq!(rebuilt[0].event, "meta");
+    assert_eq!(rebuilt[0].data["userMessageId"], meta.data["userMessageId"]);
+    let done = done_of(&rebuilt);
+    assert_eq!(done["messageId"], original["messageId"]);
+    assert_eq!(done["content"], original["content"]);
+    assert_eq!(done["usage"], original["usage"]);
+    assert_eq!(api.history(&thread).await.len(), 2);
+    assert_eq!(usage_of(&api, &thread).await, 1);
+    // Another key is another send.
+    let other = api.say_keyed(&thread, "key-2", body).await;
+    assert_ne!(done_of(&other)["messageId"], original["messageId"]);
+    assert_eq!(api.history(&thread).await.len(), 4);
+}
