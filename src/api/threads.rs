@@ -1,18 +1,21 @@
 //! `/api/threads`: create, read, update, delete and list threads.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::Utc;
 use confer_actors::{
-    AgentId, Metadata, Participant, ParticipantRole, Thread, ThreadId, ThreadKind, ThreadStore,
+    AgentId, Metadata, Participant, ParticipantRole, Refusal, Thread, ThreadId, ThreadKind,
+    ThreadStore,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::extract::{JsonBody, Patch};
+use super::idempotency;
 use super::{page_limit, parse_cursor, timestamp};
 use crate::auth::{Caller, access};
-use crate::error::{ApiError, stored};
+use crate::error::{ApiError, TurnError, stored};
 use crate::state::AppState;
+use crate::store::threads::Created;
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
@@ -74,7 +77,7 @@ impl From<Thread> for ThreadView {
 }
 
 /// `POST /api/threads` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateThread {
     agent_id: AgentId,
@@ -122,8 +125,14 @@ pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
     body: JsonBody<CreateThread>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let key = idempotency::from_header(&http)?;
     let body = body.into_inner();
+    let keyed = key.map(|key| {
+        let hashed = idempotency::creation_key(&caller, &key, &body);
+        (hashed.key, confer_actors::idempotency::hex(&hashed.request))
+    });
     let org = caller.org_id;
     let agent_id = body.agent_id;
     let agent = state
@@ -165,11 +174,20 @@ pub async fn create(
             role: ParticipantRole::Owner,
             joined_at: now,
         });
-    let thread = state
+    let created = state
         .store
-        .write(move |s| s.create_thread(&thread, owner.as_ref()))
+        .write(move |s| s.create_thread_keyed(&thread, owner.as_ref(), keyed))
         .await?;
-    Ok(HttpResponse::Ok().json(ThreadView::from(thread)))
+    match created {
+        Created::New(thread) => Ok(HttpResponse::Ok().json(ThreadView::from(*thread))),
+        Created::Repeat(id) => {
+            let thread = access::thread(&state, &caller, id).await?;
+            Ok(HttpResponse::Ok()
+                .insert_header(("Idempotent-Replayed", "true"))
+                .json(ThreadView::from(thread)))
+        }
+        Created::KeyReused => Err(TurnError::Refused(Refusal::KeyReused).into()),
+    }
 }
 
 /// `GET /api/threads/{id}`

@@ -41,6 +41,27 @@ fn agent_entry(thread: &Thread) -> Vec<u8> {
     )
 }
 
+/// The record of a thread creation with an `Idempotency-Key`
+/// (`idempotency` tree, key `org ++ key hash`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KeyedCreation {
+    /// Hex of the request's hash.
+    pub request: String,
+    pub thread_id: ThreadId,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What a keyed thread creation did.
+#[derive(Debug)]
+pub enum Created {
+    /// A new thread, as stored.
+    New(Box<Thread>),
+    /// The key was seen with this request: the thread it created then.
+    Repeat(ThreadId),
+    /// The key was seen with another request.
+    KeyReused,
+}
+
 impl SledStore {
     /// Stores a new thread (and its first participant, if any) with a
     /// `created_at` unique within its org; returns the thread as stored.
@@ -49,34 +70,78 @@ impl SledStore {
         thread: &Thread,
         owner: Option<&Participant>,
     ) -> Result<Thread, StoreError> {
+        match self.create_thread_keyed(thread, owner, None)? {
+            Created::New(thread) => Ok(*thread),
+            Created::Repeat(_) | Created::KeyReused => {
+                Err(StoreError::Codec("an unkeyed creation met a key".into()))
+            }
+        }
+    }
+
+    /// [`SledStore::create_thread`] under an `Idempotency-Key` (`key`: the
+    /// hash of org, caller and key; `request`: the request's hash, hex),
+    /// checked in the same transaction, so two racing repeats make one
+    /// thread. A key older than 24 hours counts as unseen.
+    pub fn create_thread_keyed(
+        &self,
+        thread: &Thread,
+        owner: Option<&Participant>,
+        keyed: Option<([u8; 32], String)>,
+    ) -> Result<Created, StoreError> {
         let org = thread.org_id;
+        let keyed = keyed.map(|(key, request)| (keys::keyed_send(org.as_bytes(), &key), request));
         (
             &self.threads,
             &self.threads_by_agent,
             &self.threads_by_user,
             &self.org_clocks,
             &self.participants,
+            &self.idempotency,
         )
-            .transaction(|(threads, by_agent, by_user, clocks, participants)| {
-                let at = next_org_instant(clocks, org, thread.created_at)?;
-                let mut stored = thread.clone();
-                stored.created_at = keys::from_micros(at);
-                stored.updated_at = stored.created_at;
-                threads.insert(
-                    &keys::pair(org.as_bytes(), stored.id.as_bytes())[..],
-                    encode(&stored).map_err(abort)?,
-                )?;
-                by_agent.insert(agent_entry(&stored), &[])?;
-                by_user.insert(user_entry(&stored, &stored.created_by), &[])?;
-                if let Some(owner) = owner {
-                    participants.insert(
-                        keys::participant(stored.id, &owner.user_id),
-                        encode(owner).map_err(abort)?,
+            .transaction(
+                |(threads, by_agent, by_user, clocks, participants, keyed_tree)| {
+                    if let Some((key, request)) = &keyed {
+                        if let Some(bytes) = keyed_tree.get(key.as_slice())? {
+                            let seen: KeyedCreation = decode(&bytes).map_err(abort)?;
+                            let fresh = Utc::now() - seen.created_at
+                                < chrono::Duration::hours(
+                                    confer_actors::idempotency::KEEP_FOR_HOURS,
+                                );
+                            if fresh {
+                                return Ok(if &seen.request == request {
+                                    Created::Repeat(seen.thread_id)
+                                } else {
+                                    Created::KeyReused
+                                });
+                            }
+                        }
+                        let record = KeyedCreation {
+                            request: request.clone(),
+                            thread_id: thread.id,
+                            created_at: Utc::now(),
+                        };
+                        keyed_tree.insert(key.as_slice(), encode(&record).map_err(abort)?)?;
+                    }
+                    let at = next_org_instant(clocks, org, thread.created_at)?;
+                    let mut stored = thread.clone();
+                    stored.created_at = keys::from_micros(at);
+                    stored.updated_at = stored.created_at;
+                    threads.insert(
+                        &keys::pair(org.as_bytes(), stored.id.as_bytes())[..],
+                        encode(&stored).map_err(abort)?,
                     )?;
-                    by_user.insert(user_entry(&stored, &owner.user_id), &[])?;
-                }
-                Ok(stored)
-            })
+                    by_agent.insert(agent_entry(&stored), &[])?;
+                    by_user.insert(user_entry(&stored, &stored.created_by), &[])?;
+                    if let Some(owner) = owner {
+                        participants.insert(
+                            keys::participant(stored.id, &owner.user_id),
+                            encode(owner).map_err(abort)?,
+                        )?;
+                        by_user.insert(user_entry(&stored, &owner.user_id), &[])?;
+                    }
+                    Ok(Created::New(Box::new(stored)))
+                },
+            )
             .map_err(tx_error)
     }
 

@@ -256,3 +256,61 @@ async fn history_paging_parameters() {
         .expect_error(422, "VALIDATION_ERROR");
     assert!(detail.contains("content"), "{detail}");
 }
+
+/// `POST /api/threads` with an `Idempotency-Key`: concurrent and later
+/// repeats answer the thread made the first time; another body is 422;
+/// another caller's same key is its own.
+#[tokio::test]
+async fn keyed_thread_creation_makes_one_thread() {
+    let server = Server::start();
+    let api = server.admin();
+    let agent = api.agent("Keyed").await;
+    let create = |token: String, key: &'static str, title: &'static str| {
+        let base = server.base.clone();
+        let agent = agent.clone();
+        async move {
+            let response = reqwest::Client::new()
+                .post(format!("{base}/api/threads"))
+                .bearer_auth(token)
+                .header("idempotency-key", key)
+                .json(&json!({"agentId": agent, "title": title}))
+                .send()
+                .await
+                .unwrap();
+            let replayed = response.headers().contains_key("idempotent-replayed");
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap();
+            (status, replayed, body)
+        }
+    };
+    let admin = crate::common::BOOTSTRAP_KEY.to_owned();
+    let racing: Vec<_> = (0..8)
+        .map(|_| tokio::spawn(create(admin.clone(), "make-once", "Once")))
+        .collect();
+    let mut ids = HashSet::new();
+    let mut replays = 0;
+    for race in racing {
+        let (status, replayed, body) = race.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        ids.insert(body["id"].as_str().unwrap().to_owned());
+        replays += usize::from(replayed);
+    }
+    assert_eq!(ids.len(), 1, "one thread for eight racing repeats");
+    assert_eq!(replays, 7);
+    let (status, _, body) = create(admin.clone(), "make-once", "Other").await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (422, Some("IDEMPOTENCY_KEY_REUSED"))
+    );
+    // Another caller's key is another scope.
+    let other = api
+        .post("/api/keys", json!({"name": "other"}))
+        .await
+        .expect(201)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, replayed, body) = create(other, "make-once", "Once").await;
+    assert_eq!((status, replayed), (200, false));
+    assert!(!ids.contains(body["id"].as_str().unwrap()));
+}
