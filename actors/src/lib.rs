@@ -32,8 +32,8 @@ pub use ids::*;
 pub use ports::{MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadStore, run_blocking};
 pub use provider::{
     ContextMessage, ContextRole, CredentialResolver, FinishReason, KeyRequest, ModelError,
-    ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream, ResolvedKey, ToolCall,
-    ToolDefinition, VendorKey,
+    ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream, ReasoningBlock,
+    ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};

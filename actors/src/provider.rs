@@ -53,6 +53,18 @@ pub struct ToolDefinition {
     pub parameters: Value,
 }
 
+/// A block of a model's reasoning, kept so that it can be sent back
+/// verbatim to the vendor that made it (with its signature, which the vendor
+/// checks); other vendors never see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ReasoningBlock {
+    /// Visible thinking and the vendor's signature of it.
+    Thinking { thinking: String, signature: String },
+    /// Thinking the vendor encrypted.
+    RedactedThinking { data: String },
+}
+
 /// One entry of the context sent to the model: what the thread's history is
 /// to a model, including the tool calls and results the listing leaves out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,6 +77,13 @@ pub struct ContextMessage {
     /// On a tool entry: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// On an assistant entry: its reasoning blocks, in order (they come
+    /// before its text and tool calls).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<ReasoningBlock>,
+    /// The provider that made `reasoning` (`anthropic`…): only it is sent them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_from: Option<String>,
 }
 
 impl ContextMessage {
@@ -75,6 +94,8 @@ impl ContextMessage {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            reasoning: Vec::new(),
+            reasoning_from: None,
         }
     }
 
@@ -85,6 +106,8 @@ impl ContextMessage {
             content: output.into(),
             tool_calls: Vec::new(),
             tool_call_id: Some(tool_call_id.into()),
+            reasoning: Vec::new(),
+            reasoning_from: None,
         }
     }
 }
@@ -193,6 +216,8 @@ pub enum ModelEvent {
     },
     /// A fragment of a tool call's JSON arguments (parse once the call is done).
     ToolCallArguments { index: usize, fragment: String },
+    /// A piece of a reasoning block at `index` of the answer.
+    Reasoning { index: usize, piece: ReasoningPiece },
     /// Token counts so far; later values replace earlier ones.
     Usage {
         input_tokens: Option<u64>,
@@ -202,6 +227,17 @@ pub enum ModelEvent {
     Finish(FinishReason),
     /// The call failed; nothing follows.
     Error(ModelError),
+}
+
+/// A piece of a streamed reasoning block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReasoningPiece {
+    /// More thinking text.
+    Thinking(String),
+    /// The block's signature (or a piece of it).
+    Signature(String),
+    /// A whole redacted block.
+    Redacted(String),
 }
 
 /// The stream of a model call; dropping it cancels the call.

@@ -24,7 +24,7 @@ use crate::events::ThreadEvent;
 use crate::frames::{FrameId, FrameLog, FrameReader, Position, Retention};
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
 use crate::ids::{OrgId, ThreadId};
-use crate::provider::ContextMessage;
+use crate::provider::{ContextMessage, ReasoningBlock};
 use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest, run_turn};
 
 /// When a thread actor last did something, and whether it is busy; read by
@@ -99,6 +99,16 @@ fn context_bytes(history: &[ContextMessage]) -> usize {
                 + m.tool_calls
                     .iter()
                     .map(|c| c.name.len() + c.id.len() + c.arguments.to_string().len())
+                    .sum::<usize>()
+                + m.reasoning
+                    .iter()
+                    .map(|b| match b {
+                        ReasoningBlock::Thinking {
+                            thinking,
+                            signature,
+                        } => thinking.len() + signature.len(),
+                        ReasoningBlock::RedactedThinking { data } => data.len(),
+                    })
                     .sum::<usize>()
                 + 64
         })

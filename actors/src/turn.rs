@@ -28,8 +28,8 @@ use crate::ids::{MessageId, OrgId, ThreadId, UsageId};
 use crate::ports::{StoreError, ThreadStore};
 use crate::provider::{
     ContextMessage, ContextRole, CredentialResolver, KeyRequest, ModelError, ModelEvent,
-    ModelProvider, ModelRequest, ToolCall, ToolDefinition, VendorKey, estimate_tokens,
-    pending_tool_calls,
+    ModelProvider, ModelRequest, ReasoningBlock, ReasoningPiece, ToolCall, ToolDefinition,
+    VendorKey, estimate_tokens, pending_tool_calls,
 };
 use crate::timings::{PhaseClock, TurnTimings, micros_between};
 
@@ -194,6 +194,39 @@ struct Outcome {
     stopped_by: Option<CancelReason>,
     /// When the first text arrived.
     first_text: Option<Instant>,
+    /// The answer's reasoning blocks, in order.
+    reasoning: Vec<ReasoningBlock>,
+}
+
+/// Adds a streamed piece to the reasoning block at its index.
+fn add_reasoning(
+    blocks: &mut BTreeMap<usize, ReasoningBlock>,
+    index: usize,
+    piece: ReasoningPiece,
+) {
+    let block = blocks.entry(index).or_insert_with(|| match &piece {
+        ReasoningPiece::Redacted(_) => ReasoningBlock::RedactedThinking {
+            data: String::new(),
+        },
+        _ => ReasoningBlock::Thinking {
+            thinking: String::new(),
+            signature: String::new(),
+        },
+    });
+    match (block, piece) {
+        (ReasoningBlock::Thinking { thinking, .. }, ReasoningPiece::Thinking(text)) => {
+            thinking.push_str(&text);
+        }
+        (ReasoningBlock::Thinking { signature, .. }, ReasoningPiece::Signature(text)) => {
+            signature.push_str(&text);
+        }
+        (ReasoningBlock::RedactedThinking { data }, ReasoningPiece::Redacted(text)) => {
+            data.push_str(&text);
+        }
+        // A piece that does not fit its block's kind is a vendor error;
+        // the block keeps what it had.
+        _ => {}
+    }
 }
 
 /// Reads the model stream to its end, relaying text as `token` events and
@@ -211,7 +244,9 @@ async fn consume(
         failure: None,
         stopped_by: None,
         first_text: None,
+        reasoning: Vec::new(),
     };
+    let mut reasoning: BTreeMap<usize, ReasoningBlock> = BTreeMap::new();
     let mut calls: BTreeMap<usize, PartialCall> = BTreeMap::new();
     let mut cancel_closed = false;
     loop {
@@ -236,6 +271,9 @@ async fn consume(
                     call.id = id;
                     call.name = name;
                 }
+                Some(ModelEvent::Reasoning { index, piece }) => {
+                    add_reasoning(&mut reasoning, index, piece);
+                }
                 Some(ModelEvent::ToolCallArguments { index, fragment }) => {
                     calls.entry(index).or_default().arguments.push_str(&fragment);
                 }
@@ -245,6 +283,7 @@ async fn consume(
                 }
                 Some(ModelEvent::Finish(_)) => {
                     outcome.tool_calls = calls.into_values().map(PartialCall::finish).collect();
+                    outcome.reasoning = std::mem::take(&mut reasoning).into_values().collect();
                     break;
                 }
                 Some(ModelEvent::Error(error)) => {
@@ -525,7 +564,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
 
     let called = Instant::now();
     let stream = engine.provider.stream(model_request);
-    let outcome = consume(stream, &emitter, &mut cancel).await;
+    let mut outcome = consume(stream, &emitter, &mut cancel).await;
     timings.first_token_us = outcome
         .first_text
         .map_or(0, |first| micros_between(called, first));
@@ -577,6 +616,8 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             content: outcome.content.clone(),
             tool_calls: outcome.tool_calls.clone(),
             tool_call_id: None,
+            reasoning_from: (!outcome.reasoning.is_empty()).then(|| route.provider.clone()),
+            reasoning: std::mem::take(&mut outcome.reasoning),
         })
         .into_iter()
         .collect();

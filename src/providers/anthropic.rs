@@ -5,8 +5,9 @@
 //! assistant `tool_use` blocks and results as user `tool_result` blocks (first
 //! in their user message, before any text); consecutive same-role entries are
 //! merged into one message. Stream: `message_start` (input usage),
-//! `content_block_start/delta/stop` (text, `tool_use` with `input_json_delta`;
-//! thinking and unknown blocks skipped), `message_delta` (stop reason, usage,
+//! `content_block_start/delta/stop` (text, `tool_use` with `input_json_delta`,
+//! `thinking` with `thinking_delta` and `signature_delta`, `redacted_thinking`
+//! whole; unknown blocks skipped), `message_delta` (stop reason, usage,
 //! cumulative), `message_stop`, `ping`, and `error` even after HTTP 200.
 
 use std::collections::BTreeSet;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 
 use confer_actors::{
     ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
-    ModelStream, VendorKey,
+    ModelStream, ReasoningBlock, ReasoningPiece, VendorKey,
 };
 use eventsource_stream::Event;
 use serde_json::{Value, json};
@@ -80,6 +81,19 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
             }
             ContextRole::Assistant => {
                 let mut blocks = Vec::new();
+                // Thinking goes back first and unchanged, signature and all,
+                // and only to the vendor that made it.
+                if message.reasoning_from.as_deref() == Some(super::ANTHROPIC) {
+                    blocks.extend(message.reasoning.iter().map(|block| match block {
+                        ReasoningBlock::Thinking {
+                            thinking,
+                            signature,
+                        } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+                        ReasoningBlock::RedactedThinking { data } => {
+                            json!({"type": "redacted_thinking", "data": data})
+                        }
+                    }));
+                }
                 if !message.content.is_empty() {
                     blocks.push(json!({"type": "text", "text": message.content}));
                 }
@@ -154,6 +168,36 @@ impl WireParser for MessagesParser {
                     output_tokens: usage["output_tokens"].as_u64(),
                 }]
             }
+            "content_block_start" if data["content_block"]["type"] == "thinking" => {
+                let block = &data["content_block"];
+                [
+                    (
+                        "thinking",
+                        ReasoningPiece::Thinking as fn(String) -> ReasoningPiece,
+                    ),
+                    ("signature", ReasoningPiece::Signature),
+                ]
+                .into_iter()
+                .filter_map(|(field, piece)| {
+                    let text = block[field].as_str().filter(|t| !t.is_empty())?;
+                    Some(ModelEvent::Reasoning {
+                        index,
+                        piece: piece(text.to_owned()),
+                    })
+                })
+                .collect()
+            }
+            "content_block_start" if data["content_block"]["type"] == "redacted_thinking" => {
+                vec![ModelEvent::Reasoning {
+                    index,
+                    piece: ReasoningPiece::Redacted(
+                        data["content_block"]["data"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned(),
+                    ),
+                }]
+            }
             "content_block_start" if data["content_block"]["type"] == "tool_use" => {
                 self.tool_blocks.insert(index);
                 let block = &data["content_block"];
@@ -183,7 +227,19 @@ impl WireParser for MessagesParser {
                             .into_iter()
                             .collect()
                     }
-                    // thinking, signature, citations and future delta types.
+                    Some("thinking_delta") => vec![ModelEvent::Reasoning {
+                        index,
+                        piece: ReasoningPiece::Thinking(
+                            delta["thinking"].as_str().unwrap_or_default().to_owned(),
+                        ),
+                    }],
+                    Some("signature_delta") => vec![ModelEvent::Reasoning {
+                        index,
+                        piece: ReasoningPiece::Signature(
+                            delta["signature"].as_str().unwrap_or_default().to_owned(),
+                        ),
+                    }],
+                    // citations and future delta types.
                     _ => Vec::new(),
                 }
             }
@@ -312,9 +368,23 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn thinking_is_skipped_and_a_mid_stream_error_fails_the_turn() {
+    async fn thinking_is_kept_and_a_mid_stream_error_fails_the_turn() {
         let events = decode_whole(THINKING_AND_ERROR.as_bytes(), MessagesParser::default()).await;
-        assert_eq!(events[1], ModelEvent::Text("Partial ".into()));
+        assert_eq!(
+            events[1],
+            ModelEvent::Reasoning {
+                index: 0,
+                piece: ReasoningPiece::Thinking("hmm".into())
+            }
+        );
+        assert_eq!(
+            events[2],
+            ModelEvent::Reasoning {
+                index: 0,
+                piece: ReasoningPiece::Signature("sig".into())
+            }
+        );
+        assert_eq!(events[3], ModelEvent::Text("Partial ".into()));
         assert!(
             matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
         );
@@ -322,6 +392,44 @@ mod tests {
         let events = decode_whole(cut.as_bytes(), MessagesParser::default()).await;
         assert!(
             matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
+        );
+    }
+
+    #[test]
+    fn thinking_goes_back_only_to_the_vendor_that_made_it() {
+        let mut answer = ContextMessage::text(ContextRole::Assistant, "Hi.");
+        answer.reasoning = vec![ReasoningBlock::Thinking {
+            thinking: "t".into(),
+            signature: "s".into(),
+        }];
+        let route = |provider: &str| ModelRoute {
+            provider: provider.into(),
+            model: "m".into(),
+            external: true,
+        };
+        let request = |from: &str| ModelRequest {
+            route: route(super::super::ANTHROPIC),
+            system: String::new(),
+            messages: vec![
+                ContextMessage::text(ContextRole::User, "Hello"),
+                ContextMessage {
+                    reasoning_from: Some(from.into()),
+                    ..answer.clone()
+                },
+            ],
+            tools: Vec::new(),
+            api_key: None,
+        };
+        let ours = request_body(&request(super::super::ANTHROPIC), 100);
+        assert_eq!(
+            ours["messages"][1]["content"],
+            json!([{"type": "thinking", "thinking": "t", "signature": "s"},
+                   {"type": "text", "text": "Hi."}])
+        );
+        let theirs = request_body(&request(super::super::OPENAI), 100);
+        assert_eq!(
+            theirs["messages"][1]["content"],
+            json!([{"type": "text", "text": "Hi."}])
         );
     }
 

@@ -250,12 +250,7 @@ mod tests {
                 sender_id: None,
                 created_at: Utc::now(),
             };
-            let context = ContextMessage {
-                role: ContextRole::User,
-                content: format!("m{n}"),
-                tool_calls: Vec::new(),
-                tool_call_id: None,
-            };
+            let context = ContextMessage::text(ContextRole::User, format!("m{n}"));
             store
                 .append(id, Some(message), vec![context], None)
                 .unwrap();
@@ -279,12 +274,7 @@ mod tests {
             };
             store.put_participant(org, made.id, &bob).unwrap().unwrap();
             fill(&store, made.id, 25);
-            let long = ContextMessage {
-                role: ContextRole::Assistant,
-                content: "x".repeat(200_000),
-                tool_calls: Vec::new(),
-                tool_call_id: None,
-            };
+            let long = ContextMessage::text(ContextRole::Assistant, "x".repeat(200_000));
             store.append(made.id, None, vec![long], None).unwrap();
             let files = dir.path().join(super::super::values::VALUES_DIR);
             assert_eq!(

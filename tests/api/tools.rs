@@ -252,3 +252,54 @@ async fn tool_definitions_are_validated() {
         .await
         .expect_error(422, "VALIDATION_ERROR");
 }
+
+/// An Anthropic answer with thinking (signed and redacted) and a tool call,
+/// continued by the client's tool result: the thinking blocks go back first
+/// and unchanged, as the vendor requires.
+#[tokio::test]
+async fn anthropic_thinking_blocks_go_back_unchanged() {
+    let rig = VendorRig::start().await;
+    let (anthropic, api) = (&rig.anthropic, &rig.api);
+    let agent = api
+        .post(
+            "/api/agents",
+            json!({"name": "Thinker", "defaultModel": "claude-sonnet-4-6"}),
+        )
+        .await
+        .expect(201);
+    let thread = api.thread(agent["id"].as_str().unwrap(), json!({})).await;
+    anthropic.push(Reply::stream(fixture("anthropic_thinking_tool_use.sse")));
+    let frames = api
+        .say(
+            &thread,
+            json!({"content": "Weather in Paris?", "tools": weather_tools()}),
+        )
+        .await;
+    let done = done_of(&frames);
+    assert_eq!(done["requiresAction"], true);
+    assert_eq!(done["content"], "Checking.");
+
+    anthropic.push(Reply::stream(fixture("anthropic_text.sse")));
+    api.say(
+        &thread,
+        json!({"content": "", "toolResults": [{"toolCallId": "toolu_02B", "output": "18 °C"}]}),
+    )
+    .await;
+    let messages = anthropic.requests()[1].body["messages"].clone();
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(
+        messages[1]["content"],
+        json!([
+            {"type": "thinking",
+             "thinking": "The user wants the weather; I should call get_weather for Paris ✓.",
+             "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds/sig=="},
+            {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw"},
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "toolu_02B", "name": "get_weather", "input": {"city": "Paris"}}
+        ])
+    );
+    assert_eq!(
+        messages[2]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "toolu_02B", "content": "18 °C"})
+    );
+}
