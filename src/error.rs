@@ -232,6 +232,11 @@ pub fn turn_refusal(refusal: TurnError) -> ApiError {
             StatusCode::SERVICE_UNAVAILABLE,
             "the server is shutting down; try again when it is back",
         ),
+        TurnError::Refused(Refusal::OrgQueueFull) => (
+            "ORG_QUEUE_FULL",
+            StatusCode::TOO_MANY_REQUESTS,
+            "the org runs as many turns as it may and its queue is full (CONFER_MAX_QUEUED_PER_ORG)",
+        ),
         TurnError::Refused(Refusal::KeyReused) => (
             "IDEMPOTENCY_KEY_REUSED",
             StatusCode::UNPROCESSABLE_ENTITY,

@@ -122,6 +122,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
                 0 => cores,
                 n => n,
             },
+            max_active_turns_per_org: settings.max_active_turns_per_org,
+            max_queued_per_org: settings.max_queued_per_org,
             thread: ThreadLimits {
                 max_queued: settings.max_queued_per_thread,
                 retention: Retention {

@@ -42,6 +42,8 @@ pub struct Settings {
     pub max_live_threads: usize,
     pub context_cache_bytes: usize,
     pub max_queued_per_thread: usize,
+    pub max_active_turns_per_org: usize,
+    pub max_queued_per_org: usize,
     pub stream_replay_bytes: usize,
     pub max_watchers_per_thread: usize,
     pub sse_keep_alive_ms: u64,

@@ -44,8 +44,13 @@ pub enum ThreadEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
-    /// The send waits behind others; `position` 1 is next (id `T.0`).
-    Queued { position: usize },
+    /// The send waits behind others; `position` 1 is next (id `T.0`);
+    /// `reason` is `"org"` when it waits for its org's turn capacity.
+    Queued {
+        position: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'static str>,
+    },
     /// First event of a `follow` stream (id `0.0`).
     Watching {
         #[serde(rename = "threadId")]
@@ -76,6 +81,26 @@ pub enum ThreadEvent {
 }
 
 impl ThreadEvent {
+    /// `error {code, detail}` then `done {ok:false}` with `content`: how a
+    /// failed or dropped turn ends.
+    pub fn failure(code: &str, detail: Option<String>, content: String) -> [ThreadEvent; 2] {
+        [
+            Self::Error {
+                code: code.to_owned(),
+                detail,
+            },
+            Self::Done {
+                ok: false,
+                message_id: None,
+                content,
+                usage: None,
+                stopped: None,
+                requires_action: None,
+                gap: None,
+            },
+        ]
+    }
+
     /// The SSE event name.
     pub fn name(&self) -> &'static str {
         match self {

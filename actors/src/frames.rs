@@ -141,6 +141,8 @@ struct LogState {
     turns: VecDeque<TurnFrames>,
     /// Admitted turns waiting to run, in order.
     queued: VecDeque<u64>,
+    /// Turns waiting for their org's capacity: their place in its FIFO.
+    org_waiting: Vec<(u64, usize)>,
     /// The running turn, if any.
     running: Option<u64>,
     /// The last turn that finished (ran to its `done`).
@@ -289,10 +291,21 @@ impl FrameLog {
         }
     }
 
+    /// Sets (or, `None`, clears) `turn`'s place in its org's FIFO.
+    pub fn org_position(&self, turn: u64, position: Option<usize>) {
+        let mut state = self.lock();
+        state.org_waiting.retain(|(t, _)| *t != turn);
+        if let Some(position) = position {
+            state.org_waiting.push((turn, position));
+        }
+        self.publish(&state);
+    }
+
     /// Starts `turn`: it leaves the queue and its frames begin.
     pub fn begin(&self, turn: u64) {
         let mut state = self.lock();
         state.queued.retain(|t| *t != turn);
+        state.org_waiting.retain(|(t, _)| *t != turn);
         state.running = Some(turn);
         state.highest_begun = state.highest_begun.max(turn);
         state.trim(self.retention.keep_finished);
@@ -305,6 +318,7 @@ impl FrameLog {
     pub fn drop_queued(&self, turn: u64, events: Vec<ThreadEvent>) {
         let mut state = self.lock();
         state.queued.retain(|t| *t != turn);
+        state.org_waiting.retain(|(t, _)| *t != turn);
         state.highest_begun = state.highest_begun.max(turn);
         state.turns.push_back(TurnFrames::new(turn, true));
         for event in events {
@@ -475,7 +489,7 @@ pub struct FrameReader {
     /// The last frame read (`n` 0: none of that turn yet).
     at: FrameId,
     /// The queue position last told (`queued` is sent when it changes).
-    told_position: Option<usize>,
+    told_position: Option<(usize, Option<&'static str>)>,
     watcher: bool,
     /// Frames made for this reader alone, sent before anything else.
     pending: VecDeque<Arc<Frame>>,
@@ -552,21 +566,16 @@ impl FrameReader {
     /// The reader fell out of the retained window: `error STREAM_GAP`, then
     /// `done {ok:false, gap:true}`, then the end.
     fn gap(&mut self) -> Step {
-        self.pending.push_back(own_frame(ThreadEvent::Error {
-            code: "STREAM_GAP".into(),
-            detail: Some(
-                "this stream fell behind the frames kept; read the thread's messages".into(),
-            ),
-        }));
-        self.pending.push_back(own_frame(ThreadEvent::Done {
-            ok: false,
-            message_id: None,
-            content: String::new(),
-            usage: None,
-            stopped: None,
-            requires_action: None,
-            gap: Some(true),
-        }));
+        let [error, mut done] = ThreadEvent::failure(
+            "STREAM_GAP",
+            Some("this stream fell behind the frames kept; read the thread's messages".into()),
+            String::new(),
+        );
+        if let ThreadEvent::Done { gap, .. } = &mut done {
+            *gap = Some(true);
+        }
+        self.pending.push_back(own_frame(error));
+        self.pending.push_back(own_frame(done));
         self.finishing = true;
         Step::Wait
     }
@@ -588,12 +597,18 @@ impl FrameReader {
             };
         }
         if let Some(index) = state.queued.iter().position(|t| *t == turn) {
-            let position = index + 1;
-            if self.told_position != Some(position) {
-                self.told_position = Some(position);
+            let place = match state.org_waiting.iter().find(|(t, _)| *t == turn) {
+                Some((_, position)) => (*position, Some("org")),
+                None => (index + 1, None),
+            };
+            if self.told_position != Some(place) {
+                self.told_position = Some(place);
                 return Step::Frame(Arc::new(Frame {
                     id: Some(FrameId { turn, n: 0 }),
-                    event: ThreadEvent::Queued { position },
+                    event: ThreadEvent::Queued {
+                        position: place.0,
+                        reason: place.1,
+                    },
                 }));
             }
             return Step::Wait;

@@ -12,6 +12,7 @@ pub mod events;
 pub mod frames;
 pub mod idempotency;
 pub mod ids;
+pub mod org_slots;
 pub mod ports;
 pub mod provider;
 pub mod registry;

@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 
 use crate::frames::FrameLog;
 use crate::ids::{OrgId, ThreadId};
+use crate::org_slots::OrgSlots;
 use crate::thread_actor::{
-    Activity, Admission, Frames, IfBusy, PostUserMessage, Shutdown, Stop, StopIfIdle, ThreadActor,
-    ThreadLimits,
+    Activity, Admission, Frames, IfBusy, PostUserMessage, RuntimeShared, Shutdown, Stop,
+    StopIfIdle, ThreadActor, ThreadLimits,
 };
 use crate::turn::{Engine, TurnRequest};
 use actix::prelude::*;
@@ -41,6 +42,10 @@ pub struct RuntimeConfig {
     pub cache_bytes: usize,
     /// Each thread's queue cap and frame retention.
     pub thread: ThreadLimits,
+    /// Turns that may run at once per org (0: unlimited), and how many may
+    /// wait for one (`security.md`).
+    pub max_active_turns_per_org: usize,
+    pub max_queued_per_org: usize,
 }
 
 /// How often the byte budget is checked (also at each actor start).
@@ -94,8 +99,8 @@ pub struct AgentRegistry {
     config: RuntimeConfig,
     /// Bytes held by every live actor (each `Activity` keeps it in step).
     held: Arc<AtomicUsize>,
-    /// Set when the server starts shutting down (shared with every actor).
-    closing: Arc<AtomicBool>,
+    /// What every actor shares (shutdown flag, org turn cap).
+    shared: RuntimeShared,
 }
 
 impl AgentRegistry {
@@ -229,7 +234,7 @@ impl Handler<StartThread> for AgentRegistry {
             Arc::clone(&activity),
             Arc::clone(&log),
             self.config.thread,
-            Arc::clone(&self.closing),
+            self.shared.clone(),
         );
         let addr = match self
             .arbiters
@@ -264,6 +269,13 @@ impl Runtime {
     pub fn start(engine: Arc<Engine>, config: RuntimeConfig) -> Self {
         let threads: ThreadMap = Arc::new(DashMap::new());
         let closing = Arc::new(AtomicBool::new(false));
+        let shared = RuntimeShared {
+            closing: Arc::clone(&closing),
+            org_slots: Arc::new(OrgSlots::new(
+                config.max_active_turns_per_org,
+                config.max_queued_per_org,
+            )),
+        };
         let arbiters = (0..config.arbiters.max(1))
             .map(|_| Arbiter::new().handle())
             .collect();
@@ -274,7 +286,7 @@ impl Runtime {
             next_arbiter: 0,
             config,
             held: Arc::new(AtomicUsize::new(0)),
-            closing: Arc::clone(&closing),
+            shared,
         }
         .start();
         Self {

@@ -215,6 +215,8 @@ impl Fixture {
                 max_queued: 2,
                 ..ThreadLimits::default()
             },
+            max_active_turns_per_org: 0,
+            max_queued_per_org: 1024,
         };
         Self {
             runtime: Runtime::start(engine, config),
@@ -465,7 +467,10 @@ async fn the_busy_policy_and_the_queue_cap_are_decided_by_the_actor() {
     let mut second = second;
     assert_eq!(
         second.next().await.unwrap().event,
-        ThreadEvent::Queued { position: 1 }
+        ThreadEvent::Queued {
+            position: 1,
+            reason: None
+        }
     );
     // Interrupt: the running turn stops, the queued ones are cancelled.
     let Admission::Accepted { turn, reader } = fixture.post(thread, "now", IfBusy::Interrupt).await

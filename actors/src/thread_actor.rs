@@ -24,6 +24,7 @@ use crate::events::ThreadEvent;
 use crate::frames::{FrameId, FrameLog, FrameReader, Position, Retention};
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
 use crate::ids::{OrgId, ThreadId};
+use crate::org_slots::{OrgQueueFull, OrgSlotGranted, OrgSlots};
 use crate::provider::{ContextMessage, ReasoningBlock};
 use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest, run_turn};
 
@@ -142,6 +143,9 @@ pub enum Refusal {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The org runs as many turns as it may and as many wait.
+    #[error("the org's queue of turns is full")]
+    OrgQueueFull,
     /// The `Idempotency-Key` was used for a different request.
     #[error("the idempotency key was used for a different request")]
     KeyReused,
@@ -205,6 +209,15 @@ struct RunningTurn {
     cancel: Option<oneshot::Sender<CancelReason>>,
 }
 
+/// What every thread actor shares with the runtime.
+#[derive(Clone)]
+pub struct RuntimeShared {
+    /// Set when the server starts shutting down.
+    pub closing: Arc<AtomicBool>,
+    /// The per-org turn cap.
+    pub org_slots: Arc<OrgSlots>,
+}
+
 /// What a thread actor is configured with.
 #[derive(Clone, Copy, Debug)]
 pub struct ThreadLimits {
@@ -240,6 +253,10 @@ pub struct ThreadActor {
     log: Arc<FrameLog>,
     /// Set for every actor when the server starts shutting down.
     closing: Arc<AtomicBool>,
+    /// The per-org turn cap shared by every actor.
+    org_slots: Arc<OrgSlots>,
+    /// The front queued turn, while it waits for its org's capacity.
+    waiting_org: Option<u64>,
     /// Keys of sends this actor admitted: key → (request hash, turn).
     recent: HashMap<[u8; 32], ([u8; 32], u64)>,
     /// `recent`'s keys, oldest first (its bound).
@@ -270,7 +287,7 @@ impl ThreadActor {
         activity: Arc<Activity>,
         log: Arc<FrameLog>,
         limits: ThreadLimits,
-        closing: Arc<AtomicBool>,
+        shared: RuntimeShared,
     ) -> Self {
         activity.touch(false);
         Self {
@@ -285,7 +302,9 @@ impl ThreadActor {
             history_bytes: 0,
             activity,
             log,
-            closing,
+            closing: shared.closing,
+            org_slots: shared.org_slots,
+            waiting_org: None,
             recent: HashMap::new(),
             recent_order: VecDeque::new(),
         }
@@ -302,40 +321,62 @@ impl ThreadActor {
     /// Drops every queued send: each stream ends with `error {code}` and
     /// `done {ok:false}`; nothing of theirs was stored.
     fn drop_queue(&mut self, code: &str, detail: &str) {
+        if let Some(turn) = self.waiting_org.take() {
+            self.org_slots.withdraw(self.org, self.thread, turn);
+        }
         let dropped: Vec<u64> = self.queue.iter().map(|q| q.turn).collect();
         self.forget_turns(&dropped);
         for queued in self.queue.drain(..) {
             self.log.drop_queued(
                 queued.turn,
-                vec![
-                    ThreadEvent::Error {
-                        code: code.to_owned(),
-                        detail: Some(detail.to_owned()),
-                    },
-                    ThreadEvent::Done {
-                        ok: false,
-                        message_id: None,
-                        content: String::new(),
-                        usage: None,
-                        stopped: None,
-                        requires_action: None,
-                        gap: None,
-                    },
-                ],
+                ThreadEvent::failure(code, Some(detail.to_owned()), String::new()).into(),
             );
         }
         self.count_bytes();
     }
 
+    /// Starts the front queued turn if nothing runs, once its org has a
+    /// slot for it (else it waits for [`OrgSlotGranted`]).
     fn start_next(&mut self, ctx: &mut Context<Self>) {
-        if self.running.is_some() {
+        if self.running.is_some() || self.waiting_org.is_some() {
             return;
         }
-        let Some(turn) = self.queue.pop_front() else {
+        let Some(front) = self.queue.front().map(|q| q.turn) else {
             self.activity.touch(false);
             return;
         };
         self.activity.touch(true);
+        let log = Arc::clone(&self.log);
+        let grant = ctx.address().recipient();
+        match self
+            .org_slots
+            .acquire(self.org, self.thread, front, grant, log)
+        {
+            Ok(true) => self.run_front(ctx),
+            Ok(false) => self.waiting_org = Some(front),
+            Err(OrgQueueFull) => {
+                self.queue.pop_front();
+                self.forget_turns(&[front]);
+                self.log.drop_queued(
+                    front,
+                    ThreadEvent::failure(
+                        "ORG_QUEUE_FULL",
+                        Some("the org's queue of turns is full; send again later".into()),
+                        String::new(),
+                    )
+                    .into(),
+                );
+                self.start_next(ctx);
+            }
+        }
+    }
+
+    /// Runs the front queued turn (its org slot is held).
+    fn run_front(&mut self, ctx: &mut Context<Self>) {
+        let Some(turn) = self.queue.pop_front() else {
+            self.org_slots.release(self.org);
+            return;
+        };
         let (cancel_tx, cancel_rx) = oneshot::channel();
         self.log.begin(turn.turn);
         let emitter = Emitter::new(Arc::clone(&self.log), turn.turn);
@@ -368,6 +409,7 @@ impl ThreadActor {
                 }
             }
             actor.running = None;
+            actor.org_slots.release(actor.org);
             actor.count_bytes();
             // The finished turn's frames go when their time is up.
             ctx.run_later(actor.limits.retention.keep_finished, |actor, _| {
@@ -519,6 +561,12 @@ impl ThreadActor {
             }
             _ => {}
         }
+        // A send that would wait only for its org is refused when the org's
+        // queue is full (a busy thread's sends wait in the thread's queue).
+        let thread_free = self.running.is_none() && self.queue.is_empty();
+        if thread_free && self.org_slots.is_full(self.org) {
+            return Admission::Refused(Refusal::OrgQueueFull);
+        }
         let turn = self.next_turn;
         self.next_turn += 1;
         if let Some(key) = msg.request.idempotency {
@@ -598,6 +646,20 @@ impl Handler<Shutdown> for ThreadActor {
     }
 }
 
+impl Handler<OrgSlotGranted> for ThreadActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: OrgSlotGranted, ctx: &mut Context<Self>) {
+        if self.waiting_org == Some(msg.turn) {
+            self.waiting_org = None;
+            self.run_front(ctx);
+        } else {
+            // The turn was dropped while the slot came: give it back.
+            self.org_slots.release(self.org);
+        }
+    }
+}
+
 /// The thread's frame log, for a reattach or a watcher.
 #[derive(Message)]
 #[rtype(result = "Arc<FrameLog>")]
@@ -616,7 +678,10 @@ impl Handler<StopIfIdle> for ThreadActor {
     type Result = bool;
 
     fn handle(&mut self, _: StopIfIdle, ctx: &mut Context<Self>) -> bool {
-        let idle = self.running.is_none() && self.queue.is_empty() && self.log.readers() == 0;
+        let idle = self.running.is_none()
+            && self.waiting_org.is_none()
+            && self.queue.is_empty()
+            && self.log.readers() == 0;
         if idle {
             ctx.stop();
         }

@@ -98,19 +98,9 @@ impl Emitter {
 
     /// `error` then `done {ok:false}` with the content so far.
     pub fn fail(&self, code: &str, detail: impl Into<String>, content: String) {
-        self.emit(ThreadEvent::Error {
-            code: code.to_owned(),
-            detail: Some(detail.into()),
-        });
-        self.emit(ThreadEvent::Done {
-            ok: false,
-            message_id: None,
-            content,
-            usage: None,
-            stopped: None,
-            requires_action: None,
-            gap: None,
-        });
+        for event in ThreadEvent::failure(code, Some(detail.into()), content) {
+            self.emit(event);
+        }
     }
 }
 

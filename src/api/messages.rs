@@ -358,21 +358,7 @@ async fn rebuilt_turn(
 }
 
 fn failed(code: &str, detail: &str) -> Vec<ThreadEvent> {
-    vec![
-        ThreadEvent::Error {
-            code: code.to_owned(),
-            detail: Some(detail.to_owned()),
-        },
-        ThreadEvent::Done {
-            ok: false,
-            message_id: None,
-            content: String::new(),
-            usage: None,
-            stopped: None,
-            requires_action: None,
-            gap: None,
-        },
-    ]
+    ThreadEvent::failure(code, Some(detail.to_owned()), String::new()).into()
 }
 
 /// `{"ok": true, "stopped": bool}`.

@@ -439,6 +439,16 @@ pub struct EventStream {
 }
 
 impl EventStream {
+    /// The stream of a response.
+    pub fn of(response: reqwest::Response) -> Self {
+        Self {
+            status: response.status(),
+            headers: response.headers().clone(),
+            response,
+            buffer: String::new(),
+        }
+    }
+
     /// The next frame (comments skipped); `None` at the end of the stream.
     pub async fn next(&mut self) -> Option<Frame> {
         loop {
@@ -496,39 +506,26 @@ impl EventStream {
 impl Api {
     /// Opens the SSE answer of a send (the status is checked by the caller).
     pub async fn open_stream(&self, thread: &str, body: Value) -> EventStream {
-        let mut request = self
-            .client
-            .post(format!("{}/api/threads/{thread}/messages", self.base))
-            .json(&body);
-        if let Some(token) = &self.token {
-            request = request.bearer_auth(token);
-        }
-        let response = request.send().await.expect("send");
-        EventStream {
-            status: response.status(),
-            headers: response.headers().clone(),
-            response,
-            buffer: String::new(),
-        }
+        self.open_send(thread, None, body).await
     }
 
     /// Opens the SSE answer of a send with an `Idempotency-Key`.
     pub async fn open_keyed(&self, thread: &str, key: &str, body: Value) -> EventStream {
+        self.open_send(thread, Some(key), body).await
+    }
+
+    async fn open_send(&self, thread: &str, key: Option<&str>, body: Value) -> EventStream {
         let mut request = self
             .client
             .post(format!("{}/api/threads/{thread}/messages", self.base))
-            .header("idempotency-key", key)
             .json(&body);
+        if let Some(key) = key {
+            request = request.header("idempotency-key", key);
+        }
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }
-        let response = request.send().await.expect("send");
-        EventStream {
-            status: response.status(),
-            headers: response.headers().clone(),
-            response,
-            buffer: String::new(),
-        }
+        EventStream::of(request.send().await.expect("send"))
     }
 
     /// Opens `GET /api/threads/{thread}/stream{query}`, with `Last-Event-ID`
@@ -543,13 +540,7 @@ impl Api {
         if let Some(last) = last {
             request = request.header("last-event-id", last);
         }
-        let response = request.send().await.expect("watch");
-        EventStream {
-            status: response.status(),
-            headers: response.headers().clone(),
-            response,
-            buffer: String::new(),
-        }
+        EventStream::of(request.send().await.expect("watch"))
     }
 
     /// A keyed send's every frame (status 200 asserted).

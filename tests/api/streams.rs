@@ -594,3 +594,79 @@ async fn idempotent_retries_get_the_same_turn_also_after_a_restart() {
     assert_ne!(done_of(&other)["messageId"], original["messageId"]);
     assert_eq!(api.history(&thread).await.len(), 4);
 }
+
+/// `CONFER_MAX_ACTIVE_TURNS_PER_ORG`: past it a send waits for its org's
+/// capacity (`queued {reason: "org"}`, also with `ifBusy: reject` on an
+/// idle thread), slots go in arrival order across threads, and one more than
+/// the org queue holds is 429 `ORG_QUEUE_FULL`.
+#[tokio::test]
+async fn the_org_turn_cap_queues_across_threads_in_order() {
+    let (vendor, server) = vendor_server(&[
+        ("CONFER_MAX_ACTIVE_TURNS_PER_ORG", "1"),
+        ("CONFER_MAX_QUEUED_PER_ORG", "2"),
+    ])
+    .await;
+    let api = server.admin();
+    let agent = vendor_agent(&api).await;
+    let mut threads = Vec::new();
+    for _ in 0..4 {
+        threads.push(api.thread(&agent, json!({})).await);
+    }
+    let (slow, _) = openai_answer(100, 100);
+    let Reply::Stream { body, .. } = Reply::stream(slow) else {
+        unreachable!()
+    };
+    vendor.push(Reply::Stream {
+        body,
+        gap: Duration::from_millis(30),
+    });
+    let (quick, _) = openai_answer(2, 10);
+    vendor.push(Reply::stream(quick.clone()));
+    vendor.push(Reply::stream(quick));
+
+    let mut running = api
+        .open_stream(&threads[0], json!({"content": "first"}))
+        .await;
+    assert_eq!(
+        running
+            .next_within(Duration::from_secs(10))
+            .await
+            .unwrap()
+            .event,
+        "meta"
+    );
+    let mut second = api
+        .open_stream(&threads[1], json!({"content": "second"}))
+        .await;
+    let queued = second.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(queued.event, "queued");
+    assert_eq!(queued.data, json!({"position": 1, "reason": "org"}));
+    // `reject` refuses only a busy thread: this one is idle, so it waits.
+    let mut third = api
+        .open_stream(&threads[2], json!({"content": "third", "ifBusy": "reject"}))
+        .await;
+    assert_eq!(third.status, 200);
+    let queued = third.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(queued.data, json!({"position": 2, "reason": "org"}));
+    api.post(
+        &format!("/api/threads/{}/messages", threads[3]),
+        json!({"content": "fourth"}),
+    )
+    .await
+    .expect_error(429, "ORG_QUEUE_FULL");
+    // The running turn ends: the second, then the third, run in order.
+    api.post(&format!("/api/threads/{}/stop", threads[0]), json!({}))
+        .await
+        .expect(200);
+    assert_eq!(done_of(&running.collect().await)["stopped"], true);
+    let second = second.collect().await;
+    assert_eq!(done_of(&second)["ok"], true);
+    let third = third.collect().await;
+    // The third moved up to first place before it ran.
+    assert!(
+        third
+            .iter()
+            .any(|f| f.event == "queued" && f.data["position"] == 1)
+    );
+    assert_eq!(done_of(&third)["ok"], true);
+}
