@@ -506,6 +506,16 @@ impl Drop for FrameReader {
     }
 }
 
+/// What [`FrameReader::try_next`] found.
+pub enum Ready {
+    /// A frame to send.
+    Frame(Arc<Frame>),
+    /// Nothing yet: wait for the log to change.
+    Wait,
+    /// The stream is over.
+    End,
+}
+
 /// What a reader found.
 enum Step {
     Frame(Arc<Frame>),
@@ -532,14 +542,30 @@ impl FrameReader {
     /// the turn's `done`, or a gap's ending).
     pub async fn next(&mut self) -> Option<Arc<Frame>> {
         loop {
+            match self.try_next() {
+                Ready::Frame(frame) => return Some(frame),
+                Ready::End => return None,
+                Ready::Wait => {
+                    if self.changes.changed().await.is_err() {
+                        self.finishing = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next frame if there is one now, without waiting (a writer takes
+    /// every frame that is ready into one write).
+    pub fn try_next(&mut self) -> Ready {
+        loop {
             if let Some(frame) = self.pending.pop_front() {
-                return Some(frame);
+                return Ready::Frame(frame);
             }
             if self.finishing {
-                return None;
+                return Ready::End;
             }
             // Marks the current version seen before looking, so a change
-            // made after the look wakes the wait below.
+            // made after the look wakes the wait in `next`.
             self.changes.borrow_and_update();
             let step = {
                 let log = Arc::clone(&self.log);
@@ -550,15 +576,11 @@ impl FrameReader {
                 }
             };
             match step {
-                Step::Frame(frame) => return Some(frame),
+                Step::Frame(frame) => return Ready::Frame(frame),
                 Step::End => self.finishing = true,
                 // The step queued frames of its own (a gap's ending).
                 Step::Wait if self.finishing || !self.pending.is_empty() => {}
-                Step::Wait => {
-                    if self.changes.changed().await.is_err() {
-                        self.finishing = true;
-                    }
-                }
+                Step::Wait => return Ready::Wait,
             }
         }
     }

@@ -26,7 +26,7 @@ mod tests;
 pub use domain::*;
 pub use events::{ThreadEvent, Usage};
 pub use frames::{
-    Frame, FrameId, FrameLog, FrameReader, Position, Retention, TooManyReaders, TurnsNow,
+    Frame, FrameId, FrameLog, FrameReader, Position, Ready, Retention, TooManyReaders, TurnsNow,
 };
 pub use idempotency::{IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 pub use ids::*;

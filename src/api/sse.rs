@@ -6,44 +6,55 @@
 //! message), and the first frame of every stream must be a real event; the
 //! encoding itself is three lines per event.
 
-use std::time::Duration;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
 
 use actix_web::HttpResponse;
 use actix_web::http::header;
 use bytes::Bytes;
-use confer_actors::{Frame, FrameReader, ThreadEvent};
+use confer_actors::{FrameId, FrameReader, Ready, ThreadEvent};
+use tokio::time::Sleep;
 
 /// The keep-alive comment: one line, no blank line after it.
 const KEEP_ALIVE_LINE: &[u8] = b": keep-alive\n";
 
-/// One SSE event: `id:` (when the frame has one), `event:`, `data:`.
-pub fn encode(id: Option<&str>, event: &ThreadEvent) -> Bytes {
-    // Serializing these plain structs cannot fail; an empty object is a safe fallback.
-    let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".to_owned());
-    let mut out = String::with_capacity(data.len() + 48);
+/// Appends one SSE event to `out`: `id:` (when given), `event:`, `data:`.
+fn encode_into(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent) {
+    use std::io::Write;
     if let Some(id) = id {
-        out.push_str("id: ");
-        out.push_str(id);
-        out.push('\n');
+        // Writing to a Vec cannot fail.
+        let _ = writeln!(out, "id: {}.{}", id.turn, id.n);
     }
-    out.push_str("event: ");
-    out.push_str(event.name());
-    out.push_str("\ndata: ");
-    out.push_str(&data);
-    out.push_str("\n\n");
-    Bytes::from(out)
+    out.extend_from_slice(b"event: ");
+    out.extend_from_slice(event.name().as_bytes());
+    out.extend_from_slice(b"\ndata: ");
+    let start = out.len();
+    // Serializing these plain structs cannot fail; an empty object is a safe fallback.
+    if serde_json::to_writer(&mut *out, event).is_err() {
+        out.truncate(start);
+        out.extend_from_slice(b"{}");
+    }
+    out.extend_from_slice(b"\n\n");
 }
 
-fn encode_frame(frame: &Frame) -> Bytes {
-    encode(frame.id.map(|id| id.to_string()).as_deref(), &frame.event)
+/// One SSE event as bytes.
+pub fn encode(id: Option<FrameId>, event: &ThreadEvent) -> Bytes {
+    let mut out = Vec::with_capacity(128);
+    encode_into(&mut out, id, event);
+    Bytes::from(out)
 }
 
 /// What the stream sends before the reader's frames (a follow stream's
 /// `watching`).
 pub struct Preamble(pub Option<Bytes>);
 
+/// Frames ready at once are written together, up to about this many bytes.
+const BATCH_BYTES: usize = 64 * 1024;
+
 /// The SSE response relaying `reader` to its end, a keep-alive after each
 /// `keep_alive` without a frame (it keeps proxies from closing the stream).
+/// Every frame ready when the client can take more goes out in one write;
+/// the keep-alive timer is one per stream, moved only when it fires.
 pub fn response(
     preamble: Preamble,
     reader: FrameReader,
@@ -53,20 +64,57 @@ pub fn response(
     struct State {
         reader: FrameReader,
         first: Option<Bytes>,
+        quiet: Pin<Box<Sleep>>,
+        last_sent: Instant,
+        ended: bool,
     }
     let state = State {
         reader,
         first: preamble.0,
+        quiet: Box::pin(tokio::time::sleep(keep_alive)),
+        last_sent: Instant::now(),
+        ended: false,
     };
     let body = futures_util::stream::unfold(state, move |mut state| async move {
         if let Some(first) = state.first.take() {
+            state.last_sent = Instant::now();
             return Some((Ok::<_, std::convert::Infallible>(first), state));
         }
-        // `FrameReader::next` keeps its place across a timed-out wait.
-        match tokio::time::timeout(keep_alive, state.reader.next()).await {
-            Ok(Some(frame)) => Some((Ok(encode_frame(&frame)), state)),
-            Ok(None) => None,
-            Err(_) => Some((Ok(Bytes::from_static(KEEP_ALIVE_LINE)), state)),
+        if state.ended {
+            return None;
+        }
+        loop {
+            tokio::select! {
+                biased;
+                // `FrameReader::next` keeps its place when this wait is dropped.
+                frame = state.reader.next() => {
+                    let frame = frame?;
+                    let mut out = Vec::with_capacity(256);
+                    encode_into(&mut out, frame.id, &frame.event);
+                    while out.len() < BATCH_BYTES {
+                        match state.reader.try_next() {
+                            Ready::Frame(frame) => encode_into(&mut out, frame.id, &frame.event),
+                            Ready::Wait => break,
+                            Ready::End => {
+                                state.ended = true;
+                                break;
+                            }
+                        }
+                    }
+                    state.last_sent = Instant::now();
+                    return Some((Ok(Bytes::from(out)), state));
+                }
+                () = &mut state.quiet => {
+                    let due = state.last_sent + keep_alive;
+                    let now = Instant::now();
+                    if now >= due {
+                        state.last_sent = now;
+                        state.quiet.as_mut().reset((now + keep_alive).into());
+                        return Some((Ok(Bytes::from_static(KEEP_ALIVE_LINE)), state));
+                    }
+                    state.quiet.as_mut().reset(due.into());
+                }
+            }
         }
     });
     let mut response = HttpResponse::Ok();
@@ -102,7 +150,7 @@ mod tests {
     #[test]
     fn events_are_three_lines_and_a_blank_one() {
         let bytes = encode(
-            Some("7.2"),
+            Some(FrameId { turn: 7, n: 2 }),
             &ThreadEvent::Token {
                 delta: "a\nb".into(),
             },

@@ -64,7 +64,7 @@ pub async fn stream(
         let now = log.turns_now();
         let reader = log.follow(after).map_err(|_| TurnError::TooManyReaders)?;
         let watching = sse::encode(
-            Some("0.0"),
+            Some(FrameId { turn: 0, n: 0 }),
             &ThreadEvent::Watching {
                 thread_id: thread.id,
                 running_turn: now.running,
