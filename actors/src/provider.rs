@@ -205,6 +205,9 @@ impl ModelError {
 /// One piece of a model's answer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelEvent {
+    /// The vendor accepted the request (a 2xx answer): the call is billed
+    /// from here on, whatever happens next.
+    Accepted,
     /// A chunk of answer text.
     Text(String),
     /// The first piece of a tool call: its position in the answer, the

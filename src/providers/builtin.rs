@@ -108,7 +108,7 @@ impl ModelProvider for BuiltinProvider {
             },
             ModelEvent::Finish(FinishReason::Stop),
         ]);
-        Box::pin(text.chain(end))
+        Box::pin(futures_util::stream::iter([ModelEvent::Accepted]).chain(text.chain(end)))
     }
 }
 
@@ -138,15 +138,16 @@ mod tests {
             api_key: None,
         };
         let events: Vec<_> = provider.stream(request).collect().await;
-        assert_eq!(events[0], ModelEvent::Text("hi ".into()));
-        assert_eq!(events[1], ModelEvent::Text("there".into()));
+        assert_eq!(events[0], ModelEvent::Accepted);
+        assert_eq!(events[1], ModelEvent::Text("hi ".into()));
+        assert_eq!(events[2], ModelEvent::Text("there".into()));
         assert!(matches!(
-            events[2],
+            events[3],
             ModelEvent::Usage {
                 output_tokens: Some(2),
                 ..
             }
         ));
-        assert_eq!(events[3], ModelEvent::Finish(FinishReason::Stop));
+        assert_eq!(events[4], ModelEvent::Finish(FinishReason::Stop));
     }
 }

@@ -270,7 +270,8 @@ pub fn vendor_stream<P: WireParser>(
             match (response, parser.take()) {
                 (Ok(response), Some(parser)) => {
                     let bytes = response.bytes_stream().map_err(TransportError::from);
-                    Box::pin(wire_events(Box::pin(bytes), parser))
+                    let accepted = futures_util::stream::iter([ModelEvent::Accepted]);
+                    Box::pin(accepted.chain(wire_events(Box::pin(bytes), parser)))
                 }
                 (Err(error), _) => Box::pin(futures_util::stream::iter([ModelEvent::Error(error)])),
                 (Ok(_), None) => Box::pin(futures_util::stream::empty()),

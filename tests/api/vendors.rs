@@ -201,11 +201,25 @@ async fn failures_before_the_first_token_are_retried() {
         401,
         json!({"error": {"message": "Incorrect API key provided: sk-plat***enai"}}),
     ));
+    let billed = |thread: String| {
+        let api = api.clone();
+        async move {
+            api.get(&format!("/api/usage?threadId={thread}"))
+                .await
+                .expect(200)["records"]
+                .as_array()
+                .unwrap()
+                .len()
+        }
+    };
+    let before = billed(gpt.clone()).await;
     let frames = api.say(&gpt, json!({"content": "hi"})).await;
     let error = error_of(&frames);
     assert_eq!(error["code"], "PROVIDER_AUTH");
     assert!(!error["detail"].as_str().unwrap().contains("sk-"));
     assert_eq!(openai.requests().len(), 3);
+    // The vendor never accepted the call: no usage record.
+    assert_eq!(billed(gpt.clone()).await, before);
 
     // A bad request is MODEL_ERROR with the vendor's message.
     openai.push(Reply::json(

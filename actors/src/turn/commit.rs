@@ -1,0 +1,175 @@
+//! The end of a turn: the answer (listed message and context entry), the
+//! usage record of a call the vendor accepted, and the keyed send's outcome,
+//! written in one transaction and flushed before the frames that report
+//! them; then the stream's ending (`done`, after `error` or the tool calls).
+
+use chrono::Utc;
+
+use super::prepare::{TurnWrite, append_durably};
+use super::{CancelReason, ModelOutcome, Turn};
+use crate::domain::{Message, Role, UsageRecord};
+use crate::events::{ThreadEvent, Usage};
+use crate::idempotency::{IdempotencyRecord, OutcomeKind, TurnOutcome};
+use crate::ids::{MessageId, UsageId};
+use crate::provider::{ContextMessage, ContextRole, estimate_tokens};
+
+impl Turn {
+    /// Stores what the model call produced and ends the stream; returns the
+    /// context to cache, or `None` when it must be reloaded from the store.
+    pub(super) async fn commit(mut self, mut outcome: ModelOutcome) -> Option<Vec<ContextMessage>> {
+        let usage = Usage {
+            input_tokens: outcome.input_tokens.unwrap_or(outcome.estimated_input),
+            output_tokens: outcome
+                .output_tokens
+                .unwrap_or_else(|| estimate_tokens(&outcome.content)),
+        };
+        // A call the vendor never accepted is not billed, so not recorded.
+        let record = outcome.accepted.then(|| UsageRecord {
+            id: UsageId::new(),
+            org_id: self.org,
+            agent_id: self.agent.id,
+            thread_id: self.thread_id,
+            message_id: None,
+            model: self.route.model.clone(),
+            provider: self.route.provider.clone(),
+            key_source: outcome.key_source.clone(),
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            metadata: self.usage_metadata(),
+            stopped: outcome.stopped_by.is_some(),
+            estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
+            created_at: Utc::now(),
+        });
+        let answered = outcome.stopped_by.is_none() && outcome.failure.is_none();
+        // An answer that only calls tools adds nothing to the listed history.
+        let listed = (answered && (outcome.tool_calls.is_empty() || !outcome.content.is_empty()))
+            .then(|| Message {
+                id: MessageId::new(),
+                thread_id: self.thread_id,
+                seq: 0,
+                role: Role::Assistant,
+                content: outcome.content.clone(),
+                sender_name: None,
+                sender_id: None,
+                created_at: Utc::now(),
+            });
+        let context: Vec<ContextMessage> = answered
+            .then(|| ContextMessage {
+                role: ContextRole::Assistant,
+                content: outcome.content.clone(),
+                tool_calls: outcome.tool_calls.clone(),
+                tool_call_id: None,
+                reasoning_from: (!outcome.reasoning.is_empty())
+                    .then(|| self.route.provider.clone()),
+                reasoning: std::mem::take(&mut outcome.reasoning),
+            })
+            .into_iter()
+            .collect();
+        let requires_action = answered && !outcome.tool_calls.is_empty();
+        let keyed = self
+            .keyed
+            .take()
+            .map(|(key, record)| (key, with_outcome(record, &outcome, usage, requires_action)));
+        let write = TurnWrite {
+            listed,
+            context: context.clone(),
+            usage: record,
+            keyed,
+            ..TurnWrite::default()
+        };
+        let message_id = match append_durably(&self.engine.store, self.thread_id, write).await {
+            Ok(durable) => {
+                self.timings.answer_append_us = durable.append_us;
+                self.timings.answer_flush_us = durable.flush_us;
+                durable.listed.map(|m| m.id)
+            }
+            Err(error) => {
+                tracing::error!(%error, thread = %self.thread_id, "storing an answer failed");
+                self.emitter
+                    .fail("INTERNAL", "internal error", outcome.content);
+                return None;
+            }
+        };
+        self.history.extend(context);
+        self.end_stream(outcome, message_id, usage, requires_action);
+        Some(self.history)
+    }
+
+    /// The stream's last frames, once everything they report is durable.
+    fn end_stream(
+        &self,
+        outcome: ModelOutcome,
+        message_id: Option<MessageId>,
+        usage: Usage,
+        requires_action: bool,
+    ) {
+        let emitter = &self.emitter;
+        if let Some(failure) = outcome.failure {
+            emitter.fail(failure.code, failure.detail, outcome.content);
+            return;
+        }
+        if outcome.stopped_by == Some(CancelReason::Shutdown) {
+            emitter.emit(ThreadEvent::Error {
+                code: "SHUTTING_DOWN".into(),
+                detail: Some("the server is shutting down; send again when it is back".into()),
+            });
+            emitter.emit(ThreadEvent::Done {
+                ok: false,
+                message_id,
+                content: outcome.content,
+                usage: Some(usage),
+                stopped: Some(true),
+                requires_action: None,
+                gap: None,
+            });
+            return;
+        }
+        for call in &outcome.tool_calls {
+            emitter.emit(ThreadEvent::ToolCall { tool: call.clone() });
+        }
+        if requires_action {
+            emitter.emit(ThreadEvent::RequiresAction {
+                tool_calls: outcome.tool_calls.clone(),
+            });
+        }
+        self.timings.log(self.thread_id);
+        emitter.emit(ThreadEvent::Done {
+            ok: true,
+            message_id,
+            content: outcome.content,
+            usage: Some(usage),
+            stopped: outcome.stopped_by.is_some().then_some(true),
+            requires_action: requires_action.then_some(true),
+            gap: None,
+        });
+    }
+}
+
+/// The keyed send's record with the turn's outcome (the store fills in
+/// where the answer went).
+fn with_outcome(
+    record: IdempotencyRecord,
+    outcome: &ModelOutcome,
+    usage: Usage,
+    requires_action: bool,
+) -> IdempotencyRecord {
+    let (kind, error_code) = match (&outcome.failure, outcome.stopped_by) {
+        (Some(failure), _) => (OutcomeKind::Error, Some(failure.code.to_owned())),
+        (None, Some(CancelReason::Shutdown)) => {
+            (OutcomeKind::Stopped, Some("SHUTTING_DOWN".to_owned()))
+        }
+        (None, Some(CancelReason::Stop)) => (OutcomeKind::Stopped, None),
+        (None, None) if requires_action => (OutcomeKind::RequiresAction, None),
+        (None, None) => (OutcomeKind::Ok, None),
+    };
+    IdempotencyRecord {
+        outcome: Some(TurnOutcome {
+            kind,
+            message_id: None,
+            answer_seq: None,
+            usage: Some(usage),
+            error_code,
+        }),
+        ..record
+    }
+}

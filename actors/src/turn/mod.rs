@@ -1,0 +1,270 @@
+//! One turn: a user message (or tool results) in, the model's answer out as
+//! events appended to the thread's frame log, and both stored.
+//!
+//! [`run_turn`] reads top to bottom: load (`prepare`), store what the user
+//! sent (flushed before any model call), announce (`meta`), resolve the
+//! user's key, call the model (`model_step`) until the step after it says
+//! to commit, then commit the answer, its usage record and the keyed send's
+//! outcome in one flushed write and end the stream (`commit`). A stop
+//! reaches the key resolution and the model call at once; it drops the model
+//! stream (closing a vendor connection). A model call that the vendor never
+//! accepted (no 2xx answer) leaves no usage record.
+//!
+//! Tool calls: a model that calls client-side tools ends the turn with
+//! `tool_call` events, `requires_action` and `done {requiresAction:true}`; the
+//! client's next send carries `toolResults`, which join the context before the
+//! model continues. A send without results while calls are pending answers
+//! them with a "not executed" output so the vendor context stays valid.
+
+mod commit;
+mod model_step;
+mod prepare;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::oneshot;
+
+use crate::domain::{Agent, CredentialConfig, Metadata, Thread};
+use crate::events::ThreadEvent;
+use crate::frames::FrameLog;
+use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
+use crate::ids::{MessageId, OrgId, ThreadId};
+use crate::ports::{StoreError, ThreadStore};
+use crate::provider::{
+    ContextMessage, CredentialResolver, ModelProvider, ModelRoute, ToolDefinition,
+};
+use crate::timings::{PhaseClock, TurnTimings};
+
+pub use model_step::ModelOutcome;
+
+/// What a turn needs from outside: the store and the models.
+pub struct Engine {
+    pub store: Arc<dyn ThreadStore>,
+    pub provider: Arc<dyn ModelProvider>,
+    pub resolver: Arc<dyn CredentialResolver>,
+}
+
+/// The output given to a pending tool call the user moved past.
+pub const NOT_EXECUTED_NEW_MESSAGE: &str = "not executed: the user sent a new message";
+/// The output given to a pending tool call the client sent no result for.
+pub const NOT_EXECUTED_NO_RESULT: &str = "not executed: no result was given";
+
+/// A client's result for a tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    pub tool_call_id: String,
+    /// The output as text (JSON values arrive serialized).
+    pub output: String,
+}
+
+/// A user's send, as the HTTP layer validated it.
+#[derive(Clone, Debug, Default)]
+pub struct TurnRequest {
+    /// The user's text; empty adds no user message.
+    pub content: String,
+    pub sender_name: Option<String>,
+    pub sender_id: Option<String>,
+    /// Replaces the agent's default model for this turn.
+    pub model_override: Option<String>,
+    /// Appended to the system prompt for this turn only (never stored).
+    pub system_prompt_overlay: Option<String>,
+    /// Overlaid on the thread's metadata for the usage record.
+    pub metadata: Metadata,
+    /// Client-side tools offered to the model for this turn.
+    pub tools: Vec<ToolDefinition>,
+    /// Results answering the previous turn's tool calls.
+    pub tool_results: Vec<ToolResult>,
+    /// Whose key the credential resolver is asked for.
+    pub user_id: String,
+    /// When the HTTP layer accepted the send; the turn's timings count from it.
+    pub accepted: Option<Instant>,
+    /// The send's `Idempotency-Key`, hashed.
+    pub idempotency: Option<IdempotencyKey>,
+}
+
+/// Where a turn's frames go: its thread's frame log, under its number.
+#[derive(Clone)]
+pub struct Emitter {
+    log: Arc<FrameLog>,
+    turn: u64,
+}
+
+impl Emitter {
+    /// An emitter of `turn` into `log`.
+    pub fn new(log: Arc<FrameLog>, turn: u64) -> Self {
+        Self { log, turn }
+    }
+
+    /// Appends an event; never waits for a reader.
+    pub fn emit(&self, event: ThreadEvent) {
+        self.log.append(self.turn, event);
+    }
+
+    /// `error` then `done {ok:false}` with the content so far.
+    pub fn fail(&self, code: &str, detail: impl Into<String>, content: String) {
+        for event in ThreadEvent::failure(code, Some(detail.into()), content) {
+            self.emit(event);
+        }
+    }
+}
+
+/// Runs a store call on the blocking pool.
+async fn blocking<T, F>(store: &Arc<dyn ThreadStore>, f: F) -> Result<T, StoreError>
+where
+    T: Send + 'static,
+    F: FnOnce(&dyn ThreadStore) -> Result<T, StoreError> + Send + 'static,
+{
+    let store = Arc::clone(store);
+    crate::ports::run_blocking(move || f(store.as_ref())).await
+}
+
+/// Why a running turn was cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CancelReason {
+    /// `POST .../stop`, or a send with `ifBusy: interrupt`.
+    Stop,
+    /// The server is shutting down and the grace time is over.
+    Shutdown,
+}
+
+/// Everything a turn task is handed by its actor.
+pub struct TurnInput {
+    pub engine: Arc<Engine>,
+    pub org: OrgId,
+    pub thread: ThreadId,
+    /// The turn's number in its thread.
+    pub turn: u64,
+    pub request: TurnRequest,
+    pub emitter: Emitter,
+    /// Resolves (with `Ok`) when the turn is stopped, saying why.
+    pub cancel: oneshot::Receiver<CancelReason>,
+    /// The cached context, or `None` to load it from the store.
+    pub history: Option<Vec<ContextMessage>>,
+}
+
+/// A turn that ended early: the context to cache for the next turn, or
+/// `None` when it must be reloaded from the store.
+type Ended = Option<Vec<ContextMessage>>;
+
+/// What the step after a model call decides.
+enum AfterModelCall {
+    /// Store the answer and end the turn.
+    Commit(ModelOutcome),
+}
+
+/// A turn under way: what it loaded and what it has done so far.
+struct Turn {
+    engine: Arc<Engine>,
+    org: OrgId,
+    thread_id: ThreadId,
+    number: u64,
+    request: TurnRequest,
+    emitter: Emitter,
+    cancel: oneshot::Receiver<CancelReason>,
+    thread: Thread,
+    agent: Agent,
+    credentials: CredentialConfig,
+    history: Vec<ContextMessage>,
+    started_at: DateTime<Utc>,
+    model: String,
+    route: ModelRoute,
+    user_message_id: Option<MessageId>,
+    /// The keyed send's record, as written with the user message.
+    keyed: Option<([u8; 32], IdempotencyRecord)>,
+    clock: PhaseClock,
+    timings: TurnTimings,
+}
+
+/// Runs one turn to its `done`; returns the context to cache for the next
+/// turn, or `None` when it must be reloaded from the store.
+pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
+    let mut turn = match Turn::load(input).await {
+        Ok(turn) => turn,
+        Err(ended) => return ended,
+    };
+    if let Err(ended) = turn.store_user_message().await {
+        return ended;
+    }
+    turn.announce();
+    let key = match turn.resolve_key().await {
+        Ok(key) => key,
+        Err(stopped) => {
+            return turn
+                .commit(ModelOutcome::stopped_before_the_call(stopped))
+                .await;
+        }
+    };
+    let outcome = turn.call_model(key).await;
+    // The one place that picks what follows a model call: server-side tool
+    // steps (another call) and compaction join here, which makes this a loop.
+    match turn.after_model_call(outcome) {
+        AfterModelCall::Commit(outcome) => turn.commit(outcome).await,
+    }
+}
+
+impl Turn {
+    /// `meta`: the turn has begun, its user message is stored.
+    fn announce(&mut self) {
+        self.emitter.emit(ThreadEvent::Meta {
+            started_at: self.started_at,
+            thread_id: self.thread_id,
+            user_message_id: self.user_message_id,
+            model: self.model.clone(),
+        });
+        self.timings.meta_us = self.clock.lap();
+    }
+
+    fn after_model_call(&self, outcome: ModelOutcome) -> AfterModelCall {
+        AfterModelCall::Commit(outcome)
+    }
+
+    /// The thread's metadata overlaid with the send's, for the usage record.
+    fn usage_metadata(&self) -> Metadata {
+        let mut metadata = self.thread.metadata.clone();
+        metadata.extend(self.request.metadata.clone());
+        metadata
+    }
+}
+
+/// Waits for `work` unless the turn is stopped first.
+async fn until_cancelled<T>(
+    cancel: &mut oneshot::Receiver<CancelReason>,
+    work: impl std::future::Future<Output = T>,
+) -> Result<T, CancelReason> {
+    tokio::select! {
+        biased;
+        // A dropped sender is not a stop: the work goes on (and a receiver
+        // that already resolved is never polled again).
+        Ok(reason) = &mut *cancel, if !cancel.is_terminated() => Err(reason),
+        done = work => Ok(done),
+    }
+}
+
+/// The system prompt: preamble, thread overlay, message overlay, joined by a
+/// blank line, empty parts left out.
+pub fn compose_system_prompt(parts: &[Option<&str>]) -> String {
+    parts
+        .iter()
+        .flatten()
+        .map(|p| p.trim_end())
+        .filter(|p| !p.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_prompt_joins_present_parts() {
+        assert_eq!(
+            compose_system_prompt(&[Some("Be terse."), None, Some("Answer in French.")]),
+            "Be terse.\n\nAnswer in French."
+        );
+        assert_eq!(compose_system_prompt(&[Some(""), Some("  "), None]), "");
+        assert_eq!(compose_system_prompt(&[None, Some("x")]), "x");
+    }
+}

@@ -1,0 +1,270 @@
+//! The model step: resolve the user's own vendor key, then one model call,
+//! its text relayed as `token` frames, its tool calls and reasoning blocks
+//! assembled; a stop reaches both at once.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::{CancelReason, Emitter, Turn, compose_system_prompt, until_cancelled};
+use crate::events::ThreadEvent;
+use crate::provider::{
+    KeyRequest, ModelError, ModelEvent, ModelRequest, ReasoningBlock, ReasoningPiece, ToolCall,
+    VendorKey, estimate_tokens,
+};
+use crate::timings::micros_between;
+
+/// `key_source` of a call made with the operator's own vendor key.
+const PLATFORM_KEY: &str = "platform";
+
+/// The key a model call uses: the user's own (from the agent's resolver)
+/// or, `None`, the platform's.
+#[derive(Clone)]
+pub(super) struct CallKey {
+    api_key: Option<VendorKey>,
+    source: String,
+}
+
+impl Turn {
+    /// The user's own key, when the agent has a resolver and a vendor is
+    /// called; a stop meanwhile ends the wait.
+    pub(super) async fn resolve_key(&mut self) -> Result<CallKey, CancelReason> {
+        let mut key = CallKey {
+            api_key: None,
+            source: PLATFORM_KEY.to_owned(),
+        };
+        let credentials = &self.credentials;
+        if self.route.external
+            && credentials.enabled
+            && !credentials.resolver_url.is_empty()
+            && let Some(signing_secret) = credentials.signing_secret.clone()
+        {
+            let asked = KeyRequest {
+                user_id: self.request.user_id.clone(),
+                org_id: self.org.to_string(),
+                provider: self.route.provider.clone(),
+                model: self.route.model.clone(),
+                resolver_url: credentials.resolver_url.clone(),
+                timeout_ms: credentials.timeout_ms,
+                signing_secret,
+            };
+            let resolver = &self.engine.resolver;
+            if let Some(resolved) =
+                until_cancelled(&mut self.cancel, resolver.resolve(asked)).await?
+            {
+                key = CallKey {
+                    api_key: Some(resolved.key),
+                    source: resolved.source,
+                };
+            }
+        }
+        self.timings.key_us = self.clock.lap();
+        Ok(key)
+    }
+
+    /// One model call over the whole context, read to its end or a stop.
+    pub(super) async fn call_model(&mut self, key: CallKey) -> ModelOutcome {
+        let system = compose_system_prompt(&[
+            Some(&self.agent.stable_preamble),
+            self.thread.system_prompt_overlay.as_deref(),
+            self.request.system_prompt_overlay.as_deref(),
+        ]);
+        let request = ModelRequest {
+            route: self.route.clone(),
+            system,
+            messages: self.history.clone(),
+            tools: self.request.tools.clone(),
+            api_key: key.api_key,
+        };
+        let estimated_input = estimate_tokens(&request.system)
+            + request
+                .messages
+                .iter()
+                .map(|m| estimate_tokens(&m.content))
+                .sum::<u64>();
+        let called = Instant::now();
+        let stream = self.engine.provider.stream(request);
+        let mut outcome = consume(stream, &self.emitter, &mut self.cancel).await;
+        outcome.estimated_input = estimated_input;
+        outcome.key_source = key.source;
+        self.timings.first_token_us = outcome
+            .first_text
+            .map_or(0, |first| micros_between(called, first));
+        self.timings.stream_us = micros_between(called, Instant::now());
+        outcome
+    }
+}
+
+/// A tool call being assembled from the stream's pieces.
+#[derive(Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+impl PartialCall {
+    fn finish(self) -> ToolCall {
+        let arguments = if self.arguments.trim().is_empty() {
+            Value::Object(serde_json::Map::new())
+        } else {
+            serde_json::from_str(&self.arguments).unwrap_or(Value::String(self.arguments))
+        };
+        ToolCall {
+            id: self.id,
+            name: self.name,
+            arguments,
+        }
+    }
+}
+
+/// What a model call produced.
+pub struct ModelOutcome {
+    pub(super) content: String,
+    pub(super) tool_calls: Vec<ToolCall>,
+    pub(super) input_tokens: Option<u64>,
+    pub(super) output_tokens: Option<u64>,
+    pub(super) failure: Option<ModelError>,
+    /// Why the turn was stopped, if it was.
+    pub(super) stopped_by: Option<CancelReason>,
+    /// When the first text arrived.
+    pub(super) first_text: Option<Instant>,
+    /// The answer's reasoning blocks, in order.
+    pub(super) reasoning: Vec<ReasoningBlock>,
+    /// Whether the vendor accepted the request (a 2xx answer): only then is
+    /// the call billed and recorded.
+    pub(super) accepted: bool,
+    /// The request's size in estimated tokens, for a vendor that reports none.
+    pub(super) estimated_input: u64,
+    /// Whose key paid for the call: `platform` or the resolver's source.
+    pub(super) key_source: String,
+}
+
+impl ModelOutcome {
+    fn empty() -> Self {
+        Self {
+            content: String::new(),
+            tool_calls: Vec::new(),
+            input_tokens: None,
+            output_tokens: None,
+            failure: None,
+            stopped_by: None,
+            first_text: None,
+            reasoning: Vec::new(),
+            accepted: false,
+            estimated_input: 0,
+            key_source: PLATFORM_KEY.to_owned(),
+        }
+    }
+
+    /// A turn stopped before its model call was made.
+    pub(super) fn stopped_before_the_call(reason: CancelReason) -> Self {
+        Self {
+            stopped_by: Some(reason),
+            ..Self::empty()
+        }
+    }
+}
+
+/// Adds a streamed piece to the reasoning block at its index.
+fn add_reasoning(
+    blocks: &mut BTreeMap<usize, ReasoningBlock>,
+    index: usize,
+    piece: ReasoningPiece,
+) {
+    let block = blocks.entry(index).or_insert_with(|| match &piece {
+        ReasoningPiece::Redacted(_) => ReasoningBlock::RedactedThinking {
+            data: String::new(),
+        },
+        _ => ReasoningBlock::Thinking {
+            thinking: String::new(),
+            signature: String::new(),
+        },
+    });
+    match (block, piece) {
+        (ReasoningBlock::Thinking { thinking, .. }, ReasoningPiece::Thinking(text)) => {
+            thinking.push_str(&text);
+        }
+        (ReasoningBlock::Thinking { signature, .. }, ReasoningPiece::Signature(text)) => {
+            signature.push_str(&text);
+        }
+        (ReasoningBlock::RedactedThinking { data }, ReasoningPiece::Redacted(text)) => {
+            data.push_str(&text);
+        }
+        // A piece that does not fit its block's kind is a vendor error;
+        // the block keeps what it had.
+        _ => {}
+    }
+}
+
+/// Reads the model stream to its end, relaying text as `token` events and
+/// assembling tool calls; a stop drops the stream at once.
+async fn consume(
+    mut stream: crate::provider::ModelStream,
+    emitter: &Emitter,
+    cancel: &mut oneshot::Receiver<CancelReason>,
+) -> ModelOutcome {
+    let mut outcome = ModelOutcome::empty();
+    let mut reasoning: BTreeMap<usize, ReasoningBlock> = BTreeMap::new();
+    let mut calls: BTreeMap<usize, PartialCall> = BTreeMap::new();
+    loop {
+        tokio::select! {
+            biased;
+            // A dropped sender is not a stop: the answer goes on.
+            Ok(reason) = &mut *cancel, if !cancel.is_terminated() => {
+                outcome.stopped_by = Some(reason);
+                break;
+            }
+            event = stream.next() => {
+                // Any answer but an error before one means the vendor took
+                // the request.
+                outcome.accepted |= !matches!(event, Some(ModelEvent::Error(_)) | None);
+                match event {
+                Some(ModelEvent::Accepted) => {}
+                Some(ModelEvent::Text(delta)) => {
+                    outcome.first_text.get_or_insert_with(Instant::now);
+                    outcome.content.push_str(&delta);
+                    emitter.emit(ThreadEvent::Token { delta });
+                }
+                Some(ModelEvent::ToolCallStart { index, id, name }) => {
+                    let call = calls.entry(index).or_default();
+                    call.id = id;
+                    call.name = name;
+                }
+                Some(ModelEvent::Reasoning { index, piece }) => {
+                    add_reasoning(&mut reasoning, index, piece);
+                }
+                Some(ModelEvent::ToolCallArguments { index, fragment }) => {
+                    calls.entry(index).or_default().arguments.push_str(&fragment);
+                }
+                Some(ModelEvent::Usage { input_tokens, output_tokens }) => {
+                    outcome.input_tokens = input_tokens.or(outcome.input_tokens);
+                    outcome.output_tokens = output_tokens.or(outcome.output_tokens);
+                }
+                Some(ModelEvent::Finish(_)) => {
+                    outcome.tool_calls = calls.into_values().map(PartialCall::finish).collect();
+                    outcome.reasoning = std::mem::take(&mut reasoning).into_values().collect();
+                    break;
+                }
+                Some(ModelEvent::Error(error)) => {
+                    outcome.failure = Some(error);
+                    break;
+                }
+                None => {
+                    outcome.failure = Some(ModelError {
+                        code: "PROVIDER_UNAVAILABLE",
+                        detail: "the model's stream ended before the answer was complete".into(),
+                    });
+                    break;
+                }
+            }
+            }
+        }
+    }
+    // Dropping the stream cancels the model call (closes a vendor connection).
+    drop(stream);
+    outcome
+}

@@ -1,0 +1,248 @@
+//! The start of a turn: load the thread, its agent, credentials and
+//! context, then store what the user sent, flushed, before any model call.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::Utc;
+
+use super::{
+    Ended, NOT_EXECUTED_NEW_MESSAGE, NOT_EXECUTED_NO_RESULT, Turn, TurnInput, TurnRequest, blocking,
+};
+use crate::domain::{Message, Role, UsageRecord};
+use crate::idempotency::{self, IdempotencyRecord};
+use crate::ids::{MessageId, ThreadId};
+use crate::ports::{StoreError, ThreadStore};
+use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
+use crate::timings::{PhaseClock, TurnTimings};
+
+impl Turn {
+    /// Loads what the turn needs; a thread or agent that is gone ends it
+    /// with an error.
+    pub(super) async fn load(input: TurnInput) -> Result<Self, Ended> {
+        let TurnInput {
+            engine,
+            org,
+            thread: thread_id,
+            turn: number,
+            request,
+            emitter,
+            cancel,
+            history,
+        } = input;
+        let started_at = Utc::now();
+        let mut clock = PhaseClock::since(request.accepted.unwrap_or_else(Instant::now));
+        let mut timings = TurnTimings {
+            before_turn_us: clock.lap(),
+            ..TurnTimings::default()
+        };
+        let loaded = blocking(&engine.store, move |s| {
+            let Some(thread) = s.thread(org, thread_id)? else {
+                return Ok(None);
+            };
+            let agent = s.agent(org, thread.agent_id)?;
+            let credentials = s.credentials(org, thread.agent_id)?;
+            let history = match history {
+                Some(history) => history,
+                None => s.context(thread_id)?,
+            };
+            Ok(Some((thread, agent, credentials, history)))
+        })
+        .await;
+        let (thread, agent, credentials, history) = match loaded {
+            Ok(Some((thread, Some(agent), credentials, history))) if !agent.is_deleted() => {
+                (thread, agent, credentials, history)
+            }
+            Ok(Some(_)) => {
+                emitter.fail("CONFLICT", "the thread's agent was deleted", String::new());
+                return Err(None);
+            }
+            Ok(None) => {
+                emitter.fail("NOT_FOUND", "thread not found", String::new());
+                return Err(None);
+            }
+            Err(error) => {
+                tracing::error!(%error, thread = %thread_id, "loading a turn failed");
+                emitter.fail("INTERNAL", "internal error", String::new());
+                return Err(None);
+            }
+        };
+        timings.load_us = clock.lap();
+        let model = request
+            .model_override
+            .clone()
+            .unwrap_or_else(|| agent.default_model.clone());
+        let route = engine.provider.route(&model);
+        Ok(Self {
+            engine,
+            org,
+            thread_id,
+            number,
+            request,
+            emitter,
+            cancel,
+            thread,
+            agent,
+            credentials,
+            history,
+            started_at,
+            model,
+            route,
+            user_message_id: None,
+            keyed: None,
+            clock,
+            timings,
+        })
+    }
+
+    /// Stores what the user sent (tool results and the message, and the
+    /// keyed send's record) and waits until it is durable.
+    pub(super) async fn store_user_message(&mut self) -> Result<(), Ended> {
+        let entries = match user_entries(&self.history, &self.request) {
+            Ok(entries) => entries,
+            Err(detail) => {
+                self.emitter.fail("VALIDATION_ERROR", detail, String::new());
+                return Err(Some(std::mem::take(&mut self.history)));
+            }
+        };
+        let request = &self.request;
+        let listed = (!request.content.is_empty()).then(|| Message {
+            id: MessageId::new(),
+            thread_id: self.thread_id,
+            seq: 0,
+            role: Role::User,
+            content: request.content.clone(),
+            sender_name: request.sender_name.clone(),
+            sender_id: request.sender_id.clone(),
+            created_at: self.started_at,
+        });
+        self.user_message_id = listed.as_ref().map(|m| m.id);
+        self.keyed = request.idempotency.map(|key| {
+            let record = IdempotencyRecord {
+                request: idempotency::hex(&key.request),
+                turn: self.number,
+                created_at: Utc::now(),
+                started_at: self.started_at,
+                model: self.model.clone(),
+                user_message_id: self.user_message_id,
+                outcome: None,
+            };
+            (key.key, record)
+        });
+        let write = TurnWrite {
+            turn: Some(self.number),
+            listed,
+            context: entries.clone(),
+            keyed: self.keyed.clone(),
+            ..TurnWrite::default()
+        };
+        match append_durably(&self.engine.store, self.thread_id, write).await {
+            Ok(durable) => {
+                self.timings.user_append_us = durable.append_us;
+                self.timings.user_flush_us = durable.flush_us;
+                self.clock.lap(); // already counted in the two above
+            }
+            Err(error) => {
+                tracing::error!(%error, thread = %self.thread_id, "storing a user message failed");
+                self.emitter
+                    .fail("INTERNAL", "internal error", String::new());
+                return Err(None);
+            }
+        }
+        self.history.extend(entries);
+        Ok(())
+    }
+}
+
+/// Context entries for what the user sent: results for every pending tool
+/// call (a "not executed" output for those without one), then the message.
+fn user_entries(
+    history: &[ContextMessage],
+    request: &TurnRequest,
+) -> Result<Vec<ContextMessage>, String> {
+    let pending = pending_tool_calls(history);
+    if let Some(stray) = request
+        .tool_results
+        .iter()
+        .find(|r| !pending.contains(&r.tool_call_id))
+    {
+        return Err(format!(
+            "toolResults: `{}` answers no pending tool call",
+            stray.tool_call_id
+        ));
+    }
+    let mut entries: Vec<ContextMessage> = pending
+        .into_iter()
+        .map(|id| {
+            let output = match request.tool_results.iter().find(|r| r.tool_call_id == id) {
+                Some(result) => result.output.clone(),
+                None if request.tool_results.is_empty() => NOT_EXECUTED_NEW_MESSAGE.to_owned(),
+                None => NOT_EXECUTED_NO_RESULT.to_owned(),
+            };
+            ContextMessage::tool_result(id, output)
+        })
+        .collect();
+    if !request.content.is_empty() {
+        entries.push(ContextMessage::text(
+            ContextRole::User,
+            request.content.clone(),
+        ));
+    }
+    Ok(entries)
+}
+
+/// A durable append: the listed message as stored, and where the time went.
+pub(super) struct DurableAppend {
+    pub listed: Option<Message>,
+    pub append_us: u64,
+    pub flush_us: u64,
+}
+
+/// One durable write of a turn.
+#[derive(Default)]
+pub(super) struct TurnWrite {
+    /// The turn's number, noted with its first write.
+    pub turn: Option<u64>,
+    pub listed: Option<Message>,
+    pub context: Vec<ContextMessage>,
+    pub usage: Option<UsageRecord>,
+    /// The keyed send's record (with its outcome, on the answer's write).
+    pub keyed: Option<([u8; 32], IdempotencyRecord)>,
+}
+
+/// Writes `write` to the thread and waits until it is durable.
+pub(super) async fn append_durably(
+    store: &Arc<dyn ThreadStore>,
+    thread: ThreadId,
+    write: TurnWrite,
+) -> Result<DurableAppend, StoreError> {
+    let mut clock = PhaseClock::since(Instant::now());
+    let TurnWrite {
+        turn,
+        listed,
+        context,
+        usage,
+        keyed,
+    } = write;
+    let stored = blocking(store, move |s| {
+        if let Some(turn) = turn {
+            s.note_turn(thread, turn)?;
+        }
+        let listed = s.append(thread, listed, context, keyed)?;
+        if let Some(usage) = usage {
+            s.record_usage(UsageRecord {
+                message_id: listed.as_ref().map(|m| m.id),
+                ..usage
+            })?;
+        }
+        Ok(listed)
+    })
+    .await?;
+    let append_us = clock.lap();
+    store.flush().await?;
+    Ok(DurableAppend {
+        listed: stored,
+        append_us,
+        flush_us: clock.lap(),
+    })
+}
