@@ -4,6 +4,7 @@
 //! layer around the engine in `confer-actors`. [`serve`] starts exactly what
 //! production runs; `main.rs` only parses the command line.
 
+pub mod allocator;
 pub mod api;
 pub mod auth;
 pub mod error;

@@ -24,28 +24,8 @@ enum Command {
     Config,
 }
 
-/// Allocations of at least this size get pages of their own from the kernel.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const MMAP_THRESHOLD_BYTES: libc::c_int = 64 * 1024;
-
-/// Pins glibc's mmap threshold. By default glibc raises the threshold to the
-/// size of each large block freed, so after the first few long messages every
-/// later one comes from the heap arenas, which a long-lived server cannot
-/// give back: 150 abandoned turns of 250 KiB questions and 1 MiB answers left
-/// RSS 118 MiB up with 34 MiB live; with the threshold pinned, 37 MiB up
-/// (docs/performance.md).
-#[allow(unsafe_code)]
-fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; it runs before any
-    // other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
-    }
-}
-
 fn main() -> ExitCode {
-    tune_allocator();
+    confer::allocator::tune();
     let cli = Cli::parse();
     let settings = match confer::settings::Settings::load(cli.config.as_deref()) {
         Ok(settings) => settings,
