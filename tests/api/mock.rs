@@ -42,6 +42,10 @@ impl Reply {
             gap: Duration::ZERO,
         }
     }
+    /// A stream whose events are `gap` apart.
+    pub fn paced(body: String, gap: Duration) -> Self {
+        Self::Stream { body, gap }
+    }
     pub fn json(status: u16, body: Value) -> Self {
         Self::Status {
             status,

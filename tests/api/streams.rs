@@ -141,13 +141,7 @@ async fn stop_ends_a_turn_with_a_stalled_reader_at_once() {
     let thread = api.thread(&agent, json!({})).await;
     // 200 deltas of 4 KiB, 50 ms apart: ten seconds of answer.
     let (slow, _) = openai_answer(200, 4 * 1024);
-    let Reply::Stream { body, .. } = Reply::stream(slow) else {
-        unreachable!()
-    };
-    vendor.push(Reply::Stream {
-        body,
-        gap: Duration::from_millis(50),
-    });
+    vendor.push(Reply::paced(slow, Duration::from_millis(50)));
     let mut watch = api.open_watch(&thread, "?follow=true", None).await;
     let _stalled = stalled_send(&server, &thread, "slowly").await;
     // Wait until the turn is well under way (its frames outrun the socket).
@@ -186,13 +180,7 @@ async fn a_dropped_connection_resumes_after_its_last_event_id() {
     let agent = vendor_agent(&api).await;
     let thread = api.thread(&agent, json!({})).await;
     let (paced, text) = openai_answer(40, 100);
-    let Reply::Stream { body, .. } = Reply::stream(paced) else {
-        unreachable!()
-    };
-    vendor.push(Reply::Stream {
-        body,
-        gap: Duration::from_millis(20),
-    });
+    vendor.push(Reply::paced(paced, Duration::from_millis(20)));
     // Nothing running yet: no stream to reattach to.
     let none = api.open_watch(&thread, "", None).await;
     assert_eq!(none.status, 204);
@@ -294,13 +282,7 @@ async fn busy_threads_refuse_or_queue_before_any_stream() {
     let agent = vendor_agent(&api).await;
     let thread = api.thread(&agent, json!({})).await;
     let (slow, _) = openai_answer(100, 100);
-    let Reply::Stream { body, .. } = Reply::stream(slow) else {
-        unreachable!()
-    };
-    vendor.push(Reply::Stream {
-        body,
-        gap: Duration::from_millis(50),
-    });
+    vendor.push(Reply::paced(slow, Duration::from_millis(50)));
     let mut running = api.open_stream(&thread, json!({"content": "first"})).await;
     assert_eq!(
         running
@@ -613,13 +595,7 @@ async fn the_org_turn_cap_queues_across_threads_in_order() {
         threads.push(api.thread(&agent, json!({})).await);
     }
     let (slow, _) = openai_answer(100, 100);
-    let Reply::Stream { body, .. } = Reply::stream(slow) else {
-        unreachable!()
-    };
-    vendor.push(Reply::Stream {
-        body,
-        gap: Duration::from_millis(30),
-    });
+    vendor.push(Reply::paced(slow, Duration::from_millis(30)));
     let (quick, _) = openai_answer(2, 10);
     vendor.push(Reply::stream(quick.clone()));
     vendor.push(Reply::stream(quick));
