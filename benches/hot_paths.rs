@@ -76,7 +76,7 @@ fn hot_paths(c: &mut Criterion) {
             external: true,
         },
         system: "Be terse.".into(),
-        messages,
+        messages: std::sync::Arc::new(messages),
         tools: Vec::new(),
         api_key: None,
     };

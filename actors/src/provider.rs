@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use futures_util::Stream;
 use serde::{Deserialize, Serialize};
@@ -161,8 +162,9 @@ pub struct ModelRequest {
     pub route: ModelRoute,
     /// The composed system prompt ("" when empty).
     pub system: String,
-    /// The conversation so far, oldest first.
-    pub messages: Vec<ContextMessage>,
+    /// The conversation so far, oldest first; shared with the turn, not
+    /// copied for each request.
+    pub messages: Arc<Vec<ContextMessage>>,
     /// Client-side tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// The user's own key from the resolver; `None` uses the platform key.

@@ -52,7 +52,7 @@ fn push_blocks(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
 /// The JSON body of a streamed Messages request.
 pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
     let mut messages: Vec<Value> = Vec::new();
-    for message in &request.messages {
+    for message in request.messages.iter() {
         match message.role {
             ContextRole::User => {
                 let text = (!message.content.is_empty())
@@ -410,13 +410,13 @@ mod tests {
         let request = |from: &str| ModelRequest {
             route: route(super::super::ANTHROPIC),
             system: String::new(),
-            messages: vec![
+            messages: std::sync::Arc::new(vec![
                 ContextMessage::text(ContextRole::User, "Hello"),
                 ContextMessage {
                     reasoning_from: Some(from.into()),
                     ..answer.clone()
                 },
-            ],
+            ]),
             tools: Vec::new(),
             api_key: None,
         };
@@ -448,7 +448,7 @@ mod tests {
                 external: true,
             },
             system: "You are terse.".into(),
-            messages: vec![
+            messages: std::sync::Arc::new(vec![
                 ContextMessage::text(ContextRole::User, "Weather in Paris?"),
                 asks,
                 ContextMessage::tool_result(
@@ -456,7 +456,7 @@ mod tests {
                     "not executed: the user sent a new message",
                 ),
                 ContextMessage::text(ContextRole::User, "Never mind."),
-            ],
+            ]),
             tools: vec![],
             api_key: None,
         };

@@ -64,7 +64,7 @@ impl BuiltinProvider {
                 .map(|m| m.content.clone())
                 .unwrap_or_default()),
             "inspect" => {
-                let description = json!({"system": request.system, "messages": request.messages});
+                let description = json!({"system": request.system, "messages": *request.messages});
                 Ok(description.to_string())
             }
             other => Err(ModelError::model(format!(
@@ -133,7 +133,10 @@ mod tests {
         let request = ModelRequest {
             route: provider.route("builtin/echo"),
             system: String::new(),
-            messages: vec![ContextMessage::text(ContextRole::User, "hi there")],
+            messages: std::sync::Arc::new(vec![ContextMessage::text(
+                ContextRole::User,
+                "hi there",
+            )]),
             tools: Vec::new(),
             api_key: None,
         };

@@ -36,7 +36,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
     }
-    for message in &request.messages {
+    for message in request.messages.iter() {
         messages.push(match message.role {
             ContextRole::User => json!({"role": "user", "content": message.content}),
             ContextRole::Assistant if message.tool_calls.is_empty() => {
@@ -345,11 +345,11 @@ mod tests {
                 external: true,
             },
             system: "Be terse.".into(),
-            messages: vec![
+            messages: std::sync::Arc::new(vec![
                 ContextMessage::text(ContextRole::User, "hi"),
                 asks,
                 ContextMessage::tool_result("call_A", "42"),
-            ],
+            ]),
             tools: vec![ToolDefinition {
                 name: "f".into(),
                 description: None,

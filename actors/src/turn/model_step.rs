@@ -3,6 +3,7 @@
 //! assembled; a stop reaches both at once.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures_util::StreamExt;
@@ -72,10 +73,13 @@ impl Turn {
             self.thread.system_prompt_overlay.as_deref(),
             self.request.system_prompt_overlay.as_deref(),
         ]);
+        // The request shares the context; it comes back without a copy once
+        // the provider has built its body from it.
+        let context = Arc::new(std::mem::take(&mut self.history));
         let request = ModelRequest {
             route: self.route.clone(),
             system,
-            messages: self.history.clone(),
+            messages: Arc::clone(&context),
             tools: self.request.tools.clone(),
             api_key: key.api_key,
         };
@@ -87,6 +91,7 @@ impl Turn {
                 .sum::<u64>();
         let called = Instant::now();
         let stream = self.engine.provider.stream(request);
+        self.history = Arc::try_unwrap(context).unwrap_or_else(|shared| (*shared).clone());
         let mut outcome = consume(stream, &self.emitter, &mut self.cancel).await;
         outcome.estimated_input = estimated_input;
         outcome.key_source = key.source;
