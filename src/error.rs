@@ -5,6 +5,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
+use confer_actors::codes::{self, ErrorCode};
 use confer_actors::{Refusal, StoreError};
 
 use crate::store::update::Updated;
@@ -44,20 +45,13 @@ pub enum ApiError {
         limit: u32,
         retry_after: u64,
     },
-    /// A refusal of the turn engine (`streams.md`): its code and status come
-    /// from [`turn_refusal`]'s table.
+    /// A refusal of the turn engine (`streams.md`); its status is the
+    /// code's in the table (`confer_actors::codes`).
     #[error("{detail}")]
-    Turn {
-        code: &'static str,
-        status: StatusCode,
-        detail: String,
-    },
+    Turn { code: ErrorCode, detail: String },
     /// 503: a store flush failed; nothing more is acknowledged.
     #[error("{0}")]
     StoreUnavailable(String),
-    /// 501: the endpoint exists but its capability is not built yet.
-    #[error("{0}")]
-    NotImplemented(String),
     /// 500: logged in full, answered with a generic detail.
     #[error("internal error")]
     Internal(String),
@@ -84,20 +78,24 @@ impl ApiError {
 
     /// The contract's code string.
     pub fn code(&self) -> &'static str {
+        self.error_code().code
+    }
+
+    /// The code's entry in the one table of codes (`confer_actors::codes`).
+    pub fn error_code(&self) -> ErrorCode {
         match self {
-            Self::BadRequest(_) => "BAD_REQUEST",
-            Self::Unauthorized(_) => "UNAUTHORIZED",
-            Self::Forbidden(_) => "FORBIDDEN",
-            Self::NotFound(_) => "NOT_FOUND",
-            Self::Conflict(_) => "CONFLICT",
-            Self::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
-            Self::Validation(_) => "VALIDATION_ERROR",
-            Self::NotImplemented(_) => "NOT_IMPLEMENTED",
-            Self::RequestTimeout(_) => "REQUEST_TIMEOUT",
-            Self::RateLimited { .. } => "RATE_LIMITED",
-            Self::StoreUnavailable(_) => "STORE_UNAVAILABLE",
-            Self::Turn { code, .. } => code,
-            Self::Internal(_) => "INTERNAL",
+            Self::BadRequest(_) => codes::BAD_REQUEST,
+            Self::Unauthorized(_) => codes::UNAUTHORIZED,
+            Self::Forbidden(_) => codes::FORBIDDEN,
+            Self::NotFound(_) => codes::NOT_FOUND,
+            Self::Conflict(_) => codes::CONFLICT,
+            Self::PayloadTooLarge(_) => codes::PAYLOAD_TOO_LARGE,
+            Self::Validation(_) => codes::VALIDATION_ERROR,
+            Self::RequestTimeout(_) => codes::REQUEST_TIMEOUT,
+            Self::RateLimited { .. } => codes::RATE_LIMITED,
+            Self::StoreUnavailable(_) => codes::STORE_UNAVAILABLE,
+            Self::Turn { code, .. } => *code,
+            Self::Internal(_) => codes::INTERNAL,
         }
     }
 
@@ -111,7 +109,6 @@ impl ApiError {
             | Self::Conflict(d)
             | Self::PayloadTooLarge(d)
             | Self::Validation(d)
-            | Self::NotImplemented(d)
             | Self::RequestTimeout(d)
             | Self::StoreUnavailable(d)
             | Self::RateLimited { detail: d, .. }
@@ -120,24 +117,25 @@ impl ApiError {
     }
 }
 
-/// The code and a generic detail for a bare status (a 405 from routing, say).
+/// The code for a bare status (a 405 from routing, say).
 pub fn code_for_status(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "BAD_REQUEST",
-        401 => "UNAUTHORIZED",
-        403 => "FORBIDDEN",
-        404 => "NOT_FOUND",
-        405 => "METHOD_NOT_ALLOWED",
-        409 => "CONFLICT",
-        408 => "REQUEST_TIMEOUT",
-        413 => "PAYLOAD_TOO_LARGE",
-        415 => "UNSUPPORTED_MEDIA_TYPE",
-        422 => "VALIDATION_ERROR",
-        429 => "RATE_LIMITED",
-        431 => "HEADERS_TOO_LARGE",
-        s if s < 500 => "BAD_REQUEST",
-        _ => "INTERNAL",
-    }
+    let code = match status.as_u16() {
+        400 => codes::BAD_REQUEST,
+        401 => codes::UNAUTHORIZED,
+        403 => codes::FORBIDDEN,
+        404 => codes::NOT_FOUND,
+        405 => codes::METHOD_NOT_ALLOWED,
+        409 => codes::CONFLICT,
+        408 => codes::REQUEST_TIMEOUT,
+        413 => codes::PAYLOAD_TOO_LARGE,
+        415 => codes::UNSUPPORTED_MEDIA_TYPE,
+        422 => codes::VALIDATION_ERROR,
+        429 => codes::RATE_LIMITED,
+        431 => codes::HEADERS_TOO_LARGE,
+        s if s < 500 => codes::BAD_REQUEST,
+        _ => codes::INTERNAL,
+    };
+    code.code
 }
 
 /// A JSON error response with `code` and `detail`.
@@ -156,21 +154,10 @@ pub fn error_response(status: StatusCode, code: &str, detail: Option<&str>) -> H
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        match self {
-            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
-            Self::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Turn { status, .. } => *status,
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
+        self.error_code()
+            .status
+            .and_then(|status| StatusCode::from_u16(status).ok())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
 
     fn error_response(&self) -> HttpResponse {
@@ -213,54 +200,41 @@ impl ResponseError for ApiError {
     }
 }
 
-/// The turn engine's refusals and stream errors: code, status, detail.
-/// The one table of them; SSE `error` events use the same codes.
+/// The turn engine's refusals: their code (and so status) and detail.
 pub fn turn_refusal(refusal: TurnError) -> ApiError {
-    let (code, status, detail) = match refusal {
+    let (code, detail) = match refusal {
         TurnError::Refused(Refusal::Busy) => (
-            "THREAD_BUSY",
-            StatusCode::CONFLICT,
+            codes::THREAD_BUSY,
             "a turn is running or queued on this thread (ifBusy: reject)",
         ),
         TurnError::Refused(Refusal::QueueFull) => (
-            "THREAD_QUEUE_FULL",
-            StatusCode::TOO_MANY_REQUESTS,
+            codes::THREAD_QUEUE_FULL,
             "as many sends wait on this thread as it may queue (CONFER_MAX_QUEUED_PER_THREAD)",
         ),
         TurnError::Refused(Refusal::ShuttingDown) | TurnError::ShuttingDown => (
-            "SHUTTING_DOWN",
-            StatusCode::SERVICE_UNAVAILABLE,
+            codes::SHUTTING_DOWN,
             "the server is shutting down; try again when it is back",
         ),
         TurnError::Refused(Refusal::OrgQueueFull) => (
-            "ORG_QUEUE_FULL",
-            StatusCode::TOO_MANY_REQUESTS,
+            codes::ORG_QUEUE_FULL,
             "the org runs as many turns as it may and its queue is full (CONFER_MAX_QUEUED_PER_ORG)",
         ),
         TurnError::Refused(Refusal::KeyReused) => (
-            "IDEMPOTENCY_KEY_REUSED",
-            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::IDEMPOTENCY_KEY_REUSED,
             "this Idempotency-Key was used for a different request on this thread",
         ),
-        TurnError::Refused(Refusal::Unavailable) => (
-            "INTERNAL",
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal error",
-        ),
+        TurnError::Refused(Refusal::Unavailable) => (codes::INTERNAL, "internal error"),
         TurnError::TooManyReaders => (
-            "TOO_MANY_READERS",
-            StatusCode::TOO_MANY_REQUESTS,
+            codes::TOO_MANY_READERS,
             "as many streams read this thread as it allows (CONFER_MAX_WATCHERS_PER_THREAD)",
         ),
         TurnError::StreamGap => (
-            "STREAM_GAP",
-            StatusCode::CONFLICT,
+            codes::STREAM_GAP,
             "the frames after that event are no longer kept; read the thread's messages",
         ),
     };
     ApiError::Turn {
         code,
-        status,
         detail: detail.to_owned(),
     }
 }
@@ -315,6 +289,19 @@ mod tests {
         assert_eq!(error.detail(), "internal error");
         assert_eq!(error.status_code(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(error.code(), "INTERNAL");
+    }
+
+    /// Every code of the table is in docs/api.md, which promises them.
+    #[test]
+    fn the_contract_lists_every_code() {
+        let contract = include_str!("../docs/api.md");
+        for code in codes::ALL {
+            assert!(
+                contract.contains(code.code),
+                "{} is not in docs/api.md",
+                code.code
+            );
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::codes::ErrorCode;
 use crate::ids::{MessageId, ThreadId};
 use crate::provider::ToolCall;
 
@@ -83,10 +84,11 @@ pub enum ThreadEvent {
 impl ThreadEvent {
     /// `error {code, detail}` then `done {ok:false}` with `content`: how a
     /// failed or dropped turn ends.
-    pub fn failure(code: &str, detail: Option<String>, content: String) -> [ThreadEvent; 2] {
+    pub fn failure(code: ErrorCode, detail: Option<String>, content: String) -> [ThreadEvent; 2] {
+        debug_assert!(code.in_stream, "{} never ends a stream", code.code);
         [
             Self::Error {
-                code: code.to_owned(),
+                code: code.code.to_owned(),
                 detail,
             },
             Self::Done {

@@ -589,7 +589,7 @@ impl FrameReader {
     /// `done {ok:false, gap:true}`, then the end.
     fn gap(&mut self) -> Step {
         let [error, mut done] = ThreadEvent::failure(
-            "STREAM_GAP",
+            crate::codes::STREAM_GAP,
             Some("this stream fell behind the frames kept; read the thread's messages".into()),
             String::new(),
         );

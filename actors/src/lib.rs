@@ -7,6 +7,7 @@
 //! actix-web, reqwest or sled, so everything here can be tested with in-memory
 //! fakes; the adapters live in the `confer` crate.
 
+pub mod codes;
 pub mod domain;
 pub mod events;
 pub mod frames;
@@ -23,6 +24,7 @@ pub mod turn;
 #[cfg(test)]
 mod tests;
 
+pub use codes::ErrorCode;
 pub use domain::*;
 pub use events::{ThreadEvent, Usage};
 pub use frames::{

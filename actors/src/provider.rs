@@ -9,6 +9,8 @@ use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::codes::ErrorCode;
+
 use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -188,8 +190,8 @@ pub enum FinishReason {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelError {
     /// `PROVIDER_AUTH`, `PROVIDER_RATE_LIMITED`, `PROVIDER_UNAVAILABLE`,
-    /// `PROVIDER_TIMEOUT` or `MODEL_ERROR`.
-    pub code: &'static str,
+    /// `PROVIDER_TIMEOUT` or `MODEL_ERROR` (see `codes`).
+    pub code: ErrorCode,
     /// Client-safe detail (never a key).
     pub detail: String,
 }
@@ -198,7 +200,7 @@ impl ModelError {
     /// A `MODEL_ERROR` with `detail`.
     pub fn model(detail: impl Into<String>) -> Self {
         Self {
-            code: "MODEL_ERROR",
+            code: crate::codes::MODEL_ERROR,
             detail: detail.into(),
         }
     }

@@ -20,6 +20,7 @@ use actix::prelude::*;
 use chrono::Utc;
 use tokio::sync::oneshot;
 
+use crate::codes::{self, ErrorCode};
 use crate::events::ThreadEvent;
 use crate::frames::{FrameId, FrameLog, FrameReader, Position, Retention};
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
@@ -320,7 +321,7 @@ impl ThreadActor {
 
     /// Drops every queued send: each stream ends with `error {code}` and
     /// `done {ok:false}`; nothing of theirs was stored.
-    fn drop_queue(&mut self, code: &str, detail: &str) {
+    fn drop_queue(&mut self, code: ErrorCode, detail: &str) {
         if let Some(turn) = self.waiting_org.take() {
             self.org_slots.withdraw(self.org, self.thread, turn);
         }
@@ -360,7 +361,7 @@ impl ThreadActor {
                 self.log.drop_queued(
                     front,
                     ThreadEvent::failure(
-                        "ORG_QUEUE_FULL",
+                        codes::ORG_QUEUE_FULL,
                         Some("the org's queue of turns is full; send again later".into()),
                         String::new(),
                     )
@@ -405,7 +406,7 @@ impl ThreadActor {
                     tracing::error!(%thread, %error, "a turn failed; reloading the thread from the store");
                     actor.history = None;
                     actor.history_bytes = 0;
-                    emitter.fail("INTERNAL", "the turn failed unexpectedly", String::new());
+                    emitter.fail(codes::INTERNAL, "the turn failed unexpectedly", String::new());
                 }
             }
             actor.running = None;
@@ -557,7 +558,7 @@ impl ThreadActor {
             }
             IfBusy::Interrupt => {
                 self.cancel_running(CancelReason::Stop);
-                self.drop_queue("CANCELLED", "a later send interrupted the thread");
+                self.drop_queue(codes::CANCELLED, "a later send interrupted the thread");
             }
             _ => {}
         }
@@ -624,7 +625,7 @@ impl Handler<Stop> for ThreadActor {
     fn handle(&mut self, msg: Stop, _: &mut Context<Self>) -> bool {
         let stopped = self.cancel_running(CancelReason::Stop);
         if msg.queued {
-            self.drop_queue("CANCELLED", "the queued sends were stopped");
+            self.drop_queue(codes::CANCELLED, "the queued sends were stopped");
         }
         stopped
     }
@@ -635,7 +636,7 @@ impl Handler<Shutdown> for ThreadActor {
 
     fn handle(&mut self, msg: Shutdown, _: &mut Context<Self>) -> bool {
         self.drop_queue(
-            "SHUTTING_DOWN",
+            codes::SHUTTING_DOWN,
             "the server is shutting down; send again when it is back",
         );
         self.log.close();

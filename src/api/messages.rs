@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use confer_actors::codes::{self, ErrorCode};
 use confer_actors::provider::pending_tool_calls;
 use confer_actors::{
     Admission, AgentId, IdempotencyRecord, IfBusy, Message, Metadata, OrgId, OutcomeKind, Role,
@@ -307,7 +308,10 @@ async fn rebuilt_turn(
     record: Option<IdempotencyRecord>,
 ) -> Result<Vec<ThreadEvent>, ApiError> {
     let Some(record) = record else {
-        return Ok(failed("INTERNAL", "the original turn's record is gone"));
+        return Ok(failed(
+            codes::INTERNAL,
+            "the original turn's record is gone",
+        ));
     };
     let mut events = vec![ThreadEvent::Meta {
         started_at: record.started_at,
@@ -317,7 +321,7 @@ async fn rebuilt_turn(
     }];
     let Some(outcome) = record.outcome else {
         tracing::warn!(%thread, turn, "a repeated send's turn never finished");
-        events.extend(failed("INTERNAL", "the original turn did not finish"));
+        events.extend(failed(codes::INTERNAL, "the original turn did not finish"));
         return Ok(events);
     };
     let content = match outcome.answer_seq {
@@ -357,7 +361,7 @@ async fn rebuilt_turn(
     Ok(events)
 }
 
-fn failed(code: &str, detail: &str) -> Vec<ThreadEvent> {
+fn failed(code: ErrorCode, detail: &str) -> Vec<ThreadEvent> {
     ThreadEvent::failure(code, Some(detail.to_owned()), String::new()).into()
 }
 

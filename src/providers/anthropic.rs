@@ -13,6 +13,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use confer_actors::codes::{self, ErrorCode};
 use confer_actors::{
     ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
     ModelStream, ReasoningBlock, ReasoningPiece, VendorKey,
@@ -143,13 +144,13 @@ pub struct MessagesParser {
     done: bool,
 }
 
-fn error_code(kind: &str) -> &'static str {
+fn error_code(kind: &str) -> ErrorCode {
     match kind {
-        "overloaded_error" | "api_error" => "PROVIDER_UNAVAILABLE",
-        "rate_limit_error" => "PROVIDER_RATE_LIMITED",
-        "authentication_error" | "permission_error" => "PROVIDER_AUTH",
-        "timeout_error" => "PROVIDER_TIMEOUT",
-        _ => "MODEL_ERROR",
+        "overloaded_error" | "api_error" => codes::PROVIDER_UNAVAILABLE,
+        "rate_limit_error" => codes::PROVIDER_RATE_LIMITED,
+        "authentication_error" | "permission_error" => codes::PROVIDER_AUTH,
+        "timeout_error" => codes::PROVIDER_TIMEOUT,
+        _ => codes::MODEL_ERROR,
     }
 }
 
@@ -386,12 +387,12 @@ mod tests {
         );
         assert_eq!(events[3], ModelEvent::Text("Partial ".into()));
         assert!(
-            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
+            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == codes::PROVIDER_UNAVAILABLE)
         );
         let cut = &TOOL_STREAM[..TOOL_STREAM.find("event: message_delta").unwrap()];
         let events = decode_whole(cut.as_bytes(), MessagesParser::default()).await;
         assert!(
-            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
+            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == codes::PROVIDER_UNAVAILABLE)
         );
     }
 

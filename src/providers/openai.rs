@@ -213,6 +213,7 @@ impl ModelProvider for OpenAiProvider {
 mod tests {
     use super::super::vendor::testing::{assert_split_invariant, decode_whole};
     use super::*;
+    use confer_actors::codes;
     use confer_actors::{ContextMessage, ToolCall, ToolDefinition};
 
     const TEXT_STREAM: &str = include_str!("../../tests/fixtures/openai_text.sse");
@@ -301,7 +302,7 @@ mod tests {
         let truncated_body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n";
         let events = decode_whole(truncated_body.as_bytes(), ChatParser::default()).await;
         assert!(
-            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == "PROVIDER_UNAVAILABLE")
+            matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == codes::PROVIDER_UNAVAILABLE)
         );
         let in_stream_error =
             "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n";

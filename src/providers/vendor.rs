@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use confer_actors::codes;
 use confer_actors::{ModelError, ModelEvent, ModelStream};
 use eventsource_stream::{Event, Eventsource};
 use futures_util::{Stream, StreamExt, TryStreamExt};
@@ -79,28 +80,28 @@ pub fn classify_status(status: StatusCode, message: &str) -> (ModelError, bool) 
         // The vendor's words may quote part of the key: never relay them.
         401 | 403 => (
             ModelError {
-                code: "PROVIDER_AUTH",
+                code: codes::PROVIDER_AUTH,
                 detail: format!("the vendor refused the API key (HTTP {})", status.as_u16()),
             },
             false,
         ),
         429 => (
             ModelError {
-                code: "PROVIDER_RATE_LIMITED",
+                code: codes::PROVIDER_RATE_LIMITED,
                 detail: detail("the vendor is rate limiting"),
             },
             true,
         ),
         408 | 504 => (
             ModelError {
-                code: "PROVIDER_TIMEOUT",
+                code: codes::PROVIDER_TIMEOUT,
                 detail: detail("the vendor timed out"),
             },
             true,
         ),
         500..=599 => (
             ModelError {
-                code: "PROVIDER_UNAVAILABLE",
+                code: codes::PROVIDER_UNAVAILABLE,
                 detail: detail("the vendor is unavailable"),
             },
             true,
@@ -116,7 +117,7 @@ fn classify_transport(error: &reqwest::Error) -> (ModelError, bool) {
     if error.is_timeout() {
         (
             ModelError {
-                code: "PROVIDER_TIMEOUT",
+                code: codes::PROVIDER_TIMEOUT,
                 detail: "the vendor did not answer in time".into(),
             },
             true,
@@ -124,7 +125,7 @@ fn classify_transport(error: &reqwest::Error) -> (ModelError, bool) {
     } else {
         (
             ModelError {
-                code: "PROVIDER_UNAVAILABLE",
+                code: codes::PROVIDER_UNAVAILABLE,
                 detail: "could not reach the vendor".into(),
             },
             true,
@@ -188,7 +189,7 @@ impl RetryPolicy {
                 return Err(error);
             }
             tracing::warn!(
-                code = error.code,
+                code = error.code.code,
                 attempt,
                 ?delay,
                 "retrying a vendor request"
@@ -212,7 +213,7 @@ pub trait WireParser: Send + 'static {
 /// The answer ended without its vendor's end marker.
 pub fn truncated() -> ModelEvent {
     ModelEvent::Error(ModelError {
-        code: "PROVIDER_UNAVAILABLE",
+        code: codes::PROVIDER_UNAVAILABLE,
         detail: "the vendor's stream ended before the answer was complete".into(),
     })
 }
@@ -236,12 +237,12 @@ where
                 let timeout = matches!(&error, eventsource_stream::EventStreamError::Transport(t) if t.timeout);
                 let error = if timeout {
                     ModelError {
-                        code: "PROVIDER_TIMEOUT",
+                        code: codes::PROVIDER_TIMEOUT,
                         detail: "the vendor's stream stalled".into(),
                     }
                 } else {
                     ModelError {
-                        code: "PROVIDER_UNAVAILABLE",
+                        code: codes::PROVIDER_UNAVAILABLE,
                         detail: "the connection to the vendor was lost mid-answer".into(),
                     }
                 };
@@ -328,6 +329,7 @@ mod tests {
         let code = |s: u16| {
             classify_status(StatusCode::from_u16(s).unwrap(), "m")
                 .0
+                .code
                 .code
         };
         assert_eq!(code(401), "PROVIDER_AUTH");

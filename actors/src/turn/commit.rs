@@ -7,6 +7,7 @@ use chrono::Utc;
 
 use super::prepare::{TurnWrite, append_durably};
 use super::{CancelReason, ModelOutcome, Turn};
+use crate::codes;
 use crate::domain::{Message, Role, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
 use crate::idempotency::{IdempotencyRecord, OutcomeKind, TurnOutcome};
@@ -86,7 +87,7 @@ impl Turn {
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing an answer failed");
                 self.emitter
-                    .fail("INTERNAL", "internal error", outcome.content);
+                    .fail(codes::INTERNAL, "internal error", outcome.content);
                 return None;
             }
         };
@@ -110,7 +111,7 @@ impl Turn {
         }
         if outcome.stopped_by == Some(CancelReason::Shutdown) {
             emitter.emit(ThreadEvent::Error {
-                code: "SHUTTING_DOWN".into(),
+                code: codes::SHUTTING_DOWN.code.into(),
                 detail: Some("the server is shutting down; send again when it is back".into()),
             });
             emitter.emit(ThreadEvent::Done {
@@ -154,10 +155,11 @@ fn with_outcome(
     requires_action: bool,
 ) -> IdempotencyRecord {
     let (kind, error_code) = match (&outcome.failure, outcome.stopped_by) {
-        (Some(failure), _) => (OutcomeKind::Error, Some(failure.code.to_owned())),
-        (None, Some(CancelReason::Shutdown)) => {
-            (OutcomeKind::Stopped, Some("SHUTTING_DOWN".to_owned()))
-        }
+        (Some(failure), _) => (OutcomeKind::Error, Some(failure.code.code.to_owned())),
+        (None, Some(CancelReason::Shutdown)) => (
+            OutcomeKind::Stopped,
+            Some(codes::SHUTTING_DOWN.code.to_owned()),
+        ),
         (None, Some(CancelReason::Stop)) => (OutcomeKind::Stopped, None),
         (None, None) if requires_action => (OutcomeKind::RequiresAction, None),
         (None, None) => (OutcomeKind::Ok, None),

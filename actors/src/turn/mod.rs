@@ -26,6 +26,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
+use crate::codes::ErrorCode;
 use crate::domain::{Agent, CredentialConfig, Metadata, Thread};
 use crate::events::ThreadEvent;
 use crate::frames::FrameLog;
@@ -103,7 +104,7 @@ impl Emitter {
     }
 
     /// `error` then `done {ok:false}` with the content so far.
-    pub fn fail(&self, code: &str, detail: impl Into<String>, content: String) {
+    pub fn fail(&self, code: ErrorCode, detail: impl Into<String>, content: String) {
         for event in ThreadEvent::failure(code, Some(detail.into()), content) {
             self.emit(event);
         }

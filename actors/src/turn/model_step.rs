@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::{CancelReason, Emitter, Turn, compose_system_prompt, until_cancelled};
+use crate::codes;
 use crate::events::ThreadEvent;
 use crate::provider::{
     KeyRequest, ModelError, ModelEvent, ModelRequest, ReasoningBlock, ReasoningPiece, ToolCall,
@@ -260,7 +261,7 @@ async fn consume(
                 }
                 None => {
                     outcome.failure = Some(ModelError {
-                        code: "PROVIDER_UNAVAILABLE",
+                        code: codes::PROVIDER_UNAVAILABLE,
                         detail: "the model's stream ended before the answer was complete".into(),
                     });
                     break;

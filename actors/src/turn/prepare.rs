@@ -9,6 +9,7 @@ use chrono::Utc;
 use super::{
     Ended, NOT_EXECUTED_NEW_MESSAGE, NOT_EXECUTED_NO_RESULT, Turn, TurnInput, TurnRequest, blocking,
 };
+use crate::codes;
 use crate::domain::{Message, Role, UsageRecord};
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
@@ -54,16 +55,20 @@ impl Turn {
                 (thread, agent, credentials, history)
             }
             Ok(Some(_)) => {
-                emitter.fail("CONFLICT", "the thread's agent was deleted", String::new());
+                emitter.fail(
+                    codes::CONFLICT,
+                    "the thread's agent was deleted",
+                    String::new(),
+                );
                 return Err(None);
             }
             Ok(None) => {
-                emitter.fail("NOT_FOUND", "thread not found", String::new());
+                emitter.fail(codes::NOT_FOUND, "thread not found", String::new());
                 return Err(None);
             }
             Err(error) => {
                 tracing::error!(%error, thread = %thread_id, "loading a turn failed");
-                emitter.fail("INTERNAL", "internal error", String::new());
+                emitter.fail(codes::INTERNAL, "internal error", String::new());
                 return Err(None);
             }
         };
@@ -101,7 +106,8 @@ impl Turn {
         let entries = match user_entries(&self.history, &self.request) {
             Ok(entries) => entries,
             Err(detail) => {
-                self.emitter.fail("VALIDATION_ERROR", detail, String::new());
+                self.emitter
+                    .fail(codes::VALIDATION_ERROR, detail, String::new());
                 return Err(Some(std::mem::take(&mut self.history)));
             }
         };
@@ -145,7 +151,7 @@ impl Turn {
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing a user message failed");
                 self.emitter
-                    .fail("INTERNAL", "internal error", String::new());
+                    .fail(codes::INTERNAL, "internal error", String::new());
                 return Err(None);
             }
         }

@@ -1,0 +1,89 @@
+//! Every error code of the API in one table (`streams.md` "Errors added"):
+//! the HTTP status of a JSON error with that code (none for codes that only
+//! end a stream), and whether a stream's `error` event may carry it. The
+//! HTTP layer's `ApiError` and the turn's `error` frames both take their
+//! codes from here.
+
+/// One error code and where it is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorCode {
+    pub code: &'static str,
+    /// The status of a JSON error with this code; `None`: stream-only.
+    pub status: Option<u16>,
+    /// Whether a stream's `error` event may carry it.
+    pub in_stream: bool,
+}
+
+macro_rules! error_codes {
+    ($( $(#[$doc:meta])* $name:ident = $status:expr, $stream:literal; )+) => {
+        $( $(#[$doc])* pub const $name: ErrorCode = ErrorCode {
+            code: stringify!($name),
+            status: $status,
+            in_stream: $stream,
+        }; )+
+        /// Every code, in the order of the table.
+        pub const ALL: &[ErrorCode] = &[ $( $name ),+ ];
+    };
+}
+
+error_codes! {
+    /// Not JSON, wrong types, a bad query parameter or header.
+    BAD_REQUEST = Some(400), false;
+    UNAUTHORIZED = Some(401), false;
+    FORBIDDEN = Some(403), false;
+    /// Nothing by that ID; in a stream: the thread went while the send waited.
+    NOT_FOUND = Some(404), true;
+    METHOD_NOT_ALLOWED = Some(405), false;
+    REQUEST_TIMEOUT = Some(408), false;
+    /// A deleted agent; in a stream: it went while the send waited.
+    CONFLICT = Some(409), true;
+    THREAD_BUSY = Some(409), false;
+    /// Before a reattach (409) or when a reader falls behind (stream).
+    STREAM_GAP = Some(409), true;
+    PAYLOAD_TOO_LARGE = Some(413), false;
+    UNSUPPORTED_MEDIA_TYPE = Some(415), false;
+    /// A value breaks a rule; in a stream: tool results no longer pending.
+    VALIDATION_ERROR = Some(422), true;
+    IDEMPOTENCY_KEY_REUSED = Some(422), false;
+    RATE_LIMITED = Some(429), false;
+    THREAD_QUEUE_FULL = Some(429), false;
+    /// Before the stream (429) or for a queued turn whose org queue filled.
+    ORG_QUEUE_FULL = Some(429), true;
+    TOO_MANY_READERS = Some(429), false;
+    HEADERS_TOO_LARGE = Some(431), false;
+    INTERNAL = Some(500), true;
+    STORE_UNAVAILABLE = Some(503), false;
+    SHUTTING_DOWN = Some(503), true;
+    /// A queued send dropped by `interrupt` or `stop {queued}`.
+    CANCELLED = None, true;
+    PROVIDER_AUTH = None, true;
+    PROVIDER_RATE_LIMITED = None, true;
+    PROVIDER_UNAVAILABLE = None, true;
+    PROVIDER_TIMEOUT = None, true;
+    MODEL_ERROR = None, true;
+}
+
+/// The table's entry for `code`.
+pub fn lookup(code: &str) -> Option<ErrorCode> {
+    ALL.iter().copied().find(|c| c.code == code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_each_is_used_somewhere() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ALL {
+            assert!(seen.insert(code.code), "{} twice", code.code);
+            assert!(
+                code.status.is_some() || code.in_stream,
+                "{} is used nowhere",
+                code.code
+            );
+        }
+        assert_eq!(lookup("STREAM_GAP"), Some(STREAM_GAP));
+        assert_eq!(lookup("NOPE"), None);
+    }
+}
