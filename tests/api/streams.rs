@@ -23,6 +23,16 @@ async fn vendor_server(extra: &[(&str, &str)]) -> (Mock, Server) {
     (vendor, Server::start_with(options))
 }
 
+/// A server on a mock OpenAI vendor, its admin client, and a thread of an
+/// agent that uses the vendor.
+async fn vendor_thread(extra: &[(&str, &str)]) -> (Mock, Server, Api, String) {
+    let (vendor, server) = vendor_server(extra).await;
+    let api = server.admin();
+    let agent = vendor_agent(&api).await;
+    let thread = api.thread(&agent, json!({})).await;
+    (vendor, server, api, thread)
+}
+
 async fn vendor_agent(api: &Api) -> String {
     api.agent_with(json!({"name": "Streams", "defaultModel": "openai/gpt-4.1"}))
         .await
@@ -69,10 +79,7 @@ async fn until_done_of(watch: &mut crate::common::EventStream, turn: u64) -> Vec
 
 #[tokio::test]
 async fn a_reader_that_never_reads_delays_neither_the_turn_nor_the_next_send() {
-    let (vendor, server) = vendor_server(&[]).await;
-    let api = server.admin();
-    let agent = vendor_agent(&api).await;
-    let thread = api.thread(&agent, json!({})).await;
+    let (vendor, server, api, thread) = vendor_thread(&[]).await;
     // 8 MiB of answer: far more than the stalled socket's buffers hold.
     let (big, _) = openai_answer(512, 16 * 1024);
     vendor.push(Reply::stream(big));
@@ -135,10 +142,7 @@ async fn a_reader_that_never_reads_delays_neither_the_turn_nor_the_next_send() {
 
 #[tokio::test]
 async fn stop_ends_a_turn_with_a_stalled_reader_at_once() {
-    let (vendor, server) = vendor_server(&[]).await;
-    let api = server.admin();
-    let agent = vendor_agent(&api).await;
-    let thread = api.thread(&agent, json!({})).await;
+    let (vendor, server, api, thread) = vendor_thread(&[]).await;
     // 200 deltas of 4 KiB, 50 ms apart: ten seconds of answer.
     let (slow, _) = openai_answer(200, 4 * 1024);
     vendor.push(Reply::paced(slow, Duration::from_millis(50)));
@@ -175,10 +179,7 @@ async fn stop_ends_a_turn_with_a_stalled_reader_at_once() {
 
 #[tokio::test]
 async fn a_dropped_connection_resumes_after_its_last_event_id() {
-    let (vendor, server) = vendor_server(&[]).await;
-    let api = server.admin();
-    let agent = vendor_agent(&api).await;
-    let thread = api.thread(&agent, json!({})).await;
+    let (vendor, _server, api, thread) = vendor_thread(&[]).await;
     let (paced, text) = openai_answer(40, 100);
     vendor.push(Reply::paced(paced, Duration::from_millis(20)));
     // Nothing running yet: no stream to reattach to.
@@ -277,10 +278,8 @@ async fn a_watcher_follows_two_participants_turns_in_order() {
 
 #[tokio::test]
 async fn busy_threads_refuse_or_queue_before_any_stream() {
-    let (vendor, server) = vendor_server(&[("CONFER_MAX_QUEUED_PER_THREAD", "1")]).await;
-    let api = server.admin();
-    let agent = vendor_agent(&api).await;
-    let thread = api.thread(&agent, json!({})).await;
+    let (vendor, server, api, thread) =
+        vendor_thread(&[("CONFER_MAX_QUEUED_PER_THREAD", "1")]).await;
     let (slow, _) = openai_answer(100, 100);
     vendor.push(Reply::paced(slow, Duration::from_millis(50)));
     let mut running = api.open_stream(&thread, json!({"content": "first"})).await;
