@@ -1,0 +1,224 @@
+//! Admission: the one place a send is admitted or refused (`streams.md`):
+//! its idempotency key first, then shutdown, the busy policy, the thread's
+//! queue cap and the org's.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use actix::dev::ArbiterHandle;
+use actix::prelude::*;
+use chrono::Utc;
+
+use super::{QueuedTurn, ThreadActor};
+use crate::codes;
+use crate::frames::{FrameId, FrameReader, Position};
+use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
+use crate::turn::{CancelReason, TurnRequest};
+
+/// What a send asks of a busy thread (a turn running or queued).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IfBusy {
+    /// Wait behind the others, in arrival order.
+    #[default]
+    Queue,
+    /// Refuse the send.
+    Reject,
+    /// Stop the running turn, drop the queued ones, then run.
+    Interrupt,
+}
+
+/// Why a send was not admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// `ifBusy: reject` on a busy thread.
+    #[error("the thread is busy (a turn is running or queued)")]
+    Busy,
+    /// As many sends wait as the thread may queue.
+    #[error("the thread's queue is full")]
+    QueueFull,
+    /// The thread's turn numbers could not be read from the store.
+    #[error("the thread could not be loaded")]
+    Unavailable,
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The org runs as many turns as it may and as many wait.
+    #[error("the org's queue of turns is full")]
+    OrgQueueFull,
+    /// The `Idempotency-Key` was used for a different request.
+    #[error("the idempotency key was used for a different request")]
+    KeyReused,
+}
+
+/// The actor's answer to a send.
+pub enum Admission {
+    /// Admitted as turn `turn`; `reader` reads its frames from the first.
+    Accepted { turn: u64, reader: FrameReader },
+    /// A repeat of a keyed send: turn `turn`'s frames from the first while
+    /// they are kept (`reader`), else what the store kept (`record`).
+    Duplicate {
+        turn: u64,
+        reader: Option<FrameReader>,
+        record: Option<IdempotencyRecord>,
+    },
+    /// Not admitted; nothing was stored.
+    Refused(Refusal),
+}
+
+/// Ask the thread's actor to admit a send.
+#[derive(Message)]
+#[rtype(result = "Admission")]
+pub struct PostUserMessage {
+    pub request: TurnRequest,
+    pub if_busy: IfBusy,
+    /// Where the turn runs: the arbiter that relays its stream, or (`None`)
+    /// the actor's own.
+    pub runs_on: Option<ArbiterHandle>,
+}
+
+/// Keys of admitted sends an actor remembers; older ones are looked up in
+/// the store.
+pub const MAX_RECENT_KEYS: usize = 256;
+
+impl Handler<PostUserMessage> for ThreadActor {
+    type Result = AtomicResponse<Self, Admission>;
+
+    /// The one place a send is admitted or refused (`streams.md`). A keyed
+    /// send not seen by this actor is first looked up in the store; the
+    /// mailbox waits meanwhile, so sends are still decided in order.
+    fn handle(&mut self, msg: PostUserMessage, _: &mut Context<Self>) -> Self::Result {
+        let lookup = msg.request.idempotency.and_then(|key| {
+            let frames_kept = self.recent.get(&key.key).is_some_and(|(_, turn)| {
+                self.log.position(FrameId { turn: *turn, n: 0 }) == Position::Available
+            });
+            (!frames_kept).then(|| {
+                let store = Arc::clone(&self.engine.store);
+                let thread = self.thread;
+                async move {
+                    crate::ports::run_blocking(move || store.idempotency(thread, &key.key)).await
+                }
+            })
+        });
+        AtomicResponse::new(Box::pin(
+            async move {
+                match lookup {
+                    Some(lookup) => lookup.await.map(|found| found.filter(|r| !r.expired(Utc::now()))),
+                    None => Ok(None),
+                }
+            }
+            .into_actor(self)
+            .map(move |stored, actor, ctx| match stored {
+                Ok(stored) => actor.admit(msg, stored, ctx),
+                Err(error) => {
+                    tracing::error!(thread = %actor.thread, %error, "reading an idempotency key failed");
+                    Admission::Refused(Refusal::Unavailable)
+                }
+            }),
+        ))
+    }
+}
+
+impl ThreadActor {
+    /// Decides a send: idempotency first, then shutdown, the busy policy
+    /// and the queue cap. `stored` is the keyed send's record, if the store
+    /// has one.
+    fn admit(
+        &mut self,
+        msg: PostUserMessage,
+        stored: Option<IdempotencyRecord>,
+        ctx: &mut Context<Self>,
+    ) -> Admission {
+        if let Some(key) = msg.request.idempotency {
+            let known = self.recent.get(&key.key).copied();
+            match (known, stored) {
+                (Some((request, turn)), stored) => {
+                    if request != key.request {
+                        return Admission::Refused(Refusal::KeyReused);
+                    }
+                    return self.duplicate(turn, stored);
+                }
+                (None, Some(record)) => {
+                    if !record.same_request(&key) {
+                        return Admission::Refused(Refusal::KeyReused);
+                    }
+                    return self.duplicate(record.turn, Some(record));
+                }
+                (None, None) => {}
+            }
+        }
+        if self.closing.load(Ordering::Relaxed) {
+            return Admission::Refused(Refusal::ShuttingDown);
+        }
+        if self.next_turn == 0 {
+            return Admission::Refused(Refusal::Unavailable);
+        }
+        let busy = self.running.is_some() || !self.queue.is_empty();
+        match msg.if_busy {
+            IfBusy::Reject if busy => return Admission::Refused(Refusal::Busy),
+            IfBusy::Queue
+                if self.running.is_some() && self.queue.len() >= self.limits.max_queued =>
+            {
+                return Admission::Refused(Refusal::QueueFull);
+            }
+            IfBusy::Interrupt => {
+                self.cancel_running(CancelReason::Stop);
+                self.drop_queue(codes::CANCELLED, "a later send interrupted the thread");
+            }
+            _ => {}
+        }
+        // A send that would wait only for its org is refused when the org's
+        // queue is full (a busy thread's sends wait in the thread's queue).
+        let thread_free = self.running.is_none() && self.queue.is_empty();
+        if thread_free && self.org_slots.is_full(self.org) {
+            return Admission::Refused(Refusal::OrgQueueFull);
+        }
+        let turn = self.next_turn;
+        self.next_turn += 1;
+        if let Some(key) = msg.request.idempotency {
+            self.remember(key, turn);
+        }
+        self.log.enqueue(turn);
+        let reader = self.log.read_turn(turn);
+        self.queue.push_back(QueuedTurn {
+            turn,
+            request: msg.request,
+            runs_on: msg.runs_on,
+        });
+        self.activity.touch(true);
+        self.start_next(ctx);
+        self.count_bytes();
+        Admission::Accepted { turn, reader }
+    }
+
+    /// A repeat of turn `turn`'s send: its frames while they are kept, else
+    /// what the store kept of it.
+    fn duplicate(&self, turn: u64, record: Option<IdempotencyRecord>) -> Admission {
+        let reader = (self.log.position(FrameId { turn, n: 0 }) == Position::Available)
+            .then(|| self.log.read_turn(turn));
+        Admission::Duplicate {
+            turn,
+            reader,
+            record,
+        }
+    }
+
+    /// Keeps a key of an admitted send (the most recent
+    /// [`MAX_RECENT_KEYS`] of them; older ones are found in the store).
+    fn remember(&mut self, key: IdempotencyKey, turn: u64) {
+        if self.recent.len() >= MAX_RECENT_KEYS
+            && let Some(oldest) = self.recent_order.pop_front()
+        {
+            self.recent.remove(&oldest);
+        }
+        self.recent.insert(key.key, (key.request, turn));
+        self.recent_order.push_back(key.key);
+    }
+
+    /// Forgets the keys of sends that were dropped before they ran (their
+    /// keys are released: nothing of theirs was stored).
+    pub(super) fn forget_turns(&mut self, turns: &[u64]) {
+        self.recent.retain(|_, (_, turn)| !turns.contains(turn));
+        let recent = &self.recent;
+        self.recent_order.retain(|key| recent.contains_key(key));
+    }
+}
