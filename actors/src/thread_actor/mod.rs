@@ -28,14 +28,16 @@ use crate::frames::{FrameLog, Retention};
 use crate::ids::{OrgId, ThreadId};
 use crate::org_slots::{OrgQueueFull, OrgSlotGranted, OrgSlots};
 use crate::provider::ContextMessage;
-use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest, run_turn};
+use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest};
 
 mod activity;
 mod admission;
+mod task;
 
 pub use activity::Activity;
 use activity::context_bytes;
 pub use admission::{Admission, IfBusy, MAX_RECENT_KEYS, PostUserMessage, Refusal};
+use task::spawn_turn;
 
 /// Stop the running answer (and, with `queued`, drop the queued sends);
 /// answers whether a running turn was cancelled.
@@ -276,41 +278,6 @@ impl ThreadActor {
         }));
     }
 }
-/// How a turn task ended without returning: it panicked, or its arbiter
-/// stopped before it finished.
-#[derive(Debug)]
-struct TurnLost(String);
-
-impl std::fmt::Display for TurnLost {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// Runs the turn as its own task (so a panic is caught by its join handle),
-/// on `arbiter` when given, else on the current one.
-async fn spawn_turn(
-    input: TurnInput,
-    arbiter: Option<ArbiterHandle>,
-) -> Result<Option<Vec<ContextMessage>>, TurnLost> {
-    let lost = |e: tokio::task::JoinError| TurnLost(e.to_string());
-    let Some(arbiter) = arbiter else {
-        return actix::spawn(run_turn(input)).await.map_err(lost);
-    };
-    let (done_tx, done_rx) = oneshot::channel();
-    let spawned = arbiter.spawn(async move {
-        let _ = done_tx.send(actix::spawn(run_turn(input)).await.map_err(lost));
-    });
-    if !spawned {
-        return Err(TurnLost("the stream's arbiter has stopped".into()));
-    }
-    done_rx.await.unwrap_or_else(|_| {
-        Err(TurnLost(
-            "the stream's arbiter stopped during the turn".into(),
-        ))
-    })
-}
-
 impl Actor for ThreadActor {
     type Context = Context<Self>;
 
