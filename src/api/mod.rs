@@ -14,6 +14,7 @@ pub mod keys;
 pub mod messages;
 pub mod orgs;
 pub mod participants;
+pub mod replayed;
 pub mod sse;
 pub mod streams;
 pub mod threads;
