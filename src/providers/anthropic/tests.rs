@@ -1,0 +1,155 @@
+//! The Messages wire format: recorded streams decoded at every split, and
+//! the request body's shape.
+
+use super::super::vendor::testing::{assert_split_invariant, decode_whole};
+use super::*;
+use confer_actors::{ContextMessage, ToolCall};
+
+/// The documented stream: text, ping, then a tool call in two fragments.
+const TOOL_STREAM: &str = include_str!("../../../tests/fixtures/anthropic_tool_use.sse");
+const TEXT_STREAM: &str = include_str!("../../../tests/fixtures/anthropic_text.sse");
+/// Thinking, an unknown event, some text, then `error` after HTTP 200.
+const THINKING_AND_ERROR: &str =
+    include_str!("../../../tests/fixtures/anthropic_midstream_error.sse");
+
+#[tokio::test]
+async fn documented_streams_decode_the_same_at_every_split() {
+    let events = decode_whole(TOOL_STREAM.as_bytes(), MessagesParser::default()).await;
+    assert_eq!(
+        events,
+        [
+            ModelEvent::Usage {
+                input_tokens: Some(412),
+                output_tokens: Some(1)
+            },
+            ModelEvent::Text("Let me check ☀.".into()),
+            ModelEvent::ToolCallStart {
+                index: 1,
+                id: "toolu_01A".into(),
+                name: "get_weather".into()
+            },
+            ModelEvent::ToolCallArguments {
+                index: 1,
+                fragment: "{\"city\": \"Pa".into()
+            },
+            ModelEvent::ToolCallArguments {
+                index: 1,
+                fragment: "ris\"}".into()
+            },
+            ModelEvent::Usage {
+                input_tokens: None,
+                output_tokens: Some(42)
+            },
+            ModelEvent::Finish(FinishReason::ToolCalls),
+        ]
+    );
+    for body in [TOOL_STREAM, TEXT_STREAM, THINKING_AND_ERROR] {
+        assert_split_invariant(body.as_bytes(), MessagesParser::default).await;
+    }
+}
+
+#[tokio::test]
+async fn thinking_is_kept_and_a_mid_stream_error_fails_the_turn() {
+    let events = decode_whole(THINKING_AND_ERROR.as_bytes(), MessagesParser::default()).await;
+    assert_eq!(
+        events[1],
+        ModelEvent::Reasoning {
+            index: 0,
+            piece: ReasoningPiece::Thinking("hmm".into())
+        }
+    );
+    assert_eq!(
+        events[2],
+        ModelEvent::Reasoning {
+            index: 0,
+            piece: ReasoningPiece::Signature("sig".into())
+        }
+    );
+    assert_eq!(events[3], ModelEvent::Text("Partial ".into()));
+    assert!(
+        matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == codes::PROVIDER_UNAVAILABLE)
+    );
+    let cut = &TOOL_STREAM[..TOOL_STREAM.find("event: message_delta").unwrap()];
+    let events = decode_whole(cut.as_bytes(), MessagesParser::default()).await;
+    assert!(
+        matches!(events.last(), Some(ModelEvent::Error(e)) if e.code == codes::PROVIDER_UNAVAILABLE)
+    );
+}
+
+#[test]
+fn thinking_goes_back_only_to_the_vendor_that_made_it() {
+    let mut answer = ContextMessage::text(ContextRole::Assistant, "Hi.");
+    answer.reasoning = vec![ReasoningBlock::Thinking {
+        thinking: "t".into(),
+        signature: "s".into(),
+    }];
+    let route = |provider: &str| ModelRoute {
+        provider: provider.into(),
+        model: "m".into(),
+        external: true,
+    };
+    let request = |from: &str| ModelRequest {
+        route: route(super::super::ANTHROPIC),
+        system: String::new(),
+        messages: std::sync::Arc::new(vec![
+            ContextMessage::text(ContextRole::User, "Hello"),
+            ContextMessage {
+                reasoning_from: Some(from.into()),
+                ..answer.clone()
+            },
+        ]),
+        tools: Vec::new(),
+        api_key: None,
+    };
+    let ours = request_body(&request(super::super::ANTHROPIC), 100);
+    assert_eq!(
+        ours["messages"][1]["content"],
+        json!([{"type": "thinking", "thinking": "t", "signature": "s"},
+               {"type": "text", "text": "Hi."}])
+    );
+    let theirs = request_body(&request(super::super::OPENAI), 100);
+    assert_eq!(
+        theirs["messages"][1]["content"],
+        json!([{"type": "text", "text": "Hi."}])
+    );
+}
+
+#[test]
+fn request_puts_tool_results_first_and_merges_turns() {
+    let mut asks = ContextMessage::text(ContextRole::Assistant, "Checking.");
+    asks.tool_calls = vec![ToolCall {
+        id: "toolu_01A".into(),
+        name: "get_weather".into(),
+        arguments: json!({"city": "Paris"}),
+    }];
+    let request = ModelRequest {
+        route: ModelRoute {
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-6".into(),
+            external: true,
+        },
+        system: "You are terse.".into(),
+        messages: std::sync::Arc::new(vec![
+            ContextMessage::text(ContextRole::User, "Weather in Paris?"),
+            asks,
+            ContextMessage::tool_result("toolu_01A", "not executed: the user sent a new message"),
+            ContextMessage::text(ContextRole::User, "Never mind."),
+        ]),
+        tools: vec![],
+        api_key: None,
+    };
+    let body = request_body(&request, 1024);
+    assert_eq!(body["system"], "You are terse.");
+    assert_eq!(body["max_tokens"], 1024);
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3);
+    assert_eq!(messages[1]["content"][1]["type"], "tool_use");
+    assert_eq!(messages[1]["content"][1]["input"], json!({"city": "Paris"}));
+    assert_eq!(messages[2]["role"], "user");
+    assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+    assert_eq!(messages[2]["content"][0]["tool_use_id"], "toolu_01A");
+    assert_eq!(
+        messages[2]["content"][1],
+        json!({"type": "text", "text": "Never mind."})
+    );
+}
