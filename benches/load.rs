@@ -758,7 +758,9 @@ async fn idle(vendor: &str, n: usize) -> Value {
 /// Writes `count` messages into a thread directly through the store.
 fn fill_thread(data: &Path, thread: &str, count: usize) {
     use confer::store::Store;
-    use confer_actors::{ContextMessage, ContextRole, Message, MessageId, Role, ThreadId};
+    use confer_actors::{
+        ContextMessage, ContextRole, Message, MessageId, Role, ThreadAppend, ThreadId,
+    };
     let store = Store::open(data).unwrap();
     let port = store.as_port();
     let thread: ThreadId = thread.parse().unwrap();
@@ -784,13 +786,12 @@ fn fill_thread(data: &Path, thread: &str, count: usize) {
             sender_id: None,
             created_at: chrono::Utc::now(),
         };
-        port.append(
-            thread,
-            Some(message),
-            vec![ContextMessage::text(context_role, text)],
-            None,
-        )
-        .unwrap();
+        let write = ThreadAppend {
+            listed: Some(message),
+            context: vec![ContextMessage::text(context_role, text)],
+            ..ThreadAppend::default()
+        };
+        port.append(thread, write).unwrap();
     }
     store.flush_now().unwrap();
 }

@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use chrono::Utc;
 use confer::store::Store;
-use confer_actors::{Message, MessageId, Role, ThreadId, ThreadStore};
+use confer_actors::{Message, MessageId, Role, ThreadAppend, ThreadId, ThreadStore};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn message(thread: ThreadId, text: &str) -> Message {
@@ -21,6 +21,14 @@ fn message(thread: ThreadId, text: &str) -> Message {
         sender_name: None,
         sender_id: None,
         created_at: Utc::now(),
+    }
+}
+
+/// A write of one listed message.
+fn listed(message: Message) -> ThreadAppend {
+    ThreadAppend {
+        listed: Some(message),
+        ..ThreadAppend::default()
     }
 }
 
@@ -39,14 +47,7 @@ fn store_benches(c: &mut Criterion) {
             let store = store.clone();
             async move {
                 store
-                    .write(move |s| {
-                        s.append(
-                            thread,
-                            Some(message(thread, "hello there")),
-                            Vec::new(),
-                            None,
-                        )
-                    })
+                    .write(move |s| s.append(thread, listed(message(thread, "hello there"))))
                     .await
                     .expect("write")
             }
@@ -62,9 +63,7 @@ fn store_benches(c: &mut Criterion) {
                     let thread = ThreadId::new();
                     tokio::spawn(async move {
                         store
-                            .write(move |s| {
-                                s.append(thread, Some(message(thread, "hi")), Vec::new(), None)
-                            })
+                            .write(move |s| s.append(thread, listed(message(thread, "hi"))))
                             .await
                     })
                 });
@@ -77,13 +76,8 @@ fn store_benches(c: &mut Criterion) {
 
     let long = ThreadId::new();
     for i in 0..10_000 {
-        port.append(
-            long,
-            Some(message(long, &format!("message {i}"))),
-            Vec::new(),
-            None,
-        )
-        .expect("append");
+        port.append(long, listed(message(long, &format!("message {i}"))))
+            .expect("append");
     }
     c.bench_function("history page of 100 at offset 9900 (10k messages)", |b| {
         b.iter(|| black_box(port.messages(long, 9_900, 100).expect("page")));

@@ -7,6 +7,7 @@
 pub mod allocator;
 pub mod api;
 pub mod auth;
+pub mod connections;
 pub mod error;
 pub mod limits;
 pub mod outbound;
@@ -150,7 +151,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;
-    let open_files = raise_open_file_limit();
+    let open_files = connections::raise_open_file_limit();
     tracing::info!(open_files, "open-file limit");
     let body_limit = BodyLimit {
         bytes: settings.max_body_bytes,
@@ -174,13 +175,16 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     // 408 and closed (the body has the same bound, in `JsonBody`).
     .client_request_timeout(Duration::from_secs(settings.client_timeout_secs))
     .client_disconnect_timeout(Duration::from_secs(1))
-    .max_connections(per_worker_connections(&settings, open_files))
+    .max_connections(connections::per_worker(&settings, open_files))
     // SIGINT and SIGTERM are handled below, both gracefully.
     .disable_signals()
     // Tokens are small writes that must leave at once: without this, Nagle's
     // algorithm holds the end of each stream for the client's delayed ACK
     // (about 40 ms per turn, measured with benches/turns.rs).
     .tcp_nodelay(true)
+    .on_connect(connections::stall_limit(Duration::from_secs(
+        settings.stalled_client_secs,
+    )))
     .listen(listener)?;
     if settings.workers > 0 {
         server = server.workers(settings.workers);
@@ -261,30 +265,4 @@ async fn shutdown_signal() -> &'static str {
         _ = term.recv() => "SIGTERM",
         _ = int.recv() => "SIGINT",
     }
-}
-
-/// Raises the soft open-file limit to the hard limit; returns the limit now
-/// in force (each connection, outbound call and store file takes one).
-pub fn raise_open_file_limit() -> u64 {
-    match rlimit::increase_nofile_limit(u64::MAX) {
-        Ok(limit) => limit,
-        Err(error) => {
-            tracing::warn!(%error, "could not raise the open-file limit");
-            rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(soft, _)| soft)
-        }
-    }
-}
-
-/// The connection cap of one HTTP worker: `max_connections` (default: the
-/// open-file limit less 10%) shared by the workers.
-fn per_worker_connections(settings: &Settings, open_files: u64) -> usize {
-    let total = match settings.max_connections {
-        0 => usize::try_from(open_files - open_files / 10).unwrap_or(usize::MAX),
-        n => n,
-    };
-    let workers = match settings.workers {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    };
-    (total / workers).max(1)
 }

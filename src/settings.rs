@@ -76,6 +76,7 @@ pub struct Settings {
     #[serde(default)]
     pub outbound_proxy: Option<String>,
     pub client_timeout_secs: u64,
+    pub stalled_client_secs: u64,
     pub max_connections: usize,
     pub max_content_bytes: usize,
     pub max_json_depth: usize,

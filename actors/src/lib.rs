@@ -32,7 +32,9 @@ pub use frames::{
 };
 pub use idempotency::{IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 pub use ids::*;
-pub use ports::{MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadStore, run_blocking};
+pub use ports::{
+    MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadAppend, ThreadStore, run_blocking,
+};
 pub use provider::{
     ContextMessage, ContextRole, CredentialResolver, FinishReason, KeyRequest, ModelError,
     ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream, ReasoningBlock,

@@ -56,6 +56,28 @@ where
 /// The future a store's asynchronous call returns.
 pub type StoreFuture<T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send>>;
 
+/// One atomic write of a turn: what the user sent at its start, or the
+/// answer at its end.
+#[derive(Debug, Default)]
+pub struct ThreadAppend {
+    /// The turn's number, noted with its first write (the thread keeps the
+    /// highest it has used, so numbers are never reused after a restart).
+    pub turn: Option<u64>,
+    /// A message of the listed history; its `seq` is assigned by the store.
+    pub listed: Option<Message>,
+    /// Entries of the model's context, in order.
+    pub context: Vec<ContextMessage>,
+    /// The keyed send's record (with the turn's outcome, on the answer's
+    /// write, where the store fills in the answer's id and seq).
+    pub keyed: Option<([u8; 32], IdempotencyRecord)>,
+    /// The usage record of the model call that just ended, stored here and
+    /// linked to `listed`.
+    pub usage: Option<UsageRecord>,
+    /// Usage records of the turn's earlier model calls, stored (unlinked)
+    /// when each call ended; linked to `listed` here.
+    pub billed: Vec<UsageRecord>,
+}
+
 /// Durable state of threads, as the conversation runtime sees it.
 pub trait ThreadStore: Send + Sync + 'static {
     /// The agent, including a soft-deleted one.
@@ -64,16 +86,9 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// The thread, if it exists in this org.
     fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError>;
 
-    /// Appends to a thread in one atomic write: a listed message (its `seq`
-    /// assigned; returned), entries of the model's context, and the record
-    /// of the keyed send that made them, if any.
-    fn append(
-        &self,
-        thread: ThreadId,
-        listed: Option<Message>,
-        context: Vec<ContextMessage>,
-        keyed: Option<([u8; 32], IdempotencyRecord)>,
-    ) -> Result<Option<Message>, StoreError>;
+    /// Writes `write` to a thread in one atomic transaction and returns the
+    /// listed message as stored (its `seq` assigned).
+    fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError>;
 
     /// The record of a keyed send on `thread`, expired or not.
     fn idempotency(
@@ -93,9 +108,6 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// The highest turn number the thread has used (0 for none).
     fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError>;
 
-    /// Records that the thread used turn number `turn` (the highest is kept).
-    fn note_turn(&self, thread: ThreadId, turn: u64) -> Result<(), StoreError>;
-
     /// The model's context of a thread, oldest first.
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError>;
 
@@ -110,7 +122,9 @@ pub trait ThreadStore: Send + Sync + 'static {
         limit: usize,
     ) -> Result<(Vec<Message>, u64), StoreError>;
 
-    /// Stores a usage record (its `created_at` is made unique within the org).
+    /// Stores a usage record (its `created_at` is made unique within the org)
+    /// and returns it as stored: how a model call that is not the turn's last
+    /// is billed when it ends, to be linked by the answer's [`ThreadAppend`].
     fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError>;
 
     /// Resolves once every write made before the call is durable.

@@ -28,33 +28,44 @@ impl ThreadStore for MemoryStore {
     fn thread(&self, _: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
         Ok(self.threads.lock().unwrap().get(&thread).cloned())
     }
-    fn append(
-        &self,
-        thread: ThreadId,
-        listed: Option<Message>,
-        context: Vec<ContextMessage>,
-        keyed: Option<([u8; 32], IdempotencyRecord)>,
-    ) -> Result<Option<Message>, StoreError> {
-        let keyed_record = keyed;
+    fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError> {
+        if let Some(turn) = write.turn {
+            let mut turns = self.turns.lock().unwrap();
+            let last = turns.entry(thread).or_default();
+            *last = (*last).max(turn);
+        }
         self.context
             .lock()
             .unwrap()
             .entry(thread)
             .or_default()
-            .extend(context);
-        let stored = listed.map(|mut message| {
+            .extend(write.context);
+        let stored = write.listed.map(|mut message| {
             let mut all = self.messages.lock().unwrap();
             let list = all.entry(thread).or_default();
             message.seq = list.len() as u64 + 1;
             list.push(message.clone());
             message
         });
-        if let Some((key, mut record)) = keyed_record {
+        if let Some((key, mut record)) = write.keyed {
             if let (Some(outcome), Some(answer)) = (record.outcome.as_mut(), &stored) {
                 outcome.answer_seq = Some(answer.seq);
                 outcome.message_id = Some(answer.id);
             }
             self.keyed.lock().unwrap().insert((thread, key), record);
+        }
+        let answer = stored.as_ref().map(|m| m.id);
+        let mut usage = self.usage.lock().unwrap();
+        for billed in write.billed {
+            if let Some(record) = usage.iter_mut().find(|r| r.id == billed.id) {
+                record.message_id = answer;
+            }
+        }
+        if let Some(record) = write.usage {
+            usage.push(UsageRecord {
+                message_id: answer,
+                ..record
+            });
         }
         Ok(stored)
     }
@@ -85,12 +96,6 @@ impl ThreadStore for MemoryStore {
             .get(&thread)
             .copied()
             .unwrap_or(0))
-    }
-    fn note_turn(&self, thread: ThreadId, turn: u64) -> Result<(), StoreError> {
-        let mut turns = self.turns.lock().unwrap();
-        let last = turns.entry(thread).or_default();
-        *last = (*last).max(turn);
-        Ok(())
     }
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         Ok(self

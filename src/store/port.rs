@@ -3,8 +3,8 @@
 //! multi-key write in one transaction, large values in files (see `values`).
 
 use confer_actors::{
-    Agent, AgentId, ContextMessage, CredentialConfig, IdempotencyRecord, Message, OrgId,
-    StoreError, StoreFuture, Thread, ThreadId, ThreadStore, UsageRecord,
+    Agent, AgentId, ContextMessage, CredentialConfig, IdempotencyRecord, Message, MessageId, OrgId,
+    StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore, UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
@@ -36,13 +36,15 @@ impl ThreadStore for SledStore {
         )
     }
 
-    fn append(
-        &self,
-        thread: ThreadId,
-        listed: Option<Message>,
-        context: Vec<ContextMessage>,
-        keyed: Option<([u8; 32], IdempotencyRecord)>,
-    ) -> Result<Option<Message>, StoreError> {
+    fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError> {
+        let ThreadAppend {
+            turn,
+            listed,
+            context,
+            keyed,
+            usage,
+            billed,
+        } = write;
         // Large values go to files first (see `values`), so the transaction
         // only writes stubs. The listed message's encoding holds its seq:
         // it is encoded with the seq read here, and written only if no other
@@ -52,6 +54,18 @@ impl ThreadStore for SledStore {
         for entry in &context {
             context_values.push(batch.put(encode(entry)?)?);
         }
+        let trees = (
+            &self.thread_seqs,
+            &self.messages,
+            &self.context_seqs,
+            &self.context,
+            &self.idempotency,
+            &self.turn_seqs,
+            &self.usage,
+            &self.usage_by_thread,
+            &self.usage_by_agent,
+            &self.org_clocks,
+        );
         let stored = loop {
             let seq = self
                 .thread_seqs
@@ -85,14 +99,16 @@ impl ThreadStore for SledStore {
                 }
                 None => None,
             };
-            let written = (
-                &self.thread_seqs,
-                &self.messages,
-                &self.context_seqs,
-                &self.context,
-                &self.idempotency,
-            )
-                .transaction(|(seqs, messages, context_seqs, context_tree, keyed_tree)| {
+            let answer = message.as_ref().map(|(stored, _)| stored.id);
+            let written = trees
+                .transaction(|t| {
+                    let (seqs, messages, context_seqs, context_tree, keyed_tree, turns, ..) = t;
+                    if let Some(turn) = turn {
+                        let last = turns
+                            .get(thread.as_bytes())?
+                            .map_or(0, |v| keys::read_u64(&v));
+                        turns.insert(thread.as_bytes(), &last.max(turn).to_be_bytes())?;
+                    }
                     if let Some((key, value)) = &keyed_value {
                         keyed_tree.insert(key.as_slice(), value.as_slice())?;
                     }
@@ -110,6 +126,21 @@ impl ThreadStore for SledStore {
                             at += 1;
                         }
                         context_seqs.insert(thread.as_bytes(), &(at - 1).to_be_bytes())?;
+                    }
+                    let usage_trees = UsageTrees {
+                        usage: &t.6,
+                        by_thread: &t.7,
+                        by_agent: &t.8,
+                        clocks: &t.9,
+                    };
+                    for record in &billed {
+                        usage_trees.link(record, answer)?;
+                    }
+                    if let Some(record) = &usage {
+                        usage_trees.insert(UsageRecord {
+                            message_id: answer,
+                            ..record.clone()
+                        })?;
                     }
                     Ok(true)
                 })
@@ -150,16 +181,6 @@ impl ThreadStore for SledStore {
             .map_or(0, |v| keys::read_u64(&v)))
     }
 
-    fn note_turn(&self, thread: ThreadId, turn: u64) -> Result<(), StoreError> {
-        self.turn_seqs
-            .fetch_and_update(thread.as_bytes(), |old| {
-                let last = old.map_or(0, keys::read_u64);
-                Some(last.max(turn).to_be_bytes().to_vec())
-            })
-            .map_err(engine)?;
-        Ok(())
-    }
-
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         self.context
             .scan_prefix(thread.as_bytes())
@@ -195,7 +216,6 @@ impl ThreadStore for SledStore {
     }
 
     fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
-        let org = record.org_id;
         (
             &self.usage,
             &self.usage_by_thread,
@@ -203,25 +223,150 @@ impl ThreadStore for SledStore {
             &self.org_clocks,
         )
             .transaction(|(usage, by_thread, by_agent, clocks)| {
-                let at = next_org_instant(clocks, org, record.created_at)?;
-                let mut stored = record.clone();
-                stored.created_at = keys::from_micros(at);
-                let id = stored.id.as_bytes();
-                let org_bytes = org.as_bytes();
-                usage.insert(
-                    keys::timeline(org_bytes, at, id),
-                    encode(&stored).map_err(abort)?,
-                )?;
-                let thread_prefix = keys::pair(org_bytes, stored.thread_id.as_bytes());
-                by_thread.insert(keys::timeline(&thread_prefix, at, id), &[])?;
-                let agent_prefix = keys::pair(org_bytes, stored.agent_id.as_bytes());
-                by_agent.insert(keys::timeline(&agent_prefix, at, id), &[])?;
-                Ok(stored)
+                let trees = UsageTrees {
+                    usage,
+                    by_thread,
+                    by_agent,
+                    clocks,
+                };
+                trees.insert(record.clone())
             })
             .map_err(tx_error)
     }
 
     fn flush(&self) -> StoreFuture<()> {
         Box::pin(self.commit.flush())
+    }
+}
+
+/// The usage trees inside a transaction: the record, its two indexes and
+/// the org's clock (which makes `created_at` unique within the org).
+struct UsageTrees<'a> {
+    usage: &'a TransactionalTree,
+    by_thread: &'a TransactionalTree,
+    by_agent: &'a TransactionalTree,
+    clocks: &'a TransactionalTree,
+}
+
+type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
+
+impl<'a> UsageTrees<'a> {
+    /// Stores a new record at the org's next instant; returns it as stored.
+    fn insert(&self, mut record: UsageRecord) -> TxResult<UsageRecord> {
+        let org = record.org_id;
+        let at = next_org_instant(self.clocks, org, record.created_at)?;
+        record.created_at = keys::from_micros(at);
+        let id = record.id.as_bytes();
+        let org_bytes = org.as_bytes();
+        self.usage.insert(
+            keys::timeline(org_bytes, at, id),
+            encode(&record).map_err(abort)?,
+        )?;
+        let thread_prefix = keys::pair(org_bytes, record.thread_id.as_bytes());
+        self.by_thread
+            .insert(keys::timeline(&thread_prefix, at, id), &[])?;
+        let agent_prefix = keys::pair(org_bytes, record.agent_id.as_bytes());
+        self.by_agent
+            .insert(keys::timeline(&agent_prefix, at, id), &[])?;
+        Ok(record)
+    }
+
+    /// Rewrites a stored record (its key unchanged) to point at `answer`.
+    fn link(&self, stored: &UsageRecord, answer: Option<MessageId>) -> TxResult<()> {
+        let key = keys::timeline(
+            stored.org_id.as_bytes(),
+            keys::micros(stored.created_at),
+            stored.id.as_bytes(),
+        );
+        let linked = UsageRecord {
+            message_id: answer,
+            ..stored.clone()
+        };
+        self.usage.insert(key, encode(&linked).map_err(abort)?)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{UsageFilter, test_secrets};
+    use chrono::Utc;
+    use confer_actors::{ContextRole, Role, UsageId};
+
+    fn usage(org: OrgId, agent: AgentId, thread: ThreadId, tokens: u64) -> UsageRecord {
+        UsageRecord {
+            id: UsageId::new(),
+            org_id: org,
+            agent_id: agent,
+            thread_id: thread,
+            message_id: None,
+            model: "m".into(),
+            provider: "builtin".into(),
+            key_source: "platform".into(),
+            input_tokens: tokens,
+            output_tokens: tokens,
+            metadata: Default::default(),
+            stopped: false,
+            estimated: false,
+            created_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn the_answer_links_the_usage_of_every_model_call_of_its_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        let (org, agent, thread) = (OrgId::new(), AgentId::new(), ThreadId::new());
+        // An earlier call of the turn is billed when it ends, unlinked.
+        let billed = store.record_usage(usage(org, agent, thread, 1)).unwrap();
+        let answer = Message {
+            id: MessageId::new(),
+            thread_id: thread,
+            seq: 0,
+            role: Role::Assistant,
+            content: "done".into(),
+            sender_name: None,
+            sender_id: None,
+            created_at: Utc::now(),
+        };
+        let write = ThreadAppend {
+            turn: Some(7),
+            listed: Some(answer.clone()),
+            context: vec![ContextMessage::text(ContextRole::Assistant, "done")],
+            usage: Some(usage(org, agent, thread, 2)),
+            billed: vec![billed.clone()],
+            ..ThreadAppend::default()
+        };
+        let stored = store.append(thread, write).unwrap().unwrap();
+        assert_eq!(stored.seq, 1);
+        assert_eq!(store.last_turn(thread).unwrap(), 7);
+
+        let filter = UsageFilter {
+            thread: Some(thread),
+            agent: None,
+        };
+        let page = store
+            .list_usage(org, filter, None, 10, |_| Ok(true))
+            .unwrap();
+        let records = page.items;
+        assert_eq!(records.len(), 2, "linked in place, not copied: {records:?}");
+        assert!(records.iter().all(|r| r.message_id == Some(answer.id)));
+        let mut tokens: Vec<u64> = records.iter().map(|r| r.input_tokens).collect();
+        tokens.sort_unstable();
+        assert_eq!(tokens, [1, 2]);
+        assert!(
+            records
+                .iter()
+                .any(|r| r.id == billed.id && r.created_at == billed.created_at)
+        );
+
+        // A lower turn number never lowers the thread's last turn.
+        let write = ThreadAppend {
+            turn: Some(3),
+            ..ThreadAppend::default()
+        };
+        store.append(thread, write).unwrap();
+        assert_eq!(store.last_turn(thread).unwrap(), 7);
     }
 }

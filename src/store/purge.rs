@@ -217,7 +217,7 @@ mod tests {
     use chrono::Utc;
     use confer_actors::{
         AgentId, ContextMessage, ContextRole, Message, MessageId, OrgId, ParticipantRole, Role,
-        Thread, ThreadKind, ThreadStore,
+        Thread, ThreadAppend, ThreadKind, ThreadStore,
     };
 
     fn thread(org: OrgId, agent: AgentId, by: &str) -> Thread {
@@ -252,7 +252,14 @@ mod tests {
             };
             let context = ContextMessage::text(ContextRole::User, format!("m{n}"));
             store
-                .append(id, Some(message), vec![context], None)
+                .append(
+                    id,
+                    ThreadAppend {
+                        listed: Some(message),
+                        context: vec![context],
+                        ..ThreadAppend::default()
+                    },
+                )
                 .unwrap();
         }
     }
@@ -275,7 +282,11 @@ mod tests {
             store.put_participant(org, made.id, &bob).unwrap().unwrap();
             fill(&store, made.id, 25);
             let long = ContextMessage::text(ContextRole::Assistant, "x".repeat(200_000));
-            store.append(made.id, None, vec![long], None).unwrap();
+            let write = ThreadAppend {
+                context: vec![long],
+                ..ThreadAppend::default()
+            };
+            store.append(made.id, write).unwrap();
             let files = dir.path().join(super::super::values::VALUES_DIR);
             assert_eq!(
                 std::fs::read_dir(&files).unwrap().count(),

@@ -55,6 +55,18 @@ async fn stalled_send(server: &Server, thread: &str, content: &str) -> tokio::ne
     stream
 }
 
+/// Whether the kernel still has the server's end of a loopback connection
+/// (local port `server`, remote port `client`) in `/proc/net/tcp`.
+fn server_side_open(server: u16, client: u16) -> bool {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    let port =
+        |address: &str| u16::from_str_radix(address.rsplit(':').next().unwrap(), 16).unwrap();
+    table.lines().skip(1).any(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        port(fields[1]) == server && port(fields[2]) == client
+    })
+}
+
 /// Reads a follow stream until the `done` of turn `turn`; the frames read.
 async fn until_done_of(watch: &mut crate::common::EventStream, turn: u64) -> Vec<Frame> {
     let mut frames = Vec::new();
@@ -138,6 +150,41 @@ async fn a_reader_that_never_reads_delays_neither_the_turn_nor_the_next_send() {
         .map(|m| m["content"].as_str().unwrap().len())
         .collect();
     assert_eq!(lengths, [21, 512 * 16 * 1024, 9, small_text.len()]);
+}
+
+#[tokio::test]
+async fn a_socket_that_accepts_nothing_is_closed_and_the_turn_goes_on() {
+    let (vendor, server, api, thread) = vendor_thread(&[("CONFER_STALLED_CLIENT_SECS", "1")]).await;
+    let (big, _) = openai_answer(512, 16 * 1024);
+    vendor.push(Reply::stream(big));
+    let mut watch = api.open_watch(&thread, "?follow=true", None).await;
+    let stalled = stalled_send(&server, &thread, "a long answer, please").await;
+    let started = Instant::now();
+    // The server drops the connection once its peer's receive window has
+    // stayed shut for the stall time (the kernel sends nothing then: the
+    // peer is presumed gone), so its end leaves the kernel's socket table.
+    let client_port = stalled.local_addr().unwrap().port();
+    let server_port = stalled.peer_addr().unwrap().port();
+    while server_side_open(server_port, client_port) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the stalled connection is still open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    println!("stalled connection closed after {:?}", started.elapsed());
+    // A reader that reads is not touched, and the turn finished whole.
+    let turn = until_done_of(&mut watch, 1).await;
+    assert!(matches!(
+        turn.last().unwrap().event.as_str(),
+        "done" | "turn_gap"
+    ));
+    let history = api.history(&thread).await;
+    assert_eq!(history.len(), 2);
+    assert_eq!(
+        history[1]["content"].as_str().unwrap().len(),
+        512 * 16 * 1024
+    );
 }
 
 #[tokio::test]

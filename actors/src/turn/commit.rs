@@ -1,17 +1,21 @@
 //! The end of a turn: the answer (listed message and context entry), the
-//! usage record of a call the vendor accepted, and the keyed send's outcome,
-//! written in one transaction and flushed before the frames that report
-//! them; then the stream's ending (`done`, after `error` or the tool calls).
+//! usage record of the model call that just ended (if the vendor accepted
+//! it), and the keyed send's outcome, written in one transaction and flushed
+//! before the frames that report them; then the stream's ending (`done`,
+//! after `error` or the tool calls). A turn of several model calls bills
+//! each earlier call when it ends (`ThreadStore::record_usage`, unlinked) and
+//! links those records here (`ThreadAppend::billed`), in the same transaction.
 
 use chrono::Utc;
 
-use super::prepare::{TurnWrite, append_durably};
+use super::prepare::append_durably;
 use super::{CancelReason, ModelOutcome, Turn};
 use crate::codes;
 use crate::domain::{Message, Role, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
 use crate::idempotency::{IdempotencyRecord, OutcomeKind, TurnOutcome};
 use crate::ids::{MessageId, UsageId};
+use crate::ports::ThreadAppend;
 use crate::provider::{ContextMessage, ContextRole, estimate_tokens};
 
 impl Turn {
@@ -71,12 +75,12 @@ impl Turn {
             .keyed
             .take()
             .map(|(key, record)| (key, with_outcome(record, &outcome, usage, requires_action)));
-        let write = TurnWrite {
+        let write = ThreadAppend {
             listed,
             context: context.clone(),
             usage: record,
             keyed,
-            ..TurnWrite::default()
+            ..ThreadAppend::default()
         };
         let message_id = match append_durably(&self.engine.store, self.thread_id, write).await {
             Ok(durable) => {

@@ -10,10 +10,10 @@ use super::{
     Ended, NOT_EXECUTED_NEW_MESSAGE, NOT_EXECUTED_NO_RESULT, Turn, TurnInput, TurnRequest, blocking,
 };
 use crate::codes;
-use crate::domain::{Message, Role, UsageRecord};
+use crate::domain::{Message, Role};
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
-use crate::ports::{StoreError, ThreadStore};
+use crate::ports::{StoreError, ThreadAppend, ThreadStore};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
 use crate::timings::{PhaseClock, TurnTimings};
 
@@ -135,12 +135,12 @@ impl Turn {
             };
             (key.key, record)
         });
-        let write = TurnWrite {
+        let write = ThreadAppend {
             turn: Some(self.number),
             listed,
             context: entries.clone(),
             keyed: self.keyed.clone(),
-            ..TurnWrite::default()
+            ..ThreadAppend::default()
         };
         match append_durably(&self.engine.store, self.thread_id, write).await {
             Ok(durable) => {
@@ -204,46 +204,14 @@ pub(super) struct DurableAppend {
     pub flush_us: u64,
 }
 
-/// One durable write of a turn.
-#[derive(Default)]
-pub(super) struct TurnWrite {
-    /// The turn's number, noted with its first write.
-    pub turn: Option<u64>,
-    pub listed: Option<Message>,
-    pub context: Vec<ContextMessage>,
-    pub usage: Option<UsageRecord>,
-    /// The keyed send's record (with its outcome, on the answer's write).
-    pub keyed: Option<([u8; 32], IdempotencyRecord)>,
-}
-
 /// Writes `write` to the thread and waits until it is durable.
 pub(super) async fn append_durably(
     store: &Arc<dyn ThreadStore>,
     thread: ThreadId,
-    write: TurnWrite,
+    write: ThreadAppend,
 ) -> Result<DurableAppend, StoreError> {
     let mut clock = PhaseClock::since(Instant::now());
-    let TurnWrite {
-        turn,
-        listed,
-        context,
-        usage,
-        keyed,
-    } = write;
-    let stored = blocking(store, move |s| {
-        if let Some(turn) = turn {
-            s.note_turn(thread, turn)?;
-        }
-        let listed = s.append(thread, listed, context, keyed)?;
-        if let Some(usage) = usage {
-            s.record_usage(UsageRecord {
-                message_id: listed.as_ref().map(|m| m.id),
-                ..usage
-            })?;
-        }
-        Ok(listed)
-    })
-    .await?;
+    let stored = blocking(store, move |s| s.append(thread, write)).await?;
     let append_us = clock.lap();
     store.flush().await?;
     Ok(DurableAppend {
