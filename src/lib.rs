@@ -126,6 +126,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
             },
             max_active_turns_per_org: settings.max_active_turns_per_org,
             max_queued_per_org: settings.max_queued_per_org,
+            release_memory: allocator::release_free_memory,
             thread: ThreadLimits {
                 max_queued: settings.max_queued_per_thread,
                 retention: Retention {

@@ -254,23 +254,24 @@ async fn abandoned_large_sends_stay_within_the_byte_budget() {
         },
     )
     .await;
-    // The budget check runs every 250 ms.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let after = rss_kib(server.pid());
+    // Once the burst is over, the registry evicts idle actors down to three
+    // quarters of the budget and gives the freed memory back (a moment after
+    // the last eviction); RSS settles within the budget. Before: +550 MiB
+    // (every actor kept); +37 to +53 MiB with the budget alone (arenas held
+    // what the burst's frames had freed). Measured now: about +28 MiB.
+    let settled = crate::common::eventually(
+        Duration::from_secs(30),
+        "RSS settles within the byte budget",
+        async || {
+            let now = rss_kib(server.pid());
+            (now <= before + BUDGET_MIB * 1024).then_some(now)
+        },
+    )
+    .await;
     println!(
-        "RSS before {} MiB, after 150 abandoned sends {} MiB (budget {BUDGET_MIB} MiB)",
+        "RSS before {} MiB, settled after 150 abandoned sends {} MiB (budget {BUDGET_MIB} MiB)",
         before / 1024,
-        after / 1024
-    );
-    // The thread actors keep at most the budget (evicting them frees about
-    // 170 MiB here); long values live in files, not in sled's memory (before:
-    // +440 MiB); the allocator gives long blocks back (before: +118 MiB).
-    // Measured: about +37 MiB, 33 MiB of it live actor caches. The allowance
-    // over the budget is sled's small records, thread stacks and arenas.
-    const ALLOWANCE_MIB: u64 = 32;
-    assert!(
-        after / 1024 <= before / 1024 + BUDGET_MIB + ALLOWANCE_MIB,
-        "RSS grew from {before} KiB to {after} KiB"
+        settled / 1024
     );
 }
 
