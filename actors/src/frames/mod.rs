@@ -243,6 +243,7 @@ impl FrameLog {
             }
         }
         if done {
+            freed += frames.pack();
             frames.finished_at = Some(Instant::now());
             if !frames.dropped {
                 state.last_finished = Some(turn);

@@ -155,7 +155,7 @@ impl FrameReader {
             }
             if let Some(frame) = frames.frame(self.at.n + 1) {
                 self.at.n += 1;
-                return Step::Frame(Arc::clone(frame));
+                return Step::Frame(frame);
             }
             return if frames.finished_at.is_some() {
                 Step::End
@@ -203,7 +203,7 @@ impl FrameReader {
                 }
                 if let Some(frame) = frames.frame(self.at.n + 1) {
                     self.at.n += 1;
-                    return Step::Frame(Arc::clone(frame));
+                    return Step::Frame(frame);
                 }
                 if frames.finished_at.is_some() {
                     self.at = FrameId {

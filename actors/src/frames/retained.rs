@@ -1,11 +1,30 @@
 //! What the log keeps: each retained turn's frames, the queue of admitted
 //! turns, and the rule that drops finished turns.
+//!
+//! A finished turn's `token` frames are packed: their text is the end of its
+//! `done` content (the deltas concatenate to it), so they are kept as where
+//! each ends in that text, 4 bytes a token instead of a frame each (about
+//! 160), and made again when a reattach reads them.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::Frame;
+use super::{Frame, FrameId, frame_bytes};
+use crate::events::ThreadEvent;
+
+/// Bytes a packed token is counted as.
+const PACKED_TOKEN_BYTES: usize = 4;
+
+/// A finished turn's token frames, as offsets into its `done` content.
+pub(super) struct PackedTokens {
+    /// Where the tokens were among the turn's frames (index into `frames`).
+    at: usize,
+    /// Where the first token starts in the content.
+    start: usize,
+    /// Where each token ends in the content.
+    ends: Vec<u32>,
+}
 
 /// The retained frames of one turn.
 pub(super) struct TurnFrames {
@@ -20,6 +39,8 @@ pub(super) struct TurnFrames {
     /// Dropped before it ran (interrupt, stop of the queue, shutdown): it
     /// has no `meta`, and watchers skip it.
     pub(super) dropped: bool,
+    /// The token frames, once the turn finished (they left `frames`).
+    packed: Option<PackedTokens>,
 }
 
 impl TurnFrames {
@@ -32,12 +53,105 @@ impl TurnFrames {
             bytes: 0,
             finished_at: None,
             dropped,
+            packed: None,
         }
     }
 
-    pub(super) fn frame(&self, n: u64) -> Option<&Arc<Frame>> {
-        let index = n.checked_sub(self.first_n)?;
-        self.frames.get(usize::try_from(index).ok()?)
+    /// Frame `n` of the turn, if it is retained.
+    pub(super) fn frame(&self, n: u64) -> Option<Arc<Frame>> {
+        let index = usize::try_from(n.checked_sub(self.first_n)?).ok()?;
+        let Some(packed) = &self.packed else {
+            return self.frames.get(index).cloned();
+        };
+        if index < packed.at {
+            return self.frames.get(index).cloned();
+        }
+        let token = index - packed.at;
+        if token >= packed.ends.len() {
+            return self.frames.get(index - packed.ends.len()).cloned();
+        }
+        let content = self.content()?;
+        let from = match token {
+            0 => packed.start,
+            i => packed.ends[i - 1] as usize,
+        };
+        let delta = content.get(from..packed.ends[token] as usize)?;
+        Some(Arc::new(Frame {
+            id: Some(FrameId { turn: self.turn, n }),
+            event: ThreadEvent::Token {
+                delta: delta.to_owned(),
+            },
+        }))
+    }
+
+    /// The content of the turn's `done` (its last frame), once finished.
+    fn content(&self) -> Option<&str> {
+        match &self.frames.back()?.event {
+            ThreadEvent::Done { content, .. } => Some(content),
+            _ => None,
+        }
+    }
+
+    /// Packs the token frames of the finished turn; returns the bytes it
+    /// no longer counts. Leaves them as they are unless they are one run
+    /// whose text is the end of the `done` content (always so, as the turn
+    /// writes them).
+    pub(super) fn pack(&mut self) -> usize {
+        let is_token = |f: &Arc<Frame>| matches!(f.event, ThreadEvent::Token { .. });
+        let Some(at) = self.frames.iter().position(is_token) else {
+            return 0;
+        };
+        let count = self
+            .frames
+            .iter()
+            .skip(at)
+            .take_while(|f| is_token(f))
+            .count();
+        if self.frames.iter().skip(at + count).any(is_token) {
+            return 0;
+        }
+        let Some(content) = self.content() else {
+            return 0;
+        };
+        let deltas = || {
+            self.frames
+                .iter()
+                .skip(at)
+                .take(count)
+                .filter_map(|f| match &f.event {
+                    ThreadEvent::Token { delta } => Some(delta.as_str()),
+                    _ => None,
+                })
+        };
+        let total: usize = deltas().map(str::len).sum();
+        let Some(start) = content.len().checked_sub(total) else {
+            return 0;
+        };
+        if u32::try_from(content.len()).is_err() {
+            return 0;
+        }
+        let mut ends = Vec::with_capacity(count);
+        let mut end = start;
+        for delta in deltas() {
+            if content.get(end..end + delta.len()) != Some(delta) {
+                return 0;
+            }
+            end += delta.len();
+            // The content's length fits in u32 (checked above).
+            ends.push(end as u32);
+        }
+        let counted: usize = self
+            .frames
+            .iter()
+            .skip(at)
+            .take(count)
+            .map(|f| frame_bytes(&f.event))
+            .sum();
+        self.frames.drain(at..at + count);
+        self.packed = Some(PackedTokens { at, start, ends });
+        let kept = count * PACKED_TOKEN_BYTES;
+        self.bytes = self.bytes + kept - counted;
+        counted - kept
     }
 }
 

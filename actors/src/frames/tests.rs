@@ -17,6 +17,14 @@ fn done() -> ThreadEvent {
     }
 }
 
+fn done_with(content: &str) -> ThreadEvent {
+    let mut event = done();
+    if let ThreadEvent::Done { content: c, .. } = &mut event {
+        *c = content.to_owned();
+    }
+    event
+}
+
 fn log(replay_bytes: usize) -> Arc<FrameLog> {
     Arc::new(FrameLog::new(
         ThreadId::new(),
@@ -95,4 +103,92 @@ async fn watchers_are_capped_and_follow_skips_dropped_turns() {
     drop(watcher);
     assert_eq!(log.readers(), 1);
     assert!(log.follow(None).is_ok(), "a slot came free");
+}
+
+#[tokio::test]
+async fn a_finished_turn_keeps_its_tokens_packed_and_replays_them_as_sent() {
+    let log = log(1024 * 1024);
+    log.enqueue(1);
+    let mut live = log.read_turn(1);
+    log.begin(1);
+    let pieces: Vec<String> = (0..200).map(|n| format!("piece {n}, ")).collect();
+    for piece in &pieces {
+        log.append(1, token(piece));
+    }
+    let running = log.bytes();
+    log.append(1, done_with(&pieces.concat()));
+    let mut sent = Vec::new();
+    while let Some(frame) = live.next().await {
+        sent.push(frame);
+    }
+    // Kept: the content once, and 4 bytes a token instead of a frame each.
+    let finished = log.bytes();
+    assert!(
+        finished < running / 2,
+        "{running} bytes while running, {finished} once finished"
+    );
+    // A reattach after the first 50 tokens reads the rest exactly as sent.
+    let mut late = log
+        .reattach(Some(FrameId { turn: 1, n: 50 }))
+        .unwrap()
+        .unwrap();
+    let mut replayed = Vec::new();
+    while let Some(frame) = late.next().await {
+        replayed.push(frame);
+    }
+    assert_eq!(replayed.len(), sent.len() - 50);
+    for (again, first) in replayed.iter().zip(&sent[50..]) {
+        assert_eq!(again.as_ref(), first.as_ref());
+    }
+}
+
+#[tokio::test]
+async fn tokens_that_do_not_make_the_content_stay_frames() {
+    let log = log(1024 * 1024);
+    log.begin(1);
+    log.append(1, token("a"));
+    log.append(1, token("b"));
+    log.append(1, done_with("something else"));
+    let mut late = log
+        .reattach(Some(FrameId { turn: 1, n: 0 }))
+        .unwrap()
+        .unwrap();
+    let mut events = Vec::new();
+    while let Some(frame) = late.next().await {
+        events.push(frame.event.clone());
+    }
+    assert_eq!(events[0], token("a"));
+    assert_eq!(events[1], token("b"));
+    assert!(events[2].is_done());
+}
+
+#[tokio::test]
+async fn a_trimmed_turn_packs_the_tokens_it_kept() {
+    let log = log(3_000);
+    log.begin(1);
+    let pieces: Vec<String> = (0..100).map(|n| format!("piece {n}, ")).collect();
+    for piece in &pieces {
+        log.append(1, token(piece));
+    }
+    log.append(1, done_with(&pieces.concat()));
+    assert!(log.bytes() < 1_500, "packed: {} bytes", log.bytes());
+    // The oldest tokens were dropped; a reattach from the start is a gap,
+    // one from the last 5 tokens reads them as they were.
+    let mut early = log
+        .reattach(Some(FrameId { turn: 1, n: 0 }))
+        .unwrap()
+        .unwrap();
+    let first = early.next().await.unwrap();
+    assert!(matches!(&first.event, ThreadEvent::Error { code, .. } if code == "STREAM_GAP"));
+    let mut late = log
+        .reattach(Some(FrameId { turn: 1, n: 95 }))
+        .unwrap()
+        .unwrap();
+    let mut events = Vec::new();
+    while let Some(frame) = late.next().await {
+        events.push(frame.event.clone());
+    }
+    let expected: Vec<ThreadEvent> = pieces[95..].iter().map(|p| token(p)).collect();
+    assert_eq!(events[..5], expected[..]);
+    assert!(events[5].is_done());
 }
