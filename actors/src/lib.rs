@@ -8,6 +8,7 @@
 //! fakes; the adapters live in the `confer` crate.
 
 pub mod codes;
+pub mod context;
 pub mod domain;
 pub mod events;
 pub mod frames;
@@ -36,9 +37,9 @@ pub use ports::{
     MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadAppend, ThreadStore, run_blocking,
 };
 pub use provider::{
-    ContextMessage, ContextRole, CredentialResolver, FinishReason, KeyRequest, ModelError,
-    ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream, ReasoningBlock,
-    ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
+    CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver, FinishReason,
+    KeyRequest, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream,
+    ReasoningBlock, ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};

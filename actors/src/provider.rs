@@ -26,26 +26,6 @@ pub struct ModelRoute {
     pub external: bool,
 }
 
-/// Who speaks in a context entry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ContextRole {
-    User,
-    Assistant,
-    /// The result of a tool call, answering an assistant's `tool_calls`.
-    Tool,
-}
-
-/// A tool call the model made.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The vendor's ID, passed through unchanged.
-    pub id: String,
-    pub name: String,
-    /// The parsed JSON arguments (a string when the model sent invalid JSON).
-    pub arguments: Value,
-}
-
 /// A client-side tool offered to the model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolDefinition {
@@ -56,85 +36,10 @@ pub struct ToolDefinition {
     pub parameters: Value,
 }
 
-/// A block of a model's reasoning, kept so that it can be sent back
-/// verbatim to the vendor that made it (with its signature, which the vendor
-/// checks); other vendors never see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ReasoningBlock {
-    /// Visible thinking and the vendor's signature of it.
-    Thinking { thinking: String, signature: String },
-    /// Thinking the vendor encrypted.
-    RedactedThinking { data: String },
-}
-
-/// One entry of the context sent to the model: what the thread's history is
-/// to a model, including the tool calls and results the listing leaves out.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ContextMessage {
-    pub role: ContextRole,
-    pub content: String,
-    /// On an assistant entry: the calls it made.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCall>,
-    /// On a tool entry: the call it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
-    /// On an assistant entry: its reasoning blocks, in order (they come
-    /// before its text and tool calls).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reasoning: Vec<ReasoningBlock>,
-    /// The provider that made `reasoning` (`anthropic`…): only it is sent them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_from: Option<String>,
-}
-
-impl ContextMessage {
-    /// A plain user or assistant entry.
-    pub fn text(role: ContextRole, content: impl Into<String>) -> Self {
-        Self {
-            role,
-            content: content.into(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-            reasoning: Vec::new(),
-            reasoning_from: None,
-        }
-    }
-
-    /// A tool result answering `tool_call_id`.
-    pub fn tool_result(tool_call_id: impl Into<String>, output: impl Into<String>) -> Self {
-        Self {
-            role: ContextRole::Tool,
-            content: output.into(),
-            tool_calls: Vec::new(),
-            tool_call_id: Some(tool_call_id.into()),
-            reasoning: Vec::new(),
-            reasoning_from: None,
-        }
-    }
-}
-
-/// The IDs of the tool calls of the context's last assistant entry that no
-/// tool entry after it answers, in call order.
-pub fn pending_tool_calls(context: &[ContextMessage]) -> Vec<String> {
-    let Some(last) = context
-        .iter()
-        .rposition(|m| m.role == ContextRole::Assistant)
-    else {
-        return Vec::new();
-    };
-    let answered: Vec<&str> = context[last + 1..]
-        .iter()
-        .filter_map(|m| m.tool_call_id.as_deref())
-        .collect();
-    context[last]
-        .tool_calls
-        .iter()
-        .filter(|call| !answered.contains(&call.id.as_str()))
-        .map(|call| call.id.clone())
-        .collect()
-}
+pub use crate::context::{
+    CompactionBlock, ContextMessage, ContextRole, ContextView, ReasoningBlock, ToolCall,
+    pending_tool_calls, summary_message, view_for,
+};
 
 /// A vendor API key. `Debug` never shows it.
 #[derive(Clone, PartialEq, Eq)]
@@ -225,6 +130,9 @@ pub enum ModelEvent {
     ToolCallArguments { index: usize, fragment: String },
     /// A piece of a reasoning block at `index` of the answer.
     Reasoning { index: usize, piece: ReasoningPiece },
+    /// The vendor compacted the context: its block, whole (a failed
+    /// compaction, without content, is not reported).
+    Compaction(CompactionBlock),
     /// Token counts so far; later values replace earlier ones.
     Usage {
         input_tokens: Option<u64>,

@@ -2,7 +2,8 @@
 //! (vLLM, Ollama, llama.cpp, LiteLLM) behind `OPENAI_BASE_URL`.
 //!
 //! Request: the composed system prompt as the first `system` message (left out
-//! when empty), every message's content as a plain string, assistant tool calls
+//! when empty), then the summary of the newest compaction as a second one
+//! (the entries before it left out), every message's content as a plain string, assistant tool calls
 //! with their arguments as JSON text, one `tool` message per result,
 //! `stream: true` with `stream_options.include_usage`. Stream: `data:` chunks
 //! ending with `data: [DONE]`; text in `delta.content`, tool calls assembled
@@ -12,6 +13,7 @@
 
 use std::sync::Arc;
 
+use confer_actors::provider::{summary_message, view_for};
 use confer_actors::{
     ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
     ModelStream, VendorKey,
@@ -32,11 +34,16 @@ pub struct OpenAiProvider {
 
 /// The JSON body of a streamed chat completion.
 pub fn request_body(request: &ModelRequest) -> Value {
+    let view = view_for(&request.messages, super::OPENAI);
     let mut messages = Vec::new();
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
     }
-    for message in request.messages.iter() {
+    // A compaction's summary stands for the entries before it.
+    if let Some(summary) = view.summary {
+        messages.push(json!({"role": "system", "content": summary_message(summary)}));
+    }
+    for message in view.entries {
         messages.push(match message.role {
             ContextRole::User => json!({"role": "user", "content": message.content}),
             ContextRole::Assistant if message.tool_calls.is_empty() => {
@@ -328,6 +335,41 @@ mod tests {
                 index: 0,
                 fragment: "{\"a\":1}".into()
             }
+        );
+    }
+
+    #[test]
+    fn another_vendors_compaction_becomes_a_summary_after_the_system_prompt() {
+        let mut compacted = ContextMessage::text(ContextRole::Assistant, "Hi.");
+        compacted.compaction = Some(confer_actors::CompactionBlock {
+            summary: "S".into(),
+            encrypted_content: Some("opaque".into()),
+            native_to: Some("anthropic".into()),
+        });
+        let request = ModelRequest {
+            route: ModelRoute {
+                provider: "openai".into(),
+                model: "gpt-4.1".into(),
+                external: true,
+            },
+            system: "Be terse.".into(),
+            messages: std::sync::Arc::new(vec![
+                ContextMessage::text(ContextRole::User, "long ago"),
+                ContextMessage::text(ContextRole::User, "Hello"),
+                compacted,
+                ContextMessage::text(ContextRole::User, "and now?"),
+            ]),
+            tools: Vec::new(),
+            api_key: None,
+        };
+        assert_eq!(
+            request_body(&request)["messages"],
+            json!([
+                {"role": "system", "content": "Be terse."},
+                {"role": "system", "content": "Summary of the earlier conversation:\nS"},
+                {"role": "assistant", "content": "Hi."},
+                {"role": "user", "content": "and now?"},
+            ])
         );
     }
 

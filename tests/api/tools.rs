@@ -303,3 +303,51 @@ async fn anthropic_thinking_blocks_go_back_unchanged() {
         json!({"type": "tool_result", "tool_use_id": "toolu_02B", "content": "18 °C"})
     );
 }
+
+/// An Anthropic answer that begins with a compaction block (the SDK's
+/// fixture): the block is stored and sent back byte for byte on the next
+/// send, and a send to another vendor gets its summary as a `system`
+/// message instead of what it stands for.
+#[tokio::test]
+async fn a_compaction_block_goes_back_to_its_vendor_and_as_a_summary_to_others() {
+    let rig = VendorRig::start().await;
+    let (anthropic, openai, api) = (&rig.anthropic, &rig.openai, &rig.api);
+    let thread = rig.thread("claude-sonnet-4-6", "Be terse.").await;
+    anthropic.push(Reply::stream(fixture("anthropic_compaction.sse")));
+    let done = done_of(&api.say(&thread, json!({"content": "Hello"})).await).clone();
+    assert_eq!(done["content"], "Hello there!");
+
+    anthropic.push(Reply::stream(fixture("anthropic_text.sse")));
+    api.say(&thread, json!({"content": "and now?"})).await;
+    let messages = anthropic.requests()[1].body["messages"].clone();
+    assert_eq!(
+        messages[1],
+        json!({"role": "assistant", "content": [
+            {"type": "compaction", "content": "Earlier conversation summarized.",
+             "encrypted_content": "EpwBCkYIBxgCKkB/opaque+payload=="},
+            {"type": "text", "text": "Hello there!"}]})
+    );
+
+    openai.push(Reply::stream(fixture("openai_text.sse")));
+    api.say(
+        &thread,
+        json!({"content": "elsewhere?", "modelOverride": "openai/gpt-4.1"}),
+    )
+    .await;
+    let messages = openai.requests()[0].body["messages"].clone();
+    assert_eq!(
+        messages[0],
+        json!({"role": "system", "content": "Be terse."})
+    );
+    assert_eq!(
+        messages[1],
+        json!({"role": "system",
+               "content": "Summary of the earlier conversation:\nEarlier conversation summarized."})
+    );
+    assert_eq!(
+        messages[2],
+        json!({"role": "assistant", "content": "Hello there!"})
+    );
+    assert_eq!(messages[3]["role"], "user");
+    assert_eq!(messages[3]["content"], "and now?");
+}

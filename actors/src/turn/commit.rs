@@ -67,6 +67,7 @@ impl Turn {
                 reasoning_from: (!outcome.reasoning.is_empty())
                     .then(|| self.route.provider.clone()),
                 reasoning: std::mem::take(&mut outcome.reasoning),
+                compaction: outcome.compaction.take(),
             })
             .into_iter()
             .collect();

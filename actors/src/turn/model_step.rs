@@ -14,8 +14,8 @@ use super::{CancelReason, Emitter, Turn, compose_system_prompt, until_cancelled}
 use crate::codes;
 use crate::events::ThreadEvent;
 use crate::provider::{
-    KeyRequest, ModelError, ModelEvent, ModelRequest, ReasoningBlock, ReasoningPiece, ToolCall,
-    VendorKey, estimate_tokens,
+    CompactionBlock, KeyRequest, ModelError, ModelEvent, ModelRequest, ReasoningBlock,
+    ReasoningPiece, ToolCall, VendorKey, estimate_tokens,
 };
 use crate::timings::micros_between;
 
@@ -140,6 +140,8 @@ pub struct ModelOutcome {
     pub(super) first_text: Option<Instant>,
     /// The answer's reasoning blocks, in order.
     pub(super) reasoning: Vec<ReasoningBlock>,
+    /// The vendor's compaction block the answer began with.
+    pub(super) compaction: Option<CompactionBlock>,
     /// Whether the vendor accepted the request (a 2xx answer): only then is
     /// the call billed and recorded.
     pub(super) accepted: bool,
@@ -160,6 +162,7 @@ impl ModelOutcome {
             stopped_by: None,
             first_text: None,
             reasoning: Vec::new(),
+            compaction: None,
             accepted: false,
             estimated_input: 0,
             key_source: PLATFORM_KEY.to_owned(),
@@ -243,6 +246,7 @@ async fn consume(
                 Some(ModelEvent::Reasoning { index, piece }) => {
                     add_reasoning(&mut reasoning, index, piece);
                 }
+                Some(ModelEvent::Compaction(block)) => outcome.compaction = Some(block),
                 Some(ModelEvent::ToolCallArguments { index, fragment }) => {
                     calls.entry(index).or_default().arguments.push_str(&fragment);
                 }

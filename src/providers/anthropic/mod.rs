@@ -7,16 +7,17 @@
 //! merged into one message. Stream: `message_start` (input usage),
 //! `content_block_start/delta/stop` (text, `tool_use` with `input_json_delta`,
 //! `thinking` with `thinking_delta` and `signature_delta`, `redacted_thinking`
-//! whole; unknown blocks skipped), `message_delta` (stop reason, usage,
+//! whole, `compaction` with one `compaction_delta`; unknown blocks skipped), `message_delta` (stop reason, usage,
 //! cumulative), `message_stop`, `ping`, and `error` even after HTTP 200.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use confer_actors::codes::{self, ErrorCode};
+use confer_actors::provider::{summary_message, view_for};
 use confer_actors::{
-    ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
-    ModelStream, ReasoningBlock, ReasoningPiece, VendorKey,
+    CompactionBlock, ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider,
+    ModelRequest, ModelRoute, ModelStream, ReasoningBlock, ReasoningPiece, VendorKey,
 };
 use eventsource_stream::Event;
 use serde_json::{Value, json};
@@ -52,8 +53,9 @@ fn push_blocks(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
 
 /// The JSON body of a streamed Messages request.
 pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
+    let view = view_for(&request.messages, super::ANTHROPIC);
     let mut messages: Vec<Value> = Vec::new();
-    for message in request.messages.iter() {
+    for message in view.entries {
         match message.role {
             ContextRole::User => {
                 let text = (!message.content.is_empty())
@@ -82,6 +84,19 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
             }
             ContextRole::Assistant => {
                 let mut blocks = Vec::new();
+                // Our own compaction block goes back first, unchanged; the
+                // vendor then ignores everything before it.
+                if let Some(block) = message
+                    .compaction
+                    .as_ref()
+                    .filter(|b| b.native_to.as_deref() == Some(super::ANTHROPIC))
+                {
+                    blocks.push(json!({
+                        "type": "compaction",
+                        "content": block.summary,
+                        "encrypted_content": block.encrypted_content,
+                    }));
+                }
                 // Thinking goes back first and unchanged, signature and all,
                 // and only to the vendor that made it.
                 if message.reasoning_from.as_deref() == Some(super::ANTHROPIC) {
@@ -116,8 +131,15 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
         "stream": true,
         "messages": messages,
     });
-    if !request.system.is_empty() {
-        body["system"] = json!(request.system);
+    // Another model's compaction (or Confer's summary) follows the system
+    // prompt; the Messages API has no system messages, so it joins the prompt.
+    let system = match view.summary {
+        Some(summary) if request.system.is_empty() => summary_message(summary),
+        Some(summary) => format!("{}\n\n{}", request.system, summary_message(summary)),
+        None => request.system.clone(),
+    };
+    if !system.is_empty() {
+        body["system"] = json!(system);
     }
     if !request.tools.is_empty() {
         body["tools"] = request
@@ -240,6 +262,22 @@ impl WireParser for MessagesParser {
                             delta["signature"].as_str().unwrap_or_default().to_owned(),
                         ),
                     }],
+                    // The whole block in one delta; without content the
+                    // compaction failed, and such a block is not kept.
+                    Some("compaction_delta") => delta["content"]
+                        .as_str()
+                        .filter(|summary| !summary.is_empty())
+                        .map(|summary| {
+                            ModelEvent::Compaction(CompactionBlock {
+                                summary: summary.to_owned(),
+                                encrypted_content: delta["encrypted_content"]
+                                    .as_str()
+                                    .map(str::to_owned),
+                                native_to: Some(super::ANTHROPIC.to_owned()),
+                            })
+                        })
+                        .into_iter()
+                        .collect(),
                     // citations and future delta types.
                     _ => Vec::new(),
                 }

@@ -3,7 +3,7 @@
 
 use super::super::vendor::testing::{assert_split_invariant, decode_whole};
 use super::*;
-use confer_actors::{ContextMessage, ToolCall};
+use confer_actors::{CompactionBlock, ContextMessage, ToolCall};
 
 /// The documented stream: text, ping, then a tool call in two fragments.
 const TOOL_STREAM: &str = include_str!("../../../tests/fixtures/anthropic_tool_use.sse");
@@ -151,5 +151,94 @@ fn request_puts_tool_results_first_and_merges_turns() {
     assert_eq!(
         messages[2]["content"][1],
         json!({"type": "text", "text": "Never mind."})
+    );
+}
+
+/// The SDK's compaction fixture (vendor-protocols.md §1b).
+const COMPACTION_STREAM: &str = include_str!("../../../tests/fixtures/anthropic_compaction.sse");
+
+#[tokio::test]
+async fn a_compaction_block_is_read_whole_and_a_failed_one_is_not_kept() {
+    let events = decode_whole(COMPACTION_STREAM.as_bytes(), MessagesParser::default()).await;
+    assert_eq!(
+        events[1],
+        ModelEvent::Compaction(CompactionBlock {
+            summary: "Earlier conversation summarized.".into(),
+            encrypted_content: Some("EpwBCkYIBxgCKkB/opaque+payload==".into()),
+            native_to: Some(super::super::ANTHROPIC.into()),
+        })
+    );
+    assert_eq!(events[2], ModelEvent::Text("Hello there!".into()));
+    assert_split_invariant(COMPACTION_STREAM.as_bytes(), MessagesParser::default).await;
+    let failed = COMPACTION_STREAM.replace(
+        r#""content":"Earlier conversation summarized.""#,
+        r#""content":null"#,
+    );
+    let events = decode_whole(failed.as_bytes(), MessagesParser::default()).await;
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, ModelEvent::Compaction(_))),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() {
+    let request = |messages: Vec<ContextMessage>| ModelRequest {
+        route: ModelRoute {
+            provider: super::super::ANTHROPIC.into(),
+            model: "m".into(),
+            external: true,
+        },
+        system: "Be terse.".into(),
+        messages: std::sync::Arc::new(messages),
+        tools: Vec::new(),
+        api_key: None,
+    };
+    let compacted = |native_to: Option<&str>, text: &str| ContextMessage {
+        compaction: Some(CompactionBlock {
+            summary: "S".into(),
+            encrypted_content: native_to.map(|_| "E".into()),
+            native_to: native_to.map(str::to_owned),
+        }),
+        ..ContextMessage::text(ContextRole::Assistant, text)
+    };
+    let earlier = || {
+        vec![
+            ContextMessage::text(ContextRole::User, "long ago"),
+            ContextMessage::text(ContextRole::Assistant, "old answer"),
+        ]
+    };
+    // Its own block: everything is sent, the block first in its message.
+    let mut native = earlier();
+    native.extend([
+        ContextMessage::text(ContextRole::User, "Hello"),
+        compacted(Some(super::super::ANTHROPIC), "Hi."),
+        ContextMessage::text(ContextRole::User, "and now?"),
+    ]);
+    let ours = request_body(&request(native), 100);
+    assert_eq!(ours["system"], "Be terse.");
+    assert_eq!(ours["messages"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        ours["messages"][3]["content"],
+        json!([{"type": "compaction", "content": "S", "encrypted_content": "E"},
+               {"type": "text", "text": "Hi."}])
+    );
+    // Confer's summary (or another vendor's block): the summary joins the
+    // system prompt and what it stands for is left out.
+    let mut summarized = earlier();
+    summarized.extend([
+        compacted(None, ""),
+        ContextMessage::text(ContextRole::User, "Hello"),
+    ]);
+    let theirs = request_body(&request(summarized), 100);
+    assert_eq!(
+        theirs["system"],
+        "Be terse.\n\nSummary of the earlier conversation:\nS"
+    );
+    assert_eq!(
+        theirs["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "Hello"}]}])
     );
 }
