@@ -112,6 +112,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
         resolver: Arc::new(resolver::HttpResolver::new(outbound.clone())),
+        // Org tools (webhooks) arrive with their executor (issue 12).
+        tools: Arc::new(confer_actors::tools::NoServerTools),
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = Runtime::start(

@@ -165,6 +165,10 @@ pub struct UsageRecord {
     /// True when the token counts were estimated (a stop cut the vendor off).
     #[serde(default)]
     pub estimated: bool,
+    /// Which model call of its send this was (1, 2, … with tool steps);
+    /// absent on records written before multi-step turns.
+    #[serde(default)]
+    pub step: Option<u32>,
     /// Unique within the org, like a thread's.
     pub created_at: DateTime<Utc>,
 }

@@ -14,6 +14,10 @@ use crate::provider::ToolCall;
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Model calls the send made (tool steps and the forced last call
+    /// included); absent on records written before multi-step turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u32>,
 }
 
 /// An event of a streamed answer. Field names are the wire's (camelCase).
@@ -34,6 +38,19 @@ pub enum ThreadEvent {
     Token { delta: String },
     /// A tool call, once its arguments are complete.
     ToolCall { tool: ToolCall },
+    /// A server-side tool call has started.
+    ToolExecuting {
+        tool_name: String,
+        tool_call_id: String,
+    },
+    /// A server-side tool call's result (`isError` only when true).
+    ToolResult {
+        tool_name: String,
+        tool_call_id: String,
+        result: serde_json::Value,
+        #[serde(rename = "isError", skip_serializing_if = "Option::is_none")]
+        is_error: Option<bool>,
+    },
     /// The client must run these tools and send their results.
     RequiresAction {
         #[serde(rename = "toolCalls")]
@@ -109,6 +126,8 @@ impl ThreadEvent {
             Self::Meta { .. } => "meta",
             Self::Token { .. } => "token",
             Self::ToolCall { .. } => "tool_call",
+            Self::ToolExecuting { .. } => "tool_executing",
+            Self::ToolResult { .. } => "tool_result",
             Self::RequiresAction { .. } => "requires_action",
             Self::Error { .. } => "error",
             Self::Queued { .. } => "queued",
@@ -138,6 +157,7 @@ mod tests {
             usage: Some(Usage {
                 input_tokens: 3,
                 output_tokens: 1,
+                steps: None,
             }),
             stopped: Some(true),
             requires_action: None,

@@ -20,6 +20,7 @@ pub mod provider;
 pub mod registry;
 pub mod thread_actor;
 pub mod timings;
+pub mod tools;
 pub mod turn;
 
 #[cfg(test)]

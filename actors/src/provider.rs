@@ -72,8 +72,13 @@ pub struct ModelRequest {
     /// The conversation so far, oldest first; shared with the turn, not
     /// copied for each request.
     pub messages: Arc<Vec<ContextMessage>>,
-    /// Client-side tools the model may call.
+    /// The tools the model is offered: the send's client-side ones, then
+    /// the server-side ones.
     pub tools: Vec<ToolDefinition>,
+    /// The last call of a send at its tool-step limit: the tools stay in the
+    /// request (vendors need them to read the earlier calls) but the model
+    /// may not call one (tool choice none).
+    pub tool_choice_none: bool,
     /// The user's own key from the resolver; `None` uses the platform key.
     pub api_key: Option<VendorKey>,
 }

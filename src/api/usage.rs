@@ -30,6 +30,9 @@ pub struct UsageView {
     stopped: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     estimated: bool,
+    /// Which model call of its send (absent on records older than steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<u32>,
     created_at: String,
 }
 
@@ -49,6 +52,7 @@ impl From<UsageRecord> for UsageView {
             metadata: r.metadata,
             stopped: r.stopped,
             estimated: r.estimated,
+            step: r.step,
             created_at: timestamp(r.created_at),
         }
     }

@@ -76,6 +76,9 @@ pub fn request_body(request: &ModelRequest) -> Value {
         "stream": true,
         "stream_options": {"include_usage": true},
     });
+    if request.tool_choice_none && !request.tools.is_empty() {
+        body["tool_choice"] = json!("none");
+    }
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools
@@ -361,6 +364,7 @@ mod tests {
             ]),
             tools: Vec::new(),
             api_key: None,
+            tool_choice_none: false,
         };
         assert_eq!(
             request_body(&request)["messages"],
@@ -399,6 +403,7 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
             api_key: None,
+            tool_choice_none: false,
         };
         let body = request_body(&request);
         assert_eq!(

@@ -309,6 +309,7 @@ mod tests {
             metadata: Default::default(),
             stopped: false,
             estimated: false,
+            step: Some(1),
             created_at: Utc::now(),
         }
     }

@@ -76,7 +76,10 @@ async fn openai_compatible_stream_end_to_end() {
     let done = done_of(&frames);
     assert_eq!(done["ok"], true);
     assert_eq!(done["content"], "Héllo wörld ✓");
-    assert_eq!(done["usage"], json!({"inputTokens": 12, "outputTokens": 4}));
+    assert_eq!(
+        done["usage"],
+        json!({"inputTokens": 12, "outputTokens": 4, "steps": 1})
+    );
 
     let request = &openai.requests()[0];
     assert_eq!(request.path, "/v1/chat/completions");
@@ -136,7 +139,7 @@ async fn anthropic_stream_end_to_end_under_a_path_prefix() {
     let done = done_of(&frames);
     assert_eq!(
         done["usage"],
-        json!({"inputTokens": 412, "outputTokens": 9})
+        json!({"inputTokens": 412, "outputTokens": 9, "steps": 1})
     );
 
     let request = &anthropic.requests()[0];

@@ -44,6 +44,7 @@ fn frame_bytes(event: &ThreadEvent) -> usize {
         ThreadEvent::Done { content, .. } => content.len(),
         ThreadEvent::Error { detail, .. } => detail.as_ref().map_or(0, String::len),
         ThreadEvent::ToolCall { tool } => tool.arguments.to_string().len() + tool.name.len(),
+        ThreadEvent::ToolResult { result, .. } => result.to_string().len(),
         ThreadEvent::RequiresAction { tool_calls } => tool_calls
             .iter()
             .map(|c| c.arguments.to_string().len() + c.name.len())

@@ -22,55 +22,35 @@ impl Turn {
     /// Stores what the model call produced and ends the stream; returns the
     /// context to cache, or `None` when it must be reloaded from the store.
     pub(super) async fn commit(mut self, mut outcome: ModelOutcome) -> Option<Vec<ContextMessage>> {
+        let call = self.call_usage(&outcome);
         let usage = Usage {
-            input_tokens: outcome.input_tokens.unwrap_or(outcome.estimated_input),
-            output_tokens: outcome
-                .output_tokens
-                .unwrap_or_else(|| estimate_tokens(&outcome.content)),
+            input_tokens: self.spent.input_tokens + call.input_tokens,
+            output_tokens: self.spent.output_tokens + call.output_tokens,
+            steps: Some(self.step),
         };
-        // A call the vendor never accepted is not billed, so not recorded.
-        let record = outcome.accepted.then(|| UsageRecord {
-            id: UsageId::new(),
-            org_id: self.org,
-            agent_id: self.agent.id,
-            thread_id: self.thread_id,
-            message_id: None,
-            model: self.route.model.clone(),
-            provider: self.route.provider.clone(),
-            key_source: outcome.key_source.clone(),
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            metadata: self.usage_metadata(),
-            stopped: outcome.stopped_by.is_some(),
-            estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
-            created_at: Utc::now(),
-        });
+        let record = self.usage_record(&outcome, call);
         let answered = outcome.stopped_by.is_none() && outcome.failure.is_none();
+        // The text of every step; `done.content` and the listed message.
+        let mut content = std::mem::take(&mut self.answer);
+        content.push_str(&outcome.content);
         // An answer that only calls tools adds nothing to the listed history.
-        let listed = (answered && (outcome.tool_calls.is_empty() || !outcome.content.is_empty()))
-            .then(|| Message {
+        let listed =
+            (answered && (outcome.tool_calls.is_empty() || !content.is_empty())).then(|| Message {
                 id: MessageId::new(),
                 thread_id: self.thread_id,
                 seq: 0,
                 role: Role::Assistant,
-                content: outcome.content.clone(),
+                content: content.clone(),
                 sender_name: None,
                 sender_id: None,
                 created_at: Utc::now(),
             });
-        let context: Vec<ContextMessage> = answered
-            .then(|| ContextMessage {
-                role: ContextRole::Assistant,
-                content: outcome.content.clone(),
-                tool_calls: outcome.tool_calls.clone(),
-                tool_call_id: None,
-                reasoning_from: (!outcome.reasoning.is_empty())
-                    .then(|| self.route.provider.clone()),
-                reasoning: std::mem::take(&mut outcome.reasoning),
-                compaction: outcome.compaction.take(),
-            })
-            .into_iter()
-            .collect();
+        // The earlier steps' entries are kept whatever happened (their tools
+        // ran); the last call's only when it answered.
+        let mut context = std::mem::take(&mut self.produced);
+        if answered && !outcome.recorded {
+            context.push(self.answer_entry(&mut outcome));
+        }
         let requires_action = answered && !outcome.tool_calls.is_empty();
         let keyed = self
             .keyed
@@ -81,6 +61,7 @@ impl Turn {
             context: context.clone(),
             usage: record,
             keyed,
+            billed: std::mem::take(&mut self.billed),
             ..ThreadAppend::default()
         };
         let message_id = match append_durably(&self.engine.store, self.thread_id, write).await {
@@ -92,13 +73,64 @@ impl Turn {
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing an answer failed");
                 self.emitter
-                    .fail(codes::INTERNAL, "internal error", outcome.content);
+                    .fail(codes::INTERNAL, "internal error", content);
                 return None;
             }
         };
         self.history.extend(context);
+        outcome.content = content;
         self.end_stream(outcome, message_id, usage, requires_action);
         Some(self.history)
+    }
+
+    /// The token counts of a model call (estimated where the vendor gave none).
+    pub(super) fn call_usage(&self, outcome: &ModelOutcome) -> Usage {
+        if outcome.recorded {
+            return Usage::default();
+        }
+        Usage {
+            input_tokens: outcome.input_tokens.unwrap_or(outcome.estimated_input),
+            output_tokens: outcome
+                .output_tokens
+                .unwrap_or_else(|| estimate_tokens(&outcome.content)),
+            steps: None,
+        }
+    }
+
+    /// The usage record of a model call, if the vendor accepted it (a call
+    /// the vendor never accepted is not billed, so not recorded).
+    pub(super) fn usage_record(&self, outcome: &ModelOutcome, call: Usage) -> Option<UsageRecord> {
+        outcome.accepted.then(|| UsageRecord {
+            id: UsageId::new(),
+            org_id: self.org,
+            agent_id: self.agent.id,
+            thread_id: self.thread_id,
+            message_id: None,
+            model: self.route.model.clone(),
+            provider: self.route.provider.clone(),
+            key_source: outcome.key_source.clone(),
+            input_tokens: call.input_tokens,
+            output_tokens: call.output_tokens,
+            metadata: self.usage_metadata(),
+            stopped: outcome.stopped_by.is_some(),
+            estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
+            step: Some(self.step),
+            created_at: Utc::now(),
+        })
+    }
+
+    /// The context entry of a model call's answer: its text (this step's),
+    /// calls, reasoning and compaction block.
+    pub(super) fn answer_entry(&self, outcome: &mut ModelOutcome) -> ContextMessage {
+        ContextMessage {
+            role: ContextRole::Assistant,
+            content: outcome.content.clone(),
+            tool_calls: outcome.tool_calls.clone(),
+            tool_call_id: None,
+            reasoning_from: (!outcome.reasoning.is_empty()).then(|| self.route.provider.clone()),
+            reasoning: std::mem::take(&mut outcome.reasoning),
+            compaction: outcome.compaction.take(),
+        }
     }
 
     /// The stream's last frames, once everything they report is durable.

@@ -19,6 +19,7 @@
 mod commit;
 mod model_step;
 mod prepare;
+mod tool_step;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,24 +28,27 @@ use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
 use crate::codes::ErrorCode;
-use crate::domain::{Agent, CredentialConfig, Metadata, Thread};
-use crate::events::ThreadEvent;
+use crate::domain::{Agent, CredentialConfig, Metadata, Thread, UsageRecord};
+use crate::events::{ThreadEvent, Usage};
 use crate::frames::FrameLog;
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
 use crate::ids::{MessageId, OrgId, ThreadId};
 use crate::ports::{StoreError, ThreadStore};
 use crate::provider::{
-    ContextMessage, CredentialResolver, ModelProvider, ModelRoute, ToolDefinition,
+    ContextMessage, CredentialResolver, ModelProvider, ModelRoute, ToolCall, ToolDefinition,
 };
 use crate::timings::{PhaseClock, TurnTimings};
+use crate::tools::{self, CallPlan, MAX_TOOL_STEPS, ToolExecutor, ToolScope};
 
 pub use model_step::ModelOutcome;
 
-/// What a turn needs from outside: the store and the models.
+/// What a turn needs from outside: the store, the models and the tools
+/// Confer runs itself.
 pub struct Engine {
     pub store: Arc<dyn ThreadStore>,
     pub provider: Arc<dyn ModelProvider>,
     pub resolver: Arc<dyn CredentialResolver>,
+    pub tools: Arc<dyn ToolExecutor>,
 }
 
 /// The output given to a pending tool call the user moved past.
@@ -153,6 +157,20 @@ type Ended = Option<Vec<ContextMessage>>;
 enum AfterModelCall {
     /// Store the answer and end the turn.
     Commit(ModelOutcome),
+    /// Run (or answer) the call's server-side tool calls, then `then`.
+    Tools {
+        outcome: ModelOutcome,
+        plans: Vec<(ToolCall, CallPlan)>,
+        then: AfterTools,
+    },
+}
+
+/// What follows a tool step.
+enum AfterTools {
+    /// Another model call, with the results.
+    CallAgain,
+    /// End the turn asking the client for these calls' results.
+    AskClient(Vec<ToolCall>),
 }
 
 /// A turn under way: what it loaded and what it has done so far.
@@ -176,6 +194,20 @@ struct Turn {
     keyed: Option<([u8; 32], IdempotencyRecord)>,
     clock: PhaseClock,
     timings: TurnTimings,
+    /// The server-side tools offered (none that a client-side tool shadows).
+    server_tools: Vec<ToolDefinition>,
+    /// Whom the tool calls are made for.
+    scope: ToolScope,
+    /// The model call under way, from 1.
+    step: u32,
+    /// The text of the steps before this one (what `done.content` holds).
+    answer: String,
+    /// Context entries of the steps before this one, stored with the answer.
+    produced: Vec<ContextMessage>,
+    /// Usage records of the earlier calls, stored when each ended.
+    billed: Vec<UsageRecord>,
+    /// Token counts of the earlier calls.
+    spent: Usage,
 }
 
 /// Runs one turn to its `done`; returns the context to cache for the next
@@ -197,11 +229,27 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
                 .await;
         }
     };
-    let outcome = turn.call_model(key).await;
-    // The one place that picks what follows a model call: server-side tool
-    // steps (another call) and compaction join here, which makes this a loop.
-    match turn.after_model_call(outcome) {
-        AfterModelCall::Commit(outcome) => turn.commit(outcome).await,
+    loop {
+        let outcome = turn.call_model(key.clone()).await;
+        // The one place that picks what follows a model call (compaction
+        // before a call joins here too).
+        match turn.after_model_call(outcome) {
+            AfterModelCall::Commit(outcome) => return turn.commit(outcome).await,
+            AfterModelCall::Tools {
+                outcome,
+                plans,
+                then,
+            } => {
+                if let Err(stopped) = turn.tool_step(outcome, plans).await {
+                    return turn
+                        .commit(ModelOutcome::stopped_before_the_call(stopped))
+                        .await;
+                }
+                if let AfterTools::AskClient(calls) = then {
+                    return turn.commit(ModelOutcome::asking_client(calls)).await;
+                }
+            }
+        }
     }
 }
 
@@ -217,8 +265,47 @@ impl Turn {
         self.timings.meta_us = self.clock.lap();
     }
 
+    /// After a model call: commit, or a tool step (`tools.md` §5). Calls of
+    /// server-side tools run; calls of tools not offered are answered
+    /// "tool not available"; at the step limit no call runs and one more
+    /// call, without tool choice, ends the turn; client-side calls end the
+    /// turn with `requires_action` once the server-side ones have run.
     fn after_model_call(&self, outcome: ModelOutcome) -> AfterModelCall {
-        AfterModelCall::Commit(outcome)
+        let ended = outcome.failure.is_some() || outcome.stopped_by.is_some();
+        if ended || outcome.tool_calls.is_empty() || self.step > MAX_TOOL_STEPS {
+            return AfterModelCall::Commit(outcome);
+        }
+        let is_client = |call: &ToolCall| self.request.tools.iter().any(|t| t.name == call.name);
+        let is_server = |call: &ToolCall| self.server_tools.iter().any(|t| t.name == call.name);
+        let at_limit = self.step == MAX_TOOL_STEPS;
+        let mut plans = Vec::new();
+        let mut client = Vec::new();
+        for call in &outcome.tool_calls {
+            let plan = if at_limit {
+                CallPlan::Refuse(tools::LIMIT_REACHED)
+            } else if is_client(call) {
+                client.push(call.clone());
+                continue;
+            } else if is_server(call) {
+                CallPlan::Run
+            } else {
+                CallPlan::Refuse(tools::NOT_AVAILABLE)
+            };
+            plans.push((call.clone(), plan));
+        }
+        if plans.is_empty() {
+            return AfterModelCall::Commit(outcome);
+        }
+        let then = if client.is_empty() {
+            AfterTools::CallAgain
+        } else {
+            AfterTools::AskClient(client)
+        };
+        AfterModelCall::Tools {
+            outcome,
+            plans,
+            then,
+        }
     }
 
     /// The thread's metadata overlaid with the send's, for the usage record.

@@ -18,6 +18,7 @@ use crate::provider::{
     ReasoningPiece, ToolCall, VendorKey, estimate_tokens,
 };
 use crate::timings::micros_between;
+use crate::tools::MAX_TOOL_STEPS;
 
 /// `key_source` of a call made with the operator's own vendor key.
 const PLATFORM_KEY: &str = "platform";
@@ -81,8 +82,15 @@ impl Turn {
             route: self.route.clone(),
             system,
             messages: Arc::clone(&context),
-            tools: self.request.tools.clone(),
+            tools: self
+                .request
+                .tools
+                .iter()
+                .chain(&self.server_tools)
+                .cloned()
+                .collect(),
             api_key: key.api_key,
+            tool_choice_none: self.step > MAX_TOOL_STEPS,
         };
         let estimated_input = estimate_tokens(&request.system)
             + request
@@ -93,7 +101,10 @@ impl Turn {
         let called = Instant::now();
         let stream = self.engine.provider.stream(request);
         self.history = Arc::try_unwrap(context).unwrap_or_else(|shared| (*shared).clone());
-        let mut outcome = consume(stream, &self.emitter, &mut self.cancel).await;
+        // A step's text that follows earlier text starts with a blank line,
+        // sent as a token so the deltas still add up to `done.content`.
+        let joiner = (!self.answer.is_empty()).then_some("\n\n");
+        let mut outcome = consume(stream, &self.emitter, &mut self.cancel, joiner).await;
         outcome.estimated_input = estimated_input;
         outcome.key_source = key.source;
         self.timings.first_token_us = outcome
@@ -149,6 +160,8 @@ pub struct ModelOutcome {
     pub(super) estimated_input: u64,
     /// Whose key paid for the call: `platform` or the resolver's source.
     pub(super) key_source: String,
+    /// The call's usage and context entry were stored by its tool step.
+    pub(super) recorded: bool,
 }
 
 impl ModelOutcome {
@@ -166,6 +179,7 @@ impl ModelOutcome {
             accepted: false,
             estimated_input: 0,
             key_source: PLATFORM_KEY.to_owned(),
+            recorded: false,
         }
     }
 
@@ -173,6 +187,17 @@ impl ModelOutcome {
     pub(super) fn stopped_before_the_call(reason: CancelReason) -> Self {
         Self {
             stopped_by: Some(reason),
+            ..Self::empty()
+        }
+    }
+
+    /// The end of a turn whose last step's server-side calls ran and whose
+    /// client-side `calls` wait for the client (the step's text and calls
+    /// are already in the context).
+    pub(super) fn asking_client(calls: Vec<ToolCall>) -> Self {
+        Self {
+            tool_calls: calls,
+            recorded: true,
             ..Self::empty()
         }
     }
@@ -215,6 +240,7 @@ async fn consume(
     mut stream: crate::provider::ModelStream,
     emitter: &Emitter,
     cancel: &mut oneshot::Receiver<CancelReason>,
+    mut joiner: Option<&str>,
 ) -> ModelOutcome {
     let mut outcome = ModelOutcome::empty();
     let mut reasoning: BTreeMap<usize, ReasoningBlock> = BTreeMap::new();
@@ -235,6 +261,10 @@ async fn consume(
                 Some(ModelEvent::Accepted) => {}
                 Some(ModelEvent::Text(delta)) => {
                     outcome.first_text.get_or_insert_with(Instant::now);
+                    if let Some(joiner) = joiner.take() {
+                        outcome.content.push_str(joiner);
+                        emitter.emit(ThreadEvent::Token { delta: joiner.to_owned() });
+                    }
                     outcome.content.push_str(&delta);
                     emitter.emit(ThreadEvent::Token { delta });
                 }

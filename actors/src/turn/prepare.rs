@@ -11,11 +11,13 @@ use super::{
 };
 use crate::codes;
 use crate::domain::{Message, Role};
+use crate::events::Usage;
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
 use crate::ports::{StoreError, ThreadAppend, ThreadStore};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
 use crate::timings::{PhaseClock, TurnTimings};
+use crate::tools::ToolScope;
 
 impl Turn {
     /// Loads what the turn needs; a thread or agent that is gone ends it
@@ -78,6 +80,16 @@ impl Turn {
             .clone()
             .unwrap_or_else(|| agent.default_model.clone());
         let route = engine.provider.route(&model);
+        // Server-side tools a client-side tool of the same name shadows are
+        // left out (the client's comes first, `tools.md` §4).
+        let scope = ToolScope {
+            org,
+            agent: agent.id,
+            thread: thread_id,
+            user_id: request.user_id.clone(),
+        };
+        let mut server_tools = engine.tools.offered(&scope).await;
+        server_tools.retain(|tool| !request.tools.iter().any(|c| c.name == tool.name));
         Ok(Self {
             engine,
             org,
@@ -97,6 +109,13 @@ impl Turn {
             keyed: None,
             clock,
             timings,
+            server_tools,
+            scope,
+            step: 1,
+            answer: String::new(),
+            produced: Vec::new(),
+            billed: Vec::new(),
+            spent: Usage::default(),
         })
     }
 

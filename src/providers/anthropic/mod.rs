@@ -141,6 +141,9 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
     if !system.is_empty() {
         body["system"] = json!(system);
     }
+    if request.tool_choice_none && !request.tools.is_empty() {
+        body["tool_choice"] = json!({"type": "none"});
+    }
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools

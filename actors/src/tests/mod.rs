@@ -208,16 +208,34 @@ impl Fixture {
     }
 
     fn with_budget(delay: Duration, cache_bytes: usize) -> Self {
-        let store = Arc::new(MemoryStore::default());
         let provider = Arc::new(ScriptedProvider {
             delay,
             contexts: Mutex::new(Vec::new()),
             threads: Mutex::new(Vec::new()),
         });
+        Self::with_parts(
+            cache_bytes,
+            provider.clone(),
+            provider,
+            Arc::new(crate::tools::NoServerTools),
+        )
+    }
+
+    /// A runtime on `model` and `tools` (`scripted` is what the echo tests
+    /// inspect; the tool tests pass their own model).
+    fn with_parts(
+        cache_bytes: usize,
+        scripted: Arc<ScriptedProvider>,
+        model: Arc<dyn ModelProvider>,
+        tools: Arc<dyn crate::tools::ToolExecutor>,
+    ) -> Self {
+        let store = Arc::new(MemoryStore::default());
+        let provider = scripted;
         let engine = Arc::new(Engine {
             store: store.clone(),
-            provider: provider.clone(),
+            provider: model,
             resolver: Arc::new(NoResolver),
+            tools,
         });
         let config = RuntimeConfig {
             idle_timeout: Duration::from_secs(60),
@@ -318,6 +336,8 @@ fn done(events: &[ThreadEvent]) -> (bool, String, bool) {
         other => panic!("last event is not done: {other:?}"),
     }
 }
+
+mod tool_steps;
 
 #[actix_rt::test]
 async fn a_panicking_turn_is_reported_and_the_thread_recovers() {

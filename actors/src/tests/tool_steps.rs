@@ -1,0 +1,357 @@
+//! The multi-step turn (`tools.md` §5) with a scripted model and in-memory
+//! server-side tools: the order of events, the usage of every call, the
+//! step limit, calls of tools not offered, and a stop during a tool call.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use serde_json::json;
+
+use super::*;
+use crate::tools::{LIMIT_REACHED, MAX_TOOL_STEPS, NOT_AVAILABLE, OfferedFuture, ToolExecutor};
+use crate::tools::{ToolFuture, ToolOutput, ToolScope};
+
+/// Answers each call with the next script (the last one again when they
+/// run out) and records what every request offered and held.
+#[derive(Default)]
+struct StepModel {
+    scripts: Mutex<VecDeque<Vec<ModelEvent>>>,
+    requests: Mutex<Vec<ModelRequest>>,
+}
+
+impl StepModel {
+    fn new(scripts: Vec<Vec<ModelEvent>>) -> Arc<Self> {
+        Arc::new(Self {
+            scripts: Mutex::new(scripts.into()),
+            requests: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+impl ModelProvider for StepModel {
+    fn route(&self, model: &str) -> ModelRoute {
+        ModelRoute {
+            provider: "test".into(),
+            model: model.into(),
+            external: false,
+        }
+    }
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        self.requests.lock().unwrap().push(request);
+        let mut scripts = self.scripts.lock().unwrap();
+        let script = if scripts.len() > 1 {
+            scripts.pop_front().unwrap()
+        } else {
+            scripts.front().cloned().unwrap_or_default()
+        };
+        Box::pin(futures_util::stream::iter(script))
+    }
+}
+
+/// A model answer that calls `name` with `{"q": n}`, reporting `tokens`.
+fn calls(text: &str, id: &str, name: &str, tokens: u64) -> Vec<ModelEvent> {
+    let mut events = Vec::new();
+    if !text.is_empty() {
+        events.push(ModelEvent::Text(text.into()));
+    }
+    events.extend([
+        ModelEvent::ToolCallStart {
+            index: 0,
+            id: id.into(),
+            name: name.into(),
+        },
+        ModelEvent::ToolCallArguments {
+            index: 0,
+            fragment: "{\"q\": 1}".into(),
+        },
+        ModelEvent::Usage {
+            input_tokens: Some(tokens),
+            output_tokens: Some(1),
+        },
+        ModelEvent::Finish(FinishReason::ToolCalls),
+    ]);
+    events
+}
+
+fn answers(text: &str, tokens: u64) -> Vec<ModelEvent> {
+    vec![
+        ModelEvent::Text(text.into()),
+        ModelEvent::Usage {
+            input_tokens: Some(tokens),
+            output_tokens: Some(2),
+        },
+        ModelEvent::Finish(FinishReason::Stop),
+    ]
+}
+
+/// One server-side tool, `lookup`, answering `{"echo": arguments}` after
+/// `delay`; counts its calls and notices a call dropped before its end.
+struct Lookup {
+    delay: Duration,
+    calls: AtomicUsize,
+    dropped: Arc<AtomicBool>,
+}
+
+impl Lookup {
+    fn new(delay: Duration) -> Arc<Self> {
+        Arc::new(Self {
+            delay,
+            calls: AtomicUsize::new(0),
+            dropped: Arc::new(AtomicBool::new(false)),
+        })
+    }
+}
+
+/// Sets its flag when dropped before `finish`.
+struct DropWatch(Arc<AtomicBool>, bool);
+
+impl DropWatch {
+    fn finish(mut self) {
+        self.1 = true;
+    }
+}
+
+impl Drop for DropWatch {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+impl ToolExecutor for Lookup {
+    fn offered(&self, _: &ToolScope) -> OfferedFuture {
+        Box::pin(async {
+            vec![ToolDefinition {
+                name: "lookup".into(),
+                description: None,
+                parameters: json!({"type": "object"}),
+            }]
+        })
+    }
+    fn execute(&self, _: &ToolScope, call: &ToolCall) -> ToolFuture {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let (delay, arguments) = (self.delay, call.arguments.clone());
+        let watch = DropWatch(Arc::clone(&self.dropped), false);
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            watch.finish();
+            ToolOutput {
+                result: json!({ "echo": arguments }),
+                is_error: false,
+            }
+        })
+    }
+}
+
+fn fixture(model: Arc<StepModel>, tools: Arc<Lookup>) -> Fixture {
+    let scripted = Arc::new(ScriptedProvider {
+        delay: Duration::ZERO,
+        contexts: Mutex::new(Vec::new()),
+        threads: Mutex::new(Vec::new()),
+    });
+    Fixture::with_parts(256 * 1024 * 1024, scripted, model, tools)
+}
+
+fn names(events: &[ThreadEvent]) -> Vec<&'static str> {
+    events.iter().map(ThreadEvent::name).collect()
+}
+
+#[actix_rt::test]
+async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
+    let model = StepModel::new(vec![
+        calls("Let me look.", "c1", "lookup", 10),
+        answers("Found it.", 20),
+    ]);
+    let fixture = fixture(model.clone(), Lookup::new(Duration::ZERO));
+    let thread = fixture.thread();
+    let events = drain(fixture.send(thread, "find it").await).await;
+    assert_eq!(
+        names(&events),
+        [
+            "meta",
+            "token",
+            "tool_call",
+            "tool_executing",
+            "tool_result",
+            "token",
+            "token",
+            "done"
+        ]
+    );
+    assert_eq!(
+        events[4],
+        ThreadEvent::ToolResult {
+            tool_name: "lookup".into(),
+            tool_call_id: "c1".into(),
+            result: json!({"echo": {"q": 1}}),
+            is_error: None,
+        }
+    );
+    // The deltas add up to `done.content`: the second step's text follows a
+    // blank line sent as its own token.
+    assert_eq!(
+        events[5],
+        ThreadEvent::Token {
+            delta: "\n\n".into()
+        }
+    );
+    let ThreadEvent::Done { content, usage, .. } = events.last().unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(content, "Let me look.\n\nFound it.");
+    assert_eq!(
+        *usage,
+        Some(Usage {
+            input_tokens: 30,
+            output_tokens: 3,
+            steps: Some(2),
+        })
+    );
+    // The second call read the first one's call and result.
+    let requests = model.requests.lock().unwrap();
+    let second = &requests[1].messages;
+    assert_eq!(second.len(), 3, "{second:?}");
+    assert_eq!(second[1].tool_calls[0].id, "c1");
+    assert_eq!(second[2].tool_call_id.as_deref(), Some("c1"));
+    assert_eq!(second[2].content, r#"{"echo":{"q":1}}"#);
+    assert_eq!(requests[0].tools.len(), 1, "the server tool is offered");
+    // One usage record per call, both linked to the answer; the context
+    // keeps both steps.
+    let answer = fixture.store.messages.lock().unwrap()[&thread][1].clone();
+    assert_eq!(answer.content, "Let me look.\n\nFound it.");
+    let usage = fixture.store.usage.lock().unwrap();
+    let tokens: Vec<(u64, Option<u32>)> = usage.iter().map(|r| (r.input_tokens, r.step)).collect();
+    assert_eq!(tokens, [(10, Some(1)), (20, Some(2))]);
+    assert!(usage.iter().all(|r| r.message_id == Some(answer.id)));
+    let context = fixture.store.context.lock().unwrap()[&thread].clone();
+    assert_eq!(context.len(), 4);
+    assert_eq!(context[3].content, "\n\nFound it.");
+}
+
+#[actix_rt::test]
+async fn at_the_step_limit_no_call_runs_and_a_last_call_cannot_call_tools() {
+    let model = StepModel::new(vec![
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        calls("", "c", "lookup", 1),
+        answers("Giving up.", 1),
+    ]);
+    let tools = Lookup::new(Duration::ZERO);
+    let fixture = fixture(model.clone(), tools.clone());
+    let thread = fixture.thread();
+    let events = drain(fixture.send(thread, "loop").await).await;
+    assert_eq!(
+        tools.calls.load(Ordering::SeqCst),
+        usize::try_from(MAX_TOOL_STEPS).unwrap() - 1
+    );
+    let results: Vec<&ThreadEvent> = events
+        .iter()
+        .filter(|e| e.name() == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 10);
+    assert_eq!(
+        *results[9],
+        ThreadEvent::ToolResult {
+            tool_name: "lookup".into(),
+            tool_call_id: "c".into(),
+            result: json!({"error": LIMIT_REACHED}),
+            is_error: Some(true),
+        }
+    );
+    let requests = model.requests.lock().unwrap();
+    assert_eq!(requests.len(), 11);
+    assert!(requests[..10].iter().all(|r| !r.tool_choice_none));
+    assert!(
+        requests[10].tool_choice_none,
+        "the last call may call no tool"
+    );
+    assert_eq!(requests[10].tools.len(), 1, "but still has the definitions");
+    let (ok, content, _) = done(&events);
+    assert!(ok);
+    assert_eq!(content, "Giving up.");
+    let ThreadEvent::Done { usage, .. } = events.last().unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(usage.unwrap().steps, Some(11));
+    assert_eq!(fixture.store.usage.lock().unwrap().len(), 11);
+}
+
+#[actix_rt::test]
+async fn a_call_of_a_tool_not_offered_is_answered_and_the_turn_goes_on() {
+    let model = StepModel::new(vec![
+        calls("", "c1", "delete_everything", 5),
+        answers("I cannot.", 5),
+    ]);
+    let tools = Lookup::new(Duration::ZERO);
+    let fixture = fixture(model.clone(), tools.clone());
+    let thread = fixture.thread();
+    let events = drain(fixture.send(thread, "please").await).await;
+    assert_eq!(
+        names(&events),
+        ["meta", "tool_call", "tool_result", "token", "done"]
+    );
+    assert_eq!(
+        events[2],
+        ThreadEvent::ToolResult {
+            tool_name: "delete_everything".into(),
+            tool_call_id: "c1".into(),
+            result: json!({"error": NOT_AVAILABLE}),
+            is_error: Some(true),
+        }
+    );
+    assert_eq!(tools.calls.load(Ordering::SeqCst), 0);
+    assert_eq!(done(&events).1, "I cannot.");
+}
+
+#[actix_rt::test]
+async fn a_stop_during_a_tool_call_cancels_it_at_once() {
+    let model = StepModel::new(vec![
+        calls("Working.", "c1", "lookup", 5),
+        answers("never", 5),
+    ]);
+    let tools = Lookup::new(Duration::from_secs(30));
+    let fixture = fixture(model.clone(), tools.clone());
+    let thread = fixture.thread();
+    let mut reader = fixture.send(thread, "slow").await;
+    let mut events = Vec::new();
+    while let Some(frame) = reader.next().await {
+        let executing = frame.event.name() == "tool_executing";
+        events.push(frame.event.clone());
+        if executing {
+            break;
+        }
+    }
+    let asked = std::time::Instant::now();
+    assert!(fixture.runtime.stop(thread, false).await.unwrap());
+    events.extend(drain(reader).await);
+    assert!(
+        asked.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        asked.elapsed()
+    );
+    let ThreadEvent::Done {
+        stopped, content, ..
+    } = events.last().unwrap()
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(*stopped, Some(true));
+    assert_eq!(content, "Working.");
+    assert!(
+        tools.dropped.load(Ordering::SeqCst),
+        "the call was cancelled"
+    );
+    assert_eq!(model.requests.lock().unwrap().len(), 1);
+    // The billed first call is kept, unlinked (no answer was stored).
+    let usage = fixture.store.usage.lock().unwrap();
+    assert_eq!(usage.len(), 1);
+    assert_eq!(usage[0].message_id, None);
+}

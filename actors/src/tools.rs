@@ -1,0 +1,159 @@
+//! Server-side tools (`tools.md` §5): the [`ToolExecutor`] port through
+//! which a turn offers and runs the tools Confer calls itself (org webhooks;
+//! later MCP servers and integrations), and a step's execution: its calls
+//! run concurrently, at most [`MAX_CONCURRENT_CALLS`] at once, each
+//! announced and answered on the stream as it starts and ends.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use serde_json::{Value, json};
+
+use crate::events::ThreadEvent;
+use crate::ids::{AgentId, OrgId, ThreadId};
+use crate::provider::{ToolCall, ToolDefinition};
+use crate::turn::Emitter;
+
+/// At most this many calls of one step run at once.
+pub const MAX_CONCURRENT_CALLS: usize = 8;
+
+/// Model calls of one send that may offer tools; past it the calls of the
+/// last one are answered with [`LIMIT_REACHED`] and one more call, without
+/// tools to call, ends the turn.
+pub const MAX_TOOL_STEPS: u32 = 10;
+
+/// The error result of calls made at the step limit.
+pub const LIMIT_REACHED: &str = "not executed: tool-call limit reached";
+
+/// The error result of a call of a tool the turn did not offer.
+pub const NOT_AVAILABLE: &str = "tool not available";
+
+/// Whom a tool call is made for.
+#[derive(Clone, Debug)]
+pub struct ToolScope {
+    pub org: OrgId,
+    pub agent: AgentId,
+    pub thread: ThreadId,
+    /// The user the call is made for (the resolver's rule).
+    pub user_id: String,
+}
+
+/// What a tool call gave the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    /// The parsed JSON of a JSON answer, else the answer as a string.
+    pub result: Value,
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// The error result `{"error": reason}`.
+    pub fn error(reason: impl Into<String>) -> Self {
+        Self {
+            result: json!({ "error": reason.into() }),
+            is_error: true,
+        }
+    }
+
+    /// The result as the text a tool entry of the context holds.
+    pub fn as_text(&self) -> String {
+        match &self.result {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The future of one tool call; dropping it cancels the call (a webhook's
+/// connection is closed).
+pub type ToolFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
+
+/// The future of the tools offered to a turn.
+pub type OfferedFuture = Pin<Box<dyn Future<Output = Vec<ToolDefinition>> + Send>>;
+
+/// The tools Confer runs itself.
+pub trait ToolExecutor: Send + Sync + 'static {
+    /// The server-side tools offered to a turn, in the order the vendor
+    /// request lists them.
+    fn offered(&self, scope: &ToolScope) -> OfferedFuture;
+
+    /// Runs one call of an offered tool.
+    fn execute(&self, scope: &ToolScope, call: &ToolCall) -> ToolFuture;
+}
+
+/// No server-side tools: every call is a client's.
+pub struct NoServerTools;
+
+impl ToolExecutor for NoServerTools {
+    fn offered(&self, _: &ToolScope) -> OfferedFuture {
+        Box::pin(async { Vec::new() })
+    }
+
+    fn execute(&self, _: &ToolScope, _: &ToolCall) -> ToolFuture {
+        Box::pin(async { ToolOutput::error(NOT_AVAILABLE) })
+    }
+}
+
+/// How one call of a step is answered.
+pub enum CallPlan {
+    /// Run it.
+    Run,
+    /// Do not run it; answer with this error result.
+    Refuse(&'static str),
+}
+
+/// Runs a step's server-side calls: `tool_call` for each in the model's
+/// order, then `tool_executing` as each starts and `tool_result` as each
+/// ends (at most [`MAX_CONCURRENT_CALLS`] at once). Returns the outputs in
+/// call order. Dropping the future cancels the calls still running.
+pub async fn run_calls(
+    executor: &dyn ToolExecutor,
+    scope: &ToolScope,
+    calls: &[(ToolCall, CallPlan)],
+    emitter: &Emitter,
+) -> Vec<ToolOutput> {
+    for (call, _) in calls {
+        emitter.emit(ThreadEvent::ToolCall { tool: call.clone() });
+    }
+    let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
+    let mut waiting = calls.iter().enumerate();
+    let mut running = FuturesUnordered::new();
+    loop {
+        while running.len() < MAX_CONCURRENT_CALLS {
+            let Some((at, (call, plan))) = waiting.next() else {
+                break;
+            };
+            let future: ToolFuture = match plan {
+                CallPlan::Run => {
+                    emitter.emit(ThreadEvent::ToolExecuting {
+                        tool_name: call.name.clone(),
+                        tool_call_id: call.id.clone(),
+                    });
+                    executor.execute(scope, call)
+                }
+                CallPlan::Refuse(reason) => {
+                    let output = ToolOutput::error(*reason);
+                    Box::pin(async move { output })
+                }
+            };
+            running.push(async move { (at, future.await) });
+        }
+        let Some((at, output)) = running.next().await else {
+            break;
+        };
+        let call = &calls[at].0;
+        emitter.emit(ThreadEvent::ToolResult {
+            tool_name: call.name.clone(),
+            tool_call_id: call.id.clone(),
+            result: output.result.clone(),
+            is_error: output.is_error.then_some(true),
+        });
+        outputs[at] = Some(output);
+    }
+    outputs
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| ToolOutput::error(NOT_AVAILABLE)))
+        .collect()
+}
