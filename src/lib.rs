@@ -18,6 +18,7 @@ pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod webhook_tools;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -112,8 +113,10 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
         resolver: Arc::new(resolver::HttpResolver::new(outbound.clone())),
-        // Org tools (webhooks) arrive with their executor (issue 12).
-        tools: Arc::new(confer_actors::tools::NoServerTools),
+        tools: Arc::new(webhook_tools::WebhookTools::new(
+            store.clone(),
+            outbound.clone(),
+        )),
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = Runtime::start(

@@ -77,6 +77,10 @@ id_type!(
     /// An API key (the record, never the secret).
     ApiKeyId
 );
+id_type!(
+    /// An org tool (a webhook Confer calls for the model).
+    ToolId
+);
 
 #[cfg(test)]
 mod tests {

@@ -27,6 +27,10 @@ pub const MAX_TOOL_STEPS: u32 = 10;
 /// The error result of calls made at the step limit.
 pub const LIMIT_REACHED: &str = "not executed: tool-call limit reached";
 
+/// The built-in tool that proposes another tool profile (`tools.md` §4);
+/// no org tool may take its name.
+pub const PROPOSE_PROFILE_SWITCH: &str = "propose_profile_switch";
+
 /// The error result of a call of a tool the turn did not offer.
 pub const NOT_AVAILABLE: &str = "tool not available";
 

@@ -18,6 +18,7 @@ pub mod replayed;
 pub mod sse;
 pub mod streams;
 pub mod threads;
+pub mod tools;
 pub mod usage;
 
 use actix_web::Error;
@@ -77,6 +78,12 @@ route_table! {
     "/api/keys/{key_id}" => { DELETE => keys::delete },
     "/api/orgs" => { GET => orgs::list, POST => orgs::create },
     "/api/usage" => { GET => usage::list },
+    "/api/tools" => { GET => tools::list, POST => tools::create },
+    // Before `{tool_id}`, which would otherwise take the path.
+    "/api/tools/execute" => { POST => tools::execute },
+    "/api/tools/{tool_id}" => {
+        GET => tools::get, PATCH => tools::update, DELETE => tools::delete,
+    },
 }
 
 async fn no_route() -> Result<actix_web::HttpResponse, ApiError> {

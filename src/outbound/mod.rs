@@ -48,9 +48,12 @@ pub enum OutboundError {
     /// The policy refuses the destination.
     #[error("refused by the outbound policy: {0}")]
     Refused(String),
-    /// The call failed in transport (connect, TLS, timeout, reset).
+    /// The call failed in transport (connect, TLS, reset).
     #[error("{0}")]
     Transport(String),
+    /// The call's time ran out.
+    #[error("timed out")]
+    TimedOut,
     /// The answer's body was larger than its cap.
     #[error("answer larger than {0} bytes")]
     TooLarge(usize),
@@ -58,19 +61,20 @@ pub enum OutboundError {
 
 impl OutboundError {
     fn transport(error: &reqwest::Error) -> Self {
-        let kind = if error.is_timeout() {
-            "timed out"
-        } else if error.is_connect() {
+        if error.is_timeout() {
+            return Self::TimedOut;
+        }
+        // An address the policy refuses once resolved surfaces as a connect
+        // error; it is a refusal.
+        if let Some(refused) = std::error::Error::source(error).and_then(find_refusal) {
+            return Self::Refused(refused);
+        }
+        let kind = if error.is_connect() {
             "connection failed"
         } else {
             "transport error"
         };
-        // Refusals by the resolver surface as connect errors; keep the reason.
-        let refused = std::error::Error::source(error)
-            .and_then(find_refusal)
-            .map(|r| format!(": {r}"))
-            .unwrap_or_default();
-        Self::Transport(format!("{kind}{refused}"))
+        Self::Transport(kind.to_owned())
     }
 }
 

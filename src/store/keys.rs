@@ -24,6 +24,8 @@
 //! | `usage`            | org ++ created µs BE ++ usage                 | `UsageRecord`    |
 //! | `usage_by_thread`  | org ++ thread ++ created µs BE ++ usage       | empty            |
 //! | `usage_by_agent`   | org ++ agent ++ created µs BE ++ usage        | empty            |
+//! | `tools`            | org ++ tool                                   | `OrgTool` (secret sealed) |
+//! | `tool_names`       | org ++ name (UTF-8)                           | tool id          |
 //!
 //! A message or context entry over 32 KiB is a stub naming its file under
 //! `values/{thread}/` (see `values`).
@@ -65,6 +67,8 @@ pub mod trees {
     pub const USAGE: &str = "usage";
     pub const USAGE_BY_THREAD: &str = "usage_by_thread";
     pub const USAGE_BY_AGENT: &str = "usage_by_agent";
+    pub const TOOLS: &str = "tools";
+    pub const TOOL_NAMES: &str = "tool_names";
 }
 
 /// Which per-agent configuration a config key holds.

@@ -22,6 +22,7 @@ pub mod purge;
 pub mod records;
 mod sealed;
 pub mod threads;
+pub mod tools;
 pub mod update;
 pub mod usage;
 pub mod values;
@@ -119,6 +120,8 @@ pub struct SledStore {
     usage: Tree,
     usage_by_thread: Tree,
     usage_by_agent: Tree,
+    tools: Tree,
+    tool_names: Tree,
     commit: GroupCommit,
     purger: Purger,
     /// Seals the secrets records keep (see `sealed`).
@@ -164,6 +167,8 @@ impl SledStore {
             usage: tree(trees::USAGE)?,
             usage_by_thread: tree(trees::USAGE_BY_THREAD)?,
             usage_by_agent: tree(trees::USAGE_BY_AGENT)?,
+            tools: tree(trees::TOOLS)?,
+            tool_names: tree(trees::TOOL_NAMES)?,
             commit: GroupCommit::start(
                 db.clone(),
                 log.try_clone().map_err(io)?,

@@ -13,6 +13,7 @@ mod errors;
 mod limits;
 mod mock;
 mod operations;
+mod org_tools;
 mod outbound;
 mod participants;
 mod resolver;

@@ -48,6 +48,9 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/orgs") => Anyone,
         ("POST", "/api/orgs") => Platform,
         ("GET", "/api/usage") => Anyone,
+        ("GET", "/api/tools" | "/api/tools/{tool_id}") => Anyone,
+        ("POST", "/api/tools" | "/api/tools/execute") => Admin,
+        ("PATCH" | "DELETE", "/api/tools/{tool_id}") => Admin,
         _ => return None,
     })
 }
@@ -89,6 +92,12 @@ fn body_for(method: &str, path: &str, agent: &str) -> Option<Value> {
         ("POST" | "DELETE", "/api/threads/{thread_id}/participants") => json!({"userId": "carol"}),
         ("POST", "/api/keys") => json!({"name": "walk"}),
         ("POST", "/api/orgs") => json!({"name": "walk"}),
+        ("POST", "/api/tools") => json!({"name": format!("walk-{}", &agent[agent.len() - 12..]),
+                                         "url": "http://127.0.0.1:9/hook"}),
+        ("PATCH", "/api/tools/{tool_id}") => json!({"description": "changed"}),
+        ("POST", "/api/tools/execute") => {
+            json!({"name": format!("hook-{}", &agent[agent.len() - 12..]), "arguments": {}})
+        }
         _ => return None,
     })
 }
@@ -118,7 +127,8 @@ impl Callers {
 
 #[tokio::test]
 async fn every_route_admits_exactly_the_roles_of_the_contract() {
-    let server = Server::start();
+    // Tools call a closed local port: refused at once, no DNS involved.
+    let server = Server::start_with(Options::default().env("CONFER_OUTBOUND_ALLOW", "127.0.0.1:9"));
     let root = server.admin();
     let org = root.org_id().await;
     let member_key = root
@@ -169,11 +179,22 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                 .as_str()
                 .unwrap()
                 .to_owned();
+            let tool = root
+                .post(
+                    "/api/tools",
+                    json!({"name": format!("hook-{}", &agent[agent.len() - 12..]), "url": "http://127.0.0.1:9/hook"}),
+                )
+                .await
+                .expect(201)["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
             let concrete = |thread: &str| {
                 let mut concrete = path
                     .replace("{agent_id}", &agent)
                     .replace("{thread_id}", thread)
-                    .replace("{key_id}", &key);
+                    .replace("{key_id}", &key)
+                    .replace("{tool_id}", &tool);
                 if *path == "/api/threads" && *method == "GET" {
                     concrete.push_str(&format!("?agentId={agent}"));
                 }

@@ -1,0 +1,385 @@
+//! `/api/tools`: the org's tools (`tools.md` §1), webhooks Confer calls for
+//! the model, and `POST /api/tools/execute` (§3), a tool author's harness.
+//! The signing secret is shown only by the create and by a rotation.
+
+use std::time::Instant;
+
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use confer_actors::{ThreadId, ThreadStore, ToolId};
+use secrecy::ExposeSecret;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::extract::JsonBody;
+use super::timestamp;
+use crate::auth::api_keys::random_token;
+use crate::auth::{Admin, Caller};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::tools::{OrgTool, ToolWrite};
+use crate::webhook_tools::{WebhookCall, call};
+
+/// Prefix of a tool's signing secret.
+const TOOL_SECRET_PREFIX: &str = "cfs_";
+const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 100..=60_000;
+const DEFAULT_TIMEOUT_MS: u32 = 10_000;
+const MAX_DESCRIPTION_CHARS: usize = 4_096;
+const MAX_PARAMETERS_BYTES: usize = 64 * 1024;
+/// Names the platform keeps for its own tools.
+const RESERVED_PREFIXES: [&str; 4] = ["plan_", "todo_", "query_", "count_"];
+
+/// A tool as admins and members see it.
+#[derive(Serialize)]
+pub struct ToolView {
+    id: String,
+    org_id: String,
+    name: String,
+    description: String,
+    parameters: Value,
+    kind: &'static str,
+    url: String,
+    timeout_ms: u32,
+    created_at: String,
+    updated_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signing_secret: Option<String>,
+}
+
+/// A tool as an end user sees it.
+#[derive(Serialize)]
+pub struct ToolSummary {
+    id: String,
+    name: String,
+    description: String,
+    parameters: Value,
+}
+
+fn view(tool: OrgTool, secret: Option<String>) -> ToolView {
+    ToolView {
+        id: tool.id.to_string(),
+        org_id: tool.org_id.to_string(),
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        kind: "webhook",
+        url: tool.url,
+        timeout_ms: tool.timeout_ms,
+        created_at: timestamp(tool.created_at),
+        updated_at: timestamp(tool.updated_at),
+        signing_secret: secret,
+    }
+}
+
+/// The tool as `caller` may see it.
+fn shown(caller: &Caller, tool: OrgTool) -> Value {
+    // Serializing these plain structs cannot fail.
+    if caller.jwt_user().is_some_and(|u| !u.admin) {
+        serde_json::to_value(ToolSummary {
+            id: tool.id.to_string(),
+            name: tool.name,
+            description: tool.description,
+            parameters: tool.parameters,
+        })
+    } else {
+        serde_json::to_value(view(tool, None))
+    }
+    .unwrap_or_default()
+}
+
+/// `POST /api/tools` body.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTool {
+    name: String,
+    description: Option<String>,
+    parameters: Option<Value>,
+    kind: Option<String>,
+    url: String,
+    timeout_ms: Option<i64>,
+}
+
+/// `PATCH /api/tools/{id}` body: only the fields present change.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateTool {
+    name: Option<String>,
+    description: Option<String>,
+    parameters: Option<Value>,
+    url: Option<String>,
+    timeout_ms: Option<i64>,
+    #[serde(default)]
+    rotate_secret: bool,
+}
+
+/// `POST /api/tools/execute` body.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecuteTool {
+    name: String,
+    arguments: Value,
+    thread_id: Option<String>,
+}
+
+fn validate_name(name: &str) -> Result<(), ApiError> {
+    let shape = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !shape {
+        return Err(ApiError::invalid(
+            "name",
+            "must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -",
+        ));
+    }
+    if name.contains("__") {
+        return Err(ApiError::invalid("name", "must not contain `__`"));
+    }
+    if name == confer_actors::tools::PROPOSE_PROFILE_SWITCH
+        || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
+    {
+        return Err(ApiError::invalid(
+            "name",
+            "is reserved (propose_profile_switch, or a plan_, todo_, query_ or count_ prefix)",
+        ));
+    }
+    Ok(())
+}
+
+fn validate_description(description: &str) -> Result<(), ApiError> {
+    if description.chars().count() > MAX_DESCRIPTION_CHARS {
+        return Err(ApiError::invalid(
+            "description",
+            "must be at most 4096 characters",
+        ));
+    }
+    Ok(())
+}
+
+fn validate_parameters(parameters: &Value) -> Result<(), ApiError> {
+    if parameters.get("type") != Some(&Value::from("object")) {
+        return Err(ApiError::invalid(
+            "parameters",
+            "must be a JSON Schema object with \"type\": \"object\"",
+        ));
+    }
+    if parameters.to_string().len() > MAX_PARAMETERS_BYTES {
+        return Err(ApiError::invalid("parameters", "must be at most 64 KiB"));
+    }
+    Ok(())
+}
+
+fn validate_timeout(timeout_ms: i64) -> Result<u32, ApiError> {
+    if !TIMEOUT_RANGE_MS.contains(&timeout_ms) {
+        return Err(ApiError::invalid(
+            "timeoutMs",
+            "must be between 100 and 60000",
+        ));
+    }
+    Ok(u32::try_from(timeout_ms).unwrap_or(DEFAULT_TIMEOUT_MS))
+}
+
+fn validate_url(state: &AppState, url: &str) -> Result<(), ApiError> {
+    state
+        .outbound
+        .policy()
+        .check_url(url)
+        .map(drop)
+        .map_err(|why| ApiError::invalid("url", why))
+}
+
+fn written(outcome: Result<OrgTool, ToolWrite>, name: &str) -> Result<OrgTool, ApiError> {
+    outcome.map_err(|why| match why {
+        ToolWrite::NameTaken => {
+            ApiError::Conflict(format!("a tool named `{name}` exists in this org"))
+        }
+        ToolWrite::Missing => ApiError::not_found("tool"),
+    })
+}
+
+/// `GET /api/tools`: the org's tools, oldest first.
+pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let org = caller.org_id;
+    let tools = state.store.run(move |s| s.list_tools(org)).await?;
+    let tools: Vec<Value> = tools.into_iter().map(|t| shown(&caller, t)).collect();
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "tools": tools })))
+}
+
+/// `POST /api/tools`: 201 with the tool and its signing secret (shown once).
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Admin,
+    body: JsonBody<CreateTool>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    validate_name(&body.name)?;
+    let description = body.description.unwrap_or_default();
+    validate_description(&description)?;
+    let parameters = body
+        .parameters
+        .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+    validate_parameters(&parameters)?;
+    if body.kind.as_deref().is_some_and(|k| k != "webhook") {
+        return Err(ApiError::invalid("kind", "must be `webhook`"));
+    }
+    let url = body.url.trim().to_owned();
+    validate_url(&state, &url)?;
+    let timeout_ms = body
+        .timeout_ms
+        .map_or(Ok(DEFAULT_TIMEOUT_MS), validate_timeout)?;
+    let secret = random_token(TOOL_SECRET_PREFIX)?;
+    let shown_secret = secret.expose_secret().to_owned();
+    let now = Utc::now();
+    let tool = OrgTool {
+        id: ToolId::new(),
+        org_id: caller.org_id,
+        name: body.name.clone(),
+        description,
+        parameters,
+        url,
+        timeout_ms,
+        signing_secret: shown_secret.clone(),
+        created_at: now,
+        updated_at: now,
+    };
+    let made = state.store.write(move |s| s.create_tool(tool)).await?;
+    let made = written(made, &body.name)?;
+    Ok(HttpResponse::Created().json(view(made, Some(shown_secret))))
+}
+
+/// `GET /api/tools/{id}`
+pub async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<ToolId>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = (caller.org_id, path.into_inner());
+    let tool = state
+        .store
+        .run(move |s| s.tool(org, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("tool"))?;
+    Ok(HttpResponse::Ok().json(shown(&caller, tool)))
+}
+
+/// `PATCH /api/tools/{id}`: one transaction (a concurrent delete wins: 404).
+/// `rotateSecret: true` replaces the signing secret (the old one stops
+/// working at once) and shows the new one.
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Admin,
+    path: web::Path<ToolId>,
+    body: JsonBody<UpdateTool>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    if let Some(name) = &body.name {
+        validate_name(name)?;
+    }
+    if let Some(description) = &body.description {
+        validate_description(description)?;
+    }
+    if let Some(parameters) = &body.parameters {
+        validate_parameters(parameters)?;
+    }
+    let url = body.url.map(|u| u.trim().to_owned());
+    if let Some(url) = &url {
+        validate_url(&state, url)?;
+    }
+    let timeout_ms = body.timeout_ms.map(validate_timeout).transpose()?;
+    let rotated = if body.rotate_secret {
+        Some(random_token(TOOL_SECRET_PREFIX)?.expose_secret().to_owned())
+    } else {
+        None
+    };
+    let (org, id) = (caller.org_id, path.into_inner());
+    let name = body.name.clone().unwrap_or_default();
+    let (description, parameters) = (body.description, body.parameters);
+    let secret = rotated.clone();
+    let outcome = state
+        .store
+        .write(move |s| {
+            s.update_tool(org, id, secret.as_deref(), |tool| {
+                if let Some(name) = &body.name {
+                    tool.name.clone_from(name);
+                }
+                if let Some(description) = &description {
+                    tool.description.clone_from(description);
+                }
+                if let Some(parameters) = &parameters {
+                    tool.parameters = parameters.clone();
+                }
+                if let Some(url) = &url {
+                    tool.url.clone_from(url);
+                }
+                if let Some(timeout_ms) = timeout_ms {
+                    tool.timeout_ms = timeout_ms;
+                }
+            })
+        })
+        .await?;
+    let tool = written(outcome, &name)?;
+    Ok(HttpResponse::Ok().json(view(tool, rotated)))
+}
+
+/// `DELETE /api/tools/{id}`
+pub async fn delete(
+    state: web::Data<AppState>,
+    caller: Admin,
+    path: web::Path<ToolId>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = (caller.org_id, path.into_inner());
+    if !state.store.write(move |s| s.delete_tool(org, id)).await? {
+        return Err(ApiError::not_found("tool"));
+    }
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "ok": true })))
+}
+
+/// `POST /api/tools/execute`: one signed call, answered 200 with what the
+/// model would have read, whatever the webhook did.
+pub async fn execute(
+    state: web::Data<AppState>,
+    caller: Admin,
+    body: JsonBody<ExecuteTool>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    if !body.arguments.is_object() {
+        return Err(ApiError::BadRequest(
+            "arguments: must be a JSON object".into(),
+        ));
+    }
+    let org = caller.org_id;
+    let thread = match &body.thread_id {
+        None => None,
+        Some(raw) => {
+            let id: ThreadId = raw.parse().map_err(|_| ApiError::not_found("thread"))?;
+            state
+                .store
+                .run(move |s| s.thread(org, id))
+                .await?
+                .ok_or_else(|| ApiError::not_found("thread"))?;
+            Some(id)
+        }
+    };
+    let name = body.name.clone();
+    let tool = state
+        .store
+        .run(move |s| s.tool_named(org, &name))
+        .await?
+        .ok_or_else(|| ApiError::not_found("tool"))?;
+    let started = Instant::now();
+    let request = WebhookCall {
+        org,
+        agent: None,
+        thread,
+        user_id: caller.user_id(),
+        call_id: format!("exec_{}", uuid::Uuid::new_v4()),
+        arguments: body.arguments,
+    };
+    let output = call(&state.store, &state.outbound, &tool, request).await;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "result": output.result,
+        "is_error": output.is_error,
+        "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    })))
+}

@@ -1,0 +1,199 @@
+//! The org tools' executor (`tools.md` §2): the turn's [`ToolExecutor`]
+//! for tools registered with `/api/tools`, each called as a signed webhook
+//! through the outbound policy. No retries (a call may have side effects);
+//! `timeout_ms` bounds the whole call; every failure becomes an error result
+//! the model reads (the turn goes on), never the secret, URL query or body.
+
+use std::time::Duration;
+
+use confer_actors::tools::{
+    NOT_AVAILABLE, OfferedFuture, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
+};
+use confer_actors::{AgentId, OrgId, ThreadId, ToolCall, ToolDefinition};
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+
+use crate::outbound::{Outbound, OutboundError, read_capped};
+use crate::resolver::{NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signature};
+use crate::store::Store;
+use crate::store::tools::OrgTool;
+
+/// Bytes of a webhook's answer a model is given at most.
+pub const RESULT_CAP: usize = 256 * 1024;
+
+/// Calls org tools for turns.
+pub struct WebhookTools {
+    store: Store,
+    outbound: Outbound,
+}
+
+impl WebhookTools {
+    /// An executor reading tools from `store`, calling them through `outbound`.
+    pub fn new(store: Store, outbound: Outbound) -> Self {
+        Self { store, outbound }
+    }
+}
+
+/// Who a webhook call is made for (the body's ids).
+pub struct WebhookCall {
+    pub org: OrgId,
+    pub agent: Option<AgentId>,
+    pub thread: Option<ThreadId>,
+    pub user_id: String,
+    pub call_id: String,
+    pub arguments: Value,
+}
+
+/// The definition the model is offered for `tool`.
+pub fn definition(tool: &OrgTool) -> ToolDefinition {
+    ToolDefinition {
+        name: tool.name.clone(),
+        description: (!tool.description.is_empty()).then(|| tool.description.clone()),
+        parameters: tool.parameters.clone(),
+    }
+}
+
+/// The error result of arguments that are not a JSON object, if they are not.
+pub fn bad_arguments(arguments: &Value) -> Option<ToolOutput> {
+    match arguments {
+        Value::Object(_) => None,
+        // The model's text that did not parse is kept as a string.
+        Value::String(_) => Some(ToolOutput::error("arguments are not valid JSON")),
+        _ => Some(ToolOutput::error("arguments are not a JSON object")),
+    }
+}
+
+/// One signed call of `tool`; every failure is an error result.
+pub async fn call(
+    store: &Store,
+    outbound: &Outbound,
+    tool: &OrgTool,
+    request: WebhookCall,
+) -> ToolOutput {
+    if let Some(refused) = bad_arguments(&request.arguments) {
+        return refused;
+    }
+    let sealed = tool.clone();
+    let secret = match store.run(move |s| s.tool_secret(&sealed)).await {
+        Ok(secret) => secret,
+        Err(error) => {
+            tracing::error!(%error, tool = %tool.id, "a tool's signing secret did not open");
+            return ToolOutput::error("unreachable");
+        }
+    };
+    let body = json!({
+        "toolName": tool.name,
+        "toolCallId": request.call_id,
+        "arguments": request.arguments,
+        "threadId": request.thread.map(|t| t.to_string()),
+        "agentId": request.agent.map(|a| a.to_string()),
+        "orgId": request.org.to_string(),
+        "userId": request.user_id,
+    })
+    .to_string();
+    let timestamp = chrono::Utc::now().timestamp().to_string();
+    let nonce = uuid::Uuid::new_v4().to_string();
+    let signed = signature(secret.expose_secret(), &timestamp, &nonce, body.as_bytes());
+    let timeout = Duration::from_millis(u64::from(tool.timeout_ms));
+    let prepared = match outbound.request(reqwest::Method::POST, &tool.url) {
+        Ok(prepared) => prepared,
+        Err(error) => return failure(&error, tool),
+    };
+    let sent = prepared
+        .timeout(timeout)
+        .header(TIMESTAMP_HEADER, &timestamp)
+        .header(NONCE_HEADER, &nonce)
+        .header(SIGNATURE_HEADER, signed)
+        .header("content-type", "application/json")
+        .body(body);
+    let response = match outbound.send(sent).await {
+        Ok(response) => response,
+        Err(error) => return failure(&error, tool),
+    };
+    let status = response.status();
+    if status.is_redirection() {
+        return ToolOutput::error("redirect not followed");
+    }
+    if !status.is_success() {
+        return ToolOutput::error(format!("http {}", status.as_u16()));
+    }
+    let json = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .is_some_and(|v| v == "application/json" || v.ends_with("+json"));
+    let bytes = match read_capped(response, RESULT_CAP).await {
+        Ok(bytes) => bytes,
+        Err(error) => return failure(&error, tool),
+    };
+    if !json {
+        return ToolOutput {
+            result: Value::String(String::from_utf8_lossy(&bytes).into_owned()),
+            is_error: false,
+        };
+    }
+    match serde_json::from_slice(&bytes) {
+        Ok(result) => ToolOutput {
+            result,
+            is_error: false,
+        },
+        Err(_) => ToolOutput::error("invalid JSON from tool"),
+    }
+}
+
+/// The error result of a call that failed on the way.
+fn failure(error: &OutboundError, tool: &OrgTool) -> ToolOutput {
+    tracing::debug!(%error, tool = %tool.id, "a tool call failed");
+    ToolOutput::error(match error {
+        OutboundError::TimedOut => format!("timeout after {} ms", tool.timeout_ms),
+        OutboundError::Refused(_) => "address refused by outbound policy".into(),
+        OutboundError::TooLarge(_) => "response over 256 KiB".into(),
+        OutboundError::Transport(_) => "unreachable".into(),
+    })
+}
+
+impl ToolExecutor for WebhookTools {
+    fn offered(&self, scope: &ToolScope) -> OfferedFuture {
+        let (store, org) = (self.store.clone(), scope.org);
+        Box::pin(async move {
+            match store.run(move |s| s.list_tools(org)).await {
+                Ok(tools) => tools.iter().map(definition).collect(),
+                Err(error) => {
+                    tracing::error!(%error, "listing the org's tools failed; none offered");
+                    Vec::new()
+                }
+            }
+        })
+    }
+
+    fn execute(&self, scope: &ToolScope, tool_call: &ToolCall) -> ToolFuture {
+        let (store, outbound) = (self.store.clone(), self.outbound.clone());
+        let (org, name) = (scope.org, tool_call.name.clone());
+        let request = WebhookCall {
+            org,
+            agent: Some(scope.agent),
+            thread: Some(scope.thread),
+            user_id: scope.user_id.clone(),
+            call_id: tool_call.id.clone(),
+            arguments: tool_call.arguments.clone(),
+        };
+        Box::pin(async move {
+            match store.run(move |s| s.tool_named(org, &name)).await {
+                Ok(Some(tool)) => call(&store, &outbound, &tool, request).await,
+                // Deleted since it was offered.
+                Ok(None) => ToolOutput::error(NOT_AVAILABLE),
+                Err(error) => {
+                    tracing::error!(%error, "reading a tool failed");
+                    ToolOutput::error("unreachable")
+                }
+            }
+        })
+    }
+}
