@@ -33,6 +33,9 @@ pub enum ThreadEvent {
         #[serde(rename = "userMessageId")]
         user_message_id: Option<MessageId>,
         model: String,
+        /// Tools left out because an earlier kind has one of the same name.
+        #[serde(rename = "shadowedTools", skip_serializing_if = "Vec::is_empty")]
+        shadowed_tools: Vec<String>,
     },
     /// A chunk of answer text.
     Token { delta: String },
@@ -51,6 +54,9 @@ pub enum ThreadEvent {
         #[serde(rename = "isError", skip_serializing_if = "Option::is_none")]
         is_error: Option<bool>,
     },
+    /// The model proposes another tool profile (`propose_profile_switch`);
+    /// nothing changes unless the client PATCHes the thread.
+    ProfileSwitchProposal { target: String, reason: String },
     /// The client must run these tools and send their results.
     RequiresAction {
         #[serde(rename = "toolCalls")]
@@ -128,6 +134,7 @@ impl ThreadEvent {
             Self::ToolCall { .. } => "tool_call",
             Self::ToolExecuting { .. } => "tool_executing",
             Self::ToolResult { .. } => "tool_result",
+            Self::ProfileSwitchProposal { .. } => "profile_switch_proposal",
             Self::RequiresAction { .. } => "requires_action",
             Self::Error { .. } => "error",
             Self::Queued { .. } => "queued",

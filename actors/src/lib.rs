@@ -12,6 +12,7 @@ pub mod context;
 pub mod domain;
 pub mod events;
 pub mod frames;
+pub mod gating;
 pub mod idempotency;
 pub mod ids;
 pub mod org_slots;

@@ -106,6 +106,12 @@ pub enum CallPlan {
     Run,
     /// Do not run it; answer with this error result.
     Refuse(&'static str),
+    /// A built-in tool's answer, made by the turn: `tool_executing`, the
+    /// event it announces (if any), then its result.
+    Answer {
+        output: ToolOutput,
+        announce: Option<ThreadEvent>,
+    },
 }
 
 /// Runs a step's server-side calls: `tool_call` for each in the model's
@@ -139,6 +145,17 @@ pub async fn run_calls(
                 }
                 CallPlan::Refuse(reason) => {
                     let output = ToolOutput::error(*reason);
+                    Box::pin(async move { output })
+                }
+                CallPlan::Answer { output, announce } => {
+                    emitter.emit(ThreadEvent::ToolExecuting {
+                        tool_name: call.name.clone(),
+                        tool_call_id: call.id.clone(),
+                    });
+                    if let Some(event) = announce {
+                        emitter.emit(event.clone());
+                    }
+                    let output = output.clone();
                     Box::pin(async move { output })
                 }
             };

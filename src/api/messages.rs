@@ -85,7 +85,6 @@ impl From<ToolResultBody> for ToolResult {
 /// `POST .../messages` body (serialized only to hash a keyed send).
 #[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)] // `toolProfile` gains meaning with server-side tool gating.
 pub struct SendMessage {
     pub content: String,
     pub tools: Option<Vec<ToolDefinition>>,
@@ -145,6 +144,12 @@ impl SendMessage {
                 return Err(ApiError::invalid(
                     &format!("tools[{i}].name"),
                     "must be non-empty and unique",
+                ));
+            }
+            if !confer_actors::gating::is_model_facing_name(&tool.name) {
+                return Err(ApiError::invalid(
+                    &format!("tools[{i}].name"),
+                    "must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -",
                 ));
             }
             if !tool.parameters.is_object() {
@@ -223,6 +228,7 @@ pub async fn send(
         system_prompt_overlay: body.system_prompt_overlay.map(Overlay::joined),
         metadata: body.metadata.unwrap_or_default(),
         tools: body.tools.unwrap_or_default(),
+        tool_profile: body.tool_profile,
         tool_results: body
             .tool_results
             .unwrap_or_default()

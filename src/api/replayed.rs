@@ -27,6 +27,7 @@ pub async fn rebuilt_turn(
         thread_id: thread,
         user_message_id: record.user_message_id,
         model: record.model.clone(),
+        shadowed_tools: Vec::new(),
     }];
     let Some(outcome) = record.outcome else {
         tracing::warn!(%thread, turn, "a repeated send's turn never finished");

@@ -122,12 +122,7 @@ pub struct ExecuteTool {
 }
 
 fn validate_name(name: &str) -> Result<(), ApiError> {
-    let shape = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if !shape {
+    if !confer_actors::gating::is_model_facing_name(name) {
         return Err(ApiError::invalid(
             "name",
             "must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -",

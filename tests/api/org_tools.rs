@@ -207,7 +207,7 @@ async fn a_two_step_answer_runs_the_tools_and_streams_each_call() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(offered, ["get_weather", "get_time"]);
+    assert_eq!(offered, ["get_time", "get_weather"], "by name");
     let messages = requests[1].body["messages"].as_array().unwrap();
     let results: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
     assert_eq!(results.len(), 2);
@@ -235,7 +235,7 @@ async fn a_failing_webhook_gives_the_model_an_error_and_the_answer_goes_on() {
     .expect(201);
     api.post(
         "/api/tools",
-        json!({"name": "get_time", "url": format!("{}/t", hooks.base)}),
+        json!({"name": "get_time", "url": format!("{}/t", hooks.base), "timeoutMs": 300}),
     )
     .await
     .expect(201);

@@ -189,18 +189,32 @@ async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
         json!({"type": "text", "text": "Never mind."})
     );
 
-    // A second round trip with a real result.
+    // A second round trip with a real result. The recorded stream reuses
+    // its call id, which the thread has seen: Confer gives the call a new
+    // one (tools.md §4), used everywhere from then on.
     anthropic.push(Reply::stream(fixture("anthropic_tool_use.sse")));
-    api.say(
-        &thread,
-        json!({"content": "Paris, please", "tools": weather_tools()}),
-    )
-    .await;
-    anthropic.push(Reply::stream(fixture("anthropic_text.sse")));
     let frames = api
         .say(
             &thread,
-            json!({"content": "", "toolResults": [{"toolCallId": "toolu_01A", "output": "21C"}]}),
+            json!({"content": "Paris, please", "tools": weather_tools()}),
+        )
+        .await;
+    let id = events(&frames, "tool_call")[0]["tool"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(id.starts_with("call_"), "{id}");
+    anthropic.push(Reply::stream(fixture("anthropic_text.sse")));
+    api.post(
+        &format!("/api/threads/{thread}/messages"),
+        json!({"content": "", "toolResults": [{"toolCallId": "toolu_01A", "output": "21C"}]}),
+    )
+    .await
+    .expect_error(422, "VALIDATION_ERROR");
+    let frames = api
+        .say(
+            &thread,
+            json!({"content": "", "toolResults": [{"toolCallId": id, "output": "21C"}]}),
         )
         .await;
     assert_eq!(done_of(&frames)["ok"], true);
@@ -208,7 +222,7 @@ async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
     let last = messages.as_array().unwrap().last().unwrap().clone();
     assert_eq!(
         last,
-        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "21C"}]})
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "21C"}]})
     );
     let roles: Vec<String> = api
         .history(&thread)

@@ -122,11 +122,14 @@ impl Drop for DropWatch {
 impl ToolExecutor for Lookup {
     fn offered(&self, _: &ToolScope) -> OfferedFuture {
         Box::pin(async {
-            vec![ToolDefinition {
-                name: "lookup".into(),
-                description: None,
-                parameters: json!({"type": "object"}),
-            }]
+            ["wipe", "lookup"]
+                .into_iter()
+                .map(|name| ToolDefinition {
+                    name: name.into(),
+                    description: None,
+                    parameters: json!({"type": "object"}),
+                })
+                .collect()
         })
     }
     fn execute(&self, _: &ToolScope, call: &ToolCall) -> ToolFuture {
@@ -215,7 +218,8 @@ async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
     assert_eq!(second[1].tool_calls[0].id, "c1");
     assert_eq!(second[2].tool_call_id.as_deref(), Some("c1"));
     assert_eq!(second[2].content, r#"{"echo":{"q":1}}"#);
-    assert_eq!(requests[0].tools.len(), 1, "the server tool is offered");
+    let offered: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(offered, ["lookup", "wipe"], "the org's tools, by name");
     // One usage record per call, both linked to the answer; the context
     // keeps both steps.
     let answer = fixture.store.messages.lock().unwrap()[&thread][1].clone();
@@ -231,19 +235,12 @@ async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
 
 #[actix_rt::test]
 async fn at_the_step_limit_no_call_runs_and_a_last_call_cannot_call_tools() {
-    let model = StepModel::new(vec![
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        calls("", "c", "lookup", 1),
-        answers("Giving up.", 1),
-    ]);
+    // Ten answers that call a tool (ids c1…c10), then one that does not.
+    let mut scripts: Vec<Vec<ModelEvent>> = (1..=MAX_TOOL_STEPS)
+        .map(|n| calls("", &format!("c{n}"), "lookup", 1))
+        .collect();
+    scripts.push(answers("Giving up.", 1));
+    let model = StepModel::new(scripts);
     let tools = Lookup::new(Duration::ZERO);
     let fixture = fixture(model.clone(), tools.clone());
     let thread = fixture.thread();
@@ -261,7 +258,7 @@ async fn at_the_step_limit_no_call_runs_and_a_last_call_cannot_call_tools() {
         *results[9],
         ThreadEvent::ToolResult {
             tool_name: "lookup".into(),
-            tool_call_id: "c".into(),
+            tool_call_id: "c10".into(),
             result: json!({"error": LIMIT_REACHED}),
             is_error: Some(true),
         }
@@ -273,7 +270,7 @@ async fn at_the_step_limit_no_call_runs_and_a_last_call_cannot_call_tools() {
         requests[10].tool_choice_none,
         "the last call may call no tool"
     );
-    assert_eq!(requests[10].tools.len(), 1, "but still has the definitions");
+    assert_eq!(requests[10].tools.len(), 2, "but still has the definitions");
     let (ok, content, _) = done(&events);
     assert!(ok);
     assert_eq!(content, "Giving up.");
@@ -354,4 +351,157 @@ async fn a_stop_during_a_tool_call_cancels_it_at_once() {
     let usage = fixture.store.usage.lock().unwrap();
     assert_eq!(usage.len(), 1);
     assert_eq!(usage[0].message_id, None);
+}
+
+/// Gives the thread's agent two profiles: `safe` (the default: everything
+/// but `wipe`) and `all`.
+fn with_profiles(fixture: &Fixture, thread: ThreadId) {
+    let agent_id = fixture.store.threads.lock().unwrap()[&thread].agent_id;
+    let mut agents = fixture.store.agents.lock().unwrap();
+    let agent = agents.get_mut(&agent_id).unwrap();
+    let profile = |deny: Option<Vec<String>>| ToolProfile {
+        description: None,
+        allow: vec!["*".into()],
+        deny,
+    };
+    agent.tool_profiles = Some(
+        [
+            ("safe".to_owned(), profile(Some(vec!["wi*".into()]))),
+            ("all".to_owned(), profile(None)),
+        ]
+        .into(),
+    );
+    agent.default_profile = Some("safe".into());
+}
+
+fn call_with(id: &str, name: &str, arguments: serde_json::Value) -> Vec<ModelEvent> {
+    vec![
+        ModelEvent::ToolCallStart {
+            index: 0,
+            id: id.into(),
+            name: name.into(),
+        },
+        ModelEvent::ToolCallArguments {
+            index: 0,
+            fragment: arguments.to_string(),
+        },
+        ModelEvent::Finish(FinishReason::ToolCalls),
+    ]
+}
+
+#[actix_rt::test]
+async fn a_profile_that_denies_a_tool_keeps_it_out_and_refuses_a_forged_call() {
+    let model = StepModel::new(vec![call_with("c1", "wipe", json!({})), answers("No.", 1)]);
+    let tools = Lookup::new(Duration::ZERO);
+    let fixture = fixture(model.clone(), tools.clone());
+    let thread = fixture.thread();
+    with_profiles(&fixture, thread);
+    let events = drain(fixture.send(thread, "wipe it").await).await;
+    let offered: Vec<String> = model.requests.lock().unwrap()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert_eq!(offered, ["propose_profile_switch", "lookup"]);
+    let result = events.iter().find(|e| e.name() == "tool_result").unwrap();
+    assert_eq!(
+        *result,
+        ThreadEvent::ToolResult {
+            tool_name: "wipe".into(),
+            tool_call_id: "c1".into(),
+            result: json!({"error": NOT_AVAILABLE}),
+            is_error: Some(true),
+        }
+    );
+    assert_eq!(tools.calls.load(Ordering::SeqCst), 0, "never executed");
+    // An unknown profile offers no org tool (fails closed); the built-in is
+    // never gated.
+    let request = TurnRequest {
+        content: "again".into(),
+        tool_profile: Some("nonexistent".into()),
+        ..TurnRequest::default()
+    };
+    let Admission::Accepted { reader, .. } = fixture
+        .runtime
+        .post(fixture.org, thread, request, IfBusy::Queue)
+        .await
+        .unwrap()
+    else {
+        panic!("refused");
+    };
+    drain(reader).await;
+    let offered: Vec<String> = model.requests.lock().unwrap()[2]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert_eq!(offered, ["propose_profile_switch"]);
+}
+
+#[actix_rt::test]
+async fn propose_profile_switch_shows_a_proposal_and_changes_nothing() {
+    let model = StepModel::new(vec![
+        call_with(
+            "c1",
+            "propose_profile_switch",
+            json!({"target": "all", "reason": "wiping needs it"}),
+        ),
+        call_with(
+            "c2",
+            "propose_profile_switch",
+            json!({"target": "safe", "reason": "already"}),
+        ),
+        answers("Asked.", 1),
+    ]);
+    let fixture = fixture(model, Lookup::new(Duration::ZERO));
+    let thread = fixture.thread();
+    with_profiles(&fixture, thread);
+    let events = drain(fixture.send(thread, "wipe it").await).await;
+    let names = names(&events);
+    let at = names
+        .iter()
+        .position(|n| *n == "profile_switch_proposal")
+        .unwrap();
+    assert_eq!(
+        names[at - 2..=at + 1],
+        [
+            "tool_call",
+            "tool_executing",
+            "profile_switch_proposal",
+            "tool_result"
+        ]
+    );
+    assert_eq!(
+        events[at],
+        ThreadEvent::ProfileSwitchProposal {
+            target: "all".into(),
+            reason: "wiping needs it".into(),
+        }
+    );
+    let ThreadEvent::ToolResult { result, .. } = &events[at + 1] else {
+        unreachable!()
+    };
+    assert_eq!(result["proposed"], "all");
+    // Proposing the profile in use is an error result, and no proposal.
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| **n == "profile_switch_proposal")
+            .count(),
+        1
+    );
+    let last_result = events
+        .iter()
+        .rev()
+        .find(|e| e.name() == "tool_result")
+        .unwrap();
+    assert!(matches!(
+        last_result,
+        ThreadEvent::ToolResult {
+            is_error: Some(true),
+            ..
+        }
+    ));
+    let thread_now = fixture.store.threads.lock().unwrap()[&thread].clone();
+    assert_eq!(thread_now.active_profile, None, "Confer never switches");
 }

@@ -31,6 +31,7 @@ use crate::codes::ErrorCode;
 use crate::domain::{Agent, CredentialConfig, Metadata, Thread, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
 use crate::frames::FrameLog;
+use crate::gating;
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
 use crate::ids::{MessageId, OrgId, ThreadId};
 use crate::ports::{StoreError, ThreadStore};
@@ -79,6 +80,8 @@ pub struct TurnRequest {
     pub metadata: Metadata,
     /// Client-side tools offered to the model for this turn.
     pub tools: Vec<ToolDefinition>,
+    /// The tool profile for this send (before the thread's and the agent's).
+    pub tool_profile: Option<String>,
     /// Results answering the previous turn's tool calls.
     pub tool_results: Vec<ToolResult>,
     /// Whose key the credential resolver is asked for.
@@ -194,8 +197,11 @@ struct Turn {
     keyed: Option<([u8; 32], IdempotencyRecord)>,
     clock: PhaseClock,
     timings: TurnTimings,
-    /// The server-side tools offered (none that a client-side tool shadows).
+    /// The server-side tools offered (none that a client-side tool shadows),
+    /// what they shadowed and the profile that gated them.
     server_tools: Vec<ToolDefinition>,
+    shadowed: Vec<String>,
+    profile: Option<String>,
     /// Whom the tool calls are made for.
     scope: ToolScope,
     /// The model call under way, from 1.
@@ -261,6 +267,7 @@ impl Turn {
             thread_id: self.thread_id,
             user_message_id: self.user_message_id,
             model: self.model.clone(),
+            shadowed_tools: self.shadowed.clone(),
         });
         self.timings.meta_us = self.clock.lap();
     }
@@ -277,6 +284,7 @@ impl Turn {
         }
         let is_client = |call: &ToolCall| self.request.tools.iter().any(|t| t.name == call.name);
         let is_server = |call: &ToolCall| self.server_tools.iter().any(|t| t.name == call.name);
+        let is_builtin = |call: &ToolCall| call.name == tools::PROPOSE_PROFILE_SWITCH;
         let at_limit = self.step == MAX_TOOL_STEPS;
         let mut plans = Vec::new();
         let mut client = Vec::new();
@@ -286,6 +294,8 @@ impl Turn {
             } else if is_client(call) {
                 client.push(call.clone());
                 continue;
+            } else if is_server(call) && is_builtin(call) {
+                gating::propose(&self.agent, self.profile.as_deref(), call)
             } else if is_server(call) {
                 CallPlan::Run
             } else {

@@ -105,6 +105,7 @@ impl Turn {
         // sent as a token so the deltas still add up to `done.content`.
         let joiner = (!self.answer.is_empty()).then_some("\n\n");
         let mut outcome = consume(stream, &self.emitter, &mut self.cancel, joiner).await;
+        crate::gating::fix_call_ids(&self.history, &mut outcome.tool_calls);
         outcome.estimated_input = estimated_input;
         outcome.key_source = key.source;
         self.timings.first_token_us = outcome

@@ -12,6 +12,7 @@ use super::{
 use crate::codes;
 use crate::domain::{Message, Role};
 use crate::events::Usage;
+use crate::gating;
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
 use crate::ports::{StoreError, ThreadAppend, ThreadStore};
@@ -88,8 +89,13 @@ impl Turn {
             thread: thread_id,
             user_id: request.user_id.clone(),
         };
-        let mut server_tools = engine.tools.offered(&scope).await;
-        server_tools.retain(|tool| !request.tools.iter().any(|c| c.name == tool.name));
+        let org_tools = engine.tools.offered(&scope).await;
+        let profile = gating::effective_profile(
+            request.tool_profile.as_deref(),
+            thread.active_profile.as_deref(),
+            &agent,
+        );
+        let offered = gating::offer(&agent, profile, &request.tools, org_tools);
         Ok(Self {
             engine,
             org,
@@ -109,7 +115,9 @@ impl Turn {
             keyed: None,
             clock,
             timings,
-            server_tools,
+            server_tools: offered.tools,
+            shadowed: offered.shadowed,
+            profile: offered.profile,
             scope,
             step: 1,
             answer: String::new(),
