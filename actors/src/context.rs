@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::provider::ToolDefinition;
+
 /// Who speaks in a context entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -84,6 +86,11 @@ pub struct ContextMessage {
     /// (it comes before the reasoning, text and tool calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionBlock>,
+    /// On an assistant entry with tool calls: the client-side tools the
+    /// model was offered, offered again by a later send that gives none (a
+    /// vendor may refuse a context with tool calls but no definitions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offered: Vec<ToolDefinition>,
 }
 
 impl ContextMessage {
@@ -97,6 +104,7 @@ impl ContextMessage {
             reasoning: Vec::new(),
             reasoning_from: None,
             compaction: None,
+            offered: Vec::new(),
         }
     }
 
@@ -110,6 +118,7 @@ impl ContextMessage {
             reasoning: Vec::new(),
             reasoning_from: None,
             compaction: None,
+            offered: Vec::new(),
         }
     }
 }
@@ -164,6 +173,15 @@ pub fn view_for<'a>(context: &'a [ContextMessage], provider: &str) -> ContextVie
             entries: context,
         },
     }
+}
+
+/// The client-side tools the model was last offered in `context`.
+pub fn last_offered(context: &[ContextMessage]) -> &[ToolDefinition] {
+    context
+        .iter()
+        .rev()
+        .find(|entry| !entry.offered.is_empty())
+        .map_or(&[], |entry| entry.offered.as_slice())
 }
 
 #[cfg(test)]

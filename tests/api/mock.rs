@@ -189,6 +189,38 @@ async fn read_request<R: AsyncRead + Unpin>(reader: &mut R) -> Option<Recorded> 
     })
 }
 
+/// The 400 a real vendor answers `request` with, if it would refuse it:
+/// Anthropic refuses tool blocks without tool definitions, OpenAI a tool
+/// choice without tools.
+fn vendor_refusal(request: &Recorded) -> Option<Reply> {
+    let body = &request.body;
+    let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+    if request.path.ends_with("/v1/messages") {
+        let tool_blocks = body["messages"].as_array().into_iter().flatten().any(|m| {
+            m["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|b| matches!(b["type"].as_str(), Some("tool_use" | "tool_result")))
+        });
+        if tool_blocks && !has_tools {
+            return Some(Reply::json(
+                400,
+                serde_json::json!({"type": "error", "error": {"type": "invalid_request_error",
+                    "message": "Requests which include `tool_use` or `tool_result` blocks must define tools."}}),
+            ));
+        }
+    }
+    if request.path.ends_with("/chat/completions") && !body["tool_choice"].is_null() && !has_tools {
+        return Some(Reply::json(
+            400,
+            serde_json::json!({"error": {"type": "invalid_request_error",
+                "message": "tool_choice is only allowed when tools are specified"}}),
+        ));
+    }
+    None
+}
+
 async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
     stream: S,
     shared: Arc<Mutex<Shared>>,
@@ -197,10 +229,16 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
     let Some(request) = read_request(&mut reader).await else {
         return;
     };
+    let refusal = vendor_refusal(&request);
     let reply = {
         let mut shared = shared.lock().unwrap();
         shared.requests.push(request);
-        shared.script.pop_front()
+        // A request the real vendor would refuse is refused, whatever the
+        // script says (the scripted reply stays for the next request).
+        match refusal {
+            Some(refused) => Some(refused),
+            None => shared.script.pop_front(),
+        }
     };
     // Notice at once when the server under test hangs up.
     let watcher = {

@@ -130,6 +130,11 @@ impl Turn {
             reasoning_from: (!outcome.reasoning.is_empty()).then(|| self.route.provider.clone()),
             reasoning: std::mem::take(&mut outcome.reasoning),
             compaction: outcome.compaction.take(),
+            offered: if outcome.tool_calls.is_empty() {
+                Vec::new()
+            } else {
+                self.client_tools.clone()
+            },
         }
     }
 

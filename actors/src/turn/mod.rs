@@ -197,6 +197,9 @@ struct Turn {
     keyed: Option<([u8; 32], IdempotencyRecord)>,
     clock: PhaseClock,
     timings: TurnTimings,
+    /// The client-side tools offered: the send's, or when it gives none,
+    /// those the model was last offered in the thread.
+    client_tools: Vec<ToolDefinition>,
     /// The server-side tools offered (none that a client-side tool shadows),
     /// what they shadowed and the profile that gated them.
     server_tools: Vec<ToolDefinition>,
@@ -282,7 +285,7 @@ impl Turn {
         if ended || outcome.tool_calls.is_empty() || self.step > MAX_TOOL_STEPS {
             return AfterModelCall::Commit(outcome);
         }
-        let is_client = |call: &ToolCall| self.request.tools.iter().any(|t| t.name == call.name);
+        let is_client = |call: &ToolCall| self.client_tools.iter().any(|t| t.name == call.name);
         let is_server = |call: &ToolCall| self.server_tools.iter().any(|t| t.name == call.name);
         let is_builtin = |call: &ToolCall| call.name == tools::PROPOSE_PROFILE_SWITCH;
         let at_limit = self.step == MAX_TOOL_STEPS;

@@ -83,8 +83,7 @@ impl Turn {
             system,
             messages: Arc::clone(&context),
             tools: self
-                .request
-                .tools
+                .client_tools
                 .iter()
                 .chain(&self.server_tools)
                 .cloned()

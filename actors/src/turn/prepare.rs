@@ -95,7 +95,12 @@ impl Turn {
             thread.active_profile.as_deref(),
             &agent,
         );
-        let offered = gating::offer(&agent, profile, &request.tools, org_tools);
+        let client_tools = if request.tools.is_empty() {
+            crate::context::last_offered(&history).to_vec()
+        } else {
+            request.tools.clone()
+        };
+        let offered = gating::offer(&agent, profile, &client_tools, org_tools);
         Ok(Self {
             engine,
             org,
@@ -115,6 +120,7 @@ impl Turn {
             keyed: None,
             clock,
             timings,
+            client_tools,
             server_tools: offered.tools,
             shadowed: offered.shadowed,
             profile: offered.profile,
