@@ -230,7 +230,10 @@ async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
     assert!(usage.iter().all(|r| r.message_id == Some(answer.id)));
     let context = fixture.store.context.lock().unwrap()[&thread].clone();
     assert_eq!(context.len(), 4);
-    assert_eq!(context[3].content, "\n\nFound it.");
+    assert_eq!(
+        context[3].content, "Found it.",
+        "the blank line is not context"
+    );
 }
 
 #[actix_rt::test]

@@ -32,6 +32,7 @@ impl Turn {
         let answered = outcome.stopped_by.is_none() && outcome.failure.is_none();
         // The text of every step; `done.content` and the listed message.
         let mut content = std::mem::take(&mut self.answer);
+        content.push_str(outcome.lead);
         content.push_str(&outcome.content);
         // An answer that only calls tools adds nothing to the listed history.
         let listed =
@@ -46,8 +47,10 @@ impl Turn {
                 created_at: Utc::now(),
             });
         // The earlier steps' entries are kept whatever happened (their tools
-        // ran); the last call's only when it answered.
+        // ran; they are in the cached history already); the last call's only
+        // when it answered.
         let mut context = std::mem::take(&mut self.produced);
+        let cached = context.len();
         if answered && !outcome.recorded {
             context.push(self.answer_entry(&mut outcome));
         }
@@ -77,7 +80,7 @@ impl Turn {
                 return None;
             }
         };
-        self.history.extend(context);
+        self.history.extend(context.into_iter().skip(cached));
         outcome.content = content;
         self.end_stream(outcome, message_id, usage, requires_action);
         Some(self.history)

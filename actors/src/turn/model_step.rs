@@ -162,6 +162,9 @@ pub struct ModelOutcome {
     pub(super) key_source: String,
     /// The call's usage and context entry were stored by its tool step.
     pub(super) recorded: bool,
+    /// Sent before this call's text (a blank line after an earlier step's
+    /// text): part of `done.content`, not of this call's context entry.
+    pub(super) lead: &'static str,
 }
 
 impl ModelOutcome {
@@ -180,6 +183,7 @@ impl ModelOutcome {
             estimated_input: 0,
             key_source: PLATFORM_KEY.to_owned(),
             recorded: false,
+            lead: "",
         }
     }
 
@@ -240,7 +244,7 @@ async fn consume(
     mut stream: crate::provider::ModelStream,
     emitter: &Emitter,
     cancel: &mut oneshot::Receiver<CancelReason>,
-    mut joiner: Option<&str>,
+    mut joiner: Option<&'static str>,
 ) -> ModelOutcome {
     let mut outcome = ModelOutcome::empty();
     let mut reasoning: BTreeMap<usize, ReasoningBlock> = BTreeMap::new();
@@ -262,7 +266,7 @@ async fn consume(
                 Some(ModelEvent::Text(delta)) => {
                     outcome.first_text.get_or_insert_with(Instant::now);
                     if let Some(joiner) = joiner.take() {
-                        outcome.content.push_str(joiner);
+                        outcome.lead = joiner;
                         emitter.emit(ThreadEvent::Token { delta: joiner.to_owned() });
                     }
                     outcome.content.push_str(&delta);

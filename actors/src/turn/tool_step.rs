@@ -26,6 +26,7 @@ impl Turn {
                 }
             }
         }
+        self.answer.push_str(outcome.lead);
         self.answer.push_str(&outcome.content);
         let entry = self.answer_entry(&mut outcome);
         self.history.push(entry.clone());
