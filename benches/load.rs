@@ -128,33 +128,8 @@ async fn mock_vendor() -> String {
 }
 
 async fn read_request(socket: &mut TcpStream) -> Option<(String, Value)> {
-    let mut buffer = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 8192];
-    loop {
-        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buffer[..end]).to_lowercase();
-            let length: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(0);
-            while buffer.len() < end + 4 + length {
-                let n = socket.read(&mut chunk).await.ok()?;
-                if n == 0 {
-                    return None;
-                }
-                buffer.extend_from_slice(&chunk[..n]);
-            }
-            let path = head.split_whitespace().nth(1)?.to_owned();
-            let body = serde_json::from_slice(&buffer[end + 4..end + 4 + length]).ok()?;
-            return Some((path, body));
-        }
-        let n = socket.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-    }
+    let (path, body) = support::read_http_request(socket).await?;
+    Some((path, serde_json::from_slice(&body).ok()?))
 }
 
 fn vendor_frame(anthropic: bool, text: &str) -> String {

@@ -18,7 +18,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 #[path = "support/mod.rs"]
@@ -26,35 +26,6 @@ mod support;
 
 const KEY: &str = "bench-key-0123456789abcdef0123456789";
 const TURNS: usize = 300;
-
-/// Reads one HTTP/1.1 request; returns its body.
-async fn read_body(socket: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut buffer = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 8192];
-    loop {
-        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buffer[..end]).to_lowercase();
-            let length: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(0);
-            while buffer.len() < end + 4 + length {
-                let n = socket.read(&mut chunk).await.ok()?;
-                if n == 0 {
-                    return None;
-                }
-                buffer.extend_from_slice(&chunk[..n]);
-            }
-            return Some(buffer[end + 4..end + 4 + length].to_vec());
-        }
-        let n = socket.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-    }
-}
 
 fn chunk(delta: Value, finish: Option<&str>) -> String {
     let data = json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
@@ -64,7 +35,7 @@ fn chunk(delta: Value, finish: Option<&str>) -> String {
 /// An OpenAI-format vendor: a request that offers tools and does not end
 /// with a tool result gets a call of `lookup`; any other a short text.
 async fn serve_vendor(mut socket: TcpStream) {
-    let Some(body) = read_body(&mut socket).await else {
+    let Some((_, body)) = support::read_http_request(&mut socket).await else {
         return;
     };
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -100,7 +71,7 @@ async fn serve_webhook(mut socket: TcpStream) {
         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n{body}",
         body.len()
     );
-    while read_body(&mut socket).await.is_some() {
+    while support::read_http_request(&mut socket).await.is_some() {
         if socket.write_all(out.as_bytes()).await.is_err() {
             return;
         }
@@ -131,15 +102,6 @@ impl Drop for Server {
     fn drop(&mut self) {
         support::kill_server(&mut self.child);
     }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3}", d.as_secs_f64() * 1000.0)
 }
 
 /// One send read to its `done`; its wall time.
@@ -208,7 +170,7 @@ async fn direct(http: &reqwest::Client, url: &str, body: Value) -> Duration {
         times.push(started.elapsed());
     }
     times.sort();
-    percentile(&times, 0.5)
+    support::percentile(&times, 0.5)
 }
 
 #[tokio::main]
@@ -268,31 +230,21 @@ async fn main() {
     )
     .await;
     let webhook_call = direct(&http, &format!("http://{webhook}/hook"), json!({})).await;
-    let overhead = percentile(&stepped, 0.5)
-        .saturating_sub(percentile(&plain, 0.5))
+    let overhead = support::percentile(&stepped, 0.5)
+        .saturating_sub(support::percentile(&plain, 0.5))
         .saturating_sub(vendor_call + webhook_call);
 
-    println!("\n| measure | p50 | p90 | p99 | max |");
-    println!("|---|---|---|---|---|");
-    for (name, times) in [
+    support::print_latencies(&[
         ("turn without a tool step (ms)", &plain),
         ("turn with one tool step (ms)", &stepped),
-    ] {
-        println!(
-            "| {name} | {} | {} | {} | {} |",
-            ms(percentile(times, 0.5)),
-            ms(percentile(times, 0.9)),
-            ms(percentile(times, 0.99)),
-            ms(*times.last().unwrap())
-        );
-    }
+    ]);
     println!(
         "\ndirect from here, p50: a vendor call {} ms, a webhook call {} ms",
-        ms(vendor_call),
-        ms(webhook_call)
+        support::ms(vendor_call),
+        support::ms(webhook_call)
     );
     println!(
         "Confer's own overhead per tool step (p50 difference less both direct calls): {} ms",
-        ms(overhead)
+        support::ms(overhead)
     );
 }

@@ -123,15 +123,6 @@ impl Client {
     }
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3}", d.as_secs_f64() * 1000.0)
-}
-
 async fn sequential(client: &Client, agent: &str, words: usize, turns: usize) -> Vec<Duration> {
     let content = vec!["word"; words].join(" ");
     let mut times = Vec::with_capacity(turns);
@@ -168,7 +159,8 @@ async fn main() {
     sequential(&client, &agent, 10, 40).await;
     let short = sequential(&client, &agent, 1, 400).await;
     let long = sequential(&client, &agent, 201, 400).await;
-    let per_token = (percentile(&long, 0.5).saturating_sub(percentile(&short, 0.5))) / 200;
+    let per_token =
+        (support::percentile(&long, 0.5).saturating_sub(support::percentile(&short, 0.5))) / 200;
 
     // Concurrent throughput: 64 threads x 25 turns of 20 tokens.
     let started = Instant::now();
@@ -219,21 +211,11 @@ async fn main() {
     }
     stops.sort();
 
-    println!("\n| measure | p50 | p90 | p99 | max |");
-    println!("|---|---|---|---|---|");
-    for (name, times) in [
+    support::print_latencies(&[
         ("turn, 1 token (ms)", &short),
         ("turn, 201 tokens (ms)", &long),
         ("stop → end of stream (ms)", &stops),
-    ] {
-        println!(
-            "| {name} | {} | {} | {} | {} |",
-            ms(percentile(times, 0.5)),
-            ms(percentile(times, 0.9)),
-            ms(percentile(times, 0.99)),
-            ms(*times.last().unwrap())
-        );
-    }
+    ]);
     println!(
         "\nper streamed token (p50 difference / 200): {:.1} µs",
         per_token.as_secs_f64() * 1e6

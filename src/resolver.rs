@@ -39,6 +39,24 @@ pub fn signature(secret: &str, timestamp: &str, nonce: &str, body: &[u8]) -> Str
     hex::encode(mac.finalize().into_bytes())
 }
 
+/// `request` carrying the JSON `body`, signed with `secret`: the headers
+/// of Confer's signed calls (the resolver's, and org tools' webhooks).
+pub fn signed(
+    request: reqwest::RequestBuilder,
+    secret: &str,
+    body: String,
+) -> reqwest::RequestBuilder {
+    let timestamp = chrono::Utc::now().timestamp().to_string();
+    let nonce = uuid::Uuid::new_v4().to_string();
+    let signature = signature(secret, &timestamp, &nonce, body.as_bytes());
+    request
+        .header(TIMESTAMP_HEADER, timestamp)
+        .header(NONCE_HEADER, nonce)
+        .header(SIGNATURE_HEADER, signature)
+        .header("content-type", "application/json")
+        .body(body)
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ResolverAnswer {
@@ -66,9 +84,6 @@ impl HttpResolver {
             "model": request.model,
         })
         .to_string();
-        let timestamp = chrono::Utc::now().timestamp().to_string();
-        let nonce = uuid::Uuid::new_v4().to_string();
-        let signed = signature(&request.signing_secret, &timestamp, &nonce, body.as_bytes());
         let timeout = Duration::from_millis(u64::from(request.timeout_ms));
         let prepared = match outbound.request(reqwest::Method::POST, &request.resolver_url) {
             Ok(prepared) => prepared,
@@ -77,13 +92,7 @@ impl HttpResolver {
                 return None;
             }
         };
-        let prepared = prepared
-            .timeout(timeout)
-            .header(TIMESTAMP_HEADER, &timestamp)
-            .header(NONCE_HEADER, &nonce)
-            .header(SIGNATURE_HEADER, signed)
-            .header("content-type", "application/json")
-            .body(body);
+        let prepared = signed(prepared.timeout(timeout), &request.signing_secret, body);
         let response = match outbound.send(prepared).await {
             Ok(response) if response.status().is_success() => response,
             Ok(response) => {

@@ -14,7 +14,7 @@ use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
 use crate::outbound::{Outbound, OutboundError, read_capped};
-use crate::resolver::{NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signature};
+use crate::resolver::signed;
 use crate::store::Store;
 use crate::store::tools::OrgTool;
 
@@ -91,21 +91,12 @@ pub async fn call(
         "userId": request.user_id,
     })
     .to_string();
-    let timestamp = chrono::Utc::now().timestamp().to_string();
-    let nonce = uuid::Uuid::new_v4().to_string();
-    let signed = signature(secret.expose_secret(), &timestamp, &nonce, body.as_bytes());
     let timeout = Duration::from_millis(u64::from(tool.timeout_ms));
     let prepared = match outbound.request(reqwest::Method::POST, &tool.url) {
         Ok(prepared) => prepared,
         Err(error) => return failure(&error, tool),
     };
-    let sent = prepared
-        .timeout(timeout)
-        .header(TIMESTAMP_HEADER, &timestamp)
-        .header(NONCE_HEADER, &nonce)
-        .header(SIGNATURE_HEADER, signed)
-        .header("content-type", "application/json")
-        .body(body);
+    let sent = signed(prepared.timeout(timeout), secret.expose_secret(), body);
     let response = match outbound.send(sent).await {
         Ok(response) => response,
         Err(error) => return failure(&error, tool),

@@ -1,5 +1,9 @@
 //! What the benchmark binaries share: starting the real `confer` binary and
-//! waiting for it to listen (its "confer listening on" line, never a sleep).
+//! waiting for it to listen (its "confer listening on" line, never a sleep),
+//! reading a request in the mock peers, and the latency table.
+
+// Each benchmark uses a part of this module.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -96,4 +100,61 @@ fn descendants(root: u32) -> Vec<u32> {
     }
     found.remove(0);
     found
+}
+
+/// Reads one HTTP/1.1 request from `socket`: its path and body.
+pub async fn read_http_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec<u8>)> {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = Vec::with_capacity(4096);
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buffer[..end]).to_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            while buffer.len() < end + 4 + length {
+                let n = socket.read(&mut chunk).await.ok()?;
+                if n == 0 {
+                    return None;
+                }
+                buffer.extend_from_slice(&chunk[..n]);
+            }
+            let path = head.split_whitespace().nth(1)?.to_owned();
+            return Some((path, buffer[end + 4..end + 4 + length].to_vec()));
+        }
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// The `p` quantile of `sorted`.
+pub fn percentile(sorted: &[std::time::Duration], p: f64) -> std::time::Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+/// Milliseconds with three decimals.
+pub fn ms(d: std::time::Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1000.0)
+}
+
+/// Prints a markdown table of p50 / p90 / p99 / max per measure.
+pub fn print_latencies(rows: &[(&str, &[std::time::Duration])]) {
+    println!("\n| measure | p50 | p90 | p99 | max |");
+    println!("|---|---|---|---|---|");
+    for (name, times) in rows {
+        println!(
+            "| {name} | {} | {} | {} | {} |",
+            ms(percentile(times, 0.5)),
+            ms(percentile(times, 0.9)),
+            ms(percentile(times, 0.99)),
+            ms(*times.last().expect("measured"))
+        );
+    }
 }

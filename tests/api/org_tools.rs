@@ -25,6 +25,17 @@ async fn rig() -> (Mock, Mock, Server) {
     (vendor, hooks, server)
 }
 
+/// Registers the org tool `name`, a webhook at `{hooks}/{name}` with
+/// `extra` settings; its signing secret.
+async fn tool(api: &crate::common::Api, hooks: &Mock, name: &str, extra: Value) -> String {
+    let mut body = json!({"name": name, "url": format!("{}/{name}", hooks.base)});
+    if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+        body.extend(extra.clone());
+    }
+    let made = api.post("/api/tools", body).await.expect(201);
+    made["signing_secret"].as_str().unwrap().to_owned()
+}
+
 fn verifies(secret: &str, recorded: &crate::mock::Recorded) -> bool {
     let timestamp = recorded.header("x-service-timestamp").unwrap();
     let nonce = recorded.header("x-service-nonce").unwrap();
@@ -131,14 +142,7 @@ async fn a_two_step_answer_runs_the_tools_and_streams_each_call() {
     let api = server.admin();
     let mut secrets = Vec::new();
     for name in ["get_weather", "get_time"] {
-        let made = api
-            .post(
-                "/api/tools",
-                json!({"name": name, "url": format!("{}/{name}", hooks.base)}),
-            )
-            .await
-            .expect(201);
-        secrets.push(made["signing_secret"].as_str().unwrap().to_owned());
+        secrets.push(tool(&api, &hooks, name, json!({})).await);
     }
     hooks.push(Reply::json(200, json!({"value": "sunny"})));
     hooks.push(Reply::json(200, json!({"value": "sunny"})));
@@ -227,18 +231,9 @@ async fn a_two_step_answer_runs_the_tools_and_streams_each_call() {
 async fn a_failing_webhook_gives_the_model_an_error_and_the_answer_goes_on() {
     let (vendor, hooks, server) = rig().await;
     let api = server.admin();
-    api.post(
-        "/api/tools",
-        json!({"name": "get_weather", "url": format!("{}/w", hooks.base), "timeoutMs": 300}),
-    )
-    .await
-    .expect(201);
-    api.post(
-        "/api/tools",
-        json!({"name": "get_time", "url": format!("{}/t", hooks.base), "timeoutMs": 300}),
-    )
-    .await
-    .expect(201);
+    for name in ["get_weather", "get_time"] {
+        tool(&api, &hooks, name, json!({"timeoutMs": 300})).await;
+    }
     let agent = api
         .agent_with(json!({"name": "Flaky", "defaultModel": "openai/gpt-4.1"}))
         .await;
@@ -289,12 +284,7 @@ async fn a_stop_during_slow_webhooks_ends_the_turn_and_closes_their_connections(
     let (vendor, hooks, server) = rig().await;
     let api = server.admin();
     for name in ["get_weather", "get_time"] {
-        api.post(
-            "/api/tools",
-            json!({"name": name, "url": format!("{}/{name}", hooks.base)}),
-        )
-        .await
-        .expect(201);
+        tool(&api, &hooks, name, json!({})).await;
         hooks.push(Reply::After(
             Duration::from_secs(8),
             Box::new(Reply::json(200, json!({}))),
@@ -353,12 +343,7 @@ async fn anthropic_tool_steps_carry_the_result_blocks() {
             ),
     );
     let api = server.admin();
-    api.post(
-        "/api/tools",
-        json!({"name": "get_weather", "url": format!("{}/w", hooks.base)}),
-    )
-    .await
-    .expect(201);
+    tool(&api, &hooks, "get_weather", json!({})).await;
     hooks.push(Reply::json(200, json!({"celsius": 18})));
     vendor.push(Reply::stream(fixture("anthropic_tool_use.sse")));
     vendor.push(Reply::stream(fixture("anthropic_text.sse")));
@@ -402,12 +387,7 @@ async fn anthropic_tool_steps_carry_the_result_blocks() {
 async fn a_mixed_step_runs_the_server_call_then_asks_the_client() {
     let (vendor, hooks, server) = rig().await;
     let api = server.admin();
-    api.post(
-        "/api/tools",
-        json!({"name": "get_weather", "url": format!("{}/w", hooks.base)}),
-    )
-    .await
-    .expect(201);
+    tool(&api, &hooks, "get_weather", json!({})).await;
     hooks.push(Reply::json(200, json!({"value": "sunny"})));
     vendor.push(Reply::stream(fixture("openai_tool_calls.sse")));
     let agent = api
@@ -491,12 +471,7 @@ async fn at_the_step_limit_the_last_call_has_tool_choice_none() {
     let (vendor, hooks, server) = rig().await;
     let api = server.admin();
     for name in ["get_weather", "get_time"] {
-        api.post(
-            "/api/tools",
-            json!({"name": name, "url": format!("{}/{name}", hooks.base)}),
-        )
-        .await
-        .expect(201);
+        tool(&api, &hooks, name, json!({})).await;
     }
     for _ in 0..18 {
         hooks.push(Reply::json(200, json!({"ok": true})));
