@@ -507,3 +507,109 @@ async fn at_the_step_limit_the_last_call_has_tool_choice_none() {
     assert_eq!(requests[10].body["tool_choice"], "none");
     assert_eq!(requests[10].body["tools"].as_array().unwrap().len(), 2);
 }
+
+/// An OpenAI stream whose one call is `name(arguments)`.
+fn openai_call(id: &str, name: &str, arguments: &Value) -> String {
+    let chunk = |delta: Value, finish: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4.1",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    };
+    let call = json!({"tool_calls": [{"index": 0, "id": id, "type": "function",
+        "function": {"name": name, "arguments": arguments.to_string()}}]});
+    format!(
+        "{}{}data: [DONE]\n\n",
+        chunk(call, Value::Null),
+        chunk(json!({}), json!("tool_calls"))
+    )
+}
+
+/// Profiles gate the org's tools: a denied tool is not offered and a forged
+/// call of it is refused; `propose_profile_switch` shows a proposal and
+/// changes nothing until the client PATCHes the thread.
+#[tokio::test]
+async fn profiles_gate_tools_and_a_switch_is_only_proposed() {
+    let (vendor, hooks, server) = rig().await;
+    let api = server.admin();
+    for name in ["get_weather", "get_time"] {
+        tool(&api, &hooks, name, json!({})).await;
+    }
+    let agent = api
+        .agent_with(json!({"name": "Gated", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    api.patch(
+        &format!("/api/agents/{agent}"),
+        json!({"toolProfiles": {
+                  "weather": {"allow": ["get_*"], "deny": ["get_time"]},
+                  "all": {"allow": ["*"]}},
+               "defaultProfile": "weather"}),
+    )
+    .await
+    .expect(200);
+    let thread = api.thread(&agent, json!({})).await;
+
+    // The model forges a call of the denied tool.
+    hooks.push(Reply::json(200, json!({"value": "sunny"})));
+    vendor.push(Reply::stream(fixture("openai_tool_calls.sse")));
+    vendor.push(Reply::stream(fixture("openai_text.sse")));
+    let frames = api.say(&thread, json!({"content": "go"})).await;
+    let offered: Vec<String> = vendor.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(offered, ["propose_profile_switch", "get_weather"]);
+    let refused = frames
+        .iter()
+        .find(|f| f.event == "tool_result" && f.data["tool_name"] == "get_time")
+        .unwrap();
+    assert_eq!(
+        refused.data["result"],
+        json!({"error": "tool not available"})
+    );
+    assert_eq!(
+        hooks.requests().len(),
+        1,
+        "only the offered tool was called"
+    );
+
+    // A proposal: shown, nothing switched.
+    vendor.push(Reply::stream(openai_call(
+        "p1",
+        "propose_profile_switch",
+        &json!({"target": "all", "reason": "the time tool is needed"}),
+    )));
+    vendor.push(Reply::stream(fixture("openai_text.sse")));
+    let frames = api.say(&thread, json!({"content": "and the time?"})).await;
+    let proposal = frames
+        .iter()
+        .find(|f| f.event == "profile_switch_proposal")
+        .unwrap();
+    assert_eq!(
+        proposal.data,
+        json!({"target": "all", "reason": "the time tool is needed"})
+    );
+    let read = api.get(&format!("/api/threads/{thread}")).await.expect(200);
+    assert_eq!(read["active_profile"], Value::Null);
+
+    // The client accepts: the thread's profile offers the time tool too.
+    api.patch(
+        &format!("/api/threads/{thread}"),
+        json!({"activeProfile": "all"}),
+    )
+    .await
+    .expect(200);
+    vendor.push(Reply::stream(fixture("openai_text.sse")));
+    api.say(&thread, json!({"content": "now?"})).await;
+    let last = vendor.requests().last().unwrap().body["tools"].clone();
+    let names: Vec<&str> = last
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["propose_profile_switch", "get_time", "get_weather"]);
+}

@@ -60,6 +60,27 @@ async fn no_secret_reaches_the_log_or_the_disk_in_clear() {
         .await
         .expect(200);
     let signing_secret = configured["signing_secret"].as_str().unwrap().to_owned();
+    // An org tool: its signing secret is sealed too, and signs its calls.
+    let hooks = Mock::start("").await;
+    let tool_secret = admin
+        .post(
+            "/api/tools",
+            json!({"name": "lookup", "url": format!("{}/hook", hooks.base)}),
+        )
+        .await
+        .expect(201)["signing_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    hooks.push(Reply::json(200, json!({"found": true})));
+    let executed = admin
+        .post(
+            "/api/tools/execute",
+            json!({"name": "lookup", "arguments": {}}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(executed["result"], json!({"found": true}));
     let user_token = jwt(json!({"sub": "alice", "exp": exp_in(600), "org_id": org}));
     let alice = server.api(&user_token);
     let thread = alice.thread(&agent, json!({})).await;
@@ -123,6 +144,24 @@ async fn no_secret_reaches_the_log_or_the_disk_in_clear() {
             call.raw_body.as_bytes(),
         );
         assert_eq!(signature, expected);
+        // So does the tool's.
+        hooks.push(Reply::json(200, json!({"found": true})));
+        let admin = server.admin();
+        admin
+            .post(
+                "/api/tools/execute",
+                json!({"name": "lookup", "arguments": {}}),
+            )
+            .await
+            .expect(200);
+        let call = hooks.requests().last().unwrap().clone();
+        let expected = confer::resolver::signature(
+            &tool_secret,
+            call.header("x-service-timestamp").unwrap(),
+            call.header("x-service-nonce").unwrap(),
+            call.raw_body.as_bytes(),
+        );
+        assert_eq!(call.header("x-service-signature"), Some(expected.as_str()));
         // Both runs: the scenario above and the restart's send.
         let logs = format!("{first_run}{}", server.logs());
         assert!(
@@ -133,6 +172,7 @@ async fn no_secret_reaches_the_log_or_the_disk_in_clear() {
             ("bootstrap key", BOOTSTRAP_KEY),
             ("created key", member_key.as_str()),
             ("signing secret", signing_secret.as_str()),
+            ("tool signing secret", tool_secret.as_str()),
             ("resolver's key", user_key),
             ("platform key", platform_key),
             ("JWT secret", JWT_SECRET),
@@ -164,6 +204,10 @@ async fn no_secret_reaches_the_log_or_the_disk_in_clear() {
         assert!(
             !files_contain(data_dir, signing_secret.as_bytes()),
             "the signing secret is sealed on disk"
+        );
+        assert!(
+            !files_contain(data_dir, tool_secret.as_bytes()),
+            "the tool's signing secret is sealed on disk"
         );
         assert!(data_dir.join("secret.key").exists());
     }
