@@ -109,6 +109,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         .map_err(anyhow::Error::msg)?;
     let outbound =
         Outbound::new(policy, extra_ca.as_deref()).context("building the outbound HTTP client")?;
+    let tool_cache = Arc::new(webhook_tools::OfferedCache::default());
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
@@ -116,6 +117,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         tools: Arc::new(webhook_tools::WebhookTools::new(
             store.clone(),
             outbound.clone(),
+            Arc::clone(&tool_cache),
         )),
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -154,6 +156,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         ),
         default_model: settings.platform_default_model(),
         settings: Arc::clone(&settings),
+        tool_cache,
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;

@@ -24,4 +24,6 @@ pub struct AppState {
     pub default_model: String,
     /// The thread actors.
     pub runtime: Runtime,
+    /// The org tools' definitions the turns read; tool writes forget them.
+    pub tool_cache: Arc<crate::webhook_tools::OfferedCache>,
 }

@@ -239,6 +239,7 @@ pub async fn create(
         updated_at: now,
     };
     let made = state.store.write(move |s| s.create_tool(tool)).await?;
+    state.tool_cache.forget(caller.org_id);
     let made = written(made, &body.name)?;
     Ok(HttpResponse::Created().json(view(made, Some(shown_secret))))
 }
@@ -313,6 +314,7 @@ pub async fn update(
             })
         })
         .await?;
+    state.tool_cache.forget(org);
     let tool = written(outcome, &name)?;
     Ok(HttpResponse::Ok().json(view(tool, rotated)))
 }
@@ -324,7 +326,9 @@ pub async fn delete(
     path: web::Path<ToolId>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = (caller.org_id, path.into_inner());
-    if !state.store.write(move |s| s.delete_tool(org, id)).await? {
+    let deleted = state.store.write(move |s| s.delete_tool(org, id)).await?;
+    state.tool_cache.forget(org);
+    if !deleted {
         return Err(ApiError::not_found("tool"));
     }
     Ok(HttpResponse::Ok().json(serde_json::json!({ "ok": true })))
