@@ -80,6 +80,7 @@ fn hot_paths(c: &mut Criterion) {
         tools: Vec::new(),
         api_key: None,
         tool_choice_none: false,
+        compaction: None,
     };
     c.bench_function("build OpenAI request body, 100 messages", |b| {
         b.iter(|| black_box(openai::request_body(black_box(&request)).to_string()))

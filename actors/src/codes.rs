@@ -61,6 +61,8 @@ error_codes! {
     PROVIDER_UNAVAILABLE = None, true;
     PROVIDER_TIMEOUT = None, true;
     MODEL_ERROR = None, true;
+    /// The vendor refused the request for its length (`compaction.md`).
+    CONTEXT_TOO_LONG = None, true;
 }
 
 /// The table's entry for `code`.

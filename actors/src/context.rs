@@ -94,6 +94,15 @@ pub struct ContextMessage {
 }
 
 impl ContextMessage {
+    /// Whether this is an answer the vendor paused after compacting: its
+    /// compaction block and nothing else.
+    pub fn is_paused_compaction(&self) -> bool {
+        self.role == ContextRole::Assistant
+            && self.compaction.is_some()
+            && self.content.is_empty()
+            && self.tool_calls.is_empty()
+    }
+
     /// A plain user or assistant entry.
     pub fn text(role: ContextRole, content: impl Into<String>) -> Self {
         Self {

@@ -41,6 +41,14 @@ pub enum ThreadEvent {
     Token { delta: String },
     /// A tool call, once its arguments are complete.
     ToolCall { tool: ToolCall },
+    /// The context was compacted (before the answer's tokens): `native`
+    /// (the vendor's block) or `summary` (Confer's).
+    Compaction {
+        method: &'static str,
+        summary: Option<String>,
+        #[serde(rename = "inputTokensBefore")]
+        input_tokens_before: Option<u64>,
+    },
     /// A server-side tool call has started.
     ToolExecuting {
         tool_name: String,
@@ -101,6 +109,10 @@ pub enum ThreadEvent {
         /// The stream fell behind the frames kept (`streams.md`).
         #[serde(skip_serializing_if = "Option::is_none")]
         gap: Option<bool>,
+        /// `"compaction"`: the vendor compacted the context and paused; an
+        /// empty send continues the answer (`compaction.md`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        paused: Option<&'static str>,
     },
 }
 
@@ -122,6 +134,7 @@ impl ThreadEvent {
                 stopped: None,
                 requires_action: None,
                 gap: None,
+                paused: None,
             },
         ]
     }
@@ -133,6 +146,7 @@ impl ThreadEvent {
             Self::Token { .. } => "token",
             Self::ToolCall { .. } => "tool_call",
             Self::ToolExecuting { .. } => "tool_executing",
+            Self::Compaction { .. } => "compaction",
             Self::ToolResult { .. } => "tool_result",
             Self::ProfileSwitchProposal { .. } => "profile_switch_proposal",
             Self::RequiresAction { .. } => "requires_action",
@@ -169,6 +183,7 @@ mod tests {
             stopped: Some(true),
             requires_action: None,
             gap: None,
+            paused: None,
         };
         assert_eq!(done.name(), "done");
         assert_eq!(

@@ -30,6 +30,8 @@ pub enum OutcomeKind {
     Error,
     RequiresAction,
     Cancelled,
+    /// The vendor compacted the context and paused (`compaction.md`).
+    Paused,
 }
 
 /// The end of a keyed send's turn, kept to rebuild its `done`.

@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::domain::{Agent, CredentialConfig, Message, Thread, UsageRecord};
+use crate::domain::{Agent, CompactionConfig, CredentialConfig, Message, Thread, UsageRecord};
 use crate::idempotency::IdempotencyRecord;
 use crate::ids::{AgentId, OrgId, ThreadId};
 use crate::provider::ContextMessage;
@@ -113,6 +113,9 @@ pub trait ThreadStore: Send + Sync + 'static {
 
     /// An agent's credential resolver configuration.
     fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError>;
+
+    /// An agent's compaction configuration (the default when unset).
+    fn compaction(&self, org: OrgId, agent: AgentId) -> Result<CompactionConfig, StoreError>;
 
     /// `limit` messages starting after `offset`, oldest first, and the total.
     fn messages(

@@ -79,6 +79,9 @@ pub struct ModelRequest {
     /// request (vendors need them to read the earlier calls) but the model
     /// may not call one (tool choice none).
     pub tool_choice_none: bool,
+    /// Native compaction asked of a vendor that does it (the agent's
+    /// configuration, when enabled); other providers ignore it.
+    pub compaction: Option<crate::domain::CompactionConfig>,
     /// The user's own key from the resolver; `None` uses the platform key.
     pub api_key: Option<VendorKey>,
 }
@@ -92,6 +95,8 @@ pub enum FinishReason {
     Length,
     /// The model asked for tool calls.
     ToolCalls,
+    /// The vendor compacted the context and paused before answering.
+    Compaction,
     /// Anything else the vendor reported.
     Other(String),
 }

@@ -6,8 +6,8 @@ use std::time::Instant;
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::provider::pending_tool_calls;
 use confer_actors::{
-    Admission, AgentId, IfBusy, Message, Metadata, OrgId, Role, ThreadId, ThreadStore,
-    ToolDefinition, ToolResult, TurnRequest,
+    Admission, AgentId, ContextMessage, IfBusy, Message, Metadata, OrgId, Role, ThreadId,
+    ThreadStore, ToolDefinition, ToolResult, TurnRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -119,6 +119,13 @@ impl From<IfBusyBody> for IfBusy {
 }
 
 impl SendMessage {
+    /// Whether the send adds nothing: it continues an answer the vendor
+    /// paused after compacting (`compaction.md`), if the thread has one.
+    fn continues_a_pause(&self) -> bool {
+        let answers_tools = self.tool_results.as_ref().is_some_and(|r| !r.is_empty());
+        self.content.trim().is_empty() && !answers_tools
+    }
+
     /// The rules of a send (422); `max_content` bytes of content at most.
     fn validate(&self, max_content: usize) -> Result<(), ApiError> {
         if self.content.len() > max_content {
@@ -127,10 +134,8 @@ impl SendMessage {
                 format!("at most {max_content} bytes (CONFER_MAX_CONTENT_BYTES)"),
             ));
         }
-        let answers_tools = self.tool_results.as_ref().is_some_and(|r| !r.is_empty());
-        if self.content.trim().is_empty() && !answers_tools {
-            return Err(ApiError::invalid("content", "must not be empty"));
-        }
+        // Empty content without tool results continues a paused answer;
+        // whether the thread has one is checked in `send`.
         if self
             .model_override
             .as_deref()
@@ -199,6 +204,19 @@ pub async fn send(
     body.validate(state.settings.max_content_bytes)?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
+    if body.continues_a_pause() {
+        let id = thread.id;
+        let last = state.store.run(move |s| s.last_context(id)).await?;
+        if !last
+            .as_ref()
+            .is_some_and(ContextMessage::is_paused_compaction)
+        {
+            return Err(ApiError::invalid(
+                "content",
+                "must not be empty (only a send after a paused compaction may be)",
+            ));
+        }
+    }
     // A keyed send may be a retry of a turn that already ran: the turn
     // itself checks the agent and the tool results (the repeat is answered
     // whatever they now say).

@@ -54,11 +54,12 @@ pub async fn rebuilt_turn(
         });
     }
     let (ok, stopped, requires_action) = match outcome.kind {
-        OutcomeKind::Ok => (true, None, None),
+        OutcomeKind::Ok | OutcomeKind::Paused => (true, None, None),
         OutcomeKind::RequiresAction => (true, None, Some(true)),
         OutcomeKind::Stopped => (failed_with.is_none(), Some(true), None),
         OutcomeKind::Error | OutcomeKind::Cancelled => (false, None, None),
     };
+    let paused = (outcome.kind == OutcomeKind::Paused).then_some("compaction");
     events.push(ThreadEvent::Done {
         ok,
         message_id: outcome.message_id,
@@ -67,6 +68,7 @@ pub async fn rebuilt_turn(
         stopped,
         requires_action,
         gap: None,
+        paused,
     });
     Ok(events)
 }

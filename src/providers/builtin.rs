@@ -140,6 +140,7 @@ mod tests {
             tools: Vec::new(),
             api_key: None,
             tool_choice_none: false,
+            compaction: None,
         };
         let events: Vec<_> = provider.stream(request).collect().await;
         assert_eq!(events[0], ModelEvent::Accepted);

@@ -365,6 +365,7 @@ mod tests {
             tools: Vec::new(),
             api_key: None,
             tool_choice_none: false,
+            compaction: None,
         };
         assert_eq!(
             request_body(&request)["messages"],
@@ -404,6 +405,7 @@ mod tests {
             }],
             api_key: None,
             tool_choice_none: false,
+            compaction: None,
         };
         let body = request_body(&request);
         assert_eq!(

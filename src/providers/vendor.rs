@@ -66,6 +66,23 @@ impl From<reqwest::Error> for TransportError {
     }
 }
 
+/// Whether a refusal is for the request's length: Anthropic's `prompt is
+/// too long`, OpenAI's `context_length_exceeded` (its message names the
+/// maximum context length), or a 400 naming `maximum context length` or
+/// `context window` as vLLM and llama.cpp answer.
+fn is_too_long(status: StatusCode, message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    matches!(status.as_u16(), 400 | 413)
+        && [
+            "prompt is too long",
+            "context_length_exceeded",
+            "maximum context length",
+            "context window",
+        ]
+        .iter()
+        .any(|needle| message.contains(needle))
+}
+
 /// A vendor's HTTP failure as a stream error, and whether to retry it.
 /// `message` is the vendor's error message, already extracted from its body.
 pub fn classify_status(status: StatusCode, message: &str) -> (ModelError, bool) {
@@ -76,6 +93,15 @@ pub fn classify_status(status: StatusCode, message: &str) -> (ModelError, bool) 
             format!("{what} (HTTP {}): {message}", status.as_u16())
         }
     };
+    if is_too_long(status, message) {
+        return (
+            ModelError {
+                code: codes::CONTEXT_TOO_LONG,
+                detail: detail("the conversation is longer than the model's context window"),
+            },
+            false,
+        );
+    }
     match status.as_u16() {
         // The vendor's words may quote part of the key: never relay them.
         401 | 403 => (

@@ -3,8 +3,9 @@
 //! multi-key write in one transaction, large values in files (see `values`).
 
 use confer_actors::{
-    Agent, AgentId, ContextMessage, CredentialConfig, IdempotencyRecord, Message, MessageId, OrgId,
-    StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore, UsageRecord,
+    Agent, AgentId, CompactionConfig, ContextMessage, CredentialConfig, IdempotencyRecord, Message,
+    MessageId, OrgId, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore,
+    UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
@@ -22,6 +23,17 @@ fn next_seq(
         .map(|v| keys::read_u64(&v))
         .unwrap_or(0)
         + 1)
+}
+
+impl SledStore {
+    /// The newest entry of a thread's context.
+    pub fn last_context(&self, thread: ThreadId) -> Result<Option<ContextMessage>, StoreError> {
+        self.context
+            .scan_prefix(thread.as_bytes())
+            .next_back()
+            .map(|entry| self.filed_record(thread, entry))
+            .transpose()
+    }
 }
 
 impl ThreadStore for SledStore {
@@ -190,6 +202,10 @@ impl ThreadStore for SledStore {
 
     fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError> {
         SledStore::credentials(self, org, agent)
+    }
+
+    fn compaction(&self, org: OrgId, agent: AgentId) -> Result<CompactionConfig, StoreError> {
+        SledStore::compaction(self, org, agent)
     }
 
     fn messages(

@@ -6,6 +6,7 @@ mod common;
 
 mod agents;
 mod auth;
+mod compaction;
 mod configs;
 mod conversation;
 mod durability;

@@ -227,7 +227,7 @@ async fn failures_before_the_first_token_are_retried() {
     // A bad request is MODEL_ERROR with the vendor's message.
     openai.push(Reply::json(
         400,
-        json!({"error": {"message": "context_length_exceeded"}}),
+        json!({"error": {"message": "temperature must be at most 2"}}),
     ));
     let frames = api.say(&gpt, json!({"content": "hi"})).await;
     let error = error_of(&frames);
@@ -236,8 +236,16 @@ async fn failures_before_the_first_token_are_retried() {
         error["detail"]
             .as_str()
             .unwrap()
-            .contains("context_length_exceeded")
+            .contains("temperature must be at most 2")
     );
+    // One refused for its length is CONTEXT_TOO_LONG (OpenAI's words).
+    openai.push(Reply::json(
+        400,
+        json!({"error": {"message": "This model's maximum context length is 128000 tokens.",
+                         "code": "context_length_exceeded"}}),
+    ));
+    let frames = api.say(&gpt, json!({"content": "hi"})).await;
+    assert_eq!(error_of(&frames)["code"], "CONTEXT_TOO_LONG");
 }
 
 #[tokio::test]

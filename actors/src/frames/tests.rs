@@ -14,6 +14,7 @@ fn done() -> ThreadEvent {
         stopped: None,
         requires_action: None,
         gap: None,
+        paused: None,
     }
 }
 

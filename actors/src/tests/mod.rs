@@ -109,6 +109,9 @@ impl ThreadStore for MemoryStore {
     fn credentials(&self, _: OrgId, _: AgentId) -> Result<CredentialConfig, StoreError> {
         Ok(CredentialConfig::default())
     }
+    fn compaction(&self, _: OrgId, _: AgentId) -> Result<CompactionConfig, StoreError> {
+        Ok(CompactionConfig::default())
+    }
     fn messages(
         &self,
         thread: ThreadId,

@@ -34,18 +34,20 @@ impl Turn {
         let mut content = std::mem::take(&mut self.answer);
         content.push_str(outcome.lead);
         content.push_str(&outcome.content);
-        // An answer that only calls tools adds nothing to the listed history.
+        // An answer that only calls tools, or a pause after compaction, adds
+        // nothing to the listed history.
         let listed =
-            (answered && (outcome.tool_calls.is_empty() || !content.is_empty())).then(|| Message {
-                id: MessageId::new(),
-                thread_id: self.thread_id,
-                seq: 0,
-                role: Role::Assistant,
-                content: content.clone(),
-                sender_name: None,
-                sender_id: None,
-                created_at: Utc::now(),
-            });
+            (answered && !outcome.paused && (outcome.tool_calls.is_empty() || !content.is_empty()))
+                .then(|| Message {
+                    id: MessageId::new(),
+                    thread_id: self.thread_id,
+                    seq: 0,
+                    role: Role::Assistant,
+                    content: content.clone(),
+                    sender_name: None,
+                    sender_id: None,
+                    created_at: Utc::now(),
+                });
         // The earlier steps' entries are kept whatever happened (their tools
         // ran; they are in the cached history already); the last call's only
         // when it answered.
@@ -167,6 +169,7 @@ impl Turn {
                 stopped: Some(true),
                 requires_action: None,
                 gap: None,
+                paused: None,
             });
             return;
         }
@@ -187,6 +190,7 @@ impl Turn {
             stopped: outcome.stopped_by.is_some().then_some(true),
             requires_action: requires_action.then_some(true),
             gap: None,
+            paused: outcome.paused.then_some("compaction"),
         });
     }
 }
@@ -207,6 +211,7 @@ fn with_outcome(
         ),
         (None, Some(CancelReason::Stop)) => (OutcomeKind::Stopped, None),
         (None, None) if requires_action => (OutcomeKind::RequiresAction, None),
+        (None, None) if outcome.paused => (OutcomeKind::Paused, None),
         (None, None) => (OutcomeKind::Ok, None),
     };
     IdempotencyRecord {

@@ -28,7 +28,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
 use crate::codes::ErrorCode;
-use crate::domain::{Agent, CredentialConfig, Metadata, Thread, UsageRecord};
+use crate::domain::{Agent, CompactionConfig, CredentialConfig, Metadata, Thread, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
 use crate::frames::FrameLog;
 use crate::gating;
@@ -188,6 +188,7 @@ struct Turn {
     thread: Thread,
     agent: Agent,
     credentials: CredentialConfig,
+    compaction: CompactionConfig,
     history: Vec<ContextMessage>,
     started_at: DateTime<Utc>,
     model: String,

@@ -14,8 +14,8 @@ use super::{CancelReason, Emitter, Turn, compose_system_prompt, until_cancelled}
 use crate::codes;
 use crate::events::ThreadEvent;
 use crate::provider::{
-    CompactionBlock, KeyRequest, ModelError, ModelEvent, ModelRequest, ReasoningBlock,
-    ReasoningPiece, ToolCall, VendorKey, estimate_tokens,
+    CompactionBlock, FinishReason, KeyRequest, ModelError, ModelEvent, ModelRequest,
+    ReasoningBlock, ReasoningPiece, ToolCall, VendorKey, estimate_tokens,
 };
 use crate::timings::micros_between;
 use crate::tools::MAX_TOOL_STEPS;
@@ -90,6 +90,7 @@ impl Turn {
                 .collect(),
             api_key: key.api_key,
             tool_choice_none: self.step > MAX_TOOL_STEPS,
+            compaction: self.compaction.enabled.then(|| self.compaction.clone()),
         };
         let estimated_input = estimate_tokens(&request.system)
             + request
@@ -105,6 +106,25 @@ impl Turn {
         let joiner = (!self.answer.is_empty()).then_some("\n\n");
         let mut outcome = consume(stream, &self.emitter, &mut self.cancel, joiner).await;
         crate::gating::fix_call_ids(&self.history, &mut outcome.tool_calls);
+        if let Some(failure) = outcome
+            .failure
+            .as_mut()
+            .filter(|f| f.code == codes::CONTEXT_TOO_LONG)
+        {
+            failure.detail = if self.compaction.enabled {
+                format!(
+                    "{}; compaction is on for this agent: lower its trigger \
+                     (PUT /api/agents/{{id}}/compaction)",
+                    failure.detail
+                )
+            } else {
+                format!(
+                    "{}; enable compaction for this agent (PUT /api/agents/{{id}}/compaction \
+                     {{\"enabled\": true}}) or start a new thread",
+                    failure.detail
+                )
+            };
+        }
         outcome.estimated_input = estimated_input;
         outcome.key_source = key.source;
         self.timings.first_token_us = outcome
@@ -165,6 +185,8 @@ pub struct ModelOutcome {
     /// Sent before this call's text (a blank line after an earlier step's
     /// text): part of `done.content`, not of this call's context entry.
     pub(super) lead: &'static str,
+    /// The vendor compacted the context and paused before answering.
+    pub(super) paused: bool,
 }
 
 impl ModelOutcome {
@@ -184,6 +206,7 @@ impl ModelOutcome {
             key_source: PLATFORM_KEY.to_owned(),
             recorded: false,
             lead: "",
+            paused: false,
         }
     }
 
@@ -280,7 +303,14 @@ async fn consume(
                 Some(ModelEvent::Reasoning { index, piece }) => {
                     add_reasoning(&mut reasoning, index, piece);
                 }
-                Some(ModelEvent::Compaction(block)) => outcome.compaction = Some(block),
+                Some(ModelEvent::Compaction(block)) => {
+                    emitter.emit(ThreadEvent::Compaction {
+                        method: "native",
+                        summary: Some(block.summary.clone()),
+                        input_tokens_before: None,
+                    });
+                    outcome.compaction = Some(block);
+                }
                 Some(ModelEvent::ToolCallArguments { index, fragment }) => {
                     calls.entry(index).or_default().arguments.push_str(&fragment);
                 }
@@ -288,7 +318,8 @@ async fn consume(
                     outcome.input_tokens = input_tokens.or(outcome.input_tokens);
                     outcome.output_tokens = output_tokens.or(outcome.output_tokens);
                 }
-                Some(ModelEvent::Finish(_)) => {
+                Some(ModelEvent::Finish(reason)) => {
+                    outcome.paused = reason == FinishReason::Compaction;
                     outcome.tool_calls = calls.into_values().map(PartialCall::finish).collect();
                     outcome.reasoning = std::mem::take(&mut reasoning).into_values().collect();
                     break;

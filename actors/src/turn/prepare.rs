@@ -45,17 +45,20 @@ impl Turn {
                 return Ok(None);
             };
             let agent = s.agent(org, thread.agent_id)?;
-            let credentials = s.credentials(org, thread.agent_id)?;
+            let configs = (
+                s.credentials(org, thread.agent_id)?,
+                s.compaction(org, thread.agent_id)?,
+            );
             let history = match history {
                 Some(history) => history,
                 None => s.context(thread_id)?,
             };
-            Ok(Some((thread, agent, credentials, history)))
+            Ok(Some((thread, agent, configs, history)))
         })
         .await;
-        let (thread, agent, credentials, history) = match loaded {
-            Ok(Some((thread, Some(agent), credentials, history))) if !agent.is_deleted() => {
-                (thread, agent, credentials, history)
+        let (thread, agent, (credentials, compaction), history) = match loaded {
+            Ok(Some((thread, Some(agent), configs, history))) if !agent.is_deleted() => {
+                (thread, agent, configs, history)
             }
             Ok(Some(_)) => {
                 emitter.fail(
@@ -112,6 +115,7 @@ impl Turn {
             thread,
             agent,
             credentials,
+            compaction,
             history,
             started_at,
             model,

@@ -26,6 +26,8 @@ use super::vendor::{RequestFactory, RetryPolicy, WireParser, truncated, vendor_s
 
 /// The API version header every request carries.
 pub const API_VERSION: &str = "2023-06-01";
+/// The beta that native compaction needs (`vendor-protocols.md` §1b).
+pub const COMPACTION_BETA: &str = "compact-2026-01-12";
 
 /// The Anthropic provider.
 pub struct AnthropicProvider {
@@ -144,6 +146,18 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
     if request.tool_choice_none && !request.tools.is_empty() {
         body["tool_choice"] = json!({"type": "none"});
     }
+    // The agent's compaction, done by the vendor (`compaction.md`).
+    if let Some(config) = &request.compaction {
+        let mut edit = json!({
+            "type": "compact_20260112",
+            "trigger": {"type": "input_tokens", "value": config.vendor_a_trigger_tokens},
+            "pause_after_compaction": config.vendor_a_pause_after,
+        });
+        if let Some(instructions) = &config.vendor_a_instructions {
+            edit["instructions"] = json!(instructions);
+        }
+        body["context_management"] = json!({"edits": [edit]});
+    }
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools
@@ -158,6 +172,33 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
             .collect();
     }
     body
+}
+
+/// Token counts of a `usage` object. With `iterations` (a compaction ran
+/// in the call) each figure is the sum over them, input counting the cache
+/// reads and writes too (`compaction.md`): the top-level figures leave the
+/// compaction's own iteration out.
+fn usage_of(usage: &Value) -> ModelEvent {
+    let Some(iterations) = usage["iterations"].as_array().filter(|i| !i.is_empty()) else {
+        return ModelEvent::Usage {
+            input_tokens: usage["input_tokens"].as_u64(),
+            output_tokens: usage["output_tokens"].as_u64(),
+        };
+    };
+    let sum = |fields: &[&str]| -> u64 {
+        iterations
+            .iter()
+            .flat_map(|i| fields.iter().map(move |f| i[*f].as_u64().unwrap_or(0)))
+            .sum()
+    };
+    ModelEvent::Usage {
+        input_tokens: Some(sum(&[
+            "input_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ])),
+        output_tokens: Some(sum(&["output_tokens"])),
+    }
 }
 
 /// Parses Messages stream events.
@@ -289,11 +330,7 @@ impl WireParser for MessagesParser {
                 if let Some(reason) = data["delta"]["stop_reason"].as_str() {
                     self.stop_reason = Some(reason.to_owned());
                 }
-                let usage = &data["usage"];
-                vec![ModelEvent::Usage {
-                    input_tokens: usage["input_tokens"].as_u64(),
-                    output_tokens: usage["output_tokens"].as_u64(),
-                }]
+                vec![usage_of(&data["usage"])]
             }
             "message_stop" => {
                 self.done = true;
@@ -301,6 +338,7 @@ impl WireParser for MessagesParser {
                     Some("end_turn" | "stop_sequence") | None => FinishReason::Stop,
                     Some("max_tokens") => FinishReason::Length,
                     Some("tool_use") => FinishReason::ToolCalls,
+                    Some("compaction") => FinishReason::Compaction,
                     Some(other) => FinishReason::Other(other.to_owned()),
                 };
                 vec![ModelEvent::Finish(reason)]
@@ -343,14 +381,18 @@ impl ModelProvider for AnthropicProvider {
     fn stream(&self, request: ModelRequest) -> ModelStream {
         let url = format!("{}/v1/messages", self.base_url.trim_end_matches('/'));
         let body = request_body(&request, self.max_tokens);
+        let compacting = request.compaction.is_some();
         let key = request.api_key.or_else(|| self.platform_key.clone());
         let client = self.client.clone();
         let factory: RequestFactory = Arc::new(move || {
-            let builder = client
+            let mut builder = client
                 .post(&url)
                 .header("anthropic-version", API_VERSION)
                 .header("accept", "text/event-stream")
                 .json(&body);
+            if compacting {
+                builder = builder.header("anthropic-beta", COMPACTION_BETA);
+            }
             match &key {
                 Some(key) => builder.header("x-api-key", key.expose()),
                 None => builder,

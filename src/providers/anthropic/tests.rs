@@ -101,6 +101,7 @@ fn thinking_goes_back_only_to_the_vendor_that_made_it() {
         tools: Vec::new(),
         api_key: None,
         tool_choice_none: false,
+        compaction: None,
     };
     let ours = request_body(&request(super::super::ANTHROPIC), 100);
     assert_eq!(
@@ -139,6 +140,7 @@ fn request_puts_tool_results_first_and_merges_turns() {
         tools: vec![],
         api_key: None,
         tool_choice_none: false,
+        compaction: None,
     };
     let body = request_body(&request, 1024);
     assert_eq!(body["system"], "You are terse.");
@@ -198,6 +200,7 @@ fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() 
         tools: Vec::new(),
         api_key: None,
         tool_choice_none: false,
+        compaction: None,
     };
     let compacted = |native_to: Option<&str>, text: &str| ContextMessage {
         compaction: Some(CompactionBlock {

@@ -1,0 +1,195 @@
+//! Native compaction with vendor A (`compaction.md`) against the mock
+//! Anthropic vendor: the request asks for it, the block is kept (also over
+//! a restart) and sent back byte for byte, a pause ends the turn until an
+//! empty send continues it, usage sums the iterations, and a request the
+//! vendor refuses for its length is `CONTEXT_TOO_LONG`.
+
+use serde_json::{Value, json};
+
+use crate::common::{Api, Options, Server, done_of};
+use crate::mock::{Mock, Reply, fixture};
+
+async fn rig() -> (Mock, Server) {
+    let vendor = Mock::start("/anthropic").await;
+    let server = Server::start_with(
+        Options::default()
+            .env("ANTHROPIC_BASE_URL", &vendor.base)
+            .env("ANTHROPIC_API_KEY", "sk-platform"),
+    );
+    (vendor, server)
+}
+
+async fn compacting_thread(api: &Api, settings: Value) -> (String, String) {
+    let agent = api
+        .agent_with(json!({"name": "Long", "defaultModel": "claude-sonnet-4-6"}))
+        .await;
+    api.put(&format!("/api/agents/{agent}/compaction"), settings)
+        .await
+        .expect(200);
+    let thread = api.thread(&agent, json!({})).await;
+    (agent, thread)
+}
+
+/// The SDK's compaction stream, its usage reporting `iterations`.
+fn compaction_with_iterations() -> String {
+    fixture("anthropic_compaction.sse").replace(
+        r#""usage":{"output_tokens":8}"#,
+        r#""usage":{"input_tokens":23,"output_tokens":8,"iterations":[
+            {"type":"compaction","input_tokens":1800,"output_tokens":35,"cache_read_input_tokens":100},
+            {"type":"message","input_tokens":23,"output_tokens":8}]}"#
+            .replace(['\n', ' '], "")
+            .as_str(),
+    )
+}
+
+#[tokio::test]
+async fn a_native_compaction_is_asked_for_kept_and_sent_back_verbatim() {
+    let (vendor, server) = rig().await;
+    let api = server.admin();
+    let (_, thread) = compacting_thread(
+        &api,
+        json!({"enabled": true, "vendorATriggerTokens": 60000, "vendorAInstructions": "Keep decisions."}),
+    )
+    .await;
+    vendor.push(Reply::stream(compaction_with_iterations()));
+    let frames = api.say(&thread, json!({"content": "Hello"})).await;
+    let asked = &vendor.requests()[0];
+    assert_eq!(asked.header("anthropic-beta"), Some("compact-2026-01-12"));
+    assert_eq!(
+        asked.body["context_management"],
+        json!({"edits": [{"type": "compact_20260112",
+                          "trigger": {"type": "input_tokens", "value": 60000},
+                          "pause_after_compaction": false,
+                          "instructions": "Keep decisions."}]})
+    );
+    let names: Vec<&str> = frames.iter().map(|f| f.event.as_str()).collect();
+    assert_eq!(names, ["meta", "compaction", "token", "done"]);
+    assert_eq!(
+        frames[1].data,
+        json!({"method": "native", "summary": "Earlier conversation summarized.",
+               "inputTokensBefore": null})
+    );
+    let done = done_of(&frames);
+    assert_eq!(done["content"], "Hello there!");
+    // Usage sums the iterations: 1800 + 100 (cache read) + 23 in, 35 + 8 out.
+    assert_eq!(done["usage"]["inputTokens"], 1923);
+    assert_eq!(done["usage"]["outputTokens"], 43);
+
+    // After a restart the block is still there and goes back byte for byte.
+    let server = server.kill_and_restart();
+    let api = server.admin();
+    vendor.push(Reply::stream(fixture("anthropic_text.sse")));
+    api.say(&thread, json!({"content": "and now?"})).await;
+    let next = &vendor.requests()[1];
+    assert_eq!(
+        next.body["messages"][1]["content"][0],
+        json!({"type": "compaction", "content": "Earlier conversation summarized.",
+               "encrypted_content": "EpwBCkYIBxgCKkB/opaque+payload=="})
+    );
+    assert!(
+        next.raw_body
+            .contains(r#""encrypted_content":"EpwBCkYIBxgCKkB/opaque+payload==""#),
+        "byte-identical"
+    );
+    // The listed history keeps every message.
+    let history: Vec<String> = api
+        .history(&thread)
+        .await
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(history.len(), 4, "{history:?}");
+}
+
+/// The compaction stream as the vendor sends it when it pauses: the block
+/// only, stop reason `compaction`.
+fn paused_compaction() -> String {
+    let full = fixture("anthropic_compaction.sse");
+    let cut = full
+        .find("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1")
+        .unwrap();
+    format!(
+        "{}event: message_delta\ndata: {}\n\nevent: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n",
+        &full[..cut],
+        json!({"type": "message_delta", "delta": {"stop_reason": "compaction"}, "usage": {"output_tokens": 35}})
+    )
+}
+
+#[tokio::test]
+async fn a_pause_after_compaction_ends_the_turn_until_an_empty_send_continues() {
+    let (vendor, server) = rig().await;
+    let api = server.admin();
+    let (_, thread) =
+        compacting_thread(&api, json!({"enabled": true, "vendorAPauseAfter": true})).await;
+    // An empty send before any pause is refused.
+    api.post(
+        &format!("/api/threads/{thread}/messages"),
+        json!({"content": ""}),
+    )
+    .await
+    .expect_error(422, "VALIDATION_ERROR");
+
+    vendor.push(Reply::stream(paused_compaction()));
+    let frames = api.say(&thread, json!({"content": "Long story"})).await;
+    let done = done_of(&frames);
+    assert_eq!(done["ok"], true);
+    assert_eq!(done["paused"], "compaction");
+    assert_eq!(done["content"], "");
+    assert!(done.get("messageId").is_none(), "{done}");
+    assert_eq!(api.history(&thread).await.len(), 1, "no message stored");
+
+    // The empty send continues from the compacted context.
+    vendor.push(Reply::stream(fixture("anthropic_text.sse")));
+    let frames = api.say(&thread, json!({"content": ""})).await;
+    let done = done_of(&frames);
+    assert_eq!(done["ok"], true);
+    assert!(done["messageId"].is_string());
+    let messages = vendor.requests()[1].body["messages"].clone();
+    let last = messages.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "assistant");
+    assert_eq!(last["content"][0]["type"], "compaction");
+    // Not paused any more: another empty send is refused.
+    api.post(
+        &format!("/api/threads/{thread}/messages"),
+        json!({"content": ""}),
+    )
+    .await
+    .expect_error(422, "VALIDATION_ERROR");
+}
+
+#[tokio::test]
+async fn a_request_refused_for_its_length_is_context_too_long() {
+    let (vendor, server) = rig().await;
+    let api = server.admin();
+    let agent = api
+        .agent_with(json!({"name": "Huge", "defaultModel": "claude-sonnet-4-6"}))
+        .await;
+    let thread = api.thread(&agent, json!({})).await;
+    vendor.push(Reply::json(
+        400,
+        json!({"type": "error", "error": {"type": "invalid_request_error",
+               "message": "prompt is too long: 210000 tokens > 200000 maximum"}}),
+    ));
+    let frames = api.say(&thread, json!({"content": "all of it"})).await;
+    let error = frames.iter().find(|f| f.event == "error").unwrap();
+    assert_eq!(error.data["code"], "CONTEXT_TOO_LONG");
+    let detail = error.data["detail"].as_str().unwrap();
+    assert!(detail.contains("enable compaction"), "{detail}");
+    assert_eq!(done_of(&frames)["ok"], false);
+
+    api.put(
+        &format!("/api/agents/{agent}/compaction"),
+        json!({"enabled": true}),
+    )
+    .await
+    .expect(200);
+    vendor.push(Reply::json(
+        400,
+        json!({"type": "error", "error": {"type": "invalid_request_error",
+               "message": "prompt is too long: 210000 tokens > 200000 maximum"}}),
+    ));
+    let frames = api.say(&thread, json!({"content": "again"})).await;
+    let error = frames.iter().find(|f| f.event == "error").unwrap();
+    let detail = error.data["detail"].as_str().unwrap();
+    assert!(detail.contains("lower its trigger"), "{detail}");
+}
