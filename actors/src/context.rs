@@ -55,6 +55,9 @@ pub struct CompactionBlock {
     /// own summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native_to: Option<String>,
+    /// When the block was made (Confer's clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// The system message that carries a summary to a model that cannot take
@@ -86,6 +89,10 @@ pub struct ContextMessage {
     /// (it comes before the reasoning, text and tool calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionBlock>,
+    /// The turn that stored the entry (absent on entries older than turn
+    /// numbers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u64>,
     /// On an assistant entry with tool calls: the client-side tools the
     /// model was offered, offered again by a later send that gives none (a
     /// vendor may refuse a context with tool calls but no definitions).
@@ -113,6 +120,7 @@ impl ContextMessage {
             reasoning: Vec::new(),
             reasoning_from: None,
             compaction: None,
+            turn: None,
             offered: Vec::new(),
         }
     }
@@ -127,6 +135,7 @@ impl ContextMessage {
             reasoning: Vec::new(),
             reasoning_from: None,
             compaction: None,
+            turn: None,
             offered: Vec::new(),
         }
     }
@@ -203,6 +212,7 @@ mod tests {
                 summary: format!("summary before {text}"),
                 encrypted_content: native_to.map(|_| "opaque".into()),
                 native_to: native_to.map(str::to_owned),
+                at: None,
             }),
             ..ContextMessage::text(ContextRole::Assistant, text)
         }

@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod body_rules;
 pub mod compaction;
+pub mod context;
 pub mod credentials;
 pub mod extract;
 pub mod health;
@@ -71,6 +72,7 @@ route_table! {
     "/api/threads/{thread_id}/messages" => { GET => messages::history, POST => messages::send },
     "/api/threads/{thread_id}/stop" => { POST => messages::stop },
     "/api/threads/{thread_id}/stream" => { GET => streams::stream },
+    "/api/threads/{thread_id}/context" => { GET => context::get },
     "/api/threads/{thread_id}/participants" => {
         GET => participants::list, POST => participants::add, DELETE => participants::remove,
     },

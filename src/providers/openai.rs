@@ -348,6 +348,7 @@ mod tests {
             summary: "S".into(),
             encrypted_content: Some("opaque".into()),
             native_to: Some("anthropic".into()),
+            at: None,
         });
         let request = ModelRequest {
             route: ModelRoute {

@@ -99,6 +99,34 @@ async fn a_native_compaction_is_asked_for_kept_and_sent_back_verbatim() {
         .map(|m| m["content"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(history.len(), 4, "{history:?}");
+    // The context endpoint shows the block, not its encrypted bytes.
+    let context = api
+        .get(&format!("/api/threads/{thread}/context"))
+        .await
+        .expect(200);
+    let text = context.to_string();
+    assert!(!text.contains("opaque+payload"), "{text}");
+    let blocks = context["blocks"].as_array().unwrap();
+    let block = blocks.iter().find(|b| b["type"] == "compaction").unwrap();
+    assert_eq!(
+        *block,
+        json!({"type": "compaction", "turn": 1, "method": "native",
+               "summary": "Earlier conversation summarized.", "encrypted": true})
+    );
+    let kinds: Vec<&str> = blocks.iter().map(|b| b["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_text",
+            "compaction",
+            "assistant_text",
+            "user_text",
+            "assistant_text"
+        ]
+    );
+    assert_eq!(blocks[3]["turn"], 2);
+    assert!(context["compacted_at"].is_string());
+    assert!(context["estimated_tokens"].as_u64().unwrap() > 0);
 }
 
 /// The compaction stream as the vendor sends it when it pauses: the block

@@ -41,7 +41,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             _,
             "/api/threads/{thread_id}/messages"
             | "/api/threads/{thread_id}/stop"
-            | "/api/threads/{thread_id}/stream",
+            | "/api/threads/{thread_id}/stream"
+            | "/api/threads/{thread_id}/context",
         ) => Anyone,
         (_, "/api/threads/{thread_id}/participants") => Anyone,
         (_, "/api/keys" | "/api/keys/{key_id}") => Admin,

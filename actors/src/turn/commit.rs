@@ -135,6 +135,7 @@ impl Turn {
             reasoning_from: (!outcome.reasoning.is_empty()).then(|| self.route.provider.clone()),
             reasoning: std::mem::take(&mut outcome.reasoning),
             compaction: outcome.compaction.take(),
+            turn: Some(self.number),
             offered: if outcome.tool_calls.is_empty() {
                 Vec::new()
             } else {

@@ -303,7 +303,8 @@ async fn consume(
                 Some(ModelEvent::Reasoning { index, piece }) => {
                     add_reasoning(&mut reasoning, index, piece);
                 }
-                Some(ModelEvent::Compaction(block)) => {
+                Some(ModelEvent::Compaction(mut block)) => {
+                    block.at.get_or_insert_with(chrono::Utc::now);
                     emitter.emit(ThreadEvent::Compaction {
                         method: "native",
                         summary: Some(block.summary.clone()),

@@ -172,6 +172,10 @@ impl Turn {
             };
             (key.key, record)
         });
+        let mut entries = entries;
+        for entry in &mut entries {
+            entry.turn = Some(self.number);
+        }
         let write = ThreadAppend {
             turn: Some(self.number),
             listed,

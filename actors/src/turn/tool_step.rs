@@ -47,7 +47,8 @@ impl Turn {
         };
         let outputs = until_cancelled(&mut self.cancel, work).await?;
         for ((call, _), output) in plans.iter().zip(outputs) {
-            let result = ContextMessage::tool_result(call.id.clone(), output.as_text());
+            let mut result = ContextMessage::tool_result(call.id.clone(), output.as_text());
+            result.turn = Some(self.number);
             self.history.push(result.clone());
             self.produced.push(result);
         }

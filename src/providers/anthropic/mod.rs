@@ -318,6 +318,7 @@ impl WireParser for MessagesParser {
                                     .as_str()
                                     .map(str::to_owned),
                                 native_to: Some(super::ANTHROPIC.to_owned()),
+                                at: None,
                             })
                         })
                         .into_iter()
