@@ -22,5 +22,6 @@ mod roles;
 mod secrets;
 mod streams;
 mod threads;
+mod tool_steps;
 mod tools;
 mod vendors;

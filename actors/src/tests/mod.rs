@@ -340,6 +340,7 @@ fn done(events: &[ThreadEvent]) -> (bool, String, bool) {
     }
 }
 
+mod profiles;
 mod tool_steps;
 
 #[actix_rt::test]

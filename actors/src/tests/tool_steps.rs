@@ -14,13 +14,13 @@ use crate::tools::{ToolFuture, ToolOutput, ToolScope};
 /// Answers each call with the next script (the last one again when they
 /// run out) and records what every request offered and held.
 #[derive(Default)]
-struct StepModel {
+pub(super) struct StepModel {
     scripts: Mutex<VecDeque<Vec<ModelEvent>>>,
-    requests: Mutex<Vec<ModelRequest>>,
+    pub(super) requests: Mutex<Vec<ModelRequest>>,
 }
 
 impl StepModel {
-    fn new(scripts: Vec<Vec<ModelEvent>>) -> Arc<Self> {
+    pub(super) fn new(scripts: Vec<Vec<ModelEvent>>) -> Arc<Self> {
         Arc::new(Self {
             scripts: Mutex::new(scripts.into()),
             requests: Mutex::new(Vec::new()),
@@ -73,7 +73,7 @@ fn calls(text: &str, id: &str, name: &str, tokens: u64) -> Vec<ModelEvent> {
     events
 }
 
-fn answers(text: &str, tokens: u64) -> Vec<ModelEvent> {
+pub(super) fn answers(text: &str, tokens: u64) -> Vec<ModelEvent> {
     vec![
         ModelEvent::Text(text.into()),
         ModelEvent::Usage {
@@ -86,14 +86,14 @@ fn answers(text: &str, tokens: u64) -> Vec<ModelEvent> {
 
 /// One server-side tool, `lookup`, answering `{"echo": arguments}` after
 /// `delay`; counts its calls and notices a call dropped before its end.
-struct Lookup {
+pub(super) struct Lookup {
     delay: Duration,
-    calls: AtomicUsize,
+    pub(super) calls: AtomicUsize,
     dropped: Arc<AtomicBool>,
 }
 
 impl Lookup {
-    fn new(delay: Duration) -> Arc<Self> {
+    pub(super) fn new(delay: Duration) -> Arc<Self> {
         Arc::new(Self {
             delay,
             calls: AtomicUsize::new(0),
@@ -147,7 +147,7 @@ impl ToolExecutor for Lookup {
     }
 }
 
-fn fixture(model: Arc<StepModel>, tools: Arc<Lookup>) -> Fixture {
+pub(super) fn fixture(model: Arc<StepModel>, tools: Arc<Lookup>) -> Fixture {
     let scripted = Arc::new(ScriptedProvider {
         delay: Duration::ZERO,
         contexts: Mutex::new(Vec::new()),
@@ -156,7 +156,7 @@ fn fixture(model: Arc<StepModel>, tools: Arc<Lookup>) -> Fixture {
     Fixture::with_parts(256 * 1024 * 1024, scripted, model, tools)
 }
 
-fn names(events: &[ThreadEvent]) -> Vec<&'static str> {
+pub(super) fn names(events: &[ThreadEvent]) -> Vec<&'static str> {
     events.iter().map(ThreadEvent::name).collect()
 }
 
@@ -354,157 +354,4 @@ async fn a_stop_during_a_tool_call_cancels_it_at_once() {
     let usage = fixture.store.usage.lock().unwrap();
     assert_eq!(usage.len(), 1);
     assert_eq!(usage[0].message_id, None);
-}
-
-/// Gives the thread's agent two profiles: `safe` (the default: everything
-/// but `wipe`) and `all`.
-fn with_profiles(fixture: &Fixture, thread: ThreadId) {
-    let agent_id = fixture.store.threads.lock().unwrap()[&thread].agent_id;
-    let mut agents = fixture.store.agents.lock().unwrap();
-    let agent = agents.get_mut(&agent_id).unwrap();
-    let profile = |deny: Option<Vec<String>>| ToolProfile {
-        description: None,
-        allow: vec!["*".into()],
-        deny,
-    };
-    agent.tool_profiles = Some(
-        [
-            ("safe".to_owned(), profile(Some(vec!["wi*".into()]))),
-            ("all".to_owned(), profile(None)),
-        ]
-        .into(),
-    );
-    agent.default_profile = Some("safe".into());
-}
-
-fn call_with(id: &str, name: &str, arguments: serde_json::Value) -> Vec<ModelEvent> {
-    vec![
-        ModelEvent::ToolCallStart {
-            index: 0,
-            id: id.into(),
-            name: name.into(),
-        },
-        ModelEvent::ToolCallArguments {
-            index: 0,
-            fragment: arguments.to_string(),
-        },
-        ModelEvent::Finish(FinishReason::ToolCalls),
-    ]
-}
-
-#[actix_rt::test]
-async fn a_profile_that_denies_a_tool_keeps_it_out_and_refuses_a_forged_call() {
-    let model = StepModel::new(vec![call_with("c1", "wipe", json!({})), answers("No.", 1)]);
-    let tools = Lookup::new(Duration::ZERO);
-    let fixture = fixture(model.clone(), tools.clone());
-    let thread = fixture.thread();
-    with_profiles(&fixture, thread);
-    let events = drain(fixture.send(thread, "wipe it").await).await;
-    let offered: Vec<String> = model.requests.lock().unwrap()[0]
-        .tools
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    assert_eq!(offered, ["propose_profile_switch", "lookup"]);
-    let result = events.iter().find(|e| e.name() == "tool_result").unwrap();
-    assert_eq!(
-        *result,
-        ThreadEvent::ToolResult {
-            tool_name: "wipe".into(),
-            tool_call_id: "c1".into(),
-            result: json!({"error": NOT_AVAILABLE}),
-            is_error: Some(true),
-        }
-    );
-    assert_eq!(tools.calls.load(Ordering::SeqCst), 0, "never executed");
-    // An unknown profile offers no org tool (fails closed); the built-in is
-    // never gated.
-    let request = TurnRequest {
-        content: "again".into(),
-        tool_profile: Some("nonexistent".into()),
-        ..TurnRequest::default()
-    };
-    let Admission::Accepted { reader, .. } = fixture
-        .runtime
-        .post(fixture.org, thread, request, IfBusy::Queue)
-        .await
-        .unwrap()
-    else {
-        panic!("refused");
-    };
-    drain(reader).await;
-    let offered: Vec<String> = model.requests.lock().unwrap()[2]
-        .tools
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    assert_eq!(offered, ["propose_profile_switch"]);
-}
-
-#[actix_rt::test]
-async fn propose_profile_switch_shows_a_proposal_and_changes_nothing() {
-    let model = StepModel::new(vec![
-        call_with(
-            "c1",
-            "propose_profile_switch",
-            json!({"target": "all", "reason": "wiping needs it"}),
-        ),
-        call_with(
-            "c2",
-            "propose_profile_switch",
-            json!({"target": "safe", "reason": "already"}),
-        ),
-        answers("Asked.", 1),
-    ]);
-    let fixture = fixture(model, Lookup::new(Duration::ZERO));
-    let thread = fixture.thread();
-    with_profiles(&fixture, thread);
-    let events = drain(fixture.send(thread, "wipe it").await).await;
-    let names = names(&events);
-    let at = names
-        .iter()
-        .position(|n| *n == "profile_switch_proposal")
-        .unwrap();
-    assert_eq!(
-        names[at - 2..=at + 1],
-        [
-            "tool_call",
-            "tool_executing",
-            "profile_switch_proposal",
-            "tool_result"
-        ]
-    );
-    assert_eq!(
-        events[at],
-        ThreadEvent::ProfileSwitchProposal {
-            target: "all".into(),
-            reason: "wiping needs it".into(),
-        }
-    );
-    let ThreadEvent::ToolResult { result, .. } = &events[at + 1] else {
-        unreachable!()
-    };
-    assert_eq!(result["proposed"], "all");
-    // Proposing the profile in use is an error result, and no proposal.
-    assert_eq!(
-        names
-            .iter()
-            .filter(|n| **n == "profile_switch_proposal")
-            .count(),
-        1
-    );
-    let last_result = events
-        .iter()
-        .rev()
-        .find(|e| e.name() == "tool_result")
-        .unwrap();
-    assert!(matches!(
-        last_result,
-        ThreadEvent::ToolResult {
-            is_error: Some(true),
-            ..
-        }
-    ));
-    let thread_now = fixture.store.threads.lock().unwrap()[&thread].clone();
-    assert_eq!(thread_now.active_profile, None, "Confer never switches");
 }
