@@ -81,7 +81,8 @@ fn request_id(req: &ServiceRequest) -> String {
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
 }
 
-/// Middleware: one `request` log line per request, and the `x-request-id` header.
+/// Middleware: one `request` log line per request, the request's id on every
+/// line its handler logs, and the `x-request-id` header.
 pub async fn request_log(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -90,7 +91,9 @@ pub async fn request_log(
     let method = req.method().clone();
     let path = req.path().to_owned();
     let id = request_id(&req);
-    let mut response = next.call(req).await?;
+    // Every line the request's handler logs carries its id (the span's field).
+    let span = tracing::info_span!("request", request_id = %id);
+    let mut response = tracing::Instrument::instrument(next.call(req), span).await?;
     let status = response.status().as_u16();
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     // A client's own mistake (any 4xx) is not the operator's alarm: debug.

@@ -59,6 +59,7 @@ macro_rules! route_table {
 // `Admin`, `PlatformAdmin`; see `crate::auth`).
 route_table! {
     "/healthz" => { GET => health::healthz },
+    "/readyz" => { GET => health::readyz },
     "/api/agents" => { GET => agents::list, POST => agents::create },
     "/api/agents/{agent_id}" => {
         GET => agents::get, PATCH => agents::update, DELETE => agents::delete,

@@ -384,6 +384,11 @@ impl Store {
         self.inner.flush_now()
     }
 
+    /// The failure that poisoned the store, if a flush failed.
+    pub fn failure(&self) -> Option<String> {
+        self.inner.commit.poison()
+    }
+
     /// Resolves with the error once a flush has failed (see `durability`).
     pub fn poisoned(&self) -> impl std::future::Future<Output = String> + Send + 'static {
         self.inner.commit.poisoned()

@@ -164,3 +164,77 @@ async fn logs_have_one_line_per_request_and_no_secrets() {
         assert!(!logs.contains(secret), "secret {secret} leaked into logs");
     }
 }
+
+/// `/readyz` answers 200 while sends are taken; a line a handler logs
+/// carries its request's id (the client's `X-Request-Id` when it sent one).
+#[tokio::test]
+async fn readiness_and_request_ids_on_handler_log_lines() {
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_LOG", "info,confer=debug")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1:9"),
+    );
+    let ready = reqwest::get(format!("{}/readyz", server.base))
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), 200);
+    assert_eq!(
+        ready.json::<serde_json::Value>().await.unwrap()["status"],
+        "ready"
+    );
+    let api = server.admin();
+    api.post(
+        "/api/tools",
+        serde_json::json!({"name": "closed", "url": "http://127.0.0.1:9/hook"}),
+    )
+    .await
+    .expect(201);
+    let answer = reqwest::Client::new()
+        .post(format!("{}/api/tools/execute", server.base))
+        .bearer_auth(crate::common::BOOTSTRAP_KEY)
+        .header("x-request-id", "test-request-42")
+        .json(&serde_json::json!({"name": "closed", "arguments": {}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.headers()["x-request-id"], "test-request-42");
+    let logs = server.logs();
+    let line = logs
+        .lines()
+        .find(|l| l.contains("a tool call failed"))
+        .unwrap_or_else(|| panic!("no handler line: {logs}"));
+    assert!(line.contains("test-request-42"), "{line}");
+}
+
+/// Once a shutdown began, `/readyz` is 503 on a connection still open
+/// (the listener takes no new ones) while the running turns finish.
+#[tokio::test]
+async fn readiness_is_503_during_a_shutdown() {
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_BUILTIN_DELAY_MS", "100")
+            .env("CONFER_SHUTDOWN_TIMEOUT_SECS", "3"),
+    );
+    let api = server.admin();
+    let agent = api.agent("Busy").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let long: String = (0..40).map(|n| format!("word{n} ")).collect();
+    let mut running = api.open_stream(&thread, json!({"content": long})).await;
+    running.next_within(Duration::from_secs(10)).await.unwrap();
+    // One client, one kept-alive connection.
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(1)
+        .build()
+        .unwrap();
+    let url = format!("{}/readyz", server.base);
+    assert_eq!(client.get(&url).send().await.unwrap().status(), 200);
+    server.signal("TERM");
+    let answer =
+        crate::common::eventually(Duration::from_secs(5), "503 from /readyz", async || {
+            let reply = client.get(&url).send().await.ok()?;
+            (reply.status() == 503).then_some(reply)
+        })
+        .await;
+    let body: serde_json::Value = answer.json().await.unwrap();
+    assert_eq!(body["error"], "SHUTTING_DOWN");
+}

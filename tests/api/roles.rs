@@ -26,7 +26,7 @@ enum Needs {
 fn needs(method: &str, path: &str) -> Option<Needs> {
     use Needs::*;
     Some(match (method, path) {
-        ("GET", "/healthz") => Nobody,
+        ("GET", "/healthz" | "/readyz") => Nobody,
         ("GET", "/api/agents" | "/api/agents/{agent_id}") => Anyone,
         ("POST", "/api/agents") => Admin,
         ("PATCH" | "DELETE", "/api/agents/{agent_id}") => Admin,
