@@ -4,7 +4,6 @@
 use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use confer_actors::provider::pending_tool_calls;
 use confer_actors::{
     Admission, AgentId, ContextMessage, IfBusy, Message, Metadata, OrgId, Role, ThreadId,
     ThreadStore, ToolDefinition, ToolResult, TurnRequest,
@@ -309,8 +308,10 @@ async fn refuse_early(
         .map(|r| r.tool_call_id.clone())
         .collect();
     if !answered.is_empty() {
-        let context = state.store.run(move |s| s.context(thread)).await?;
-        let pending = pending_tool_calls(&context);
+        let pending = state
+            .store
+            .run(move |s| s.pending_tool_calls(thread))
+            .await?;
         if let Some(stray) = answered.iter().find(|id| !pending.contains(id)) {
             return Err(ApiError::invalid(
                 "toolResults",

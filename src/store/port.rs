@@ -26,6 +26,23 @@ fn next_seq(
 }
 
 impl SledStore {
+    /// The tool calls of the thread's last assistant entry that no entry
+    /// after it answers: read from the end, so a long thread costs no more
+    /// than a short one.
+    pub fn pending_tool_calls(&self, thread: ThreadId) -> Result<Vec<String>, StoreError> {
+        let mut tail: Vec<ContextMessage> = Vec::new();
+        for entry in self.context.scan_prefix(thread.as_bytes()).rev() {
+            let entry: ContextMessage = self.filed_record(thread, entry)?;
+            let assistant = entry.role == confer_actors::ContextRole::Assistant;
+            tail.push(entry);
+            if assistant {
+                break;
+            }
+        }
+        tail.reverse();
+        Ok(confer_actors::provider::pending_tool_calls(&tail))
+    }
+
     /// The newest entry of a thread's context.
     pub fn last_context(&self, thread: ThreadId) -> Result<Option<ContextMessage>, StoreError> {
         self.context
@@ -328,6 +345,40 @@ mod tests {
             step: Some(1),
             created_at: Utc::now(),
         }
+    }
+
+    #[test]
+    fn pending_tool_calls_are_read_from_the_end_of_the_context() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        let thread = ThreadId::new();
+        let append = |entries: Vec<ContextMessage>| {
+            let write = ThreadAppend {
+                context: entries,
+                ..ThreadAppend::default()
+            };
+            store.append(thread, write).unwrap();
+        };
+        assert!(store.pending_tool_calls(thread).unwrap().is_empty());
+        let mut history: Vec<ContextMessage> = (0..50)
+            .map(|n| ContextMessage::text(ContextRole::User, format!("m{n}")))
+            .collect();
+        let mut asks = ContextMessage::text(ContextRole::Assistant, "");
+        asks.tool_calls = ["a", "b"]
+            .map(|id| confer_actors::ToolCall {
+                id: id.into(),
+                name: "f".into(),
+                arguments: serde_json::json!({}),
+            })
+            .into();
+        history.push(asks);
+        history.push(ContextMessage::tool_result("a", "done"));
+        append(history);
+        assert_eq!(store.pending_tool_calls(thread).unwrap(), ["b"]);
+        append(vec![ContextMessage::tool_result("b", "done")]);
+        assert!(store.pending_tool_calls(thread).unwrap().is_empty());
+        append(vec![ContextMessage::text(ContextRole::Assistant, "ok")]);
+        assert!(store.pending_tool_calls(thread).unwrap().is_empty());
     }
 
     #[test]
