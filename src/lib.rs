@@ -168,6 +168,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         max_depth: settings.max_json_depth,
     };
 
+    let cors_origins = settings.cors_origins.clone();
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -177,6 +178,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
             .wrap(from_fn(api::json_errors))
             .wrap(from_fn(api::header_limit))
             .wrap(from_fn(telemetry::request_log))
+            // Outermost: a preflight is answered before anything else runs.
+            .wrap(api::cors::cors(&cors_origins))
             .configure(api::routes)
     })
     .shutdown_timeout(settings.shutdown_timeout_secs)

@@ -76,6 +76,8 @@ pub struct Settings {
     #[serde(default)]
     pub outbound_proxy: Option<String>,
     pub client_timeout_secs: u64,
+    /// Comma-separated origins browser clients may call from ("": no CORS).
+    pub cors_origins: String,
     pub stalled_client_secs: u64,
     pub max_connections: usize,
     pub max_content_bytes: usize,

@@ -7,6 +7,7 @@ pub mod agents;
 pub mod body_rules;
 pub mod compaction;
 pub mod context;
+pub mod cors;
 pub mod credentials;
 pub mod extract;
 pub mod health;

@@ -238,3 +238,65 @@ async fn readiness_is_503_during_a_shutdown() {
     let body: serde_json::Value = answer.json().await.unwrap();
     assert_eq!(body["error"], "SHUTTING_DOWN");
 }
+
+/// CORS is off by default; `CONFER_CORS_ORIGINS` answers those origins'
+/// preflights and lets their pages read the request id and rate headers.
+#[tokio::test]
+async fn cors_admits_only_the_configured_origins() {
+    let app = "https://app.example.com";
+    let server = Server::start_with(Options::default().env("CONFER_CORS_ORIGINS", app));
+    let client = reqwest::Client::new();
+    let preflight = client
+        .request(
+            reqwest::Method::OPTIONS,
+            format!("{}/api/agents", server.base),
+        )
+        .header("origin", app)
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "authorization,content-type",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    assert_eq!(preflight.headers()["access-control-allow-origin"], app);
+    let read = client
+        .get(format!("{}/api/agents", server.base))
+        .bearer_auth(BOOTSTRAP_KEY)
+        .header("origin", app)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.status(), 200);
+    assert_eq!(read.headers()["access-control-allow-origin"], app);
+    let exposed = read.headers()["access-control-expose-headers"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(
+        exposed.contains("x-request-id") && exposed.contains("retry-after"),
+        "{exposed}"
+    );
+    let other = client
+        .get(format!("{}/api/agents", server.base))
+        .bearer_auth(BOOTSTRAP_KEY)
+        .header("origin", "https://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+
+    // Off by default: no CORS header for any origin.
+    let plain = Server::start();
+    let read = client
+        .get(format!("{}/api/agents", plain.base))
+        .bearer_auth(BOOTSTRAP_KEY)
+        .header("origin", app)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.status(), 200);
+    assert!(read.headers().get("access-control-allow-origin").is_none());
+}
