@@ -7,6 +7,7 @@
 pub mod allocator;
 pub mod api;
 pub mod auth;
+pub mod cli;
 pub mod connections;
 pub mod error;
 pub mod limits;
@@ -201,6 +202,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     if settings.workers > 0 {
         server = server.workers(settings.workers);
     }
+    let mut signals = ShutdownSignals::install();
     let server = server.run();
     let handle = server.handle();
 
@@ -226,7 +228,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     let grace = Duration::from_secs(settings.shutdown_timeout_secs);
     let stopping = actix_web::rt::spawn(async move {
         let reason = tokio::select! {
-            signal = shutdown_signal() => Ok(signal),
+            signal = signals.next() => Ok(signal),
             error = poisoned => Err(error),
         };
         match &reason {
@@ -235,8 +237,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
                 // No new connections; sends on open ones are refused (503
                 // SHUTTING_DOWN) while the running turns finish or stop.
                 handle.pause().await;
-                actix_web::rt::spawn(async {
-                    let second = shutdown_signal().await;
+                actix_web::rt::spawn(async move {
+                    let second = signals.next().await;
                     tracing::warn!(signal = second, "second signal: exiting at once");
                     // Every acknowledged write is already durable.
                     std::process::exit(1);
@@ -263,18 +265,36 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     Ok(())
 }
 
-/// Waits for SIGINT or SIGTERM; both stop the server the same graceful way.
-async fn shutdown_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        tracing::error!("cannot listen for signals; stop Confer with SIGKILL");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
+/// SIGTERM and SIGINT, listened for from the moment this is made: a
+/// signal that arrives before anyone waits is kept, not left to the default
+/// action (which would end the process without a graceful shutdown).
+struct ShutdownSignals(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
+
+impl ShutdownSignals {
+    /// Installs the handlers (inside the runtime).
+    fn install() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(term), Ok(int)) => Self(Some((term, int))),
+            _ => {
+                tracing::error!("cannot listen for signals; stop Confer with SIGKILL");
+                Self(None)
+            }
+        }
+    }
+
+    /// Waits for the next SIGINT or SIGTERM; both stop the server the same
+    /// graceful way.
+    async fn next(&mut self) -> &'static str {
+        let Some((term, int)) = &mut self.0 else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        }
     }
 }

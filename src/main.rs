@@ -22,6 +22,47 @@ enum Command {
     Serve,
     /// Print the effective configuration (secrets redacted) and exit.
     Config,
+    /// API keys, on a stopped store.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// Organizations, on a stopped store.
+    #[command(subcommand)]
+    Orgs(OrgsCommand),
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Create a key and print its secret once.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum, default_value = "admin")]
+        role: Role,
+        /// The org's name or id (default: `default`, else the oldest org).
+        #[arg(long)]
+        org: Option<String>,
+    },
+    /// List an org's keys (never their secrets).
+    List {
+        #[arg(long)]
+        org: Option<String>,
+    },
+    /// Revoke a key: it is refused from then on.
+    Revoke { id: String },
+}
+
+#[derive(Subcommand)]
+enum OrgsCommand {
+    /// Create an organization.
+    Create { name: String },
+    /// List the organizations, oldest first.
+    List,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Role {
+    Admin,
+    Member,
 }
 
 fn main() -> ExitCode {
@@ -34,7 +75,42 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let done = |result: Result<String, confer::cli::CliError>| match result {
+        Ok(text) => {
+            if !text.is_empty() {
+                println!("{text}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("confer: {error}");
+            match error {
+                confer::cli::CliError::Failed(_) => ExitCode::FAILURE,
+                _ => ExitCode::from(2),
+            }
+        }
+    };
     match cli.command {
+        Command::Keys(KeysCommand::Create { name, role, org }) => {
+            let role = match role {
+                Role::Admin => confer::store::records::KeyRole::Admin,
+                Role::Member => confer::store::records::KeyRole::Member,
+            };
+            done(confer::cli::keys_create(
+                &settings,
+                &name,
+                role,
+                org.as_deref(),
+            ))
+        }
+        Command::Keys(KeysCommand::List { org }) => {
+            done(confer::cli::keys_list(&settings, org.as_deref()))
+        }
+        Command::Keys(KeysCommand::Revoke { id }) => done(confer::cli::keys_revoke(&settings, &id)),
+        Command::Orgs(OrgsCommand::Create { name }) => {
+            done(confer::cli::orgs_create(&settings, &name))
+        }
+        Command::Orgs(OrgsCommand::List) => done(confer::cli::orgs_list(&settings)),
         Command::Config => {
             println!("{settings:#?}");
             ExitCode::SUCCESS

@@ -379,6 +379,12 @@ impl Store {
         Ok(value)
     }
 
+    /// Runs `f` on the store on this thread (for the command-line tools,
+    /// which have no async runtime).
+    pub fn with_inner<T>(&self, f: impl FnOnce(&SledStore) -> T) -> T {
+        f(&self.inner)
+    }
+
     /// Flushes synchronously (at shutdown).
     pub fn flush_now(&self) -> Result<(), StoreError> {
         self.inner.flush_now()

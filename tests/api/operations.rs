@@ -300,3 +300,49 @@ async fn cors_admits_only_the_configured_origins() {
     assert_eq!(read.status(), 200);
     assert!(read.headers().get("access-control-allow-origin").is_none());
 }
+
+/// `confer keys create` on a stopped store gives a key the server then
+/// accepts; against a store a running server holds it exits 2, one line.
+#[tokio::test]
+async fn keys_create_on_a_stopped_store() {
+    let mut server = Server::start();
+    let data = server.data_dir().to_owned();
+    let cli = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("CONFER_DATA_DIR", &data)
+            .output()
+            .unwrap()
+    };
+    let busy = cli(&["keys", "create", "--name", "ops"]);
+    assert_eq!(busy.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&busy.stderr);
+    assert!(said.contains("in use by a running server"), "{said}");
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+
+    let stopped = server.terminate();
+    assert!(stopped, "{}", server.logs());
+    let made = cli(&["keys", "create", "--name", "ops", "--role", "member"]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let out = String::from_utf8_lossy(&made.stdout).to_string();
+    let key = out.lines().last().unwrap().trim().to_owned();
+    assert!(key.starts_with("cfr_"), "{out}");
+    let listed = cli(&["keys", "list"]);
+    let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+    assert!(listed.contains("\tops\tMember\t"), "{listed}");
+    assert!(!listed.contains(&key), "a listing never shows a secret");
+
+    let server = server.kill_and_restart();
+    let member = server.api(&key);
+    member.get("/api/agents").await.expect(200);
+    member
+        .post("/api/agents", json!({"name": "nope"}))
+        .await
+        .expect_error(403, "FORBIDDEN");
+}
