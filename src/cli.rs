@@ -2,15 +2,12 @@
 //! line"): API keys and organizations. The store allows one process at a
 //! time, so these refuse a data directory a running server holds.
 
-use std::sync::Arc;
-
 use anyhow::Context;
 use chrono::Utc;
 use confer_actors::{ApiKeyId, OrgId};
 use secrecy::ExposeSecret;
 
 use crate::auth::api_keys::{DEFAULT_ORG, generate_secret, new_key_record};
-use crate::secrets::SecretBox;
 use crate::settings::Settings;
 use crate::store::records::{KeyRole, Org};
 use crate::store::{SledStore, Store};
@@ -31,17 +28,8 @@ pub enum CliError {
 
 /// Opens the store of `settings` for a command.
 fn open(settings: &Settings) -> Result<Store, CliError> {
-    std::fs::create_dir_all(&settings.data_dir)
-        .with_context(|| format!("creating data dir {}", settings.data_dir.display()))?;
-    let secrets = SecretBox::load(
-        settings.secret_key.as_ref(),
-        settings.secret_key_file.as_deref(),
-        settings.secret_key_old.as_ref(),
-        &settings.data_dir,
-    )
-    .context("loading the secret key")?;
-    Store::open_with(&settings.data_dir, Arc::new(secrets)).map_err(|error| {
-        let text = error.to_string();
+    crate::open_store(settings).map_err(|error| {
+        let text = format!("{error:#}");
         // sled takes an exclusive lock on its directory.
         if text.contains("lock")
             || text.contains("WouldBlock")
@@ -49,7 +37,7 @@ fn open(settings: &Settings) -> Result<Store, CliError> {
         {
             CliError::InUse(settings.data_dir.display().to_string())
         } else {
-            CliError::Failed(anyhow::anyhow!("opening the store: {text}"))
+            CliError::Failed(error)
         }
     })
 }

@@ -76,11 +76,9 @@ pub fn jwt_verifier(settings: &Settings) -> anyhow::Result<Option<JwtVerifier>> 
         .map_err(anyhow::Error::msg)
 }
 
-/// Runs the server on `listener` until SIGINT/SIGTERM, then finishes
-/// in-flight requests and flushes the store.
-pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyhow::Result<()> {
-    let settings = Arc::new(settings);
-    let jwt = jwt_verifier(&settings)?;
+/// Opens the store of `settings` (creating its directory) with the secret
+/// key the settings name: the server's way, and the command line's.
+pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
     std::fs::create_dir_all(&settings.data_dir)
         .with_context(|| format!("creating data dir {}", settings.data_dir.display()))?;
     let secrets = SecretBox::load(
@@ -90,8 +88,15 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         &settings.data_dir,
     )?;
     tracing::info!(source = %secrets.source, "secret key loaded");
-    let store =
-        Store::open_with(&settings.data_dir, Arc::new(secrets)).context("opening the store")?;
+    Store::open_with(&settings.data_dir, Arc::new(secrets)).context("opening the store")
+}
+
+/// Runs the server on `listener` until SIGINT/SIGTERM, then finishes
+/// in-flight requests and flushes the store.
+pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyhow::Result<()> {
+    let settings = Arc::new(settings);
+    let jwt = jwt_verifier(&settings)?;
+    let store = open_store(&settings)?;
 
     let extra_ca = match &settings.extra_ca_cert {
         Some(path) => Some(
