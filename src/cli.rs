@@ -47,13 +47,7 @@ fn open(settings: &Settings) -> Result<Store, CliError> {
 fn org(store: &SledStore, name: Option<&str>, create: bool) -> Result<Org, CliError> {
     let mut orgs = store.orgs().context("reading orgs")?;
     if orgs.is_empty() && create && name.is_none_or(|n| n == DEFAULT_ORG) {
-        let org = Org {
-            id: OrgId::new(),
-            name: DEFAULT_ORG.into(),
-            created_at: Utc::now(),
-        };
-        store.put_org(&org).context("storing the org")?;
-        return Ok(org);
+        return Ok(store.default_org().context("storing the org")?);
     }
     orgs.sort_by_key(|o| o.created_at);
     let wanted = name.unwrap_or(DEFAULT_ORG);

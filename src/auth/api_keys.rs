@@ -8,14 +8,14 @@ use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
 use crate::store::Store;
-use crate::store::records::{ApiKey, KeyRole, Org};
+use crate::store::records::{ApiKey, KeyRole};
 
 /// Prefix of every generated secret, so a leaked key is recognisable.
 pub const SECRET_PREFIX: &str = "cfr_";
 /// Characters of the secret kept as the listed `prefix`.
 const SHOWN_PREFIX_LEN: usize = SECRET_PREFIX.len() + 8;
 /// Name of the org the bootstrap ensures.
-pub const DEFAULT_ORG: &str = "default";
+pub use crate::store::records::DEFAULT_ORG;
 
 /// SHA-256 of a presented secret.
 pub fn hash_secret(secret: &str) -> [u8; 32] {
@@ -84,18 +84,7 @@ pub async fn bootstrap(
             if bootstrap_key.is_none() && !orgs.is_empty() {
                 return Ok(None);
             }
-            let org = match orgs.into_iter().find(|o| o.name == DEFAULT_ORG) {
-                Some(org) => org,
-                None => {
-                    let org = Org {
-                        id: OrgId::new(),
-                        name: DEFAULT_ORG.into(),
-                        created_at: Utc::now(),
-                    };
-                    s.put_org(&org)?;
-                    org
-                }
-            };
+            let org = s.default_org()?;
             let (secret, fresh) = match bootstrap_key {
                 Some(secret) => (secret, false),
                 None => (generate_secret()?, true),

@@ -7,7 +7,7 @@ use confer_actors::{ApiKeyId, OrgId, StoreError};
 use sled::Transactional;
 
 use super::codec::{decode, encode};
-use super::records::{ApiKey, Org};
+use super::records::{ApiKey, DEFAULT_ORG, Org};
 use super::{SledStore, abort, engine, keys, tx_error};
 
 impl SledStore {
@@ -22,6 +22,21 @@ impl SledStore {
     }
 
     /// Every organization (there are few; used at start and by platform admins).
+    /// The org `default`, made (and stored) when the store has none: what
+    /// a first start and the command line on an empty store both need.
+    pub fn default_org(&self) -> Result<Org, StoreError> {
+        if let Some(org) = self.orgs()?.into_iter().find(|o| o.name == DEFAULT_ORG) {
+            return Ok(org);
+        }
+        let org = Org {
+            id: OrgId::new(),
+            name: DEFAULT_ORG.into(),
+            created_at: Utc::now(),
+        };
+        self.put_org(&org)?;
+        Ok(org)
+    }
+
     pub fn orgs(&self) -> Result<Vec<Org>, StoreError> {
         self.orgs
             .iter()

@@ -4,14 +4,14 @@
 
 use confer_actors::{
     Agent, AgentId, CompactionConfig, ContextMessage, CredentialConfig, IdempotencyRecord, Message,
-    MessageId, OrgId, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore,
-    UsageRecord,
+    OrgId, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore, UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::codec::encode;
-use super::{SledStore, abort, engine, keys, next_org_instant, tx_error};
+use super::usage::UsageTrees;
+use super::{SledStore, engine, keys, tx_error};
 
 /// The next seq of `thread` in a per-thread counter tree, inside a transaction.
 fn next_seq(
@@ -272,60 +272,12 @@ impl ThreadStore for SledStore {
     }
 }
 
-/// The usage trees inside a transaction: the record, its two indexes and
-/// the org's clock (which makes `created_at` unique within the org).
-struct UsageTrees<'a> {
-    usage: &'a TransactionalTree,
-    by_thread: &'a TransactionalTree,
-    by_agent: &'a TransactionalTree,
-    clocks: &'a TransactionalTree,
-}
-
-type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
-
-impl<'a> UsageTrees<'a> {
-    /// Stores a new record at the org's next instant; returns it as stored.
-    fn insert(&self, mut record: UsageRecord) -> TxResult<UsageRecord> {
-        let org = record.org_id;
-        let at = next_org_instant(self.clocks, org, record.created_at)?;
-        record.created_at = keys::from_micros(at);
-        let id = record.id.as_bytes();
-        let org_bytes = org.as_bytes();
-        self.usage.insert(
-            keys::timeline(org_bytes, at, id),
-            encode(&record).map_err(abort)?,
-        )?;
-        let thread_prefix = keys::pair(org_bytes, record.thread_id.as_bytes());
-        self.by_thread
-            .insert(keys::timeline(&thread_prefix, at, id), &[])?;
-        let agent_prefix = keys::pair(org_bytes, record.agent_id.as_bytes());
-        self.by_agent
-            .insert(keys::timeline(&agent_prefix, at, id), &[])?;
-        Ok(record)
-    }
-
-    /// Rewrites a stored record (its key unchanged) to point at `answer`.
-    fn link(&self, stored: &UsageRecord, answer: Option<MessageId>) -> TxResult<()> {
-        let key = keys::timeline(
-            stored.org_id.as_bytes(),
-            keys::micros(stored.created_at),
-            stored.id.as_bytes(),
-        );
-        let linked = UsageRecord {
-            message_id: answer,
-            ..stored.clone()
-        };
-        self.usage.insert(key, encode(&linked).map_err(abort)?)?;
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::{UsageFilter, test_secrets};
     use chrono::Utc;
-    use confer_actors::{ContextRole, Role, UsageId};
+    use confer_actors::{ContextRole, MessageId, Role, UsageId};
 
     fn usage(org: OrgId, agent: AgentId, thread: ThreadId, tokens: u64) -> UsageRecord {
         UsageRecord {

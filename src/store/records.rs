@@ -5,6 +5,9 @@ use chrono::{DateTime, Utc};
 use confer_actors::{ApiKeyId, OrgId};
 use serde::{Deserialize, Serialize};
 
+/// The org a first start makes, and the one commands use by default.
+pub const DEFAULT_ORG: &str = "default";
+
 /// An organization.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Org {

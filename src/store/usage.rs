@@ -2,10 +2,11 @@
 //! agent from their time-ordered indexes.
 
 use chrono::{DateTime, Utc};
-use confer_actors::{AgentId, OrgId, StoreError, ThreadId, UsageRecord};
+use confer_actors::{AgentId, MessageId, OrgId, StoreError, ThreadId, UsageRecord};
+use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
-use super::codec::decode;
-use super::{Page, SledStore, keys};
+use super::codec::{decode, encode};
+use super::{Page, SledStore, abort, keys, next_org_instant};
 
 /// Which usage records to list.
 #[derive(Clone, Copy, Debug, Default)]
@@ -82,5 +83,52 @@ impl SledStore {
                 record_of,
             ),
         }
+    }
+}
+/// The usage trees inside a transaction: the record, its two indexes and
+/// the org's clock (which makes `created_at` unique within the org).
+pub(super) struct UsageTrees<'a> {
+    pub(super) usage: &'a TransactionalTree,
+    pub(super) by_thread: &'a TransactionalTree,
+    pub(super) by_agent: &'a TransactionalTree,
+    pub(super) clocks: &'a TransactionalTree,
+}
+
+type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
+
+impl<'a> UsageTrees<'a> {
+    /// Stores a new record at the org's next instant; returns it as stored.
+    pub(super) fn insert(&self, mut record: UsageRecord) -> TxResult<UsageRecord> {
+        let org = record.org_id;
+        let at = next_org_instant(self.clocks, org, record.created_at)?;
+        record.created_at = keys::from_micros(at);
+        let id = record.id.as_bytes();
+        let org_bytes = org.as_bytes();
+        self.usage.insert(
+            keys::timeline(org_bytes, at, id),
+            encode(&record).map_err(abort)?,
+        )?;
+        let thread_prefix = keys::pair(org_bytes, record.thread_id.as_bytes());
+        self.by_thread
+            .insert(keys::timeline(&thread_prefix, at, id), &[])?;
+        let agent_prefix = keys::pair(org_bytes, record.agent_id.as_bytes());
+        self.by_agent
+            .insert(keys::timeline(&agent_prefix, at, id), &[])?;
+        Ok(record)
+    }
+
+    /// Rewrites a stored record (its key unchanged) to point at `answer`.
+    pub(super) fn link(&self, stored: &UsageRecord, answer: Option<MessageId>) -> TxResult<()> {
+        let key = keys::timeline(
+            stored.org_id.as_bytes(),
+            keys::micros(stored.created_at),
+            stored.id.as_bytes(),
+        );
+        let linked = UsageRecord {
+            message_id: answer,
+            ..stored.clone()
+        };
+        self.usage.insert(key, encode(&linked).map_err(abort)?)?;
+        Ok(())
     }
 }
