@@ -58,7 +58,7 @@ pub enum ApiError {
 }
 
 /// The JSON error body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody<'a> {
     pub error: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]

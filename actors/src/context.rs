@@ -19,7 +19,7 @@ pub enum ContextRole {
 }
 
 /// A tool call the model made.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ToolCall {
     /// The vendor's ID, passed through unchanged.
     pub id: String,

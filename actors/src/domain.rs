@@ -13,7 +13,7 @@ use crate::ids::{AgentId, MessageId, OrgId, ThreadId, UsageId};
 pub type Metadata = BTreeMap<String, String>;
 
 /// The execution runtime of an agent's sandboxed tools.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RuntimeProvider {
     /// The default runtime.
@@ -35,7 +35,7 @@ impl RuntimeProvider {
 }
 
 /// A named tool profile: which tools a turn may offer (`*` wildcards).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ToolProfile {
     /// What the profile is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,7 +75,7 @@ impl Agent {
 }
 
 /// `single` (one user) or `multiplayer` (several participants).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ThreadKind {
     #[default]
@@ -105,7 +105,7 @@ pub struct Thread {
 }
 
 /// The author of a listed message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     User,
@@ -127,7 +127,7 @@ pub struct Message {
 }
 
 /// `owner` or `member` of a multiplayer thread.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ParticipantRole {
     Owner,
@@ -216,7 +216,7 @@ impl Default for CredentialConfig {
 }
 
 /// Per-agent context compaction configuration.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CompactionConfig {
     pub enabled: bool,
     /// Vendor A (native compaction) trigger, in input tokens.

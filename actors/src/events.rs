@@ -9,7 +9,9 @@ use crate::ids::{MessageId, ThreadId};
 use crate::provider::ToolCall;
 
 /// Token counts of a turn, as the `done` event reports them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     pub input_tokens: u64,
@@ -21,10 +23,11 @@ pub struct Usage {
 }
 
 /// An event of a streamed answer. Field names are the wire's (camelCase).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum ThreadEvent {
     /// First event of a turn.
+    #[schema(title = "meta")]
     Meta {
         #[serde(rename = "startedAt")]
         started_at: DateTime<Utc>,
@@ -38,11 +41,14 @@ pub enum ThreadEvent {
         shadowed_tools: Vec<String>,
     },
     /// A chunk of answer text.
+    #[schema(title = "token")]
     Token { delta: String },
     /// A tool call, once its arguments are complete.
+    #[schema(title = "tool_call")]
     ToolCall { tool: ToolCall },
     /// The context was compacted (before the answer's tokens): `native`
     /// (the vendor's block) or `summary` (Confer's).
+    #[schema(title = "compaction")]
     Compaction {
         method: &'static str,
         summary: Option<String>,
@@ -50,11 +56,13 @@ pub enum ThreadEvent {
         input_tokens_before: Option<u64>,
     },
     /// A server-side tool call has started.
+    #[schema(title = "tool_executing")]
     ToolExecuting {
         tool_name: String,
         tool_call_id: String,
     },
     /// A server-side tool call's result (`isError` only when true).
+    #[schema(title = "tool_result")]
     ToolResult {
         tool_name: String,
         tool_call_id: String,
@@ -64,13 +72,16 @@ pub enum ThreadEvent {
     },
     /// The model proposes another tool profile (`propose_profile_switch`);
     /// nothing changes unless the client PATCHes the thread.
+    #[schema(title = "profile_switch_proposal")]
     ProfileSwitchProposal { target: String, reason: String },
     /// The client must run these tools and send their results.
+    #[schema(title = "requires_action")]
     RequiresAction {
         #[serde(rename = "toolCalls")]
         tool_calls: Vec<ToolCall>,
     },
     /// A failure; `done {ok:false}` follows.
+    #[schema(title = "error")]
     Error {
         code: String,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,12 +89,14 @@ pub enum ThreadEvent {
     },
     /// The send waits behind others; `position` 1 is next (id `T.0`);
     /// `reason` is `"org"` when it waits for its org's turn capacity.
+    #[schema(title = "queued")]
     Queued {
         position: usize,
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<&'static str>,
     },
     /// First event of a `follow` stream (id `0.0`).
+    #[schema(title = "watching")]
     Watching {
         #[serde(rename = "threadId")]
         thread_id: ThreadId,
@@ -93,8 +106,10 @@ pub enum ThreadEvent {
         last_turn: Option<u64>,
     },
     /// A watched turn whose frames are no longer kept.
+    #[schema(title = "turn_gap")]
     TurnGap { turn: u64 },
     /// The last event of every stream.
+    #[schema(title = "done")]
     Done {
         ok: bool,
         #[serde(rename = "messageId", skip_serializing_if = "Option::is_none")]

@@ -27,7 +27,7 @@ pub struct ModelRoute {
 }
 
 /// A client-side tool offered to the model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ToolDefinition {
     pub name: String,
     #[serde(default)]

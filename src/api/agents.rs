@@ -16,7 +16,7 @@ use crate::state::AppState;
 const MAX_NAME_CHARS: usize = 200;
 
 /// The agent as every endpoint returns it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct AgentView {
     id: String,
     org_id: String,
@@ -52,7 +52,7 @@ impl From<Agent> for AgentView {
 }
 
 /// `POST /api/agents` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateAgent {
     name: String,
@@ -62,20 +62,25 @@ pub struct CreateAgent {
 }
 
 /// `PATCH /api/agents/{id}` body: only the fields present change.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateAgent {
     name: Option<String>,
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     description: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     stable_preamble: Patch<String>,
     default_model: Option<String>,
     #[serde(default)]
+    #[schema(value_type = Option<BTreeMap<String, ToolProfile>>)]
     tool_profiles: Patch<BTreeMap<String, ToolProfile>>,
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     default_profile: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     runtime_provider: Patch<String>,
 }
 
@@ -143,6 +148,7 @@ async fn save(state: &AppState, agent: Agent) -> Result<Agent, ApiError> {
 }
 
 /// `GET /api/agents`
+#[utoipa::path(get, path = "/api/agents", tag = "agents", operation_id = "agents_list", security(("bearer" = [])), responses((status = 200, description = "The org's agents", body = Vec<AgentView>)))]
 pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
     let agents = state.store.run(move |s| s.agents(org)).await?;
@@ -151,6 +157,7 @@ pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResp
 }
 
 /// `POST /api/agents`: 201 with the agent.
+#[utoipa::path(post, path = "/api/agents", tag = "agents", operation_id = "agents_create", security(("bearer" = ["admin"])), request_body = CreateAgent, responses((status = 201, description = "The agent", body = AgentView)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Admin,
@@ -180,6 +187,7 @@ pub async fn create(
 }
 
 /// `GET /api/agents/{id}`
+#[utoipa::path(get, path = "/api/agents/{agent_id}", tag = "agents", operation_id = "agents_get", security(("bearer" = [])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "The agent", body = AgentView)))]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
@@ -191,6 +199,7 @@ pub async fn get(
 
 /// `PATCH /api/agents/{id}`: applied with compare-and-swap, so a concurrent
 /// delete is never undone (the update then answers 404).
+#[utoipa::path(patch, path = "/api/agents/{agent_id}", tag = "agents", operation_id = "agents_update", security(("bearer" = ["admin"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), request_body = UpdateAgent, responses((status = 200, description = "The updated agent", body = AgentView)))]
 pub async fn update(
     state: web::Data<AppState>,
     caller: Admin,
@@ -244,6 +253,7 @@ impl UpdateAgent {
 }
 
 /// `DELETE /api/agents/{id}`: soft delete; the agent's threads stay readable.
+#[utoipa::path(delete, path = "/api/agents/{agent_id}", tag = "agents", operation_id = "agents_delete", security(("bearer" = ["admin"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "Deleted", body = super::Ok)))]
 pub async fn delete(
     state: web::Data<AppState>,
     caller: Admin,

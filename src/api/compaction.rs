@@ -12,7 +12,7 @@ use crate::error::{ApiError, stored};
 use crate::state::AppState;
 
 /// The configuration as returned.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct CompactionView {
     agent_id: String,
     org_id: String,
@@ -21,12 +21,13 @@ pub struct CompactionView {
 }
 
 /// `PUT` body: any subset of the fields.
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PutCompaction {
     enabled: Option<bool>,
     vendor_a_trigger_tokens: Option<i64>,
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     vendor_a_instructions: Patch<String>,
     vendor_a_pause_after: Option<bool>,
     vendor_b_compact_threshold: Option<i64>,
@@ -85,6 +86,7 @@ fn view(caller: &Caller, agent: AgentId, config: CompactionConfig) -> HttpRespon
 }
 
 /// `GET /api/agents/{id}/compaction`
+#[utoipa::path(get, path = "/api/agents/{agent_id}/compaction", tag = "agents", operation_id = "compaction_get", security(("bearer" = ["member"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "The compaction configuration", body = CompactionView)))]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Member,
@@ -100,6 +102,7 @@ pub async fn get(
 }
 
 /// `PUT /api/agents/{id}/compaction`
+#[utoipa::path(put, path = "/api/agents/{agent_id}/compaction", tag = "agents", operation_id = "compaction_put", security(("bearer" = ["admin"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), request_body = PutCompaction, responses((status = 200, description = "The updated configuration", body = CompactionView)))]
 pub async fn put(
     state: web::Data<AppState>,
     caller: Admin,

@@ -18,7 +18,7 @@ use crate::state::AppState;
 const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 100..=30_000;
 
 /// The configuration as returned.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct CredentialView {
     agent_id: String,
     org_id: String,
@@ -44,7 +44,7 @@ impl CredentialView {
 
 /// `PUT` body: replaces the configuration (omitted optional fields reset to
 /// their defaults); the signing secret is kept unless `rotateSecret` is true.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PutCredentials {
     enabled: bool,
@@ -63,6 +63,7 @@ fn validate_resolver_url(policy: &OutboundPolicy, raw: &str) -> Result<(), ApiEr
 }
 
 /// `GET /api/agents/{id}/credentials`
+#[utoipa::path(get, path = "/api/agents/{agent_id}/credentials", tag = "agents", operation_id = "credentials_get", security(("bearer" = ["member"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "The resolver configuration (never the secret)", body = CredentialView)))]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Member,
@@ -78,6 +79,7 @@ pub async fn get(
 }
 
 /// `PUT /api/agents/{id}/credentials`
+#[utoipa::path(put, path = "/api/agents/{agent_id}/credentials", tag = "agents", operation_id = "credentials_put", security(("bearer" = ["admin"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), request_body = PutCredentials, responses((status = 200, description = "The configuration; `signingSecret` only when made or rotated", body = CredentialView)))]
 pub async fn put(
     state: web::Data<AppState>,
     caller: Admin,

@@ -17,7 +17,7 @@ use crate::store::records::{ApiKey, KeyRole};
 const MAX_NAME_CHARS: usize = 200;
 
 /// A key as listed (never the secret).
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct KeyView {
     id: String,
     org_id: String,
@@ -47,7 +47,7 @@ impl From<ApiKey> for KeyView {
 }
 
 /// A key with its secret: the answer of the call that created it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct CreatedKey {
     #[serde(flatten)]
     view: KeyView,
@@ -65,13 +65,14 @@ impl CreatedKey {
 }
 
 /// `POST /api/keys` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateKey {
     name: String,
     role: Option<KeyRole>,
     /// Requests per second; absent: `CONFER_KEY_RATE_LIMIT_RPS`; null: unlimited.
     #[serde(default)]
+    #[schema(value_type = Option<f64>)]
     rate_limit_rps: Patch<f64>,
     #[serde(default)]
     act_as_users: bool,
@@ -93,6 +94,7 @@ pub fn validate_name(name: &str) -> Result<String, ApiError> {
 }
 
 /// `GET /api/keys`
+#[utoipa::path(get, path = "/api/keys", tag = "keys", operation_id = "keys_list", security(("bearer" = ["admin"])), responses((status = 200, description = "The org's keys (never their secrets)", body = Vec<KeyView>)))]
 pub async fn list(state: web::Data<AppState>, caller: Admin) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
     let keys = state.store.run(move |s| s.api_keys(org)).await?;
@@ -101,6 +103,7 @@ pub async fn list(state: web::Data<AppState>, caller: Admin) -> Result<HttpRespo
 }
 
 /// `POST /api/keys`: 201 with the key and its secret.
+#[utoipa::path(post, path = "/api/keys", tag = "keys", operation_id = "keys_create", security(("bearer" = ["admin"])), request_body = CreateKey, responses((status = 201, description = "The key with its secret, shown once", body = CreatedKey)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Admin,
@@ -138,6 +141,7 @@ pub async fn create(
 }
 
 /// `DELETE /api/keys/{id}`: the key is refused from then on.
+#[utoipa::path(delete, path = "/api/keys/{key_id}", tag = "keys", operation_id = "keys_delete", security(("bearer" = ["admin"])), params(("key_id" = uuid::Uuid, Path, description = "The key's id")), responses((status = 200, description = "Revoked: refused from now on", body = super::Ok)))]
 pub async fn delete(
     state: web::Data<AppState>,
     caller: Admin,

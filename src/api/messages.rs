@@ -24,7 +24,7 @@ const DEFAULT_PAGE: u32 = 100;
 const MAX_PAGE: u32 = 200;
 
 /// A listed message.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct MessageView {
     id: String,
     role: Role,
@@ -46,21 +46,22 @@ impl From<Message> for MessageView {
 }
 
 /// `GET .../messages` query.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
     limit: Option<u32>,
     offset: Option<u64>,
 }
 
 /// `GET .../messages` answer.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct HistoryPage {
     messages: Vec<MessageView>,
     total: u64,
 }
 
 /// A client's answer to a tool call: `{toolCallId, output}`.
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultBody {
     pub tool_call_id: String,
@@ -82,7 +83,7 @@ impl From<ToolResultBody> for ToolResult {
 }
 
 /// `POST .../messages` body (serialized only to hash a keyed send).
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessage {
     pub content: String,
@@ -93,13 +94,14 @@ pub struct SendMessage {
     pub sender_id: Option<String>,
     pub tool_profile: Option<String>,
     pub system_prompt_overlay: Option<Overlay>,
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
     pub metadata: Option<Metadata>,
     /// What to do when the thread is busy (`queue` by default).
     pub if_busy: Option<IfBusyBody>,
 }
 
 /// `ifBusy` of a send (`streams.md`).
-#[derive(Clone, Copy, Deserialize, Serialize)]
+#[derive(Clone, Copy, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum IfBusyBody {
     Queue,
@@ -168,6 +170,7 @@ impl SendMessage {
 }
 
 /// `GET /api/threads/{id}/messages?limit=&offset=`: oldest first.
+#[utoipa::path(get, path = "/api/threads/{thread_id}/messages", tag = "threads", operation_id = "messages_history", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id"), HistoryQuery), responses((status = 200, description = "A page of the thread's messages, oldest first", body = HistoryPage)))]
 pub async fn history(
     state: web::Data<AppState>,
     caller: Caller,
@@ -190,6 +193,7 @@ pub async fn history(
 /// `POST /api/threads/{id}/messages`: validation first (JSON errors), then
 /// the answer as an SSE stream relayed from the thread's actor. A client that
 /// disconnects does not stop the turn: the actor finishes and stores it.
+#[utoipa::path(post, path = "/api/threads/{thread_id}/messages", tag = "threads", operation_id = "messages_send", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id"), ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry of the same request answer the first one's outcome")), request_body = SendMessage, responses((status = 200, description = "The answer as Server-Sent Events (see the description at the top; each `data:` is one `ThreadEvent`)", content_type = "text/event-stream", body = confer_actors::ThreadEvent), (status = 409, description = "`THREAD_BUSY` (`ifBusy: reject`), `CONFLICT` (an Idempotency-Key reused for another body) or `STREAM_GAP`", body = crate::error::ErrorBody<'static>), (status = 503, description = "`SHUTTING_DOWN`, `QUEUE_FULL` or `STORE_UNAVAILABLE`; see `Retry-After`", body = crate::error::ErrorBody<'static>)))]
 pub async fn send(
     state: web::Data<AppState>,
     caller: Caller,
@@ -323,14 +327,14 @@ async fn refuse_early(
 }
 
 /// `{"ok": true, "stopped": bool}`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct Stopped {
     ok: bool,
     stopped: bool,
 }
 
 /// `POST /api/threads/{id}/stop` body (optional).
-#[derive(Default, Deserialize)]
+#[derive(Default, Deserialize, utoipa::ToSchema)]
 pub struct StopBody {
     /// Also drop the queued sends.
     #[serde(default)]
@@ -339,6 +343,7 @@ pub struct StopBody {
 
 /// `POST /api/threads/{id}/stop`: ends the running answer at once (and, with
 /// `{"queued": true}`, the queued sends).
+#[utoipa::path(post, path = "/api/threads/{thread_id}/stop", tag = "threads", operation_id = "messages_stop", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), request_body = Option<StopBody>, responses((status = 200, description = "`stopped` says whether an answer was running", body = Stopped)))]
 pub async fn stop(
     state: web::Data<AppState>,
     caller: Caller,

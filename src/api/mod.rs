@@ -14,6 +14,7 @@ pub mod health;
 pub mod idempotency;
 pub mod keys;
 pub mod messages;
+pub mod openapi;
 pub mod orgs;
 pub mod participants;
 pub mod replayed;
@@ -39,7 +40,7 @@ use crate::error::{ApiError, code_for_status, error_response};
 /// without an entry there fails it). A path's methods share one resource, so
 /// another method is 405 with `Allow`.
 macro_rules! route_table {
-    ($( $path:literal => { $( $method:ident => $handler:path ),+ $(,)? } ),+ $(,)?) => {
+    ($( $path:literal => { $( $method:ident => $module:ident :: $handler:ident ),+ $(,)? } ),+ $(,)?) => {
         /// Every mounted `(method, path)` of the API.
         pub const MOUNTED: &[(&str, &str)] = &[ $( $( (stringify!($method), $path), )+ )+ ];
 
@@ -48,11 +49,18 @@ macro_rules! route_table {
             $(
                 cfg.service(
                     web::resource($path)
-                        $( .route(web::method(actix_web::http::Method::$method).to($handler)) )+
+                        $( .route(web::method(actix_web::http::Method::$method).to($module::$handler)) )+
                 );
             )+
+            cfg.service(openapi::swagger_ui());
             cfg.default_service(web::to(no_route));
         }
+
+        /// The operations of every mounted handler (each describes itself
+        /// with `#[utoipa::path]`); `openapi` adds what they share.
+        #[derive(utoipa::OpenApi)]
+        #[openapi(paths( $( $( $module::$handler ),+ ),+ ))]
+        pub struct RouteDocs;
     };
 }
 
@@ -61,6 +69,8 @@ macro_rules! route_table {
 route_table! {
     "/healthz" => { GET => health::healthz },
     "/readyz" => { GET => health::readyz },
+    "/openapi.json" => { GET => openapi::document },
+    "/docs" => { GET => openapi::docs },
     "/api/agents" => { GET => agents::list, POST => agents::create },
     "/api/agents/{agent_id}" => {
         GET => agents::get, PATCH => agents::update, DELETE => agents::delete,
@@ -167,7 +177,7 @@ pub fn page_limit(limit: Option<u32>, default: u32, max: u32) -> usize {
 }
 
 /// `{"ok": true}`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct Ok {
     pub ok: bool,
 }

@@ -16,7 +16,7 @@ use crate::state::AppState;
 use crate::store::records::{KeyRole, Org};
 
 /// An org as returned.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct OrgView {
     id: String,
     name: String,
@@ -33,7 +33,7 @@ impl From<Org> for OrgView {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct CreatedOrg {
     #[serde(flatten)]
     org: OrgView,
@@ -41,12 +41,13 @@ struct CreatedOrg {
 }
 
 /// `POST /api/orgs` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct CreateOrg {
     name: String,
 }
 
 /// `GET /api/orgs`: the orgs the caller's credential belongs to.
+#[utoipa::path(get, path = "/api/orgs", tag = "orgs", operation_id = "orgs_list", security(("bearer" = [])), responses((status = 200, description = "The caller's orgs", body = Vec<OrgView>)))]
 pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let members = caller.member_orgs();
     let orgs = state
@@ -64,6 +65,7 @@ pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResp
 }
 
 /// `POST /api/orgs`: 201 with the org and its first admin key.
+#[utoipa::path(post, path = "/api/orgs", tag = "orgs", operation_id = "orgs_create", security(("bearer" = ["platform_admin"])), request_body = CreateOrg, responses((status = 201, description = "The org and its first admin key, shown once", body = CreatedOrg)))]
 pub async fn create(
     state: web::Data<AppState>,
     _caller: PlatformAdmin,

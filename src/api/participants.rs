@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// A participant as returned.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ParticipantView {
     user_id: String,
     display_name: Option<String>,
@@ -32,7 +32,7 @@ impl From<Participant> for ParticipantView {
 }
 
 /// `POST` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddParticipant {
     user_id: String,
@@ -41,13 +41,13 @@ pub struct AddParticipant {
 }
 
 /// `DELETE` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RemoveParticipant {
     user_id: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct ParticipantList {
     participants: Vec<ParticipantView>,
 }
@@ -64,6 +64,7 @@ async fn multiplayer(state: &AppState, caller: &Caller, id: ThreadId) -> Result<
 }
 
 /// `GET`: `{participants: [...]}`.
+#[utoipa::path(get, path = "/api/threads/{thread_id}/participants", tag = "threads", operation_id = "participants_list", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), responses((status = 200, description = "The multiplayer thread's participants", body = ParticipantList)))]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
@@ -80,6 +81,7 @@ pub async fn list(
 }
 
 /// `POST`: 201 with a new participant, 200 when it updated an existing one.
+#[utoipa::path(post, path = "/api/threads/{thread_id}/participants", tag = "threads", operation_id = "participants_add", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), request_body = AddParticipant, responses((status = 201, description = "Added (200 when already a participant)", body = ParticipantView)))]
 pub async fn add(
     state: web::Data<AppState>,
     caller: Caller,
@@ -113,6 +115,7 @@ pub async fn add(
 }
 
 /// `DELETE` with body `{userId}`: 404 when that user is not a participant.
+#[utoipa::path(delete, path = "/api/threads/{thread_id}/participants", tag = "threads", operation_id = "participants_remove", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), request_body = RemoveParticipant, responses((status = 200, description = "Removed", body = super::Ok)))]
 pub async fn remove(
     state: web::Data<AppState>,
     caller: Caller,

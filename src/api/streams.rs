@@ -12,7 +12,8 @@ use crate::error::{ApiError, TurnError};
 use crate::state::AppState;
 
 /// `GET .../stream` query.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct StreamQuery {
     /// The last event id seen, for clients that cannot set `Last-Event-ID`.
     after: Option<String>,
@@ -43,6 +44,7 @@ fn resume_point(request: &HttpRequest, query: &StreamQuery) -> Result<Option<Fra
 }
 
 /// `GET /api/threads/{id}/stream[?after=T.N][&follow=true]`.
+#[utoipa::path(get, path = "/api/threads/{thread_id}/stream", tag = "threads", operation_id = "streams_stream", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id"), StreamQuery, ("Last-Event-ID" = Option<String>, Header, description = "The last event id seen (`T.N`): the stream resumes after it")), responses((status = 200, description = "The turn's remaining events (or, with `follow`, every turn's) as Server-Sent Events", content_type = "text/event-stream", body = confer_actors::ThreadEvent), (status = 204, description = "No turn to reattach to"), (status = 409, description = "`STREAM_GAP`: the frames after that id are no longer kept", body = crate::error::ErrorBody<'static>)))]
 pub async fn stream(
     state: web::Data<AppState>,
     caller: Caller,

@@ -21,7 +21,7 @@ const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
 /// A system prompt overlay: one string, or several joined by a blank line.
-#[derive(Clone, Deserialize, Serialize)]
+#[derive(Clone, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum Overlay {
     One(String),
@@ -39,7 +39,7 @@ impl Overlay {
 }
 
 /// The thread as every endpoint returns it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ThreadView {
     id: String,
     org_id: String,
@@ -48,6 +48,7 @@ pub struct ThreadView {
     kind: ThreadKind,
     status: &'static str,
     active_profile: Option<String>,
+    #[schema(value_type = BTreeMap<String, String>)]
     metadata: Metadata,
     system_prompt_overlay: Option<String>,
     resource_bindings: Vec<Value>,
@@ -77,7 +78,7 @@ impl From<Thread> for ThreadView {
 }
 
 /// `POST /api/threads` body.
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateThread {
     agent_id: AgentId,
@@ -86,25 +87,31 @@ pub struct CreateThread {
     resource_bindings: Option<Vec<Map<String, Value>>>,
     active_profile: Option<String>,
     system_prompt_overlay: Option<Overlay>,
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
     metadata: Option<Metadata>,
 }
 
 /// `PATCH /api/threads/{id}` body; `null` clears a field, metadata is replaced whole.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateThread {
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     active_profile: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     title: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Option<Overlay>)]
     system_prompt_overlay: Patch<Overlay>,
     #[serde(default)]
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
     metadata: Patch<Metadata>,
 }
 
 /// `GET /api/threads` query.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     #[serde(rename = "agentId")]
     agent_id: AgentId,
@@ -113,7 +120,7 @@ pub struct ListQuery {
 }
 
 /// The `GET /api/threads` answer.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ThreadPage {
     threads: Vec<ThreadView>,
     #[serde(rename = "nextCursor")]
@@ -121,6 +128,7 @@ pub struct ThreadPage {
 }
 
 /// `POST /api/threads`: 200 with the thread.
+#[utoipa::path(post, path = "/api/threads", tag = "threads", operation_id = "threads_create", security(("bearer" = [])), params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry of the same request answer the first one's outcome")), request_body = CreateThread, responses((status = 200, description = "The thread", body = ThreadView), (status = 409, description = "`CONFLICT`: the Idempotency-Key was used for another request", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
@@ -191,6 +199,7 @@ pub async fn create(
 }
 
 /// `GET /api/threads/{id}`
+#[utoipa::path(get, path = "/api/threads/{thread_id}", tag = "threads", operation_id = "threads_get", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), responses((status = 200, description = "The thread", body = ThreadView)))]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
@@ -202,6 +211,7 @@ pub async fn get(
 
 /// `PATCH /api/threads/{id}`: compare-and-swap, so a concurrent delete is
 /// never undone (the update then answers 404).
+#[utoipa::path(patch, path = "/api/threads/{thread_id}", tag = "threads", operation_id = "threads_update", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), request_body = UpdateThread, responses((status = 200, description = "The updated thread", body = ThreadView)))]
 pub async fn update(
     state: web::Data<AppState>,
     caller: Caller,
@@ -239,6 +249,7 @@ impl UpdateThread {
 }
 
 /// `DELETE /api/threads/{id}`: the thread and its history.
+#[utoipa::path(delete, path = "/api/threads/{thread_id}", tag = "threads", operation_id = "threads_delete", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), responses((status = 200, description = "Deleted with its messages", body = super::Ok)))]
 pub async fn delete(
     state: web::Data<AppState>,
     caller: Caller,
@@ -258,6 +269,7 @@ pub async fn delete(
 
 /// `GET /api/threads?agentId=&cursor=&limit=`: newest first. A JWT user sees
 /// the threads it created and the multiplayer threads it participates in.
+#[utoipa::path(get, path = "/api/threads", tag = "threads", operation_id = "threads_list", security(("bearer" = [])), params(ListQuery), responses((status = 200, description = "A page of the agent's threads the caller may read", body = ThreadPage)))]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,

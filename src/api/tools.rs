@@ -30,7 +30,7 @@ const MAX_PARAMETERS_BYTES: usize = 64 * 1024;
 const RESERVED_PREFIXES: [&str; 4] = ["plan_", "todo_", "query_", "count_"];
 
 /// A tool as admins and members see it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ToolView {
     id: String,
     org_id: String,
@@ -47,7 +47,7 @@ pub struct ToolView {
 }
 
 /// A tool as an end user sees it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ToolSummary {
     id: String,
     name: String,
@@ -71,24 +71,45 @@ fn view(tool: OrgTool, secret: Option<String>) -> ToolView {
     }
 }
 
+/// A tool as the caller may see it: end users see the summary.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum ShownTool {
+    Full(ToolView),
+    Summary(ToolSummary),
+}
+
+/// The `GET /api/tools` answer.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ToolList {
+    tools: Vec<ShownTool>,
+}
+
+/// The `POST /api/tools/execute` answer.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Executed {
+    /// What the model would have read.
+    result: Value,
+    is_error: bool,
+    duration_ms: u64,
+}
+
 /// The tool as `caller` may see it.
-fn shown(caller: &Caller, tool: OrgTool) -> Value {
-    // Serializing these plain structs cannot fail.
+fn shown(caller: &Caller, tool: OrgTool) -> ShownTool {
     if caller.jwt_user().is_some_and(|u| !u.admin) {
-        serde_json::to_value(ToolSummary {
+        ShownTool::Summary(ToolSummary {
             id: tool.id.to_string(),
             name: tool.name,
             description: tool.description,
             parameters: tool.parameters,
         })
     } else {
-        serde_json::to_value(view(tool, None))
+        ShownTool::Full(view(tool, None))
     }
-    .unwrap_or_default()
 }
 
 /// `POST /api/tools` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTool {
     name: String,
@@ -100,7 +121,7 @@ pub struct CreateTool {
 }
 
 /// `PATCH /api/tools/{id}` body: only the fields present change.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateTool {
     name: Option<String>,
@@ -113,7 +134,7 @@ pub struct UpdateTool {
 }
 
 /// `POST /api/tools/execute` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecuteTool {
     name: String,
@@ -194,14 +215,16 @@ fn written(outcome: Result<OrgTool, ToolWrite>, name: &str) -> Result<OrgTool, A
 }
 
 /// `GET /api/tools`: the org's tools, oldest first.
+#[utoipa::path(get, path = "/api/tools", tag = "tools", operation_id = "tools_list", security(("bearer" = [])), responses((status = 200, description = "The org's tools, oldest first (end users see `ToolSummary`s)", body = ToolList)))]
 pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
     let tools = state.store.run(move |s| s.list_tools(org)).await?;
-    let tools: Vec<Value> = tools.into_iter().map(|t| shown(&caller, t)).collect();
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "tools": tools })))
+    let tools = tools.into_iter().map(|t| shown(&caller, t)).collect();
+    Ok(HttpResponse::Ok().json(ToolList { tools }))
 }
 
 /// `POST /api/tools`: 201 with the tool and its signing secret (shown once).
+#[utoipa::path(post, path = "/api/tools", tag = "tools", operation_id = "tools_create", security(("bearer" = ["admin"])), request_body = CreateTool, responses((status = 201, description = "The tool with its signing secret, shown once", body = ToolView), (status = 409, description = "`CONFLICT`: a tool of that name exists", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Admin,
@@ -245,6 +268,7 @@ pub async fn create(
 }
 
 /// `GET /api/tools/{id}`
+#[utoipa::path(get, path = "/api/tools/{tool_id}", tag = "tools", operation_id = "tools_get", security(("bearer" = [])), params(("tool_id" = uuid::Uuid, Path, description = "The tool's id")), responses((status = 200, description = "The tool as the caller may see it", body = ShownTool)))]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
@@ -262,6 +286,7 @@ pub async fn get(
 /// `PATCH /api/tools/{id}`: one transaction (a concurrent delete wins: 404).
 /// `rotateSecret: true` replaces the signing secret (the old one stops
 /// working at once) and shows the new one.
+#[utoipa::path(patch, path = "/api/tools/{tool_id}", tag = "tools", operation_id = "tools_update", security(("bearer" = ["admin"])), params(("tool_id" = uuid::Uuid, Path, description = "The tool's id")), request_body = UpdateTool, responses((status = 200, description = "The updated tool; `signingSecret` only when rotated", body = ToolView), (status = 409, description = "`CONFLICT`: a tool of that name exists", body = crate::error::ErrorBody<'static>)))]
 pub async fn update(
     state: web::Data<AppState>,
     caller: Admin,
@@ -320,6 +345,7 @@ pub async fn update(
 }
 
 /// `DELETE /api/tools/{id}`
+#[utoipa::path(delete, path = "/api/tools/{tool_id}", tag = "tools", operation_id = "tools_delete", security(("bearer" = ["admin"])), params(("tool_id" = uuid::Uuid, Path, description = "The tool's id")), responses((status = 200, description = "Deleted", body = super::Ok)))]
 pub async fn delete(
     state: web::Data<AppState>,
     caller: Admin,
@@ -331,11 +357,12 @@ pub async fn delete(
     if !deleted {
         return Err(ApiError::not_found("tool"));
     }
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "ok": true })))
+    Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }
 
 /// `POST /api/tools/execute`: one signed call, answered 200 with what the
 /// model would have read, whatever the webhook did.
+#[utoipa::path(post, path = "/api/tools/execute", tag = "tools", operation_id = "tools_execute", security(("bearer" = ["admin"])), request_body = ExecuteTool, responses((status = 200, description = "What the model would have read, whatever the webhook did", body = Executed)))]
 pub async fn execute(
     state: web::Data<AppState>,
     caller: Admin,
@@ -376,9 +403,9 @@ pub async fn execute(
         arguments: body.arguments,
     };
     let output = call(&state.store, &state.outbound, &tool, request).await;
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "result": output.result,
-        "is_error": output.is_error,
-        "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-    })))
+    Ok(HttpResponse::Ok().json(Executed {
+        result: output.result,
+        is_error: output.is_error,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    }))
 }

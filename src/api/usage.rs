@@ -14,7 +14,7 @@ const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
 /// A usage record as returned.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct UsageView {
     id: String,
     org_id: String,
@@ -26,6 +26,7 @@ pub struct UsageView {
     key_source: String,
     input_tokens: u64,
     output_tokens: u64,
+    #[schema(value_type = BTreeMap<String, String>)]
     metadata: Metadata,
     stopped: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -59,7 +60,8 @@ impl From<UsageRecord> for UsageView {
 }
 
 /// `GET /api/usage` query; every filter is optional.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct UsageQuery {
     #[serde(rename = "agentId")]
     agent_id: Option<AgentId>,
@@ -69,7 +71,7 @@ pub struct UsageQuery {
     limit: Option<u32>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct UsagePage {
     records: Vec<UsageView>,
     #[serde(rename = "nextCursor")]
@@ -79,6 +81,7 @@ struct UsagePage {
 /// `GET /api/usage?agentId=&threadId=&limit=&cursor=`. Admins and members see
 /// the org's records; an end user sees the records of the threads it may read
 /// (naming a thread it may not read is 403).
+#[utoipa::path(get, path = "/api/usage", tag = "usage", operation_id = "usage_list", security(("bearer" = [])), params(UsageQuery), responses((status = 200, description = "A page of usage records, newest first", body = UsagePage)))]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,

@@ -17,7 +17,7 @@ pub struct Org {
 }
 
 /// What an API key may do inside its org.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyRole {
     Admin,

@@ -5,6 +5,7 @@
 mod common;
 
 mod agents;
+mod api_description;
 mod auth;
 mod compaction;
 mod configs;

@@ -26,7 +26,7 @@ enum Needs {
 fn needs(method: &str, path: &str) -> Option<Needs> {
     use Needs::*;
     Some(match (method, path) {
-        ("GET", "/healthz" | "/readyz") => Nobody,
+        ("GET", "/healthz" | "/readyz" | "/openapi.json" | "/docs") => Nobody,
         ("GET", "/api/agents" | "/api/agents/{agent_id}") => Anyone,
         ("POST", "/api/agents") => Admin,
         ("PATCH" | "DELETE", "/api/agents/{agent_id}") => Admin,
@@ -401,4 +401,43 @@ async fn unknown_methods_are_405_with_allow() {
     assert!(allow.contains("GET") && allow.contains("POST"), "{allow}");
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"], "METHOD_NOT_ALLOWED");
+}
+
+/// The role scopes `/openapi.json` states for `needs` (see `src/api/openapi.rs`).
+fn stated_scopes(needs: Needs) -> Option<Vec<&'static str>> {
+    match needs {
+        Needs::Nobody => None,
+        Needs::Anyone => Some(vec![]),
+        Needs::Member => Some(vec!["member"]),
+        Needs::Admin => Some(vec!["admin"]),
+        Needs::Platform => Some(vec!["platform_admin"]),
+    }
+}
+
+#[tokio::test]
+async fn the_api_description_states_the_role_of_every_route() {
+    let server = Server::start();
+    let doc = server.anonymous().get("/openapi.json").await.expect(200);
+    let mut wrong = Vec::new();
+    for (method, path) in confer::api::MOUNTED {
+        let needs = needs(method, path).expect("in the role table");
+        let operation = &doc["paths"][path][method.to_lowercase()];
+        let stated = operation["security"].as_array().and_then(|requirements| {
+            requirements.iter().find_map(|r| {
+                r["bearer"].as_array().map(|scopes| {
+                    scopes
+                        .iter()
+                        .map(|s| s.as_str().unwrap_or_default().to_owned())
+                        .collect::<Vec<_>>()
+                })
+            })
+        });
+        let expected = stated_scopes(needs).map(|s| s.iter().map(|s| (*s).to_owned()).collect());
+        if stated != expected {
+            wrong.push(format!(
+                "{method} {path}: states {stated:?}, admits {needs:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

@@ -410,13 +410,13 @@ async fn keep_alives_are_one_comment_line_and_never_come_first() {
     assert!(!raw.contains(": keep-alive\n\n"), "{raw:?}");
 }
 
-/// What `tests/sse-client/read.cjs` (fetch-event-source under Node) read.
+/// What `tests/peers/read.cjs` (fetch-event-source under Node) read.
 async fn read_with_fetch_event_source(url: &str, body: Option<&Value>) -> Value {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sse-client");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
     assert!(
         dir.join("node_modules/@microsoft/fetch-event-source")
             .exists(),
-        "run `npm ci --prefix tests/sse-client` first (.ci/run does)"
+        "run `npm ci --prefix tests/peers` first (.ci/run does)"
     );
     let mut command = std::process::Command::new("node");
     command

@@ -1,0 +1,265 @@
+//! The API description (`operations.md`): `GET /openapi.json` is OpenAPI
+//! 3.1 generated from the code (each handler's `#[utoipa::path]`, each body's
+//! `ToSchema`), and `GET /docs` is Swagger UI served from files built into
+//! the binary (utoipa-swagger-ui's `vendored` feature), so it works with no
+//! internet.
+//!
+//! What every operation shares is added here, by rule, rather than repeated
+//! on 40 handlers: the error responses (all with the contract's
+//! `{error, detail}` body), the `X-Request-Id` header, and the bearer scheme.
+//! The role a route admits is its security requirement's scopes (OpenAPI 3.1
+//! allows role names there for non-OAuth schemes): `[]` any authenticated
+//! caller, `["member"]`, `["admin"]`, `["platform_admin"]`; a public route
+//! has no security requirement.
+
+use std::sync::OnceLock;
+
+use actix_web::HttpResponse;
+use actix_web::http::header;
+use utoipa::OpenApi;
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::{self as oa, Ref, RefOr};
+use utoipa_swagger_ui::{Config, SwaggerUi};
+
+use super::RouteDocs;
+
+/// Where the document is served (and where `/docs` reads it from).
+pub const DOCUMENT_PATH: &str = "/openapi.json";
+
+const DESCRIPTION: &str = "\
+Confer hosts AI agents: create agents, open threads, send a message and read the \
+answer as a Server-Sent Events stream.
+
+Authenticate with `Authorization: Bearer <key>`: an API key (`cfr_…`) or a JWT \
+signed by the org's backend. The role an operation admits is the scope list of its \
+`bearer` requirement: `[]` any caller, `member`, `admin`, `platform_admin`.
+
+Every error answers `{\"error\": CODE, \"detail\": \"…\"}`; every response carries \
+`X-Request-Id`.
+
+A send's stream (and `GET /api/threads/{thread_id}/stream`) is `text/event-stream`: \
+each event has `id: T.N` (turn, frame), `event: <name>` and one `data:` line of \
+JSON. Names: `meta` (first), `token`, `tool_call`, `tool_executing`, \
+`tool_result`, `profile_switch_proposal`, `requires_action`, `compaction`, \
+`queued`, `watching`, `turn_gap`, `error`, and `done` (always last). The \
+`ThreadEvent` schema lists each event's data.";
+
+/// The document with the shared parts added.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Confer", description = DESCRIPTION, license(name = "Apache-2.0")),
+    tags(
+        (name = "operations", description = "Health, readiness and this description"),
+        (name = "agents", description = "Agents and their configuration"),
+        (name = "threads", description = "Threads, their messages and streams"),
+        (name = "tools", description = "The org's server-side tools"),
+        (name = "keys", description = "API keys"),
+        (name = "orgs", description = "Organizations"),
+        (name = "usage", description = "Usage records"),
+    ),
+    components(schemas(confer_actors::ThreadEvent))
+)]
+struct ApiDoc;
+
+/// The document, built once, as JSON text.
+fn document_json() -> &'static Result<String, String> {
+    static JSON: OnceLock<Result<String, String>> = OnceLock::new();
+    JSON.get_or_init(|| description().to_json().map_err(|e| e.to_string()))
+}
+
+/// The whole API description.
+pub fn description() -> oa::OpenApi {
+    let mut doc = ApiDoc::openapi().merge_from(RouteDocs::openapi());
+    doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
+    add_shared_parts(&mut doc);
+    doc
+}
+
+/// `GET /openapi.json`
+#[utoipa::path(get, path = "/openapi.json", tag = "operations",
+    responses((status = 200, description = "This document (OpenAPI 3.1)", content_type = "application/json")))]
+pub async fn document() -> HttpResponse {
+    match document_json() {
+        Ok(json) => HttpResponse::Ok()
+            .content_type("application/json")
+            .body(json.as_str()),
+        Err(error) => {
+            tracing::error!(%error, "the API description did not serialize");
+            HttpResponse::InternalServerError().finish()
+        }
+    }
+}
+
+/// `GET /docs`: the API reference page (Swagger UI, served from the binary).
+#[utoipa::path(get, path = "/docs", tag = "operations",
+    responses((status = 308, description = "To `/docs/`, the reference page (HTML)")))]
+pub async fn docs() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header((header::LOCATION, "/docs/"))
+        .finish()
+}
+
+/// The Swagger UI files under `/docs/`, reading [`DOCUMENT_PATH`].
+pub fn swagger_ui() -> SwaggerUi {
+    SwaggerUi::new("/docs/{_:.*}").config(Config::new([DOCUMENT_PATH]))
+}
+
+/// An error response of the contract.
+fn error_response(description: &str) -> Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build()
+}
+
+/// The shared error responses: (status, component name, when).
+const ERRORS: &[(&str, &str, &str)] = &[
+    (
+        "400",
+        "BadRequest",
+        "`BAD_REQUEST`: the body, query or a header is malformed",
+    ),
+    (
+        "401",
+        "Unauthorized",
+        "`UNAUTHORIZED`: no or invalid credentials",
+    ),
+    (
+        "403",
+        "Forbidden",
+        "`FORBIDDEN`: the caller's role or org does not admit this",
+    ),
+    (
+        "404",
+        "NotFound",
+        "`NOT_FOUND`: nothing by that id in the caller's org",
+    ),
+    (
+        "413",
+        "PayloadTooLarge",
+        "`PAYLOAD_TOO_LARGE`: the body is over the limit",
+    ),
+    (
+        "422",
+        "ValidationError",
+        "`VALIDATION_ERROR`: a field breaks a rule; the detail names it",
+    ),
+    (
+        "429",
+        "RateLimited",
+        "`RATE_LIMITED`: over the key's rate; see `Retry-After`",
+    ),
+    (
+        "500",
+        "Internal",
+        "`INTERNAL`: logged in full, answered with a generic detail",
+    ),
+];
+
+/// Adds the bearer scheme, the error body and responses, and to every
+/// operation the errors its shape allows and the `X-Request-Id` header.
+fn add_shared_parts(doc: &mut oa::OpenApi) {
+    let components = doc.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        "bearer",
+        SecurityScheme::Http(
+            Http::builder()
+                .scheme(HttpAuthScheme::Bearer)
+                .bearer_format("API key (cfr_…) or JWT")
+                .build(),
+        ),
+    );
+    let codes = confer_actors::codes::ALL.iter().map(|c| c.code);
+    components.schemas.insert(
+        "ErrorBody".into(),
+        ObjectBuilder::new()
+            .description(Some("The body of every error response."))
+            .property(
+                "error",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(codes)),
+            )
+            .required("error")
+            .property(
+                "detail",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some("What was wrong, naming the field; never internals.")),
+            )
+            .into(),
+    );
+    for (_, name, when) in ERRORS {
+        components
+            .responses
+            .insert((*name).into(), RefOr::T(error_response(when)));
+    }
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            add_errors(path, operation);
+        }
+    }
+}
+
+/// The errors an operation can answer follow from its shape: credentials
+/// (401/403/429), a path id (404), a body or query (400/413/422), and any
+/// (500).
+fn add_errors(path: &str, operation: &mut Operation) {
+    let protected = operation.security.as_ref().is_some_and(|requirements| {
+        requirements.iter().any(|r| {
+            serde_json::to_value(r).is_ok_and(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+        })
+    });
+    let has_query = operation.parameters.iter().flatten().any(|p| match p {
+        RefOr::T(p) => matches!(p.parameter_in, oa::path::ParameterIn::Query),
+        RefOr::Ref(_) => false,
+    });
+    let has_body = operation.request_body.is_some();
+    for (status, name, _) in ERRORS {
+        let applies = match *status {
+            "401" | "403" | "429" => protected,
+            "404" => path.contains('{'),
+            "400" => has_body || has_query,
+            "413" | "422" => has_body,
+            _ => true,
+        };
+        if applies {
+            operation
+                .responses
+                .responses
+                .entry((*status).into())
+                .or_insert_with(|| RefOr::Ref(Ref::from_response_name(*name)));
+        }
+    }
+    let request_id = HeaderBuilder::new()
+        .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+        .description(Some(
+            "The client's own id (at most 64 visible characters) or a new UUID",
+        ))
+        .build();
+    for response in operation.responses.responses.values_mut() {
+        if let RefOr::T(response) = response {
+            response
+                .headers
+                .entry("X-Request-Id".into())
+                .or_insert_with(|| RefOr::T(request_id.clone()));
+        }
+    }
+}
