@@ -44,8 +44,22 @@ use crate::store::Store;
 /// Binds the listen address. Done first, before anything is created, so a
 /// taken port fails at once with one line (and exit code 2 from `main`).
 pub fn bind(settings: &Settings) -> anyhow::Result<std::net::TcpListener> {
-    std::net::TcpListener::bind(&settings.bind)
-        .with_context(|| format!("cannot listen on {}", settings.bind))
+    std::net::TcpListener::bind(&settings.bind).map_err(|error| {
+        let why = match error.kind() {
+            std::io::ErrorKind::AddrInUse => "address in use".to_owned(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+            _ => error.to_string(),
+        };
+        anyhow::anyhow!("cannot listen on {}: {why}", settings.bind)
+    })
+}
+
+/// `bind` with its port replaced by `port` (`serve --port`).
+pub fn with_port(bind: &str, port: u16) -> String {
+    match bind.rsplit_once(':') {
+        Some((host, _)) => format!("{host}:{port}"),
+        None => format!("{bind}:{port}"),
+    }
 }
 
 /// The JWT verifier the configuration asks for (none when JWT auth is off).

@@ -12,6 +12,9 @@ struct Cli {
     /// A TOML file layered over the compiled-in defaults (environment wins over both).
     #[arg(long, global = true, env = "CONFER_CONFIG")]
     config: Option<PathBuf>,
+    /// The data directory (wins over `CONFER_DATA_DIR` and the file).
+    #[arg(long, global = true)]
+    data_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -19,8 +22,15 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP server.
-    Serve,
-    /// Print the effective configuration (secrets redacted) and exit.
+    Serve {
+        /// The address to listen on, `HOST:PORT` (wins over `CONFER_BIND`).
+        #[arg(long)]
+        bind: Option<String>,
+        /// The port to listen on, on the configured host.
+        #[arg(long)]
+        port: Option<u16>,
+    },
+    /// Print the effective settings as TOML with their sources (secrets redacted).
     Config,
     /// API keys, on a stopped store.
     #[command(subcommand)]
@@ -69,7 +79,12 @@ fn main() -> ExitCode {
     confer::allocator::tune();
     let cli = Cli::parse();
     let settings = match confer::settings::Settings::load(cli.config.as_deref()) {
-        Ok(settings) => settings,
+        Ok(mut settings) => {
+            if let Some(dir) = &cli.data_dir {
+                settings.data_dir = dir.clone();
+            }
+            settings
+        }
         Err(error) => {
             eprintln!("confer: invalid configuration: {error}");
             return ExitCode::from(2);
@@ -112,10 +127,25 @@ fn main() -> ExitCode {
         }
         Command::Orgs(OrgsCommand::List) => done(confer::cli::orgs_list(&settings)),
         Command::Config => {
-            println!("{settings:#?}");
-            ExitCode::SUCCESS
+            match confer::settings::describe(cli.config.as_deref(), cli.data_dir.as_deref()) {
+                Ok(text) => {
+                    println!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("confer: invalid configuration: {error}");
+                    ExitCode::from(2)
+                }
+            }
         }
-        Command::Serve => {
+        Command::Serve { bind, port } => {
+            let mut settings = settings;
+            if let Some(bind) = bind {
+                settings.bind = bind;
+            }
+            if let Some(port) = port {
+                settings.bind = confer::with_port(&settings.bind, port);
+            }
             confer::telemetry::init(&settings);
             let listener = match confer::bind(&settings) {
                 Ok(listener) => listener,

@@ -13,7 +13,7 @@
 //! | `threads_by_user`  | org ++ agent ++ user hash ++ created µs BE ++ thread | empty     |
 //! | `deleted_threads`  | thread                                        | `DeletedThread`  |
 //! | `api_key_used`     | key id                                        | u64 BE, last µs  |
-//! | `meta`             | name (UTF-8)                                  | migration marks  |
+//! | `meta`             | name (UTF-8)                                  | migration marks, `store_format` |
 //! | `thread_seqs`      | thread                                        | u64 BE, last seq |
 //! | `turn_seqs`        | thread                                        | u64 BE, last turn |
 //! | `idempotency`      | thread ++ key hash (32 B)                     | `IdempotencyRecord` |

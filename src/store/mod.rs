@@ -6,7 +6,8 @@
 //! [`codec`] (versioned records), [`values`] (large values in files), [`durability`]
 //! (group-commit flush), [`port`] (the `ThreadStore` port), [`threads`] and
 //! [`purge`] (threads, participants, deletion), [`api_keys`] (orgs and keys),
-//! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields);
+//! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields),
+//! [`format`] (the format version checked at open);
 //! agents and their configuration stay here. Multi-key updates that must agree (a
 //! record and its index entries) run in one sled transaction. Every method here
 //! is synchronous and may touch the disk: async code calls them through
@@ -16,6 +17,7 @@
 pub mod api_keys;
 pub mod codec;
 pub mod durability;
+pub mod format;
 pub mod keys;
 pub mod port;
 pub mod purge;
@@ -336,7 +338,9 @@ impl Store {
     /// Opens the database in `dir`, sealing secrets with `secrets`.
     pub fn open_with(dir: &Path, secrets: Arc<SecretBox>) -> Result<Self, StoreError> {
         let inner = Arc::new(SledStore::open(dir, secrets)?);
+        inner.check_format()?;
         inner.migrate()?;
+        inner.mark_format()?;
         let sealed = inner.seal_plain_secrets()?;
         if sealed > 0 {
             inner.flush_now()?;

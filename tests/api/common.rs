@@ -65,8 +65,8 @@ struct Spawned {
 fn spawn(data_dir: &Path, options: &Options) -> Spawned {
     let mut command = Command::new(env!("CARGO_BIN_EXE_confer"));
     command
-        .args(&options.args)
         .arg("serve")
+        .args(&options.args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("CONFER_BIND", "127.0.0.1:0")

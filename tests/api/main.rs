@@ -7,6 +7,7 @@ mod common;
 mod agents;
 mod api_description;
 mod auth;
+mod cli;
 mod compaction;
 mod configs;
 mod conversation;

@@ -1,0 +1,125 @@
+//! The command line (operations.md "Command line"): `serve` flags, a bind
+//! conflict, `confer config`.
+
+use std::process::{Command, Output};
+
+use crate::common::{Options, Server};
+
+/// Runs `confer ARGS` with only `env` set.
+fn confer(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_confer"));
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("confer runs")
+}
+
+#[tokio::test]
+async fn serve_flags_win_over_the_environment() {
+    // CONFER_BIND names a port nobody may bind; `--port 0` replaces it.
+    let options = Options {
+        args: vec!["--port".into(), "0".into()],
+        ..Options::default()
+    }
+    .env("CONFER_BIND", "127.0.0.1:1");
+    let server = Server::start_with(options);
+    assert!(
+        server.base.starts_with("http://127.0.0.1:"),
+        "{}",
+        server.base
+    );
+    assert!(!server.base.ends_with(":1"), "{}", server.base);
+    server.anonymous().get("/healthz").await.expect(200);
+}
+
+#[tokio::test]
+async fn a_port_in_use_exits_2_with_one_line() {
+    let server = Server::start();
+    let taken = server.base.trim_start_matches("http://").to_owned();
+    let data = tempfile::tempdir().unwrap();
+    let data = data.path().display().to_string();
+    let out = confer(
+        &["serve", "--bind", &taken, "--data-dir", &data],
+        &[("CONFER_LOG", "info")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        said.trim(),
+        format!("confer: cannot listen on {taken}: address in use")
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "nothing printed, no key: {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn config_prints_toml_with_sources_and_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("confer.toml");
+    std::fs::write(&file, "log = \"debug\"\nmax_body_bytes = 2048\n").unwrap();
+    let out = confer(
+        &[
+            "--config",
+            file.to_str().unwrap(),
+            "config",
+            "--data-dir",
+            "/srv/confer",
+        ],
+        &[
+            ("CONFER_JWT_SECRET", "do-not-print-me-0123456789"),
+            ("CONFER_WORKERS", "3"),
+            ("OPENAI_API_KEY", "sk-do-not-print-me"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("do-not-print-me"), "{text}");
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap_or_else(|| panic!("no {key} in {text}"))
+            .to_owned()
+    };
+    assert_eq!(
+        line("log"),
+        format!("log = \"debug\"  # file {}", file.display())
+    );
+    assert_eq!(
+        line("max_body_bytes"),
+        format!("max_body_bytes = 2048  # file {}", file.display())
+    );
+    assert_eq!(line("workers"), "workers = 3  # environment CONFER_WORKERS");
+    assert_eq!(
+        line("jwt_secret"),
+        "jwt_secret = \"<redacted>\"  # environment CONFER_JWT_SECRET"
+    );
+    assert_eq!(
+        line("openai_api_key"),
+        "openai_api_key = \"<redacted>\"  # environment OPENAI_API_KEY"
+    );
+    assert_eq!(
+        line("data_dir"),
+        "data_dir = \"/srv/confer\"  # command line"
+    );
+    assert_eq!(line("bind"), "bind = \"127.0.0.1:8080\"  # default");
+
+    // A bad setting is exit 2, naming it.
+    let out = confer(&["config"], &[("CONFER_WORKERS", "many")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .to_lowercase()
+            .contains("workers")
+    );
+}
