@@ -50,6 +50,8 @@ pub fn aad(org: &str, kind: &str, id: &str, field: &str) -> String {
 /// The key(s) that seal and open stored secrets.
 pub struct SecretBox {
     current: LessSafeKey,
+    /// The current key as base64, for a backup made with the key.
+    current_text: SecretString,
     old: Option<LessSafeKey>,
     /// Where the key came from, for the start-up log line (never the key).
     pub source: String,
@@ -88,15 +90,12 @@ impl SecretBox {
         old_key: Option<&SecretString>,
         data_dir: &Path,
     ) -> Result<Self, SecretError> {
-        let (current, source) = match (key, key_file) {
+        let (text, source) = match (key, key_file) {
             (Some(key), _) => (
-                key_from_base64(key.expose_secret(), "CONFER_SECRET_KEY")?,
+                key.expose_secret().trim().to_owned(),
                 "CONFER_SECRET_KEY".to_owned(),
             ),
-            (None, Some(path)) => (
-                key_from_base64(&read_key_file(path)?, "the secret key file")?,
-                path.display().to_string(),
-            ),
+            (None, Some(path)) => (read_key_file(path)?, path.display().to_string()),
             (None, None) => {
                 let path = data_dir.join(KEY_FILE);
                 let text = match read_key_file(&path) {
@@ -104,20 +103,30 @@ impl SecretBox {
                     Err(_) if !path.exists() => create_key_file(&path)?,
                     Err(error) => return Err(error),
                 };
-                (
-                    key_from_base64(&text, "the secret key file")?,
-                    path.display().to_string(),
-                )
+                (text, path.display().to_string())
             }
         };
+        let what = if key.is_some() {
+            "CONFER_SECRET_KEY"
+        } else {
+            "the secret key file"
+        };
+        let current = key_from_base64(&text, what)?;
         let old = old_key
             .map(|k| key_from_base64(k.expose_secret(), "CONFER_SECRET_KEY_OLD"))
             .transpose()?;
         Ok(Self {
             current,
+            current_text: SecretString::from(text.trim().to_owned()),
             old,
             source,
         })
+    }
+
+    /// The current key as base64 (what `secret.key` holds): only for a
+    /// backup the operator asked to include it in.
+    pub fn key_text(&self) -> &SecretString {
+        &self.current_text
     }
 
     /// Seals `plain` for the field named by `aad`.

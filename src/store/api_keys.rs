@@ -13,6 +13,7 @@ use super::{SledStore, abort, engine, keys, tx_error};
 impl SledStore {
     /// Stores an organization.
     pub fn put_org(&self, org: &Org) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         Self::put(&self.orgs, org.id.as_bytes(), org)
     }
 
@@ -47,6 +48,7 @@ impl SledStore {
 
     /// Stores a key and its hash index entry together.
     pub fn insert_api_key(&self, key: &ApiKey, secret_sha256: &[u8; 32]) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         let record = encode(key)?;
         (&self.api_keys, &self.api_key_hashes)
             .transaction(|(keys_tx, hashes)| {
@@ -90,6 +92,7 @@ impl SledStore {
 
     /// Deletes a key of `org` and its hash entry; false when there is none.
     pub fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> Result<bool, StoreError> {
+        let _writing = self.gate.writing();
         (&self.api_keys, &self.api_key_hashes, &self.api_key_used)
             .transaction(|(keys_tx, hashes, used)| {
                 let Some(bytes) = keys_tx.get(id.as_bytes())? else {
@@ -114,6 +117,7 @@ impl SledStore {
     /// exists. Written unflushed: the next flush, at the latest the one at a
     /// clean shutdown, makes it durable; a crash may lose the last minute.
     pub fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         (&self.api_keys, &self.api_key_used)
             .transaction(|(keys_tx, used)| {
                 if keys_tx.get(id.as_bytes())?.is_some() {

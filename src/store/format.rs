@@ -40,6 +40,7 @@ impl SledStore {
 
     /// Records [`STORE_FORMAT`] (once the migrations to it have run).
     pub(super) fn mark_format(&self) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         if self.meta.get(FORMAT_KEY).map_err(engine)?.is_none() || self.format()? < STORE_FORMAT {
             self.meta
                 .insert(FORMAT_KEY, &STORE_FORMAT.to_be_bytes())

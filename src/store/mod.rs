@@ -7,7 +7,8 @@
 //! (group-commit flush), [`port`] (the `ThreadStore` port), [`threads`] and
 //! [`purge`] (threads, participants, deletion), [`api_keys`] (orgs and keys),
 //! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields),
-//! [`format`] (the format version checked at open);
+//! [`format`] (the format version checked at open), [`gate`] (writes
+//! against a backup), [`backup`] and [`check`] (the operator's commands);
 //! agents and their configuration stay here. Multi-key updates that must agree (a
 //! record and its index entries) run in one sled transaction. Every method here
 //! is synchronous and may touch the disk: async code calls them through
@@ -15,9 +16,12 @@
 //! write only after [`Store::write`] has flushed it.
 
 pub mod api_keys;
+pub mod backup;
+pub mod check;
 pub mod codec;
 pub mod durability;
 pub mod format;
+pub mod gate;
 pub mod keys;
 pub mod port;
 pub mod purge;
@@ -132,6 +136,8 @@ pub struct SledStore {
     log: std::fs::File,
     /// The database directory.
     db_dir: std::path::PathBuf,
+    /// Held by every write, taken whole by a backup (see `gate`).
+    gate: gate::WriteGate,
 }
 
 impl SledStore {
@@ -181,6 +187,7 @@ impl SledStore {
             secrets,
             log,
             db_dir: dir.to_owned(),
+            gate: gate::WriteGate::default(),
             db,
         })
     }
@@ -223,6 +230,7 @@ impl SledStore {
 
     /// Creates or replaces an agent.
     pub fn put_agent(&self, agent: &Agent) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         Self::put(
             &self.agents,
             &keys::pair(agent.org_id.as_bytes(), agent.id.as_bytes()),
@@ -257,6 +265,7 @@ impl SledStore {
         agent: AgentId,
         config: &CredentialConfig,
     ) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         let key = keys::agent_config(org, agent, ConfigKind::Credentials);
         let sealed = self.seal_credentials(org, agent, config.clone())?;
         Self::put(&self.agent_configs, &key, &sealed)
@@ -275,6 +284,7 @@ impl SledStore {
         agent: AgentId,
         config: &CompactionConfig,
     ) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         let key = keys::agent_config(org, agent, ConfigKind::Compaction);
         Self::put(&self.agent_configs, &key, config)
     }

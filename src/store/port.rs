@@ -66,6 +66,7 @@ impl ThreadStore for SledStore {
     }
 
     fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError> {
+        let _writing = self.gate.writing();
         let ThreadAppend {
             turn,
             listed,
@@ -195,6 +196,7 @@ impl ThreadStore for SledStore {
         key: &[u8; 32],
         record: &IdempotencyRecord,
     ) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         Self::put(
             &self.idempotency,
             &keys::keyed_send(thread.as_bytes(), key),
@@ -249,6 +251,7 @@ impl ThreadStore for SledStore {
     }
 
     fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
+        let _writing = self.gate.writing();
         (
             &self.usage,
             &self.usage_by_thread,

@@ -39,6 +39,7 @@ impl SledStore {
     /// Removes up to `batch` keys of a deleted thread; returns how many were
     /// removed (0: nothing was left, and the marker is gone).
     pub fn purge_step(&self, id: ThreadId, batch: usize) -> Result<usize, StoreError> {
+        let _writing = self.gate.writing();
         let Some(marker) = Self::get::<DeletedThread>(&self.deleted_threads, id.as_bytes())? else {
             return Ok(0);
         };

@@ -66,6 +66,7 @@ impl SledStore {
     /// Seals the secrets an earlier version stored in plain text (once;
     /// later starts find nothing to do).
     pub(crate) fn seal_plain_secrets(&self) -> Result<usize, StoreError> {
+        let _writing = self.gate.writing();
         let mut sealed = 0;
         for entry in self.agent_configs.iter() {
             let (key, value) = entry.map_err(engine)?;

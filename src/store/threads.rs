@@ -88,6 +88,7 @@ impl SledStore {
         owner: Option<&Participant>,
         keyed: Option<([u8; 32], String)>,
     ) -> Result<Created, StoreError> {
+        let _writing = self.gate.writing();
         let org = thread.org_id;
         let keyed = keyed.map(|(key, request)| (keys::keyed_send(org.as_bytes(), &key), request));
         (
@@ -149,6 +150,7 @@ impl SledStore {
     /// marker is written, in one small transaction; `false` when it was
     /// already gone. The history is removed afterwards by the purge.
     pub fn delete_thread(&self, org: OrgId, id: ThreadId) -> Result<bool, StoreError> {
+        let _writing = self.gate.writing();
         let deleted = (
             &self.threads,
             &self.threads_by_agent,
@@ -237,6 +239,7 @@ impl SledStore {
         thread: ThreadId,
         participant: &Participant,
     ) -> Result<Option<(Participant, bool)>, StoreError> {
+        let _writing = self.gate.writing();
         (&self.threads, &self.participants, &self.threads_by_user)
             .transaction(|(threads, participants, by_user)| {
                 let Some(bytes) = threads.get(keys::pair(org.as_bytes(), thread.as_bytes()))?
@@ -286,6 +289,7 @@ impl SledStore {
         thread: ThreadId,
         user_id: &str,
     ) -> Result<bool, StoreError> {
+        let _writing = self.gate.writing();
         (&self.threads, &self.participants, &self.threads_by_user)
             .transaction(|(threads, participants, by_user)| {
                 if participants
@@ -308,6 +312,7 @@ impl SledStore {
 
     /// One-time layout migrations, each marked done in the `meta` tree.
     pub(super) fn migrate(&self) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
         const USER_INDEX: &[u8] = b"threads_by_user.v1";
         if self.meta.get(USER_INDEX).map_err(engine)?.is_some() {
             return Ok(());

@@ -71,6 +71,7 @@ impl SledStore {
 
     /// Stores a new tool (its secret given in plain text, sealed here).
     pub fn create_tool(&self, mut tool: OrgTool) -> Result<Result<OrgTool, ToolWrite>, StoreError> {
+        let _writing = self.gate.writing();
         let plain = std::mem::take(&mut tool.signing_secret);
         tool.signing_secret = self.seal_secret(tool.org_id, tool.id, &plain)?;
         let record = encode(&tool)?;
@@ -134,6 +135,7 @@ impl SledStore {
         rotate: Option<&str>,
         change: impl Fn(&mut OrgTool),
     ) -> Result<Result<OrgTool, ToolWrite>, StoreError> {
+        let _writing = self.gate.writing();
         let sealed = rotate
             .map(|plain| self.seal_secret(org, id, plain))
             .transpose()?;
@@ -165,6 +167,7 @@ impl SledStore {
 
     /// Deletes a tool; `false` when there was none.
     pub fn delete_tool(&self, org: OrgId, id: ToolId) -> Result<bool, StoreError> {
+        let _writing = self.gate.writing();
         let key = keys::pair(org.as_bytes(), id.as_bytes());
         (&self.tools, &self.tool_names)
             .transaction(|(tools, names)| {

@@ -87,6 +87,7 @@ impl SledStore {
         id: AgentId,
         change: impl FnMut(Agent) -> Result<Agent, E>,
     ) -> Result<Updated<Agent, E>, StoreError> {
+        let _writing = self.gate.writing();
         let key = keys::pair(org.as_bytes(), id.as_bytes());
         swap(
             &self.agents,
@@ -104,6 +105,7 @@ impl SledStore {
         id: ThreadId,
         change: impl FnMut(Thread) -> Result<Thread, E>,
     ) -> Result<Updated<Thread, E>, StoreError> {
+        let _writing = self.gate.writing();
         let key = keys::pair(org.as_bytes(), id.as_bytes());
         swap(&self.threads, &key, existing::<Thread>, change)
     }
@@ -117,6 +119,7 @@ impl SledStore {
         agent: AgentId,
         change: impl FnMut(CredentialConfig) -> Result<CredentialConfig, E>,
     ) -> Result<Updated<CredentialConfig, E>, StoreError> {
+        let _writing = self.gate.writing();
         let key = keys::agent_config(org, agent, ConfigKind::Credentials);
         swap_encoded(
             &self.agent_configs,
@@ -137,6 +140,7 @@ impl SledStore {
         agent: AgentId,
         change: impl FnMut(CompactionConfig) -> Result<CompactionConfig, E>,
     ) -> Result<Updated<CompactionConfig, E>, StoreError> {
+        let _writing = self.gate.writing();
         let key = keys::agent_config(org, agent, ConfigKind::Compaction);
         swap(&self.agent_configs, &key, or_default, change)
     }

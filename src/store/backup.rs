@@ -1,0 +1,423 @@
+//! Backups (`operations.md`): one tar + zstd file with every tree's records,
+//! the large-value files, the secret key only when asked, and last a
+//! manifest (versions, counts, each entry's SHA-256 and a checksum over
+//! them). A backup reads with the write gate held (see `gate`), so it is
+//! the store between two writes; memory stays bounded because records go
+//! out in chunks of at most [`CHUNK_BYTES`]. [`verify`] checks an archive
+//! whole before [`restore`] writes a byte, and a restore writes only into
+//! an empty directory.
+//!
+//! A chunk `trees/{tree}/{n}` is a run of records, each
+//! `[key length u32 BE][key][value length u32 BE][value]`.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use confer_actors::StoreError;
+use secrecy::ExposeSecret;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::format::STORE_FORMAT;
+use super::values::VALUES_DIR;
+use super::{SledStore, engine};
+use crate::secrets::KEY_FILE;
+
+/// The manifest's `format`.
+pub const ARCHIVE_FORMAT: &str = "confer-backup";
+/// The archive layout's version.
+pub const ARCHIVE_VERSION: u32 = 1;
+/// Largest chunk of records held in memory while writing or restoring.
+pub const CHUNK_BYTES: usize = 4 << 20;
+const MANIFEST: &str = "manifest.json";
+const TREES: &str = "trees";
+
+/// What a backup holds, written last in the archive.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    pub store_format: u64,
+    pub confer_version: String,
+    pub created_at: DateTime<Utc>,
+    /// Records per tree.
+    pub counts: BTreeMap<String, u64>,
+    /// Files of large values.
+    pub value_files: u64,
+    /// Whether the secret key is in the archive.
+    pub secret_key: bool,
+    /// SHA-256 (hex) of each entry, by path.
+    pub entries: BTreeMap<String, String>,
+    /// SHA-256 (hex) over the lines `path hash\n` of `entries`, in order.
+    pub checksum: String,
+}
+
+/// Why a backup or restore failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("{what}: {error}")]
+    Io { what: String, error: std::io::Error },
+    /// The archive is not a whole, unchanged Confer backup.
+    #[error("the backup does not verify: {0}")]
+    Corrupt(String),
+    /// The target directory holds something.
+    #[error("{0} is not empty: a restore writes only into an empty directory")]
+    NotEmpty(String),
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BackupError {
+    let what = what.into();
+    move |error| BackupError::Io { what, error }
+}
+
+fn checksum(entries: &BTreeMap<String, String>) -> String {
+    let mut hasher = Sha256::new();
+    for (path, hash) in entries {
+        hasher.update(format!("{path} {hash}\n").as_bytes());
+    }
+    hex::encode(hasher.finalize())
+}
+
+/// A reader that hashes what passes through it.
+struct Hashing<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Writes the archive's entries, noting each one's hash.
+struct ArchiveWriter<W: Write> {
+    tar: tar::Builder<zstd::Encoder<'static, W>>,
+    entries: BTreeMap<String, String>,
+}
+
+impl<W: Write> ArchiveWriter<W> {
+    fn add(&mut self, path: &str, data: &[u8]) -> Result<(), BackupError> {
+        self.add_from(path, data.len() as u64, data)
+    }
+
+    fn add_from(&mut self, path: &str, size: u64, data: impl Read) -> Result<(), BackupError> {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(size);
+        header.set_mode(0o600);
+        header.set_mtime(0);
+        let mut reader = Hashing {
+            inner: data,
+            hasher: Sha256::new(),
+        };
+        self.tar
+            .append_data(&mut header, path, &mut reader)
+            .map_err(io(format!("writing {path}")))?;
+        self.entries
+            .insert(path.to_owned(), hex::encode(reader.hasher.finalize()));
+        Ok(())
+    }
+}
+
+impl SledStore {
+    /// Writes a backup of the whole store to `out` (the secret key too when
+    /// `with_key`). Writes wait while the trees are read.
+    pub fn write_backup<W: Write>(&self, out: W, with_key: bool) -> Result<Manifest, BackupError> {
+        let encoder = zstd::Encoder::new(out, 3).map_err(io("starting zstd"))?;
+        let mut archive = ArchiveWriter {
+            tar: tar::Builder::new(encoder),
+            entries: BTreeMap::new(),
+        };
+        let mut counts = BTreeMap::new();
+        let quiet = self.gate.quiesce();
+        let created_at = Utc::now();
+        for name in self.db.tree_names() {
+            let name = String::from_utf8(name.to_vec())
+                .map_err(|_| BackupError::Corrupt("a tree name is not UTF-8".into()))?;
+            let tree = self.db.open_tree(&name).map_err(engine)?;
+            let mut chunk = Vec::new();
+            let mut part = 0u32;
+            let mut count = 0u64;
+            for entry in tree.iter() {
+                let (key, value) = entry.map_err(engine)?;
+                for bytes in [&key[..], &value[..]] {
+                    let len = u32::try_from(bytes.len())
+                        .map_err(|_| BackupError::Corrupt("a record over 4 GiB".into()))?;
+                    chunk.extend_from_slice(&len.to_be_bytes());
+                    chunk.extend_from_slice(bytes);
+                }
+                count += 1;
+                if chunk.len() >= CHUNK_BYTES {
+                    archive.add(&format!("{TREES}/{name}/{part:06}"), &chunk)?;
+                    chunk.clear();
+                    part += 1;
+                }
+            }
+            if !chunk.is_empty() {
+                archive.add(&format!("{TREES}/{name}/{part:06}"), &chunk)?;
+            }
+            counts.insert(name, count);
+        }
+        let value_files = self.archive_value_files(&mut archive)?;
+        drop(quiet);
+        if with_key {
+            archive.add(KEY_FILE, self.secrets.key_text().expose_secret().as_bytes())?;
+        }
+        let mut manifest = Manifest {
+            format: ARCHIVE_FORMAT.into(),
+            version: ARCHIVE_VERSION,
+            store_format: STORE_FORMAT,
+            confer_version: env!("CARGO_PKG_VERSION").into(),
+            created_at,
+            counts,
+            value_files,
+            secret_key: with_key,
+            checksum: checksum(&archive.entries),
+            entries: archive.entries.clone(),
+        };
+        let text = serde_json::to_vec_pretty(&manifest)
+            .map_err(|e| BackupError::Corrupt(e.to_string()))?;
+        archive.add(MANIFEST, &text)?;
+        // The manifest does not list itself.
+        manifest.entries.remove(MANIFEST);
+        let encoder = archive.tar.into_inner().map_err(io("ending the tar"))?;
+        let mut out = encoder.finish().map_err(io("ending zstd"))?;
+        out.flush().map_err(io("writing the backup"))?;
+        Ok(manifest)
+    }
+
+    /// Adds every file under `values/`; returns how many.
+    fn archive_value_files<W: Write>(
+        &self,
+        archive: &mut ArchiveWriter<W>,
+    ) -> Result<u64, BackupError> {
+        let root = self.db_dir.join(VALUES_DIR);
+        let Ok(threads) = std::fs::read_dir(&root) else {
+            return Ok(0);
+        };
+        let mut files = 0;
+        for thread in threads {
+            let thread = thread.map_err(io("listing values"))?;
+            let dir_name = thread.file_name().to_string_lossy().into_owned();
+            for file in std::fs::read_dir(thread.path()).map_err(io("listing values"))? {
+                let file = file.map_err(io("listing values"))?;
+                let name = file.file_name().to_string_lossy().into_owned();
+                let opened = std::fs::File::open(file.path()).map_err(io("reading a value"))?;
+                let size = opened.metadata().map_err(io("reading a value"))?.len();
+                archive.add_from(&format!("{VALUES_DIR}/{dir_name}/{name}"), size, opened)?;
+                files += 1;
+            }
+        }
+        Ok(files)
+    }
+}
+
+/// The archive in a backup file.
+type ArchiveReader = tar::Archive<zstd::Decoder<'static, std::io::BufReader<std::fs::File>>>;
+
+fn open_archive(path: &Path) -> Result<ArchiveReader, BackupError> {
+    let file = std::fs::File::open(path).map_err(io(format!("opening {}", path.display())))?;
+    let decoder =
+        zstd::Decoder::new(file).map_err(|e| BackupError::Corrupt(format!("not zstd: {e}")))?;
+    Ok(tar::Archive::new(decoder))
+}
+
+/// Reads the archive at `path` whole and checks every entry against its
+/// manifest; nothing is written.
+pub fn verify(path: &Path) -> Result<Manifest, BackupError> {
+    let corrupt = |what: String| BackupError::Corrupt(what);
+    let mut archive = open_archive(path)?;
+    let mut seen = BTreeMap::new();
+    let mut manifest: Option<Manifest> = None;
+    for entry in archive
+        .entries()
+        .map_err(|e| corrupt(format!("not a tar: {e}")))?
+    {
+        let mut entry = entry.map_err(|e| corrupt(format!("a damaged entry: {e}")))?;
+        let name = entry
+            .path()
+            .map_err(|e| corrupt(e.to_string()))?
+            .to_string_lossy()
+            .into_owned();
+        if manifest.is_some() {
+            return Err(corrupt(format!("{name} follows the manifest")));
+        }
+        if name == MANIFEST {
+            let mut text = Vec::new();
+            entry
+                .read_to_end(&mut text)
+                .map_err(|e| corrupt(format!("the manifest: {e}")))?;
+            manifest = Some(
+                serde_json::from_slice(&text).map_err(|e| corrupt(format!("the manifest: {e}")))?,
+            );
+            continue;
+        }
+        let mut hashing = Hashing {
+            inner: &mut entry,
+            hasher: Sha256::new(),
+        };
+        std::io::copy(&mut hashing, &mut std::io::sink())
+            .map_err(|e| corrupt(format!("{name}: {e}")))?;
+        seen.insert(name, hex::encode(hashing.hasher.finalize()));
+    }
+    let manifest =
+        manifest.ok_or_else(|| corrupt("no manifest (the file is cut short?)".into()))?;
+    if manifest.format != ARCHIVE_FORMAT || manifest.version > ARCHIVE_VERSION {
+        return Err(corrupt(format!(
+            "a {} version {} archive; this binary reads {ARCHIVE_FORMAT} up to {ARCHIVE_VERSION}",
+            manifest.format, manifest.version
+        )));
+    }
+    if manifest.store_format > STORE_FORMAT {
+        return Err(corrupt(format!(
+            "made by a newer Confer (store format {}; this binary reads up to {STORE_FORMAT})",
+            manifest.store_format
+        )));
+    }
+    if checksum(&manifest.entries) != manifest.checksum {
+        return Err(corrupt("the manifest's checksum does not match it".into()));
+    }
+    if seen != manifest.entries {
+        let differs = seen
+            .iter()
+            .find(|(path, hash)| manifest.entries.get(*path) != Some(hash))
+            .map(|(path, _)| path.clone())
+            .or_else(|| {
+                manifest
+                    .entries
+                    .keys()
+                    .find(|p| !seen.contains_key(*p))
+                    .cloned()
+            })
+            .unwrap_or_default();
+        return Err(corrupt(format!("{differs} does not match the manifest")));
+    }
+    Ok(manifest)
+}
+
+/// Whether `dir` is absent or an empty directory.
+fn is_empty_dir(dir: &Path) -> Result<bool, BackupError> {
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => Ok(entries.next().is_none()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+        Err(e) => Err(io(format!("reading {}", dir.display()))(e)),
+    }
+}
+
+/// Verifies the archive at `path`, then writes its store into `dir`, which
+/// must be absent or empty. On any failure after writing began, `dir` is
+/// emptied again. The caller opens the result to check its secrets.
+pub fn restore(path: &Path, dir: &Path) -> Result<Manifest, BackupError> {
+    if !is_empty_dir(dir)? {
+        return Err(BackupError::NotEmpty(dir.display().to_string()));
+    }
+    let manifest = verify(path)?;
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    let written = write_restored(path, dir);
+    if let Err(error) = written {
+        empty_dir(dir);
+        return Err(error);
+    }
+    Ok(manifest)
+}
+
+/// Removes what a failed restore wrote into `dir` (the directory stays).
+pub fn empty_dir(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let _ = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+        }
+    }
+}
+
+fn write_restored(path: &Path, dir: &Path) -> Result<(), BackupError> {
+    let db = sled::Config::new()
+        .path(dir)
+        .cache_capacity(super::STORE_CACHE_BYTES)
+        .open()
+        .map_err(engine)?;
+    let mut archive = open_archive(path)?;
+    for entry in archive
+        .entries()
+        .map_err(|e| BackupError::Corrupt(e.to_string()))?
+    {
+        let mut entry = entry.map_err(|e| BackupError::Corrupt(e.to_string()))?;
+        let name: PathBuf = entry
+            .path()
+            .map_err(|e| BackupError::Corrupt(e.to_string()))?
+            .into_owned();
+        let text = name.to_string_lossy().into_owned();
+        if let Some(rest) = text.strip_prefix(&format!("{TREES}/")) {
+            let tree_name = rest.rsplit_once('/').map_or(rest, |(tree, _)| tree);
+            let tree = db.open_tree(tree_name).map_err(engine)?;
+            let mut chunk = Vec::new();
+            entry
+                .read_to_end(&mut chunk)
+                .map_err(io(format!("reading {text}")))?;
+            tree.apply_batch(records(&chunk, &text)?).map_err(engine)?;
+        } else if text.starts_with(&format!("{VALUES_DIR}/")) || text == KEY_FILE {
+            // Only the names this module writes: no `..`, no absolute path.
+            if name
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+            {
+                return Err(BackupError::Corrupt(format!("{text}: not a plain path")));
+            }
+            let target = dir.join(&name);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(io(format!("creating {text}")))?;
+            }
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            let mut file = options
+                .open(&target)
+                .map_err(io(format!("writing {text}")))?;
+            std::io::copy(&mut entry, &mut file).map_err(io(format!("writing {text}")))?;
+            file.sync_all().map_err(io(format!("syncing {text}")))?;
+        }
+    }
+    db.flush().map_err(engine)?;
+    Ok(())
+}
+
+/// The records of one chunk, as a sled batch.
+fn records(chunk: &[u8], name: &str) -> Result<sled::Batch, BackupError> {
+    let mut batch = sled::Batch::default();
+    let mut rest = chunk;
+    let take = |rest: &mut &[u8]| -> Option<Vec<u8>> {
+        let len = u32::from_be_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+        let bytes = rest.get(4..4 + len)?.to_vec();
+        *rest = &rest[4 + len..];
+        Some(bytes)
+    };
+    while !rest.is_empty() {
+        let key = take(&mut rest);
+        let value = take(&mut rest);
+        match (key, value) {
+            (Some(key), Some(value)) => batch.insert(key, value),
+            _ => {
+                return Err(BackupError::Corrupt(format!(
+                    "{name}: a record is cut short"
+                )));
+            }
+        }
+    }
+    Ok(batch)
+}
+
+#[cfg(test)]
+#[path = "backup_tests.rs"]
+mod tests;

@@ -1,0 +1,185 @@
+//! Backup, restore and check on a real store in a temporary directory.
+#![allow(clippy::unwrap_used)]
+
+use chrono::Utc;
+use confer_actors::{
+    AgentId, ContextMessage, ContextRole, CredentialConfig, Message, MessageId, OrgId, Role,
+    Thread, ThreadAppend, ThreadId, ThreadKind, ThreadStore,
+};
+
+use super::*;
+use crate::store::keys;
+use crate::store::{Store, test_secrets};
+
+/// A store with a thread of `messages` messages (the last one large, so it
+/// has a value file) and a sealed signing secret.
+fn filled(dir: &Path, messages: usize) -> (Store, ThreadId) {
+    let store = Store::open_with(dir, test_secrets(dir)).unwrap();
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let now = Utc::now();
+    let thread = Thread {
+        id: ThreadId::new(),
+        org_id: org,
+        agent_id: agent,
+        title: None,
+        kind: ThreadKind::Single,
+        active_profile: None,
+        metadata: Default::default(),
+        system_prompt_overlay: None,
+        resource_bindings: Vec::new(),
+        created_by: "alice".into(),
+        created_at: now,
+        updated_at: now,
+    };
+    store.with_inner(|s| {
+        s.create_thread(&thread, None).unwrap();
+        s.put_credentials(
+            org,
+            agent,
+            &CredentialConfig {
+                enabled: true,
+                resolver_url: "https://resolver.example/k".into(),
+                timeout_ms: 1000,
+                signing_secret: Some("the-signing-secret".into()),
+            },
+        )
+        .unwrap();
+        for n in 0..messages {
+            let content = if n + 1 == messages {
+                "x".repeat(40 * 1024)
+            } else {
+                format!("m{n}")
+            };
+            let message = Message {
+                id: MessageId::new(),
+                thread_id: thread.id,
+                seq: 0,
+                role: Role::User,
+                content: content.clone(),
+                sender_name: None,
+                sender_id: None,
+                created_at: Utc::now(),
+            };
+            let write = ThreadAppend {
+                listed: Some(message),
+                context: vec![ContextMessage::text(ContextRole::User, content)],
+                ..ThreadAppend::default()
+            };
+            s.append(thread.id, write).unwrap();
+        }
+    });
+    store.flush_now().unwrap();
+    (store, thread.id)
+}
+
+fn backup_of(store: &Store, file: &Path, with_key: bool) -> Manifest {
+    let out = std::fs::File::create(file).unwrap();
+    store.with_inner(|s| s.write_backup(out, with_key)).unwrap()
+}
+
+#[test]
+fn a_backup_restores_to_the_same_store_and_checks_clean() {
+    let source = tempfile::tempdir().unwrap();
+    let (store, thread) = filled(source.path(), 30);
+    assert!(store.with_inner(|s| s.check()).unwrap().problems.is_empty());
+    let file = source.path().join("backup.tar.zst");
+    let manifest = backup_of(&store, &file, true);
+    assert_eq!(manifest.counts["messages"], 30);
+    assert_eq!(
+        manifest.value_files, 2,
+        "the large message and its context entry"
+    );
+    assert!(manifest.secret_key);
+    assert_eq!(verify(&file).unwrap(), manifest);
+
+    let target = tempfile::tempdir().unwrap();
+    let restored_dir = target.path().join("restored");
+    restore(&file, &restored_dir).unwrap();
+    let restored = Store::open(&restored_dir).unwrap();
+    let report = restored.with_inner(|s| s.check()).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(report.counts["messages"], 30);
+    let (messages, total) = restored.with_inner(|s| s.messages(thread, 0, 100)).unwrap();
+    assert_eq!(total, 30);
+    assert_eq!(messages[29].content.len(), 40 * 1024);
+    let (original, _) = store.with_inner(|s| s.messages(thread, 0, 100)).unwrap();
+    assert_eq!(messages, original);
+}
+
+#[test]
+fn a_changed_archive_does_not_verify_and_restores_nothing() {
+    let source = tempfile::tempdir().unwrap();
+    let (store, _) = filled(source.path(), 5);
+    let file = source.path().join("backup.tar.zst");
+    backup_of(&store, &file, false);
+    // Cut short: the manifest, last, is gone.
+    let bytes = std::fs::read(&file).unwrap();
+    let cut = source.path().join("cut.tar.zst");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let target = tempfile::tempdir().unwrap();
+    let error = restore(&cut, target.path()).unwrap_err();
+    assert!(matches!(error, BackupError::Corrupt(_)), "{error}");
+    assert!(is_empty_dir(target.path()).unwrap());
+
+    // A record changed inside a valid archive: its hash no longer matches.
+    let mut tar = Vec::new();
+    zstd::stream::copy_decode(&bytes[..], &mut tar).unwrap();
+    let at = tar.windows(2).position(|w| w == b"m3").unwrap();
+    tar[at + 1] = b'4';
+    let changed = source.path().join("changed.tar.zst");
+    std::fs::write(&changed, zstd::encode_all(&tar[..], 3).unwrap()).unwrap();
+    let error = verify(&changed).unwrap_err().to_string();
+    assert!(error.contains("does not match the manifest"), "{error}");
+}
+
+#[test]
+fn a_restore_refuses_a_directory_that_holds_something() {
+    let source = tempfile::tempdir().unwrap();
+    let (store, _) = filled(source.path(), 2);
+    let file = source.path().join("backup.tar.zst");
+    backup_of(&store, &file, false);
+    let target = tempfile::tempdir().unwrap();
+    std::fs::write(target.path().join("keep.txt"), "mine").unwrap();
+    let error = restore(&file, target.path()).unwrap_err();
+    assert!(matches!(error, BackupError::NotEmpty(_)), "{error}");
+    assert_eq!(
+        std::fs::read_to_string(target.path().join("keep.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn check_finds_an_index_entry_without_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, thread) = filled(dir.path(), 3);
+    store.with_inner(|s| {
+        s.threads_by_user
+            .insert(
+                keys::timeline(&[7u8; 48], 1, thread.as_bytes()).as_slice(),
+                &[],
+            )
+            .unwrap();
+        s.threads_by_agent
+            .insert(keys::timeline(&[9u8; 32], 1, &[1u8; 16]).as_slice(), &[])
+            .unwrap();
+    });
+    let report = store.with_inner(|s| s.check()).unwrap();
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(report.problems[0].contains("names a thread that does not exist"));
+}
+
+#[test]
+fn a_backup_without_the_key_leaves_secrets_unopenable_under_another_key() {
+    let source = tempfile::tempdir().unwrap();
+    let (store, _) = filled(source.path(), 1);
+    let file = source.path().join("backup.tar.zst");
+    let manifest = backup_of(&store, &file, false);
+    assert!(!manifest.secret_key);
+    let target = tempfile::tempdir().unwrap();
+    restore(&file, target.path()).unwrap();
+    // No key in the archive: opening makes a new key, which opens nothing.
+    let restored = Store::open(target.path()).unwrap();
+    let problems = restored.with_inner(|s| s.unopenable_secrets()).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("does not open with the secret key"));
+}

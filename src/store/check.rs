@@ -1,0 +1,329 @@
+//! `confer check` (`operations.md`): a read-only integrity check. Every
+//! record must decode (large values: their file present, of the stub's
+//! length), every index entry must point at its record and every record
+//! have its index entries, sequence counters must cover their entries, and
+//! every sealed secret must open with the configured key. Memory is one set
+//! of thread ids (16 bytes each) and of usage keys; records are read one at
+//! a time.
+
+use std::collections::{BTreeMap, HashSet};
+
+use confer_actors::{ContextMessage, Message, StoreError, Thread, ThreadId, UsageRecord};
+use sled::Tree;
+
+use super::codec::decode;
+use super::keys::{self, ConfigKind};
+use super::records::{ApiKey, Org};
+use super::tools::OrgTool;
+use super::{SledStore, engine};
+
+/// What [`SledStore::check`] found.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    /// Records per kind.
+    pub counts: BTreeMap<&'static str, u64>,
+    /// Each problem, in words (empty: the store is sound).
+    pub problems: Vec<String>,
+}
+
+impl CheckReport {
+    fn problem(&mut self, text: String) {
+        // A broken store can have millions of the same problem.
+        if self.problems.len() < 100 {
+            self.problems.push(text);
+        } else if self.problems.len() == 100 {
+            self.problems.push("… more problems not listed".into());
+        }
+    }
+}
+
+fn id16(bytes: &[u8]) -> Option<[u8; 16]> {
+    bytes.get(..16)?.try_into().ok()
+}
+
+impl SledStore {
+    /// Checks the whole store; see the module documentation.
+    pub fn check(&self) -> Result<CheckReport, StoreError> {
+        let mut report = CheckReport::default();
+        self.check_plain(&mut report)?;
+        let threads = self.check_threads(&mut report)?;
+        self.check_thread_entries(&threads, &mut report)?;
+        self.check_usage(&threads, &mut report)?;
+        self.check_tools(&mut report)?;
+        for problem in self.unopenable_secrets()? {
+            report.problem(problem);
+        }
+        Ok(report)
+    }
+
+    /// Records that only need to decode, and the key index.
+    fn check_plain(&self, report: &mut CheckReport) -> Result<(), StoreError> {
+        let orgs = count_decoded::<Org>(&self.orgs, "org", report)?;
+        report.counts.insert("orgs", orgs);
+        let agents = count_decoded::<confer_actors::Agent>(&self.agents, "agent", report)?;
+        report.counts.insert("agents", agents);
+        let keys = count_decoded::<ApiKey>(&self.api_keys, "api key", report)?;
+        report.counts.insert("api_keys", keys);
+        for entry in self.api_key_hashes.iter() {
+            let (_, id) = entry.map_err(engine)?;
+            if !self.api_keys.contains_key(&id).map_err(engine)? {
+                report.problem("a key hash names a key that does not exist".into());
+            }
+        }
+        if self.api_key_hashes.len() as u64 != keys {
+            report.problem(format!(
+                "{keys} api keys but {} key hashes",
+                self.api_key_hashes.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Threads and their listings; returns the ids of threads that exist
+    /// or await their purge (whose entries may still be there).
+    fn check_threads(&self, report: &mut CheckReport) -> Result<HashSet<[u8; 16]>, StoreError> {
+        let mut known = HashSet::new();
+        let mut live = 0;
+        for entry in self.threads.iter() {
+            let (key, value) = entry.map_err(engine)?;
+            match decode::<Thread>(&value) {
+                Ok(thread) => {
+                    live += 1;
+                    known.insert(*thread.id.as_bytes());
+                    let listed = keys::timeline(
+                        &keys::pair(thread.org_id.as_bytes(), thread.agent_id.as_bytes()),
+                        keys::micros(thread.created_at),
+                        thread.id.as_bytes(),
+                    );
+                    if !self.threads_by_agent.contains_key(listed).map_err(engine)? {
+                        report.problem(format!(
+                            "thread {} is missing from its agent's listing",
+                            thread.id
+                        ));
+                    }
+                }
+                Err(e) => report.problem(format!("thread key {}: {e}", hex::encode(&key))),
+            }
+        }
+        report.counts.insert("threads", live);
+        let mut deleted = 0;
+        for key in self.deleted_threads.iter().keys() {
+            if let Some(id) = id16(&key.map_err(engine)?) {
+                known.insert(id);
+                deleted += 1;
+            }
+        }
+        report.counts.insert("threads_awaiting_purge", deleted);
+        for (tree, what) in [
+            (&self.threads_by_agent, "an agent's thread listing"),
+            (&self.threads_by_user, "a user's thread listing"),
+        ] {
+            for key in tree.iter().keys() {
+                let key = key.map_err(engine)?;
+                if keys::timeline_id(&key).is_none_or(|id| !known.contains(&id)) {
+                    report.problem(format!("{what} names a thread that does not exist"));
+                }
+            }
+        }
+        Ok(known)
+    }
+
+    /// Messages, context entries and participants: their thread exists and
+    /// the thread's counter covers them; each decodes.
+    fn check_thread_entries(
+        &self,
+        threads: &HashSet<[u8; 16]>,
+        report: &mut CheckReport,
+    ) -> Result<(), StoreError> {
+        for (tree, seqs, what) in [
+            (&self.messages, &self.thread_seqs, "messages"),
+            (&self.context, &self.context_seqs, "context_entries"),
+        ] {
+            let mut count = 0;
+            for entry in tree.iter() {
+                let (key, value) = entry.map_err(engine)?;
+                count += 1;
+                let Some(thread) = id16(&key) else {
+                    report.problem(format!("a {what} key is malformed"));
+                    continue;
+                };
+                let id = ThreadId::from_bytes(thread);
+                if !threads.contains(&thread) {
+                    report.problem(format!("{what} of thread {id}, which does not exist"));
+                    continue;
+                }
+                let seq = keys::read_u64(key.get(16..).unwrap_or_default());
+                let last = seqs
+                    .get(thread)
+                    .map_err(engine)?
+                    .map_or(0, |v| keys::read_u64(&v));
+                if seq > last {
+                    report.problem(format!(
+                        "thread {id}: {what} entry {seq} is past its counter {last}"
+                    ));
+                }
+                let decoded = self.values.read(id, &value).and_then(|bytes| {
+                    if what == "messages" {
+                        decode::<Message>(&bytes).map(drop)
+                    } else {
+                        decode::<ContextMessage>(&bytes).map(drop)
+                    }
+                });
+                if let Err(e) = decoded {
+                    report.problem(format!("thread {id}: {what} entry {seq}: {e}"));
+                }
+            }
+            report.counts.insert(what, count);
+        }
+        let mut participants = 0;
+        for key in self.participants.iter().keys() {
+            participants += 1;
+            if id16(&key.map_err(engine)?).is_none_or(|t| !threads.contains(&t)) {
+                report.problem("a participant of a thread that does not exist".into());
+            }
+        }
+        report.counts.insert("participants", participants);
+        Ok(())
+    }
+
+    /// Usage records and their two indexes agree.
+    fn check_usage(
+        &self,
+        threads: &HashSet<[u8; 16]>,
+        report: &mut CheckReport,
+    ) -> Result<(), StoreError> {
+        let mut records = 0;
+        for entry in self.usage.iter() {
+            let (key, value) = entry.map_err(engine)?;
+            records += 1;
+            let record = match decode::<UsageRecord>(&value) {
+                Ok(record) => record,
+                Err(e) => {
+                    report.problem(format!("usage key {}: {e}", hex::encode(&key)));
+                    continue;
+                }
+            };
+            let at = keys::micros(record.created_at);
+            let by_thread = keys::timeline(
+                &keys::pair(record.org_id.as_bytes(), record.thread_id.as_bytes()),
+                at,
+                record.id.as_bytes(),
+            );
+            let by_agent = keys::timeline(
+                &keys::pair(record.org_id.as_bytes(), record.agent_id.as_bytes()),
+                at,
+                record.id.as_bytes(),
+            );
+            if !self
+                .usage_by_thread
+                .contains_key(by_thread)
+                .map_err(engine)?
+                || !self.usage_by_agent.contains_key(by_agent).map_err(engine)?
+            {
+                report.problem(format!(
+                    "usage record {} is missing from an index",
+                    record.id
+                ));
+            }
+            // Usage outlives a deleted thread (it is the org's bill).
+            let _ = threads;
+        }
+        report.counts.insert("usage_records", records);
+        for (index, what) in [
+            (&self.usage_by_thread, "thread"),
+            (&self.usage_by_agent, "agent"),
+        ] {
+            if index.len() as u64 != records {
+                report.problem(format!(
+                    "{records} usage records but {} entries in the by-{what} index",
+                    index.len()
+                ));
+            }
+            for key in index.iter().keys() {
+                let key = key.map_err(engine)?;
+                // org ++ (thread | agent) ++ created ++ id → org ++ created ++ id
+                let target = [
+                    key.get(..16).unwrap_or_default(),
+                    key.get(32..).unwrap_or_default(),
+                ]
+                .concat();
+                if target.len() != 40 || !self.usage.contains_key(&target).map_err(engine)? {
+                    report.problem(format!("the by-{what} usage index names a missing record"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Tools and their name index agree.
+    fn check_tools(&self, report: &mut CheckReport) -> Result<(), StoreError> {
+        let tools = count_decoded::<OrgTool>(&self.tools, "tool", report)?;
+        report.counts.insert("tools", tools);
+        for entry in self.tool_names.iter() {
+            let (key, id) = entry.map_err(engine)?;
+            let tool_key = [key.get(..16).unwrap_or_default(), &id[..]].concat();
+            if !self.tools.contains_key(tool_key).map_err(engine)? {
+                report.problem("a tool name names a tool that does not exist".into());
+            }
+        }
+        if self.tool_names.len() as u64 != tools {
+            report.problem(format!(
+                "{tools} tools but {} tool names",
+                self.tool_names.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Each sealed secret that does not open with the configured key, named
+    /// by its record (never its value).
+    pub fn unopenable_secrets(&self) -> Result<Vec<String>, StoreError> {
+        let mut problems = Vec::new();
+        for entry in self.agent_configs.iter() {
+            let (key, value) = entry.map_err(engine)?;
+            if key.len() != 33 || key[32] != ConfigKind::Credentials as u8 {
+                continue;
+            }
+            let (Some(org), Some(agent)) = (id16(&key), key.get(16..32).and_then(id16)) else {
+                continue;
+            };
+            let (org, agent) = (
+                confer_actors::OrgId::from_bytes(org),
+                confer_actors::AgentId::from_bytes(agent),
+            );
+            let config = decode(&value)?;
+            if self.open_credentials(org, agent, config).is_err() {
+                problems.push(format!(
+                    "the signing secret of agent {agent}'s resolver does not open with the secret key"
+                ));
+            }
+        }
+        for value in self.tools.iter().values() {
+            let tool: OrgTool = decode(&value.map_err(engine)?)?;
+            if self.tool_secret(&tool).is_err() {
+                problems.push(format!(
+                    "the signing secret of tool {} does not open with the secret key",
+                    tool.id
+                ));
+            }
+        }
+        Ok(problems)
+    }
+}
+
+/// Counts a tree's records, noting each that does not decode.
+fn count_decoded<T: serde::de::DeserializeOwned>(
+    tree: &Tree,
+    what: &str,
+    report: &mut CheckReport,
+) -> Result<u64, StoreError> {
+    let mut count = 0;
+    for entry in tree.iter() {
+        let (key, value) = entry.map_err(engine)?;
+        count += 1;
+        if let Err(e) = decode::<T>(&value) {
+            report.problem(format!("{what} key {}: {e}", hex::encode(&key)));
+        }
+    }
+    Ok(count)
+}
