@@ -10,6 +10,7 @@ pub mod auth;
 pub mod cli;
 pub mod connections;
 pub mod error;
+pub mod export;
 pub mod limits;
 pub mod outbound;
 pub mod providers;

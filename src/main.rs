@@ -1,9 +1,16 @@
-//! The `confer` binary: parses the command line and runs [`confer::serve`].
+//! The `confer` binary: parses the command line (`operations.md`) and runs
+//! [`confer::serve`] or one of the operator's commands in [`confer::cli`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use chrono::{DateTime, Utc};
+use clap::{Args, Parser, Subcommand};
+use confer::cli::remote::Remote;
+use confer::cli::{CliError, data, keys};
+use confer::settings::Settings;
+use confer::store::records::KeyRole;
+use secrecy::SecretString;
 
 /// Confer: a self-hosted agent conversation service.
 #[derive(Parser)]
@@ -19,6 +26,37 @@ struct Cli {
     command: Command,
 }
 
+/// A running server to work through instead of the data directory.
+#[derive(Args)]
+struct RemoteArgs {
+    /// The running server's base URL (e.g. http://127.0.0.1:8080).
+    #[arg(long)]
+    url: Option<String>,
+    /// The admin key to call it with (platform admin for backup, export, check).
+    #[arg(
+        long,
+        env = "CONFER_ADMIN_KEY",
+        hide_env_values = true,
+        requires = "url"
+    )]
+    key: Option<String>,
+}
+
+impl RemoteArgs {
+    fn remote(self) -> Result<Option<Remote>, CliError> {
+        match (self.url, self.key) {
+            (None, _) => Ok(None),
+            (Some(_), None) => Err(CliError::Usage(
+                "--url needs an admin key: --key or CONFER_ADMIN_KEY".into(),
+            )),
+            (Some(url), Some(key)) => Ok(Some(Remote {
+                url,
+                key: SecretString::from(key),
+            })),
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP server.
@@ -32,12 +70,46 @@ enum Command {
     },
     /// Print the effective settings as TOML with their sources (secrets redacted).
     Config,
-    /// API keys, on a stopped store.
+    /// API keys (on a stopped store, or `--url` for `create`).
     #[command(subcommand)]
     Keys(KeysCommand),
     /// Organizations, on a stopped store.
     #[command(subcommand)]
     Orgs(OrgsCommand),
+    /// A consistent snapshot as one tar + zstd file with a checksummed manifest.
+    Backup {
+        #[arg(long)]
+        out: PathBuf,
+        /// Put the secret key in the backup (then keep it as safe as the data).
+        #[arg(long)]
+        include_secret_key: bool,
+        #[command(flatten)]
+        remote: RemoteArgs,
+    },
+    /// Restore a backup into the (empty) data directory, verified first.
+    Restore {
+        #[arg(long)]
+        from: PathBuf,
+    },
+    /// The store as JSON Lines (agents, threads, messages, usage), no secrets.
+    Export {
+        /// The file to write (`-`: standard output).
+        #[arg(long)]
+        out: PathBuf,
+        /// One org, by name or id.
+        #[arg(long)]
+        org: Option<String>,
+        /// Records created or changed at or after this instant (RFC 3339).
+        #[arg(long)]
+        since: Option<DateTime<Utc>>,
+        #[command(flatten)]
+        remote: RemoteArgs,
+    },
+    /// Verify indexes, records and secrets; print counts; exit 1 on a problem.
+    Check {
+        #[command(flatten)]
+        remote: RemoteArgs,
+    },
 }
 
 #[derive(Subcommand)]
@@ -49,8 +121,10 @@ enum KeysCommand {
         #[arg(long, value_enum, default_value = "admin")]
         role: Role,
         /// The org's name or id (default: `default`, else the oldest org).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "url")]
         org: Option<String>,
+        #[command(flatten)]
+        remote: RemoteArgs,
     },
     /// List an org's keys (never their secrets).
     List {
@@ -75,22 +149,19 @@ enum Role {
     Member,
 }
 
-fn main() -> ExitCode {
-    confer::allocator::tune();
-    let cli = Cli::parse();
-    let settings = match confer::settings::Settings::load(cli.config.as_deref()) {
-        Ok(mut settings) => {
-            if let Some(dir) = &cli.data_dir {
-                settings.data_dir = dir.clone();
-            }
-            settings
+impl From<Role> for KeyRole {
+    fn from(role: Role) -> Self {
+        match role {
+            Role::Admin => KeyRole::Admin,
+            Role::Member => KeyRole::Member,
         }
-        Err(error) => {
-            eprintln!("confer: invalid configuration: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    let done = |result: Result<String, confer::cli::CliError>| match result {
+    }
+}
+
+/// Prints a command's outcome and gives its exit code (2: usage or a store
+/// in use, 1: anything else).
+fn finish(result: Result<String, CliError>) -> ExitCode {
+    match result {
         Ok(text) => {
             if !text.is_empty() {
                 println!("{text}");
@@ -100,69 +171,103 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("confer: {error}");
             match error {
-                confer::cli::CliError::Failed(_) => ExitCode::FAILURE,
+                CliError::Failed(_) => ExitCode::FAILURE,
                 _ => ExitCode::from(2),
             }
         }
+    }
+}
+
+fn run(command: Command, settings: Settings) -> Result<String, CliError> {
+    match command {
+        Command::Keys(KeysCommand::Create {
+            name,
+            role,
+            org,
+            remote,
+        }) => match remote.remote()? {
+            Some(remote) => {
+                confer::cli::remote::keys_create(&settings, &remote, &name, role.into())
+            }
+            None => keys::keys_create(&settings, &name, role.into(), org.as_deref()),
+        },
+        Command::Keys(KeysCommand::List { org }) => keys::keys_list(&settings, org.as_deref()),
+        Command::Keys(KeysCommand::Revoke { id }) => keys::keys_revoke(&settings, &id),
+        Command::Orgs(OrgsCommand::Create { name }) => keys::orgs_create(&settings, &name),
+        Command::Orgs(OrgsCommand::List) => keys::orgs_list(&settings),
+        Command::Backup {
+            out,
+            include_secret_key,
+            remote,
+        } => data::backup(
+            &settings,
+            &out,
+            include_secret_key,
+            remote.remote()?.as_ref(),
+        ),
+        Command::Restore { from } => data::restore(&settings, &from),
+        Command::Export {
+            out,
+            org,
+            since,
+            remote,
+        } => data::export(
+            &settings,
+            &out,
+            org.as_deref(),
+            since,
+            remote.remote()?.as_ref(),
+        ),
+        Command::Check { remote } => data::check(&settings, remote.remote()?.as_ref()),
+        Command::Serve { .. } | Command::Config => Ok(String::new()),
+    }
+}
+
+fn serve(mut settings: Settings, bind: Option<String>, port: Option<u16>) -> ExitCode {
+    if let Some(bind) = bind {
+        settings.bind = bind;
+    }
+    if let Some(port) = port {
+        settings.bind = confer::with_port(&settings.bind, port);
+    }
+    confer::telemetry::init(&settings);
+    let listener = match confer::bind(&settings) {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("confer: {error:#}");
+            return ExitCode::from(2);
+        }
     };
+    let result = actix_web::rt::System::new().block_on(confer::serve(settings, listener));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(error = format!("{error:#}"), "confer stopped");
+            eprintln!("confer: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    confer::allocator::tune();
+    let cli = Cli::parse();
+    let mut settings = match Settings::load(cli.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(error) => {
+            eprintln!("confer: invalid configuration: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(dir) = &cli.data_dir {
+        settings.data_dir = dir.clone();
+    }
     match cli.command {
-        Command::Keys(KeysCommand::Create { name, role, org }) => {
-            let role = match role {
-                Role::Admin => confer::store::records::KeyRole::Admin,
-                Role::Member => confer::store::records::KeyRole::Member,
-            };
-            done(confer::cli::keys_create(
-                &settings,
-                &name,
-                role,
-                org.as_deref(),
-            ))
-        }
-        Command::Keys(KeysCommand::List { org }) => {
-            done(confer::cli::keys_list(&settings, org.as_deref()))
-        }
-        Command::Keys(KeysCommand::Revoke { id }) => done(confer::cli::keys_revoke(&settings, &id)),
-        Command::Orgs(OrgsCommand::Create { name }) => {
-            done(confer::cli::orgs_create(&settings, &name))
-        }
-        Command::Orgs(OrgsCommand::List) => done(confer::cli::orgs_list(&settings)),
-        Command::Config => {
-            match confer::settings::describe(cli.config.as_deref(), cli.data_dir.as_deref()) {
-                Ok(text) => {
-                    println!("{text}");
-                    ExitCode::SUCCESS
-                }
-                Err(error) => {
-                    eprintln!("confer: invalid configuration: {error}");
-                    ExitCode::from(2)
-                }
-            }
-        }
-        Command::Serve { bind, port } => {
-            let mut settings = settings;
-            if let Some(bind) = bind {
-                settings.bind = bind;
-            }
-            if let Some(port) = port {
-                settings.bind = confer::with_port(&settings.bind, port);
-            }
-            confer::telemetry::init(&settings);
-            let listener = match confer::bind(&settings) {
-                Ok(listener) => listener,
-                Err(error) => {
-                    eprintln!("confer: {error:#}");
-                    return ExitCode::from(2);
-                }
-            };
-            let result = actix_web::rt::System::new().block_on(confer::serve(settings, listener));
-            match result {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) => {
-                    tracing::error!(error = format!("{error:#}"), "confer stopped");
-                    eprintln!("confer: {error:#}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        Command::Serve { bind, port } => serve(settings, bind, port),
+        Command::Config => finish(
+            confer::settings::describe(cli.config.as_deref(), cli.data_dir.as_deref())
+                .map_err(|e| CliError::Usage(format!("invalid configuration: {e}"))),
+        ),
+        command => finish(run(command, settings)),
     }
 }

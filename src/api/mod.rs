@@ -3,6 +3,7 @@
 //! takes a `Caller`), call the store or an actor, and shape the response.
 //! The route table below is the whole API at a glance.
 
+pub mod admin;
 pub mod agents;
 pub mod body_rules;
 pub mod compaction;
@@ -91,6 +92,8 @@ route_table! {
     "/api/keys" => { GET => keys::list, POST => keys::create },
     "/api/keys/{key_id}" => { DELETE => keys::delete },
     "/api/orgs" => { GET => orgs::list, POST => orgs::create },
+    "/api/admin/backup" => { GET => admin::backup },
+    "/api/admin/export" => { GET => admin::export },
     "/api/usage" => { GET => usage::list },
     "/api/tools" => { GET => tools::list, POST => tools::create },
     // Before `{tool_id}`, which would otherwise take the path.

@@ -102,6 +102,16 @@ pub fn with_extra_cas(
     Ok(builder.tls_certs_merge(certificates))
 }
 
+/// The command line's client to the operator's own Confer (`--url`): no
+/// tenant policy, since the operator names the server, but certificates are
+/// verified (extra CAs from `extra_ca_pem`) and redirects not followed.
+pub fn operator_client(extra_ca_pem: Option<&[u8]>) -> anyhow::Result<reqwest::Client> {
+    let builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(std::time::Duration::from_secs(10));
+    Ok(with_extra_cas(builder, extra_ca_pem)?.build()?)
+}
+
 /// The outbound client pair and its policy. Allow-listed destinations use a
 /// client whose resolver does not filter; every other one the strict client.
 #[derive(Clone)]

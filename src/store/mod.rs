@@ -26,6 +26,7 @@ pub mod keys;
 pub mod port;
 pub mod purge;
 pub mod records;
+pub mod scan;
 mod sealed;
 pub mod threads;
 pub mod tools;

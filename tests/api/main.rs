@@ -7,6 +7,7 @@ mod common;
 mod agents;
 mod api_description;
 mod auth;
+mod backups;
 mod cli;
 mod compaction;
 mod configs;

@@ -48,6 +48,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         (_, "/api/keys" | "/api/keys/{key_id}") => Admin,
         ("GET", "/api/orgs") => Anyone,
         ("POST", "/api/orgs") => Platform,
+        ("GET", "/api/admin/backup" | "/api/admin/export") => Platform,
         ("GET", "/api/usage") => Anyone,
         ("GET", "/api/tools" | "/api/tools/{tool_id}") => Anyone,
         ("POST", "/api/tools" | "/api/tools/execute") => Admin,

@@ -1,78 +1,14 @@
-//! The operator's commands on a stopped store (`operations.md` "Command
-//! line"): API keys and organizations. The store allows one process at a
-//! time, so these refuse a data directory a running server holds.
+//! `confer keys` and `confer orgs` on a stopped store.
 
 use anyhow::Context;
 use chrono::Utc;
 use confer_actors::{ApiKeyId, OrgId};
 use secrecy::ExposeSecret;
 
-use crate::auth::api_keys::{DEFAULT_ORG, generate_secret, new_key_record};
+use super::{CliError, org, with_store};
+use crate::auth::api_keys::{generate_secret, new_key_record};
 use crate::settings::Settings;
 use crate::store::records::{KeyRole, Org};
-use crate::store::{SledStore, Store};
-
-/// Why a command did not run, and the exit code to give.
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    /// The store is held by a running server (exit 2).
-    #[error("the store in {0} is in use by a running server; stop it first")]
-    InUse(String),
-    /// The command's arguments name nothing (exit 2).
-    #[error("{0}")]
-    Usage(String),
-    /// Anything else (exit 1).
-    #[error("{0:#}")]
-    Failed(#[from] anyhow::Error),
-}
-
-/// Opens the store of `settings` for a command.
-fn open(settings: &Settings) -> Result<Store, CliError> {
-    crate::open_store(settings).map_err(|error| {
-        let text = format!("{error:#}");
-        // sled takes an exclusive lock on its directory.
-        if text.contains("lock")
-            || text.contains("WouldBlock")
-            || text.contains("temporarily unavailable")
-        {
-            CliError::InUse(settings.data_dir.display().to_string())
-        } else {
-            CliError::Failed(error)
-        }
-    })
-}
-
-/// The org named `name` (or, `None`, `default`, else the oldest). On a
-/// store with no org yet, `create` makes `default` as a first start would.
-fn org(store: &SledStore, name: Option<&str>, create: bool) -> Result<Org, CliError> {
-    let mut orgs = store.orgs().context("reading orgs")?;
-    if orgs.is_empty() && create && name.is_none_or(|n| n == DEFAULT_ORG) {
-        return Ok(store.default_org().context("storing the org")?);
-    }
-    orgs.sort_by_key(|o| o.created_at);
-    let wanted = name.unwrap_or(DEFAULT_ORG);
-    if let Some(found) = orgs
-        .iter()
-        .find(|o| o.name == wanted || o.id.to_string() == wanted)
-    {
-        return Ok(found.clone());
-    }
-    match (name, orgs.into_iter().next()) {
-        (None, Some(oldest)) => Ok(oldest),
-        _ => Err(CliError::Usage(format!("no org named `{wanted}`"))),
-    }
-}
-
-/// Runs `f` on the store, then makes its writes durable.
-fn with_store<T>(
-    settings: &Settings,
-    f: impl FnOnce(&SledStore) -> Result<T, CliError>,
-) -> Result<T, CliError> {
-    let store = open(settings)?;
-    let result = store.with_inner(f)?;
-    store.flush_now().context("flushing the store")?;
-    Ok(result)
-}
 
 /// `confer keys create`: prints the new key's secret once.
 pub fn keys_create(

@@ -1,0 +1,78 @@
+//! The operator's commands (`operations.md` "Command line"), one module
+//! per group: [`keys`] (API keys and orgs), [`data`] (backup, restore,
+//! export, check) and [`remote`] (the same against a running server, with
+//! `--url` and an admin key). The store allows one process at a time, so a
+//! command on the data directory refuses one a running server holds.
+
+pub mod data;
+pub mod keys;
+pub mod remote;
+
+use anyhow::Context;
+
+use crate::auth::api_keys::DEFAULT_ORG;
+use crate::settings::Settings;
+use crate::store::records::Org;
+use crate::store::{SledStore, Store};
+
+/// Why a command did not run, and the exit code to give.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The store is held by a running server (exit 2).
+    #[error("the store in {0} is in use by a running server; pass --url (with an admin key)")]
+    InUse(String),
+    /// The command's arguments name nothing (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// Anything else (exit 1).
+    #[error("{0:#}")]
+    Failed(#[from] anyhow::Error),
+}
+
+/// Opens the store of `settings` for a command.
+pub(crate) fn open(settings: &Settings) -> Result<Store, CliError> {
+    crate::open_store(settings).map_err(|error| {
+        let text = format!("{error:#}");
+        // sled takes an exclusive lock on its directory.
+        if text.contains("lock")
+            || text.contains("WouldBlock")
+            || text.contains("temporarily unavailable")
+        {
+            CliError::InUse(settings.data_dir.display().to_string())
+        } else {
+            CliError::Failed(error)
+        }
+    })
+}
+
+/// The org named `name` (or, `None`, `default`, else the oldest). On a
+/// store with no org yet, `create` makes `default` as a first start would.
+pub(crate) fn org(store: &SledStore, name: Option<&str>, create: bool) -> Result<Org, CliError> {
+    let mut orgs = store.orgs().context("reading orgs")?;
+    if orgs.is_empty() && create && name.is_none_or(|n| n == DEFAULT_ORG) {
+        return Ok(store.default_org().context("storing the org")?);
+    }
+    orgs.sort_by_key(|o| o.created_at);
+    let wanted = name.unwrap_or(DEFAULT_ORG);
+    if let Some(found) = orgs
+        .iter()
+        .find(|o| o.name == wanted || o.id.to_string() == wanted)
+    {
+        return Ok(found.clone());
+    }
+    match (name, orgs.into_iter().next()) {
+        (None, Some(oldest)) => Ok(oldest),
+        _ => Err(CliError::Usage(format!("no org named `{wanted}`"))),
+    }
+}
+
+/// Runs `f` on the store, then makes its writes durable.
+pub(crate) fn with_store<T>(
+    settings: &Settings,
+    f: impl FnOnce(&SledStore) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let store = open(settings)?;
+    let result = store.with_inner(f)?;
+    store.flush_now().context("flushing the store")?;
+    Ok(result)
+}

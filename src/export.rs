@@ -1,0 +1,141 @@
+//! `confer export` and `GET /api/admin/export` (`operations.md`): the
+//! store as JSON Lines, one record per line, each in the API's response
+//! shape with a `type` (`agent`, `thread`, `message`, `usage`); messages
+//! also carry their `thread_id`. Secrets are not part of those shapes, so
+//! none is written. Records go out one at a time as the store is scanned:
+//! memory does not grow with the store.
+
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use confer_actors::{OrgId, StoreError};
+use serde::Serialize;
+
+use crate::api::agents::AgentView;
+use crate::api::messages::MessageView;
+use crate::api::threads::ThreadView;
+use crate::api::usage::UsageView;
+use crate::store::SledStore;
+
+/// Which records an export holds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExportFilter {
+    /// One org (else every org).
+    pub org: Option<OrgId>,
+    /// Records created or changed at or after this instant (else all).
+    pub since: Option<DateTime<Utc>>,
+}
+
+/// How many records of each kind an export wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExportCounts {
+    pub agents: u64,
+    pub threads: u64,
+    pub messages: u64,
+    pub usage: u64,
+}
+
+impl ExportCounts {
+    /// All records written.
+    pub fn total(&self) -> u64 {
+        self.agents + self.threads + self.messages + self.usage
+    }
+}
+
+/// One line of the export.
+#[derive(Serialize)]
+struct Line<'a, T: Serialize> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thread_id: Option<&'a str>,
+    /// A soft-deleted agent (its threads stay readable, so it is exported).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    deleted: bool,
+    #[serde(flatten)]
+    record: T,
+}
+
+fn write_line<T: Serialize>(out: &mut impl Write, line: &Line<'_, T>) -> Result<(), StoreError> {
+    serde_json::to_writer(&mut *out, line).map_err(|e| StoreError::Engine(e.to_string()))?;
+    out.write_all(b"\n")
+        .map_err(|e| StoreError::Engine(format!("writing the export: {e}")))
+}
+
+/// Writes the export of `filter` to `out`.
+pub fn export(
+    store: &SledStore,
+    out: &mut impl Write,
+    filter: ExportFilter,
+) -> Result<ExportCounts, StoreError> {
+    let mut counts = ExportCounts::default();
+    let orgs = match filter.org {
+        Some(org) => vec![org],
+        None => store.orgs()?.into_iter().map(|o| o.id).collect(),
+    };
+    let recent = |at: DateTime<Utc>| filter.since.is_none_or(|since| at >= since);
+    for org in orgs {
+        store.each_agent(org, |agent| {
+            if !recent(agent.updated_at) {
+                return Ok(());
+            }
+            counts.agents += 1;
+            let deleted = agent.is_deleted();
+            write_line(
+                out,
+                &Line {
+                    kind: "agent",
+                    thread_id: None,
+                    deleted,
+                    record: AgentView::from(agent),
+                },
+            )
+        })?;
+        store.each_thread(org, |thread| {
+            let id = thread.id;
+            let id_text = id.to_string();
+            if recent(thread.updated_at) {
+                counts.threads += 1;
+                write_line(
+                    out,
+                    &Line {
+                        kind: "thread",
+                        thread_id: None,
+                        deleted: false,
+                        record: ThreadView::from(thread),
+                    },
+                )?;
+            }
+            store.each_message(id, |message| {
+                if !recent(message.created_at) {
+                    return Ok(());
+                }
+                counts.messages += 1;
+                write_line(
+                    out,
+                    &Line {
+                        kind: "message",
+                        thread_id: Some(&id_text),
+                        deleted: false,
+                        record: MessageView::from(message),
+                    },
+                )
+            })
+        })?;
+        store.each_usage(org, filter.since, |record| {
+            counts.usage += 1;
+            write_line(
+                out,
+                &Line {
+                    kind: "usage",
+                    thread_id: None,
+                    deleted: false,
+                    record: UsageView::from(record),
+                },
+            )
+        })?;
+    }
+    out.flush()
+        .map_err(|e| StoreError::Engine(format!("writing the export: {e}")))?;
+    Ok(counts)
+}
