@@ -250,6 +250,35 @@ impl Settings {
 mod tests {
     use super::*;
 
+    /// Every key of `config/default.toml`, set or shown commented out.
+    fn documented_keys() -> Vec<String> {
+        DEFAULT_TOML
+            .lines()
+            .filter_map(|line| {
+                let line = line.trim_start_matches("# ");
+                let (key, _) = line.split_once(" = ")?;
+                key.chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_')
+                    .then(|| key.to_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_setting_is_in_the_operations_guide() {
+        let guide = include_str!("../docs/operations.md");
+        let keys = documented_keys();
+        assert!(keys.len() >= 45, "{keys:?}");
+        let missing: Vec<_> = keys
+            .iter()
+            .filter(|key| !guide.contains(&format!("| `{key}` |")))
+            .collect();
+        assert!(missing.is_empty(), "not in docs/operations.md: {missing:?}");
+        for secret in SECRET_KEYS {
+            assert!(keys.iter().any(|k| k == secret), "{secret}");
+        }
+    }
+
     #[test]
     fn compiled_in_defaults_parse() {
         let settings: Settings = Figment::from(Toml::string(DEFAULT_TOML)).extract().unwrap();

@@ -128,7 +128,7 @@ pub struct ThreadPage {
 }
 
 /// `POST /api/threads`: 200 with the thread.
-#[utoipa::path(post, path = "/api/threads", tag = "threads", operation_id = "threads_create", security(("bearer" = [])), params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry of the same request answer the first one's outcome")), request_body = CreateThread, responses((status = 200, description = "The thread", body = ThreadView), (status = 409, description = "`CONFLICT`: the Idempotency-Key was used for another request", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(post, path = "/api/threads", tag = "threads", operation_id = "threads_create", security(("bearer" = [])), params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry of the same request answer the first one's outcome")), request_body = CreateThread, responses((status = 200, description = "The thread", body = ThreadView), (status = 422, description = "`VALIDATION_ERROR` (the detail names the field) or `IDEMPOTENCY_KEY_REUSED` (the key came with another request)", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,

@@ -11,13 +11,7 @@ use crate::common::Server;
 /// What `tests/peers/validate-openapi.mjs` (@seriousme/openapi-schema-validator)
 /// says of `doc`.
 fn validate(doc: &Value) -> Value {
-    let peers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
-    assert!(
-        peers
-            .join("node_modules/@seriousme/openapi-schema-validator")
-            .exists(),
-        "run `npm ci --prefix tests/peers` first (.ci/run does)"
-    );
+    let peers = crate::common::peers_dir("@seriousme/openapi-schema-validator");
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), doc.to_string()).unwrap();
     let output = std::process::Command::new("node")

@@ -123,3 +123,43 @@ fn config_prints_toml_with_sources_and_no_secret() {
             .contains("workers")
     );
 }
+
+/// The code block after `<!-- jwt-example:NAME -->` in docs/operations.md.
+fn jwt_example(name: &str) -> String {
+    let guide = include_str!("../../docs/operations.md");
+    let marker = format!("<!-- jwt-example:{name} -->");
+    let after = guide
+        .split(&marker)
+        .nth(1)
+        .expect("the example is in the guide");
+    let body = after.split("```").nth(1).expect("a fenced block");
+    body.split_once('\n')
+        .map(|(_, code)| code.to_owned())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_guides_jwt_examples_mint_tokens_the_server_accepts() {
+    let server = Server::start();
+    let org = server.admin().org_id().await;
+    for (program, flag, name) in [("python3", "-c", "python"), ("node", "-e", "javascript")] {
+        let out = Command::new(program)
+            .args([flag, &jwt_example(name)])
+            .env("CONFER_JWT_SECRET", crate::common::JWT_SECRET)
+            .env("ORG_ID", &org)
+            .output()
+            .unwrap_or_else(|e| panic!("{program}: {e}"));
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let token = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        let user = server.api(&token);
+        user.get("/api/agents").await.expect(200);
+        // An end user: not an admin.
+        user.post("/api/agents", serde_json::json!({"name": "no"}))
+            .await
+            .expect_error(403, "FORBIDDEN");
+    }
+}

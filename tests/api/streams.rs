@@ -412,12 +412,7 @@ async fn keep_alives_are_one_comment_line_and_never_come_first() {
 
 /// What `tests/peers/read.cjs` (fetch-event-source under Node) read.
 async fn read_with_fetch_event_source(url: &str, body: Option<&Value>) -> Value {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
-    assert!(
-        dir.join("node_modules/@microsoft/fetch-event-source")
-            .exists(),
-        "run `npm ci --prefix tests/peers` first (.ci/run does)"
-    );
+    let dir = crate::common::peers_dir("@microsoft/fetch-event-source");
     let mut command = std::process::Command::new("node");
     command
         .arg(dir.join("read.cjs"))

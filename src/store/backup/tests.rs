@@ -7,6 +7,9 @@ use confer_actors::{
     Thread, ThreadAppend, ThreadId, ThreadKind, ThreadStore,
 };
 
+use std::path::Path;
+
+use super::restore::is_empty_dir;
 use super::*;
 use crate::store::keys;
 use crate::store::{Store, test_secrets};
