@@ -58,6 +58,12 @@ pub struct CompactionBlock {
     /// When the block was made (Confer's clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<chrono::DateTime<chrono::Utc>>,
+    /// Confer's summary only: the position in the context of the first
+    /// entry it did not summarize. Its entry is a marker appended when the
+    /// summary was made; the entries from this position up to the marker,
+    /// and those after it, are still sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_from: Option<u64>,
 }
 
 /// The system message that carries a summary to a model that cannot take
@@ -98,6 +104,11 @@ pub struct ContextMessage {
     /// vendor may refuse a context with tool calls but no definitions).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub offered: Vec<ToolDefinition>,
+    /// On an assistant entry: the input tokens the vendor reported for the
+    /// call that produced it (what the context before it weighed), the
+    /// anchor of the next call's estimate (`compaction`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
 }
 
 impl ContextMessage {
@@ -105,7 +116,10 @@ impl ContextMessage {
     /// compaction block and nothing else.
     pub fn is_paused_compaction(&self) -> bool {
         self.role == ContextRole::Assistant
-            && self.compaction.is_some()
+            && self
+                .compaction
+                .as_ref()
+                .is_some_and(|block| block.kept_from.is_none())
             && self.content.is_empty()
             && self.tool_calls.is_empty()
     }
@@ -122,6 +136,7 @@ impl ContextMessage {
             compaction: None,
             turn: None,
             offered: Vec::new(),
+            input_tokens: None,
         }
     }
 
@@ -137,6 +152,7 @@ impl ContextMessage {
             compaction: None,
             turn: None,
             offered: Vec::new(),
+            input_tokens: None,
         }
     }
 }
@@ -163,33 +179,81 @@ pub fn pending_tool_calls(context: &[ContextMessage]) -> Vec<String> {
 }
 
 /// What a provider is sent of a context.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContextView<'a> {
     /// A summary to send as a `system` message after the system prompt.
     pub summary: Option<&'a str>,
+    /// The entries to send are `head` then `tail` (the marker of a summary
+    /// between them is not sent).
+    head: &'a [ContextMessage],
+    tail: &'a [ContextMessage],
+    /// The position of `head` in the context.
+    start: usize,
+}
+
+impl<'a> ContextView<'a> {
     /// The entries to send, oldest first.
-    pub entries: &'a [ContextMessage],
+    pub fn entries(&self) -> impl Iterator<Item = &'a ContextMessage> + Clone + use<'a> {
+        self.head.iter().chain(self.tail.iter())
+    }
+
+    /// The entries with their positions in the context.
+    pub fn positioned(&self) -> impl Iterator<Item = (usize, &'a ContextMessage)> + use<'a> {
+        let tail_start = self.start + self.head.len() + usize::from(!self.tail.is_empty());
+        let head = (self.start..).zip(self.head.iter());
+        let tail = (tail_start..).zip(self.tail.iter());
+        head.chain(tail)
+    }
+
+    /// How many entries are sent.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.tail.len()
+    }
+
+    /// Whether no entry is sent.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// The part of `context` that `provider` is sent. After a compaction block
 /// native to `provider` everything is sent (that vendor reads the block and
-/// ignores what precedes it); after any other, the entries from the block's
-/// own entry on, with its summary as a `system` message.
+/// ignores what precedes it); after any other vendor's block, the entries
+/// from the block's own entry on, with its summary as a `system` message;
+/// after Confer's summary, the entries it kept and those after its marker,
+/// with the summary as a `system` message.
 pub fn view_for<'a>(context: &'a [ContextMessage], provider: &str) -> ContextView<'a> {
     let newest = context
         .iter()
         .enumerate()
         .rev()
         .find_map(|(at, entry)| entry.compaction.as_ref().map(|block| (at, block)));
+    let whole = ContextView {
+        summary: None,
+        head: context,
+        tail: &[],
+        start: 0,
+    };
     match newest {
-        Some((at, block)) if block.native_to.as_deref() != Some(provider) => ContextView {
-            summary: Some(&block.summary),
-            entries: &context[at..],
+        Some((at, block)) => match block.kept_from {
+            Some(kept) => {
+                let kept = usize::try_from(kept).unwrap_or(at).min(at);
+                ContextView {
+                    summary: Some(&block.summary),
+                    head: &context[kept..at],
+                    tail: &context[at + 1..],
+                    start: kept,
+                }
+            }
+            None if block.native_to.as_deref() == Some(provider) => whole,
+            None => ContextView {
+                summary: Some(&block.summary),
+                head: &context[at..],
+                tail: &[],
+                start: at,
+            },
         },
-        _ => ContextView {
-            summary: None,
-            entries: context,
-        },
+        None => whole,
     }
 }
 
@@ -213,6 +277,7 @@ mod tests {
                 encrypted_content: native_to.map(|_| "opaque".into()),
                 native_to: native_to.map(str::to_owned),
                 at: None,
+                kept_from: None,
             }),
             ..ContextMessage::text(ContextRole::Assistant, text)
         }
@@ -229,10 +294,10 @@ mod tests {
         ];
         let native = view_for(&context, "anthropic");
         assert_eq!(native.summary, None);
-        assert_eq!(native.entries.len(), 5);
+        assert_eq!(native.len(), 5);
         let other = view_for(&context, "openai");
         assert_eq!(other.summary, Some("summary before four"));
-        let texts: Vec<&str> = other.entries.iter().map(|e| e.content.as_str()).collect();
+        let texts: Vec<&str> = other.entries().map(|e| e.content.as_str()).collect();
         assert_eq!(texts, ["four", "five"]);
     }
 
@@ -247,10 +312,10 @@ mod tests {
         for provider in ["anthropic", "openai"] {
             let view = view_for(&context, provider);
             assert_eq!(view.summary, Some("summary before c"), "{provider}");
-            assert_eq!(view.entries.len(), 2);
+            assert_eq!(view.len(), 2);
         }
         let plain = [ContextMessage::text(ContextRole::User, "x")];
-        assert_eq!(view_for(&plain, "openai").entries.len(), 1);
+        assert_eq!(view_for(&plain, "openai").len(), 1);
         assert_eq!(
             summary_message("s"),
             "Summary of the earlier conversation:\ns"

@@ -169,8 +169,25 @@ pub struct UsageRecord {
     /// absent on records written before multi-step turns.
     #[serde(default)]
     pub step: Option<u32>,
+    /// What the call was for: the answer, or Confer's summary compaction.
+    #[serde(default)]
+    pub purpose: UsagePurpose,
+    /// The vendor compacted the context in this call (native compaction).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compacted: bool,
     /// Unique within the org, like a thread's.
     pub created_at: DateTime<Utc>,
+}
+
+/// What a model call was for (`compaction.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UsagePurpose {
+    /// A call of the answer (every step of it).
+    #[default]
+    Answer,
+    /// The summary call of Confer's compaction.
+    Compaction,
 }
 
 /// Per-agent configuration of the bring-your-own-key credential resolver.

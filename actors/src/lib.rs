@@ -8,6 +8,7 @@
 //! fakes; the adapters live in the `confer` crate.
 
 pub mod codes;
+pub mod compaction;
 pub mod context;
 pub mod domain;
 pub mod events;

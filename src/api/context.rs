@@ -130,22 +130,6 @@ fn blocks_of(entry: &ContextMessage, out: &mut Vec<ContextBlock>) {
     }
 }
 
-/// Characters ÷ 4 of everything the call sends (summary included).
-fn estimated_tokens(summary: Option<&str>, entries: &[ContextMessage]) -> u64 {
-    let chars: usize = summary.map_or(0, str::len)
-        + entries
-            .iter()
-            .map(|e| {
-                e.content.len()
-                    + e.tool_calls
-                        .iter()
-                        .map(|c| c.name.len() + c.arguments.to_string().len())
-                        .sum::<usize>()
-            })
-            .sum::<usize>();
-    u64::try_from(chars / 4).unwrap_or(u64::MAX)
-}
-
 /// `GET /api/threads/{id}/context`: `{blocks, estimated_tokens,
 /// compacted_at}` for the agent's default model.
 #[utoipa::path(get, path = "/api/threads/{thread_id}/context", tag = "threads", operation_id = "context_get", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), responses((status = 200, description = "What the next model call will see, after compaction", body = ContextView)))]
@@ -160,6 +144,11 @@ pub async fn get(
         .store
         .run(move |s| Ok((s.context(id)?, s.agent(org, agent)?)))
         .await?;
+    let preamble = agent.as_ref().map(|a| a.stable_preamble.clone());
+    let system = confer_actors::turn::compose_system_prompt(&[
+        preamble.as_deref(),
+        thread.system_prompt_overlay.as_deref(),
+    ]);
     let model = agent.map_or_else(|| state.default_model.clone(), |a| a.default_model);
     let route = providers::route(&model, &state.settings.fallback_provider);
     let view = view_for(&context, &route.provider);
@@ -169,7 +158,7 @@ pub async fn get(
             text: summary.to_owned(),
         });
     }
-    for entry in view.entries {
+    for entry in view.entries() {
         blocks_of(entry, &mut blocks);
     }
     let compacted_at: Option<DateTime<Utc>> = context
@@ -179,7 +168,7 @@ pub async fn get(
         .and_then(|b| b.at);
     Ok(HttpResponse::Ok().json(ContextView {
         blocks,
-        estimated_tokens: estimated_tokens(view.summary, view.entries),
+        estimated_tokens: confer_actors::compaction::estimate(&system, &view),
         compacted_at: compacted_at.map(timestamp),
     }))
 }

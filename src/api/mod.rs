@@ -53,7 +53,6 @@ macro_rules! route_table {
                         $( .route(web::method(actix_web::http::Method::$method).to($module::$handler)) )+
                 );
             )+
-            cfg.service(openapi::swagger_ui());
             cfg.default_service(web::to(no_route));
         }
 
@@ -72,6 +71,7 @@ route_table! {
     "/readyz" => { GET => health::readyz },
     "/openapi.json" => { GET => openapi::document },
     "/docs" => { GET => openapi::docs },
+    "/docs/{file:.*}" => { GET => openapi::docs_file },
     "/api/agents" => { GET => agents::list, POST => agents::create },
     "/api/agents/{agent_id}" => {
         GET => agents::get, PATCH => agents::update, DELETE => agents::delete,

@@ -1,8 +1,8 @@
 //! The API description (`operations.md`): `GET /openapi.json` is OpenAPI
 //! 3.1 generated from the code (each handler's `#[utoipa::path]`, each body's
 //! `ToSchema`), and `GET /docs` is Swagger UI served from files built into
-//! the binary (utoipa-swagger-ui's `vendored` feature), so it works with no
-//! internet.
+//! the binary (utoipa-swagger-ui's `vendored` feature, stored gzipped), so
+//! it works with no internet.
 //!
 //! What every operation shares is added here, by rule, rather than repeated
 //! on 40 handlers: the error responses (all with the contract's
@@ -12,10 +12,11 @@
 //! caller, `["member"]`, `["admin"]`, `["platform_admin"]`; a public route
 //! has no security requirement.
 
-use std::sync::OnceLock;
+use std::io::Read;
+use std::sync::{Arc, OnceLock};
 
-use actix_web::HttpResponse;
 use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
 use utoipa::OpenApi;
 use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::header::HeaderBuilder;
@@ -24,9 +25,10 @@ use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{self as oa, Ref, RefOr};
-use utoipa_swagger_ui::{Config, SwaggerUi};
+use utoipa_swagger_ui::Config;
 
 use super::RouteDocs;
+use crate::error::ApiError;
 
 /// Where the document is served (and where `/docs` reads it from).
 pub const DOCUMENT_PATH: &str = "/openapi.json";
@@ -104,9 +106,53 @@ pub async fn docs() -> HttpResponse {
         .finish()
 }
 
-/// The Swagger UI files under `/docs/`, reading [`DOCUMENT_PATH`].
-pub fn swagger_ui() -> SwaggerUi {
-    SwaggerUi::new("/docs/{_:.*}").config(Config::new([DOCUMENT_PATH]))
+/// The reference page's configuration: it reads [`DOCUMENT_PATH`].
+fn docs_config() -> Arc<Config<'static>> {
+    static CONFIG: OnceLock<Arc<Config<'static>>> = OnceLock::new();
+    Arc::clone(CONFIG.get_or_init(|| Arc::new(Config::new([DOCUMENT_PATH]))))
+}
+
+/// Whether the request accepts a gzip body.
+fn accepts_gzip(request: &HttpRequest) -> bool {
+    request
+        .headers()
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|coding| coding.trim() == "gzip" || coding.trim().starts_with("gzip;q=0."))
+        })
+}
+
+/// `GET /docs/{file}`: the reference page's files (Swagger UI), built into
+/// the binary. They are stored gzipped: sent so to a client that accepts
+/// gzip (every browser), inflated for one that does not.
+#[utoipa::path(get, path = "/docs/{file}", tag = "operations", operation_id = "openapi_docs_file",
+    params(("file" = String, Path, description = "`index.html` (empty), a script, a style sheet or an icon")),
+    responses((status = 200, description = "The file (HTML, JavaScript, CSS or PNG)")))]
+pub async fn docs_file(
+    file: web::Path<String>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let found = utoipa_swagger_ui::serve(&file, docs_config())
+        .map_err(|e| ApiError::Internal(format!("serving a docs file: {e}")))?;
+    let file = found.ok_or_else(|| ApiError::NotFound("no such docs file".into()))?;
+    let mut response = HttpResponse::Ok();
+    response
+        .content_type(file.content_type)
+        .insert_header((header::VARY, "Accept-Encoding"));
+    if !file.gzpipped {
+        return Ok(response.body(file.bytes.into_owned()));
+    }
+    if accepts_gzip(&request) {
+        response.insert_header((header::CONTENT_ENCODING, "gzip"));
+        return Ok(response.body(file.bytes.into_owned()));
+    }
+    let mut inflated = Vec::new();
+    flate2::read::GzDecoder::new(&file.bytes[..])
+        .read_to_end(&mut inflated)
+        .map_err(|e| ApiError::Internal(format!("inflating a docs file: {e}")))?;
+    Ok(response.body(inflated))
 }
 
 /// An error response of the contract.

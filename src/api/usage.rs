@@ -34,6 +34,11 @@ pub struct UsageView {
     /// Which model call of its send (absent on records older than steps).
     #[serde(skip_serializing_if = "Option::is_none")]
     step: Option<u32>,
+    /// `answer`, or `compaction` for Confer's summary call.
+    purpose: confer_actors::UsagePurpose,
+    /// The vendor compacted the context in this call.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    compacted: bool,
     created_at: String,
 }
 
@@ -54,6 +59,8 @@ impl From<UsageRecord> for UsageView {
             stopped: r.stopped,
             estimated: r.estimated,
             step: r.step,
+            purpose: r.purpose,
+            compacted: r.compacted,
             created_at: timestamp(r.created_at),
         }
     }

@@ -298,6 +298,8 @@ mod tests {
             stopped: false,
             estimated: false,
             step: Some(1),
+            purpose: Default::default(),
+            compacted: false,
             created_at: Utc::now(),
         }
     }

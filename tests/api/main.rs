@@ -24,6 +24,7 @@ mod resolver;
 mod roles;
 mod secrets;
 mod streams;
+mod summary_compaction;
 mod threads;
 mod tool_steps;
 mod tools;

@@ -13,6 +13,35 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::{self, pki_types};
 
+/// An OpenAI Chat Completions stream answering `text`, reporting
+/// `prompt_tokens` (the chunks of `tests/fixtures/openai_text.sse`).
+pub fn openai_answer(text: &str, prompt_tokens: u64) -> String {
+    let chunk = |choices: Value, usage: Value| {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({"id": "chatcmpl-m", "object": "chat.completion.chunk",
+                "created": 1760000000, "model": "gpt-4.1", "choices": choices, "usage": usage})
+        )
+    };
+    [
+        chunk(
+            serde_json::json!([{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]),
+            Value::Null,
+        ),
+        chunk(
+            serde_json::json!([{"index": 0, "delta": {}, "finish_reason": "stop"}]),
+            Value::Null,
+        ),
+        chunk(
+            serde_json::json!([]),
+            serde_json::json!({"prompt_tokens": prompt_tokens, "completion_tokens": 5,
+                "total_tokens": prompt_tokens + 5}),
+        ),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat()
+}
+
 /// A recorded stream from `tests/fixtures/`.
 pub fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -77,6 +106,9 @@ impl Recorded {
 #[derive(Default)]
 struct Shared {
     script: VecDeque<Reply>,
+    /// The context window: a request estimated over it (body bytes ÷ 4) is
+    /// refused for its length, as the vendor does.
+    window: Option<usize>,
     requests: Vec<Recorded>,
     /// When the server under test closed a connection the mock was streaming on.
     closed: Vec<Instant>,
@@ -136,6 +168,13 @@ impl Mock {
         self
     }
 
+    /// Refuses, the way the vendor does, every request whose body is over
+    /// `tokens` (estimated as bytes ÷ 4).
+    pub fn context_window(&self, tokens: usize) -> &Self {
+        self.shared.lock().unwrap().window = Some(tokens);
+        self
+    }
+
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.lock().unwrap().requests.clone()
     }
@@ -190,10 +229,27 @@ async fn read_request<R: AsyncRead + Unpin>(reader: &mut R) -> Option<Recorded> 
 }
 
 /// The 400 a real vendor answers `request` with, if it would refuse it:
+/// over the context `window`, each in its words (vendor-protocols.md);
 /// Anthropic refuses tool blocks without tool definitions, OpenAI a tool
 /// choice without tools.
-fn vendor_refusal(request: &Recorded) -> Option<Reply> {
+fn vendor_refusal(request: &Recorded, window: Option<usize>) -> Option<Reply> {
     let body = &request.body;
+    let tokens = request.raw_body.len() / 4;
+    if let Some(window) = window.filter(|w| tokens > *w) {
+        return Some(if request.path.ends_with("/v1/messages") {
+            Reply::json(
+                400,
+                serde_json::json!({"type": "error", "error": {"type": "invalid_request_error",
+                    "message": format!("prompt is too long: {tokens} tokens > {window} maximum")}}),
+            )
+        } else {
+            Reply::json(
+                400,
+                serde_json::json!({"error": {"message": format!("This model's maximum context length is {window} tokens. However, your messages resulted in {tokens} tokens. Please reduce the length of the messages."),
+                    "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
+            )
+        });
+    }
     let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
     if request.path.ends_with("/v1/messages") {
         let tool_blocks = body["messages"].as_array().into_iter().flatten().any(|m| {
@@ -229,9 +285,9 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
     let Some(request) = read_request(&mut reader).await else {
         return;
     };
-    let refusal = vendor_refusal(&request);
     let reply = {
         let mut shared = shared.lock().unwrap();
+        let refusal = vendor_refusal(&request, shared.window);
         shared.requests.push(request);
         // A request the real vendor would refuse is refused, whatever the
         // script says (the scripted reply stays for the next request).

@@ -120,6 +120,8 @@ impl Turn {
             stopped: outcome.stopped_by.is_some(),
             estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
             step: Some(self.step),
+            purpose: crate::domain::UsagePurpose::Answer,
+            compacted: outcome.compaction.is_some(),
             created_at: Utc::now(),
         })
     }
@@ -141,6 +143,7 @@ impl Turn {
             } else {
                 self.client_tools.clone()
             },
+            input_tokens: outcome.input_tokens,
         }
     }
 

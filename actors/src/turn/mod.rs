@@ -17,6 +17,7 @@
 //! them with a "not executed" output so the vendor context stays valid.
 
 mod commit;
+mod compact_step;
 mod model_step;
 mod prepare;
 mod tool_step;
@@ -240,9 +241,13 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
     };
     loop {
+        if let Err(stopped) = turn.compact_if_due(&key).await {
+            return turn
+                .commit(ModelOutcome::stopped_before_the_call(stopped))
+                .await;
+        }
         let outcome = turn.call_model(key.clone()).await;
-        // The one place that picks what follows a model call (compaction
-        // before a call joins here too).
+        // The one place that picks what follows a model call.
         match turn.after_model_call(outcome) {
             AfterModelCall::Commit(outcome) => return turn.commit(outcome).await,
             AfterModelCall::Tools {

@@ -27,8 +27,8 @@ const PLATFORM_KEY: &str = "platform";
 /// or, `None`, the platform's.
 #[derive(Clone)]
 pub(super) struct CallKey {
-    api_key: Option<VendorKey>,
-    source: String,
+    pub(super) api_key: Option<VendorKey>,
+    pub(super) source: String,
 }
 
 impl Turn {
@@ -68,13 +68,18 @@ impl Turn {
         Ok(key)
     }
 
-    /// One model call over the whole context, read to its end or a stop.
-    pub(super) async fn call_model(&mut self, key: CallKey) -> ModelOutcome {
-        let system = compose_system_prompt(&[
+    /// The system prompt of this turn's calls.
+    pub(super) fn system_prompt(&self) -> String {
+        compose_system_prompt(&[
             Some(&self.agent.stable_preamble),
             self.thread.system_prompt_overlay.as_deref(),
             self.request.system_prompt_overlay.as_deref(),
-        ]);
+        ])
+    }
+
+    /// One model call over the whole context, read to its end or a stop.
+    pub(super) async fn call_model(&mut self, key: CallKey) -> ModelOutcome {
+        let system = self.system_prompt();
         // The request shares the context; it comes back without a copy once
         // the provider has built its body from it.
         let context = Arc::new(std::mem::take(&mut self.history));

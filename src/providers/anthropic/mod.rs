@@ -57,7 +57,7 @@ fn push_blocks(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
 pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
     let view = view_for(&request.messages, super::ANTHROPIC);
     let mut messages: Vec<Value> = Vec::new();
-    for message in view.entries {
+    for message in view.entries() {
         match message.role {
             ContextRole::User => {
                 let text = (!message.content.is_empty())
@@ -319,6 +319,7 @@ impl WireParser for MessagesParser {
                                     .map(str::to_owned),
                                 native_to: Some(super::ANTHROPIC.to_owned()),
                                 at: None,
+                                kept_from: None,
                             })
                         })
                         .into_iter()

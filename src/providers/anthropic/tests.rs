@@ -171,6 +171,7 @@ async fn a_compaction_block_is_read_whole_and_a_failed_one_is_not_kept() {
             encrypted_content: Some("EpwBCkYIBxgCKkB/opaque+payload==".into()),
             native_to: Some(super::super::ANTHROPIC.into()),
             at: None,
+            kept_from: None,
         })
     );
     assert_eq!(events[2], ModelEvent::Text("Hello there!".into()));
@@ -209,6 +210,7 @@ fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() 
             encrypted_content: native_to.map(|_| "E".into()),
             native_to: native_to.map(str::to_owned),
             at: None,
+            kept_from: None,
         }),
         ..ContextMessage::text(ContextRole::Assistant, text)
     };

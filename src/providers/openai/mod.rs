@@ -43,7 +43,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
     if let Some(summary) = view.summary {
         messages.push(json!({"role": "system", "content": summary_message(summary)}));
     }
-    for message in view.entries {
+    for message in view.entries() {
         messages.push(match message.role {
             ContextRole::User => json!({"role": "user", "content": message.content}),
             ContextRole::Assistant if message.tool_calls.is_empty() => {

@@ -128,6 +128,7 @@ fn another_vendors_compaction_becomes_a_summary_after_the_system_prompt() {
         encrypted_content: Some("opaque".into()),
         native_to: Some("anthropic".into()),
         at: None,
+        kept_from: None,
     });
     let request = ModelRequest {
         route: ModelRoute {

@@ -1,0 +1,175 @@
+//! Confer's summary compaction before the turn's first model call
+//! (`compaction.md` "Other models"): when the agent's compaction is on, the
+//! model's vendor does not compact natively and the request's estimate
+//! reaches `vendor_b_compact_threshold`, one call to the same model
+//! summarizes the older entries. Its marker (the summary and where the kept
+//! entries start) is stored durably before `compaction {method: "summary"}`
+//! is sent; its usage is billed with `purpose: compaction`. A failed or
+//! empty summary leaves the turn uncompacted (logged, the stream goes on).
+//!
+//! Only before the first call: later steps' entries are stored with the
+//! answer, so the store's positions are the history's only then.
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use futures_util::StreamExt;
+
+use super::model_step::CallKey;
+use super::prepare::append_durably;
+use super::{CancelReason, Turn, blocking, until_cancelled};
+use crate::compaction::{SUMMARY_INSTRUCTION, plan};
+use crate::domain::{UsagePurpose, UsageRecord};
+use crate::events::ThreadEvent;
+use crate::ids::UsageId;
+use crate::ports::ThreadAppend;
+use crate::provider::{
+    CompactionBlock, ContextMessage, ContextRole, ModelError, ModelEvent, ModelRequest,
+    ModelStream, estimate_tokens, view_for,
+};
+
+/// The provider that compacts natively (its own block, `model_step`).
+const NATIVE_PROVIDER: &str = "anthropic";
+
+/// What the summary call gave.
+struct SummaryCall {
+    accepted: bool,
+    text: String,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    failure: Option<ModelError>,
+}
+
+/// Reads a summary call to its end (nothing is relayed to the client).
+async fn read_summary(mut stream: ModelStream) -> SummaryCall {
+    let mut call = SummaryCall {
+        accepted: false,
+        text: String::new(),
+        input_tokens: None,
+        output_tokens: None,
+        failure: None,
+    };
+    while let Some(event) = stream.next().await {
+        match event {
+            ModelEvent::Accepted => call.accepted = true,
+            ModelEvent::Text(piece) => call.text.push_str(&piece),
+            ModelEvent::Usage {
+                input_tokens,
+                output_tokens,
+            } => {
+                call.input_tokens = input_tokens.or(call.input_tokens);
+                call.output_tokens = output_tokens.or(call.output_tokens);
+            }
+            ModelEvent::Finish(_) => break,
+            ModelEvent::Error(error) => {
+                call.failure = Some(error);
+                break;
+            }
+            _ => {}
+        }
+    }
+    call
+}
+
+impl Turn {
+    /// Compacts the context first if it is due; `Err` when stopped.
+    pub(super) async fn compact_if_due(&mut self, key: &CallKey) -> Result<(), CancelReason> {
+        if !self.compaction.enabled || self.step != 1 || self.route.provider == NATIVE_PROVIDER {
+            return Ok(());
+        }
+        let system = self.system_prompt();
+        let threshold = u64::from(self.compaction.vendor_b_compact_threshold);
+        let Some(planned) = plan(
+            &system,
+            &view_for(&self.history, &self.route.provider),
+            threshold,
+        ) else {
+            return Ok(());
+        };
+        let request = ModelRequest {
+            route: self.route.clone(),
+            system: SUMMARY_INSTRUCTION.to_owned(),
+            messages: Arc::new(vec![ContextMessage::text(
+                ContextRole::User,
+                planned.transcript.clone(),
+            )]),
+            tools: Vec::new(),
+            tool_choice_none: false,
+            compaction: None,
+            api_key: key.api_key.clone(),
+        };
+        let stream = self.engine.provider.stream(request);
+        let call = until_cancelled(&mut self.cancel, read_summary(stream)).await?;
+        if call.accepted {
+            self.bill_summary(&call, key, estimate_tokens(&planned.transcript))
+                .await;
+        }
+        let summary = call.text.trim();
+        if let Some(failure) = &call.failure {
+            tracing::warn!(thread = %self.thread_id, code = failure.code.code, detail = %failure.detail,
+                "the summary call failed; the turn goes on uncompacted");
+            return Ok(());
+        }
+        if summary.is_empty() {
+            tracing::warn!(thread = %self.thread_id, "the summary call answered nothing; the turn goes on uncompacted");
+            return Ok(());
+        }
+        let marker = ContextMessage {
+            compaction: Some(CompactionBlock {
+                summary: summary.to_owned(),
+                encrypted_content: None,
+                native_to: None,
+                at: Some(Utc::now()),
+                kept_from: Some(planned.kept_from),
+            }),
+            turn: Some(self.number),
+            ..ContextMessage::text(ContextRole::Assistant, "")
+        };
+        let write = ThreadAppend {
+            context: vec![marker.clone()],
+            ..ThreadAppend::default()
+        };
+        if let Err(error) = append_durably(&self.engine.store, self.thread_id, write).await {
+            tracing::error!(%error, thread = %self.thread_id, "storing a summary failed; the turn goes on uncompacted");
+            return Ok(());
+        }
+        self.history.push(marker);
+        self.emitter.emit(ThreadEvent::Compaction {
+            method: "summary",
+            summary: Some(summary.to_owned()),
+            input_tokens_before: Some(planned.estimated_before),
+        });
+        Ok(())
+    }
+
+    /// Writes the summary call's usage record (linked to the answer later).
+    async fn bill_summary(&mut self, call: &SummaryCall, key: &CallKey, estimated_input: u64) {
+        let record = UsageRecord {
+            id: UsageId::new(),
+            org_id: self.org,
+            agent_id: self.agent.id,
+            thread_id: self.thread_id,
+            message_id: None,
+            model: self.route.model.clone(),
+            provider: self.route.provider.clone(),
+            key_source: key.source.clone(),
+            input_tokens: call.input_tokens.unwrap_or(estimated_input),
+            output_tokens: call
+                .output_tokens
+                .unwrap_or_else(|| estimate_tokens(&call.text)),
+            metadata: self.usage_metadata(),
+            stopped: false,
+            estimated: call.input_tokens.is_none() || call.output_tokens.is_none(),
+            step: None,
+            purpose: UsagePurpose::Compaction,
+            compacted: false,
+            created_at: Utc::now(),
+        };
+        match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
+            Ok(stored) => self.billed.push(stored),
+            Err(error) => {
+                tracing::error!(%error, thread = %self.thread_id, "billing a summary call failed")
+            }
+        }
+    }
+}
