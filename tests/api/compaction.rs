@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::common::{Api, Options, Server, done_of};
-use crate::mock::{Mock, Reply, fixture};
+use crate::mock::{Mock, Reply, compaction_with_iterations, fixture, paused_compaction};
 
 async fn rig() -> (Mock, Server) {
     let vendor = Mock::start("/anthropic").await;
@@ -28,18 +28,6 @@ async fn compacting_thread(api: &Api, settings: Value) -> (String, String) {
         .expect(200);
     let thread = api.thread(&agent, json!({})).await;
     (agent, thread)
-}
-
-/// The SDK's compaction stream, its usage reporting `iterations`.
-fn compaction_with_iterations() -> String {
-    fixture("anthropic_compaction.sse").replace(
-        r#""usage":{"output_tokens":8}"#,
-        r#""usage":{"input_tokens":23,"output_tokens":8,"iterations":[
-            {"type":"compaction","input_tokens":1800,"output_tokens":35,"cache_read_input_tokens":100},
-            {"type":"message","input_tokens":23,"output_tokens":8}]}"#
-            .replace(['\n', ' '], "")
-            .as_str(),
-    )
 }
 
 #[tokio::test]
@@ -129,20 +117,6 @@ async fn a_native_compaction_is_asked_for_kept_and_sent_back_verbatim() {
     assert!(context["estimated_tokens"].as_u64().unwrap() > 0);
 }
 
-/// The compaction stream as the vendor sends it when it pauses: the block
-/// only, stop reason `compaction`.
-fn paused_compaction() -> String {
-    let full = fixture("anthropic_compaction.sse");
-    let cut = full
-        .find("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1")
-        .unwrap();
-    format!(
-        "{}event: message_delta\ndata: {}\n\nevent: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n",
-        &full[..cut],
-        json!({"type": "message_delta", "delta": {"stop_reason": "compaction"}, "usage": {"output_tokens": 35}})
-    )
-}
-
 #[tokio::test]
 async fn a_pause_after_compaction_ends_the_turn_until_an_empty_send_continues() {
     let (vendor, server) = rig().await;
@@ -220,4 +194,43 @@ async fn a_request_refused_for_its_length_is_context_too_long() {
     let error = frames.iter().find(|f| f.event == "error").unwrap();
     let detail = error.data["detail"].as_str().unwrap();
     assert!(detail.contains("lower its trigger"), "{detail}");
+}
+
+#[tokio::test]
+async fn a_thread_driven_past_the_trigger_is_compacted_by_the_vendor() {
+    let (vendor, server) = rig().await;
+    let api = server.admin();
+    let (_, thread) = compacting_thread(
+        &api,
+        json!({"enabled": true, "vendorATriggerTokens": 50000}),
+    )
+    .await;
+    // Under the trigger: a plain answer.
+    vendor.push(Reply::stream(fixture("anthropic_text.sse")));
+    let frames = api.say(&thread, json!({"content": "short"})).await;
+    assert!(!frames.iter().any(|f| f.event == "compaction"));
+    // Past it (about 52,000 tokens of input): the vendor compacts on its
+    // own, whatever was scripted.
+    vendor.push(Reply::stream(fixture("anthropic_text.sse")));
+    let frames = api
+        .say(&thread, json!({"content": "lorem ".repeat(35_000)}))
+        .await;
+    let events: Vec<&str> = frames.iter().map(|f| f.event.as_str()).collect();
+    let compaction = events
+        .iter()
+        .position(|e| *e == "compaction")
+        .expect("compacted");
+    assert!(compaction < events.iter().position(|e| *e == "token").unwrap());
+    // The next request carries the block with its opaque payload; the
+    // vendor reads from the block on, so it does not compact again.
+    let frames = api.say(&thread, json!({"content": "and then?"})).await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    assert!(!frames.iter().any(|f| f.event == "compaction"));
+    let last = vendor.requests().last().unwrap().raw_body.clone();
+    assert!(
+        last.contains("\"type\":\"compaction\""),
+        "{}",
+        &last[..400.min(last.len())]
+    );
+    assert!(last.contains("encrypted_content"));
 }

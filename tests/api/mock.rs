@@ -42,6 +42,57 @@ pub fn openai_answer(text: &str, prompt_tokens: u64) -> String {
     .concat()
 }
 
+/// The SDK's compaction stream, its usage reporting `iterations`.
+pub fn compaction_with_iterations() -> String {
+    fixture("anthropic_compaction.sse").replace(
+        r#""usage":{"output_tokens":8}"#,
+        r#""usage":{"input_tokens":23,"output_tokens":8,"iterations":[
+            {"type":"compaction","input_tokens":1800,"output_tokens":35,"cache_read_input_tokens":100},
+            {"type":"message","input_tokens":23,"output_tokens":8}]}"#
+            .replace(['\n', ' '], "")
+            .as_str(),
+    )
+}
+
+/// The compaction stream as the vendor sends it when it pauses: the block
+/// only, stop reason `compaction`.
+pub fn paused_compaction() -> String {
+    let full = fixture("anthropic_compaction.sse");
+    let cut = full
+        .find("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1")
+        .unwrap();
+    format!(
+        "{}event: message_delta\ndata: {}\n\nevent: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n",
+        &full[..cut],
+        serde_json::json!({"type": "message_delta", "delta": {"stop_reason": "compaction"}, "usage": {"output_tokens": 35}})
+    )
+}
+
+/// The vendor's own compaction: an Anthropic request that asks for it
+/// (`context_management`) with more input (bytes ÷ 4, counted after its
+/// newest compaction block, which stands for what precedes it) than its
+/// trigger is answered with the compaction stream, paused when it asks so.
+fn vendor_compaction(request: &Recorded) -> Option<Reply> {
+    if !request.path.ends_with("/v1/messages") {
+        return None;
+    }
+    let edits = request.body["context_management"]["edits"].as_array()?;
+    let edit = edits.iter().find(|e| e["type"] == "compact_20260112")?;
+    let trigger = edit["trigger"]["value"].as_u64()?;
+    let since_block = request
+        .raw_body
+        .rfind("\"type\":\"compaction\"")
+        .map_or(request.raw_body.as_str(), |at| &request.raw_body[at..]);
+    if (since_block.len() / 4) as u64 <= trigger {
+        return None;
+    }
+    Some(Reply::stream(if edit["pause_after_compaction"] == true {
+        paused_compaction()
+    } else {
+        compaction_with_iterations()
+    }))
+}
+
 /// A recorded stream from `tests/fixtures/`.
 pub fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -287,10 +338,12 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
     };
     let reply = {
         let mut shared = shared.lock().unwrap();
-        let refusal = vendor_refusal(&request, shared.window);
+        let refusal =
+            vendor_refusal(&request, shared.window).or_else(|| vendor_compaction(&request));
         shared.requests.push(request);
-        // A request the real vendor would refuse is refused, whatever the
-        // script says (the scripted reply stays for the next request).
+        // A request the real vendor would refuse is refused, and one it
+        // would compact is compacted, whatever the script says (the
+        // scripted reply stays for the next request).
         match refusal {
             Some(refused) => Some(refused),
             None => shared.script.pop_front(),
