@@ -175,6 +175,9 @@ pub struct UsageRecord {
     /// The vendor compacted the context in this call (native compaction).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compacted: bool,
+    /// The vendor's per-iteration usage of such a call, as it reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<serde_json::Value>,
     /// Unique within the org, like a thread's.
     pub created_at: DateTime<Utc>,
 }

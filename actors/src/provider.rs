@@ -143,6 +143,9 @@ pub enum ModelEvent {
     /// The vendor compacted the context: its block, whole (a failed
     /// compaction, without content, is not reported).
     Compaction(CompactionBlock),
+    /// The vendor's per-iteration usage of a call in which it compacted,
+    /// as it reported it (kept on the usage record).
+    Iterations(serde_json::Value),
     /// Token counts so far; later values replace earlier ones.
     Usage {
         input_tokens: Option<u64>,

@@ -39,6 +39,10 @@ pub struct UsageView {
     /// The vendor compacted the context in this call.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     compacted: bool,
+    /// The vendor's per-iteration usage of such a call, as reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    iterations: Option<serde_json::Value>,
     created_at: String,
 }
 
@@ -61,6 +65,7 @@ impl From<UsageRecord> for UsageView {
             step: r.step,
             purpose: r.purpose,
             compacted: r.compacted,
+            iterations: r.iterations,
             created_at: timestamp(r.created_at),
         }
     }

@@ -300,6 +300,7 @@ mod tests {
             step: Some(1),
             purpose: Default::default(),
             compacted: false,
+            iterations: None,
             created_at: Utc::now(),
         }
     }

@@ -62,6 +62,17 @@ async fn a_native_compaction_is_asked_for_kept_and_sent_back_verbatim() {
     // Usage sums the iterations: 1800 + 100 (cache read) + 23 in, 35 + 8 out.
     assert_eq!(done["usage"]["inputTokens"], 1923);
     assert_eq!(done["usage"]["outputTokens"], 43);
+    // The record says the vendor compacted, with its iterations as reported.
+    let usage = api
+        .get(&format!("/api/usage?threadId={thread}"))
+        .await
+        .expect(200);
+    let record = &usage["records"][0];
+    assert_eq!(record["compacted"], true, "{record}");
+    assert_eq!(record["purpose"], "answer");
+    assert_eq!(record["input_tokens"], 1923);
+    assert_eq!(record["iterations"][0]["type"], "compaction");
+    assert_eq!(record["iterations"][1]["input_tokens"], 23);
 
     // After a restart the block is still there and goes back byte for byte.
     let server = server.kill_and_restart();

@@ -121,7 +121,8 @@ impl Turn {
             estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
             step: Some(self.step),
             purpose: crate::domain::UsagePurpose::Answer,
-            compacted: outcome.compaction.is_some(),
+            compacted: outcome.compaction.is_some() || outcome.iterations.is_some(),
+            iterations: outcome.iterations.clone(),
             created_at: Utc::now(),
         })
     }

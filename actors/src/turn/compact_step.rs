@@ -163,6 +163,7 @@ impl Turn {
             step: None,
             purpose: UsagePurpose::Compaction,
             compacted: false,
+            iterations: None,
             created_at: Utc::now(),
         };
         match blocking(&self.engine.store, move |s| s.record_usage(record)).await {

@@ -192,6 +192,8 @@ pub struct ModelOutcome {
     pub(super) lead: &'static str,
     /// The vendor compacted the context and paused before answering.
     pub(super) paused: bool,
+    /// The vendor's per-iteration usage (a call in which it compacted).
+    pub(super) iterations: Option<serde_json::Value>,
 }
 
 impl ModelOutcome {
@@ -212,6 +214,7 @@ impl ModelOutcome {
             recorded: false,
             lead: "",
             paused: false,
+            iterations: None,
         }
     }
 
@@ -307,6 +310,9 @@ async fn consume(
                 }
                 Some(ModelEvent::Reasoning { index, piece }) => {
                     add_reasoning(&mut reasoning, index, piece);
+                }
+                Some(ModelEvent::Iterations(iterations)) => {
+                    outcome.iterations = Some(iterations);
                 }
                 Some(ModelEvent::Compaction(mut block)) => {
                     block.at.get_or_insert_with(chrono::Utc::now);

@@ -178,12 +178,12 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
 /// in the call) each figure is the sum over them, input counting the cache
 /// reads and writes too (`compaction.md`): the top-level figures leave the
 /// compaction's own iteration out.
-fn usage_of(usage: &Value) -> ModelEvent {
+fn usage_of(usage: &Value) -> Vec<ModelEvent> {
     let Some(iterations) = usage["iterations"].as_array().filter(|i| !i.is_empty()) else {
-        return ModelEvent::Usage {
+        return vec![ModelEvent::Usage {
             input_tokens: usage["input_tokens"].as_u64(),
             output_tokens: usage["output_tokens"].as_u64(),
-        };
+        }];
     };
     let sum = |fields: &[&str]| -> u64 {
         iterations
@@ -191,14 +191,17 @@ fn usage_of(usage: &Value) -> ModelEvent {
             .flat_map(|i| fields.iter().map(move |f| i[*f].as_u64().unwrap_or(0)))
             .sum()
     };
-    ModelEvent::Usage {
-        input_tokens: Some(sum(&[
-            "input_tokens",
-            "cache_read_input_tokens",
-            "cache_creation_input_tokens",
-        ])),
-        output_tokens: Some(sum(&["output_tokens"])),
-    }
+    vec![
+        ModelEvent::Iterations(usage["iterations"].clone()),
+        ModelEvent::Usage {
+            input_tokens: Some(sum(&[
+                "input_tokens",
+                "cache_read_input_tokens",
+                "cache_creation_input_tokens",
+            ])),
+            output_tokens: Some(sum(&["output_tokens"])),
+        },
+    ]
 }
 
 /// Parses Messages stream events.
@@ -332,7 +335,7 @@ impl WireParser for MessagesParser {
                 if let Some(reason) = data["delta"]["stop_reason"].as_str() {
                     self.stop_reason = Some(reason.to_owned());
                 }
-                vec![usage_of(&data["usage"])]
+                usage_of(&data["usage"])
             }
             "message_stop" => {
                 self.done = true;
