@@ -163,3 +163,53 @@ async fn the_guides_jwt_examples_mint_tokens_the_server_accepts() {
             .expect_error(403, "FORBIDDEN");
     }
 }
+
+#[tokio::test]
+async fn keys_create_through_a_running_server_with_url() {
+    let server = Server::start();
+    let data = server.data_dir().display().to_string();
+    let out = confer(
+        &[
+            "keys",
+            "create",
+            "--name",
+            "remote",
+            "--role",
+            "member",
+            "--url",
+            &server.base,
+        ],
+        &[
+            ("CONFER_DATA_DIR", data.as_str()),
+            ("CONFER_ADMIN_KEY", crate::common::BOOTSTRAP_KEY),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let key = text.lines().last().unwrap().trim().to_owned();
+    assert!(key.starts_with("cfr_"), "{text}");
+    let member = server.api(&key);
+    member.get("/api/agents").await.expect(200);
+    member
+        .post("/api/agents", serde_json::json!({"name": "no"}))
+        .await
+        .expect_error(403, "FORBIDDEN");
+    // A key the server refuses: one line naming the server's answer, exit 1.
+    let out = confer(
+        &["keys", "create", "--name", "x", "--url", &server.base],
+        &[("CONFER_ADMIN_KEY", key.as_str())],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("403 FORBIDDEN"), "{said}");
+    // --url without a key is a usage error.
+    let out = confer(
+        &["keys", "create", "--name", "x", "--url", &server.base],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
