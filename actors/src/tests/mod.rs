@@ -540,3 +540,39 @@ async fn the_busy_policy_and_the_queue_cap_are_decided_by_the_actor() {
     // Turn numbers survive the actor: a restarted one goes on from the store.
     assert_eq!(fixture.store.last_turn(thread).unwrap(), 4);
 }
+
+/// What a running turn's task holds for its whole life, whatever it
+/// awaits: the largest of its inline steps' futures. Every step but the
+/// model call is boxed (issue 11: memory per active stream; the commit's
+/// future alone was 7 KB of a 9.7 KB task).
+#[test]
+fn a_turn_task_stays_small() {
+    let store = Arc::new(MemoryStore::default());
+    let provider = Arc::new(ScriptedProvider {
+        delay: Duration::ZERO,
+        contexts: Mutex::new(Vec::new()),
+        threads: Mutex::new(Vec::new()),
+    });
+    let engine = Arc::new(Engine {
+        store,
+        provider,
+        resolver: Arc::new(NoResolver),
+        tools: Arc::new(crate::tools::NoServerTools),
+    });
+    let thread = ThreadId::new();
+    let log = Arc::new(crate::frames::FrameLog::new(thread, Default::default()));
+    let (_cancel, cancel) = tokio::sync::oneshot::channel();
+    let input = crate::turn::TurnInput {
+        engine,
+        org: OrgId::new(),
+        thread,
+        turn: 1,
+        request: crate::turn::TurnRequest::default(),
+        emitter: crate::turn::Emitter::new(log, 1),
+        cancel,
+        history: None,
+    };
+    let size = std::mem::size_of_val(&crate::turn::run_turn(input));
+    eprintln!("a turn task holds {size} bytes");
+    assert!(size <= 4 * 1024, "a turn task holds {size} bytes");
+}

@@ -224,44 +224,43 @@ struct Turn {
 /// Runs one turn to its `done`; returns the context to cache for the next
 /// turn, or `None` when it must be reloaded from the store.
 pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
-    let mut turn = match Turn::load(input).await {
+    let mut turn = match Box::pin(Turn::load(input)).await {
         Ok(turn) => turn,
         Err(ended) => return ended,
     };
-    if let Err(ended) = turn.store_user_message().await {
+    if let Err(ended) = Box::pin(turn.store_user_message()).await {
         return ended;
     }
     turn.announce();
-    let key = match turn.resolve_key().await {
+    // Every step but the model call is boxed: a task holds its largest
+    // step's future inline for its whole life, and the commit's alone is
+    // 7 KB; boxed, a step's future lives only while it runs, and the task
+    // streams with about 3 KB (see `a_turn_task_stays_small`).
+    let key = match Box::pin(turn.resolve_key()).await {
         Ok(key) => key,
         Err(stopped) => {
-            return turn
-                .commit(ModelOutcome::stopped_before_the_call(stopped))
-                .await;
+            return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped))).await;
         }
     };
     loop {
-        if let Err(stopped) = turn.compact_if_due(&key).await {
-            return turn
-                .commit(ModelOutcome::stopped_before_the_call(stopped))
-                .await;
+        if let Err(stopped) = Box::pin(turn.compact_if_due(&key)).await {
+            return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped))).await;
         }
         let outcome = turn.call_model(key.clone()).await;
         // The one place that picks what follows a model call.
         match turn.after_model_call(outcome) {
-            AfterModelCall::Commit(outcome) => return turn.commit(outcome).await,
+            AfterModelCall::Commit(outcome) => return Box::pin(turn.commit(outcome)).await,
             AfterModelCall::Tools {
                 outcome,
                 plans,
                 then,
             } => {
-                if let Err(stopped) = turn.tool_step(outcome, plans).await {
-                    return turn
-                        .commit(ModelOutcome::stopped_before_the_call(stopped))
+                if let Err(stopped) = Box::pin(turn.tool_step(outcome, plans)).await {
+                    return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped)))
                         .await;
                 }
                 if let AfterTools::AskClient(calls) = then {
-                    return turn.commit(ModelOutcome::asking_client(calls)).await;
+                    return Box::pin(turn.commit(ModelOutcome::asking_client(calls))).await;
                 }
             }
         }
