@@ -40,7 +40,7 @@ pub fn estimate(system: &str, view: &ContextView<'_>) -> u64 {
         .rposition(|(_, entry)| entry.input_tokens.is_some());
     match anchor {
         Some(at) => {
-            let reported = positioned[at].1.input_tokens.unwrap_or(0);
+            let reported = u64::from(positioned[at].1.input_tokens.unwrap_or(0));
             reported
                 + positioned[at..]
                     .iter()
@@ -251,13 +251,13 @@ mod tests {
             text(ContextRole::User, 10),
         ];
         context.push(ContextMessage {
-            compaction: Some(CompactionBlock {
+            compaction: Some(Box::new(CompactionBlock {
                 summary: "they greeted".into(),
                 encrypted_content: None,
                 native_to: None,
                 at: None,
                 kept_from: Some(2),
-            }),
+            })),
             ..ContextMessage::text(ContextRole::Assistant, "")
         });
         context.push(text(ContextRole::Assistant, 10));

@@ -93,8 +93,10 @@ pub struct ContextMessage {
     pub reasoning_from: Option<String>,
     /// On an assistant entry: the compaction block its answer began with
     /// (it comes before the reasoning, text and tool calls).
+    /// Boxed: few entries have one, and every entry is a slot of the
+    /// history the live threads keep (issue 11, memory per stream).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compaction: Option<CompactionBlock>,
+    pub compaction: Option<Box<CompactionBlock>>,
     /// The turn that stored the entry (absent on entries older than turn
     /// numbers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,7 +110,7 @@ pub struct ContextMessage {
     /// call that produced it (what the context before it weighed), the
     /// anchor of the next call's estimate (`compaction`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
+    pub input_tokens: Option<u32>,
 }
 
 impl ContextMessage {
@@ -272,13 +274,13 @@ mod tests {
 
     fn compacted(text: &str, native_to: Option<&str>) -> ContextMessage {
         ContextMessage {
-            compaction: Some(CompactionBlock {
+            compaction: Some(Box::new(CompactionBlock {
                 summary: format!("summary before {text}"),
                 encrypted_content: native_to.map(|_| "opaque".into()),
                 native_to: native_to.map(str::to_owned),
                 at: None,
                 kept_from: None,
-            }),
+            })),
             ..ContextMessage::text(ContextRole::Assistant, text)
         }
     }

@@ -573,6 +573,9 @@ fn a_turn_task_stays_small() {
         history: None,
     };
     let size = std::mem::size_of_val(&crate::turn::run_turn(input));
+    // Each entry is a slot of every live thread's history.
+    let entry = std::mem::size_of::<ContextMessage>();
+    assert!(entry <= 192, "a context entry takes {entry} bytes");
     eprintln!("a turn task holds {size} bytes");
     assert!(size <= 4 * 1024, "a turn task holds {size} bytes");
 }

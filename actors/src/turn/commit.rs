@@ -137,14 +137,15 @@ impl Turn {
             tool_call_id: None,
             reasoning_from: (!outcome.reasoning.is_empty()).then(|| self.route.provider.clone()),
             reasoning: std::mem::take(&mut outcome.reasoning),
-            compaction: outcome.compaction.take(),
+            compaction: outcome.compaction.take().map(Box::new),
             turn: Some(self.number),
             offered: if outcome.tool_calls.is_empty() {
                 Vec::new()
             } else {
                 self.client_tools.clone()
             },
-            input_tokens: outcome.input_tokens,
+            // A count past u32 is no figure to anchor an estimate on.
+            input_tokens: outcome.input_tokens.and_then(|t| u32::try_from(t).ok()),
         }
     }
 

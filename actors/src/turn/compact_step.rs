@@ -115,13 +115,13 @@ impl Turn {
             return Ok(());
         }
         let marker = ContextMessage {
-            compaction: Some(CompactionBlock {
+            compaction: Some(Box::new(CompactionBlock {
                 summary: summary.to_owned(),
                 encrypted_content: None,
                 native_to: None,
                 at: Some(Utc::now()),
                 kept_from: Some(planned.kept_from),
-            }),
+            })),
             turn: Some(self.number),
             ..ContextMessage::text(ContextRole::Assistant, "")
         };

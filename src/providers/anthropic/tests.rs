@@ -205,13 +205,13 @@ fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() 
         compaction: None,
     };
     let compacted = |native_to: Option<&str>, text: &str| ContextMessage {
-        compaction: Some(CompactionBlock {
+        compaction: Some(Box::new(CompactionBlock {
             summary: "S".into(),
             encrypted_content: native_to.map(|_| "E".into()),
             native_to: native_to.map(str::to_owned),
             at: None,
             kept_from: None,
-        }),
+        })),
         ..ContextMessage::text(ContextRole::Assistant, text)
     };
     let earlier = || {

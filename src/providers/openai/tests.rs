@@ -123,13 +123,13 @@ async fn tolerant_of_missing_done_usage_and_role_but_not_truncation() {
 #[test]
 fn another_vendors_compaction_becomes_a_summary_after_the_system_prompt() {
     let mut compacted = ContextMessage::text(ContextRole::Assistant, "Hi.");
-    compacted.compaction = Some(confer_actors::CompactionBlock {
+    compacted.compaction = Some(Box::new(confer_actors::CompactionBlock {
         summary: "S".into(),
         encrypted_content: Some("opaque".into()),
         native_to: Some("anthropic".into()),
         at: None,
         kept_from: None,
-    });
+    }));
     let request = ModelRequest {
         route: ModelRoute {
             provider: "openai".into(),
