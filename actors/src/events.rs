@@ -28,24 +28,13 @@ pub struct Usage {
 pub enum ThreadEvent {
     /// First event of a turn.
     #[schema(title = "meta")]
-    Meta {
-        #[serde(rename = "startedAt")]
-        started_at: DateTime<Utc>,
-        #[serde(rename = "threadId")]
-        thread_id: ThreadId,
-        #[serde(rename = "userMessageId")]
-        user_message_id: Option<MessageId>,
-        model: String,
-        /// Tools left out because an earlier kind has one of the same name.
-        #[serde(rename = "shadowedTools", skip_serializing_if = "Vec::is_empty")]
-        shadowed_tools: Vec<String>,
-    },
+    Meta(Box<MetaEvent>),
     /// A chunk of answer text.
     #[schema(title = "token")]
     Token { delta: String },
     /// A tool call, once its arguments are complete.
     #[schema(title = "tool_call")]
-    ToolCall { tool: ToolCall },
+    ToolCall { tool: Box<ToolCall> },
     /// The context was compacted (before the answer's tokens): `native`
     /// (the vendor's block) or `summary` (Confer's).
     #[schema(title = "compaction")]
@@ -66,7 +55,8 @@ pub enum ThreadEvent {
     ToolResult {
         tool_name: String,
         tool_call_id: String,
-        result: serde_json::Value,
+        #[schema(value_type = Object)]
+        result: Box<serde_json::Value>,
         #[serde(rename = "isError", skip_serializing_if = "Option::is_none")]
         is_error: Option<bool>,
     },
@@ -110,25 +100,61 @@ pub enum ThreadEvent {
     TurnGap { turn: u64 },
     /// The last event of every stream.
     #[schema(title = "done")]
-    Done {
-        ok: bool,
-        #[serde(rename = "messageId", skip_serializing_if = "Option::is_none")]
-        message_id: Option<MessageId>,
-        content: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        usage: Option<Usage>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        stopped: Option<bool>,
-        #[serde(rename = "requiresAction", skip_serializing_if = "Option::is_none")]
-        requires_action: Option<bool>,
-        /// The stream fell behind the frames kept (`streams.md`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        gap: Option<bool>,
-        /// `"compaction"`: the vendor compacted the context and paused; an
-        /// empty send continues the answer (`compaction.md`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        paused: Option<&'static str>,
-    },
+    Done(Box<DoneEvent>),
+}
+
+/// The data of a `meta` event (boxed in [`ThreadEvent`]: the token frames
+/// that make up most of a turn's frames stay small).
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct MetaEvent {
+    #[serde(rename = "startedAt")]
+    pub started_at: DateTime<Utc>,
+    #[serde(rename = "threadId")]
+    pub thread_id: ThreadId,
+    #[serde(rename = "userMessageId")]
+    pub user_message_id: Option<MessageId>,
+    pub model: String,
+    /// Tools left out because an earlier kind has one of the same name.
+    #[serde(rename = "shadowedTools", skip_serializing_if = "Vec::is_empty")]
+    pub shadowed_tools: Vec<String>,
+}
+
+/// The data of a `done` event (boxed in [`ThreadEvent`], as `meta`).
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct DoneEvent {
+    pub ok: bool,
+    #[serde(rename = "messageId", skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<MessageId>,
+    pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<bool>,
+    #[serde(rename = "requiresAction", skip_serializing_if = "Option::is_none")]
+    pub requires_action: Option<bool>,
+    /// The stream fell behind the frames kept (`streams.md`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<bool>,
+    /// `"compaction"`: the vendor compacted the context and paused; an
+    /// empty send continues the answer (`compaction.md`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<&'static str>,
+}
+
+impl DoneEvent {
+    /// A `done` of a turn that did not answer: `ok: false`, the text so far.
+    pub fn failed(content: String) -> Self {
+        Self {
+            ok: false,
+            message_id: None,
+            content,
+            usage: None,
+            stopped: None,
+            requires_action: None,
+            gap: None,
+            paused: None,
+        }
+    }
 }
 
 impl ThreadEvent {
@@ -141,23 +167,14 @@ impl ThreadEvent {
                 code: code.code.to_owned(),
                 detail,
             },
-            Self::Done {
-                ok: false,
-                message_id: None,
-                content,
-                usage: None,
-                stopped: None,
-                requires_action: None,
-                gap: None,
-                paused: None,
-            },
+            Self::Done(Box::new(DoneEvent::failed(content))),
         ]
     }
 
     /// The SSE event name.
     pub fn name(&self) -> &'static str {
         match self {
-            Self::Meta { .. } => "meta",
+            Self::Meta(_) => "meta",
             Self::Token { .. } => "token",
             Self::ToolCall { .. } => "tool_call",
             Self::ToolExecuting { .. } => "tool_executing",
@@ -169,13 +186,13 @@ impl ThreadEvent {
             Self::Queued { .. } => "queued",
             Self::Watching { .. } => "watching",
             Self::TurnGap { .. } => "turn_gap",
-            Self::Done { .. } => "done",
+            Self::Done(_) => "done",
         }
     }
 
     /// Whether this event ends the stream.
     pub fn is_done(&self) -> bool {
-        matches!(self, Self::Done { .. })
+        matches!(self, Self::Done(_))
     }
 }
 
@@ -186,20 +203,16 @@ mod tests {
 
     #[test]
     fn events_serialize_with_wire_names() {
-        let done = ThreadEvent::Done {
+        let done = ThreadEvent::Done(Box::new(DoneEvent {
             ok: true,
-            message_id: None,
-            content: "partial".into(),
             usage: Some(Usage {
                 input_tokens: 3,
                 output_tokens: 1,
                 steps: None,
             }),
             stopped: Some(true),
-            requires_action: None,
-            gap: None,
-            paused: None,
-        };
+            ..DoneEvent::failed("partial".into())
+        }));
         assert_eq!(done.name(), "done");
         assert_eq!(
             serde_json::to_value(&done).unwrap(),

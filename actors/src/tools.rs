@@ -125,7 +125,9 @@ pub async fn run_calls(
     emitter: &Emitter,
 ) -> Vec<ToolOutput> {
     for (call, _) in calls {
-        emitter.emit(ThreadEvent::ToolCall { tool: call.clone() });
+        emitter.emit(ThreadEvent::ToolCall {
+            tool: Box::new(call.clone()),
+        });
     }
     let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
     let mut waiting = calls.iter().enumerate();
@@ -168,7 +170,7 @@ pub async fn run_calls(
         emitter.emit(ThreadEvent::ToolResult {
             tool_name: call.name.clone(),
             tool_call_id: call.id.clone(),
-            result: output.result.clone(),
+            result: Box::new(output.result.clone()),
             is_error: output.is_error.then_some(true),
         });
         outputs[at] = Some(output);

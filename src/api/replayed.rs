@@ -2,7 +2,9 @@
 //! kept (`streams.md`): rebuilt from the keyed send's stored record.
 
 use confer_actors::codes::{self, ErrorCode};
-use confer_actors::{IdempotencyRecord, OutcomeKind, ThreadEvent, ThreadId, ThreadStore};
+use confer_actors::{
+    DoneEvent, IdempotencyRecord, MetaEvent, OutcomeKind, ThreadEvent, ThreadId, ThreadStore,
+};
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -22,13 +24,13 @@ pub async fn rebuilt_turn(
             "the original turn's record is gone",
         ));
     };
-    let mut events = vec![ThreadEvent::Meta {
+    let mut events = vec![ThreadEvent::Meta(Box::new(MetaEvent {
         started_at: record.started_at,
         thread_id: thread,
         user_message_id: record.user_message_id,
         model: record.model.clone(),
         shadowed_tools: Vec::new(),
-    }];
+    }))];
     let Some(outcome) = record.outcome else {
         tracing::warn!(%thread, turn, "a repeated send's turn never finished");
         events.extend(failed(codes::INTERNAL, "the original turn did not finish"));
@@ -60,7 +62,7 @@ pub async fn rebuilt_turn(
         OutcomeKind::Error | OutcomeKind::Cancelled => (false, None, None),
     };
     let paused = (outcome.kind == OutcomeKind::Paused).then_some("compaction");
-    events.push(ThreadEvent::Done {
+    events.push(ThreadEvent::Done(Box::new(DoneEvent {
         ok,
         message_id: outcome.message_id,
         content,
@@ -69,7 +71,7 @@ pub async fn rebuilt_turn(
         requires_action,
         gap: None,
         paused,
-    });
+    })));
     Ok(events)
 }
 

@@ -41,7 +41,7 @@ pub struct Frame {
 fn frame_bytes(event: &ThreadEvent) -> usize {
     let payload = match event {
         ThreadEvent::Token { delta } => delta.len(),
-        ThreadEvent::Done { content, .. } => content.len(),
+        ThreadEvent::Done(done) => done.content.len(),
         ThreadEvent::Error { detail, .. } => detail.as_ref().map_or(0, String::len),
         ThreadEvent::ToolCall { tool } => tool.arguments.to_string().len() + tool.name.len(),
         ThreadEvent::ToolResult { result, .. } => result.to_string().len(),

@@ -138,8 +138,8 @@ impl FrameReader {
             Some("this stream fell behind the frames kept; read the thread's messages".into()),
             String::new(),
         );
-        if let ThreadEvent::Done { gap, .. } = &mut done {
-            *gap = Some(true);
+        if let ThreadEvent::Done(done) = &mut done {
+            done.gap = Some(true);
         }
         self.pending.push_back(own_frame(error));
         self.pending.push_back(own_frame(done));

@@ -87,7 +87,7 @@ impl TurnFrames {
     /// The content of the turn's `done` (its last frame), once finished.
     fn content(&self) -> Option<&str> {
         match &self.frames.back()?.event {
-            ThreadEvent::Done { content, .. } => Some(content),
+            ThreadEvent::Done(done) => Some(&done.content),
             _ => None,
         }
     }

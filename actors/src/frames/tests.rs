@@ -1,27 +1,22 @@
 //! The frame log's retention, gaps and watcher cap.
 use super::*;
+use crate::events::DoneEvent;
 
 fn token(text: &str) -> ThreadEvent {
     ThreadEvent::Token { delta: text.into() }
 }
 
 fn done() -> ThreadEvent {
-    ThreadEvent::Done {
+    ThreadEvent::Done(Box::new(DoneEvent {
         ok: true,
-        message_id: None,
-        content: String::new(),
-        usage: None,
-        stopped: None,
-        requires_action: None,
-        gap: None,
-        paused: None,
-    }
+        ..DoneEvent::failed(String::new())
+    }))
 }
 
 fn done_with(content: &str) -> ThreadEvent {
     let mut event = done();
-    if let ThreadEvent::Done { content: c, .. } = &mut event {
-        *c = content.to_owned();
+    if let ThreadEvent::Done(done) = &mut event {
+        done.content = content.to_owned();
     }
     event
 }
@@ -60,13 +55,7 @@ async fn a_reader_behind_the_window_gets_a_gap_and_its_end() {
     let first = slow.next().await.unwrap();
     assert!(matches!(&first.event, ThreadEvent::Error { code, .. } if code == "STREAM_GAP"));
     let last = slow.next().await.unwrap();
-    assert!(matches!(
-        last.event,
-        ThreadEvent::Done {
-            gap: Some(true),
-            ..
-        }
-    ));
+    assert!(matches!(&last.event, ThreadEvent::Done(done) if done.gap == Some(true)));
     assert!(slow.next().await.is_none());
     // A reattach can tell beforehand.
     assert_eq!(log.position(FrameId { turn: 1, n: 2 }), Position::Gone);

@@ -330,12 +330,9 @@ async fn drain(mut frames: FrameReader) -> Vec<ThreadEvent> {
 
 fn done(events: &[ThreadEvent]) -> (bool, String, bool) {
     match events.last() {
-        Some(ThreadEvent::Done {
-            ok,
-            content,
-            stopped,
-            ..
-        }) => (*ok, content.clone(), stopped.unwrap_or(false)),
+        Some(ThreadEvent::Done(done)) => {
+            (done.ok, done.content.clone(), done.stopped.unwrap_or(false))
+        }
         other => panic!("last event is not done: {other:?}"),
     }
 }
@@ -576,6 +573,9 @@ fn a_turn_task_stays_small() {
     // Each entry is a slot of every live thread's history.
     let entry = std::mem::size_of::<ContextMessage>();
     assert!(entry <= 192, "a context entry takes {entry} bytes");
+    // Each frame of a turn (tokens, mostly) is one event.
+    let event = std::mem::size_of::<ThreadEvent>();
+    assert!(event <= 64, "an event takes {event} bytes");
     eprintln!("a turn task holds {size} bytes");
     assert!(size <= 4 * 1024, "a turn task holds {size} bytes");
 }

@@ -67,7 +67,7 @@ async fn a_profile_that_denies_a_tool_keeps_it_out_and_refuses_a_forged_call() {
         ThreadEvent::ToolResult {
             tool_name: "wipe".into(),
             tool_call_id: "c1".into(),
-            result: json!({"error": NOT_AVAILABLE}),
+            result: Box::new(json!({"error": NOT_AVAILABLE})),
             is_error: Some(true),
         }
     );

@@ -187,7 +187,7 @@ async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
         ThreadEvent::ToolResult {
             tool_name: "lookup".into(),
             tool_call_id: "c1".into(),
-            result: json!({"echo": {"q": 1}}),
+            result: Box::new(json!({"echo": {"q": 1}})),
             is_error: None,
         }
     );
@@ -199,12 +199,12 @@ async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
             delta: "\n\n".into()
         }
     );
-    let ThreadEvent::Done { content, usage, .. } = events.last().unwrap() else {
+    let ThreadEvent::Done(done) = events.last().unwrap() else {
         unreachable!()
     };
-    assert_eq!(content, "Let me look.\n\nFound it.");
+    assert_eq!(done.content, "Let me look.\n\nFound it.");
     assert_eq!(
-        *usage,
+        done.usage,
         Some(Usage {
             input_tokens: 30,
             output_tokens: 3,
@@ -262,7 +262,7 @@ async fn at_the_step_limit_no_call_runs_and_a_last_call_cannot_call_tools() {
         ThreadEvent::ToolResult {
             tool_name: "lookup".into(),
             tool_call_id: "c10".into(),
-            result: json!({"error": LIMIT_REACHED}),
+            result: Box::new(json!({"error": LIMIT_REACHED})),
             is_error: Some(true),
         }
     );
@@ -277,10 +277,10 @@ async fn at_the_step_limit_no_call_runs_and_a_last_call_cannot_call_tools() {
     let (ok, content, _) = done(&events);
     assert!(ok);
     assert_eq!(content, "Giving up.");
-    let ThreadEvent::Done { usage, .. } = events.last().unwrap() else {
+    let ThreadEvent::Done(done) = events.last().unwrap() else {
         unreachable!()
     };
-    assert_eq!(usage.unwrap().steps, Some(11));
+    assert_eq!(done.usage.unwrap().steps, Some(11));
     assert_eq!(fixture.store.usage.lock().unwrap().len(), 11);
 }
 
@@ -303,7 +303,7 @@ async fn a_call_of_a_tool_not_offered_is_answered_and_the_turn_goes_on() {
         ThreadEvent::ToolResult {
             tool_name: "delete_everything".into(),
             tool_call_id: "c1".into(),
-            result: json!({"error": NOT_AVAILABLE}),
+            result: Box::new(json!({"error": NOT_AVAILABLE})),
             is_error: Some(true),
         }
     );
@@ -337,14 +337,11 @@ async fn a_stop_during_a_tool_call_cancels_it_at_once() {
         "{:?}",
         asked.elapsed()
     );
-    let ThreadEvent::Done {
-        stopped, content, ..
-    } = events.last().unwrap()
-    else {
+    let ThreadEvent::Done(done) = events.last().unwrap() else {
         panic!("{events:?}")
     };
-    assert_eq!(*stopped, Some(true));
-    assert_eq!(content, "Working.");
+    assert_eq!(done.stopped, Some(true));
+    assert_eq!(done.content, "Working.");
     assert!(
         tools.dropped.load(Ordering::SeqCst),
         "the call was cancelled"

@@ -12,7 +12,7 @@ use super::prepare::append_durably;
 use super::{CancelReason, ModelOutcome, Turn};
 use crate::codes;
 use crate::domain::{Message, Role, UsageRecord};
-use crate::events::{ThreadEvent, Usage};
+use crate::events::{DoneEvent, ThreadEvent, Usage};
 use crate::idempotency::{IdempotencyRecord, OutcomeKind, TurnOutcome};
 use crate::ids::{MessageId, UsageId};
 use crate::ports::ThreadAppend;
@@ -167,20 +167,18 @@ impl Turn {
                 code: codes::SHUTTING_DOWN.code.into(),
                 detail: Some("the server is shutting down; send again when it is back".into()),
             });
-            emitter.emit(ThreadEvent::Done {
-                ok: false,
+            emitter.emit(ThreadEvent::Done(Box::new(DoneEvent {
                 message_id,
-                content: outcome.content,
                 usage: Some(usage),
                 stopped: Some(true),
-                requires_action: None,
-                gap: None,
-                paused: None,
-            });
+                ..DoneEvent::failed(outcome.content)
+            })));
             return;
         }
         for call in &outcome.tool_calls {
-            emitter.emit(ThreadEvent::ToolCall { tool: call.clone() });
+            emitter.emit(ThreadEvent::ToolCall {
+                tool: Box::new(call.clone()),
+            });
         }
         if requires_action {
             emitter.emit(ThreadEvent::RequiresAction {
@@ -188,7 +186,7 @@ impl Turn {
             });
         }
         self.timings.log(self.thread_id);
-        emitter.emit(ThreadEvent::Done {
+        emitter.emit(ThreadEvent::Done(Box::new(DoneEvent {
             ok: true,
             message_id,
             content: outcome.content,
@@ -197,7 +195,7 @@ impl Turn {
             requires_action: requires_action.then_some(true),
             gap: None,
             paused: outcome.paused.then_some("compaction"),
-        });
+        })));
     }
 }
 

@@ -30,7 +30,7 @@ use tokio::sync::oneshot;
 
 use crate::codes::ErrorCode;
 use crate::domain::{Agent, CompactionConfig, CredentialConfig, Metadata, Thread, UsageRecord};
-use crate::events::{ThreadEvent, Usage};
+use crate::events::{MetaEvent, ThreadEvent, Usage};
 use crate::frames::FrameLog;
 use crate::gating;
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
@@ -270,13 +270,13 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
 impl Turn {
     /// `meta`: the turn has begun, its user message is stored.
     fn announce(&mut self) {
-        self.emitter.emit(ThreadEvent::Meta {
+        self.emitter.emit(ThreadEvent::Meta(Box::new(MetaEvent {
             started_at: self.started_at,
             thread_id: self.thread_id,
             user_message_id: self.user_message_id,
             model: self.model.clone(),
             shadowed_tools: self.shadowed.clone(),
-        });
+        })));
         self.timings.meta_us = self.clock.lap();
     }
 
