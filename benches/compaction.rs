@@ -17,7 +17,7 @@
 // A benchmark aborts on setup failure: there is nothing to measure then.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -55,28 +55,8 @@ async fn serve_vendor(mut socket: TcpStream) {
     let _ = socket.shutdown().await;
 }
 
-struct Server {
-    child: Child,
-    base: String,
-    _data: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        support::kill_server(&mut self.child);
-    }
-}
-
 async fn post(http: &reqwest::Client, base: &str, path: &str, body: Value) -> Value {
-    http.post(format!("{base}{path}"))
-        .bearer_auth(KEY)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    support::post_json(http, base, KEY, path, body).await
 }
 
 async fn put(http: &reqwest::Client, base: &str, path: &str, body: Value) {
@@ -152,11 +132,7 @@ async fn main() {
         .env("OPENAI_API_KEY", "sk-bench")
         .stderr(Stdio::null());
     let (child, base) = support::spawn_listening(command);
-    let server = Server {
-        child,
-        base,
-        _data: data,
-    };
+    let server = support::RunningServer { child, base, data };
     let http = reqwest::Client::builder()
         .tcp_nodelay(true)
         .build()

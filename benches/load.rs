@@ -362,16 +362,7 @@ impl Client {
     }
 
     async fn post(&self, path: &str, body: Value) -> Value {
-        self.http
-            .post(format!("{}{path}", self.base))
-            .bearer_auth(KEY)
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap_or(Value::Null)
+        support::post_json(&self.http, &self.base, KEY, path, body).await
     }
 
     async fn get(&self, path: &str) -> (Duration, Value) {

@@ -14,7 +14,7 @@
 // A benchmark aborts on setup failure: there is nothing to measure then.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -92,18 +92,6 @@ async fn listen(
     address.to_string()
 }
 
-struct Server {
-    child: Child,
-    base: String,
-    _data: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        support::kill_server(&mut self.child);
-    }
-}
-
 /// One send read to its `done`; its wall time.
 async fn say(http: &reqwest::Client, base: &str, thread: &str, body: &Value) -> Duration {
     let started = Instant::now();
@@ -149,15 +137,7 @@ async fn turns(http: &reqwest::Client, base: &str, agent: &str, body: Value) -> 
 }
 
 async fn post(http: &reqwest::Client, base: &str, path: &str, body: Value) -> Value {
-    http.post(format!("{base}{path}"))
-        .bearer_auth(KEY)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    support::post_json(http, base, KEY, path, body).await
 }
 
 /// The p50 of `TURNS` direct calls of `url` with `body`, read to the end.
@@ -185,11 +165,7 @@ async fn main() {
         .env("CONFER_OUTBOUND_ALLOW", &webhook)
         .stderr(Stdio::null());
     let (child, base) = support::spawn_listening(command);
-    let server = Server {
-        child,
-        base,
-        _data: data,
-    };
+    let server = support::RunningServer { child, base, data };
     let http = reqwest::Client::builder()
         .tcp_nodelay(true)
         .build()

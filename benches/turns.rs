@@ -63,16 +63,7 @@ struct Answer {
 
 impl Client {
     async fn post(&self, path: &str, body: Value) -> Value {
-        self.http
-            .post(format!("{}{path}", self.base))
-            .bearer_auth(KEY)
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+        support::post_json(&self.http, &self.base, KEY, path, body).await
     }
 
     async fn thread(&self, agent: &str) -> String {

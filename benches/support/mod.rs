@@ -158,3 +158,36 @@ pub fn print_latencies(rows: &[(&str, &[std::time::Duration])]) {
         );
     }
 }
+
+/// A running `confer`, killed when dropped (its data directory goes too).
+pub struct RunningServer {
+    pub child: Child,
+    pub base: String,
+    pub data: tempfile::TempDir,
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        kill_server(&mut self.child);
+    }
+}
+
+/// `POST {base}{path}` with `body`, as `key`; the answer's JSON (null when
+/// it has none).
+pub async fn post_json(
+    http: &reqwest::Client,
+    base: &str,
+    key: &str,
+    path: &str,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    http.post(format!("{base}{path}"))
+        .bearer_auth(key)
+        .json(&body)
+        .send()
+        .await
+        .expect("the server answers")
+        .json()
+        .await
+        .unwrap_or(serde_json::Value::Null)
+}

@@ -106,6 +106,19 @@ impl Turn {
     /// the vendor never accepted is not billed, so not recorded).
     pub(super) fn usage_record(&self, outcome: &ModelOutcome, call: Usage) -> Option<UsageRecord> {
         outcome.accepted.then(|| UsageRecord {
+            stopped: outcome.stopped_by.is_some(),
+            estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
+            step: Some(self.step),
+            compacted: outcome.compaction.is_some() || outcome.iterations.is_some(),
+            iterations: outcome.iterations.clone(),
+            ..self.call_record(&outcome.key_source, call)
+        })
+    }
+
+    /// A usage record of one of this turn's model calls (an answer's, until
+    /// the caller says otherwise), not linked to a message yet.
+    pub(super) fn call_record(&self, key_source: &str, call: Usage) -> UsageRecord {
+        UsageRecord {
             id: UsageId::new(),
             org_id: self.org,
             agent_id: self.agent.id,
@@ -113,18 +126,18 @@ impl Turn {
             message_id: None,
             model: self.route.model.clone(),
             provider: self.route.provider.clone(),
-            key_source: outcome.key_source.clone(),
+            key_source: key_source.to_owned(),
             input_tokens: call.input_tokens,
             output_tokens: call.output_tokens,
             metadata: self.usage_metadata(),
-            stopped: outcome.stopped_by.is_some(),
-            estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
-            step: Some(self.step),
+            stopped: false,
+            estimated: false,
+            step: None,
             purpose: crate::domain::UsagePurpose::Answer,
-            compacted: outcome.compaction.is_some() || outcome.iterations.is_some(),
-            iterations: outcome.iterations.clone(),
+            compacted: false,
+            iterations: None,
             created_at: Utc::now(),
-        })
+        }
     }
 
     /// The context entry of a model call's answer: its text (this step's),

@@ -20,8 +20,7 @@ use super::prepare::append_durably;
 use super::{CancelReason, Turn, blocking, until_cancelled};
 use crate::compaction::{SUMMARY_INSTRUCTION, plan};
 use crate::domain::{UsagePurpose, UsageRecord};
-use crate::events::ThreadEvent;
-use crate::ids::UsageId;
+use crate::events::{ThreadEvent, Usage};
 use crate::ports::ThreadAppend;
 use crate::provider::{
     CompactionBlock, ContextMessage, ContextRole, ModelError, ModelEvent, ModelRequest,
@@ -144,27 +143,17 @@ impl Turn {
 
     /// Writes the summary call's usage record (linked to the answer later).
     async fn bill_summary(&mut self, call: &SummaryCall, key: &CallKey, estimated_input: u64) {
-        let record = UsageRecord {
-            id: UsageId::new(),
-            org_id: self.org,
-            agent_id: self.agent.id,
-            thread_id: self.thread_id,
-            message_id: None,
-            model: self.route.model.clone(),
-            provider: self.route.provider.clone(),
-            key_source: key.source.clone(),
+        let call_usage = Usage {
             input_tokens: call.input_tokens.unwrap_or(estimated_input),
             output_tokens: call
                 .output_tokens
                 .unwrap_or_else(|| estimate_tokens(&call.text)),
-            metadata: self.usage_metadata(),
-            stopped: false,
+            steps: None,
+        };
+        let record = UsageRecord {
             estimated: call.input_tokens.is_none() || call.output_tokens.is_none(),
-            step: None,
             purpose: UsagePurpose::Compaction,
-            compacted: false,
-            iterations: None,
-            created_at: Utc::now(),
+            ..self.call_record(&key.source, call_usage)
         };
         match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
             Ok(stored) => self.billed.push(stored),
