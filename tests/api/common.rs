@@ -15,13 +15,13 @@ use serde_json::{Value, json};
 pub const BOOTSTRAP_KEY: &str = "test-bootstrap-key-0123456789abcdef";
 pub const JWT_SECRET: &str = "test-jwt-secret-fedcba9876543210";
 
-/// `tests/peers/`, where `npm ci --prefix tests/peers` installed the real
+/// `tests/sse-client/`, where `npm ci --prefix tests/sse-client` installed the real
 /// client libraries the tests run under Node (`package`: one of them).
 pub fn peers_dir(package: &str) -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sse-client");
     assert!(
         dir.join("node_modules").join(package).exists(),
-        "run `npm ci --prefix tests/peers` first (.ci/run does)"
+        "run `npm ci --prefix tests/sse-client` first (.ci/run does)"
     );
     dir
 }
