@@ -112,16 +112,25 @@ fn docs_config() -> Arc<Config<'static>> {
     Arc::clone(CONFIG.get_or_init(|| Arc::new(Config::new([DOCUMENT_PATH]))))
 }
 
-/// Whether the request accepts a gzip body.
+/// Whether the request accepts a gzip body (`Accept-Encoding` names `gzip`
+/// or `*` with a quality above zero).
 fn accepts_gzip(request: &HttpRequest) -> bool {
-    request
+    let Some(accepted) = request
         .headers()
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .any(|coding| coding.trim() == "gzip" || coding.trim().starts_with("gzip;q=0."))
-        })
+    else {
+        return false;
+    };
+    accepted.split(',').any(|coding| {
+        let mut parts = coding.split(';').map(str::trim);
+        let name = parts.next().unwrap_or_default();
+        let quality = parts
+            .find_map(|p| p.strip_prefix("q="))
+            .and_then(|q| q.parse::<f32>().ok())
+            .unwrap_or(1.0);
+        (name.eq_ignore_ascii_case("gzip") || name == "*") && quality > 0.0
+    })
 }
 
 /// `GET /docs/{file}`: the reference page's files (Swagger UI), built into
@@ -307,5 +316,29 @@ fn add_errors(path: &str, operation: &mut Operation) {
                 .entry("X-Request-Id".into())
                 .or_insert_with(|| RefOr::T(request_id.clone()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepts(header: &str) -> bool {
+        let request = actix_web::test::TestRequest::default()
+            .insert_header((header::ACCEPT_ENCODING, header))
+            .to_http_request();
+        accepts_gzip(&request)
+    }
+
+    #[test]
+    fn gzip_is_sent_only_to_clients_that_accept_it() {
+        assert!(accepts("gzip, deflate, br"));
+        assert!(accepts("br;q=1.0, gzip;q=0.8"));
+        assert!(accepts("GZIP"));
+        assert!(accepts("*"));
+        assert!(!accepts("gzip;q=0"));
+        assert!(!accepts("gzip;q=0.0, br"));
+        assert!(!accepts("identity"));
+        assert!(!accepts(""));
     }
 }
