@@ -103,7 +103,17 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
         &settings.data_dir,
     )?;
     tracing::info!(source = %secrets.source, "secret key loaded");
-    Store::open_with(&settings.data_dir, Arc::new(secrets)).context("opening the store")
+    let store =
+        Store::open_with(&settings.data_dir, Arc::new(secrets)).context("opening the store")?;
+    // Only once the store is ours (sled locks it): no server is sending them.
+    let removed = store::backup::remove_partial_archives(&settings.data_dir);
+    if removed > 0 {
+        tracing::info!(
+            removed,
+            "removed backup archives a stopped server left unsent"
+        );
+    }
+    Ok(store)
 }
 
 /// Runs the server on `listener` until SIGINT/SIGTERM, then finishes

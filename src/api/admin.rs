@@ -10,7 +10,6 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use confer_actors::OrgId;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
@@ -18,6 +17,7 @@ use crate::auth::PlatformAdmin;
 use crate::error::ApiError;
 use crate::export::{ExportFilter, export as write_export};
 use crate::state::AppState;
+use crate::store::backup::{PARTIAL_PREFIX, PARTIAL_SUFFIX};
 
 /// Bytes sent to the client per chunk.
 const CHUNK: usize = 64 * 1024;
@@ -118,10 +118,10 @@ pub async fn backup(
     query: web::Query<BackupQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let store = state.store.clone();
-    let partial = state
-        .settings
-        .data_dir
-        .join(format!(".backup-{}.partial", uuid::Uuid::new_v4().simple()));
+    let partial = state.settings.data_dir.join(format!(
+        "{PARTIAL_PREFIX}{}{PARTIAL_SUFFIX}",
+        uuid::Uuid::new_v4().simple()
+    ));
     let with_key = query.include_secret_key;
     if with_key {
         tracing::warn!("a backup with the secret key was requested");
@@ -179,7 +179,7 @@ pub async fn export(
                 .into_iter()
                 .find(|o| o.name == wanted || o.id.to_string() == wanted)
                 .ok_or_else(|| ApiError::not_found("org"))?;
-            Some::<OrgId>(found.id)
+            Some(found.id)
         }
     };
     let filter = ExportFilter {

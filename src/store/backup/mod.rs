@@ -17,6 +17,7 @@ pub use self::restore::{empty_dir, restore, verify};
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use confer_actors::StoreError;
@@ -37,6 +38,29 @@ pub const ARCHIVE_VERSION: u32 = 1;
 pub const CHUNK_BYTES: usize = 4 << 20;
 const MANIFEST: &str = "manifest.json";
 const TREES: &str = "trees";
+
+/// How a running server names the archive it writes before sending it
+/// (`GET /api/admin/backup`): `{PARTIAL_PREFIX}{id}{PARTIAL_SUFFIX}`.
+pub const PARTIAL_PREFIX: &str = ".backup-";
+/// See [`PARTIAL_PREFIX`].
+pub const PARTIAL_SUFFIX: &str = ".partial";
+
+/// Removes the archives a server stopped while sending left in `dir`;
+/// returns how many.
+pub fn remove_partial_archives(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(PARTIAL_PREFIX) && name.ends_with(PARTIAL_SUFFIX)
+        })
+        .filter(|entry| std::fs::remove_file(entry.path()).is_ok())
+        .count()
+}
 
 /// What a backup holds, written last in the archive.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

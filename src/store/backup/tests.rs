@@ -186,3 +186,16 @@ fn a_backup_without_the_key_leaves_secrets_unopenable_under_another_key() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("does not open with the secret key"));
 }
+
+#[test]
+fn archives_left_by_a_stopped_server_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let partial = dir
+        .path()
+        .join(format!("{PARTIAL_PREFIX}abc{PARTIAL_SUFFIX}"));
+    std::fs::write(&partial, b"half").unwrap();
+    std::fs::write(dir.path().join("keep.partial"), b"mine").unwrap();
+    assert_eq!(remove_partial_archives(dir.path()), 1);
+    assert!(!partial.exists());
+    assert!(dir.path().join("keep.partial").exists());
+}
