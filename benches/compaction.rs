@@ -73,20 +73,9 @@ async fn put(http: &reqwest::Client, base: &str, path: &str, body: Value) {
 
 /// One send read to its `done`: its wall time and whether it compacted.
 async fn say(http: &reqwest::Client, base: &str, thread: &str, content: &str) -> (Duration, bool) {
-    let started = Instant::now();
-    let mut response = http
-        .post(format!("{base}/api/threads/{thread}/messages"))
-        .bearer_auth(KEY)
-        .json(&json!({"content": content}))
-        .send()
-        .await
-        .unwrap();
-    let mut text = String::new();
-    while let Some(chunk) = response.chunk().await.unwrap() {
-        text.push_str(&String::from_utf8_lossy(&chunk));
-    }
-    assert!(text.contains("event: done"), "{text}");
-    (started.elapsed(), text.contains("event: compaction"))
+    let (took, text) =
+        support::send_to_done(http, base, KEY, thread, &json!({"content": content})).await;
+    (took, text.contains("event: compaction"))
 }
 
 /// The second sends of `THREADS` two-send threads of `agent`.

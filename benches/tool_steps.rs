@@ -94,26 +94,14 @@ async fn listen(
 
 /// One send read to its `done`; its wall time.
 async fn say(http: &reqwest::Client, base: &str, thread: &str, body: &Value) -> Duration {
-    let started = Instant::now();
-    let mut response = http
-        .post(format!("{base}/api/threads/{thread}/messages"))
-        .bearer_auth(KEY)
-        .json(body)
-        .send()
-        .await
-        .unwrap();
-    let mut text = String::new();
-    while let Some(chunk) = response.chunk().await.unwrap() {
-        text.push_str(&String::from_utf8_lossy(&chunk));
-    }
-    assert!(text.contains("event: done"), "{text}");
+    let (took, text) = support::send_to_done(http, base, KEY, thread, body).await;
     let stepped = text.contains("event: tool_result");
     assert_eq!(
         stepped,
         body.get("toolProfile").is_none(),
         "a tool step exactly when tools are offered: {text}"
     );
-    started.elapsed()
+    took
 }
 
 async fn turns(http: &reqwest::Client, base: &str, agent: &str, body: Value) -> Vec<Duration> {

@@ -123,13 +123,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     let jwt = jwt_verifier(&settings)?;
     let store = open_store(&settings)?;
 
-    let extra_ca = match &settings.extra_ca_cert {
-        Some(path) => Some(
-            std::fs::read(path)
-                .with_context(|| format!("reading the extra CA file {}", path.display()))?,
-        ),
-        None => None,
-    };
+    let extra_ca = settings.extra_ca_pem()?;
     let client = providers::vendor::http_client(
         Duration::from_millis(settings.vendor_connect_timeout_ms),
         Duration::from_millis(settings.vendor_read_timeout_ms),

@@ -232,6 +232,18 @@ impl Settings {
         self
     }
 
+    /// The PEM text of `extra_ca_cert`, if one is configured.
+    pub fn extra_ca_pem(&self) -> anyhow::Result<Option<Vec<u8>>> {
+        use anyhow::Context;
+        self.extra_ca_cert
+            .as_ref()
+            .map(|path| {
+                std::fs::read(path)
+                    .with_context(|| format!("reading the extra CA file {}", path.display()))
+            })
+            .transpose()
+    }
+
     /// The platform default model, by the rule of the contract.
     pub fn platform_default_model(&self) -> String {
         if let Some(model) = &self.default_model {

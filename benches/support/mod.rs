@@ -191,3 +191,28 @@ pub async fn post_json(
         .await
         .unwrap_or(serde_json::Value::Null)
 }
+
+/// A send to `thread` read to its end: its wall time and the whole SSE text
+/// (which ends with a `done` event, asserted).
+pub async fn send_to_done(
+    http: &reqwest::Client,
+    base: &str,
+    key: &str,
+    thread: &str,
+    body: &serde_json::Value,
+) -> (std::time::Duration, String) {
+    let started = std::time::Instant::now();
+    let mut response = http
+        .post(format!("{base}/api/threads/{thread}/messages"))
+        .bearer_auth(key)
+        .json(body)
+        .send()
+        .await
+        .expect("the server answers");
+    let mut text = String::new();
+    while let Some(chunk) = response.chunk().await.expect("the stream reads") {
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(text.contains("event: done"), "{text}");
+    (started.elapsed(), text)
+}

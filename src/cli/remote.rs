@@ -40,13 +40,7 @@ fn block_on<T>(
 }
 
 fn client(settings: &Settings) -> Result<reqwest::Client, CliError> {
-    let extra_ca = match &settings.extra_ca_cert {
-        Some(path) => Some(
-            std::fs::read(path)
-                .with_context(|| format!("reading the extra CA file {}", path.display()))?,
-        ),
-        None => None,
-    };
+    let extra_ca = settings.extra_ca_pem()?;
     Ok(crate::outbound::operator_client(extra_ca.as_deref())?)
 }
 

@@ -64,19 +64,16 @@ impl SledStore {
         report.counts.insert("agents", agents);
         let keys = count_decoded::<ApiKey>(&self.api_keys, "api key", report)?;
         report.counts.insert("api_keys", keys);
-        for entry in self.api_key_hashes.iter() {
-            let (_, id) = entry.map_err(engine)?;
-            if !self.api_keys.contains_key(&id).map_err(engine)? {
-                report.problem("a key hash names a key that does not exist".into());
-            }
-        }
-        if self.api_key_hashes.len() as u64 != keys {
-            report.problem(format!(
-                "{keys} api keys but {} key hashes",
-                self.api_key_hashes.len()
-            ));
-        }
-        Ok(())
+        // hash → key id, the key's own key.
+        let names = |_: &[u8], id: &[u8]| id.to_vec();
+        check_index(
+            &self.api_key_hashes,
+            &self.api_keys,
+            keys,
+            names,
+            "api key hash",
+            report,
+        )
     }
 
     /// Threads and their listings; returns the ids of threads that exist
@@ -259,20 +256,16 @@ impl SledStore {
     fn check_tools(&self, report: &mut CheckReport) -> Result<(), StoreError> {
         let tools = count_decoded::<OrgTool>(&self.tools, "tool", report)?;
         report.counts.insert("tools", tools);
-        for entry in self.tool_names.iter() {
-            let (key, id) = entry.map_err(engine)?;
-            let tool_key = [key.get(..16).unwrap_or_default(), &id[..]].concat();
-            if !self.tools.contains_key(tool_key).map_err(engine)? {
-                report.problem("a tool name names a tool that does not exist".into());
-            }
-        }
-        if self.tool_names.len() as u64 != tools {
-            report.problem(format!(
-                "{tools} tools but {} tool names",
-                self.tool_names.len()
-            ));
-        }
-        Ok(())
+        // org ++ name → tool id; the tool's key is org ++ id.
+        let names = |key: &[u8], id: &[u8]| [key.get(..16).unwrap_or_default(), id].concat();
+        check_index(
+            &self.tool_names,
+            &self.tools,
+            tools,
+            names,
+            "tool name",
+            report,
+        )
     }
 
     /// Each sealed secret that does not open with the configured key, named
@@ -309,6 +302,35 @@ impl SledStore {
         }
         Ok(problems)
     }
+}
+
+/// Checks an index with one entry per record of `records`: every entry
+/// names a record (its key from `record_key(entry key, entry value)`), and
+/// there are as many entries as the `count` records.
+fn check_index(
+    index: &Tree,
+    records: &Tree,
+    count: u64,
+    record_key: impl Fn(&[u8], &[u8]) -> Vec<u8>,
+    what: &str,
+    report: &mut CheckReport,
+) -> Result<(), StoreError> {
+    for entry in index.iter() {
+        let (key, value) = entry.map_err(engine)?;
+        if !records
+            .contains_key(record_key(&key, &value))
+            .map_err(engine)?
+        {
+            report.problem(format!("a {what} names a record that does not exist"));
+        }
+    }
+    if index.len() as u64 != count {
+        report.problem(format!(
+            "{count} records but {} {what} entries",
+            index.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Counts a tree's records, noting each that does not decode.

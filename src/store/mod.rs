@@ -6,15 +6,17 @@
 //! [`codec`] (versioned records), [`values`] (large values in files), [`durability`]
 //! (group-commit flush), [`port`] (the `ThreadStore` port), [`threads`] and
 //! [`purge`] (threads, participants, deletion), [`api_keys`] (orgs and keys),
+//! [`agents`] (agents and their configuration),
 //! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields),
 //! [`format`] (the format version checked at open), [`gate`] (writes
-//! against a backup), [`backup`] and [`check`] (the operator's commands);
-//! agents and their configuration stay here. Multi-key updates that must agree (a
-//! record and its index entries) run in one sled transaction. Every method here
+//! against a backup), [`backup`] and [`check`] (the operator's commands).
+//! Multi-key updates that must agree (a record and its index entries) run
+//! in one sled transaction. Every method here
 //! is synchronous and may touch the disk: async code calls them through
 //! [`Store::run`], which moves them to the blocking pool, and acknowledges a
 //! write only after [`Store::write`] has flushed it.
 
+pub mod agents;
 pub mod api_keys;
 pub mod backup;
 pub mod check;
@@ -38,9 +40,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use confer_actors::{
-    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError, ThreadId, ThreadStore,
-};
+use confer_actors::{OrgId, StoreError, ThreadId, ThreadStore};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sled::Tree;
@@ -48,7 +48,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 
 use self::codec::{decode, encode};
 use self::durability::GroupCommit;
-use self::keys::{ConfigKind, trees};
+use self::keys::trees;
 use self::purge::Purger;
 pub use self::usage::UsageFilter;
 use crate::secrets::SecretBox;
@@ -225,69 +225,6 @@ impl SledStore {
     ) -> Result<T, StoreError> {
         let (_, value) = entry.map_err(engine)?;
         decode(&self.values.read(thread, &value)?)
-    }
-
-    // ---- agents and their configuration ------------------------------------
-
-    /// Creates or replaces an agent.
-    pub fn put_agent(&self, agent: &Agent) -> Result<(), StoreError> {
-        let _writing = self.gate.writing();
-        Self::put(
-            &self.agents,
-            &keys::pair(agent.org_id.as_bytes(), agent.id.as_bytes()),
-            agent,
-        )
-    }
-
-    /// The org's agents that are not deleted, oldest first.
-    pub fn agents(&self, org: OrgId) -> Result<Vec<Agent>, StoreError> {
-        let mut agents = Vec::new();
-        for value in self.agents.scan_prefix(org.as_bytes()).values() {
-            let agent: Agent = decode(&value.map_err(engine)?)?;
-            if !agent.is_deleted() {
-                agents.push(agent);
-            }
-        }
-        Ok(agents)
-    }
-
-    /// An agent's credential resolver configuration (the default when unset).
-    /// The signing secret comes back opened.
-    pub fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError> {
-        let key = keys::agent_config(org, agent, ConfigKind::Credentials);
-        let stored = Self::get(&self.agent_configs, &key)?.unwrap_or_default();
-        self.open_credentials(org, agent, stored)
-    }
-
-    /// Replaces an agent's credential resolver configuration.
-    pub fn put_credentials(
-        &self,
-        org: OrgId,
-        agent: AgentId,
-        config: &CredentialConfig,
-    ) -> Result<(), StoreError> {
-        let _writing = self.gate.writing();
-        let key = keys::agent_config(org, agent, ConfigKind::Credentials);
-        let sealed = self.seal_credentials(org, agent, config.clone())?;
-        Self::put(&self.agent_configs, &key, &sealed)
-    }
-
-    /// An agent's compaction configuration (the default when unset).
-    pub fn compaction(&self, org: OrgId, agent: AgentId) -> Result<CompactionConfig, StoreError> {
-        let key = keys::agent_config(org, agent, ConfigKind::Compaction);
-        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
-    }
-
-    /// Replaces an agent's compaction configuration.
-    pub fn put_compaction(
-        &self,
-        org: OrgId,
-        agent: AgentId,
-        config: &CompactionConfig,
-    ) -> Result<(), StoreError> {
-        let _writing = self.gate.writing();
-        let key = keys::agent_config(org, agent, ConfigKind::Compaction);
-        Self::put(&self.agent_configs, &key, config)
     }
 
     /// A reverse scan of a timeline index from `before`, loading each entry

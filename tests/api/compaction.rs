@@ -6,17 +6,13 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Api, Options, Server, done_of};
-use crate::mock::{Mock, Reply, compaction_with_iterations, fixture, paused_compaction};
+use crate::common::{Api, Server, done_of};
+use crate::mock::{
+    Mock, Reply, compaction_with_iterations, fixture, paused_compaction, server_on_mock,
+};
 
 async fn rig() -> (Mock, Server) {
-    let vendor = Mock::start("/anthropic").await;
-    let server = Server::start_with(
-        Options::default()
-            .env("ANTHROPIC_BASE_URL", &vendor.base)
-            .env("ANTHROPIC_API_KEY", "sk-platform"),
-    );
-    (vendor, server)
+    server_on_mock("ANTHROPIC", "/anthropic").await
 }
 
 async fn compacting_thread(api: &Api, settings: Value) -> (String, String) {

@@ -93,6 +93,18 @@ fn vendor_compaction(request: &Recorded) -> Option<Reply> {
     }))
 }
 
+/// A mock of `vendor` (`"ANTHROPIC"` or `"OPENAI"`) under `path_prefix`,
+/// and a server that calls it with a platform key.
+pub async fn server_on_mock(vendor: &str, path_prefix: &str) -> (Mock, crate::common::Server) {
+    let mock = Mock::start(path_prefix).await;
+    let server = crate::common::Server::start_with(
+        crate::common::Options::default()
+            .env(&format!("{vendor}_BASE_URL"), &mock.base)
+            .env(&format!("{vendor}_API_KEY"), "sk-platform"),
+    );
+    (mock, server)
+}
+
 /// A recorded stream from `tests/fixtures/`.
 pub fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -7,17 +7,11 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Api, Options, Server, done_of};
-use crate::mock::{Mock, Reply, fixture, openai_answer};
+use crate::common::{Api, Server, done_of};
+use crate::mock::{Mock, Reply, fixture, openai_answer, server_on_mock};
 
 async fn rig() -> (Mock, Server) {
-    let vendor = Mock::start("/openai").await;
-    let server = Server::start_with(
-        Options::default()
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform"),
-    );
-    (vendor, server)
+    server_on_mock("OPENAI", "/openai").await
 }
 
 async fn thread_with(api: &Api, compaction: Value) -> String {

@@ -71,9 +71,15 @@ async fn read_summary(mut stream: ModelStream) -> SummaryCall {
 }
 
 impl Turn {
+    /// Whether this model call may need Confer's compaction at all (the
+    /// estimate decides); cheap, checked before the step is started.
+    pub(super) fn may_compact(&self) -> bool {
+        self.compaction.enabled && self.step == 1 && self.route.provider != NATIVE_PROVIDER
+    }
+
     /// Compacts the context first if it is due; `Err` when stopped.
     pub(super) async fn compact_if_due(&mut self, key: &CallKey) -> Result<(), CancelReason> {
-        if !self.compaction.enabled || self.step != 1 || self.route.provider == NATIVE_PROVIDER {
+        if !self.may_compact() {
             return Ok(());
         }
         let system = self.system_prompt();

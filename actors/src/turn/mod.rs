@@ -243,7 +243,13 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
     };
     loop {
-        if let Err(stopped) = Box::pin(turn.compact_if_due(&key)).await {
+        // Checked first: most calls need no boxed compaction step at all.
+        let compacted = if turn.may_compact() {
+            Box::pin(turn.compact_if_due(&key)).await
+        } else {
+            Ok(())
+        };
+        if let Err(stopped) = compacted {
             return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped))).await;
         }
         let outcome = turn.call_model(key.clone()).await;

@@ -3,7 +3,10 @@
 
 use super::super::vendor::testing::{assert_split_invariant, decode_whole};
 use super::*;
-use confer_actors::{CompactionBlock, ContextMessage, ToolCall};
+use confer_actors::codes;
+use confer_actors::{
+    CompactionBlock, ContextMessage, FinishReason, ModelEvent, ReasoningPiece, ToolCall,
+};
 
 /// The documented stream: text, ping, then a tool call in two fragments.
 const TOOL_STREAM: &str = include_str!("../../../tests/fixtures/anthropic_tool_use.sse");

@@ -1,6 +1,9 @@
 //! `/api/tools`: the org's tools (`tools.md` §1), webhooks Confer calls for
 //! the model, and `POST /api/tools/execute` (§3), a tool author's harness.
-//! The signing secret is shown only by the create and by a rotation.
+//! The signing secret is shown only by the create and by a rotation. The
+//! rules a tool's fields follow are in `rules`.
+
+mod rules;
 
 use std::time::Instant;
 
@@ -17,17 +20,16 @@ use crate::auth::api_keys::random_token;
 use crate::auth::{Admin, Caller};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::tools::{OrgTool, ToolWrite};
+use crate::store::tools::OrgTool;
 use crate::webhook_tools::{WebhookCall, call};
+
+use self::rules::{
+    DEFAULT_TIMEOUT_MS, validate_description, validate_name, validate_parameters, validate_timeout,
+    validate_url, written,
+};
 
 /// Prefix of a tool's signing secret.
 const TOOL_SECRET_PREFIX: &str = "cfs_";
-const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 100..=60_000;
-const DEFAULT_TIMEOUT_MS: u32 = 10_000;
-const MAX_DESCRIPTION_CHARS: usize = 4_096;
-const MAX_PARAMETERS_BYTES: usize = 64 * 1024;
-/// Names the platform keeps for its own tools.
-const RESERVED_PREFIXES: [&str; 4] = ["plan_", "todo_", "query_", "count_"];
 
 /// A tool as admins and members see it.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -140,78 +142,6 @@ pub struct ExecuteTool {
     name: String,
     arguments: Value,
     thread_id: Option<String>,
-}
-
-fn validate_name(name: &str) -> Result<(), ApiError> {
-    if !confer_actors::gating::is_model_facing_name(name) {
-        return Err(ApiError::invalid(
-            "name",
-            "must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -",
-        ));
-    }
-    if name.contains("__") {
-        return Err(ApiError::invalid("name", "must not contain `__`"));
-    }
-    if name == confer_actors::tools::PROPOSE_PROFILE_SWITCH
-        || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
-    {
-        return Err(ApiError::invalid(
-            "name",
-            "is reserved (propose_profile_switch, or a plan_, todo_, query_ or count_ prefix)",
-        ));
-    }
-    Ok(())
-}
-
-fn validate_description(description: &str) -> Result<(), ApiError> {
-    if description.chars().count() > MAX_DESCRIPTION_CHARS {
-        return Err(ApiError::invalid(
-            "description",
-            "must be at most 4096 characters",
-        ));
-    }
-    Ok(())
-}
-
-fn validate_parameters(parameters: &Value) -> Result<(), ApiError> {
-    if parameters.get("type") != Some(&Value::from("object")) {
-        return Err(ApiError::invalid(
-            "parameters",
-            "must be a JSON Schema object with \"type\": \"object\"",
-        ));
-    }
-    if parameters.to_string().len() > MAX_PARAMETERS_BYTES {
-        return Err(ApiError::invalid("parameters", "must be at most 64 KiB"));
-    }
-    Ok(())
-}
-
-fn validate_timeout(timeout_ms: i64) -> Result<u32, ApiError> {
-    if !TIMEOUT_RANGE_MS.contains(&timeout_ms) {
-        return Err(ApiError::invalid(
-            "timeoutMs",
-            "must be between 100 and 60000",
-        ));
-    }
-    Ok(u32::try_from(timeout_ms).unwrap_or(DEFAULT_TIMEOUT_MS))
-}
-
-fn validate_url(state: &AppState, url: &str) -> Result<(), ApiError> {
-    state
-        .outbound
-        .policy()
-        .check_url(url)
-        .map(drop)
-        .map_err(|why| ApiError::invalid("url", why))
-}
-
-fn written(outcome: Result<OrgTool, ToolWrite>, name: &str) -> Result<OrgTool, ApiError> {
-    outcome.map_err(|why| match why {
-        ToolWrite::NameTaken => {
-            ApiError::Conflict(format!("a tool named `{name}` exists in this org"))
-        }
-        ToolWrite::Missing => ApiError::not_found("tool"),
-    })
 }
 
 /// `GET /api/tools`: the org's tools, oldest first.
