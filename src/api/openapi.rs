@@ -23,7 +23,7 @@ use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
-use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{self as oa, Ref, RefOr};
 use utoipa_swagger_ui::Config;
 
@@ -277,11 +277,13 @@ fn add_shared_parts(doc: &mut oa::OpenApi) {
 /// (401/403/429), a path id (404), a body or query (400/413/422), and any
 /// (500).
 fn add_errors(path: &str, operation: &mut Operation) {
-    let protected = operation.security.as_ref().is_some_and(|requirements| {
-        requirements.iter().any(|r| {
-            serde_json::to_value(r).is_ok_and(|v| v.as_object().is_some_and(|o| !o.is_empty()))
-        })
-    });
+    // A public route has no requirement, or only the empty one.
+    let public = SecurityRequirement::default();
+    let protected = operation
+        .security
+        .iter()
+        .flatten()
+        .any(|requirement| *requirement != public);
     let has_query = operation.parameters.iter().flatten().any(|p| match p {
         RefOr::T(p) => matches!(p.parameter_in, oa::path::ParameterIn::Query),
         RefOr::Ref(_) => false,
