@@ -13,6 +13,7 @@ pub mod error;
 pub mod export;
 pub mod limits;
 pub mod outbound;
+pub mod plans;
 pub mod providers;
 pub mod resolver;
 pub mod secrets;
@@ -20,7 +21,7 @@ pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;
-pub mod webhook_tools;
+pub mod tools;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -134,15 +135,18 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         .map_err(anyhow::Error::msg)?;
     let outbound =
         Outbound::new(policy, extra_ca.as_deref()).context("building the outbound HTTP client")?;
-    let tool_cache = Arc::new(webhook_tools::OfferedCache::default());
+    let tool_cache = Arc::new(tools::webhook::OfferedCache::default());
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
         resolver: Arc::new(resolver::HttpResolver::new(outbound.clone())),
-        tools: Arc::new(webhook_tools::WebhookTools::new(
-            store.clone(),
-            outbound.clone(),
-            Arc::clone(&tool_cache),
+        tools: Arc::new(tools::ServerToolbox::new(
+            tools::plans::PlanTools::new(store.clone()),
+            tools::webhook::WebhookTools::new(
+                store.clone(),
+                outbound.clone(),
+                Arc::clone(&tool_cache),
+            ),
         )),
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);

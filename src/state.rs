@@ -25,5 +25,5 @@ pub struct AppState {
     /// The thread actors.
     pub runtime: Runtime,
     /// The org tools' definitions the turns read; tool writes forget them.
-    pub tool_cache: Arc<crate::webhook_tools::OfferedCache>,
+    pub tool_cache: Arc<crate::tools::webhook::OfferedCache>,
 }

@@ -235,6 +235,17 @@ impl Default for CredentialConfig {
     }
 }
 
+/// Per-agent plan configuration (`plans.md`): whether the built-in plan
+/// tools are offered, whether the agent is told to plan multi-step
+/// requests, and whether a tool-made plan waits for a client's approval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(default)]
+pub struct PlanConfig {
+    pub enabled: bool,
+    pub auto_create: bool,
+    pub require_approval: bool,
+}
+
 /// Per-agent context compaction configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CompactionConfig {

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::domain::{Agent, ToolProfile};
 use crate::events::ThreadEvent;
 use crate::provider::{ContextMessage, ToolCall, ToolDefinition};
-use crate::tools::{CallPlan, PROPOSE_PROFILE_SWITCH, ToolOutput};
+use crate::tools::{CallPlan, PROPOSE_PROFILE_SWITCH, ServerTools, ToolOutput};
 
 /// The profile a turn runs under: the send's, else the thread's active
 /// one, else the agent's default; `None` when none is set.
@@ -60,7 +60,8 @@ fn allows(profile: &ToolProfile, name: &str) -> bool {
 /// What a turn offers besides the send's own tools.
 #[derive(Debug, Default)]
 pub struct Offered {
-    /// Server-side tools in request order: built-in, then org, each by name.
+    /// Server-side tools in request order: built-in, then org, each kind
+    /// by name.
     pub tools: Vec<ToolDefinition>,
     /// Names left out because an earlier kind has a tool of that name.
     pub shadowed: Vec<String>,
@@ -68,16 +69,16 @@ pub struct Offered {
     pub profile: Option<String>,
 }
 
-/// Gates the org's tools for a turn. No profile: every tool; a profile the
-/// agent defines: the tools it allows; any other name: none (fails closed).
-/// The send's client-side tools come first and shadow the rest;
-/// `propose_profile_switch` is offered (ungated) when the agent has two
-/// profiles or more.
+/// Gates the server-side tools for a turn. No profile: every tool; a
+/// profile the agent defines: the tools it allows; any other name: none
+/// (fails closed). The send's client-side tools come first and shadow the
+/// rest; `propose_profile_switch` is offered (ungated) among the built-in
+/// tools when the agent has two profiles or more.
 pub fn offer(
     agent: &Agent,
     profile: Option<&str>,
     client: &[ToolDefinition],
-    mut org: Vec<ToolDefinition>,
+    server: ServerTools,
 ) -> Offered {
     let profiles = agent.tool_profiles.as_ref();
     let gate = |name: &str| match profile {
@@ -86,13 +87,14 @@ pub fn offer(
             .and_then(|all| all.get(profile))
             .is_some_and(|p| allows(p, name)),
     };
+    let ServerTools { mut builtin, mut org } = server;
+    builtin.retain(|tool| gate(&tool.name));
+    builtin.extend(profiles.filter(|all| all.len() >= 2).map(propose_definition));
     org.retain(|tool| gate(&tool.name));
-    org.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut tools: Vec<ToolDefinition> = profiles
-        .filter(|all| all.len() >= 2)
-        .map(propose_definition)
-        .into_iter()
-        .collect();
+    for kind in [&mut builtin, &mut org] {
+        kind.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    let mut tools = builtin;
     tools.extend(org);
     let mut shadowed = Vec::new();
     let mut seen: Vec<&str> = client.iter().map(|t| t.name.as_str()).collect();

@@ -81,6 +81,14 @@ id_type!(
     /// An org tool (a webhook Confer calls for the model).
     ToolId
 );
+id_type!(
+    /// A plan of a thread (`plans.md`).
+    PlanId
+);
+id_type!(
+    /// A todo of a plan.
+    TodoId
+);
 
 #[cfg(test)]
 mod tests {

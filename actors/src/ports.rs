@@ -8,7 +8,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::domain::{Agent, CompactionConfig, CredentialConfig, Message, Thread, UsageRecord};
+use crate::domain::{
+    Agent, CompactionConfig, CredentialConfig, Message, PlanConfig, Thread, UsageRecord,
+};
 use crate::idempotency::IdempotencyRecord;
 use crate::ids::{AgentId, OrgId, ThreadId};
 use crate::provider::ContextMessage;
@@ -116,6 +118,9 @@ pub trait ThreadStore: Send + Sync + 'static {
 
     /// An agent's compaction configuration (the default when unset).
     fn compaction(&self, org: OrgId, agent: AgentId) -> Result<CompactionConfig, StoreError>;
+
+    /// An agent's plan configuration (all off when unset).
+    fn plan_config(&self, org: OrgId, agent: AgentId) -> Result<PlanConfig, StoreError>;
 
     /// `limit` messages starting after `offset`, oldest first, and the total.
     fn messages(

@@ -1,6 +1,7 @@
 //! Server-side tools (`tools.md` §5): the [`ToolExecutor`] port through
-//! which a turn offers and runs the tools Confer calls itself (org webhooks;
-//! later MCP servers and integrations), and a step's execution: its calls
+//! which a turn offers and runs the tools Confer calls itself (built-in plan
+//! tools, org webhooks; later MCP servers and integrations) and reads the
+//! briefing they add to the system prompt, and a step's execution: its calls
 //! run concurrently, at most [`MAX_CONCURRENT_CALLS`] at once, each
 //! announced and answered on the stream as it starts and ends.
 
@@ -11,6 +12,7 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde_json::{Value, json};
 
+use crate::domain::PlanConfig;
 use crate::events::ThreadEvent;
 use crate::ids::{AgentId, OrgId, ThreadId};
 use crate::provider::{ToolCall, ToolDefinition};
@@ -42,6 +44,8 @@ pub struct ToolScope {
     pub thread: ThreadId,
     /// The user the call is made for (the resolver's rule).
     pub user_id: String,
+    /// The agent's plan configuration: whether the plan tools are offered.
+    pub plans: PlanConfig,
 }
 
 /// What a tool call gave the model.
@@ -74,17 +78,36 @@ impl ToolOutput {
 /// connection is closed).
 pub type ToolFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
 
+/// The server-side tools a turn may offer, by kind (`tools.md` §4 orders
+/// the request's list by kind, then by name); gating picks from them.
+#[derive(Clone, Debug, Default)]
+pub struct ServerTools {
+    /// Built-in tools (the plan tools when the agent's plans are enabled).
+    pub builtin: Vec<ToolDefinition>,
+    /// The org's webhook tools.
+    pub org: Vec<ToolDefinition>,
+}
+
 /// The future of the tools offered to a turn.
-pub type OfferedFuture = Pin<Box<dyn Future<Output = Vec<ToolDefinition>> + Send>>;
+pub type OfferedFuture = Pin<Box<dyn Future<Output = ServerTools> + Send>>;
+
+/// The future of a briefing: text for the system prompt, if any.
+pub type BriefingFuture = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
 /// The tools Confer runs itself.
 pub trait ToolExecutor: Send + Sync + 'static {
-    /// The server-side tools offered to a turn, in the order the vendor
-    /// request lists them.
+    /// The server-side tools a turn may offer, before gating.
     fn offered(&self, scope: &ToolScope) -> OfferedFuture;
 
     /// Runs one call of an offered tool.
     fn execute(&self, scope: &ToolScope, call: &ToolCall) -> ToolFuture;
+
+    /// What the tools tell the model before each call (the current plan),
+    /// read afresh for every model call of a turn; added after the
+    /// preamble and overlays of the system prompt.
+    fn briefing(&self, _scope: &ToolScope) -> BriefingFuture {
+        Box::pin(async { None })
+    }
 }
 
 /// No server-side tools: every call is a client's.
@@ -92,7 +115,7 @@ pub struct NoServerTools;
 
 impl ToolExecutor for NoServerTools {
     fn offered(&self, _: &ToolScope) -> OfferedFuture {
-        Box::pin(async { Vec::new() })
+        Box::pin(async { ServerTools::default() })
     }
 
     fn execute(&self, _: &ToolScope, _: &ToolCall) -> ToolFuture {

@@ -1,8 +1,10 @@
 //! Agents and their per-agent configuration records (credential resolver,
-//! compaction); the signing secret is sealed on the way in and opened on
+//! compaction, plans); the signing secret is sealed on the way in and opened on
 //! the way out (`sealed`).
 
-use confer_actors::{Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError};
+use confer_actors::{
+    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, PlanConfig, StoreError,
+};
 
 use super::codec::decode;
 use super::keys::{self, ConfigKind};
@@ -68,5 +70,11 @@ impl SledStore {
         let _writing = self.gate.writing();
         let key = keys::agent_config(org, agent, ConfigKind::Compaction);
         Self::put(&self.agent_configs, &key, config)
+    }
+
+    /// An agent's plan configuration (all off when unset).
+    pub fn plan_config(&self, org: OrgId, agent: AgentId) -> Result<PlanConfig, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Plans);
+        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
     }
 }

@@ -26,6 +26,8 @@
 //! | `usage_by_agent`   | org ++ agent ++ created µs BE ++ usage        | empty            |
 //! | `tools`            | org ++ tool                                   | `OrgTool` (secret sealed) |
 //! | `tool_names`       | org ++ name (UTF-8)                           | tool id          |
+//! | `plans`            | org ++ plan                                   | `Plan` with its todos |
+//! | `plans_by_thread`  | thread ++ created µs BE ++ plan               | empty            |
 //!
 //! A message or context entry over 32 KiB is a stub naming its file under
 //! `values/{thread}/` (see `values`).
@@ -69,6 +71,8 @@ pub mod trees {
     pub const USAGE_BY_AGENT: &str = "usage_by_agent";
     pub const TOOLS: &str = "tools";
     pub const TOOL_NAMES: &str = "tool_names";
+    pub const PLANS: &str = "plans";
+    pub const PLANS_BY_THREAD: &str = "plans_by_thread";
 }
 
 /// Which per-agent configuration a config key holds.
@@ -77,6 +81,7 @@ pub mod trees {
 pub enum ConfigKind {
     Credentials = 1,
     Compaction = 2,
+    Plans = 3,
 }
 
 /// `a ++ b`, the key of an org-owned record or an index prefix.

@@ -6,7 +6,7 @@
 //! [`codec`] (versioned records), [`values`] (large values in files), [`durability`]
 //! (group-commit flush), [`port`] (the `ThreadStore` port), [`threads`] and
 //! [`purge`] (threads, participants, deletion), [`api_keys`] (orgs and keys),
-//! [`agents`] (agents and their configuration),
+//! [`agents`] (agents and their configuration), [`plans`],
 //! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields),
 //! [`format`] (the format version checked at open), [`gate`] (writes
 //! against a backup), [`backup`] and [`check`] (the operator's commands).
@@ -25,6 +25,7 @@ pub mod durability;
 pub mod format;
 pub mod gate;
 pub mod keys;
+pub mod plans;
 pub mod port;
 pub mod purge;
 pub mod records;
@@ -129,6 +130,11 @@ pub struct SledStore {
     usage_by_agent: Tree,
     tools: Tree,
     tool_names: Tree,
+    plans: Tree,
+    plans_by_thread: Tree,
+    /// Held while a plan is created, so that two creations cannot both
+    /// take a thread's last free place (see `plans`).
+    plan_creation: std::sync::Mutex<()>,
     commit: GroupCommit,
     purger: Purger,
     /// Seals the secrets records keep (see `sealed`).
@@ -178,6 +184,9 @@ impl SledStore {
             usage_by_agent: tree(trees::USAGE_BY_AGENT)?,
             tools: tree(trees::TOOLS)?,
             tool_names: tree(trees::TOOL_NAMES)?,
+            plans: tree(trees::PLANS)?,
+            plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
+            plan_creation: std::sync::Mutex::new(()),
             commit: GroupCommit::start(
                 db.clone(),
                 log.try_clone().map_err(io)?,

@@ -4,7 +4,7 @@
 
 use confer_actors::{
     Agent, AgentId, CompactionConfig, ContextMessage, CredentialConfig, IdempotencyRecord, Message,
-    OrgId, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore, UsageRecord,
+    OrgId, PlanConfig, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore, UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
@@ -225,6 +225,10 @@ impl ThreadStore for SledStore {
 
     fn compaction(&self, org: OrgId, agent: AgentId) -> Result<CompactionConfig, StoreError> {
         SledStore::compaction(self, org, agent)
+    }
+
+    fn plan_config(&self, org: OrgId, agent: AgentId) -> Result<PlanConfig, StoreError> {
+        SledStore::plan_config(self, org, agent)
     }
 
     fn messages(

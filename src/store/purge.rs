@@ -1,8 +1,8 @@
 //! The background purge of deleted threads.
 //!
 //! A thread delete leaves a marker in `deleted_threads` (see `threads`). The
-//! [`Purger`] then removes the thread's history, context, their value files and
-//! participants in batches of [`PURGE_BATCH`] keys and drops the marker
+//! [`Purger`] then removes the thread's history, context, their value files,
+//! plans and participants in batches of [`PURGE_BATCH`] keys and drops the marker
 //! last, so a purge cut short by a crash resumes at the next start from the
 //! markers alone (no sweep of the store). Usage records outlive the thread.
 
@@ -62,6 +62,10 @@ impl SledStore {
         if removed > 0 {
             self.threads_by_user.apply_batch(listings).map_err(engine)?;
             self.participants.apply_batch(people).map_err(engine)?;
+            return Ok(removed);
+        }
+        removed = self.purge_plans(marker.org_id, id, batch)?;
+        if removed > 0 {
             return Ok(removed);
         }
         for (tree, prefix) in [

@@ -9,13 +9,15 @@
 //! transactions, so a delete transaction and an update cannot interleave.
 
 use confer_actors::{
-    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError, Thread, ThreadId,
+    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, PlanConfig, PlanId, StoreError,
+    Thread, ThreadId,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sled::Tree;
 
 use super::codec::{decode, encode};
+use crate::plans::Plan;
 use super::keys::{self, ConfigKind};
 use super::{SledStore, engine};
 
@@ -143,6 +145,30 @@ impl SledStore {
         let _writing = self.gate.writing();
         let key = keys::agent_config(org, agent, ConfigKind::Compaction);
         swap(&self.agent_configs, &key, or_default, change)
+    }
+
+    /// Changes an agent's plan configuration (all off when unset).
+    pub fn update_plan_config<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: impl FnMut(PlanConfig) -> Result<PlanConfig, E>,
+    ) -> Result<Updated<PlanConfig, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::agent_config(org, agent, ConfigKind::Plans);
+        swap(&self.agent_configs, &key, or_default, change)
+    }
+
+    /// Changes a plan (or its todos); `Gone` when it was deleted.
+    pub fn update_plan<E>(
+        &self,
+        org: OrgId,
+        id: PlanId,
+        change: impl FnMut(Plan) -> Result<Plan, E>,
+    ) -> Result<Updated<Plan, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::pair(org.as_bytes(), id.as_bytes());
+        swap(&self.plans, &key, existing::<Plan>, change)
     }
 }
 

@@ -19,6 +19,7 @@ struct MemoryStore {
     usage: Mutex<Vec<UsageRecord>>,
     turns: Mutex<BTreeMap<ThreadId, u64>>,
     keyed: Mutex<BTreeMap<(ThreadId, [u8; 32]), IdempotencyRecord>>,
+    plans: Mutex<PlanConfig>,
 }
 
 impl ThreadStore for MemoryStore {
@@ -111,6 +112,9 @@ impl ThreadStore for MemoryStore {
     }
     fn compaction(&self, _: OrgId, _: AgentId) -> Result<CompactionConfig, StoreError> {
         Ok(CompactionConfig::default())
+    }
+    fn plan_config(&self, _: OrgId, _: AgentId) -> Result<crate::PlanConfig, StoreError> {
+        Ok(*self.plans.lock().unwrap())
     }
     fn messages(
         &self,

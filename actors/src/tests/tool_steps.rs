@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::*;
 use crate::tools::{LIMIT_REACHED, MAX_TOOL_STEPS, NOT_AVAILABLE, OfferedFuture, ToolExecutor};
-use crate::tools::{ToolFuture, ToolOutput, ToolScope};
+use crate::tools::{ServerTools, ToolFuture, ToolOutput, ToolScope};
 
 /// Answers each call with the next script (the last one again when they
 /// run out) and records what every request offered and held.
@@ -122,14 +122,18 @@ impl Drop for DropWatch {
 impl ToolExecutor for Lookup {
     fn offered(&self, _: &ToolScope) -> OfferedFuture {
         Box::pin(async {
-            ["wipe", "lookup"]
+            let org = ["wipe", "lookup"]
                 .into_iter()
                 .map(|name| ToolDefinition {
                     name: name.into(),
                     description: None,
                     parameters: json!({"type": "object"}),
                 })
-                .collect()
+                .collect();
+            ServerTools {
+                builtin: Vec::new(),
+                org,
+            }
         })
     }
     fn execute(&self, _: &ToolScope, call: &ToolCall) -> ToolFuture {

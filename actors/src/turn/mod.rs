@@ -209,6 +209,9 @@ struct Turn {
     profile: Option<String>,
     /// Whom the tool calls are made for.
     scope: ToolScope,
+    /// What the server-side tools tell the model (the current plan), read
+    /// before each model call while the agent's plans are enabled.
+    briefing: Option<String>,
     /// The model call under way, from 1.
     step: u32,
     /// The text of the steps before this one (what `done.content` holds).
@@ -251,6 +254,9 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         };
         if let Err(stopped) = compacted {
             return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped))).await;
+        }
+        if turn.scope.plans.enabled {
+            turn.briefing = Box::pin(turn.engine.tools.briefing(&turn.scope)).await;
         }
         let outcome = turn.call_model(key.clone()).await;
         // The one place that picks what follows a model call.

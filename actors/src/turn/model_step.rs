@@ -68,12 +68,14 @@ impl Turn {
         Ok(key)
     }
 
-    /// The system prompt of this turn's calls.
+    /// The system prompt of this turn's calls: the stable preamble, then
+    /// the overlays (thread, send, the tools' briefing).
     pub(super) fn system_prompt(&self) -> String {
         compose_system_prompt(&[
             Some(&self.agent.stable_preamble),
             self.thread.system_prompt_overlay.as_deref(),
             self.request.system_prompt_overlay.as_deref(),
+            self.briefing.as_deref(),
         ])
     }
 

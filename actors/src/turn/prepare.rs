@@ -48,6 +48,7 @@ impl Turn {
             let configs = (
                 s.credentials(org, thread.agent_id)?,
                 s.compaction(org, thread.agent_id)?,
+                s.plan_config(org, thread.agent_id)?,
             );
             let history = match history {
                 Some(history) => history,
@@ -56,7 +57,7 @@ impl Turn {
             Ok(Some((thread, agent, configs, history)))
         })
         .await;
-        let (thread, agent, (credentials, compaction), history) = match loaded {
+        let (thread, agent, (credentials, compaction, plans), history) = match loaded {
             Ok(Some((thread, Some(agent), configs, history))) if !agent.is_deleted() => {
                 (thread, agent, configs, history)
             }
@@ -91,8 +92,9 @@ impl Turn {
             agent: agent.id,
             thread: thread_id,
             user_id: request.user_id.clone(),
+            plans,
         };
-        let org_tools = engine.tools.offered(&scope).await;
+        let server_tools = engine.tools.offered(&scope).await;
         let profile = gating::effective_profile(
             request.tool_profile.as_deref(),
             thread.active_profile.as_deref(),
@@ -103,7 +105,7 @@ impl Turn {
         } else {
             request.tools.clone()
         };
-        let offered = gating::offer(&agent, profile, &client_tools, org_tools);
+        let offered = gating::offer(&agent, profile, &client_tools, server_tools);
         Ok(Self {
             engine,
             org,
@@ -129,6 +131,7 @@ impl Turn {
             shadowed: offered.shadowed,
             profile: offered.profile,
             scope,
+            briefing: None,
             step: 1,
             answer: String::new(),
             produced: Vec::new(),

@@ -21,7 +21,7 @@ use crate::auth::{Admin, Caller};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::tools::OrgTool;
-use crate::webhook_tools::{WebhookCall, call};
+use crate::tools::webhook::{WebhookCall, call};
 
 use self::rules::{
     DEFAULT_TIMEOUT_MS, validate_description, validate_name, validate_parameters, validate_timeout,

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use confer_actors::tools::{
-    NOT_AVAILABLE, OfferedFuture, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
+    NOT_AVAILABLE, OfferedFuture, ServerTools, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
 };
 use confer_actors::{AgentId, OrgId, ThreadId, ToolCall, ToolDefinition};
 use secrecy::ExposeSecret;
@@ -224,8 +224,13 @@ impl ToolExecutor for WebhookTools {
     fn offered(&self, scope: &ToolScope) -> OfferedFuture {
         let org = scope.org;
         if let Some(kept) = self.cache.get(org) {
-            let tools = kept.as_ref().clone();
-            return Box::pin(async move { tools });
+            let org = kept.as_ref().clone();
+            return Box::pin(async move {
+                ServerTools {
+                    org,
+                    ..ServerTools::default()
+                }
+            });
         }
         let (store, cache) = (self.store.clone(), Arc::clone(&self.cache));
         Box::pin(async move {
@@ -234,11 +239,14 @@ impl ToolExecutor for WebhookTools {
                 Ok(tools) => {
                     let tools: Vec<ToolDefinition> = tools.iter().map(definition).collect();
                     cache.put(org, Arc::new(tools.clone()), generation);
-                    tools
+                    ServerTools {
+                        org: tools,
+                        ..ServerTools::default()
+                    }
                 }
                 Err(error) => {
                     tracing::error!(%error, "listing the org's tools failed; none offered");
-                    Vec::new()
+                    ServerTools::default()
                 }
             }
         })

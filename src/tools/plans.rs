@@ -1,0 +1,448 @@
+//! The built-in plan tools (`plans.md` "Built-in tools"): `plan_create`,
+//! `plan_update`, `todo_add` and `todo_update`, offered while the agent's
+//! plan configuration is enabled, and the briefing that tells the model
+//! about the thread's current plan before each call. They act on the turn's
+//! thread only; every refusal is an error result the model reads, never a
+//! failed stream. Changes go through the same edits and compare-and-swap as
+//! the client routes, so neither side's change is lost.
+
+use chrono::Utc;
+use confer_actors::tools::{ToolOutput, ToolScope};
+use confer_actors::{PlanId, TodoId, ToolCall, ToolDefinition};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::webhook::bad_arguments;
+use crate::plans::edit::{self, InlineTodo, NewPlan, NewTodo, PlanChange, TodoChange};
+use crate::plans::{
+    AGENT_CREATOR, MAX_PLANS_PER_THREAD, Plan, PlanError, PlanStatus, TodoStatus, current_plan,
+    graph,
+};
+use crate::store::Store;
+use crate::store::plans::PlanCreate;
+use crate::store::update::Updated;
+
+pub const PLAN_CREATE: &str = "plan_create";
+pub const PLAN_UPDATE: &str = "plan_update";
+pub const TODO_ADD: &str = "todo_add";
+pub const TODO_UPDATE: &str = "todo_update";
+
+/// The error of a plan of another thread, or of none.
+const PLAN_NOT_FOUND: &str = "plan not found";
+/// The error of a tool's todo change on a plan awaiting approval.
+const NOT_APPROVED: &str = "plan not approved";
+/// The error of `plan_update` moving a draft, or approving.
+const ONLY_A_CLIENT_APPROVES: &str = "plan not approved: only a client can approve";
+
+/// The sentence `autoCreate` adds while no plan is open.
+pub const AUTO_CREATE_HINT: &str =
+    "For a request that needs several steps, call plan_create before acting.";
+
+/// Whether `name` is one of the plan tools.
+pub fn is_plan_tool(name: &str) -> bool {
+    [PLAN_CREATE, PLAN_UPDATE, TODO_ADD, TODO_UPDATE].contains(&name)
+}
+
+/// The four tools' definitions, by name.
+pub fn definitions() -> Vec<ToolDefinition> {
+    let plan_id = json!({"type": "string", "description": "The plan's id; the current plan when left out"});
+    let statuses = json!({"type": "string", "enum": ["draft", "in_progress", "done", "cancelled"]});
+    vec![
+        ToolDefinition {
+            name: PLAN_CREATE.into(),
+            description: Some(
+                "Create a plan for this conversation: a title and the todos to do, each \
+                 optionally after others (dependsOn: indexes in this list)."
+                    .into(),
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "todos": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {
+                            "content": {"type": "string"},
+                            "dependsOn": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                        },
+                        "required": ["content"],
+                    }},
+                },
+                "required": ["title", "todos"],
+            }),
+        },
+        ToolDefinition {
+            name: PLAN_UPDATE.into(),
+            description: Some("Change a plan's title, description or status.".into()),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "planId": plan_id,
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "status": statuses,
+                },
+            }),
+        },
+        ToolDefinition {
+            name: TODO_ADD.into(),
+            description: Some(
+                "Add todos to a plan, optionally nested under a todo (parentId) or after \
+                 others (dependsOn: todo ids)."
+                    .into(),
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "planId": plan_id,
+                    "todos": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {
+                            "content": {"type": "string"},
+                            "parentId": {"type": "string"},
+                            "dependsOn": {"type": "array", "items": {"type": "string"}},
+                        },
+                        "required": ["content"],
+                    }},
+                },
+                "required": ["todos"],
+            }),
+        },
+        ToolDefinition {
+            name: TODO_UPDATE.into(),
+            description: Some("Change a todo's status or content.".into()),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "planId": plan_id,
+                    "todoId": {"type": "string"},
+                    "status": {"type": "string", "enum": ["pending", "in_progress", "done", "skipped"]},
+                    "content": {"type": "string"},
+                },
+                "required": ["todoId"],
+            }),
+        },
+    ]
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CreateArgs {
+    title: String,
+    description: Option<String>,
+    #[serde(default)]
+    todos: Vec<CreateTodoArgs>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CreateTodoArgs {
+    content: String,
+    #[serde(default)]
+    depends_on: Vec<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdatePlanArgs {
+    plan_id: Option<PlanId>,
+    title: Option<String>,
+    description: Option<String>,
+    status: Option<PlanStatus>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AddArgs {
+    plan_id: Option<PlanId>,
+    todos: Vec<AddTodoArgs>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AddTodoArgs {
+    content: String,
+    parent_id: Option<TodoId>,
+    #[serde(default)]
+    depends_on: Vec<TodoId>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateTodoArgs {
+    plan_id: Option<PlanId>,
+    todo_id: TodoId,
+    status: Option<TodoStatus>,
+    content: Option<String>,
+}
+
+/// Runs the plan tools for turns.
+#[derive(Clone)]
+pub struct PlanTools {
+    store: Store,
+}
+
+/// A tool's answer: a JSON result, or an error result.
+type Answer = Result<Value, String>;
+
+fn answer(result: Answer) -> ToolOutput {
+    match result {
+        Ok(result) => ToolOutput {
+            result,
+            is_error: false,
+        },
+        Err(reason) => ToolOutput::error(reason),
+    }
+}
+
+fn parse<T: DeserializeOwned>(arguments: &Value) -> Result<T, String> {
+    serde_json::from_value(arguments.clone()).map_err(|e| format!("invalid arguments: {e}"))
+}
+
+fn internal(error: impl std::fmt::Display) -> String {
+    tracing::error!(%error, "a plan tool's store call failed");
+    "internal error".to_owned()
+}
+
+fn refusal(error: PlanError) -> String {
+    match error {
+        PlanError::Invalid(detail) => detail,
+        PlanError::TodoNotFound => "todo not found".to_owned(),
+        PlanError::NotApproved(reason) => reason.to_owned(),
+        // Tools name no version.
+        PlanError::Stale(_) => "the plan changed meanwhile; try again".to_owned(),
+    }
+}
+
+impl PlanTools {
+    /// Plan tools over `store`.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    /// Runs one call of a plan tool.
+    pub async fn execute(&self, scope: ToolScope, call: ToolCall) -> ToolOutput {
+        if let Some(refused) = bad_arguments(&call.arguments) {
+            return refused;
+        }
+        let args = &call.arguments;
+        answer(match call.name.as_str() {
+            PLAN_CREATE => match parse(args) {
+                Ok(args) => self.create(&scope, args).await,
+                Err(e) => Err(e),
+            },
+            PLAN_UPDATE => match parse(args) {
+                Ok(args) => self.update_plan(&scope, args).await,
+                Err(e) => Err(e),
+            },
+            TODO_ADD => match parse(args) {
+                Ok(args) => self.add(&scope, args).await,
+                Err(e) => Err(e),
+            },
+            TODO_UPDATE => match parse(args) {
+                Ok(args) => self.update_todo(&scope, args).await,
+                Err(e) => Err(e),
+            },
+            _ => Err(confer_actors::tools::NOT_AVAILABLE.to_owned()),
+        })
+    }
+
+    async fn create(&self, scope: &ToolScope, args: CreateArgs) -> Answer {
+        let new = NewPlan {
+            title: args.title,
+            description: args.description,
+            status: if scope.plans.require_approval {
+                PlanStatus::Draft
+            } else {
+                PlanStatus::InProgress
+            },
+            todos: args
+                .todos
+                .into_iter()
+                .map(|t| InlineTodo {
+                    content: t.content,
+                    status: None,
+                    depends_on: t.depends_on,
+                })
+                .collect(),
+            created_by: AGENT_CREATOR.to_owned(),
+        };
+        let plan = edit::create(scope.org, scope.thread, new, Utc::now()).map_err(refusal)?;
+        let stored = plan.clone();
+        let created = self
+            .store
+            .write(move |s| s.create_plan(&stored))
+            .await
+            .map_err(internal)?;
+        match created {
+            Ok(()) => Ok(json!(plan)),
+            Err(PlanCreate::ThreadFull) => Err(format!(
+                "this thread holds {MAX_PLANS_PER_THREAD} plans, the most it may"
+            )),
+            Err(PlanCreate::ThreadGone) => Err("thread not found".to_owned()),
+        }
+    }
+
+    /// The plan a call names (of the turn's thread only), or the current one.
+    async fn target(&self, scope: &ToolScope, named: Option<PlanId>) -> Result<PlanId, String> {
+        let (org, thread) = (scope.org, scope.thread);
+        let found = self
+            .store
+            .run(move |s| match named {
+                Some(id) => Ok(s.plan(org, id)?.filter(|p| p.thread_id == thread)),
+                None => Ok(current_plan(s.thread_plans(org, thread)?)),
+            })
+            .await
+            .map_err(internal)?;
+        found.map(|p| p.id).ok_or_else(|| PLAN_NOT_FOUND.to_owned())
+    }
+
+    /// Applies `change` to the plan by compare-and-swap.
+    async fn change(
+        &self,
+        scope: &ToolScope,
+        id: PlanId,
+        change: impl FnMut(Plan) -> Result<Plan, PlanError> + Send + 'static,
+    ) -> Result<Plan, String> {
+        let org = scope.org;
+        let outcome = self
+            .store
+            .write(move |s| s.update_plan(org, id, change))
+            .await
+            .map_err(internal)?;
+        match outcome {
+            Updated::Stored(plan) => Ok(plan),
+            Updated::Gone => Err(PLAN_NOT_FOUND.to_owned()),
+            Updated::Refused(error) => Err(refusal(error)),
+        }
+    }
+
+    async fn update_plan(&self, scope: &ToolScope, args: UpdatePlanArgs) -> Answer {
+        let id = self.target(scope, args.plan_id).await?;
+        let change = PlanChange {
+            title: args.title,
+            description: args.description,
+            status: args.status,
+        };
+        let plan = self
+            .change(scope, id, move |mut plan| {
+                // No tool result can approve a plan, nor move a draft on.
+                let moves_draft = plan.status == PlanStatus::Draft
+                    && change.status.is_some_and(|s| s != PlanStatus::Draft);
+                if change.status == Some(PlanStatus::Approved) || moves_draft {
+                    return Err(PlanError::NotApproved(ONLY_A_CLIENT_APPROVES));
+                }
+                edit::update_plan(&mut plan, &change, None, Utc::now())?;
+                Ok(plan)
+            })
+            .await?;
+        Ok(json!(plan))
+    }
+
+    async fn add(&self, scope: &ToolScope, args: AddArgs) -> Answer {
+        let id = self.target(scope, args.plan_id).await?;
+        let approval = scope.plans.require_approval;
+        let todos: Vec<NewTodo> = args
+            .todos
+            .into_iter()
+            .map(|t| NewTodo {
+                id: TodoId::new(),
+                content: t.content,
+                status: None,
+                parent_id: t.parent_id,
+                position: None,
+                depends_on: t.depends_on,
+            })
+            .collect();
+        let added: Vec<TodoId> = todos.iter().map(|t| t.id).collect();
+        let plan = self
+            .change(scope, id, move |mut plan| {
+                awaiting_approval(&plan, approval)?;
+                edit::add_todos(&mut plan, &todos, true, Utc::now())?;
+                Ok(plan)
+            })
+            .await?;
+        let todos: Vec<_> = added.iter().filter_map(|id| plan.todo(*id)).collect();
+        Ok(json!({ "todos": todos }))
+    }
+
+    async fn update_todo(&self, scope: &ToolScope, args: UpdateTodoArgs) -> Answer {
+        let id = self.target(scope, args.plan_id).await?;
+        let approval = scope.plans.require_approval;
+        let todo = args.todo_id;
+        let change = TodoChange {
+            content: args.content,
+            status: args.status,
+            ..TodoChange::default()
+        };
+        let plan = self
+            .change(scope, id, move |mut plan| {
+                awaiting_approval(&plan, approval)?;
+                edit::update_todo(&mut plan, todo, &change, None, Utc::now())?;
+                Ok(plan)
+            })
+            .await?;
+        Ok(json!(plan.todo(todo)))
+    }
+
+    /// The text the model is given before each call while plans are
+    /// enabled: the current plan, or the `autoCreate` hint when none is open.
+    pub async fn briefing(&self, scope: ToolScope) -> Option<String> {
+        let (org, thread) = (scope.org, scope.thread);
+        let plans = match self.store.run(move |s| s.thread_plans(org, thread)).await {
+            Ok(plans) => plans,
+            Err(error) => {
+                tracing::error!(%error, "reading the current plan failed");
+                return None;
+            }
+        };
+        match current_plan(plans) {
+            Some(plan) => Some(describe(&plan)),
+            None => scope.plans.auto_create.then(|| AUTO_CREATE_HINT.to_owned()),
+        }
+    }
+}
+
+/// A tool's todo changes wait while the plan is a draft awaiting approval.
+fn awaiting_approval(plan: &Plan, require_approval: bool) -> Result<(), PlanError> {
+    if require_approval && plan.status == PlanStatus::Draft {
+        return Err(PlanError::NotApproved(NOT_APPROVED));
+    }
+    Ok(())
+}
+
+/// The current plan as the system prompt shows it.
+pub fn describe(plan: &Plan) -> String {
+    let mut text = format!(
+        "Current plan \"{}\" ({}):",
+        plan.title,
+        plan.status.as_str()
+    );
+    for todo in &plan.todos {
+        let after: Vec<String> = todo.depends_on.iter().map(ToString::to_string).collect();
+        let after = if after.is_empty() {
+            String::new()
+        } else {
+            format!("; after {}", after.join(", "))
+        };
+        text.push_str(&format!(
+            "\n- [{}] {} (id {}{after})",
+            todo.status.as_str(),
+            todo.content,
+            todo.id
+        ));
+    }
+    let ready: Vec<String> = graph::ready(plan)
+        .iter()
+        .map(|t| t.id.to_string())
+        .collect();
+    let ready = if ready.is_empty() {
+        "none".to_owned()
+    } else {
+        ready.join(", ")
+    };
+    text.push_str(&format!("\nReady: {ready}"));
+    text
+}
