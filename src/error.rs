@@ -8,6 +8,7 @@ use actix_web::{HttpResponse, ResponseError};
 use confer_actors::codes::{self, ErrorCode};
 use confer_actors::{Refusal, StoreError};
 
+use crate::plans::PlanError;
 use crate::store::update::Updated;
 use serde::Serialize;
 
@@ -29,6 +30,13 @@ pub enum ApiError {
     /// 409: the resource's state forbids the request.
     #[error("{0}")]
     Conflict(String),
+    /// 412: `If-Match` named another version; the body carries the
+    /// current object so that the client can merge and retry.
+    #[error("{detail}")]
+    PreconditionFailed {
+        detail: String,
+        current: serde_json::Value,
+    },
     /// 413: the body is over the configured limit.
     #[error("{0}")]
     PayloadTooLarge(String),
@@ -65,6 +73,16 @@ pub struct ErrorBody<'a> {
     pub detail: Option<&'a str>,
 }
 
+/// The JSON body of a 412: the error and the current object.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct StaleBody<'a> {
+    pub error: &'a str,
+    pub detail: &'a str,
+    /// The object as it is now (a plan or a todo).
+    #[schema(value_type = Object)]
+    pub current: &'a serde_json::Value,
+}
+
 impl ApiError {
     /// A 422 naming `field`.
     pub fn invalid(field: &str, rule: impl std::fmt::Display) -> Self {
@@ -89,6 +107,7 @@ impl ApiError {
             Self::Forbidden(_) => codes::FORBIDDEN,
             Self::NotFound(_) => codes::NOT_FOUND,
             Self::Conflict(_) => codes::CONFLICT,
+            Self::PreconditionFailed { .. } => codes::PRECONDITION_FAILED,
             Self::PayloadTooLarge(_) => codes::PAYLOAD_TOO_LARGE,
             Self::Validation(_) => codes::VALIDATION_ERROR,
             Self::RequestTimeout(_) => codes::REQUEST_TIMEOUT,
@@ -112,6 +131,7 @@ impl ApiError {
             | Self::RequestTimeout(d)
             | Self::StoreUnavailable(d)
             | Self::RateLimited { detail: d, .. }
+            | Self::PreconditionFailed { detail: d, .. }
             | Self::Turn { detail: d, .. } => d,
         }
     }
@@ -127,6 +147,7 @@ pub fn code_for_status(status: StatusCode) -> &'static str {
         405 => codes::METHOD_NOT_ALLOWED,
         409 => codes::CONFLICT,
         408 => codes::REQUEST_TIMEOUT,
+        412 => codes::PRECONDITION_FAILED,
         413 => codes::PAYLOAD_TOO_LARGE,
         415 => codes::UNSUPPORTED_MEDIA_TYPE,
         422 => codes::VALIDATION_ERROR,
@@ -163,6 +184,13 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         if let Self::Internal(cause) = self {
             tracing::error!(%cause, "internal error");
+        }
+        if let Self::PreconditionFailed { detail, current } = self {
+            return HttpResponse::PreconditionFailed().json(StaleBody {
+                error: self.code(),
+                detail,
+                current,
+            });
         }
         let mut response = error_response(self.status_code(), self.code(), Some(self.detail()));
         if let Self::RateLimited {
@@ -265,6 +293,20 @@ pub fn stored<T>(outcome: Updated<T, ApiError>, what: &str) -> Result<T, ApiErro
         Updated::Stored(record) => Ok(record),
         Updated::Gone => Err(ApiError::not_found(what)),
         Updated::Refused(error) => Err(error),
+    }
+}
+
+impl From<PlanError> for ApiError {
+    fn from(error: PlanError) -> Self {
+        match error {
+            PlanError::Invalid(detail) => Self::Validation(detail),
+            PlanError::TodoNotFound => Self::not_found("todo"),
+            PlanError::Stale(current) => Self::PreconditionFailed {
+                detail: "If-Match: the object has changed; `current` is its present version".into(),
+                current,
+            },
+            PlanError::NotApproved(reason) => Self::Conflict(reason.into()),
+        }
     }
 }
 

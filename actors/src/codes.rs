@@ -40,6 +40,8 @@ error_codes! {
     THREAD_BUSY = Some(409), false;
     /// Before a reattach (409) or when a reader falls behind (stream).
     STREAM_GAP = Some(409), true;
+    /// `If-Match` named a version that is no longer the object's.
+    PRECONDITION_FAILED = Some(412), false;
     PAYLOAD_TOO_LARGE = Some(413), false;
     UNSUPPORTED_MEDIA_TYPE = Some(415), false;
     /// A value breaks a rule; in a stream: tool results no longer pending.

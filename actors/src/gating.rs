@@ -87,9 +87,16 @@ pub fn offer(
             .and_then(|all| all.get(profile))
             .is_some_and(|p| allows(p, name)),
     };
-    let ServerTools { mut builtin, mut org } = server;
+    let ServerTools {
+        mut builtin,
+        mut org,
+    } = server;
     builtin.retain(|tool| gate(&tool.name));
-    builtin.extend(profiles.filter(|all| all.len() >= 2).map(propose_definition));
+    builtin.extend(
+        profiles
+            .filter(|all| all.len() >= 2)
+            .map(propose_definition),
+    );
     org.retain(|tool| gate(&tool.name));
     for kind in [&mut builtin, &mut org] {
         kind.sort_by(|a, b| a.name.cmp(&b.name));

@@ -139,6 +139,45 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     }
 }
 
+/// The `If-Match` of a PATCH or DELETE: the version the client last saw
+/// (`"3"` or `3`; `*` or none: any). Anything else is 400.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IfMatch(pub Option<u64>);
+
+impl IfMatch {
+    fn parse(value: &str) -> Result<Option<u64>, ApiError> {
+        let value = value.trim();
+        if value == "*" {
+            return Ok(None);
+        }
+        let bare = value.strip_prefix("W/").unwrap_or(value);
+        let bare = bare
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(bare);
+        bare.parse::<u64>()
+            .map(Some)
+            .map_err(|_| ApiError::BadRequest("If-Match: expected a version such as \"3\"".into()))
+    }
+}
+
+impl FromRequest for IfMatch {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let parsed = match req.headers().get(actix_web::http::header::IF_MATCH) {
+            None => Ok(Self(None)),
+            Some(value) => value
+                .to_str()
+                .map_err(|_| ApiError::BadRequest("If-Match: not text".into()))
+                .and_then(Self::parse)
+                .map(Self),
+        };
+        std::future::ready(parsed)
+    }
+}
+
 /// A PATCH field: absent (leave as is), `null` (clear) or a value.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Patch<T> {
@@ -208,6 +247,15 @@ mod tests {
         );
         assert!(parse_json::<Body>(b"not json").is_err());
         assert!(parse_json::<Body>(b"").is_err());
+    }
+
+    #[test]
+    fn if_match_takes_a_quoted_or_bare_version() {
+        assert_eq!(IfMatch::parse("\"3\"").unwrap(), Some(3));
+        assert_eq!(IfMatch::parse("3").unwrap(), Some(3));
+        assert_eq!(IfMatch::parse("W/\"12\"").unwrap(), Some(12));
+        assert_eq!(IfMatch::parse("*").unwrap(), None);
+        assert!(IfMatch::parse("\"abc\"").is_err());
     }
 
     #[test]

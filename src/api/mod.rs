@@ -18,10 +18,13 @@ pub mod messages;
 pub mod openapi;
 pub mod orgs;
 pub mod participants;
+pub mod plan_config;
+pub mod plans;
 pub mod replayed;
 pub mod sse;
 pub mod streams;
 pub mod threads;
+pub mod todos;
 pub mod tools;
 pub mod usage;
 
@@ -78,6 +81,7 @@ route_table! {
     },
     "/api/agents/{agent_id}/credentials" => { GET => credentials::get, PUT => credentials::put },
     "/api/agents/{agent_id}/compaction" => { GET => compaction::get, PUT => compaction::put },
+    "/api/agents/{agent_id}/plan" => { GET => plan_config::get, PUT => plan_config::put },
     "/api/threads" => { GET => threads::list, POST => threads::create },
     "/api/threads/{thread_id}" => {
         GET => threads::get, PATCH => threads::update, DELETE => threads::delete,
@@ -100,6 +104,16 @@ route_table! {
     "/api/tools/execute" => { POST => tools::execute },
     "/api/tools/{tool_id}" => {
         GET => tools::get, PATCH => tools::update, DELETE => tools::delete,
+    },
+    "/api/plans" => { GET => plans::list, POST => plans::create },
+    "/api/plans/{plan_id}" => {
+        GET => plans::get, PATCH => plans::update, DELETE => plans::delete,
+    },
+    "/api/plans/{plan_id}/ready" => { GET => plans::ready },
+    "/api/plans/{plan_id}/todos" => { POST => todos::add },
+    "/api/plans/{plan_id}/todos/{todo_id}" => { PATCH => todos::update, DELETE => todos::delete },
+    "/api/plans/{plan_id}/todos/{todo_id}/deps" => {
+        GET => todos::deps, POST => todos::add_deps, DELETE => todos::remove_deps,
     },
 }
 

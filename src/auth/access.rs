@@ -6,10 +6,11 @@
 //! another org is never found (404), so its existence is not revealed; a thread
 //! of the caller's org that the caller may not use is 403.
 
-use confer_actors::{StoreError, Thread, ThreadId, ThreadKind, ThreadStore};
+use confer_actors::{PlanId, StoreError, Thread, ThreadId, ThreadKind, ThreadStore};
 
 use crate::auth::{Caller, Principal};
 use crate::error::ApiError;
+use crate::plans::Plan;
 use crate::state::AppState;
 use crate::store::SledStore;
 
@@ -51,5 +52,22 @@ pub async fn thread(state: &AppState, caller: &Caller, id: ThreadId) -> Result<T
         Ok(thread)
     } else {
         Err(ApiError::Forbidden("no access to this thread".into()))
+    }
+}
+
+/// Loads a plan of the caller's org whose thread the caller may use: a plan
+/// of another org, or of a deleted thread, is 404; a plan of a thread the
+/// caller may not use is 403, as for the thread itself (`plans.md`).
+pub async fn plan(state: &AppState, caller: &Caller, id: PlanId) -> Result<Plan, ApiError> {
+    let org = caller.org_id;
+    let plan = state
+        .store
+        .run(move |store| store.plan(org, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("plan"))?;
+    match thread(state, caller, plan.thread_id).await {
+        Ok(_) => Ok(plan),
+        Err(ApiError::NotFound(_)) => Err(ApiError::not_found("plan")),
+        Err(other) => Err(other),
     }
 }

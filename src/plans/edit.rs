@@ -141,8 +141,7 @@ fn settle(plan: &mut Plan, moved: Moved) {
     if moved.started && plan.status == PlanStatus::Approved {
         plan.status = PlanStatus::InProgress;
     }
-    let all_finished =
-        !plan.todos.is_empty() && plan.todos.iter().all(|t| t.status.is_finished());
+    let all_finished = !plan.todos.is_empty() && plan.todos.iter().all(|t| t.status.is_finished());
     if all_finished && matches!(plan.status, PlanStatus::Approved | PlanStatus::InProgress) {
         plan.status = PlanStatus::Done;
     }
@@ -152,13 +151,12 @@ fn settle(plan: &mut Plan, moved: Moved) {
 /// that moved.
 fn renumber(plan: &mut Plan, parent: Option<TodoId>, now: DateTime<Utc>) {
     sort(&mut plan.todos);
-    let mut next = 0u32;
-    for todo in plan.todos.iter_mut().filter(|t| t.parent_id == parent) {
+    let siblings = plan.todos.iter_mut().filter(|t| t.parent_id == parent);
+    for (next, todo) in (0u32..).zip(siblings) {
         if todo.position != next {
             todo.position = next;
             touch(&mut todo.version, &mut todo.updated_at, now);
         }
-        next += 1;
     }
 }
 
@@ -578,7 +576,11 @@ mod tests {
         plan.status = PlanStatus::Draft;
         let last = plan.todos[2].id;
         update_todo(&mut plan, last, &set(TodoStatus::Done), None, Utc::now()).unwrap();
-        assert_eq!(plan.status, PlanStatus::Draft, "a draft never moves by itself");
+        assert_eq!(
+            plan.status,
+            PlanStatus::Draft,
+            "a draft never moves by itself"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::codec::decode;
 use super::keys::{self, ConfigKind};
 use super::records::{ApiKey, Org};
 use super::tools::OrgTool;
+use crate::plans::Plan;
 use super::{SledStore, engine};
 
 /// What [`SledStore::check`] found.
@@ -50,6 +51,7 @@ impl SledStore {
         self.check_thread_entries(&threads, &mut report)?;
         self.check_usage(&threads, &mut report)?;
         self.check_tools(&mut report)?;
+        self.check_plans(&mut report)?;
         for problem in self.unopenable_secrets()? {
             report.problem(problem);
         }
@@ -264,6 +266,25 @@ impl SledStore {
             tools,
             names,
             "tool name",
+            report,
+        )
+    }
+
+    /// Plans and their per-thread index agree.
+    fn check_plans(&self, report: &mut CheckReport) -> Result<(), StoreError> {
+        let plans = count_decoded::<Plan>(&self.plans, "plan", report)?;
+        report.counts.insert("plans", plans);
+        // thread ++ created ++ plan → org; the plan's key is org ++ plan.
+        let plan_key = |key: &[u8], org: &[u8]| {
+            let plan = key.get(key.len().saturating_sub(16)..).unwrap_or_default();
+            [org, plan].concat()
+        };
+        check_index(
+            &self.plans_by_thread,
+            &self.plans,
+            plans,
+            plan_key,
+            "thread's plan",
             report,
         )
     }

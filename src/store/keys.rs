@@ -27,7 +27,7 @@
 //! | `tools`            | org ++ tool                                   | `OrgTool` (secret sealed) |
 //! | `tool_names`       | org ++ name (UTF-8)                           | tool id          |
 //! | `plans`            | org ++ plan                                   | `Plan` with its todos |
-//! | `plans_by_thread`  | thread ++ created µs BE ++ plan               | empty            |
+//! | `plans_by_thread`  | thread ++ created µs BE ++ plan               | org              |
 //!
 //! A message or context entry over 32 KiB is a stub naming its file under
 //! `values/{thread}/` (see `values`).

@@ -21,6 +21,16 @@ pub enum PlanCreate {
     ThreadGone,
 }
 
+/// What a plan delete did.
+#[derive(Debug)]
+pub enum PlanDelete {
+    Deleted,
+    /// There was no such plan.
+    Gone,
+    /// `If-Match` named another version: the plan as it is.
+    Stale(Box<Plan>),
+}
+
 fn index_key(plan: &Plan) -> Vec<u8> {
     keys::timeline(
         plan.thread_id.as_bytes(),
@@ -54,7 +64,7 @@ impl SledStore {
                     return Ok(Err(PlanCreate::ThreadGone));
                 }
                 plans.insert(&key[..], record.as_slice())?;
-                by_thread.insert(index.as_slice(), &[][..])?;
+                by_thread.insert(index.as_slice(), plan.org_id.as_bytes().as_slice())?;
                 Ok(Ok(()))
             })
             .map_err(tx_error)
@@ -68,7 +78,12 @@ impl SledStore {
     /// A thread's plans, newest first.
     pub fn thread_plans(&self, org: OrgId, thread: ThreadId) -> Result<Vec<Plan>, StoreError> {
         let mut plans = Vec::new();
-        for key in self.plans_by_thread.scan_prefix(thread.as_bytes()).keys().rev() {
+        for key in self
+            .plans_by_thread
+            .scan_prefix(thread.as_bytes())
+            .keys()
+            .rev()
+        {
             let key = key.map_err(engine)?;
             let Some(id) = keys::timeline_id(&key) else {
                 continue;
@@ -80,18 +95,28 @@ impl SledStore {
         Ok(plans)
     }
 
-    /// Deletes a plan and its todos; `false` when there was none.
-    pub fn delete_plan(&self, org: OrgId, id: PlanId) -> Result<bool, StoreError> {
+    /// Deletes a plan and its todos, if it is at version `expect` (any
+    /// version when `None`).
+    pub fn delete_plan(
+        &self,
+        org: OrgId,
+        id: PlanId,
+        expect: Option<u64>,
+    ) -> Result<PlanDelete, StoreError> {
         let _writing = self.gate.writing();
         let key = keys::pair(org.as_bytes(), id.as_bytes());
         (&self.plans, &self.plans_by_thread)
             .transaction(|(plans, by_thread)| {
-                let Some(bytes) = plans.remove(&key[..])? else {
-                    return Ok(false);
+                let Some(bytes) = plans.get(&key[..])? else {
+                    return Ok(PlanDelete::Gone);
                 };
                 let plan: Plan = decode(&bytes).map_err(abort)?;
+                if expect.is_some_and(|v| v != plan.version) {
+                    return Ok(PlanDelete::Stale(Box::new(plan)));
+                }
+                plans.remove(&key[..])?;
                 by_thread.remove(index_key(&plan))?;
-                Ok(true)
+                Ok(PlanDelete::Deleted)
             })
             .map_err(tx_error)
     }
@@ -104,10 +129,15 @@ impl SledStore {
         batch: usize,
     ) -> Result<usize, StoreError> {
         let mut removed = 0;
-        for key in self.plans_by_thread.scan_prefix(thread.as_bytes()).keys().take(batch) {
+        for key in self
+            .plans_by_thread
+            .scan_prefix(thread.as_bytes())
+            .keys()
+            .take(batch)
+        {
             let key = key.map_err(engine)?;
             if let Some(id) = keys::timeline_id(&key) {
-                self.delete_plan(org, PlanId::from_bytes(id))?;
+                self.delete_plan(org, PlanId::from_bytes(id), None)?;
             }
             // An entry whose record is gone goes too.
             self.plans_by_thread.remove(key).map_err(engine)?;
@@ -160,15 +190,24 @@ mod tests {
         };
         let thread = store.create_thread(&thread, None).unwrap();
         let orphan = plan(org, ThreadId::new(), "no thread");
-        assert_eq!(store.create_plan(&orphan).unwrap(), Err(PlanCreate::ThreadGone));
+        assert_eq!(
+            store.create_plan(&orphan).unwrap(),
+            Err(PlanCreate::ThreadGone)
+        );
         let mut made = Vec::new();
         for n in 0..MAX_PLANS_PER_THREAD {
             let p = plan(org, thread.id, &format!("plan {n}"));
             store.create_plan(&p).unwrap().unwrap();
             made.push(p.id);
         }
+        let checked = store.check().unwrap();
+        assert!(checked.problems.is_empty(), "{:?}", checked.problems);
+        assert_eq!(checked.counts["plans"], MAX_PLANS_PER_THREAD as u64);
         let extra = plan(org, thread.id, "one too many");
-        assert_eq!(store.create_plan(&extra).unwrap(), Err(PlanCreate::ThreadFull));
+        assert_eq!(
+            store.create_plan(&extra).unwrap(),
+            Err(PlanCreate::ThreadFull)
+        );
         let listed: Vec<PlanId> = store
             .thread_plans(org, thread.id)
             .unwrap()
@@ -177,7 +216,12 @@ mod tests {
             .collect();
         made.reverse();
         assert_eq!(listed, made, "newest first");
-        assert!(store.thread_plans(OrgId::new(), thread.id).unwrap().is_empty());
+        assert!(
+            store
+                .thread_plans(OrgId::new(), thread.id)
+                .unwrap()
+                .is_empty()
+        );
 
         // A change is a compare-and-swap; a refusal stores nothing.
         let refused = store
@@ -189,10 +233,17 @@ mod tests {
         assert!(matches!(refused, Updated::Refused(PlanError::TodoNotFound)));
         assert_eq!(store.plan(org, made[0]).unwrap().unwrap().title, "plan 19");
 
-        assert!(store.delete_plan(org, made[0]).unwrap());
-        assert!(!store.delete_plan(org, made[0]).unwrap());
+        let stale = store.delete_plan(org, made[0], Some(7)).unwrap();
+        assert!(matches!(stale, PlanDelete::Stale(p) if p.version == 1));
+        let deleted = store.delete_plan(org, made[0], Some(1)).unwrap();
+        assert!(matches!(deleted, PlanDelete::Deleted));
+        let again = store.delete_plan(org, made[0], None).unwrap();
+        assert!(matches!(again, PlanDelete::Gone));
         let gone = store.update_plan(org, made[0], Ok::<_, PlanError>).unwrap();
-        assert!(matches!(gone, Updated::Gone), "a deleted plan stays deleted");
+        assert!(
+            matches!(gone, Updated::Gone),
+            "a deleted plan stays deleted"
+        );
 
         assert!(store.delete_thread(org, thread.id).unwrap());
         store.purge(thread.id).unwrap();

@@ -4,7 +4,8 @@
 
 use confer_actors::{
     Agent, AgentId, CompactionConfig, ContextMessage, CredentialConfig, IdempotencyRecord, Message,
-    OrgId, PlanConfig, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore, UsageRecord,
+    OrgId, PlanConfig, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore,
+    UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};

@@ -17,9 +17,9 @@ use serde::de::DeserializeOwned;
 use sled::Tree;
 
 use super::codec::{decode, encode};
-use crate::plans::Plan;
 use super::keys::{self, ConfigKind};
 use super::{SledStore, engine};
+use crate::plans::Plan;
 
 /// The outcome of an update: the record as stored, `Gone` when there was
 /// none (or it was deleted meanwhile), or the change's own refusal.

@@ -46,7 +46,8 @@ pub fn is_plan_tool(name: &str) -> bool {
 
 /// The four tools' definitions, by name.
 pub fn definitions() -> Vec<ToolDefinition> {
-    let plan_id = json!({"type": "string", "description": "The plan's id; the current plan when left out"});
+    let plan_id =
+        json!({"type": "string", "description": "The plan's id; the current plan when left out"});
     let statuses = json!({"type": "string", "enum": ["draft", "in_progress", "done", "cancelled"]});
     vec![
         ToolDefinition {

@@ -286,6 +286,7 @@ pub struct Reply {
     pub status: StatusCode,
     pub body: Value,
     pub content_type: String,
+    pub etag: Option<String>,
 }
 
 impl Reply {
@@ -324,9 +325,23 @@ pub struct Api {
 
 impl Api {
     pub async fn request(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+        self.request_with(method, path, body, &[]).await
+    }
+
+    /// [`Self::request`] with extra headers.
+    pub async fn request_with(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let mut request = self
             .client
             .request(method, format!("{}{}", self.base, path));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }
@@ -357,12 +372,18 @@ impl Api {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
+        let etag = response
+            .headers()
+            .get("etag")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let bytes = response.bytes().await.expect("body");
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         Reply {
             status,
             body,
             content_type,
+            etag,
         }
     }
 

@@ -20,6 +20,7 @@ mod operations;
 mod org_tools;
 mod outbound;
 mod participants;
+mod plans;
 mod resolver;
 mod roles;
 mod secrets;

@@ -125,6 +125,18 @@ pub enum Reply {
     },
     /// Wait, then answer.
     After(Duration, Box<Reply>),
+    /// Made from the request, as a model answers what it was sent.
+    Computed(Responder),
+}
+
+/// A reply made from the request it answers.
+#[derive(Clone)]
+pub struct Responder(pub Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>);
+
+impl std::fmt::Debug for Responder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Responder")
+    }
 }
 
 impl Reply {
@@ -145,6 +157,41 @@ impl Reply {
             body: body.to_string(),
         }
     }
+    /// A reply `answer` makes from the request.
+    pub fn computed(answer: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Self {
+        Self::Computed(Responder(Arc::new(answer)))
+    }
+}
+
+/// An OpenAI Chat Completions stream that calls `name` with `arguments`
+/// (as `tests/fixtures/openai_tool_calls.sse` does).
+pub fn openai_tool_call(id: &str, name: &str, arguments: &Value) -> String {
+    let chunk = |choices: Value, usage: Value| {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({"id": "chatcmpl-t", "object": "chat.completion.chunk",
+                "created": 1760000000, "model": "gpt-4.1", "choices": choices, "usage": usage})
+        )
+    };
+    [
+        chunk(
+            serde_json::json!([{"index": 0, "delta": {"role": "assistant", "content": null,
+                "tool_calls": [{"index": 0, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": arguments.to_string()}}]},
+                "finish_reason": null}]),
+            Value::Null,
+        ),
+        chunk(
+            serde_json::json!([{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]),
+            Value::Null,
+        ),
+        chunk(
+            serde_json::json!([]),
+            serde_json::json!({"prompt_tokens": 30, "completion_tokens": 10, "total_tokens": 40}),
+        ),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat()
 }
 
 /// A request as the mock received it.
@@ -376,9 +423,21 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
             serde_json::json!({"error": {"message": "mock: no reply scripted"}}),
         )
     });
-    while let Reply::After(wait, next) = reply {
-        tokio::time::sleep(wait).await;
-        reply = *next;
+    loop {
+        match reply {
+            Reply::After(wait, next) => {
+                tokio::time::sleep(wait).await;
+                reply = *next;
+            }
+            Reply::Computed(Responder(answer)) => {
+                let request = shared.lock().unwrap().requests.last().cloned();
+                reply = match request {
+                    Some(request) => answer(&request),
+                    None => Reply::json(500, serde_json::json!({"error": "mock: no request"})),
+                };
+            }
+            _ => break,
+        }
     }
     match reply {
         Reply::Stream { body, gap } => {
@@ -413,7 +472,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
             let _ = writer.write_all(head.as_bytes()).await;
             let _ = writer.write_all(body.as_bytes()).await;
         }
-        Reply::After(..) => {}
+        Reply::After(..) | Reply::Computed(_) => {}
     }
     let _ = writer.shutdown().await;
     watcher.abort();

@@ -36,6 +36,9 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("PUT", "/api/agents/{agent_id}/credentials" | "/api/agents/{agent_id}/compaction") => {
             Admin
         }
+        ("GET", "/api/agents/{agent_id}/plan") => Member,
+        ("PUT", "/api/agents/{agent_id}/plan") => Admin,
+        (_, path) if path.starts_with("/api/plans") => Anyone,
         (_, "/api/threads" | "/api/threads/{thread_id}") => Anyone,
         (
             _,
@@ -79,8 +82,16 @@ fn admits(needs: Needs, kind: Kind) -> bool {
 }
 
 /// A plausible body for each route (valid where the route takes one).
-fn body_for(method: &str, path: &str, agent: &str) -> Option<Value> {
+fn body_for(method: &str, path: &str, agent: &str, thread: &str, todo: &str) -> Option<Value> {
     Some(match (method, path) {
+        ("PUT", "/api/agents/{agent_id}/plan") => json!({"enabled": true}),
+        ("POST", "/api/plans") => json!({"threadId": thread, "title": "walk"}),
+        ("PATCH", "/api/plans/{plan_id}") => json!({"title": "changed"}),
+        ("POST", "/api/plans/{plan_id}/todos") => json!({"content": "walk"}),
+        ("PATCH", "/api/plans/{plan_id}/todos/{todo_id}") => json!({"status": "done"}),
+        ("POST" | "DELETE", "/api/plans/{plan_id}/todos/{todo_id}/deps") => {
+            json!({"dependsOn": [todo]})
+        }
         ("POST", "/api/agents") => json!({"name": "walk"}),
         ("PATCH", "/api/agents/{agent_id}") => json!({"description": "changed"}),
         ("PUT", "/api/agents/{agent_id}/credentials") => {
@@ -191,22 +202,51 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                 .as_str()
                 .unwrap()
                 .to_owned();
-            let concrete = |thread: &str| {
+            let plans = path.starts_with("/api/plans");
+            // A plan of two todos, the second after the first.
+            let plan_of = |thread: String| {
+                let root = &root;
+                async move {
+                    if !plans {
+                        return (thread, String::new(), [String::new(), String::new()]);
+                    }
+                    let plan = root
+                        .post(
+                            "/api/plans",
+                            json!({"threadId": thread, "title": "walked",
+                                   "todos": [{"content": "a"}, {"content": "b", "dependsOn": [0]}]}),
+                        )
+                        .await
+                        .expect(201);
+                    let todo = |n: usize| plan["todos"][n]["id"].as_str().unwrap().to_owned();
+                    let id = plan["id"].as_str().unwrap().to_owned();
+                    (thread, id, [todo(1), todo(0)])
+                }
+            };
+            let own = plan_of(own_thread).await;
+            let concrete = |(thread, plan, todos): &(String, String, [String; 2])| {
                 let mut concrete = path
                     .replace("{agent_id}", &agent)
                     .replace("{thread_id}", thread)
                     .replace("{key_id}", &key)
                     .replace("{tool_id}", &tool)
+                    .replace("{plan_id}", plan)
+                    .replace("{todo_id}", &todos[0])
                     .replace("{file:.*}", "index.html");
                 if *path == "/api/threads" && *method == "GET" {
                     concrete.push_str(&format!("?agentId={agent}"));
                 }
+                if *path == "/api/plans" && *method == "GET" {
+                    concrete.push_str(&format!("?threadId={thread}"));
+                }
                 concrete
             };
             let method_of = Method::from_bytes(method.as_bytes()).unwrap();
-            let body = body_for(method, path, &agent);
+            let body_on = |(thread, _, todos): &(String, String, [String; 2])| {
+                body_for(method, path, &agent, thread, &todos[1])
+            };
             let reply = api
-                .request(method_of.clone(), &concrete(&own_thread), body.clone())
+                .request(method_of.clone(), &concrete(&own), body_on(&own))
                 .await;
             let status = reply.status.as_u16();
             if admits(needs, kind) {
@@ -223,10 +263,13 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                 let detail = reply.body["detail"].as_str().unwrap_or_default();
                 assert!(detail.contains("requires"), "names the role: {detail}");
             }
-            // An end user reaches only its own threads: another's is 403.
-            if kind == Kind::User && path.contains("{thread_id}") {
-                let foreign = root.thread(&agent, json!({})).await;
-                let reply = api.request(method_of, &concrete(&foreign), body).await;
+            // An end user reaches only its own threads (and their plans):
+            // another's is 403.
+            if kind == Kind::User && (path.contains("{thread_id}") || plans) {
+                let foreign = plan_of(root.thread(&agent, json!({})).await).await;
+                let reply = api
+                    .request(method_of, &concrete(&foreign), body_on(&foreign))
+                    .await;
                 assert_eq!(
                     reply.status.as_u16(),
                     403,
