@@ -2,11 +2,17 @@
 //! limits, and every change a client route or a built-in tool makes to
 //! them. A change is a pure function over one plan ([`edit`]); the store
 //! swaps its result in (compare-and-swap), so an agent's tool call and a
-//! client's PATCH at the same moment never lose either change. [`graph`]
-//! holds the dependency rules: cycles, readiness and the plan's order.
+//! client's PATCH at the same moment never lose either change. [`rules`]
+//! holds what every change checks and the automatic statuses, [`graph`]
+//! the dependency rules (cycles, readiness) and the plan's order,
+//! [`positions`] the order among siblings.
 
 pub mod edit;
 pub mod graph;
+pub mod positions;
+pub mod rules;
+#[cfg(test)]
+mod tests;
 
 use chrono::{DateTime, Utc};
 use confer_actors::{OrgId, PlanId, ThreadId, TodoId};

@@ -15,8 +15,8 @@ use super::codec::decode;
 use super::keys::{self, ConfigKind};
 use super::records::{ApiKey, Org};
 use super::tools::OrgTool;
-use crate::plans::Plan;
 use super::{SledStore, engine};
+use crate::plans::Plan;
 
 /// What [`SledStore::check`] found.
 #[derive(Debug, Default)]

@@ -20,6 +20,8 @@ mod operations;
 mod org_tools;
 mod outbound;
 mod participants;
+mod plan_changes;
+mod plan_tools;
 mod plans;
 mod resolver;
 mod roles;

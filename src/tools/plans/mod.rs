@@ -6,27 +6,28 @@
 //! failed stream. Changes go through the same edits and compare-and-swap as
 //! the client routes, so neither side's change is lost.
 
+mod briefing;
+mod schema;
+
 use chrono::Utc;
 use confer_actors::tools::{ToolOutput, ToolScope};
-use confer_actors::{PlanId, TodoId, ToolCall, ToolDefinition};
-use serde::Deserialize;
+use confer_actors::{PlanId, TodoId, ToolCall};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+pub use self::briefing::{AUTO_CREATE_HINT, describe};
+use self::schema::{AddArgs, CreateArgs, UpdatePlanArgs, UpdateTodoArgs};
+pub use self::schema::{
+    PLAN_CREATE, PLAN_UPDATE, TODO_ADD, TODO_UPDATE, definitions, is_plan_tool,
+};
 use super::webhook::bad_arguments;
 use crate::plans::edit::{self, InlineTodo, NewPlan, NewTodo, PlanChange, TodoChange};
 use crate::plans::{
-    AGENT_CREATOR, MAX_PLANS_PER_THREAD, Plan, PlanError, PlanStatus, TodoStatus, current_plan,
-    graph,
+    AGENT_CREATOR, MAX_PLANS_PER_THREAD, Plan, PlanError, PlanStatus, current_plan,
 };
 use crate::store::Store;
 use crate::store::plans::PlanCreate;
 use crate::store::update::Updated;
-
-pub const PLAN_CREATE: &str = "plan_create";
-pub const PLAN_UPDATE: &str = "plan_update";
-pub const TODO_ADD: &str = "todo_add";
-pub const TODO_UPDATE: &str = "todo_update";
 
 /// The error of a plan of another thread, or of none.
 const PLAN_NOT_FOUND: &str = "plan not found";
@@ -34,150 +35,6 @@ const PLAN_NOT_FOUND: &str = "plan not found";
 const NOT_APPROVED: &str = "plan not approved";
 /// The error of `plan_update` moving a draft, or approving.
 const ONLY_A_CLIENT_APPROVES: &str = "plan not approved: only a client can approve";
-
-/// The sentence `autoCreate` adds while no plan is open.
-pub const AUTO_CREATE_HINT: &str =
-    "For a request that needs several steps, call plan_create before acting.";
-
-/// Whether `name` is one of the plan tools.
-pub fn is_plan_tool(name: &str) -> bool {
-    [PLAN_CREATE, PLAN_UPDATE, TODO_ADD, TODO_UPDATE].contains(&name)
-}
-
-/// The four tools' definitions, by name.
-pub fn definitions() -> Vec<ToolDefinition> {
-    let plan_id =
-        json!({"type": "string", "description": "The plan's id; the current plan when left out"});
-    let statuses = json!({"type": "string", "enum": ["draft", "in_progress", "done", "cancelled"]});
-    vec![
-        ToolDefinition {
-            name: PLAN_CREATE.into(),
-            description: Some(
-                "Create a plan for this conversation: a title and the todos to do, each \
-                 optionally after others (dependsOn: indexes in this list)."
-                    .into(),
-            ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "title": {"type": "string"},
-                    "description": {"type": "string"},
-                    "todos": {"type": "array", "items": {
-                        "type": "object",
-                        "properties": {
-                            "content": {"type": "string"},
-                            "dependsOn": {"type": "array", "items": {"type": "integer", "minimum": 0}},
-                        },
-                        "required": ["content"],
-                    }},
-                },
-                "required": ["title", "todos"],
-            }),
-        },
-        ToolDefinition {
-            name: PLAN_UPDATE.into(),
-            description: Some("Change a plan's title, description or status.".into()),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "planId": plan_id,
-                    "title": {"type": "string"},
-                    "description": {"type": "string"},
-                    "status": statuses,
-                },
-            }),
-        },
-        ToolDefinition {
-            name: TODO_ADD.into(),
-            description: Some(
-                "Add todos to a plan, optionally nested under a todo (parentId) or after \
-                 others (dependsOn: todo ids)."
-                    .into(),
-            ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "planId": plan_id,
-                    "todos": {"type": "array", "items": {
-                        "type": "object",
-                        "properties": {
-                            "content": {"type": "string"},
-                            "parentId": {"type": "string"},
-                            "dependsOn": {"type": "array", "items": {"type": "string"}},
-                        },
-                        "required": ["content"],
-                    }},
-                },
-                "required": ["todos"],
-            }),
-        },
-        ToolDefinition {
-            name: TODO_UPDATE.into(),
-            description: Some("Change a todo's status or content.".into()),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "planId": plan_id,
-                    "todoId": {"type": "string"},
-                    "status": {"type": "string", "enum": ["pending", "in_progress", "done", "skipped"]},
-                    "content": {"type": "string"},
-                },
-                "required": ["todoId"],
-            }),
-        },
-    ]
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CreateArgs {
-    title: String,
-    description: Option<String>,
-    #[serde(default)]
-    todos: Vec<CreateTodoArgs>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CreateTodoArgs {
-    content: String,
-    #[serde(default)]
-    depends_on: Vec<usize>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct UpdatePlanArgs {
-    plan_id: Option<PlanId>,
-    title: Option<String>,
-    description: Option<String>,
-    status: Option<PlanStatus>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AddArgs {
-    plan_id: Option<PlanId>,
-    todos: Vec<AddTodoArgs>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AddTodoArgs {
-    content: String,
-    parent_id: Option<TodoId>,
-    #[serde(default)]
-    depends_on: Vec<TodoId>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct UpdateTodoArgs {
-    plan_id: Option<PlanId>,
-    todo_id: TodoId,
-    status: Option<TodoStatus>,
-    content: Option<String>,
-}
 
 /// Runs the plan tools for turns.
 #[derive(Clone)]
@@ -412,38 +269,4 @@ fn awaiting_approval(plan: &Plan, require_approval: bool) -> Result<(), PlanErro
         return Err(PlanError::NotApproved(NOT_APPROVED));
     }
     Ok(())
-}
-
-/// The current plan as the system prompt shows it.
-pub fn describe(plan: &Plan) -> String {
-    let mut text = format!(
-        "Current plan \"{}\" ({}):",
-        plan.title,
-        plan.status.as_str()
-    );
-    for todo in &plan.todos {
-        let after: Vec<String> = todo.depends_on.iter().map(ToString::to_string).collect();
-        let after = if after.is_empty() {
-            String::new()
-        } else {
-            format!("; after {}", after.join(", "))
-        };
-        text.push_str(&format!(
-            "\n- [{}] {} (id {}{after})",
-            todo.status.as_str(),
-            todo.content,
-            todo.id
-        ));
-    }
-    let ready: Vec<String> = graph::ready(plan)
-        .iter()
-        .map(|t| t.id.to_string())
-        .collect();
-    let ready = if ready.is_empty() {
-        "none".to_owned()
-    } else {
-        ready.join(", ")
-    };
-    text.push_str(&format!("\nReady: {ready}"));
-    text
 }
