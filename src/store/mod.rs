@@ -277,6 +277,31 @@ pub(crate) fn test_secrets(dir: &Path) -> Arc<SecretBox> {
     Arc::new(SecretBox::load(None, None, None, dir).unwrap())
 }
 
+/// A new single-user thread of `org` and `agent`, made by `by`, for unit
+/// tests.
+#[cfg(test)]
+pub(crate) fn test_thread(
+    org: OrgId,
+    agent: confer_actors::AgentId,
+    by: &str,
+) -> confer_actors::Thread {
+    let now = Utc::now();
+    confer_actors::Thread {
+        id: ThreadId::new(),
+        org_id: org,
+        agent_id: agent,
+        title: None,
+        kind: confer_actors::ThreadKind::Single,
+        active_profile: None,
+        metadata: Default::default(),
+        system_prompt_overlay: None,
+        resource_bindings: Vec::new(),
+        created_by: by.into(),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
 /// A cheap handle to the store for async code.
 #[derive(Clone)]
 pub struct Store {

@@ -155,7 +155,7 @@ mod tests {
     use crate::store::test_secrets;
     use crate::store::update::Updated;
     use chrono::Utc;
-    use confer_actors::{AgentId, Thread, ThreadKind};
+    use confer_actors::AgentId;
 
     fn plan(org: OrgId, thread: ThreadId, title: &str) -> Plan {
         let new = NewPlan {
@@ -173,21 +173,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
         let org = OrgId::new();
-        let now = Utc::now();
-        let thread = Thread {
-            id: ThreadId::new(),
-            org_id: org,
-            agent_id: AgentId::new(),
-            title: None,
-            kind: ThreadKind::Single,
-            active_profile: None,
-            metadata: Default::default(),
-            system_prompt_overlay: None,
-            resource_bindings: Vec::new(),
-            created_by: "u".into(),
-            created_at: now,
-            updated_at: now,
-        };
+        let thread = crate::store::test_thread(org, AgentId::new(), "u");
         let thread = store.create_thread(&thread, None).unwrap();
         let orphan = plan(org, ThreadId::new(), "no thread");
         assert_eq!(

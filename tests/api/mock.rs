@@ -13,16 +13,19 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::{self, pki_types};
 
+/// One Chat Completions chunk as an SSE event.
+fn openai_chunk(choices: Value, usage: Value) -> String {
+    format!(
+        "data: {}\n\n",
+        serde_json::json!({"id": "chatcmpl-m", "object": "chat.completion.chunk",
+            "created": 1760000000, "model": "gpt-4.1", "choices": choices, "usage": usage})
+    )
+}
+
 /// An OpenAI Chat Completions stream answering `text`, reporting
 /// `prompt_tokens` (the chunks of `tests/fixtures/openai_text.sse`).
 pub fn openai_answer(text: &str, prompt_tokens: u64) -> String {
-    let chunk = |choices: Value, usage: Value| {
-        format!(
-            "data: {}\n\n",
-            serde_json::json!({"id": "chatcmpl-m", "object": "chat.completion.chunk",
-                "created": 1760000000, "model": "gpt-4.1", "choices": choices, "usage": usage})
-        )
-    };
+    let chunk = openai_chunk;
     [
         chunk(
             serde_json::json!([{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]),
@@ -166,13 +169,7 @@ impl Reply {
 /// An OpenAI Chat Completions stream that calls `name` with `arguments`
 /// (as `tests/fixtures/openai_tool_calls.sse` does).
 pub fn openai_tool_call(id: &str, name: &str, arguments: &Value) -> String {
-    let chunk = |choices: Value, usage: Value| {
-        format!(
-            "data: {}\n\n",
-            serde_json::json!({"id": "chatcmpl-t", "object": "chat.completion.chunk",
-                "created": 1760000000, "model": "gpt-4.1", "choices": choices, "usage": usage})
-        )
-    };
+    let chunk = openai_chunk;
     [
         chunk(
             serde_json::json!([{"index": 0, "delta": {"role": "assistant", "content": null,

@@ -7,8 +7,18 @@ use serde_json::{Value, json};
 use crate::common::done_of;
 use crate::mock::{Reply, openai_answer, openai_tool_call, server_on_mock};
 
-/// The scripted turn: the model makes a plan of two todos, the second
-/// after the first, and completes the first; the API then shows exactly
+/// The result of the first tool call (`plan_create`) in a vendor request.
+fn plan_result(request: &crate::mock::Recorded) -> Value {
+    let messages = request.body["messages"].as_array().unwrap();
+    let result = messages
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("a tool result");
+    serde_json::from_str(result["content"].as_str().unwrap()).unwrap()
+}
+
+/// The scripted turn: the model makes a plan, adds a todo after its first
+/// one, and completes the first; the API then shows exactly
 /// that, the stream carried each result, and the next call's system prompt
 /// showed the current plan.
 #[tokio::test]
@@ -28,14 +38,19 @@ async fn a_model_turn_plans_through_the_built_in_tools() {
     vendor.push(Reply::stream(openai_tool_call(
         "call_plan",
         "plan_create",
-        &json!({"title": "Trip", "todos": [{"content": "Book"}, {"content": "Pack", "dependsOn": [0]}]}),
+        &json!({"title": "Trip", "todos": [{"content": "Book"}]}),
     )));
-    // Like a model, the second call reads the plan from the tool result.
+    // Like a model, the later calls read the ids from the tool results.
     vendor.push(Reply::computed(|request| {
-        let messages = request.body["messages"].as_array().unwrap();
-        let result: Value =
-            serde_json::from_str(messages.last().unwrap()["content"].as_str().unwrap()).unwrap();
-        let book = result["todos"][0]["id"].as_str().unwrap().to_owned();
+        let book = plan_result(request)["todos"][0]["id"].clone();
+        Reply::stream(openai_tool_call(
+            "call_add",
+            "todo_add",
+            &json!({"todos": [{"content": "Pack", "dependsOn": [book]}]}),
+        ))
+    }));
+    vendor.push(Reply::computed(|request| {
+        let book = plan_result(request)["todos"][0]["id"].clone();
         Reply::stream(openai_tool_call(
             "call_done",
             "todo_update",
@@ -92,19 +107,21 @@ async fn a_model_turn_plans_through_the_built_in_tools() {
         .filter(|f| f.event == "tool_result")
         .map(|f| &f.data)
         .collect();
-    assert_eq!(results.len(), 2);
+    assert_eq!(results.len(), 3);
     assert_eq!(results[0]["tool_name"], "plan_create");
     assert_eq!(results[0]["result"]["id"], plan["id"]);
-    assert_eq!(results[1]["tool_name"], "todo_update");
-    assert_eq!(results[1]["result"]["status"], "done");
+    assert_eq!(results[1]["tool_name"], "todo_add");
+    assert_eq!(results[1]["result"]["todos"][0]["content"], "Pack");
+    assert_eq!(results[2]["tool_name"], "todo_update");
+    assert_eq!(results[2]["result"]["status"], "done");
     let executing: Vec<&str> = frames
         .iter()
         .filter(|f| f.event == "tool_executing")
         .map(|f| f.data["tool_name"].as_str().unwrap())
         .collect();
-    assert_eq!(executing, ["plan_create", "todo_update"]);
+    assert_eq!(executing, ["plan_create", "todo_add", "todo_update"]);
 
-    // The vendor was offered the four tools, and the third call's system
+    // The vendor was offered the four tools, and the last call's system
     // prompt showed the current plan with its ready list.
     let requests = vendor.requests();
     let offered: Vec<&str> = requests[0].body["tools"]
@@ -117,7 +134,7 @@ async fn a_model_turn_plans_through_the_built_in_tools() {
         offered,
         ["plan_create", "plan_update", "todo_add", "todo_update"]
     );
-    let system = requests[2].body["messages"][0]["content"].as_str().unwrap();
+    let system = requests[3].body["messages"][0]["content"].as_str().unwrap();
     assert!(
         system.contains("Current plan \"Trip\" (in_progress):"),
         "{system}"

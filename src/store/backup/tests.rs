@@ -4,7 +4,7 @@
 use chrono::Utc;
 use confer_actors::{
     AgentId, ContextMessage, ContextRole, CredentialConfig, Message, MessageId, OrgId, Role,
-    Thread, ThreadAppend, ThreadId, ThreadKind, ThreadStore,
+    ThreadAppend, ThreadId, ThreadStore,
 };
 
 use std::path::Path;
@@ -19,21 +19,7 @@ use crate::store::{Store, test_secrets};
 fn filled(dir: &Path, messages: usize) -> (Store, ThreadId) {
     let store = Store::open_with(dir, test_secrets(dir)).unwrap();
     let (org, agent) = (OrgId::new(), AgentId::new());
-    let now = Utc::now();
-    let thread = Thread {
-        id: ThreadId::new(),
-        org_id: org,
-        agent_id: agent,
-        title: None,
-        kind: ThreadKind::Single,
-        active_profile: None,
-        metadata: Default::default(),
-        system_prompt_overlay: None,
-        resource_bindings: Vec::new(),
-        created_by: "alice".into(),
-        created_at: now,
-        updated_at: now,
-    };
+    let thread = crate::store::test_thread(org, agent, "alice");
     store.with_inner(|s| {
         s.create_thread(&thread, None).unwrap();
         s.put_credentials(
