@@ -6,12 +6,12 @@
 //!
 //! The estimate starts from what the vendor reported for the last call of
 //! the thread (its input tokens, kept on the answer's context entry) and adds
-//! characters ÷ 4 for what was added since. Choice: no tokenizer (tiktoken's
-//! rank tables would add 3.6 MB to the binary and about 40 MB of memory once
-//! loaded); the error is confined to the blocks since the last call.
+//! what the model's [`TokenCounter`] counts for what was added since (the
+//! vendor's tokenizer for OpenAI model names, characters ÷ 4 otherwise), so
+//! that any error is confined to the blocks since the last call.
 
 use crate::context::{ContextMessage, ContextRole, ContextView, summary_message};
-use crate::provider::estimate_tokens;
+use crate::provider::TokenCounter;
 
 /// What the summary call is told.
 pub const SUMMARY_INSTRUCTION: &str = "You are compacting a conversation so that it can go on \
@@ -21,19 +21,19 @@ tool outputs to what mattered, and drop pleasantries. If a previous summary is g
 in. Answer with the summary only.";
 
 /// The estimated weight of one entry, in tokens.
-pub fn entry_tokens(entry: &ContextMessage) -> u64 {
-    estimate_tokens(&entry.content)
+pub fn entry_tokens(tokens: &dyn TokenCounter, entry: &ContextMessage) -> u64 {
+    tokens.count(&entry.content)
         + entry
             .tool_calls
             .iter()
-            .map(|call| estimate_tokens(&call.name) + estimate_tokens(&call.arguments.to_string()))
+            .map(|call| tokens.count(&call.name) + tokens.count(&call.arguments.to_string()))
             .sum::<u64>()
 }
 
 /// The estimated input tokens of a request with `system` and `view`: the
 /// newest vendor-reported figure among the entries sent, plus the entries
 /// from that one on; else everything counted.
-pub fn estimate(system: &str, view: &ContextView<'_>) -> u64 {
+pub fn estimate(tokens: &dyn TokenCounter, system: &str, view: &ContextView<'_>) -> u64 {
     let positioned: Vec<(usize, &ContextMessage)> = view.positioned().collect();
     let anchor = positioned
         .iter()
@@ -44,17 +44,17 @@ pub fn estimate(system: &str, view: &ContextView<'_>) -> u64 {
             reported
                 + positioned[at..]
                     .iter()
-                    .map(|(_, entry)| entry_tokens(entry))
+                    .map(|(_, entry)| entry_tokens(tokens, entry))
                     .sum::<u64>()
         }
         None => {
-            estimate_tokens(system)
+            tokens.count(system)
                 + view
                     .summary
-                    .map_or(0, |s| estimate_tokens(&summary_message(s)))
+                    .map_or(0, |s| tokens.count(&summary_message(s)))
                 + positioned
                     .iter()
-                    .map(|(_, entry)| entry_tokens(entry))
+                    .map(|(_, entry)| entry_tokens(tokens, entry))
                     .sum::<u64>()
         }
     }
@@ -78,8 +78,13 @@ pub struct CompactionPlan {
 /// result without its call, always the last user message; the rest (and
 /// the previous summary) is summarized. `None` below the threshold, or when
 /// there is nothing before the kept entries to summarize.
-pub fn plan(system: &str, view: &ContextView<'_>, threshold: u64) -> Option<CompactionPlan> {
-    let estimated_before = estimate(system, view);
+pub fn plan(
+    tokens: &dyn TokenCounter,
+    system: &str,
+    view: &ContextView<'_>,
+    threshold: u64,
+) -> Option<CompactionPlan> {
+    let estimated_before = estimate(tokens, system, view);
     if estimated_before < threshold {
         return None;
     }
@@ -93,7 +98,7 @@ pub fn plan(system: &str, view: &ContextView<'_>, threshold: u64) -> Option<Comp
     let mut keep = entries.len();
     let mut kept_tokens = 0;
     while keep > 0 {
-        let weight = entry_tokens(entries[keep - 1].1);
+        let weight = entry_tokens(tokens, entries[keep - 1].1);
         if kept_tokens + weight > budget {
             break;
         }
@@ -169,6 +174,7 @@ mod tests {
 
     use super::*;
     use crate::context::{CompactionBlock, ToolCall, view_for};
+    use crate::provider::ApproxTokens;
 
     fn text(role: ContextRole, words: usize) -> ContextMessage {
         ContextMessage::text(role, "word ".repeat(words))
@@ -188,7 +194,10 @@ mod tests {
     #[test]
     fn below_the_threshold_nothing_is_planned() {
         let context = vec![text(ContextRole::User, 10)];
-        assert_eq!(plan("", &view_for(&context, "openai"), 1000), None);
+        assert_eq!(
+            plan(&ApproxTokens, "", &view_for(&context, "openai"), 1000),
+            None
+        );
     }
 
     #[test]
@@ -205,7 +214,7 @@ mod tests {
             })
             .collect();
         let view = view_for(&context, "openai");
-        let planned = plan("", &view, 400).unwrap();
+        let planned = plan(&ApproxTokens, "", &view, 400).unwrap();
         // 100 tokens of budget: the last two entries (50 each).
         assert_eq!(planned.kept_from, 18);
         assert_eq!(planned.estimated_before, 1000);
@@ -224,7 +233,7 @@ mod tests {
             text(ContextRole::User, 30),
         ];
         let view = view_for(&context, "openai");
-        let planned = plan("", &view, 400).unwrap();
+        let planned = plan(&ApproxTokens, "", &view, 400).unwrap();
         // The budget (100) keeps the last three (38 + 38 + 13), not the
         // call (29); it comes along with its result.
         assert_eq!(planned.kept_from, 1);
@@ -239,7 +248,7 @@ mod tests {
             text(ContextRole::Assistant, 100),
             text(ContextRole::User, 2000),
         ];
-        let planned = plan("", &view_for(&context, "openai"), 300).unwrap();
+        let planned = plan(&ApproxTokens, "", &view_for(&context, "openai"), 300).unwrap();
         assert_eq!(planned.kept_from, 2);
     }
 
@@ -269,7 +278,7 @@ mod tests {
             assert_eq!(kept, [2, 4, 5]);
         }
         assert!(!context[3].is_paused_compaction());
-        let planned = plan("", &view_for(&context, "openai"), 1).unwrap();
+        let planned = plan(&ApproxTokens, "", &view_for(&context, "openai"), 1).unwrap();
         assert!(
             planned
                 .transcript
@@ -287,6 +296,9 @@ mod tests {
             text(ContextRole::User, 40),
         ];
         // 5000 reported, plus the answer and the new message (50 each).
-        assert_eq!(estimate("system", &view_for(&context, "openai")), 5100);
+        assert_eq!(
+            estimate(&ApproxTokens, "system", &view_for(&context, "openai")),
+            5100
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! that vendors with different wire formats map onto one shape.
 
 use std::fmt;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -178,6 +179,32 @@ pub trait ModelProvider: Send + Sync + 'static {
 
     /// Starts a call.
     fn stream(&self, request: ModelRequest) -> ModelStream;
+
+    /// How the compaction estimate counts the tokens of text for `route`:
+    /// the vendor's own tokenizer when one is known, else [`ApproxTokens`].
+    /// Any loading happens off the async threads, before the future ends.
+    fn token_counter(&self, _route: &ModelRoute) -> CounterFuture {
+        Box::pin(async { Arc::new(ApproxTokens) as Arc<dyn TokenCounter> })
+    }
+}
+
+/// Counts the tokens a model would see in a text.
+pub trait TokenCounter: Send + Sync {
+    fn count(&self, text: &str) -> u64;
+}
+
+/// The future of a model's [`TokenCounter`].
+pub type CounterFuture = Pin<Box<dyn Future<Output = Arc<dyn TokenCounter>> + Send>>;
+
+/// Characters ÷ 4: the count for models whose tokenizer Confer does not
+/// have (and for text whose count no vendor reported).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ApproxTokens;
+
+impl TokenCounter for ApproxTokens {
+    fn count(&self, text: &str) -> u64 {
+        estimate_tokens(text)
+    }
 }
 
 /// A rough token count for text whose count no vendor reported (≈4 bytes/token).

@@ -152,6 +152,7 @@ pub async fn get(
     let model = agent.map_or_else(|| state.default_model.clone(), |a| a.default_model);
     let route = providers::route(&model, &state.settings.fallback_provider);
     let view = view_for(&context, &route.provider);
+    let tokens = providers::tokens::counter_for(&route).await;
     let mut blocks = Vec::new();
     if let Some(summary) = view.summary {
         blocks.push(ContextBlock::Summary {
@@ -168,7 +169,7 @@ pub async fn get(
         .and_then(|b| b.at);
     Ok(HttpResponse::Ok().json(ContextView {
         blocks,
-        estimated_tokens: confer_actors::compaction::estimate(&system, &view),
+        estimated_tokens: confer_actors::compaction::estimate(tokens.as_ref(), &system, &view),
         compacted_at: compacted_at.map(timestamp),
     }))
 }

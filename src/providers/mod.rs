@@ -7,6 +7,7 @@
 pub mod anthropic;
 pub mod builtin;
 pub mod openai;
+pub mod tokens;
 pub mod vendor;
 
 use std::time::Duration;
@@ -103,6 +104,10 @@ impl ModelProvider for ProviderRouter {
             BUILTIN => self.builtin.stream(request),
             _ => self.openai.stream(request),
         }
+    }
+
+    fn token_counter(&self, route: &ModelRoute) -> confer_actors::provider::CounterFuture {
+        tokens::counter_for(route)
     }
 }
 

@@ -84,7 +84,9 @@ impl Turn {
         }
         let system = self.system_prompt();
         let threshold = u64::from(self.compaction.vendor_b_compact_threshold);
+        let tokens = self.engine.provider.token_counter(&self.route).await;
         let Some(planned) = plan(
+            tokens.as_ref(),
             &system,
             &view_for(&self.history, &self.route.provider),
             threshold,
@@ -106,7 +108,7 @@ impl Turn {
         let stream = self.engine.provider.stream(request);
         let call = until_cancelled(&mut self.cancel, read_summary(stream)).await?;
         if call.accepted {
-            self.bill_summary(&call, key, estimate_tokens(&planned.transcript))
+            self.bill_summary(&call, key, tokens.count(&planned.transcript))
                 .await;
         }
         let summary = call.text.trim();
