@@ -7,8 +7,9 @@
 //! The rank tables are ours, not tiktoken-rs's: its text tables would add
 //! 5.3 MB to the binary, ours (`assets/tokenizers/`) are 1.3 MB of zstd. A
 //! table is unpacked on first use, on the blocking pool, and kept for the
-//! life of the process (about 30 MB for o200k); a process that never
-//! compacts for an OpenAI model never loads one.
+//! life of the process (o200k: 0.1 s and 49 MB resident; cl100k: 0.03 s and
+//! 20 MB); a process that never estimates for an OpenAI model never loads
+//! one.
 
 use std::sync::{Arc, OnceLock};
 

@@ -53,7 +53,7 @@ async fn long_thread(vendor: &Mock, api: &Api, thread: &str) {
         .say(
             thread,
             json!({"content": "", "tools": weather, "toolResults": [
-                {"toolCallId": "call_A", "output": format!("sunny {}", "details ".repeat(125))},
+                {"toolCallId": "call_A", "output": format!("sunny {}", "details ".repeat(300))},
                 {"toolCallId": "call_B", "output": "12:00"}]}),
         )
         .await;
@@ -249,4 +249,29 @@ async fn over_the_vendors_window_is_context_too_long_unless_compaction_keeps_it_
     let frames = api.say(&compacting, json!({"content": long()})).await;
     assert!(frames.iter().any(|f| f.event == "compaction"), "{frames:?}");
     assert_eq!(done_of(&frames)["content"], "Fits now.", "{frames:?}");
+}
+
+/// The estimate counts an OpenAI model's tokens with its tokenizer (o200k
+/// for GPT-4.1: one token per " details"), any other model's as characters
+/// ÷ 4; the context endpoint shows the estimate the turn would make.
+#[tokio::test]
+async fn the_estimate_counts_openai_models_with_their_tokenizer() {
+    let server = Server::start();
+    let api = server.admin();
+    let preamble = format!("details{}", " details".repeat(99));
+    let mut estimates = Vec::new();
+    for model in ["openai/gpt-4.1", "openai/llama3"] {
+        let agent = api
+            .agent_with(
+                json!({"name": "Counted", "defaultModel": model, "stablePreamble": preamble}),
+            )
+            .await;
+        let thread = api.thread(&agent, json!({})).await;
+        let context = api
+            .get(&format!("/api/threads/{thread}/context"))
+            .await
+            .expect(200);
+        estimates.push(context["estimated_tokens"].as_u64().unwrap());
+    }
+    assert_eq!(estimates, [100, (preamble.len() as u64).div_ceil(4)]);
 }
