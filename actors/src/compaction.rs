@@ -30,32 +30,59 @@ pub fn entry_tokens(tokens: &dyn TokenCounter, entry: &ContextMessage) -> u64 {
             .sum::<u64>()
 }
 
+/// The entries' weights, each counted once (a tokenizer's count is not free).
+struct Weights<'a> {
+    tokens: &'a dyn TokenCounter,
+    known: Vec<Option<u64>>,
+}
+
+impl<'a> Weights<'a> {
+    fn new(tokens: &'a dyn TokenCounter, entries: usize) -> Self {
+        Self {
+            tokens,
+            known: vec![None; entries],
+        }
+    }
+
+    /// The weight of the `at`th entry sent.
+    fn of(&mut self, at: usize, entry: &ContextMessage) -> u64 {
+        let tokens = self.tokens;
+        *self.known[at].get_or_insert_with(|| entry_tokens(tokens, entry))
+    }
+}
+
 /// The estimated input tokens of a request with `system` and `view`: the
 /// newest vendor-reported figure among the entries sent, plus the entries
 /// from that one on; else everything counted.
 pub fn estimate(tokens: &dyn TokenCounter, system: &str, view: &ContextView<'_>) -> u64 {
-    let positioned: Vec<(usize, &ContextMessage)> = view.positioned().collect();
-    let anchor = positioned
+    let entries: Vec<(usize, &ContextMessage)> = view.positioned().collect();
+    weigh(&mut Weights::new(tokens, entries.len()), system, view, &entries)
+}
+
+fn weigh(
+    weights: &mut Weights<'_>,
+    system: &str,
+    view: &ContextView<'_>,
+    entries: &[(usize, &ContextMessage)],
+) -> u64 {
+    let anchor = entries
         .iter()
         .rposition(|(_, entry)| entry.input_tokens.is_some());
+    let from = anchor.unwrap_or(0);
+    let counted: u64 = entries[from..]
+        .iter()
+        .enumerate()
+        .map(|(n, (_, entry))| weights.of(from + n, entry))
+        .sum();
     match anchor {
-        Some(at) => {
-            let reported = u64::from(positioned[at].1.input_tokens.unwrap_or(0));
-            reported
-                + positioned[at..]
-                    .iter()
-                    .map(|(_, entry)| entry_tokens(tokens, entry))
-                    .sum::<u64>()
-        }
+        Some(at) => u64::from(entries[at].1.input_tokens.unwrap_or(0)) + counted,
         None => {
+            let tokens = weights.tokens;
             tokens.count(system)
                 + view
                     .summary
                     .map_or(0, |s| tokens.count(&summary_message(s)))
-                + positioned
-                    .iter()
-                    .map(|(_, entry)| entry_tokens(tokens, entry))
-                    .sum::<u64>()
+                + counted
         }
     }
 }
@@ -84,11 +111,12 @@ pub fn plan(
     view: &ContextView<'_>,
     threshold: u64,
 ) -> Option<CompactionPlan> {
-    let estimated_before = estimate(tokens, system, view);
+    let entries: Vec<(usize, &ContextMessage)> = view.positioned().collect();
+    let mut weights = Weights::new(tokens, entries.len());
+    let estimated_before = weigh(&mut weights, system, view, &entries);
     if estimated_before < threshold {
         return None;
     }
-    let entries: Vec<(usize, &ContextMessage)> = view.positioned().collect();
     let budget = threshold / 4;
     let last_user = entries
         .iter()
@@ -98,7 +126,7 @@ pub fn plan(
     let mut keep = entries.len();
     let mut kept_tokens = 0;
     while keep > 0 {
-        let weight = entry_tokens(tokens, entries[keep - 1].1);
+        let weight = weights.of(keep - 1, entries[keep - 1].1);
         if kept_tokens + weight > budget {
             break;
         }

@@ -108,8 +108,9 @@ impl Turn {
         let stream = self.engine.provider.stream(request);
         let call = until_cancelled(&mut self.cancel, read_summary(stream)).await?;
         if call.accepted {
-            self.bill_summary(&call, key, tokens.count(&planned.transcript))
-                .await;
+            // Counted only when the vendor reported no input tokens.
+            let estimated_input = || tokens.count(&planned.transcript);
+            self.bill_summary(&call, key, estimated_input).await;
         }
         let summary = call.text.trim();
         if let Some(failure) = &call.failure {
@@ -150,9 +151,14 @@ impl Turn {
     }
 
     /// Writes the summary call's usage record (linked to the answer later).
-    async fn bill_summary(&mut self, call: &SummaryCall, key: &CallKey, estimated_input: u64) {
+    async fn bill_summary(
+        &mut self,
+        call: &SummaryCall,
+        key: &CallKey,
+        estimated_input: impl FnOnce() -> u64,
+    ) {
         let call_usage = Usage {
-            input_tokens: call.input_tokens.unwrap_or(estimated_input),
+            input_tokens: call.input_tokens.unwrap_or_else(estimated_input),
             output_tokens: call
                 .output_tokens
                 .unwrap_or_else(|| estimate_tokens(&call.text)),
