@@ -524,6 +524,14 @@ async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
             }
             None => vec![String::new(); n],
         };
+        // One turn first, on a thread of its own: what a server pays once
+        // (code first run, lazily built state, the vendor connection pool)
+        // is not a stream's cost.
+        if confer.is_some() {
+            let agent = client.agent(&format!("{}/{model}", o.vendor)).await;
+            let warm = client.thread(&agent).await;
+            turn(&client, Path_::Confer, &warm, &model, "warm-up").await;
+        }
         let baseline = confer.as_ref().map(Confer::usage);
         let peak_rss = Arc::new(AtomicU64::new(0));
         let sampler = confer.as_ref().map(|c| {

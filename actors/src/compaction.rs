@@ -56,7 +56,12 @@ impl<'a> Weights<'a> {
 /// from that one on; else everything counted.
 pub fn estimate(tokens: &dyn TokenCounter, system: &str, view: &ContextView<'_>) -> u64 {
     let entries: Vec<(usize, &ContextMessage)> = view.positioned().collect();
-    weigh(&mut Weights::new(tokens, entries.len()), system, view, &entries)
+    weigh(
+        &mut Weights::new(tokens, entries.len()),
+        system,
+        view,
+        &entries,
+    )
 }
 
 fn weigh(
