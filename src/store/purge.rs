@@ -226,20 +226,9 @@ mod tests {
     };
 
     fn thread(org: OrgId, agent: AgentId, by: &str) -> Thread {
-        let now = Utc::now();
         Thread {
-            id: ThreadId::new(),
-            org_id: org,
-            agent_id: agent,
-            title: None,
             kind: ThreadKind::Multiplayer,
-            active_profile: None,
-            metadata: Default::default(),
-            system_prompt_overlay: None,
-            resource_bindings: Vec::new(),
-            created_by: by.into(),
-            created_at: now,
-            updated_at: now,
+            ..crate::store::test_thread(org, agent, by)
         }
     }
 
