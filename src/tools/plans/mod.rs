@@ -85,26 +85,18 @@ impl PlanTools {
         if let Some(refused) = bad_arguments(&call.arguments) {
             return refused;
         }
+        answer(self.dispatch(&scope, &call).await)
+    }
+
+    async fn dispatch(&self, scope: &ToolScope, call: &ToolCall) -> Answer {
         let args = &call.arguments;
-        answer(match call.name.as_str() {
-            PLAN_CREATE => match parse(args) {
-                Ok(args) => self.create(&scope, args).await,
-                Err(e) => Err(e),
-            },
-            PLAN_UPDATE => match parse(args) {
-                Ok(args) => self.update_plan(&scope, args).await,
-                Err(e) => Err(e),
-            },
-            TODO_ADD => match parse(args) {
-                Ok(args) => self.add(&scope, args).await,
-                Err(e) => Err(e),
-            },
-            TODO_UPDATE => match parse(args) {
-                Ok(args) => self.update_todo(&scope, args).await,
-                Err(e) => Err(e),
-            },
+        match call.name.as_str() {
+            PLAN_CREATE => self.create(scope, parse(args)?).await,
+            PLAN_UPDATE => self.update_plan(scope, parse(args)?).await,
+            TODO_ADD => self.add(scope, parse(args)?).await,
+            TODO_UPDATE => self.update_todo(scope, parse(args)?).await,
             _ => Err(confer_actors::tools::NOT_AVAILABLE.to_owned()),
-        })
+        }
     }
 
     async fn create(&self, scope: &ToolScope, args: CreateArgs) -> Answer {
