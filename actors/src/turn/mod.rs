@@ -246,6 +246,10 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
     };
     loop {
+        // Read before the compaction estimate, which counts the prompt.
+        if turn.scope.plans.enabled {
+            turn.briefing = Box::pin(turn.engine.tools.briefing(&turn.scope)).await;
+        }
         // Checked first: most calls need no boxed compaction step at all.
         let compacted = if turn.may_compact() {
             Box::pin(turn.compact_if_due(&key)).await
@@ -254,9 +258,6 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         };
         if let Err(stopped) = compacted {
             return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped))).await;
-        }
-        if turn.scope.plans.enabled {
-            turn.briefing = Box::pin(turn.engine.tools.briefing(&turn.scope)).await;
         }
         let outcome = turn.call_model(key.clone()).await;
         // The one place that picks what follows a model call.
