@@ -277,6 +277,26 @@ pub(crate) fn test_secrets(dir: &Path) -> Arc<SecretBox> {
     Arc::new(SecretBox::load(None, None, None, dir).unwrap())
 }
 
+/// Opens the store in `dir` again after a handle to it was dropped: sled's
+/// IO threads may hold its lock file a moment longer, so a lock refusal is
+/// retried for up to 5 s (unit tests).
+#[cfg(test)]
+pub(crate) fn reopen_for_test(dir: &Path) -> SledStore {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match SledStore::open(dir, test_secrets(dir)) {
+            Ok(store) => return store,
+            Err(error)
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < until =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(error) => panic!("reopening the store: {error}"),
+        }
+    }
+}
+
 /// A new single-user thread of `org` and `agent`, made by `by`, for unit
 /// tests.
 #[cfg(test)]

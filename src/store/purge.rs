@@ -310,7 +310,7 @@ mod tests {
             assert_eq!(store.purge_step(made.id, 10).unwrap(), 10);
             made.id
         };
-        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        let store = crate::store::reopen_for_test(dir.path());
         assert_eq!(
             store.pending_purges().unwrap(),
             vec![id],
