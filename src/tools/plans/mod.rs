@@ -135,31 +135,28 @@ impl PlanTools {
         }
     }
 
-    /// The plan a call names (of the turn's thread only), or the current one.
-    async fn target(&self, scope: &ToolScope, named: Option<PlanId>) -> Result<PlanId, String> {
-        let (org, thread) = (scope.org, scope.thread);
-        let found = self
-            .store
-            .run(move |s| match named {
-                Some(id) => Ok(s.plan(org, id)?.filter(|p| p.thread_id == thread)),
-                None => Ok(current_plan(s.thread_plans(org, thread)?)),
-            })
-            .await
-            .map_err(internal)?;
-        found.map(|p| p.id).ok_or_else(|| PLAN_NOT_FOUND.to_owned())
-    }
-
-    /// Applies `change` to the plan by compare-and-swap.
+    /// Applies `change` by compare-and-swap to the plan a call names (of
+    /// the turn's thread only) or, unnamed, to the current one: found and
+    /// changed in one store call.
     async fn change(
         &self,
         scope: &ToolScope,
-        id: PlanId,
+        named: Option<PlanId>,
         change: impl FnMut(Plan) -> Result<Plan, PlanError> + Send + 'static,
     ) -> Result<Plan, String> {
-        let org = scope.org;
+        let (org, thread) = (scope.org, scope.thread);
         let outcome = self
             .store
-            .write(move |s| s.update_plan(org, id, change))
+            .write(move |s| {
+                let found = match named {
+                    Some(id) => s.plan(org, id)?.filter(|p| p.thread_id == thread),
+                    None => current_plan(s.thread_plans(org, thread)?),
+                };
+                match found {
+                    Some(plan) => s.update_plan(org, plan.id, change),
+                    None => Ok(Updated::Gone),
+                }
+            })
             .await
             .map_err(internal)?;
         match outcome {
@@ -170,14 +167,14 @@ impl PlanTools {
     }
 
     async fn update_plan(&self, scope: &ToolScope, args: UpdatePlanArgs) -> Answer {
-        let id = self.target(scope, args.plan_id).await?;
+        let named = args.plan_id;
         let change = PlanChange {
             title: args.title,
             description: args.description,
             status: args.status,
         };
         let plan = self
-            .change(scope, id, move |mut plan| {
+            .change(scope, named, move |mut plan| {
                 // No tool result can approve a plan, nor move a draft on.
                 let moves_draft = plan.status == PlanStatus::Draft
                     && change.status.is_some_and(|s| s != PlanStatus::Draft);
@@ -192,7 +189,7 @@ impl PlanTools {
     }
 
     async fn add(&self, scope: &ToolScope, args: AddArgs) -> Answer {
-        let id = self.target(scope, args.plan_id).await?;
+        let named = args.plan_id;
         let approval = scope.plans.require_approval;
         let todos: Vec<NewTodo> = args
             .todos
@@ -208,7 +205,7 @@ impl PlanTools {
             .collect();
         let added: Vec<TodoId> = todos.iter().map(|t| t.id).collect();
         let plan = self
-            .change(scope, id, move |mut plan| {
+            .change(scope, named, move |mut plan| {
                 awaiting_approval(&plan, approval)?;
                 edit::add_todos(&mut plan, &todos, true, Utc::now())?;
                 Ok(plan)
@@ -219,7 +216,7 @@ impl PlanTools {
     }
 
     async fn update_todo(&self, scope: &ToolScope, args: UpdateTodoArgs) -> Answer {
-        let id = self.target(scope, args.plan_id).await?;
+        let named = args.plan_id;
         let approval = scope.plans.require_approval;
         let todo = args.todo_id;
         let change = TodoChange {
@@ -228,7 +225,7 @@ impl PlanTools {
             ..TodoChange::default()
         };
         let plan = self
-            .change(scope, id, move |mut plan| {
+            .change(scope, named, move |mut plan| {
                 awaiting_approval(&plan, approval)?;
                 edit::update_todo(&mut plan, todo, &change, None, Utc::now())?;
                 Ok(plan)

@@ -1,0 +1,60 @@
+//! Helpers the store's unit tests share: a secret key, a thread, and
+//! reopening a store.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::Utc;
+use confer_actors::{OrgId, ThreadId};
+
+use super::SledStore;
+use crate::secrets::SecretBox;
+
+/// A key for unit tests, kept in `dir`.
+pub(crate) fn test_secrets(dir: &Path) -> Arc<SecretBox> {
+    #[allow(clippy::unwrap_used)]
+    Arc::new(SecretBox::load(None, None, None, dir).unwrap())
+}
+
+/// Opens the store in `dir` again after a handle to it was dropped: sled's
+/// IO threads may hold its lock file a moment longer, so a lock refusal is
+/// retried for up to 5 s (unit tests).
+pub(crate) fn reopen_for_test(dir: &Path) -> SledStore {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match SledStore::open(dir, test_secrets(dir)) {
+            Ok(store) => return store,
+            Err(error)
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < until =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(error) => panic!("reopening the store: {error}"),
+        }
+    }
+}
+
+/// A new single-user thread of `org` and `agent`, made by `by`, for unit
+/// tests.
+pub(crate) fn test_thread(
+    org: OrgId,
+    agent: confer_actors::AgentId,
+    by: &str,
+) -> confer_actors::Thread {
+    let now = Utc::now();
+    confer_actors::Thread {
+        id: ThreadId::new(),
+        org_id: org,
+        agent_id: agent,
+        title: None,
+        kind: confer_actors::ThreadKind::Single,
+        active_profile: None,
+        metadata: Default::default(),
+        system_prompt_overlay: None,
+        resource_bindings: Vec::new(),
+        created_by: by.into(),
+        created_at: now,
+        updated_at: now,
+    }
+}
