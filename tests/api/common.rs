@@ -59,6 +59,8 @@ pub struct Server {
     pub base: String,
     pub stdout: Arc<Mutex<Vec<String>>>,
     pub stderr: Arc<Mutex<String>>,
+    /// The thread copying stderr; it ends when the process closed the pipe.
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
     data: Arc<tempfile::TempDir>,
     options: Options,
     client: reqwest::Client,
@@ -71,6 +73,7 @@ struct Spawned {
     lines: Receiver<String>,
     stdout: Arc<Mutex<Vec<String>>>,
     stderr: Arc<Mutex<String>>,
+    stderr_reader: std::thread::JoinHandle<()>,
 }
 
 fn spawn(data_dir: &Path, options: &Options) -> Spawned {
@@ -115,7 +118,7 @@ fn spawn(data_dir: &Path, options: &Options) -> Spawned {
     });
     let stderr = Arc::new(Mutex::new(String::new()));
     let sink = Arc::clone(&stderr);
-    std::thread::spawn(move || {
+    let stderr_reader = std::thread::spawn(move || {
         let mut buf = [0u8; 8192];
         while let Ok(n) = stderr_pipe.read(&mut buf) {
             if n == 0 {
@@ -131,6 +134,7 @@ fn spawn(data_dir: &Path, options: &Options) -> Spawned {
         lines: lines_rx,
         stdout: stdout_lines,
         stderr,
+        stderr_reader,
     }
 }
 
@@ -151,6 +155,7 @@ impl Server {
             lines,
             stdout,
             stderr,
+            stderr_reader,
         } = spawn(data.path(), &options);
         let base = loop {
             match lines.recv_timeout(Duration::from_secs(30)) {
@@ -170,6 +175,7 @@ impl Server {
             base,
             stdout,
             stderr,
+            stderr_reader: Some(stderr_reader),
             data,
             options,
             client: reqwest::Client::new(),
@@ -199,8 +205,11 @@ impl Server {
         assert!(status.success());
         for _ in 0..300 {
             if let Some(status) = self.child.try_wait().unwrap() {
-                // Let the reader threads drain the pipes.
-                std::thread::sleep(Duration::from_millis(50));
+                // Every line the process wrote is in `stderr` once its
+                // reader saw the pipe close.
+                if let Some(reader) = self.stderr_reader.take() {
+                    let _ = reader.join();
+                }
                 return status.success();
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -247,6 +256,24 @@ impl Server {
 
     pub fn logs(&self) -> String {
         self.stderr.lock().unwrap().clone()
+    }
+
+    /// The first log line containing `needle`, waiting up to 10 s for it:
+    /// stderr is read by a thread, so a line the server wrote before it
+    /// answered may reach the test after the answer did.
+    pub async fn log_line(&self, needle: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let logs = self.logs();
+            if let Some(line) = logs.lines().find(|l| l.contains(needle)) {
+                return line.to_owned();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no log line with {needle:?}: {logs}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// A client that authenticates with `token`.

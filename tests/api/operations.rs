@@ -141,7 +141,6 @@ async fn logs_have_one_line_per_request_and_no_secrets() {
         .expect_error(403, "FORBIDDEN");
 
     assert!(server.terminate());
-    std::thread::sleep(Duration::from_millis(100));
     let logs = server.logs();
     assert!(logs.contains("request"), "{logs}");
     let line = logs
@@ -198,11 +197,7 @@ async fn readiness_and_request_ids_on_handler_log_lines() {
         .await
         .unwrap();
     assert_eq!(answer.headers()["x-request-id"], "test-request-42");
-    let logs = server.logs();
-    let line = logs
-        .lines()
-        .find(|l| l.contains("a tool call failed"))
-        .unwrap_or_else(|| panic!("no handler line: {logs}"));
+    let line = server.log_line("a tool call failed").await;
     assert!(line.contains("test-request-42"), "{line}");
 }
 
