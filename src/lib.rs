@@ -125,7 +125,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     let store = open_store(&settings)?;
 
     let extra_ca = settings.extra_ca_pem()?;
-    let client = providers::vendor::http_client(
+    let client = providers::client::VendorClient::new(
         Duration::from_millis(settings.vendor_connect_timeout_ms),
         Duration::from_millis(settings.vendor_read_timeout_ms),
         extra_ca.as_deref(),

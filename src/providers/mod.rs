@@ -6,6 +6,7 @@
 
 pub mod anthropic;
 pub mod builtin;
+pub mod client;
 pub mod openai;
 pub mod tokens;
 pub mod vendor;
@@ -64,7 +65,7 @@ pub struct ProviderRouter {
 
 impl ProviderRouter {
     /// The providers of `settings`, sharing one HTTP client.
-    pub fn new(settings: &Settings, client: reqwest::Client) -> Self {
+    pub fn new(settings: &Settings, client: client::VendorClient) -> Self {
         let retry = RetryPolicy {
             max_retries: settings.vendor_max_retries,
             base_delay: Duration::from_millis(settings.vendor_retry_base_ms),

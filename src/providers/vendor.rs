@@ -1,9 +1,8 @@
-//! What every vendor provider shares: the HTTP client (pooled, with connect
-//! and between-chunk timeouts and the operator's extra CAs), the retry policy
-//! (429, 5xx, 529, connection failures; only before the first byte of an
-//! answer, honouring Retry-After), the mapping of failures to the stream's
-//! error codes, and the driver that turns a vendor's SSE body into
-//! `ModelEvent`s through a per-vendor [`WireParser`].
+//! What every vendor provider shares besides its HTTP client (`client.rs`):
+//! the retry policy (429, 5xx, 529, connection failures; only before the
+//! first byte of an answer, honouring Retry-After), the mapping of failures
+//! to the stream's error codes, and the driver that turns a vendor's SSE
+//! body into `ModelEvent`s through a per-vendor [`WireParser`].
 
 use std::fmt;
 use std::sync::Arc;
@@ -26,22 +25,6 @@ pub struct RetryPolicy {
     pub base_delay: Duration,
     /// A longer wait (backoff or Retry-After) is not waited: the call fails.
     pub max_delay: Duration,
-}
-
-/// Builds the one outbound HTTP client: pooled, `TCP_NODELAY`, timeouts for
-/// connecting and between chunks, and extra trusted CAs from a PEM file.
-/// Certificate verification is always on.
-pub fn http_client(
-    connect_timeout: Duration,
-    read_timeout: Duration,
-    extra_ca_pem: Option<&[u8]>,
-) -> anyhow::Result<reqwest::Client> {
-    let builder = reqwest::Client::builder()
-        .connect_timeout(connect_timeout)
-        .read_timeout(read_timeout)
-        .tcp_nodelay(true)
-        .pool_idle_timeout(Duration::from_secs(90));
-    Ok(crate::outbound::with_extra_cas(builder, extra_ca_pem)?.build()?)
 }
 
 /// A transport failure while reading a body.

@@ -33,7 +33,7 @@ pub const COMPACTION_BETA: &str = "compact-2026-01-12";
 
 /// The Anthropic provider.
 pub struct AnthropicProvider {
-    pub client: reqwest::Client,
+    pub client: super::client::VendorClient,
     /// e.g. `https://api.anthropic.com` (a path prefix is kept).
     pub base_url: String,
     pub platform_key: Option<VendorKey>,
@@ -189,6 +189,7 @@ impl ModelProvider for AnthropicProvider {
         let client = self.client.clone();
         let factory: RequestFactory = Arc::new(move || {
             let mut builder = client
+                .get()
                 .post(&url)
                 .header("anthropic-version", API_VERSION)
                 .header("accept", "text/event-stream")

@@ -25,7 +25,7 @@ use super::vendor::{RequestFactory, RetryPolicy, WireParser, truncated, vendor_s
 
 /// The OpenAI-compatible provider.
 pub struct OpenAiProvider {
-    pub client: reqwest::Client,
+    pub client: super::client::VendorClient,
     /// e.g. `https://api.openai.com/v1` (no trailing slash needed).
     pub base_url: String,
     pub platform_key: Option<VendorKey>,
@@ -209,7 +209,7 @@ impl ModelProvider for OpenAiProvider {
         let key = request.api_key.or_else(|| self.platform_key.clone());
         let client = self.client.clone();
         let factory: RequestFactory = Arc::new(move || {
-            let builder = client.post(&url).json(&body);
+            let builder = client.get().post(&url).json(&body);
             match &key {
                 Some(key) => builder.bearer_auth(key.expose()),
                 None => builder,
