@@ -57,6 +57,7 @@ pub struct Settings {
     pub vendor_max_retries: u32,
     pub vendor_retry_base_ms: u64,
     pub vendor_retry_max_ms: u64,
+    pub vendor_first_byte_timeout_ms: u64,
     #[serde(default)]
     pub bootstrap_api_key: Option<SecretString>,
     #[serde(default)]

@@ -70,6 +70,7 @@ impl ProviderRouter {
             max_retries: settings.vendor_max_retries,
             base_delay: Duration::from_millis(settings.vendor_retry_base_ms),
             max_delay: Duration::from_millis(settings.vendor_retry_max_ms),
+            first_byte_timeout: Duration::from_millis(settings.vendor_first_byte_timeout_ms),
         };
         let key = |k: &Option<secrecy::SecretString>| {
             k.as_ref().map(|k| VendorKey::new(k.expose_secret()))

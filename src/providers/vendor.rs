@@ -25,6 +25,9 @@ pub struct RetryPolicy {
     pub base_delay: Duration,
     /// A longer wait (backoff or Retry-After) is not waited: the call fails.
     pub max_delay: Duration,
+    /// The answer must start (response headers) within this, all attempts
+    /// and waits included, or the call fails with `PROVIDER_TIMEOUT`.
+    pub first_byte_timeout: Duration,
 }
 
 /// A transport failure while reading a body.
@@ -151,13 +154,36 @@ pub fn error_message(body: &str) -> String {
     message.chars().take(300).collect()
 }
 
+/// The wait a vendor asked for: `retry-after-ms` (milliseconds, OpenAI's),
+/// else `retry-after` in seconds or as an HTTP date.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    value
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+    let header = |name: &str| headers.get(name)?.to_str().ok().map(str::trim);
+    let seconds = |value: &str| {
+        value
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0)
+    };
+    if let Some(ms) = header("retry-after-ms").and_then(seconds) {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let value = header(RETRY_AFTER.as_str())?;
+    if let Some(s) = seconds(value) {
+        return Some(Duration::from_secs_f64(s));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(
+        at.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
+}
+
+/// The answer did not start within the first-byte budget.
+fn first_byte_timeout() -> ModelError {
+    ModelError {
+        code: codes::PROVIDER_TIMEOUT,
+        detail: "the vendor did not start answering in time".into(),
+    }
 }
 
 fn jitter(up_to: Duration) -> Duration {
@@ -168,26 +194,36 @@ fn jitter(up_to: Duration) -> Duration {
 }
 
 impl RetryPolicy {
-    /// Sends `build()` until it succeeds, fails for good, or retries run out.
+    /// Sends `build()` until it succeeds, fails for good, or retries or the
+    /// first-byte budget run out.
     pub async fn send(
         &self,
         build: &(dyn Fn() -> RequestBuilder + Send + Sync),
     ) -> Result<Response, ModelError> {
+        let deadline = tokio::time::Instant::now() + self.first_byte_timeout;
         let mut attempt = 0u32;
         loop {
-            let (error, retryable, wait) = match build().send().await {
-                Ok(response) if response.status().is_success() => return Ok(response),
-                Ok(response) => {
-                    let status = response.status();
-                    let wait = retry_after(response.headers());
-                    let body = response.text().await.unwrap_or_default();
-                    let (error, retryable) = classify_status(status, &error_message(&body));
-                    (error, retryable, wait)
+            let sent = tokio::time::timeout_at(deadline, async {
+                match build().send().await {
+                    Ok(response) if response.status().is_success() => Ok(response),
+                    Ok(response) => {
+                        let status = response.status();
+                        let wait = retry_after(response.headers());
+                        let body = response.text().await.unwrap_or_default();
+                        let (error, retryable) = classify_status(status, &error_message(&body));
+                        Err((error, retryable, wait))
+                    }
+                    Err(error) => {
+                        let (error, retryable) = classify_transport(&error);
+                        Err((error, retryable, None))
+                    }
                 }
-                Err(error) => {
-                    let (error, retryable) = classify_transport(&error);
-                    (error, retryable, None)
-                }
+            })
+            .await;
+            let (error, retryable, wait) = match sent {
+                Err(_elapsed) => return Err(first_byte_timeout()),
+                Ok(Ok(response)) => return Ok(response),
+                Ok(Err(failed)) => failed,
             };
             if !retryable || attempt >= self.max_retries {
                 return Err(error);
@@ -196,6 +232,13 @@ impl RetryPolicy {
             let delay = wait.unwrap_or_else(|| backoff + jitter(self.base_delay / 2));
             if delay > self.max_delay {
                 return Err(error);
+            }
+            // A wait that outlasts the budget is cut to it: the budget, not
+            // the vendor's hint, bounds how long a client waits.
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if delay >= remaining {
+                tokio::time::sleep(remaining).await;
+                return Err(first_byte_timeout());
             }
             tracing::warn!(
                 code = error.code.code,
@@ -225,6 +268,22 @@ pub fn truncated() -> ModelEvent {
         code: codes::PROVIDER_UNAVAILABLE,
         detail: "the vendor's stream ended before the answer was complete".into(),
     })
+}
+
+/// A chunk that is not JSON, or whose known fields have the wrong type: the
+/// model call fails (vendor-options.md, "Stream correctness"), since skipping
+/// it would store an answer with a hole in it.
+pub fn malformed() -> ModelEvent {
+    ModelEvent::Error(ModelError {
+        code: codes::MODEL_ERROR,
+        detail: "the vendor sent a malformed stream chunk".into(),
+    })
+}
+
+/// Whether `value` is absent, `null` or a string (a known text field's
+/// acceptable shapes).
+pub fn string_or_absent(value: &serde_json::Value) -> bool {
+    value.is_null() || value.is_string()
 }
 
 /// Decodes an SSE body with `parser`; correct however the bytes are split.
@@ -359,11 +418,18 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_is_read_in_seconds() {
+    fn retry_after_is_read_in_seconds_milliseconds_or_a_date() {
         let mut headers = HeaderMap::new();
         headers.insert(RETRY_AFTER, "2".parse().unwrap());
         assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
         headers.insert(RETRY_AFTER, "soon".parse().unwrap());
         assert_eq!(retry_after(&headers), None);
+        let in_a_minute =
+            httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(60));
+        headers.insert(RETRY_AFTER, in_a_minute.parse().unwrap());
+        let wait = retry_after(&headers).unwrap();
+        assert!(wait > Duration::from_secs(55) && wait <= Duration::from_secs(60));
+        headers.insert("retry-after-ms", "1500".parse().unwrap());
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(1500)));
     }
 }

@@ -26,6 +26,7 @@ mod plans;
 mod resolver;
 mod roles;
 mod secrets;
+mod stream_correctness;
 mod streams;
 mod summary_compaction;
 mod threads;

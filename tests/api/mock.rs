@@ -14,7 +14,7 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::{self, pki_types};
 
 /// One Chat Completions chunk as an SSE event.
-fn openai_chunk(choices: Value, usage: Value) -> String {
+pub fn openai_chunk(choices: Value, usage: Value) -> String {
     format!(
         "data: {}\n\n",
         serde_json::json!({"id": "chatcmpl-m", "object": "chat.completion.chunk",

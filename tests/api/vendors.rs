@@ -20,16 +20,23 @@ pub struct VendorRig {
 
 impl VendorRig {
     pub async fn start() -> Self {
+        Self::start_with(&[]).await
+    }
+
+    /// The rig with more settings (`env` wins over the rig's own).
+    pub async fn start_with(env: &[(&str, &str)]) -> Self {
         let openai = Mock::start("/v1").await;
         let anthropic = Mock::start("/anthropic").await;
-        let server = Server::start_with(
-            Options::default()
-                .env("OPENAI_BASE_URL", &openai.base)
-                .env("OPENAI_API_KEY", "sk-platform-openai")
-                .env("ANTHROPIC_BASE_URL", &anthropic.base)
-                .env("ANTHROPIC_API_KEY", "sk-platform-anthropic")
-                .env("CONFER_VENDOR_RETRY_BASE_MS", "5"),
-        );
+        let mut options = Options::default()
+            .env("OPENAI_BASE_URL", &openai.base)
+            .env("OPENAI_API_KEY", "sk-platform-openai")
+            .env("ANTHROPIC_BASE_URL", &anthropic.base)
+            .env("ANTHROPIC_API_KEY", "sk-platform-anthropic")
+            .env("CONFER_VENDOR_RETRY_BASE_MS", "5");
+        for (key, value) in env {
+            options = options.env(key, value);
+        }
+        let server = Server::start_with(options);
         let api = server.admin();
         Self {
             openai,

@@ -8,7 +8,7 @@ use confer_actors::{CompactionBlock, FinishReason, ModelError, ModelEvent, Reaso
 use eventsource_stream::Event;
 use serde_json::Value;
 
-use crate::providers::vendor::{WireParser, truncated};
+use crate::providers::vendor::{WireParser, malformed, string_or_absent, truncated};
 
 /// Token counts of a `usage` object. With `iterations` (a compaction ran
 /// in the call) each figure is the sum over them, input counting the cache
@@ -59,10 +59,38 @@ fn error_code(kind: &str) -> ErrorCode {
     }
 }
 
+/// Whether an event's known fields have their types: an object whose
+/// `type` is a string, and a known delta's text a string (`text_delta`'s
+/// `text`, `input_json_delta`'s `partial_json`, `thinking_delta`'s
+/// `thinking`, `signature_delta`'s `signature`). Unknown event and delta
+/// types and extra fields are not looked at.
+fn well_formed(data: &Value) -> bool {
+    if !data.is_object() || !string_or_absent(&data["type"]) {
+        return false;
+    }
+    let delta = &data["delta"];
+    let field = match delta["type"].as_str() {
+        Some("text_delta") => "text",
+        Some("input_json_delta") => "partial_json",
+        Some("thinking_delta") => "thinking",
+        Some("signature_delta") => "signature",
+        _ => return true,
+    };
+    data["type"] != "content_block_delta" || delta[field].is_string()
+}
+
 impl WireParser for MessagesParser {
     fn on_event(&mut self, event: &Event) -> Vec<ModelEvent> {
-        let Ok(data) = serde_json::from_str::<Value>(&event.data) else {
+        // An event without data (a keep-alive); comments never get here.
+        if event.data.trim().is_empty() {
             return Vec::new();
+        }
+        let data = match serde_json::from_str::<Value>(&event.data) {
+            Ok(data) if well_formed(&data) => data,
+            _ => {
+                self.done = true;
+                return vec![malformed()];
+            }
         };
         let kind = data["type"].as_str().unwrap_or(event.event.as_str());
         let index = data["index"].as_u64().unwrap_or(0) as usize;

@@ -255,3 +255,44 @@ fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() 
         json!([{"role": "user", "content": [{"type": "text", "text": "Hello"}]}])
     );
 }
+
+/// A `text_delta` without a string `text`, or an event that is not JSON,
+/// ends the call with `MODEL_ERROR`; unknown delta types still pass.
+#[tokio::test]
+async fn a_malformed_event_fails_the_call() {
+    let delta = |delta: &str| {
+        format!(
+            "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{delta}}}\n\n"
+        )
+    };
+    let start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n";
+    let stop = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    for bad in [
+        delta("{\"type\":\"text_delta\"}"),
+        delta("{\"type\":\"text_delta\",\"text\":5}"),
+        delta("{\"type\":\"thinking_delta\",\"thinking\":[]}"),
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n"
+            .to_owned(),
+    ] {
+        let body = format!(
+            "{start}{}{bad}{}{stop}",
+            delta("{\"type\":\"text_delta\",\"text\":\"Hello \"}"),
+            delta("{\"type\":\"text_delta\",\"text\":\"world\"}"),
+        );
+        let events = decode_whole(body.as_bytes(), MessagesParser::default()).await;
+        assert_eq!(events.len(), 3, "{bad}: {events:?}");
+        assert_eq!(events[1], ModelEvent::Text("Hello ".into()));
+        assert!(
+            matches!(&events[2], ModelEvent::Error(e) if e.code == codes::MODEL_ERROR),
+            "{bad}: {events:?}"
+        );
+    }
+    let tolerated = format!(
+        "{start}{}{}{stop}",
+        delta("{\"type\":\"citations_delta\",\"citation\":{}}"),
+        delta("{\"type\":\"text_delta\",\"text\":\"ok\",\"extra\":1}"),
+    );
+    let events = decode_whole(tolerated.as_bytes(), MessagesParser::default()).await;
+    assert_eq!(events[1], ModelEvent::Text("ok".into()));
+    assert_eq!(events[2], ModelEvent::Finish(FinishReason::Stop));
+}

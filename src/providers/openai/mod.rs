@@ -21,7 +21,9 @@ use confer_actors::{
 use eventsource_stream::Event;
 use serde_json::{Value, json};
 
-use super::vendor::{RequestFactory, RetryPolicy, WireParser, truncated, vendor_stream};
+use super::vendor::{
+    RequestFactory, RetryPolicy, WireParser, malformed, string_or_absent, truncated, vendor_stream,
+};
 
 /// The OpenAI-compatible provider.
 pub struct OpenAiProvider {
@@ -104,6 +106,27 @@ pub struct ChatParser {
     done: bool,
 }
 
+/// Whether a chunk's known fields have their types: an object whose
+/// `choices` is a list, each delta's `content` a string, its `tool_calls` a
+/// list, its `finish_reason` a string (any of them may be absent or null).
+/// Unknown fields are not looked at.
+fn well_formed(chunk: &Value) -> bool {
+    let Some(object) = chunk.as_object() else {
+        return false;
+    };
+    let choices = match object.get("choices") {
+        None | Some(Value::Null) => return true,
+        Some(Value::Array(choices)) => choices,
+        Some(_) => return false,
+    };
+    choices.iter().all(|choice| {
+        let delta = &choice["delta"];
+        string_or_absent(&delta["content"])
+            && (delta["tool_calls"].is_null() || delta["tool_calls"].is_array())
+            && string_or_absent(&choice["finish_reason"])
+    })
+}
+
 impl ChatParser {
     fn chunk(&mut self, chunk: &Value) -> Vec<ModelEvent> {
         let mut out = Vec::new();
@@ -172,13 +195,19 @@ impl ChatParser {
 impl WireParser for ChatParser {
     fn on_event(&mut self, event: &Event) -> Vec<ModelEvent> {
         let data = event.data.trim();
+        // An event without data (a keep-alive); comments never get here.
+        if data.is_empty() {
+            return Vec::new();
+        }
         if data == "[DONE]" {
             return self.on_end();
         }
         match serde_json::from_str::<Value>(data) {
-            Ok(chunk) => self.chunk(&chunk),
-            // Comments, keep-alives and other non-JSON lines are skipped.
-            Err(_) => Vec::new(),
+            Ok(chunk) if well_formed(&chunk) => self.chunk(&chunk),
+            _ => {
+                self.done = true;
+                vec![malformed()]
+            }
         }
     }
 

@@ -205,3 +205,48 @@ fn request_carries_system_tools_and_tool_turns() {
     assert_eq!(body["tools"][0]["function"]["name"], "f");
     assert_eq!(body["stream_options"], json!({"include_usage": true}));
 }
+
+/// A chunk that is not JSON, or whose known field has the wrong type, ends
+/// the call with `MODEL_ERROR` instead of being skipped (the answer would
+/// miss a word); unknown fields and data-less events are still fine.
+#[tokio::test]
+async fn a_malformed_chunk_fails_the_call() {
+    let chunk = |content: &str| {
+        format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{content}}}}}]}}\n\n")
+    };
+    for bad in [
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"wor\n\n".to_owned(),
+        chunk("42"),
+        "data: {\"choices\":{}}\n\n".to_owned(),
+        "data: [1,2]\n\n".to_owned(),
+        "data: {\"choices\":[{\"delta\":{\"tool_calls\":\"x\"}}]}\n\n".to_owned(),
+    ] {
+        let body = format!(
+            "{}{bad}{}{}data: [DONE]\n\n",
+            chunk("\"Hello \""),
+            chunk("\"world\""),
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        );
+        let events = decode_whole(body.as_bytes(), ChatParser::default()).await;
+        assert_eq!(events.len(), 2, "{bad}: {events:?}");
+        assert_eq!(events[0], ModelEvent::Text("Hello ".into()));
+        assert!(
+            matches!(&events[1], ModelEvent::Error(e) if e.code == codes::MODEL_ERROR
+                && e.detail == "the vendor sent a malformed stream chunk"),
+            "{bad}: {events:?}"
+        );
+    }
+    let tolerated = concat!(
+        "event: ping\ndata:\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\",\"extra\":{\"a\":1}},\"logprobs\":7,\"finish_reason\":\"stop\"}],\"x\":[]}\n\n",
+        "data: [DONE]\n\n"
+    );
+    let events = decode_whole(tolerated.as_bytes(), ChatParser::default()).await;
+    assert_eq!(
+        events,
+        [
+            ModelEvent::Text("ok".into()),
+            ModelEvent::Finish(FinishReason::Stop)
+        ]
+    );
+}
