@@ -219,6 +219,7 @@ mod tests {
                 id: id.into(),
                 name: "lookup".into(),
                 arguments: json!({"q": "x"}),
+                arguments_error: None,
             }],
             ..ContextMessage::text(ContextRole::Assistant, "")
         }

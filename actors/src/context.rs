@@ -24,9 +24,20 @@ pub struct ToolCall {
     /// The vendor's ID, passed through unchanged.
     pub id: String,
     pub name: String,
-    /// The parsed JSON arguments (a string when the model sent invalid JSON).
+    /// The parsed JSON arguments; the model's raw text when it did not
+    /// parse (then `arguments_error` says so).
     pub arguments: Value,
+    /// `"invalid JSON"` when the model's arguments did not parse.
+    #[serde(
+        default,
+        rename = "argumentsError",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub arguments_error: Option<String>,
 }
+
+/// `argumentsError` of a call whose arguments did not parse.
+pub const INVALID_JSON: &str = "invalid JSON";
 
 /// A block of a model's reasoning, kept so that it can be sent back
 /// verbatim to the vendor that made it (with its signature, which the vendor

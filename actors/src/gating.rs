@@ -238,11 +238,13 @@ mod tests {
             id: "used".into(),
             name: "f".into(),
             arguments: json!({}),
+            arguments_error: None,
         }];
         let call = |id: &str| ToolCall {
             id: id.into(),
             name: "f".into(),
             arguments: json!({}),
+            arguments_error: None,
         };
         let mut calls = vec![
             call("ok-1"),

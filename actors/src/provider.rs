@@ -294,6 +294,7 @@ mod tests {
             id: id.into(),
             name: "t".into(),
             arguments: Value::Null,
+            arguments_error: None,
         }
     }
 

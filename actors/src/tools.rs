@@ -36,6 +36,10 @@ pub const PROPOSE_PROFILE_SWITCH: &str = "propose_profile_switch";
 /// The error result of a call of a tool the turn did not offer.
 pub const NOT_AVAILABLE: &str = "tool not available";
 
+/// The result of a server-side call whose arguments did not parse: it is
+/// not run (vendor-options.md, "Stream correctness").
+pub const INVALID_ARGUMENTS: &str = "arguments are not valid JSON";
+
 /// Whom a tool call is made for.
 #[derive(Clone, Debug)]
 pub struct ToolScope {

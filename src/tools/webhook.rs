@@ -125,10 +125,10 @@ pub fn definition(tool: &OrgTool) -> ToolDefinition {
 
 /// The error result of arguments that are not a JSON object, if they are not.
 pub fn bad_arguments(arguments: &Value) -> Option<ToolOutput> {
+    // Arguments that did not parse never get here (the turn answers them
+    // with `INVALID_ARGUMENTS`); a string is the model's JSON string.
     match arguments {
         Value::Object(_) => None,
-        // The model's text that did not parse is kept as a string.
-        Value::String(_) => Some(ToolOutput::error("arguments are not valid JSON")),
         _ => Some(ToolOutput::error("arguments are not a JSON object")),
     }
 }

@@ -169,12 +169,18 @@ impl Reply {
 /// An OpenAI Chat Completions stream that calls `name` with `arguments`
 /// (as `tests/fixtures/openai_tool_calls.sse` does).
 pub fn openai_tool_call(id: &str, name: &str, arguments: &Value) -> String {
+    openai_tool_call_raw(id, name, &arguments.to_string())
+}
+
+/// An OpenAI stream that calls `name` with `arguments` as the model wrote
+/// them (JSON or not).
+pub fn openai_tool_call_raw(id: &str, name: &str, arguments: &str) -> String {
     let chunk = openai_chunk;
     [
         chunk(
             serde_json::json!([{"index": 0, "delta": {"role": "assistant", "content": null,
                 "tool_calls": [{"index": 0, "id": id, "type": "function",
-                    "function": {"name": name, "arguments": arguments.to_string()}}]},
+                    "function": {"name": name, "arguments": arguments}}]},
                 "finish_reason": null}]),
             Value::Null,
         ),

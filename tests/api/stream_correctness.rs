@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::{done_of, error_of};
-use crate::mock::{Reply, openai_chunk};
+use crate::mock::{Reply, openai_answer, openai_chunk, openai_tool_call_raw};
 use crate::vendors::VendorRig;
 
 fn text_chunk(text: &str) -> String {
@@ -96,4 +96,102 @@ async fn retry_after_ms_is_honoured() {
     assert_eq!(rig.openai.requests().len(), 2);
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_millis(1900), "{took:?}");
+}
+
+/// The model's arguments, cut short: not JSON.
+const BROKEN_ARGUMENTS: &str = "{\"city\": \"Par";
+
+/// A client-side call whose arguments do not parse reaches the client as
+/// the raw text with `argumentsError`, and goes back to the vendor as that
+/// same text (not as a JSON string of it).
+#[tokio::test]
+async fn invalid_tool_arguments_reach_the_client_raw_and_go_back_unchanged() {
+    let rig = VendorRig::start().await;
+    let thread = rig.thread("gpt-4.1", "").await;
+    rig.openai.push(Reply::stream(openai_tool_call_raw(
+        "call_A",
+        "get_weather",
+        BROKEN_ARGUMENTS,
+    )));
+    let tools = json!([{"name": "get_weather", "parameters": {"type": "object"}}]);
+    let frames = rig
+        .api
+        .say(&thread, json!({"content": "Weather?", "tools": tools}))
+        .await;
+    let expected = json!({"id": "call_A", "name": "get_weather",
+        "arguments": BROKEN_ARGUMENTS, "argumentsError": "invalid JSON"});
+    let call = frames.iter().find(|f| f.event == "tool_call").unwrap();
+    assert_eq!(call.data["tool"], expected);
+    let action = frames
+        .iter()
+        .find(|f| f.event == "requires_action")
+        .unwrap();
+    assert_eq!(action.data["toolCalls"][0], expected);
+
+    rig.openai
+        .push(Reply::stream(crate::mock::fixture("openai_text.sse")));
+    let frames = rig
+        .api
+        .say(
+            &thread,
+            json!({"content": "", "toolResults": [{"toolCallId": "call_A", "output": "bad call"}]}),
+        )
+        .await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    let messages = &rig.openai.requests()[1].body["messages"];
+    assert_eq!(
+        messages[1]["tool_calls"][0]["function"]["arguments"],
+        BROKEN_ARGUMENTS
+    );
+}
+
+/// A server-side call whose arguments do not parse is not run: its result
+/// to the model is the error, and no `tool_executing` is sent.
+#[tokio::test]
+async fn a_server_tool_with_invalid_arguments_is_not_run() {
+    let rig = VendorRig::start().await;
+    let agent = rig
+        .api
+        .agent_with(json!({"name": "Planner", "defaultModel": "gpt-4.1"}))
+        .await;
+    rig.api
+        .put(
+            &format!("/api/agents/{agent}/plan"),
+            json!({"enabled": true}),
+        )
+        .await
+        .expect(200);
+    let thread = rig.api.thread(&agent, json!({})).await;
+    rig.openai
+        .push(Reply::stream(openai_tool_call_raw(
+            "call_plan",
+            "plan_create",
+            BROKEN_ARGUMENTS,
+        )))
+        .push(Reply::stream(openai_answer("Sorry.", 20)));
+    let frames = rig.api.say(&thread, json!({"content": "Plan it"})).await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    assert!(!frames.iter().any(|f| f.event == "tool_executing"));
+    let result = frames.iter().find(|f| f.event == "tool_result").unwrap();
+    assert_eq!(
+        result.data["result"],
+        json!({"error": "arguments are not valid JSON"})
+    );
+    let plans = rig
+        .api
+        .get(&format!("/api/plans?threadId={thread}"))
+        .await
+        .expect(200);
+    assert_eq!(plans["plans"], json!([]), "{plans}");
+    let messages = &rig.openai.requests()[1].body["messages"];
+    let answered = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert_eq!(
+        answered["content"],
+        "{\"error\":\"arguments are not valid JSON\"}"
+    );
 }

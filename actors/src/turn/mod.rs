@@ -313,8 +313,11 @@ impl Turn {
             let plan = if at_limit {
                 CallPlan::Refuse(tools::LIMIT_REACHED)
             } else if is_client(call) {
+                // The client reads `argumentsError` and answers as it sees fit.
                 client.push(call.clone());
                 continue;
+            } else if is_server(call) && call.arguments_error.is_some() {
+                CallPlan::Refuse(tools::INVALID_ARGUMENTS)
             } else if is_server(call) && is_builtin(call) {
                 gating::propose(&self.agent, self.profile.as_deref(), call)
             } else if is_server(call) {

@@ -152,15 +152,22 @@ struct PartialCall {
 
 impl PartialCall {
     fn finish(self) -> ToolCall {
-        let arguments = if self.arguments.trim().is_empty() {
-            Value::Object(serde_json::Map::new())
+        let (arguments, arguments_error) = if self.arguments.trim().is_empty() {
+            (Value::Object(serde_json::Map::new()), None)
         } else {
-            serde_json::from_str(&self.arguments).unwrap_or(Value::String(self.arguments))
+            match serde_json::from_str(&self.arguments) {
+                Ok(arguments) => (arguments, None),
+                Err(_) => (
+                    Value::String(self.arguments),
+                    Some(crate::context::INVALID_JSON.to_owned()),
+                ),
+            }
         };
         ToolCall {
             id: self.id,
             name: self.name,
             arguments,
+            arguments_error,
         }
     }
 }

@@ -126,6 +126,7 @@ fn request_puts_tool_results_first_and_merges_turns() {
         id: "toolu_01A".into(),
         name: "get_weather".into(),
         arguments: json!({"city": "Paris"}),
+        arguments_error: None,
     }];
     let request = ModelRequest {
         route: ModelRoute {

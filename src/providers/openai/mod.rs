@@ -16,7 +16,7 @@ use std::sync::Arc;
 use confer_actors::provider::{summary_message, view_for};
 use confer_actors::{
     ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
-    ModelStream, VendorKey,
+    ModelStream, ToolCall, VendorKey,
 };
 use eventsource_stream::Event;
 use serde_json::{Value, json};
@@ -58,7 +58,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
                     .map(|call| {
                         json!({"id": call.id, "type": "function", "function": {
                             "name": call.name,
-                            "arguments": call.arguments.to_string(),
+                            "arguments": arguments_text(call),
                         }})
                     })
                     .collect();
@@ -104,6 +104,15 @@ pub struct ChatParser {
     /// Tool-call indexes already announced with their ID and name.
     started: Vec<usize>,
     done: bool,
+}
+
+/// A call's arguments as JSON text; the model's own text, unchanged, when
+/// it did not parse (encoding it again would send a JSON string of it).
+fn arguments_text(call: &ToolCall) -> String {
+    match (&call.arguments_error, &call.arguments) {
+        (Some(_), Value::String(raw)) => raw.clone(),
+        (_, arguments) => arguments.to_string(),
+    }
 }
 
 /// Whether a chunk's known fields have their types: an object whose

@@ -166,6 +166,7 @@ fn request_carries_system_tools_and_tool_turns() {
         id: "call_A".into(),
         name: "f".into(),
         arguments: json!({"x": 1}),
+        arguments_error: None,
     }];
     let request = ModelRequest {
         route: ModelRoute {

@@ -50,6 +50,7 @@ fn pending_tool_calls_are_read_from_the_end_of_the_context() {
             id: id.into(),
             name: "f".into(),
             arguments: serde_json::json!({}),
+            arguments_error: None,
         })
         .into();
     history.push(asks);
