@@ -70,6 +70,7 @@ fn hot_paths(c: &mut Criterion) {
         })
         .collect();
     let request = ModelRequest {
+        system_stable_len: 0,
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),

@@ -70,6 +70,10 @@ pub struct ModelRequest {
     pub route: ModelRoute,
     /// The composed system prompt ("" when empty).
     pub system: String,
+    /// Bytes at the start of `system` that are the agent's stable preamble,
+    /// the part a vendor's prompt cache can keep across threads and turns;
+    /// the overlays after it start with the blank line that joins them.
+    pub system_stable_len: usize,
     /// The conversation so far, oldest first; shared with the turn, not
     /// copied for each request.
     pub messages: Arc<Vec<ContextMessage>>,

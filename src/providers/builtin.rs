@@ -131,6 +131,7 @@ mod tests {
     async fn echo_streams_the_last_user_message_then_usage_and_finish() {
         let provider = BuiltinProvider::new(Duration::ZERO);
         let request = ModelRequest {
+            system_stable_len: 0,
             route: provider.route("builtin/echo"),
             system: String::new(),
             messages: std::sync::Arc::new(vec![ContextMessage::text(

@@ -23,6 +23,7 @@ mod participants;
 mod plan_changes;
 mod plan_tools;
 mod plans;
+mod prompt_caching;
 mod resolver;
 mod roles;
 mod secrets;

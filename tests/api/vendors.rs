@@ -154,12 +154,18 @@ async fn anthropic_stream_end_to_end_under_a_path_prefix() {
     assert_eq!(request.header("x-api-key"), Some("sk-platform-anthropic"));
     assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(request.header("authorization"), None);
-    assert_eq!(request.body["system"], "Be terse.\n\nBe kind.");
+    // The preamble is a block of its own, cached (prompt_caching.rs).
+    assert_eq!(
+        request.body["system"],
+        json!([{"type": "text", "text": "Be terse.", "cache_control": {"type": "ephemeral"}},
+               {"type": "text", "text": "\n\nBe kind."}])
+    );
     assert_eq!(request.body["max_tokens"], 4096);
     assert_eq!(request.body["stream"], true);
     assert_eq!(
         request.body["messages"],
-        json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+        json!([{"role": "user", "content": [{"type": "text", "text": "hi",
+            "cache_control": {"type": "ephemeral"}}]}])
     );
     let history = api.history(&thread).await;
     assert_eq!(history[1]["content"], "Hello there, Zoë ☀!");

@@ -94,6 +94,7 @@ impl Turn {
             return Ok(());
         };
         let request = ModelRequest {
+            system_stable_len: 0,
             route: self.route.clone(),
             system: SUMMARY_INSTRUCTION.to_owned(),
             messages: Arc::new(vec![ContextMessage::text(

@@ -87,6 +87,7 @@ impl Turn {
         let context = Arc::new(std::mem::take(&mut self.history));
         let request = ModelRequest {
             route: self.route.clone(),
+            system_stable_len: stable_len(&self.agent.stable_preamble),
             system,
             messages: Arc::clone(&context),
             tools: self
@@ -139,6 +140,16 @@ impl Turn {
             .map_or(0, |first| micros_between(called, first));
         self.timings.stream_us = micros_between(called, Instant::now());
         outcome
+    }
+}
+
+/// How much of the composed system prompt `preamble` makes (as
+/// `compose_system_prompt` joins it: trimmed at the end, left out if blank).
+fn stable_len(preamble: &str) -> usize {
+    if preamble.trim().is_empty() {
+        0
+    } else {
+        preamble.trim_end().len()
     }
 }
 

@@ -1,7 +1,8 @@
 //! Vendor A: the Anthropic Messages API, streaming.
 //!
 //! Request: `POST {base}/v1/messages` with `x-api-key` and
-//! `anthropic-version: 2023-06-01`; the system prompt top-level; tool calls as
+//! `anthropic-version: 2023-06-01`; the system prompt top-level as blocks,
+//! with prompt-cache breakpoints (`cache`); tool calls as
 //! assistant `tool_use` blocks and results as user `tool_result` blocks (first
 //! in their user message, before any text); consecutive same-role entries are
 //! merged into one message. Stream: `message_start` (input usage),
@@ -22,6 +23,7 @@ use serde_json::{Value, json};
 
 use super::vendor::{RequestFactory, RetryPolicy, vendor_stream};
 
+mod cache;
 mod parser;
 
 pub use self::parser::MessagesParser;
@@ -142,8 +144,10 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
         Some(summary) => format!("{}\n\n{}", request.system, summary_message(summary)),
         None => request.system.clone(),
     };
+    // The preamble first, as a block of its own: the cacheable part.
+    let system = cache::system_blocks(&system, request.system_stable_len);
     if !system.is_empty() {
-        body["system"] = json!(system);
+        body["system"] = Value::Array(system);
     }
     if request.tool_choice_none && !request.tools.is_empty() {
         body["tool_choice"] = json!({"type": "none"});
@@ -173,6 +177,7 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
             })
             .collect();
     }
+    cache::mark_breakpoints(&mut body);
     body
 }
 

@@ -92,6 +92,7 @@ fn thinking_goes_back_only_to_the_vendor_that_made_it() {
         external: true,
     };
     let request = |from: &str| ModelRequest {
+        system_stable_len: 0,
         route: route(super::super::ANTHROPIC),
         system: String::new(),
         messages: std::sync::Arc::new(vec![
@@ -106,13 +107,13 @@ fn thinking_goes_back_only_to_the_vendor_that_made_it() {
         tool_choice_none: false,
         compaction: None,
     };
-    let ours = request_body(&request(super::super::ANTHROPIC), 100);
+    let ours = uncached_body(&request(super::super::ANTHROPIC), 100);
     assert_eq!(
         ours["messages"][1]["content"],
         json!([{"type": "thinking", "thinking": "t", "signature": "s"},
                {"type": "text", "text": "Hi."}])
     );
-    let theirs = request_body(&request(super::super::OPENAI), 100);
+    let theirs = uncached_body(&request(super::super::OPENAI), 100);
     assert_eq!(
         theirs["messages"][1]["content"],
         json!([{"type": "text", "text": "Hi."}])
@@ -129,6 +130,7 @@ fn request_puts_tool_results_first_and_merges_turns() {
         arguments_error: None,
     }];
     let request = ModelRequest {
+        system_stable_len: 0,
         route: ModelRoute {
             provider: "anthropic".into(),
             model: "claude-sonnet-4-6".into(),
@@ -146,8 +148,11 @@ fn request_puts_tool_results_first_and_merges_turns() {
         tool_choice_none: false,
         compaction: None,
     };
-    let body = request_body(&request, 1024);
-    assert_eq!(body["system"], "You are terse.");
+    let body = uncached_body(&request, 1024);
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "You are terse."}])
+    );
     assert_eq!(body["max_tokens"], 1024);
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 3);
@@ -196,6 +201,7 @@ async fn a_compaction_block_is_read_whole_and_a_failed_one_is_not_kept() {
 #[test]
 fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() {
     let request = |messages: Vec<ContextMessage>| ModelRequest {
+        system_stable_len: 0,
         route: ModelRoute {
             provider: super::super::ANTHROPIC.into(),
             model: "m".into(),
@@ -231,8 +237,11 @@ fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() 
         compacted(Some(super::super::ANTHROPIC), "Hi."),
         ContextMessage::text(ContextRole::User, "and now?"),
     ]);
-    let ours = request_body(&request(native), 100);
-    assert_eq!(ours["system"], "Be terse.");
+    let ours = uncached_body(&request(native), 100);
+    assert_eq!(
+        ours["system"],
+        json!([{"type": "text", "text": "Be terse."}])
+    );
     assert_eq!(ours["messages"].as_array().unwrap().len(), 5);
     assert_eq!(
         ours["messages"][3]["content"],
@@ -246,10 +255,10 @@ fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() 
         compacted(None, ""),
         ContextMessage::text(ContextRole::User, "Hello"),
     ]);
-    let theirs = request_body(&request(summarized), 100);
+    let theirs = uncached_body(&request(summarized), 100);
     assert_eq!(
         theirs["system"],
-        "Be terse.\n\nSummary of the earlier conversation:\nS"
+        json!([{"type": "text", "text": "Be terse.\n\nSummary of the earlier conversation:\nS"}])
     );
     assert_eq!(
         theirs["messages"],
@@ -296,4 +305,22 @@ async fn a_malformed_event_fails_the_call() {
     let events = decode_whole(tolerated.as_bytes(), MessagesParser::default()).await;
     assert_eq!(events[1], ModelEvent::Text("ok".into()));
     assert_eq!(events[2], ModelEvent::Finish(FinishReason::Stop));
+}
+
+/// The request body without its prompt-cache breakpoints (`cache.rs` tests
+/// those), for the tests of everything else.
+fn uncached_body(request: &ModelRequest, max_tokens: u32) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("cache_control");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut body = request_body(request, max_tokens);
+    strip(&mut body);
+    body
 }

@@ -131,6 +131,7 @@ fn another_vendors_compaction_becomes_a_summary_after_the_system_prompt() {
         kept_from: None,
     }));
     let request = ModelRequest {
+        system_stable_len: 0,
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),
@@ -169,6 +170,7 @@ fn request_carries_system_tools_and_tool_turns() {
         arguments_error: None,
     }];
     let request = ModelRequest {
+        system_stable_len: 0,
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),
