@@ -157,8 +157,15 @@ pub struct UsageRecord {
     pub provider: String,
     /// `platform`, or the resolver's `source` label when its key was used.
     pub key_source: String,
+    /// Every prompt token the vendor counted, cached ones included.
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of the input, tokens read from the vendor's prompt cache.
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Of the input, tokens written to the vendor's prompt cache.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
     /// Thread metadata overlaid with the message's metadata.
     pub metadata: Metadata,
     pub stopped: bool,

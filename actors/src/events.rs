@@ -14,12 +14,30 @@ use crate::provider::ToolCall;
 )]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
+    /// Every prompt token the vendors counted, cached ones included.
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of the input, tokens read from the vendors' prompt caches (0 when
+    /// they reported none).
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Of the input, tokens written to the vendors' prompt caches.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
     /// Model calls the send made (tool steps and the forced last call
     /// included); absent on records written before multi-step turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<u32>,
+}
+
+impl std::ops::AddAssign for Usage {
+    /// Adds another call's tokens (`steps` is the sender's to set).
+    fn add_assign(&mut self, other: Self) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
 }
 
 /// An event of a streamed answer. Field names are the wire's (camelCase).
@@ -208,7 +226,8 @@ mod tests {
             usage: Some(Usage {
                 input_tokens: 3,
                 output_tokens: 1,
-                steps: None,
+                cache_read_tokens: 2,
+                ..Usage::default()
             }),
             stopped: Some(true),
             ..DoneEvent::failed("partial".into())
@@ -217,7 +236,8 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&done).unwrap(),
             json!({"ok": true, "content": "partial", "stopped": true,
-                   "usage": {"inputTokens": 3, "outputTokens": 1}})
+                   "usage": {"inputTokens": 3, "outputTokens": 1,
+                             "cacheReadTokens": 2, "cacheWriteTokens": 0}})
         );
         let token = ThreadEvent::Token {
             delta: "hi ".into(),

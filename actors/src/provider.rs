@@ -153,8 +153,13 @@ pub enum ModelEvent {
     Iterations(serde_json::Value),
     /// Token counts so far; later values replace earlier ones.
     Usage {
+        /// Every prompt token the vendor counted, cached ones included.
         input_tokens: Option<u64>,
         output_tokens: Option<u64>,
+        /// Of the input, tokens read from the vendor's prompt cache.
+        cache_read_tokens: Option<u64>,
+        /// Of the input, tokens written to the vendor's prompt cache.
+        cache_write_tokens: Option<u64>,
     },
     /// The answer is complete.
     Finish(FinishReason),

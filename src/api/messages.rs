@@ -284,7 +284,8 @@ pub async fn send(
             reader: None,
             record,
         } => {
-            let frames = replayed::rebuilt_turn(&state, thread.id, turn, record).await?;
+            let frames =
+                replayed::rebuilt_turn(&state, thread.id, turn, record.map(|r| *r)).await?;
             Ok(sse::replay(&frames))
         }
         Admission::Refused(refusal) => Err(TurnError::Refused(refusal).into()),

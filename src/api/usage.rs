@@ -24,8 +24,13 @@ pub struct UsageView {
     model: String,
     provider: String,
     key_source: String,
+    /// Every prompt token the vendor counted, cached ones included.
     input_tokens: u64,
     output_tokens: u64,
+    /// Of the input, read from the vendor's prompt cache.
+    cache_read_tokens: u64,
+    /// Of the input, written to the vendor's prompt cache.
+    cache_write_tokens: u64,
     #[schema(value_type = BTreeMap<String, String>)]
     metadata: Metadata,
     stopped: bool,
@@ -59,6 +64,8 @@ impl From<UsageRecord> for UsageView {
             key_source: r.key_source,
             input_tokens: r.input_tokens,
             output_tokens: r.output_tokens,
+            cache_read_tokens: r.cache_read_tokens,
+            cache_write_tokens: r.cache_write_tokens,
             metadata: r.metadata,
             stopped: r.stopped,
             estimated: r.estimated,

@@ -105,6 +105,8 @@ impl ModelProvider for BuiltinProvider {
             ModelEvent::Usage {
                 input_tokens: Some(input_tokens),
                 output_tokens: Some(output_tokens),
+                cache_read_tokens: None,
+                cache_write_tokens: None,
             },
             ModelEvent::Finish(FinishReason::Stop),
         ]);

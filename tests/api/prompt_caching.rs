@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::common::done_of;
-use crate::mock::{Reply, fixture};
+use crate::mock::{Reply, fixture, openai_chunk};
 use crate::vendors::VendorRig;
 
 /// Paths of every block that carries `cache_control` in `body`.
@@ -70,5 +70,54 @@ async fn breakpoints_follow_the_thread_on_turns_one_two_and_five() {
         assert_eq!(body["system"][0]["text"], "Be terse.");
         assert_eq!(body["system"][1]["text"], "\n\nBe kind.");
         assert_eq!(body["system"][1].get("cache_control"), None);
+    }
+}
+
+/// The vendors' cache counts reach `done.usage` and the usage record; input
+/// counts every prompt token on both vendors (Anthropic reports the cached
+/// ones apart, OpenAI within `prompt_tokens`).
+#[tokio::test]
+async fn cache_tokens_reach_done_usage_and_the_usage_record() {
+    let rig = VendorRig::start().await;
+    let claude = rig.thread("claude-sonnet-4-6", "Be terse.").await;
+    rig.anthropic.push(Reply::stream(fixture("anthropic_text.sse").replace(
+        r#""usage":{"input_tokens":412,"output_tokens":1}"#,
+        r#""usage":{"input_tokens":62,"cache_read_input_tokens":300,"cache_creation_input_tokens":50,"output_tokens":1}"#,
+    )));
+    let done = done_of(&rig.api.say(&claude, json!({"content": "hi"})).await);
+    assert_eq!(
+        done["usage"],
+        json!({"inputTokens": 412, "outputTokens": 9, "cacheReadTokens": 300,
+               "cacheWriteTokens": 50, "steps": 1})
+    );
+
+    let gpt = rig.thread("gpt-4.1", "").await;
+    let usage = json!({"prompt_tokens": 1200, "completion_tokens": 5, "total_tokens": 1205,
+        "prompt_tokens_details": {"cached_tokens": 1024}});
+    let body = [
+        openai_chunk(
+            json!([{"index": 0, "delta": {"content": "Hi."}, "finish_reason": "stop"}]),
+            Value::Null,
+        ),
+        openai_chunk(json!([]), usage),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    rig.openai.push(Reply::stream(body));
+    let done = done_of(&rig.api.say(&gpt, json!({"content": "hi"})).await);
+    assert_eq!(done["usage"]["inputTokens"], 1200);
+    assert_eq!(done["usage"]["cacheReadTokens"], 1024);
+    assert_eq!(done["usage"]["cacheWriteTokens"], 0);
+
+    for (thread, read, write, input) in [(&claude, 300, 50, 412), (&gpt, 1024, 0, 1200)] {
+        let records = rig
+            .api
+            .get(&format!("/api/usage?threadId={thread}"))
+            .await
+            .expect(200);
+        let record = &records["records"][0];
+        assert_eq!(record["cache_read_tokens"], read, "{record}");
+        assert_eq!(record["cache_write_tokens"], write, "{record}");
+        assert_eq!(record["input_tokens"], input, "{record}");
     }
 }

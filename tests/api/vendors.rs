@@ -85,7 +85,7 @@ async fn openai_compatible_stream_end_to_end() {
     assert_eq!(done["content"], "Héllo wörld ✓");
     assert_eq!(
         done["usage"],
-        json!({"inputTokens": 12, "outputTokens": 4, "steps": 1})
+        json!({"inputTokens": 12, "outputTokens": 4, "cacheReadTokens": 0, "cacheWriteTokens": 0, "steps": 1})
     );
 
     let request = &openai.requests()[0];
@@ -146,7 +146,7 @@ async fn anthropic_stream_end_to_end_under_a_path_prefix() {
     let done = done_of(&frames);
     assert_eq!(
         done["usage"],
-        json!({"inputTokens": 412, "outputTokens": 9, "steps": 1})
+        json!({"inputTokens": 412, "outputTokens": 9, "cacheReadTokens": 0, "cacheWriteTokens": 0, "steps": 1})
     );
 
     let request = &anthropic.requests()[0];

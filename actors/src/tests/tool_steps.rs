@@ -67,6 +67,8 @@ fn calls(text: &str, id: &str, name: &str, tokens: u64) -> Vec<ModelEvent> {
         ModelEvent::Usage {
             input_tokens: Some(tokens),
             output_tokens: Some(1),
+            cache_read_tokens: None,
+            cache_write_tokens: None,
         },
         ModelEvent::Finish(FinishReason::ToolCalls),
     ]);
@@ -79,6 +81,8 @@ pub(super) fn answers(text: &str, tokens: u64) -> Vec<ModelEvent> {
         ModelEvent::Usage {
             input_tokens: Some(tokens),
             output_tokens: Some(2),
+            cache_read_tokens: None,
+            cache_write_tokens: None,
         },
         ModelEvent::Finish(FinishReason::Stop),
     ]
@@ -213,6 +217,7 @@ async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
             input_tokens: 30,
             output_tokens: 3,
             steps: Some(2),
+            ..Usage::default()
         })
     );
     // The second call read the first one's call and result.

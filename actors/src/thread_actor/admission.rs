@@ -59,7 +59,8 @@ pub enum Admission {
     Duplicate {
         turn: u64,
         reader: Option<FrameReader>,
-        record: Option<IdempotencyRecord>,
+        /// Boxed: the record is large and this answer is rare.
+        record: Option<Box<IdempotencyRecord>>,
     },
     /// Not admitted; nothing was stored.
     Refused(Refusal),
@@ -198,7 +199,7 @@ impl ThreadActor {
         Admission::Duplicate {
             turn,
             reader,
-            record,
+            record: record.map(Box::new),
         }
     }
 

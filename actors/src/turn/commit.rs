@@ -23,11 +23,9 @@ impl Turn {
     /// context to cache, or `None` when it must be reloaded from the store.
     pub(super) async fn commit(mut self, mut outcome: ModelOutcome) -> Option<Vec<ContextMessage>> {
         let call = self.call_usage(&outcome);
-        let usage = Usage {
-            input_tokens: self.spent.input_tokens + call.input_tokens,
-            output_tokens: self.spent.output_tokens + call.output_tokens,
-            steps: Some(self.step),
-        };
+        let mut usage = self.spent;
+        usage += call;
+        usage.steps = Some(self.step);
         let record = self.usage_record(&outcome, call);
         let answered = outcome.stopped_by.is_none() && outcome.failure.is_none();
         // The text of every step; `done.content` and the listed message.
@@ -98,6 +96,8 @@ impl Turn {
             output_tokens: outcome
                 .output_tokens
                 .unwrap_or_else(|| estimate_tokens(&outcome.content)),
+            cache_read_tokens: outcome.cache_read_tokens.unwrap_or(0),
+            cache_write_tokens: outcome.cache_write_tokens.unwrap_or(0),
             steps: None,
         }
     }
@@ -129,6 +129,8 @@ impl Turn {
             key_source: key_source.to_owned(),
             input_tokens: call.input_tokens,
             output_tokens: call.output_tokens,
+            cache_read_tokens: call.cache_read_tokens,
+            cache_write_tokens: call.cache_write_tokens,
             metadata: self.usage_metadata(),
             stopped: false,
             estimated: false,

@@ -55,6 +55,7 @@ async fn read_summary(mut stream: ModelStream) -> SummaryCall {
             ModelEvent::Usage {
                 input_tokens,
                 output_tokens,
+                ..
             } => {
                 call.input_tokens = input_tokens.or(call.input_tokens);
                 call.output_tokens = output_tokens.or(call.output_tokens);
@@ -163,7 +164,7 @@ impl Turn {
             output_tokens: call
                 .output_tokens
                 .unwrap_or_else(|| estimate_tokens(&call.text)),
-            steps: None,
+            ..Usage::default()
         };
         let record = UsageRecord {
             estimated: call.input_tokens.is_none() || call.output_tokens.is_none(),

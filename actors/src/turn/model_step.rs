@@ -189,6 +189,9 @@ pub struct ModelOutcome {
     pub(super) tool_calls: Vec<ToolCall>,
     pub(super) input_tokens: Option<u64>,
     pub(super) output_tokens: Option<u64>,
+    /// Of the input, what the vendor read from and wrote to its prompt cache.
+    pub(super) cache_read_tokens: Option<u64>,
+    pub(super) cache_write_tokens: Option<u64>,
     pub(super) failure: Option<ModelError>,
     /// Why the turn was stopped, if it was.
     pub(super) stopped_by: Option<CancelReason>,
@@ -223,6 +226,8 @@ impl ModelOutcome {
             tool_calls: Vec::new(),
             input_tokens: None,
             output_tokens: None,
+            cache_read_tokens: None,
+            cache_write_tokens: None,
             failure: None,
             stopped_by: None,
             first_text: None,
@@ -346,9 +351,17 @@ async fn consume(
                 Some(ModelEvent::ToolCallArguments { index, fragment }) => {
                     calls.entry(index).or_default().arguments.push_str(&fragment);
                 }
-                Some(ModelEvent::Usage { input_tokens, output_tokens }) => {
+                Some(ModelEvent::Usage {
+                    input_tokens,
+                    output_tokens,
+                    cache_read_tokens,
+                    cache_write_tokens,
+                }) => {
                     outcome.input_tokens = input_tokens.or(outcome.input_tokens);
                     outcome.output_tokens = output_tokens.or(outcome.output_tokens);
+                    outcome.cache_read_tokens = cache_read_tokens.or(outcome.cache_read_tokens);
+                    outcome.cache_write_tokens =
+                        cache_write_tokens.or(outcome.cache_write_tokens);
                 }
                 Some(ModelEvent::Finish(reason)) => {
                     outcome.paused = reason == FinishReason::Compaction;

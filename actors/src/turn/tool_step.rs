@@ -15,8 +15,7 @@ impl Turn {
         plans: Vec<(crate::provider::ToolCall, CallPlan)>,
     ) -> Result<(), CancelReason> {
         let call = self.call_usage(&outcome);
-        self.spent.input_tokens += call.input_tokens;
-        self.spent.output_tokens += call.output_tokens;
+        self.spent += call;
         if let Some(record) = self.usage_record(&outcome, call) {
             match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
                 Ok(stored) => self.billed.push(stored),

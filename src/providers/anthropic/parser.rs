@@ -10,15 +10,24 @@ use serde_json::Value;
 
 use crate::providers::vendor::{WireParser, malformed, string_or_absent, truncated};
 
-/// Token counts of a `usage` object. With `iterations` (a compaction ran
-/// in the call) each figure is the sum over them, input counting the cache
-/// reads and writes too (`compaction.md`): the top-level figures leave the
-/// compaction's own iteration out.
+/// Token counts of a `usage` object (`message_start`'s, or the cumulative
+/// one of `message_delta`). Input counts every prompt token the vendor
+/// counted: `input_tokens` plus the cache reads and writes, which are also
+/// reported apart. With `iterations` (a compaction ran in the call) each
+/// figure is the sum over them (`compaction.md`): the top-level figures
+/// leave the compaction's own iteration out.
 fn usage_of(usage: &Value) -> Vec<ModelEvent> {
+    const READ: &str = "cache_read_input_tokens";
+    const WRITE: &str = "cache_creation_input_tokens";
     let Some(iterations) = usage["iterations"].as_array().filter(|i| !i.is_empty()) else {
+        let (read, write) = (usage[READ].as_u64(), usage[WRITE].as_u64());
         return vec![ModelEvent::Usage {
-            input_tokens: usage["input_tokens"].as_u64(),
+            input_tokens: usage["input_tokens"]
+                .as_u64()
+                .map(|input| input + read.unwrap_or(0) + write.unwrap_or(0)),
             output_tokens: usage["output_tokens"].as_u64(),
+            cache_read_tokens: read,
+            cache_write_tokens: write,
         }];
     };
     let sum = |fields: &[&str]| -> u64 {
@@ -30,12 +39,10 @@ fn usage_of(usage: &Value) -> Vec<ModelEvent> {
     vec![
         ModelEvent::Iterations(usage["iterations"].clone()),
         ModelEvent::Usage {
-            input_tokens: Some(sum(&[
-                "input_tokens",
-                "cache_read_input_tokens",
-                "cache_creation_input_tokens",
-            ])),
+            input_tokens: Some(sum(&["input_tokens", READ, WRITE])),
             output_tokens: Some(sum(&["output_tokens"])),
+            cache_read_tokens: Some(sum(&[READ])),
+            cache_write_tokens: Some(sum(&[WRITE])),
         },
     ]
 }
@@ -95,13 +102,7 @@ impl WireParser for MessagesParser {
         let kind = data["type"].as_str().unwrap_or(event.event.as_str());
         let index = data["index"].as_u64().unwrap_or(0) as usize;
         match kind {
-            "message_start" => {
-                let usage = &data["message"]["usage"];
-                vec![ModelEvent::Usage {
-                    input_tokens: usage["input_tokens"].as_u64(),
-                    output_tokens: usage["output_tokens"].as_u64(),
-                }]
-            }
+            "message_start" => usage_of(&data["message"]["usage"]),
             "content_block_start" if data["content_block"]["type"] == "thinking" => {
                 let block = &data["content_block"];
                 [

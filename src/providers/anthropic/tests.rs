@@ -23,7 +23,9 @@ async fn documented_streams_decode_the_same_at_every_split() {
         [
             ModelEvent::Usage {
                 input_tokens: Some(412),
-                output_tokens: Some(1)
+                output_tokens: Some(1),
+                cache_read_tokens: None,
+                cache_write_tokens: None,
             },
             ModelEvent::Text("Let me check ☀.".into()),
             ModelEvent::ToolCallStart {
@@ -41,7 +43,9 @@ async fn documented_streams_decode_the_same_at_every_split() {
             },
             ModelEvent::Usage {
                 input_tokens: None,
-                output_tokens: Some(42)
+                output_tokens: Some(42),
+                cache_read_tokens: None,
+                cache_write_tokens: None,
             },
             ModelEvent::Finish(FinishReason::ToolCalls),
         ]

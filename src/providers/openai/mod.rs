@@ -192,9 +192,13 @@ impl ChatParser {
             }
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            // `prompt_tokens` already counts the cached ones; OpenAI
+            // reports no cache writes.
             out.push(ModelEvent::Usage {
                 input_tokens: usage["prompt_tokens"].as_u64(),
                 output_tokens: usage["completion_tokens"].as_u64(),
+                cache_read_tokens: usage["prompt_tokens_details"]["cached_tokens"].as_u64(),
+                cache_write_tokens: None,
             });
         }
         out

@@ -30,7 +30,9 @@ async fn text_stream_gives_text_usage_and_finish() {
             ModelEvent::Text(" wörld ✓".into()),
             ModelEvent::Usage {
                 input_tokens: Some(12),
-                output_tokens: Some(4)
+                output_tokens: Some(4),
+                cache_read_tokens: None,
+                cache_write_tokens: None,
             },
             ModelEvent::Finish(FinishReason::Stop),
         ]

@@ -17,6 +17,8 @@ fn usage(org: OrgId, agent: AgentId, thread: ThreadId, tokens: u64) -> UsageReco
         key_source: "platform".into(),
         input_tokens: tokens,
         output_tokens: tokens,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
         metadata: Default::default(),
         stopped: false,
         estimated: false,
