@@ -71,6 +71,7 @@ fn hot_paths(c: &mut Criterion) {
         .collect();
     let request = ModelRequest {
         system_stable_len: 0,
+        origin: None,
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),

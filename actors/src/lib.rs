@@ -40,9 +40,9 @@ pub use ports::{
     MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadAppend, ThreadStore, run_blocking,
 };
 pub use provider::{
-    CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver, FinishReason,
-    KeyRequest, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute, ModelStream,
-    ReasoningBlock, ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
+    CallOrigin, CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver,
+    FinishReason, KeyRequest, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
+    ModelStream, ReasoningBlock, ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};

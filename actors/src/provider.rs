@@ -89,6 +89,18 @@ pub struct ModelRequest {
     pub compaction: Option<crate::domain::CompactionConfig>,
     /// The user's own key from the resolver; `None` uses the platform key.
     pub api_key: Option<VendorKey>,
+    /// Whom the call is for; a vendor that takes a prompt-cache key or an
+    /// end-user identifier derives them from it (never sending the ids).
+    pub origin: Option<CallOrigin>,
+}
+
+/// The thread and end user a model call is made for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallOrigin {
+    pub org: crate::ids::OrgId,
+    pub thread: crate::ids::ThreadId,
+    /// The JWT `sub`, the send's `senderId`, or `apikey:{key id}`.
+    pub user: String,
 }
 
 /// Why the model stopped.

@@ -134,6 +134,7 @@ mod tests {
         let provider = BuiltinProvider::new(Duration::ZERO);
         let request = ModelRequest {
             system_stable_len: 0,
+            origin: None,
             route: provider.route("builtin/echo"),
             system: String::new(),
             messages: std::sync::Arc::new(vec![ContextMessage::text(

@@ -82,6 +82,7 @@ impl ProviderRouter {
                 base_url: settings.openai_base_url.clone(),
                 platform_key: key(&settings.openai_api_key),
                 retry: retry.clone(),
+                refused: Default::default(),
             },
             anthropic: AnthropicProvider {
                 client,

@@ -196,12 +196,18 @@ fn jitter(up_to: Duration) -> Duration {
 impl RetryPolicy {
     /// Sends `build()` until it succeeds, fails for good, or retries or the
     /// first-byte budget run out.
+    ///
+    /// `refused_field` reads a 400's message: when it says the server
+    /// refused an optional field (and so that `build` leaves it out from
+    /// now on), the request is sent again at once, one time.
     pub async fn send(
         &self,
         build: &(dyn Fn() -> RequestBuilder + Send + Sync),
+        refused_field: Option<&FieldCheck>,
     ) -> Result<Response, ModelError> {
         let deadline = tokio::time::Instant::now() + self.first_byte_timeout;
         let mut attempt = 0u32;
+        let mut resent_without_fields = false;
         loop {
             let sent = tokio::time::timeout_at(deadline, async {
                 match build().send().await {
@@ -210,21 +216,28 @@ impl RetryPolicy {
                         let status = response.status();
                         let wait = retry_after(response.headers());
                         let body = response.text().await.unwrap_or_default();
-                        let (error, retryable) = classify_status(status, &error_message(&body));
-                        Err((error, retryable, wait))
+                        let message = error_message(&body);
+                        let refused = status == StatusCode::BAD_REQUEST
+                            && refused_field.is_some_and(|check| check(&message));
+                        let (error, retryable) = classify_status(status, &message);
+                        Err((error, retryable, wait, refused))
                     }
                     Err(error) => {
                         let (error, retryable) = classify_transport(&error);
-                        Err((error, retryable, None))
+                        Err((error, retryable, None, false))
                     }
                 }
             })
             .await;
-            let (error, retryable, wait) = match sent {
+            let (error, retryable, wait, refused) = match sent {
                 Err(_elapsed) => return Err(first_byte_timeout()),
                 Ok(Ok(response)) => return Ok(response),
                 Ok(Err(failed)) => failed,
             };
+            if refused && !resent_without_fields {
+                resent_without_fields = true;
+                continue;
+            }
             if !retryable || attempt >= self.max_retries {
                 return Err(error);
             }
@@ -325,14 +338,19 @@ where
 /// A request builder that can be called again for each retry.
 pub type RequestFactory = Arc<dyn Fn() -> RequestBuilder + Send + Sync>;
 
+/// Whether a vendor's refusal (a 400's message) names an optional field
+/// the request can go without (see [`RetryPolicy::send`]).
+pub type FieldCheck = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// Sends the request (with retries) and decodes its stream with `parser`.
 /// Dropping the stream drops the response, which closes the connection.
 pub fn vendor_stream<P: WireParser>(
     retry: RetryPolicy,
     request: RequestFactory,
+    refused_field: Option<FieldCheck>,
     parser: P,
 ) -> ModelStream {
-    let connect = async move { retry.send(&*request).await };
+    let connect = async move { retry.send(&*request, refused_field.as_ref()).await };
     let mut parser = Some(parser);
     Box::pin(
         futures_util::stream::once(connect).flat_map(move |response| -> ModelStream {

@@ -121,3 +121,53 @@ async fn cache_tokens_reach_done_usage_and_the_usage_record() {
         assert_eq!(record["input_tokens"], input, "{record}");
     }
 }
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// OpenAI-compatible requests carry the thread's cache key and the end
+/// user's hashed identifier; a server that refuses them gets the request
+/// once more without them, and never again with them.
+#[tokio::test]
+async fn openai_cache_key_and_a_server_that_refuses_it() {
+    let rig = VendorRig::start().await;
+    let first = rig.thread("gpt-4.1", "").await;
+    let second = rig.thread("gpt-4.1", "").await;
+    for thread in [&first, &second] {
+        rig.openai.push(Reply::stream(fixture("openai_text.sse")));
+        rig.api.say(thread, json!({"content": "hi"})).await;
+    }
+    let requests = rig.openai.requests();
+    let (a, b) = (&requests[0].body, &requests[1].body);
+    assert_eq!(a["prompt_cache_key"], sha256_hex(&first)[..32]);
+    assert_eq!(b["prompt_cache_key"], sha256_hex(&second)[..32]);
+    let user = a["safety_identifier"].as_str().unwrap();
+    assert_eq!(user.len(), 64);
+    assert_eq!(b["safety_identifier"], user, "the same end user");
+    assert!(!requests[0].raw_body.contains(first.as_str()));
+
+    rig.openai
+        .push(Reply::json(
+            400,
+            json!({"error": {"message": "Unrecognized request argument supplied: prompt_cache_key",
+                             "type": "invalid_request_error"}}),
+        ))
+        .push(Reply::stream(fixture("openai_text.sse")))
+        .push(Reply::stream(fixture("openai_text.sse")));
+    let frames = rig.api.say(&first, json!({"content": "again"})).await;
+    assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+    let frames = rig.api.say(&second, json!({"content": "and again"})).await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    let requests = rig.openai.requests();
+    assert_eq!(requests.len(), 5);
+    assert!(requests[2].body.get("prompt_cache_key").is_some());
+    for later in &requests[3..] {
+        assert_eq!(later.body.get("prompt_cache_key"), None);
+        assert_eq!(later.body.get("safety_identifier"), None);
+    }
+}

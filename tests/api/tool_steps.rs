@@ -52,7 +52,8 @@ async fn anthropic_tool_steps_carry_the_result_blocks() {
     assert_eq!(
         second["messages"][2],
         json!({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "{\"celsius\":18}"}]})
+            {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "{\"celsius\":18}",
+             "cache_control": {"type": "ephemeral"}}]})
     );
     // The next send gives the model the whole story.
     vendor.push(Reply::stream(fixture("anthropic_text.sse")));

@@ -186,7 +186,7 @@ async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
     );
     assert_eq!(
         messages[2]["content"][1],
-        json!({"type": "text", "text": "Never mind."})
+        json!({"type": "text", "text": "Never mind.", "cache_control": {"type": "ephemeral"}})
     );
 
     // A second round trip with a real result. The recorded stream reuses
@@ -222,7 +222,8 @@ async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
     let last = messages.as_array().unwrap().last().unwrap().clone();
     assert_eq!(
         last,
-        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "21C"}]})
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "21C",
+            "cache_control": {"type": "ephemeral"}}]})
     );
     let roles: Vec<String> = api
         .history(&thread)
@@ -314,7 +315,8 @@ async fn anthropic_thinking_blocks_go_back_unchanged() {
     );
     assert_eq!(
         messages[2]["content"][0],
-        json!({"type": "tool_result", "tool_use_id": "toolu_02B", "content": "18 °C"})
+        json!({"type": "tool_result", "tool_use_id": "toolu_02B", "content": "18 °C",
+               "cache_control": {"type": "ephemeral"}})
     );
 }
 

@@ -96,6 +96,7 @@ impl Turn {
         };
         let request = ModelRequest {
             system_stable_len: 0,
+            origin: None,
             route: self.route.clone(),
             system: SUMMARY_INSTRUCTION.to_owned(),
             messages: Arc::new(vec![ContextMessage::text(

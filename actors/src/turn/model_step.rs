@@ -14,7 +14,7 @@ use super::{CancelReason, Emitter, Turn, compose_system_prompt, until_cancelled}
 use crate::codes;
 use crate::events::ThreadEvent;
 use crate::provider::{
-    CompactionBlock, FinishReason, KeyRequest, ModelError, ModelEvent, ModelRequest,
+    CallOrigin, CompactionBlock, FinishReason, KeyRequest, ModelError, ModelEvent, ModelRequest,
     ReasoningBlock, ReasoningPiece, ToolCall, VendorKey, estimate_tokens,
 };
 use crate::timings::micros_between;
@@ -88,6 +88,11 @@ impl Turn {
         let request = ModelRequest {
             route: self.route.clone(),
             system_stable_len: stable_len(&self.agent.stable_preamble),
+            origin: Some(CallOrigin {
+                org: self.org,
+                thread: self.thread_id,
+                user: self.scope.user_id.clone(),
+            }),
             system,
             messages: Arc::clone(&context),
             tools: self

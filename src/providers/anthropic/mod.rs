@@ -207,7 +207,7 @@ impl ModelProvider for AnthropicProvider {
                 None => builder,
             }
         });
-        vendor_stream(self.retry.clone(), factory, MessagesParser::default())
+        vendor_stream(self.retry.clone(), factory, None, MessagesParser::default())
     }
 }
 

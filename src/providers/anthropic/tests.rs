@@ -97,6 +97,7 @@ fn thinking_goes_back_only_to_the_vendor_that_made_it() {
     };
     let request = |from: &str| ModelRequest {
         system_stable_len: 0,
+        origin: None,
         route: route(super::super::ANTHROPIC),
         system: String::new(),
         messages: std::sync::Arc::new(vec![
@@ -135,6 +136,7 @@ fn request_puts_tool_results_first_and_merges_turns() {
     }];
     let request = ModelRequest {
         system_stable_len: 0,
+        origin: None,
         route: ModelRoute {
             provider: "anthropic".into(),
             model: "claude-sonnet-4-6".into(),
@@ -206,6 +208,7 @@ async fn a_compaction_block_is_read_whole_and_a_failed_one_is_not_kept() {
 fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() {
     let request = |messages: Vec<ContextMessage>| ModelRequest {
         system_stable_len: 0,
+        origin: None,
         route: ModelRoute {
             provider: super::super::ANTHROPIC.into(),
             model: "m".into(),

@@ -21,8 +21,11 @@ use confer_actors::{
 use eventsource_stream::Event;
 use serde_json::{Value, json};
 
+mod cache;
+
 use super::vendor::{
-    RequestFactory, RetryPolicy, WireParser, malformed, string_or_absent, truncated, vendor_stream,
+    FieldCheck, RequestFactory, RetryPolicy, WireParser, malformed, string_or_absent, truncated,
+    vendor_stream,
 };
 
 /// The OpenAI-compatible provider.
@@ -32,6 +35,8 @@ pub struct OpenAiProvider {
     pub base_url: String,
     pub platform_key: Option<VendorKey>,
     pub retry: RetryPolicy,
+    /// Whether the server refused `prompt_cache_key` / `safety_identifier`.
+    pub refused: cache::RefusedFields,
 }
 
 /// The JSON body of a streamed chat completion.
@@ -247,17 +252,35 @@ impl ModelProvider for OpenAiProvider {
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
         let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
-        let body = request_body(&request);
+        let mut body = request_body(&request);
+        let cached = match &request.origin {
+            Some(origin) if !self.refused.refused() => {
+                cache::add_fields(&mut body, origin);
+                true
+            }
+            _ => false,
+        };
         let key = request.api_key.or_else(|| self.platform_key.clone());
         let client = self.client.clone();
+        let refused = self.refused.clone();
         let factory: RequestFactory = Arc::new(move || {
-            let builder = client.get().post(&url).json(&body);
+            // Refused by the server since this body was made: without them.
+            let stripped = (cached && refused.refused())
+                .then(|| refused.strip(&body))
+                .flatten();
+            let builder = client
+                .get()
+                .post(&url)
+                .json(stripped.as_ref().unwrap_or(&body));
             match &key {
                 Some(key) => builder.bearer_auth(key.expose()),
                 None => builder,
             }
         });
-        vendor_stream(self.retry.clone(), factory, ChatParser::default())
+        let refused = self.refused.clone();
+        let check: Option<FieldCheck> =
+            cached.then(|| Arc::new(move |message: &str| refused.check(message)) as FieldCheck);
+        vendor_stream(self.retry.clone(), factory, check, ChatParser::default())
     }
 }
 

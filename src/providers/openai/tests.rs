@@ -134,6 +134,7 @@ fn another_vendors_compaction_becomes_a_summary_after_the_system_prompt() {
     }));
     let request = ModelRequest {
         system_stable_len: 0,
+        origin: None,
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),
@@ -173,6 +174,7 @@ fn request_carries_system_tools_and_tool_turns() {
     }];
     let request = ModelRequest {
         system_stable_len: 0,
+        origin: None,
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),
