@@ -8,6 +8,7 @@ pub mod anthropic;
 pub mod builtin;
 pub mod client;
 pub mod openai;
+pub mod retry;
 pub mod tokens;
 pub mod vendor;
 
@@ -19,7 +20,7 @@ use secrecy::ExposeSecret;
 use self::anthropic::AnthropicProvider;
 use self::builtin::BuiltinProvider;
 use self::openai::OpenAiProvider;
-use self::vendor::RetryPolicy;
+use self::retry::RetryPolicy;
 use crate::settings::Settings;
 
 /// Provider names as they appear in routes and usage records.

@@ -21,7 +21,8 @@ use confer_actors::{
 };
 use serde_json::{Value, json};
 
-use super::vendor::{RequestFactory, RetryPolicy, vendor_stream};
+use super::retry::RetryPolicy;
+use super::vendor::{RequestFactory, vendor_stream};
 
 mod cache;
 mod parser;

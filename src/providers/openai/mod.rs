@@ -23,9 +23,9 @@ use serde_json::{Value, json};
 
 mod cache;
 
+use super::retry::{FieldCheck, RetryPolicy};
 use super::vendor::{
-    FieldCheck, RequestFactory, RetryPolicy, WireParser, malformed, string_or_absent, truncated,
-    vendor_stream,
+    RequestFactory, WireParser, malformed, string_or_absent, truncated, vendor_stream,
 };
 
 /// The OpenAI-compatible provider.
