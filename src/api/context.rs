@@ -61,7 +61,11 @@ pub enum ContextBlock {
         turn: Option<u64>,
         id: String,
         name: String,
+        /// The model's raw text when it was not valid JSON.
         arguments: Value,
+        /// `"invalid JSON"` then.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        arguments_error: Option<String>,
     },
 }
 
@@ -126,6 +130,7 @@ fn blocks_of(entry: &ContextMessage, out: &mut Vec<ContextBlock>) {
             id: call.id.clone(),
             name: call.name.clone(),
             arguments: call.arguments.clone(),
+            arguments_error: call.arguments_error.clone(),
         });
     }
 }

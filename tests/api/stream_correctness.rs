@@ -143,6 +143,19 @@ async fn invalid_tool_arguments_reach_the_client_raw_and_go_back_unchanged() {
         messages[1]["tool_calls"][0]["function"]["arguments"],
         BROKEN_ARGUMENTS
     );
+    let context = rig
+        .api
+        .get(&format!("/api/threads/{thread}/context"))
+        .await
+        .expect(200);
+    let call = context["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "tool_call")
+        .unwrap();
+    assert_eq!(call["arguments"], BROKEN_ARGUMENTS);
+    assert_eq!(call["arguments_error"], "invalid JSON");
 }
 
 /// A server-side call whose arguments do not parse is not run: its result
