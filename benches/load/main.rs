@@ -1,0 +1,177 @@
+//! The concurrent-streams load generator: how many answers Confer streams at
+//! once, what it adds to each token and to the first token, and what a stream
+//! costs in memory, CPU and disk. See docs/performance.md.
+//!
+//! `cargo bench --bench load` runs the default set (paced at 100, 500 and
+//! 1,000 streams, burst, idle with 2,000 streams, history) and prints a
+//! markdown table; the JSON lands in `target/bench/load.json`. Flags (after
+//! `--`): `--paced 100,500,1000,2000`, `--idle 10000`, `--recovery 1000000`,
+//! `--only paced,burst,idle,history,recovery` (any of them), `--turns N`, `--tokens N`,
+//! `--interval-ms N`, `--ramp-ms N` (streams start spread over this; 1000),
+//! `--vendor openai|anthropic`, `--phases` (the server logs each turn's
+//! phase timings, `confer::turn_timings`, and the paced rows break the time
+//! to first token down by phase; off by default, as it adds a log line per turn).
+//!
+//! Everything runs on one machine: a pacing mock vendor (OpenAI or Anthropic
+//! streaming format) that writes each token's send time into its text, the
+//! release `confer` binary pointed at it, and this client. Every paced figure
+//! is also measured with the same client talking to the mock directly, and
+//! reported as a ratio against that direct path.
+
+// A benchmark aborts on setup failure: there is nothing to measure then.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod client;
+mod paced;
+mod report;
+mod runs;
+mod server;
+mod vendor;
+
+use client::*;
+use paced::*;
+use report::*;
+use runs::*;
+use server::*;
+use vendor::*;
+
+const KEY: &str = "load-key-0123456789abcdef0123456789";
+
+/// `--phases`: collect the server's per-turn phase timings.
+static PHASES: AtomicBool = AtomicBool::new(false);
+
+/// The phases of `confer::turn_timings`, in turn order.
+const PHASE_FIELDS: [&str; 10] = confer_actors::TurnTimings::FIELDS;
+
+fn now_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64
+}
+
+// ---- options -------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+struct Options {
+    paced: Vec<usize>,
+    idle: usize,
+    recovery: Option<usize>,
+    only: Option<String>,
+    turns: usize,
+    tokens: usize,
+    interval_ms: u64,
+    ramp_ms: u64,
+    vendor: String,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        paced: vec![100, 500, 1000],
+        idle: 2000,
+        recovery: None,
+        only: None,
+        turns: 3,
+        tokens: 50,
+        interval_ms: 20,
+        ramp_ms: 1000,
+        vendor: "openai".into(),
+    };
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let mut i = 0;
+    while i < args.len() {
+        let value = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--paced" => o.paced = value.split(',').filter_map(|n| n.parse().ok()).collect(),
+            "--idle" => o.idle = value.parse().unwrap(),
+            "--recovery" => o.recovery = Some(value.parse().unwrap()),
+            "--only" => o.only = Some(value),
+            "--turns" => o.turns = value.parse().unwrap(),
+            "--tokens" => o.tokens = value.parse().unwrap(),
+            "--interval-ms" => o.interval_ms = value.parse().unwrap(),
+            "--ramp-ms" => o.ramp_ms = value.parse().unwrap(),
+            "--vendor" => o.vendor = value,
+            "--phases" => {
+                PHASES.store(true, Ordering::Relaxed);
+                i += 1;
+                continue;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    o
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let o = options();
+    let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap_or(0);
+    println!("open-file limit raised to {limit}");
+    let wants = |name: &str| {
+        o.only
+            .as_deref()
+            .is_none_or(|only| only.split(',').any(|o| o == name))
+    };
+    let vendor = mock_vendor().await;
+    let started = Instant::now();
+    let mut results = json!({"options": format!("{o:?}"), "cores": std::thread::available_parallelism().map_or(1, usize::from)});
+    if wants("paced") {
+        let mut runs = Vec::new();
+        for &n in &o.paced {
+            eprintln!("paced: {n} streams");
+            runs.push(paced(&o, &vendor, n).await);
+        }
+        results["paced"] = json!(runs);
+    }
+    if wants("burst") {
+        eprintln!("burst");
+        results["burst"] = burst(&vendor).await;
+    }
+    if wants("idle") {
+        eprintln!("idle: {} streams", o.idle);
+        results["idle"] = idle(&vendor, o.idle).await;
+    }
+    if wants("history") {
+        eprintln!("history");
+        results["history"] = history(&vendor).await;
+    }
+    if let Some(count) = o.recovery.filter(|_| wants("recovery")) {
+        eprintln!("recovery: {count} messages");
+        results["recovery"] = recovery(&vendor, count).await;
+    }
+    results["total_s"] = json!(started.elapsed().as_secs_f64());
+    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(
+        out_dir.join("load.json"),
+        serde_json::to_string_pretty(&results).unwrap(),
+    )
+    .unwrap();
+    let table = table(&results);
+    std::fs::write(out_dir.join("load.md"), &table).unwrap();
+    println!(
+        "\n{table}\nJSON: target/bench/load.json ({:.0} s in all)",
+        started.elapsed().as_secs_f64()
+    );
+}
