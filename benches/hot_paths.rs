@@ -72,6 +72,7 @@ fn hot_paths(c: &mut Criterion) {
     let request = ModelRequest {
         system_stable_len: 0,
         origin: None,
+        options: Default::default(),
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),

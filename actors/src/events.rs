@@ -9,9 +9,7 @@ use crate::ids::{MessageId, ThreadId};
 use crate::provider::ToolCall;
 
 /// Token counts of a turn, as the `done` event reports them.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema,
-)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Every prompt token the vendors counted, cached ones included.
@@ -28,10 +26,15 @@ pub struct Usage {
     /// included); absent on records written before multi-step turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<u32>,
+    /// The model that answered (a fallback model when one replaced the
+    /// send's); absent on records written before fallback models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl std::ops::AddAssign for Usage {
-    /// Adds another call's tokens (`steps` is the sender's to set).
+    /// Adds another call's tokens (`steps` and `model` are the sender's to
+    /// set).
     fn add_assign(&mut self, other: Self) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
@@ -50,6 +53,11 @@ pub enum ThreadEvent {
     /// A chunk of answer text.
     #[schema(title = "token")]
     Token { delta: String },
+    /// A chunk of the model's thinking (extended thinking), only when the
+    /// send asked for it with `streamThinking: true`; never part of
+    /// `done.content`.
+    #[schema(title = "thinking")]
+    Thinking { delta: String },
     /// A tool call, once its arguments are complete.
     #[schema(title = "tool_call")]
     ToolCall { tool: Box<ToolCall> },
@@ -194,6 +202,7 @@ impl ThreadEvent {
         match self {
             Self::Meta(_) => "meta",
             Self::Token { .. } => "token",
+            Self::Thinking { .. } => "thinking",
             Self::ToolCall { .. } => "tool_call",
             Self::ToolExecuting { .. } => "tool_executing",
             Self::Compaction { .. } => "compaction",

@@ -24,6 +24,7 @@ pub mod thread_actor;
 pub mod timings;
 pub mod tools;
 pub mod turn;
+pub mod vendor_options;
 
 #[cfg(test)]
 mod tests;
@@ -48,3 +49,4 @@ pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};
 pub use timings::TurnTimings;
 pub use turn::{Engine, ToolResult, TurnRequest};
+pub use vendor_options::{AnthropicCache, AnthropicOptions, OpenAiOptions, VendorOptions};

@@ -92,6 +92,8 @@ pub struct ModelRequest {
     /// Whom the call is for; a vendor that takes a prompt-cache key or an
     /// end-user identifier derives them from it (never sending the ids).
     pub origin: Option<CallOrigin>,
+    /// The send's vendor options; each provider reads its own part.
+    pub options: Arc<crate::vendor_options::VendorOptions>,
 }
 
 /// The thread and end user a model call is made for.
@@ -126,14 +128,32 @@ pub struct ModelError {
     pub code: ErrorCode,
     /// Client-safe detail (never a key).
     pub detail: String,
+    /// Whether a fallback model may answer instead (`vendor-options.md`,
+    /// "Fallback models": the model is unknown or refused, or the vendor is
+    /// rate limiting or down after retries).
+    pub replaceable: bool,
 }
 
 impl ModelError {
+    /// An error that no fallback model replaces.
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self {
+            code,
+            detail: detail.into(),
+            replaceable: false,
+        }
+    }
+
     /// A `MODEL_ERROR` with `detail`.
     pub fn model(detail: impl Into<String>) -> Self {
+        Self::new(crate::codes::MODEL_ERROR, detail)
+    }
+
+    /// The same error, which a fallback model may replace.
+    pub fn replaceable(self) -> Self {
         Self {
-            code: crate::codes::MODEL_ERROR,
-            detail: detail.into(),
+            replaceable: true,
+            ..self
         }
     }
 }

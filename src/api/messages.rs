@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::extract::{JsonBody, parse_json};
 use super::sse::{self, Preamble};
 use super::threads::Overlay;
+use super::vendor_options::{self, AnthropicOverrides, OpenAiOverrides};
 use super::{idempotency, replayed};
 use super::{page_limit, timestamp};
 use crate::auth::{Caller, access};
@@ -98,6 +99,16 @@ pub struct SendMessage {
     pub metadata: Option<Metadata>,
     /// What to do when the thread is busy (`queue` by default).
     pub if_busy: Option<IfBusyBody>,
+    /// Options for vendor A models: thinking, fallback models, caching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anthropic_overrides: Option<AnthropicOverrides>,
+    /// Options for vendor B models: the prompt-cache key and end-user
+    /// identifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openai_overrides: Option<OpenAiOverrides>,
+    /// Relay the model's thinking as `thinking` events (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_thinking: Option<bool>,
 }
 
 /// `ifBusy` of a send (`streams.md`).
@@ -205,6 +216,11 @@ pub async fn send(
     let key = idempotency::from_header(&http)?;
     let body = body.into_inner();
     body.validate(state.settings.max_content_bytes)?;
+    let options = vendor_options::validated(
+        body.anthropic_overrides.as_ref(),
+        body.openai_overrides.as_ref(),
+        body.stream_thinking,
+    )?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
     if body.continues_a_pause() {
@@ -259,6 +275,7 @@ pub async fn send(
         user_id,
         accepted: Some(accepted),
         idempotency,
+        options: std::sync::Arc::new(options),
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.

@@ -27,6 +27,7 @@ pub mod threads;
 pub mod todos;
 pub mod tools;
 pub mod usage;
+pub mod vendor_options;
 
 use actix_web::Error;
 use actix_web::body::{BoxBody, MessageBody};

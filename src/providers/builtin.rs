@@ -135,6 +135,7 @@ mod tests {
         let request = ModelRequest {
             system_stable_len: 0,
             origin: None,
+            options: Default::default(),
             route: provider.route("builtin/echo"),
             system: String::new(),
             messages: std::sync::Arc::new(vec![ContextMessage::text(

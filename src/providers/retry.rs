@@ -57,10 +57,10 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 
 /// The answer did not start within the first-byte budget.
 fn first_byte_timeout() -> ModelError {
-    ModelError {
-        code: codes::PROVIDER_TIMEOUT,
-        detail: "the vendor did not start answering in time".into(),
-    }
+    ModelError::new(
+        codes::PROVIDER_TIMEOUT,
+        "the vendor did not start answering in time",
+    )
 }
 
 fn jitter(up_to: Duration) -> Duration {

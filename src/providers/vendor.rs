@@ -55,7 +55,11 @@ fn is_too_long(status: StatusCode, message: &str) -> bool {
 }
 
 /// A vendor's HTTP failure as a stream error, and whether to retry it.
-/// `message` is the vendor's error message, already extracted from its body.
+/// `message` is the vendor's error message, already extracted from its
+/// body. A fallback model may replace the call (`ModelError::replaceable`)
+/// when the vendor refused it (403), does not know the model (404, or a 400
+/// whose message names a model) or is rate limiting or down (429, 5xx: once
+/// retries are spent, which is when the error is returned).
 pub fn classify_status(status: StatusCode, message: &str) -> (ModelError, bool) {
     let detail = |what: &str| {
         if message.is_empty() {
@@ -65,43 +69,46 @@ pub fn classify_status(status: StatusCode, message: &str) -> (ModelError, bool) 
         }
     };
     if is_too_long(status, message) {
-        return (
-            ModelError {
-                code: codes::CONTEXT_TOO_LONG,
-                detail: detail("the conversation is longer than the model's context window"),
-            },
-            false,
-        );
+        let detail = detail("the conversation is longer than the model's context window");
+        return (ModelError::new(codes::CONTEXT_TOO_LONG, detail), false);
     }
     match status.as_u16() {
         // The vendor's words may quote part of the key: never relay them.
-        401 | 403 => (
-            ModelError {
-                code: codes::PROVIDER_AUTH,
-                detail: format!("the vendor refused the API key (HTTP {})", status.as_u16()),
-            },
+        401 => (
+            ModelError::new(codes::PROVIDER_AUTH, refused_key(status)),
+            false,
+        ),
+        403 => (
+            ModelError::new(codes::PROVIDER_AUTH, refused_key(status)).replaceable(),
             false,
         ),
         429 => (
-            ModelError {
-                code: codes::PROVIDER_RATE_LIMITED,
-                detail: detail("the vendor is rate limiting"),
-            },
+            ModelError::new(
+                codes::PROVIDER_RATE_LIMITED,
+                detail("the vendor is rate limiting"),
+            )
+            .replaceable(),
             true,
         ),
         408 | 504 => (
-            ModelError {
-                code: codes::PROVIDER_TIMEOUT,
-                detail: detail("the vendor timed out"),
-            },
+            ModelError::new(codes::PROVIDER_TIMEOUT, detail("the vendor timed out")).replaceable(),
             true,
         ),
         500..=599 => (
-            ModelError {
-                code: codes::PROVIDER_UNAVAILABLE,
-                detail: detail("the vendor is unavailable"),
-            },
+            ModelError::new(
+                codes::PROVIDER_UNAVAILABLE,
+                detail("the vendor is unavailable"),
+            )
+            .replaceable(),
             true,
+        ),
+        404 => (
+            ModelError::model(detail("the vendor does not know the model")).replaceable(),
+            false,
+        ),
+        400 if names_a_model(message) => (
+            ModelError::model(detail("the vendor rejected the model")).replaceable(),
+            false,
         ),
         _ => (
             ModelError::model(detail("the vendor rejected the request")),
@@ -110,23 +117,24 @@ pub fn classify_status(status: StatusCode, message: &str) -> (ModelError, bool) 
     }
 }
 
+fn refused_key(status: StatusCode) -> String {
+    format!("the vendor refused the API key (HTTP {})", status.as_u16())
+}
+
+/// Whether a 400's message is about the model (OpenAI's and vLLM's "The
+/// model `x` does not exist", Ollama's "model 'x' not found").
+fn names_a_model(message: &str) -> bool {
+    message.to_ascii_lowercase().contains("model")
+}
+
 pub(super) fn classify_transport(error: &reqwest::Error) -> (ModelError, bool) {
     if error.is_timeout() {
-        (
-            ModelError {
-                code: codes::PROVIDER_TIMEOUT,
-                detail: "the vendor did not answer in time".into(),
-            },
-            true,
-        )
+        let error = ModelError::new(codes::PROVIDER_TIMEOUT, "the vendor did not answer in time");
+        (error, true)
     } else {
-        (
-            ModelError {
-                code: codes::PROVIDER_UNAVAILABLE,
-                detail: "could not reach the vendor".into(),
-            },
-            true,
-        )
+        // A vendor that cannot be reached is down: a fallback may answer.
+        let error = ModelError::new(codes::PROVIDER_UNAVAILABLE, "could not reach the vendor");
+        (error.replaceable(), true)
     }
 }
 
@@ -151,20 +159,19 @@ pub trait WireParser: Send + 'static {
 
 /// The answer ended without its vendor's end marker.
 pub fn truncated() -> ModelEvent {
-    ModelEvent::Error(ModelError {
-        code: codes::PROVIDER_UNAVAILABLE,
-        detail: "the vendor's stream ended before the answer was complete".into(),
-    })
+    ModelEvent::Error(ModelError::new(
+        codes::PROVIDER_UNAVAILABLE,
+        "the vendor's stream ended before the answer was complete",
+    ))
 }
 
 /// A chunk that is not JSON, or whose known fields have the wrong type: the
 /// model call fails (vendor-options.md, "Stream correctness"), since skipping
 /// it would store an answer with a hole in it.
 pub fn malformed() -> ModelEvent {
-    ModelEvent::Error(ModelError {
-        code: codes::MODEL_ERROR,
-        detail: "the vendor sent a malformed stream chunk".into(),
-    })
+    ModelEvent::Error(ModelError::model(
+        "the vendor sent a malformed stream chunk",
+    ))
 }
 
 /// Whether `value` is absent, `null` or a string (a known text field's
@@ -191,15 +198,12 @@ where
             Some(Err(error)) => {
                 let timeout = matches!(&error, eventsource_stream::EventStreamError::Transport(t) if t.timeout);
                 let error = if timeout {
-                    ModelError {
-                        code: codes::PROVIDER_TIMEOUT,
-                        detail: "the vendor's stream stalled".into(),
-                    }
+                    ModelError::new(codes::PROVIDER_TIMEOUT, "the vendor's stream stalled")
                 } else {
-                    ModelError {
-                        code: codes::PROVIDER_UNAVAILABLE,
-                        detail: "the connection to the vendor was lost mid-answer".into(),
-                    }
+                    ModelError::new(
+                        codes::PROVIDER_UNAVAILABLE,
+                        "the connection to the vendor was lost mid-answer",
+                    )
                 };
                 Some((vec![ModelEvent::Error(error)], None))
             }

@@ -15,13 +15,13 @@ use serde_json::{Value, json};
 pub const BOOTSTRAP_KEY: &str = "test-bootstrap-key-0123456789abcdef";
 pub const JWT_SECRET: &str = "test-jwt-secret-fedcba9876543210";
 
-/// `tests/sse-client/`, where `npm ci --prefix tests/sse-client` installed the real
-/// client libraries the tests run under Node (`package`: one of them).
+/// `tests/peers/`, where `tests/peers/install` installed the real
+/// third-party peers the tests run under Node (`package`: one of them).
 pub fn peers_dir(package: &str) -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sse-client");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
     assert!(
         dir.join("node_modules").join(package).exists(),
-        "run `npm ci --prefix tests/sse-client` first (.ci/run does)"
+        "run `tests/peers/install` first (the README's test command does)"
     );
     dir
 }
@@ -624,6 +624,15 @@ impl Api {
             .expect(200);
         page["messages"].as_array().unwrap().clone()
     }
+}
+
+/// The data of every `name` event of a stream, in order.
+pub fn events_of<'a>(frames: &'a [Frame], name: &str) -> Vec<&'a Value> {
+    frames
+        .iter()
+        .filter(|f| f.event == name)
+        .map(|f| &f.data)
+        .collect()
 }
 
 /// The `done` frame of an answer (asserting there is exactly one, last).

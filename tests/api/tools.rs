@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Frame, Server, done_of};
+use crate::common::{Server, done_of, events_of};
 use crate::mock::{Reply, fixture};
 use crate::vendors::VendorRig;
 
@@ -13,14 +13,6 @@ fn weather_tools() -> Value {
          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
         {"name": "get_time", "parameters": {"type": "object"}}
     ])
-}
-
-fn events<'a>(frames: &'a [Frame], name: &str) -> Vec<&'a Value> {
-    frames
-        .iter()
-        .filter(|f| f.event == name)
-        .map(|f| &f.data)
-        .collect()
 }
 
 #[tokio::test]
@@ -43,7 +35,7 @@ async fn openai_tool_round_trip() {
             json!({"content": "Weather and time?", "tools": weather_tools()}),
         )
         .await;
-    let calls = events(&frames, "tool_call");
+    let calls = events_of(&frames, "tool_call");
     assert_eq!(calls.len(), 2);
     assert_eq!(
         calls[0]["tool"],
@@ -53,7 +45,7 @@ async fn openai_tool_round_trip() {
         calls[1]["tool"],
         json!({"id": "call_B", "name": "get_time", "arguments": {}})
     );
-    let action = events(&frames, "requires_action");
+    let action = events_of(&frames, "requires_action");
     assert_eq!(action[0]["toolCalls"].as_array().unwrap().len(), 2);
     assert_eq!(action[0]["toolCalls"][0]["id"], "call_A");
     let done = done_of(&frames);
@@ -151,7 +143,7 @@ async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
             json!({"content": "Weather in Paris?", "tools": weather_tools()}),
         )
         .await;
-    let calls = events(&frames, "tool_call");
+    let calls = events_of(&frames, "tool_call");
     assert_eq!(
         calls[0]["tool"],
         json!({"id": "toolu_01A", "name": "get_weather", "arguments": {"city": "Paris"}})
@@ -199,7 +191,7 @@ async fn anthropic_tool_round_trip_and_a_new_message_while_calls_are_pending() {
             json!({"content": "Paris, please", "tools": weather_tools()}),
         )
         .await;
-    let id = events(&frames, "tool_call")[0]["tool"]["id"]
+    let id = events_of(&frames, "tool_call")[0]["tool"]["id"]
         .as_str()
         .unwrap()
         .to_owned();

@@ -18,6 +18,22 @@ pub struct VendorRig {
     pub api: Api,
 }
 
+/// Server options whose Anthropic and OpenAI base URLs are `anthropic` and
+/// `openai`, with platform keys and short retry waits (`env` added, and
+/// winning).
+pub fn on_vendors(anthropic: &str, openai: &str, env: &[(&str, &str)]) -> Options {
+    let mut options = Options::default()
+        .env("OPENAI_BASE_URL", openai)
+        .env("OPENAI_API_KEY", "sk-platform-openai")
+        .env("ANTHROPIC_BASE_URL", anthropic)
+        .env("ANTHROPIC_API_KEY", "sk-platform-anthropic")
+        .env("CONFER_VENDOR_RETRY_BASE_MS", "5");
+    for (key, value) in env {
+        options = options.env(key, value);
+    }
+    options
+}
+
 impl VendorRig {
     pub async fn start() -> Self {
         Self::start_with(&[]).await
@@ -27,16 +43,7 @@ impl VendorRig {
     pub async fn start_with(env: &[(&str, &str)]) -> Self {
         let openai = Mock::start("/v1").await;
         let anthropic = Mock::start("/anthropic").await;
-        let mut options = Options::default()
-            .env("OPENAI_BASE_URL", &openai.base)
-            .env("OPENAI_API_KEY", "sk-platform-openai")
-            .env("ANTHROPIC_BASE_URL", &anthropic.base)
-            .env("ANTHROPIC_API_KEY", "sk-platform-anthropic")
-            .env("CONFER_VENDOR_RETRY_BASE_MS", "5");
-        for (key, value) in env {
-            options = options.env(key, value);
-        }
-        let server = Server::start_with(options);
+        let server = Server::start_with(on_vendors(&anthropic.base, &openai.base, env));
         let api = server.admin();
         Self {
             openai,
@@ -85,7 +92,8 @@ async fn openai_compatible_stream_end_to_end() {
     assert_eq!(done["content"], "Héllo wörld ✓");
     assert_eq!(
         done["usage"],
-        json!({"inputTokens": 12, "outputTokens": 4, "cacheReadTokens": 0, "cacheWriteTokens": 0, "steps": 1})
+        json!({"inputTokens": 12, "outputTokens": 4, "cacheReadTokens": 0, "cacheWriteTokens": 0,
+               "steps": 1, "model": "gpt-4.1"})
     );
 
     let request = &openai.requests()[0];
@@ -146,7 +154,8 @@ async fn anthropic_stream_end_to_end_under_a_path_prefix() {
     let done = done_of(&frames);
     assert_eq!(
         done["usage"],
-        json!({"inputTokens": 412, "outputTokens": 9, "cacheReadTokens": 0, "cacheWriteTokens": 0, "steps": 1})
+        json!({"inputTokens": 412, "outputTokens": 9, "cacheReadTokens": 0, "cacheWriteTokens": 0,
+               "steps": 1, "model": "claude-sonnet-4-6"})
     );
 
     let request = &anthropic.requests()[0];

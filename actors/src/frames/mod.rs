@@ -40,7 +40,7 @@ pub struct Frame {
 /// Bytes a frame is counted as (its serialized size, roughly, plus overhead).
 fn frame_bytes(event: &ThreadEvent) -> usize {
     let payload = match event {
-        ThreadEvent::Token { delta } => delta.len(),
+        ThreadEvent::Token { delta } | ThreadEvent::Thinking { delta } => delta.len(),
         ThreadEvent::Done(done) => done.content.len(),
         ThreadEvent::Error { detail, .. } => detail.as_ref().map_or(0, String::len),
         ThreadEvent::ToolCall { tool } => tool.arguments.to_string().len() + tool.name.len(),

@@ -217,6 +217,7 @@ async fn a_two_step_answer_streams_every_step_and_bills_every_call() {
             input_tokens: 30,
             output_tokens: 3,
             steps: Some(2),
+            model: Some("test".into()),
             ..Usage::default()
         })
     );
@@ -289,7 +290,7 @@ async fn at_the_step_limit_no_call_runs_and_a_last_call_cannot_call_tools() {
     let ThreadEvent::Done(done) = events.last().unwrap() else {
         unreachable!()
     };
-    assert_eq!(done.usage.unwrap().steps, Some(11));
+    assert_eq!(done.usage.as_ref().unwrap().steps, Some(11));
     assert_eq!(fixture.store.usage.lock().unwrap().len(), 11);
 }
 

@@ -23,10 +23,11 @@ impl Turn {
     /// context to cache, or `None` when it must be reloaded from the store.
     pub(super) async fn commit(mut self, mut outcome: ModelOutcome) -> Option<Vec<ContextMessage>> {
         let call = self.call_usage(&outcome);
-        let mut usage = self.spent;
+        let record = self.usage_record(&outcome, &call);
+        let mut usage = std::mem::take(&mut self.spent);
         usage += call;
         usage.steps = Some(self.step);
-        let record = self.usage_record(&outcome, call);
+        usage.model = Some(self.model.clone());
         let answered = outcome.stopped_by.is_none() && outcome.failure.is_none();
         // The text of every step; `done.content` and the listed message.
         let mut content = std::mem::take(&mut self.answer);
@@ -58,7 +59,7 @@ impl Turn {
         let keyed = self
             .keyed
             .take()
-            .map(|(key, record)| (key, with_outcome(record, &outcome, usage, requires_action)));
+            .map(|(key, record)| (key, with_outcome(record, &outcome, &usage, requires_action)));
         let write = ThreadAppend {
             listed,
             context: context.clone(),
@@ -99,12 +100,13 @@ impl Turn {
             cache_read_tokens: outcome.cache_read_tokens.unwrap_or(0),
             cache_write_tokens: outcome.cache_write_tokens.unwrap_or(0),
             steps: None,
+            model: None,
         }
     }
 
     /// The usage record of a model call, if the vendor accepted it (a call
     /// the vendor never accepted is not billed, so not recorded).
-    pub(super) fn usage_record(&self, outcome: &ModelOutcome, call: Usage) -> Option<UsageRecord> {
+    pub(super) fn usage_record(&self, outcome: &ModelOutcome, call: &Usage) -> Option<UsageRecord> {
         outcome.accepted.then(|| UsageRecord {
             stopped: outcome.stopped_by.is_some(),
             estimated: outcome.input_tokens.is_none() || outcome.output_tokens.is_none(),
@@ -117,7 +119,7 @@ impl Turn {
 
     /// A usage record of one of this turn's model calls (an answer's, until
     /// the caller says otherwise), not linked to a message yet.
-    pub(super) fn call_record(&self, key_source: &str, call: Usage) -> UsageRecord {
+    pub(super) fn call_record(&self, key_source: &str, call: &Usage) -> UsageRecord {
         UsageRecord {
             id: UsageId::new(),
             org_id: self.org,
@@ -219,7 +221,7 @@ impl Turn {
 fn with_outcome(
     record: IdempotencyRecord,
     outcome: &ModelOutcome,
-    usage: Usage,
+    usage: &Usage,
     requires_action: bool,
 ) -> IdempotencyRecord {
     let (kind, error_code) = match (&outcome.failure, outcome.stopped_by) {
@@ -238,7 +240,7 @@ fn with_outcome(
             kind,
             message_id: None,
             answer_seq: None,
-            usage: Some(usage),
+            usage: Some(usage.clone()),
             error_code,
         }),
         ..record

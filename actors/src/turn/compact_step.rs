@@ -97,6 +97,7 @@ impl Turn {
         let request = ModelRequest {
             system_stable_len: 0,
             origin: None,
+            options: Arc::default(),
             route: self.route.clone(),
             system: SUMMARY_INSTRUCTION.to_owned(),
             messages: Arc::new(vec![ContextMessage::text(
@@ -170,7 +171,7 @@ impl Turn {
         let record = UsageRecord {
             estimated: call.input_tokens.is_none() || call.output_tokens.is_none(),
             purpose: UsagePurpose::Compaction,
-            ..self.call_record(&key.source, call_usage)
+            ..self.call_record(&key.source, &call_usage)
         };
         match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
             Ok(stored) => self.billed.push(stored),

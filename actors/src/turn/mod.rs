@@ -18,7 +18,10 @@
 
 mod commit;
 mod compact_step;
+mod fallback_step;
 mod model_step;
+mod model_stream;
+mod outcome;
 mod prepare;
 mod tool_step;
 
@@ -42,7 +45,8 @@ use crate::provider::{
 use crate::timings::{PhaseClock, TurnTimings};
 use crate::tools::{self, CallPlan, MAX_TOOL_STEPS, ToolExecutor, ToolScope};
 
-pub use model_step::ModelOutcome;
+pub use model_step::compose_system_prompt;
+pub use outcome::ModelOutcome;
 
 /// What a turn needs from outside: the store, the models and the tools
 /// Confer runs itself.
@@ -91,6 +95,8 @@ pub struct TurnRequest {
     pub accepted: Option<Instant>,
     /// The send's `Idempotency-Key`, hashed.
     pub idempotency: Option<IdempotencyKey>,
+    /// The send's vendor options (thinking, fallback models, caching).
+    pub options: Arc<crate::vendor_options::VendorOptions>,
 }
 
 /// Where a turn's frames go: its thread's frame log, under its number.
@@ -222,6 +228,8 @@ struct Turn {
     billed: Vec<UsageRecord>,
     /// Token counts of the earlier calls.
     spent: Usage,
+    /// The fallback models not tried yet, in order.
+    fallbacks: std::collections::VecDeque<String>,
 }
 
 /// Runs one turn to its `done`; returns the context to cache for the next
@@ -239,7 +247,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     // step's future inline for its whole life, and the commit's alone is
     // 7 KB; boxed, a step's future lives only while it runs, and the task
     // streams with about 3 KB (see `a_turn_task_stays_small`).
-    let key = match Box::pin(turn.resolve_key()).await {
+    let mut key = match Box::pin(turn.resolve_key()).await {
         Ok(key) => key,
         Err(stopped) => {
             return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped))).await;
@@ -259,7 +267,12 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         if let Err(stopped) = compacted {
             return Box::pin(turn.commit(ModelOutcome::stopped_before_the_call(stopped))).await;
         }
-        let outcome = turn.call_model(key.clone()).await;
+        let outcome = turn.call_model(&key).await;
+        // Checked first: a boxed fallback step only when one may run.
+        let outcome = match turn.fallback_due(outcome) {
+            Ok(outcome) => outcome,
+            Err(failed) => Box::pin(turn.fall_back(failed, &mut key)).await,
+        };
         // The one place that picks what follows a model call.
         match turn.after_model_call(outcome) {
             AfterModelCall::Commit(outcome) => return Box::pin(turn.commit(outcome)).await,
@@ -361,32 +374,5 @@ async fn until_cancelled<T>(
         // that already resolved is never polled again).
         Ok(reason) = &mut *cancel, if !cancel.is_terminated() => Err(reason),
         done = work => Ok(done),
-    }
-}
-
-/// The system prompt: preamble, thread overlay, message overlay, joined by a
-/// blank line, empty parts left out.
-pub fn compose_system_prompt(parts: &[Option<&str>]) -> String {
-    parts
-        .iter()
-        .flatten()
-        .map(|p| p.trim_end())
-        .filter(|p| !p.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n\n")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn system_prompt_joins_present_parts() {
-        assert_eq!(
-            compose_system_prompt(&[Some("Be terse."), None, Some("Answer in French.")]),
-            "Be terse.\n\nAnswer in French."
-        );
-        assert_eq!(compose_system_prompt(&[Some(""), Some("  "), None]), "");
-        assert_eq!(compose_system_prompt(&[None, Some("x")]), "x");
     }
 }

@@ -3,7 +3,7 @@
 //! tools' run), its text, calls and their results join the context, and the
 //! calls run concurrently; a stop cancels them (closing their connections).
 
-use super::{CancelReason, ModelOutcome, Turn, blocking, until_cancelled};
+use super::{CancelReason, ModelOutcome, Turn, until_cancelled};
 use crate::provider::ContextMessage;
 use crate::tools::{CallPlan, run_calls};
 
@@ -14,17 +14,7 @@ impl Turn {
         mut outcome: ModelOutcome,
         plans: Vec<(crate::provider::ToolCall, CallPlan)>,
     ) -> Result<(), CancelReason> {
-        let call = self.call_usage(&outcome);
-        self.spent += call;
-        if let Some(record) = self.usage_record(&outcome, call) {
-            match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
-                Ok(stored) => self.billed.push(stored),
-                // The answer's write will fail the same way and say so.
-                Err(error) => {
-                    tracing::error!(%error, thread = %self.thread_id, "billing a tool step failed")
-                }
-            }
-        }
+        self.bill(&outcome).await;
         self.answer.push_str(outcome.lead);
         self.answer.push_str(&outcome.content);
         let entry = self.answer_entry(&mut outcome);

@@ -132,12 +132,21 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
             }
         }
     }
+    let options = &request.options.anthropic;
     let mut body = json!({
         "model": request.route.model,
         "max_tokens": max_tokens,
         "stream": true,
         "messages": messages,
     });
+    // Extended thinking: the budget counts against max_tokens, which must
+    // stay above it, leaving the answer its usual room.
+    if let Some(budget) = options.thinking_budget {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        if max_tokens <= budget {
+            body["max_tokens"] = json!(budget.saturating_add(max_tokens));
+        }
+    }
     // Another model's compaction (or Confer's summary) follows the system
     // prompt; the Messages API has no system messages, so it joins the prompt.
     let system = match view.summary {
@@ -146,7 +155,7 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
         None => request.system.clone(),
     };
     // The preamble first, as a block of its own: the cacheable part.
-    let system = cache::system_blocks(&system, request.system_stable_len);
+    let system = cache::system_blocks(&system, request.system_stable_len, &options.cache);
     if !system.is_empty() {
         body["system"] = Value::Array(system);
     }
@@ -178,7 +187,7 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32) -> Value {
             })
             .collect();
     }
-    cache::mark_breakpoints(&mut body);
+    cache::mark_breakpoints(&mut body, &options.cache);
     body
 }
 

@@ -98,6 +98,7 @@ fn thinking_goes_back_only_to_the_vendor_that_made_it() {
     let request = |from: &str| ModelRequest {
         system_stable_len: 0,
         origin: None,
+        options: Default::default(),
         route: route(super::super::ANTHROPIC),
         system: String::new(),
         messages: std::sync::Arc::new(vec![
@@ -135,13 +136,6 @@ fn request_puts_tool_results_first_and_merges_turns() {
         arguments_error: None,
     }];
     let request = ModelRequest {
-        system_stable_len: 0,
-        origin: None,
-        route: ModelRoute {
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-6".into(),
-            external: true,
-        },
         system: "You are terse.".into(),
         messages: std::sync::Arc::new(vec![
             ContextMessage::text(ContextRole::User, "Weather in Paris?"),
@@ -149,10 +143,7 @@ fn request_puts_tool_results_first_and_merges_turns() {
             ContextMessage::tool_result("toolu_01A", "not executed: the user sent a new message"),
             ContextMessage::text(ContextRole::User, "Never mind."),
         ]),
-        tools: vec![],
-        api_key: None,
-        tool_choice_none: false,
-        compaction: None,
+        ..claude_request()
     };
     let body = uncached_body(&request, 1024);
     assert_eq!(
@@ -171,6 +162,26 @@ fn request_puts_tool_results_first_and_merges_turns() {
         messages[2]["content"][1],
         json!({"type": "text", "text": "Never mind."})
     );
+}
+
+#[test]
+fn thinking_asks_for_its_budget_and_raises_max_tokens_above_it() {
+    let mut request = ModelRequest {
+        system: String::new(),
+        messages: std::sync::Arc::new(vec![ContextMessage::text(ContextRole::User, "Why?")]),
+        ..claude_request()
+    };
+    assert!(request_body(&request, 4096).get("thinking").is_none());
+    let mut options = confer_actors::VendorOptions::default();
+    options.anthropic.thinking_budget = Some(10_000);
+    request.options = std::sync::Arc::new(options);
+    let body = request_body(&request, 4096);
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 10_000})
+    );
+    assert_eq!(body["max_tokens"], 14_096);
+    assert_eq!(request_body(&request, 32_000)["max_tokens"], 32_000);
 }
 
 /// The SDK's compaction fixture (vendor-protocols.md §1b).
@@ -209,6 +220,7 @@ fn a_compaction_goes_back_verbatim_here_and_a_summary_joins_the_system_prompt() 
     let request = |messages: Vec<ContextMessage>| ModelRequest {
         system_stable_len: 0,
         origin: None,
+        options: Default::default(),
         route: ModelRoute {
             provider: super::super::ANTHROPIC.into(),
             model: "m".into(),
@@ -330,4 +342,24 @@ fn uncached_body(request: &ModelRequest, max_tokens: u32) -> Value {
     let mut body = request_body(request, max_tokens);
     strip(&mut body);
     body
+}
+
+/// A request to `claude-sonnet-4-6` with nothing in it.
+fn claude_request() -> ModelRequest {
+    ModelRequest {
+        system_stable_len: 0,
+        origin: None,
+        options: Default::default(),
+        route: ModelRoute {
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-6".into(),
+            external: true,
+        },
+        system: String::new(),
+        messages: std::sync::Arc::new(Vec::new()),
+        tools: vec![],
+        api_key: None,
+        tool_choice_none: false,
+        compaction: None,
+    }
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use confer_actors::CallOrigin;
+use confer_actors::{CallOrigin, OpenAiOptions};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -18,11 +18,24 @@ fn sha256_hex(text: &str) -> String {
 }
 
 /// Adds the cache key (the first 32 hex digits of SHA-256 of the thread id)
-/// and the end user's identifier (hex SHA-256 of `{org}:{user}`) to `body`.
-pub fn add_fields(body: &mut Value, origin: &CallOrigin) {
-    let key = sha256_hex(&origin.thread.to_string());
-    body[FIELDS[0]] = Value::String(key[..32].to_owned());
-    body[FIELDS[1]] = Value::String(sha256_hex(&format!("{}:{}", origin.org, origin.user)));
+/// and the end user's identifier (hex SHA-256 of `{org}:{user}`) to `body`,
+/// or those the send gave (`openaiOverrides`); none when it turned them off.
+/// Returns whether it added any.
+pub fn add_fields(body: &mut Value, origin: &CallOrigin, options: &OpenAiOptions) -> bool {
+    if options.disabled {
+        return false;
+    }
+    let key = options
+        .prompt_cache_key
+        .clone()
+        .unwrap_or_else(|| sha256_hex(&origin.thread.to_string())[..32].to_owned());
+    let user = options
+        .safety_identifier
+        .clone()
+        .unwrap_or_else(|| sha256_hex(&format!("{}:{}", origin.org, origin.user)));
+    body[FIELDS[0]] = Value::String(key);
+    body[FIELDS[1]] = Value::String(user);
+    true
 }
 
 /// Whether the provider's server refused the fields (a 400 naming one);
@@ -74,7 +87,7 @@ mod tests {
             user: "alice".into(),
         };
         let mut body = serde_json::json!({"model": "m"});
-        add_fields(&mut body, &origin);
+        assert!(add_fields(&mut body, &origin, &OpenAiOptions::default()));
         let key = body["prompt_cache_key"].as_str().unwrap();
         assert_eq!(key.len(), 32);
         assert!(sha256_hex(&origin.thread.to_string()).starts_with(key));
@@ -91,5 +104,32 @@ mod tests {
         assert!(refused.refused());
         let stripped = refused.strip(&body).unwrap();
         assert_eq!(stripped, serde_json::json!({"model": "m"}));
+    }
+
+    #[test]
+    fn a_send_may_give_the_fields_or_turn_them_off() {
+        let origin = CallOrigin {
+            org: confer_actors::OrgId::new(),
+            thread: confer_actors::ThreadId::new(),
+            user: "alice".into(),
+        };
+        let given = OpenAiOptions {
+            prompt_cache_key: Some("tenant-7".into()),
+            safety_identifier: Some("user-42".into()),
+            ..OpenAiOptions::default()
+        };
+        let mut body = serde_json::json!({});
+        add_fields(&mut body, &origin, &given);
+        assert_eq!(
+            body,
+            serde_json::json!({"prompt_cache_key": "tenant-7", "safety_identifier": "user-42"})
+        );
+        let off = OpenAiOptions {
+            disabled: true,
+            ..given
+        };
+        let mut body = serde_json::json!({});
+        assert!(!add_fields(&mut body, &origin, &off));
+        assert_eq!(body, serde_json::json!({}));
     }
 }

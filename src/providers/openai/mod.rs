@@ -255,8 +255,7 @@ impl ModelProvider for OpenAiProvider {
         let mut body = request_body(&request);
         let cached = match &request.origin {
             Some(origin) if !self.refused.refused() => {
-                cache::add_fields(&mut body, origin);
-                true
+                cache::add_fields(&mut body, origin, &request.options.openai)
             }
             _ => false,
         };

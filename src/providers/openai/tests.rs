@@ -135,6 +135,7 @@ fn another_vendors_compaction_becomes_a_summary_after_the_system_prompt() {
     let request = ModelRequest {
         system_stable_len: 0,
         origin: None,
+        options: Default::default(),
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),
@@ -175,6 +176,7 @@ fn request_carries_system_tools_and_tool_turns() {
     let request = ModelRequest {
         system_stable_len: 0,
         origin: None,
+        options: Default::default(),
         route: ModelRoute {
             provider: "openai".into(),
             model: "gpt-4.1".into(),
