@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::common::Server;
 
-/// What `tests/sse-client/validate-openapi.mjs` (@seriousme/openapi-schema-validator)
+/// What `tests/peers/validate-openapi.mjs` (@seriousme/openapi-schema-validator)
 /// says of `doc`.
 fn validate(doc: &Value) -> Value {
     let peers = crate::common::peers_dir("@seriousme/openapi-schema-validator");

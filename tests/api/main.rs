@@ -5,6 +5,7 @@
 mod common;
 
 mod agents;
+mod aimock;
 mod api_description;
 mod auth;
 mod backups;
@@ -15,6 +16,7 @@ mod conversation;
 mod durability;
 mod errors;
 mod limits;
+mod llmock;
 mod mock;
 mod operations;
 mod org_tools;
@@ -30,7 +32,9 @@ mod secrets;
 mod stream_correctness;
 mod streams;
 mod summary_compaction;
+mod third_party;
 mod threads;
 mod tool_steps;
 mod tools;
+mod vendor_options;
 mod vendors;

@@ -415,7 +415,7 @@ async fn keep_alives_are_one_comment_line_and_never_come_first() {
     assert!(!raw.contains(": keep-alive\n\n"), "{raw:?}");
 }
 
-/// What `tests/sse-client/read.cjs` (fetch-event-source under Node) read.
+/// What `tests/peers/read.cjs` (fetch-event-source under Node) read.
 async fn read_with_fetch_event_source(url: &str, body: Option<&Value>) -> Value {
     let dir = crate::common::peers_dir("@microsoft/fetch-event-source");
     let mut command = std::process::Command::new("node");
