@@ -88,7 +88,7 @@ async fn cache_tokens_reach_done_usage_and_the_usage_record() {
     assert_eq!(
         done["usage"],
         json!({"inputTokens": 412, "outputTokens": 9, "cacheReadTokens": 300,
-               "cacheWriteTokens": 50, "steps": 1})
+               "cacheWriteTokens": 50, "steps": 1, "model": "claude-sonnet-4-6"})
     );
 
     let gpt = rig.thread("gpt-4.1", "").await;
@@ -170,4 +170,157 @@ async fn openai_cache_key_and_a_server_that_refuses_it() {
         assert_eq!(later.body.get("prompt_cache_key"), None);
         assert_eq!(later.body.get("safety_identifier"), None);
     }
+}
+
+/// A vendor A prompt cache as the vendor keeps it, for the worked example:
+/// a request's blocks (system blocks, tools, then each message's content
+/// blocks, `cache_control` left out) weigh their JSON bytes ÷ 4 in tokens;
+/// each breakpoint writes the prefix ending at its block; a later request
+/// reads the longest prefix written before.
+#[derive(Default)]
+struct VendorCache {
+    written: std::collections::HashSet<String>,
+}
+
+impl VendorCache {
+    /// (uncached input, cache read, cache write) of a request body.
+    fn bill(&mut self, body: &Value) -> (u64, u64, u64) {
+        let mut blocks: Vec<(String, bool)> = Vec::new();
+        let mut push = |role: &Value, block: &Value| {
+            let marked = block.get("cache_control").is_some();
+            let mut plain = block.clone();
+            if let Some(object) = plain.as_object_mut() {
+                object.remove("cache_control");
+            }
+            blocks.push((json!({"role": role, "block": plain}).to_string(), marked));
+        };
+        for block in body["system"].as_array().into_iter().flatten() {
+            push(&json!("system"), block);
+        }
+        for tool in body["tools"].as_array().into_iter().flatten() {
+            push(&json!("tools"), tool);
+        }
+        for message in body["messages"].as_array().unwrap() {
+            for block in message["content"].as_array().unwrap() {
+                push(&message["role"], block);
+            }
+        }
+        let tokens = |upto: usize| -> u64 {
+            blocks[..upto]
+                .iter()
+                .map(|(text, _)| text.len() as u64 / 4)
+                .sum()
+        };
+        let prefix = |upto: usize| -> String {
+            blocks[..upto]
+                .iter()
+                .map(|(text, _)| text.as_str())
+                .collect()
+        };
+        let read = (1..=blocks.len())
+            .rev()
+            .find(|&n| self.written.contains(&prefix(n)))
+            .map_or(0, tokens);
+        let last_mark = blocks.iter().rposition(|(_, marked)| *marked);
+        let mut write = 0;
+        for (at, (_, marked)) in blocks.iter().enumerate() {
+            if *marked {
+                self.written.insert(prefix(at + 1));
+            }
+        }
+        if let Some(at) = last_mark {
+            write = tokens(at + 1).saturating_sub(read);
+        }
+        let total = tokens(blocks.len());
+        (total - read - write, read, write)
+    }
+}
+
+fn anthropic_answer(text: &str, (input, read, write): (u64, u64, u64)) -> String {
+    let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
+    [
+        event(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_c", "type": "message",
+                "role": "assistant", "content": [], "model": "claude-sonnet-4-6",
+                "usage": {"input_tokens": input, "cache_read_input_tokens": read,
+                          "cache_creation_input_tokens": write, "output_tokens": 1}}}),
+        ),
+        event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+                   "content_block": {"type": "text", "text": ""}}),
+        ),
+        event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "text_delta", "text": text}}),
+        ),
+        event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        event(
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                   "usage": {"output_tokens": text.len() / 4}}),
+        ),
+        event("message_stop", json!({"type": "message_stop"})),
+    ]
+    .concat()
+}
+
+/// The worked example of docs/api.md ("What caching saves"): a 20-turn
+/// thread with a 4,000-byte preamble, two tools, 800-byte questions and
+/// 1,600-byte answers, on a mock that keeps a prompt cache as the vendor
+/// does. Billed input, in input-price units (cache reads at 0.1, writes at
+/// 1.25): with Confer's breakpoints a fraction of the uncached price.
+#[tokio::test]
+async fn a_twenty_turn_thread_bills_a_fraction_of_its_input_with_caching() {
+    let rig = VendorRig::start().await;
+    let preamble = "You are the support agent of a bicycle shop. ".repeat(89);
+    let thread = rig.thread("claude-sonnet-4-6", &preamble).await;
+    let tools = json!([
+        {"name": "lookup_order", "description": "Finds an order by its number.",
+         "parameters": {"type": "object", "properties": {"order": {"type": "string"}}}},
+        {"name": "stock", "description": "Says how many of a part are in stock.",
+         "parameters": {"type": "object", "properties": {"part": {"type": "string"}}}}
+    ]);
+    let cache = std::sync::Arc::new(std::sync::Mutex::new(VendorCache::default()));
+    let answer = "The part is in stock and ships tomorrow. ".repeat(40);
+    let (mut uncached, mut read, mut write, mut input) = (0u64, 0u64, 0u64, 0u64);
+    eprintln!("turn | input | cache read | cache write | uncached");
+    for turn in 1..=20 {
+        let cache = std::sync::Arc::clone(&cache);
+        let answer = answer.clone();
+        rig.anthropic.push(Reply::computed(move |request| {
+            let billed = cache.lock().unwrap().bill(&request.body);
+            Reply::stream(anthropic_answer(&answer, billed))
+        }));
+        let question = format!("Question {turn:02}: where is my order? ").repeat(20);
+        let frames = rig
+            .api
+            .say(&thread, json!({"content": question, "tools": tools}))
+            .await;
+        let usage = &done_of(&frames)["usage"];
+        let (i, r, w) = (
+            usage["inputTokens"].as_u64().unwrap(),
+            usage["cacheReadTokens"].as_u64().unwrap(),
+            usage["cacheWriteTokens"].as_u64().unwrap(),
+        );
+        eprintln!("{turn} | {i} | {r} | {w} | {}", i - r - w);
+        input += i;
+        read += r;
+        write += w;
+        uncached += i - r - w;
+    }
+    let without = input as f64;
+    let with = uncached as f64 + 0.1 * read as f64 + 1.25 * write as f64;
+    eprintln!(
+        "total input {input}: read {read}, written {write}, uncached {uncached}; \
+         billed {with:.0} of {without:.0} ({:.0}%)",
+        100.0 * with / without
+    );
+    assert!(read > 0 && write > 0);
+    assert!(with < 0.35 * without, "{with} of {without}");
 }
