@@ -2,8 +2,8 @@
 //! scenario API breaks a vendor on cue (vendor-options.md, "Stream
 //! correctness"): a malformed chunk, tool arguments that are not JSON, a
 //! 429 whose `retry-after-ms` is shorter than its `retry-after`, a vendor
-//! that never answers, a dropped connection, and 529s answered by a
-//! fallback model. Each of the first four was a defect before its fix.
+//! that never answers, one that stalls mid-answer, a dropped connection,
+//! and 529s answered by a fallback model. Each of the first four was a defect before its fix.
 
 use std::time::{Duration, Instant};
 
@@ -170,11 +170,15 @@ async fn retry_after_ms_is_honoured() {
 
 /// A vendor that holds its answer is given up on when the first-byte
 /// budget runs out (`PROVIDER_TIMEOUT`, nothing stored; before the fix it
-/// was retried for minutes); a connection dropped mid-answer is
-/// `PROVIDER_UNAVAILABLE` and stores nothing either.
+/// was retried for minutes); one that stalls mid-answer when the read
+/// timeout passes (`PROVIDER_TIMEOUT`); a connection dropped mid-answer is
+/// `PROVIDER_UNAVAILABLE`. None of them stores a partial answer.
 #[tokio::test]
-async fn a_silent_vendor_is_bounded_and_a_dropped_one_stores_nothing() {
-    let rig = LlmockRig::start(&[("CONFER_VENDOR_FIRST_BYTE_TIMEOUT_MS", "1500")]);
+async fn silent_stalled_and_dropped_vendors_store_nothing() {
+    let rig = LlmockRig::start(&[
+        ("CONFER_VENDOR_FIRST_BYTE_TIMEOUT_MS", "1500"),
+        ("CONFER_VENDOR_READ_TIMEOUT_MS", "1000"),
+    ]);
     let thread = rig.thread("claude-sonnet-4-6").await;
     rig.mock
         .scenario(json!([{"type": "delay", "seconds": 60, "times": null}]))
@@ -195,6 +199,18 @@ async fn a_silent_vendor_is_bounded_and_a_dropped_one_stores_nothing() {
         .await
         .unwrap();
     assert!(reset.status().is_success());
+
+    rig.mock
+        .scenario(
+            json!([{"type": "stream_fault", "kind": "stall", "after_chunks": 4,
+                          "stall_seconds": 30}]),
+        )
+        .await;
+    let frames = rig.api.say(&thread, json!({"content": "hi"})).await;
+    let error = error_of(&frames);
+    assert_eq!(error["code"], "PROVIDER_TIMEOUT");
+    assert_eq!(error["detail"], "the vendor's stream stalled");
+    assert_eq!(done_of(&frames)["content"], "Mock ");
 
     rig.mock
         .scenario(json!([{"type": "stream_fault", "kind": "disconnect", "after_chunks": 4}]))
