@@ -3,8 +3,9 @@
 //!
 //! [`run_turn`] reads top to bottom: load (`prepare`), store what the user
 //! sent (flushed before any model call), announce (`meta`), resolve the
-//! user's key, call the model (`model_step`) until the step after it says
-//! to commit, then commit the answer, its usage record and the keyed send's
+//! user's key, call the model (`model_step`; a call that failed before its
+//! first token may be made again with a fallback model, `fallback_step`)
+//! until the step after it says to commit, then commit the answer, its usage record and the keyed send's
 //! outcome in one flushed write and end the stream (`commit`). A stop
 //! reaches the key resolution and the model call at once; it drops the model
 //! stream (closing a vendor connection). A model call that the vendor never
