@@ -37,4 +37,5 @@ mod threads;
 mod tool_steps;
 mod tools;
 mod vendor_options;
+mod vendor_rig;
 mod vendors;
