@@ -9,7 +9,7 @@
 use chrono::Utc;
 
 use super::prepare::append_durably;
-use super::{CancelReason, ModelOutcome, Turn};
+use super::{CancelReason, ModelOutcome, Turn, blocking};
 use crate::codes;
 use crate::domain::{Message, Role, UsageRecord};
 use crate::events::{DoneEvent, ThreadEvent, Usage};
@@ -85,6 +85,25 @@ impl Turn {
         outcome.content = content;
         self.end_stream(outcome, message_id, usage, requires_action);
         Some(self.history)
+    }
+
+    /// Bills a model call that ended before the turn did (a tool step's, or
+    /// one a fallback replaced), if the vendor accepted it: its tokens join
+    /// the send's, and its usage record is stored now (flushed and linked
+    /// with the answer). A call never accepted costs nothing and counts
+    /// nothing.
+    pub(super) async fn bill(&mut self, outcome: &ModelOutcome) {
+        let call = self.call_usage(outcome);
+        if let Some(record) = self.usage_record(outcome, &call) {
+            self.spent += call;
+            match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
+                Ok(stored) => self.billed.push(stored),
+                // The answer's write will fail the same way and say so.
+                Err(error) => {
+                    tracing::error!(%error, thread = %self.thread_id, "billing a model call failed")
+                }
+            }
+        }
     }
 
     /// The token counts of a model call (estimated where the vendor gave none).

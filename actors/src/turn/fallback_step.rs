@@ -6,25 +6,33 @@
 //! billed if its vendor accepted it; no `error` is sent for it, and `meta`
 //! is not sent again.
 
-use std::collections::VecDeque;
-
 use super::model_step::CallKey;
-use super::{ModelOutcome, Turn, blocking};
-use crate::vendor_options::VendorOptions;
+use super::{ModelOutcome, Turn};
 
 /// The provider whose models may name fallbacks (`anthropicOverrides`).
 const FALLBACK_OWNER: &str = "anthropic";
 
-/// The fallback models a send's first model may be replaced by, in order.
-pub(super) fn fallbacks_for(provider: &str, options: &VendorOptions) -> VecDeque<String> {
-    if provider == FALLBACK_OWNER {
-        options.anthropic.fallback_models.iter().cloned().collect()
-    } else {
-        VecDeque::new()
-    }
+/// Where a turn stands in its send's fallback models: `None` when they do
+/// not apply (the send's model is not vendor A's), else how many were tried.
+pub(super) fn fallback_cursor(first_provider: &str) -> Option<usize> {
+    (first_provider == FALLBACK_OWNER).then_some(0)
 }
 
 impl Turn {
+    /// The send's next fallback model not tried yet, if any.
+    fn next_fallback(&mut self) -> Option<String> {
+        let tried = self.fallbacks_tried.as_mut()?;
+        let next = self.request.options.anthropic.fallback_models.get(*tried)?;
+        *tried += 1;
+        Some(next.clone())
+    }
+
+    /// Whether a fallback model is left to try.
+    fn has_fallback(&self) -> bool {
+        self.fallbacks_tried
+            .is_some_and(|tried| tried < self.request.options.anthropic.fallback_models.len())
+    }
+
     /// `outcome`, or `Err` with it when a fallback model is to replace it
     /// (boxed: the turn task keeps room for whatever it holds while the
     /// fallback runs, and most calls need none).
@@ -32,7 +40,7 @@ impl Turn {
         &self,
         outcome: ModelOutcome,
     ) -> Result<ModelOutcome, Box<ModelOutcome>> {
-        if outcome.replaceable() && !self.fallbacks.is_empty() {
+        if outcome.replaceable() && self.has_fallback() {
             Err(Box::new(outcome))
         } else {
             Ok(outcome)
@@ -48,7 +56,7 @@ impl Turn {
     ) -> ModelOutcome {
         let mut outcome = *failed;
         while outcome.replaceable() {
-            let Some(next) = self.fallbacks.pop_front() else {
+            let Some(next) = self.next_fallback() else {
                 break;
             };
             self.bill(&outcome).await;
@@ -65,24 +73,5 @@ impl Turn {
             outcome = self.call_model(key).await;
         }
         outcome
-    }
-
-    /// Bills a model call that ended before the turn did (a tool step's, or
-    /// one a fallback replaced), if the vendor accepted it: its tokens join
-    /// the send's, and its usage record is stored now (flushed and linked
-    /// with the answer). A call never accepted costs nothing and counts
-    /// nothing.
-    pub(super) async fn bill(&mut self, outcome: &ModelOutcome) {
-        let call = self.call_usage(outcome);
-        if let Some(record) = self.usage_record(outcome, &call) {
-            self.spent += call;
-            match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
-                Ok(stored) => self.billed.push(stored),
-                // The answer's write will fail the same way and say so.
-                Err(error) => {
-                    tracing::error!(%error, thread = %self.thread_id, "billing a model call failed")
-                }
-            }
-        }
     }
 }

@@ -229,8 +229,9 @@ struct Turn {
     billed: Vec<UsageRecord>,
     /// Token counts of the earlier calls.
     spent: Usage,
-    /// The fallback models not tried yet, in order.
-    fallbacks: std::collections::VecDeque<String>,
+    /// How many of the send's fallback models were tried; `None` when they
+    /// do not apply (`fallback_step`).
+    fallbacks_tried: Option<usize>,
 }
 
 /// Runs one turn to its `done`; returns the context to cache for the next

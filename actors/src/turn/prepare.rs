@@ -106,7 +106,7 @@ impl Turn {
             request.tools.clone()
         };
         let offered = gating::offer(&agent, profile, &client_tools, server_tools);
-        let fallbacks = super::fallback_step::fallbacks_for(&route.provider, &request.options);
+        let fallbacks_tried = super::fallback_step::fallback_cursor(&route.provider);
         Ok(Self {
             engine,
             org,
@@ -138,7 +138,7 @@ impl Turn {
             produced: Vec::new(),
             billed: Vec::new(),
             spent: Usage::default(),
-            fallbacks,
+            fallbacks_tried,
         })
     }
 

@@ -221,14 +221,14 @@ impl WireParser for MessagesParser {
                     .as_str()
                     .unwrap_or("the vendor reported an error");
                 let detail = format!("{kind}: {}", message.chars().take(300).collect::<String>());
-                let error = ModelError::new(error_code(kind), detail);
-                // Overloaded or down after accepting the request: another
-                // model may answer (if nothing of this answer was sent).
-                let down = matches!(kind, "overloaded_error" | "api_error" | "rate_limit_error");
-                vec![ModelEvent::Error(if down {
-                    error.replaceable()
-                } else {
-                    error
+                vec![ModelEvent::Error(ModelError {
+                    // Overloaded or down after accepting the request: another
+                    // model may answer (if nothing of this answer was sent).
+                    replaceable: matches!(
+                        kind,
+                        "overloaded_error" | "api_error" | "rate_limit_error"
+                    ),
+                    ..ModelError::new(error_code(kind), detail)
                 })]
             }
             // ping, content_block_stop, other blocks' starts, unknown events.
