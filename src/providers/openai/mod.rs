@@ -11,6 +11,7 @@
 //! with no choices. A server that sends no usage, no role chunk or no `[DONE]`
 //! still works; a body that ends before any finish reason is truncated.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use confer_actors::provider::{summary_message, view_for};
@@ -19,14 +20,13 @@ use confer_actors::{
     ModelStream, ToolCall, VendorKey,
 };
 use eventsource_stream::Event;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 mod cache;
 
 use super::retry::{FieldCheck, RetryPolicy};
-use super::vendor::{
-    RequestFactory, WireParser, malformed, string_or_absent, truncated, vendor_stream,
-};
+use super::vendor::{RequestFactory, WireParser, malformed, truncated, vendor_stream};
 
 /// The OpenAI-compatible provider.
 pub struct OpenAiProvider {
@@ -120,31 +120,42 @@ fn arguments_text(call: &ToolCall) -> String {
     }
 }
 
-/// Whether a chunk's known fields have their types: an object whose
-/// `choices` is a list, each delta's `content` a string, its `tool_calls` a
-/// list, its `finish_reason` a string (any of them may be absent or null).
-/// Unknown fields are not looked at.
-fn well_formed(chunk: &Value) -> bool {
-    let Some(object) = chunk.as_object() else {
-        return false;
-    };
-    let choices = match object.get("choices") {
-        None | Some(Value::Null) => return true,
-        Some(Value::Array(choices)) => choices,
-        Some(_) => return false,
-    };
-    choices.iter().all(|choice| {
-        let delta = &choice["delta"];
-        string_or_absent(&delta["content"])
-            && (delta["tool_calls"].is_null() || delta["tool_calls"].is_array())
-            && string_or_absent(&choice["finish_reason"])
-    })
+/// One streamed chunk, borrowed from the event's text where it can be
+/// (no `serde_json::Value` per token). Typed fields check the chunk's shape:
+/// an object whose `choices` is a list, each delta's `content` a string, its
+/// `tool_calls` a list, its `finish_reason` a string (any of them may be
+/// absent or null); a chunk that does not fit is malformed. Unknown fields
+/// are skipped unread.
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Option<Vec<Choice<'a>>>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    tool_calls: Option<Vec<Value>>,
 }
 
 impl ChatParser {
-    fn chunk(&mut self, chunk: &Value) -> Vec<ModelEvent> {
+    fn chunk(&mut self, chunk: Chunk<'_>) -> Vec<ModelEvent> {
         let mut out = Vec::new();
-        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
+        if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
             let message = error["message"]
                 .as_str()
                 .unwrap_or("the vendor reported an error");
@@ -153,17 +164,15 @@ impl ChatParser {
                 message.chars().take(300).collect::<String>(),
             ))];
         }
-        if let Some(choice) = chunk["choices"].get(0) {
-            let delta = &choice["delta"];
-            if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
-                out.push(ModelEvent::Text(text.to_owned()));
+        if let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) {
+            let delta = choice.delta.unwrap_or(Delta {
+                content: None,
+                tool_calls: None,
+            });
+            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                out.push(ModelEvent::Text(text.into_owned()));
             }
-            for (position, call) in delta["tool_calls"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            for (position, call) in delta.tool_calls.iter().flatten().enumerate() {
                 let index = call["index"].as_u64().map_or(position, |i| i as usize);
                 if !self.started.contains(&index) {
                     self.started.push(index);
@@ -187,8 +196,8 @@ impl ChatParser {
                     out.push(ModelEvent::ToolCallArguments { index, fragment });
                 }
             }
-            if let Some(reason) = choice["finish_reason"].as_str() {
-                self.finish = Some(match reason {
+            if let Some(reason) = choice.finish_reason {
+                self.finish = Some(match reason.as_ref() {
                     "stop" => FinishReason::Stop,
                     "length" => FinishReason::Length,
                     "tool_calls" | "function_call" => FinishReason::ToolCalls,
@@ -196,7 +205,7 @@ impl ChatParser {
                 });
             }
         }
-        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+        if let Some(usage) = chunk.usage.filter(Value::is_object) {
             // `prompt_tokens` already counts the cached ones; OpenAI
             // reports no cache writes.
             out.push(ModelEvent::Usage {
@@ -220,9 +229,14 @@ impl WireParser for ChatParser {
         if data == "[DONE]" {
             return self.on_end();
         }
-        match serde_json::from_str::<Value>(data) {
-            Ok(chunk) if well_formed(&chunk) => self.chunk(&chunk),
-            _ => {
+        // serde would take a list for a struct's fields; a chunk is an object.
+        let chunk = data
+            .starts_with('{')
+            .then(|| serde_json::from_str::<Chunk<'_>>(data).ok())
+            .flatten();
+        match chunk {
+            Some(chunk) => self.chunk(chunk),
+            None => {
                 self.done = true;
                 vec![malformed()]
             }

@@ -228,6 +228,8 @@ async fn a_malformed_chunk_fails_the_call() {
         chunk("42"),
         "data: {\"choices\":{}}\n\n".to_owned(),
         "data: [1,2]\n\n".to_owned(),
+        // serde would read an empty list as a chunk with every field absent.
+        "data: []\n\n".to_owned(),
         "data: {\"choices\":[{\"delta\":{\"tool_calls\":\"x\"}}]}\n\n".to_owned(),
     ] {
         let body = format!(
@@ -248,6 +250,9 @@ async fn a_malformed_chunk_fails_the_call() {
     let tolerated = concat!(
         "event: ping\ndata:\n\n",
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\",\"extra\":{\"a\":1}},\"logprobs\":7,\"finish_reason\":\"stop\"}],\"x\":[]}\n\n",
+        // Escapes make the text owned rather than borrowed; `usage` that is
+        // not an object is ignored.
+        "data: {\"choices\":[{\"delta\":{\"content\":\" \\\"q\\\"\\u00e9\"}}],\"usage\":7}\n\n",
         "data: [DONE]\n\n"
     );
     let events = decode_whole(tolerated.as_bytes(), ChatParser::default()).await;
@@ -255,6 +260,7 @@ async fn a_malformed_chunk_fails_the_call() {
         events,
         [
             ModelEvent::Text("ok".into()),
+            ModelEvent::Text(" \"q\"é".into()),
             ModelEvent::Finish(FinishReason::Stop)
         ]
     );
