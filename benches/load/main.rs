@@ -10,7 +10,16 @@
 //! `--interval-ms N`, `--ramp-ms N` (streams start spread over this; 1000),
 //! `--vendor openai|anthropic`, `--phases` (the server logs each turn's
 //! phase timings, `confer::turn_timings`, and the paced rows break the time
-//! to first token down by phase; off by default, as it adds a log line per turn).
+//! to first token down by phase; off by default, as it adds a log line per turn),
+//! `--pin` (the server on CPU 0 alone, this generator on the others; see `pin`).
+//!
+//! `--baseline PATH --rounds N` compares builds: the paced loads only, each
+//! run once with the `confer` binary at PATH (an older build) and once with
+//! this one, alternated, N rounds (3), without the direct path; the table
+//! gives each measure's median and range for both and the change of the
+//! medians, and the runs land in `target/bench/compare.json`. Near one
+//! core's saturation single runs are bimodal (a backlog formed during the
+//! ramp may persist), so compare medians of several rounds, with `--pin`.
 //!
 //! Everything runs on one machine: a pacing mock vendor (OpenAI or Anthropic
 //! streaming format) that writes each token's send time into its text, the
@@ -36,13 +45,16 @@ use tokio::net::{TcpListener, TcpStream};
 mod support;
 
 mod client;
+mod compare;
 mod paced;
+mod pin;
 mod report;
 mod runs;
 mod server;
 mod vendor;
 
 use client::*;
+use compare::*;
 use paced::*;
 use report::*;
 use runs::*;
@@ -77,6 +89,11 @@ struct Options {
     interval_ms: u64,
     ramp_ms: u64,
     vendor: String,
+    /// Also measure each paced load against the mock directly.
+    direct: bool,
+    pin: bool,
+    baseline: Option<PathBuf>,
+    rounds: usize,
 }
 
 fn options() -> Options {
@@ -90,6 +107,10 @@ fn options() -> Options {
         interval_ms: 20,
         ramp_ms: 1000,
         vendor: "openai".into(),
+        direct: true,
+        pin: false,
+        baseline: None,
+        rounds: 3,
     };
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -108,6 +129,13 @@ fn options() -> Options {
             "--interval-ms" => o.interval_ms = value.parse().unwrap(),
             "--ramp-ms" => o.ramp_ms = value.parse().unwrap(),
             "--vendor" => o.vendor = value,
+            "--baseline" => o.baseline = Some(PathBuf::from(value)),
+            "--rounds" => o.rounds = value.parse().unwrap(),
+            "--pin" => {
+                o.pin = true;
+                i += 1;
+                continue;
+            }
             "--phases" => {
                 PHASES.store(true, Ordering::Relaxed);
                 i += 1;
@@ -123,9 +151,24 @@ fn options() -> Options {
     o
 }
 
-#[tokio::main(flavor = "multi_thread")]
-async fn main() {
+fn main() {
     let o = options();
+    if o.pin {
+        // Before the runtime's threads start: they inherit it.
+        if let Err(error) = pin::generator_off_cpu0() {
+            eprintln!("{error}");
+            std::process::exit(2);
+        }
+        PIN.store(true, Ordering::Relaxed);
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(run(o));
+}
+
+async fn run(o: Options) {
     let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap_or(0);
     println!("open-file limit raised to {limit}");
     let wants = |name: &str| {
@@ -134,6 +177,10 @@ async fn main() {
             .is_none_or(|only| only.split(',').any(|o| o == name))
     };
     let vendor = mock_vendor().await;
+    if let Some(baseline) = o.baseline.clone() {
+        compare(&o, &vendor, baseline).await;
+        return;
+    }
     let started = Instant::now();
     let mut results = json!({"options": format!("{o:?}"), "cores": std::thread::available_parallelism().map_or(1, usize::from)});
     if wants("paced") {

@@ -9,6 +9,9 @@ pub(crate) async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
     let anthropic = o.vendor == "anthropic";
     let mut runs = BTreeMap::new();
     for path in [Path_::Direct, Path_::Confer] {
+        if path == Path_::Direct && !o.direct {
+            continue;
+        }
         let confer = (path == Path_::Confer).then(|| Confer::start(vendor, None));
         let client = Client::new(confer.as_ref().map_or(vendor, |c| c.base.as_str()));
         let threads: Vec<String> = match &confer {
@@ -117,15 +120,17 @@ pub(crate) async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
             run,
         );
     }
+    // Without the direct path (`--baseline`) its figures are null.
+    let direct = runs.remove("direct").unwrap_or_default();
     let ratio = |key: &str, p: &str| {
         let c = runs["confer"][key][p].as_f64().unwrap_or(0.0);
-        let d = runs["direct"][key][p].as_f64().unwrap_or(0.0);
+        let d = direct[key][p].as_f64().unwrap_or(0.0);
         if d > 0.0 { json!(c / d) } else { json!(null) }
     };
     json!({
         "streams": n,
         "confer": runs["confer"],
-        "direct": runs["direct"],
+        "direct": direct,
         "ratio_inter_token_p99": ratio("added_inter_token_ms", "p99"),
         "ratio_ttft_p50": ratio("added_ttft_ms", "p50"),
     })

@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// `--baseline`: the `confer` binary the next servers start from (`None`:
+/// this build's).
+pub(crate) static SERVER_BINARY: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// `--pin`: servers run on CPU 0 alone.
+pub(crate) static PIN: AtomicBool = AtomicBool::new(false);
+
 pub(crate) struct Confer {
     pub(crate) child: Child,
     pub(crate) base: String,
@@ -16,7 +23,13 @@ impl Confer {
     pub(crate) fn start(vendor: &str, dir: Option<tempfile::TempDir>) -> Self {
         let dir = dir.unwrap_or_else(|| tempfile::tempdir().unwrap());
         let data = dir.path().join("data");
-        let mut command = support::confer_command(&data, KEY);
+        let mut command = match SERVER_BINARY.lock().unwrap().as_deref() {
+            Some(binary) => support::confer_command_of(binary, &data, KEY),
+            None => support::confer_command(&data, KEY),
+        };
+        if PIN.load(Ordering::Relaxed) {
+            pin::server_on_cpu0(&mut command);
+        }
         command
             .env("OPENAI_BASE_URL", format!("{vendor}/v1"))
             .env("ANTHROPIC_BASE_URL", vendor)

@@ -13,7 +13,16 @@ use std::process::{Child, Command, Stdio};
 /// `CONFER_BENCH_WRAPPER` (e.g. `heaptrack -o /tmp/confer`) runs the server
 /// under a profiler; the /proc figures then describe the wrapper, not Confer.
 pub fn confer_command(data_dir: &std::path::Path, key: &str) -> Command {
-    let binary = env!("CARGO_BIN_EXE_confer");
+    confer_command_of(env!("CARGO_BIN_EXE_confer").as_ref(), data_dir, key)
+}
+
+/// [`confer_command`] with another `confer` binary (an older build to
+/// compare with).
+pub fn confer_command_of(
+    binary: &std::path::Path,
+    data_dir: &std::path::Path,
+    key: &str,
+) -> Command {
     let wrapper = std::env::var("CONFER_BENCH_WRAPPER").unwrap_or_default();
     let mut words = wrapper.split_whitespace();
     let mut command = match words.next() {
