@@ -9,7 +9,7 @@ type Read = fn(&Value) -> Option<f64>;
 
 /// The compared measures: issue 11's list (per-token CPU, latency, memory)
 /// and the throughput that explains them.
-const MEASURES: [(&str, Read); 8] = [
+const MEASURES: [(&str, Read); 9] = [
     ("added inter-token p50 (ms)", |c| {
         c["added_inter_token_ms"]["p50"].as_f64()
     }),
@@ -23,6 +23,9 @@ const MEASURES: [(&str, Read); 8] = [
         c["added_ttft_ms"]["p99"].as_f64()
     }),
     ("server CPU (s)", |c| c["server_cpu_s"].as_f64()),
+    ("busiest server thread's CPU (s)", |c| {
+        c["busiest_thread_cpu_s"].as_f64()
+    }),
     ("server CPU per token, all in (µs)", |c| {
         let tokens = c["tokens_per_s"].as_f64()? * c["wall_s"].as_f64()?;
         (tokens > 0.0).then(|| c["server_cpu_s"].as_f64().unwrap_or(0.0) / tokens * 1e6)

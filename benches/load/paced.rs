@@ -34,6 +34,10 @@ pub(crate) async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
             turn(&client, Path_::Confer, &warm, &model, "warm-up").await;
         }
         let baseline = confer.as_ref().map(Confer::usage);
+        let threads0 = confer
+            .as_ref()
+            .map(|c| thread_cpu(c.child.id()))
+            .unwrap_or_default();
         let peak_rss = Arc::new(AtomicU64::new(0));
         let sampler = confer.as_ref().map(|c| {
             let pid = c.child.id();
@@ -107,6 +111,7 @@ pub(crate) async fn paced(o: &Options, vendor: &str, n: usize) -> Value {
             let (cpu, _, hwm) = confer.usage();
             let peak = peak_rss.load(Ordering::Relaxed);
             run["server_cpu_s"] = json!(cpu - cpu0);
+            run["busiest_thread_cpu_s"] = json!(busiest_thread_since(confer.child.id(), &threads0));
             run["server_peak_rss_mib"] = json!(hwm as f64 / 1024.0);
             run["rss_per_active_stream_kib"] = json!(peak.saturating_sub(rss0) as f64 / n as f64);
             run["phases_ms"] = confer.phase_percentiles();

@@ -39,8 +39,9 @@ pub(crate) fn table(results: &Value) -> String {
             c["errors"]
         ));
         out.push_str(&format!(
-            "| {scenario} | server CPU s, client CPU s, peak RSS MiB | {} , {} , {} |\n",
+            "| {scenario} | server CPU s (busiest thread), client CPU s, peak RSS MiB | {} ({}) , {} , {} |\n",
             fmt(&c["server_cpu_s"]),
+            fmt(&c["busiest_thread_cpu_s"]),
             fmt(&c["client_cpu_s"]),
             fmt(&c["server_peak_rss_mib"])
         ));

@@ -120,8 +120,8 @@ pub(crate) fn collect_phases(
     }
 }
 
-pub(crate) fn proc_usage(pid: u32) -> (f64, u64, u64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+/// utime + stime (s) of a `/proc/.../stat` line.
+fn stat_cpu(stat: &str) -> f64 {
     let fields: Vec<&str> = stat
         .rsplit_once(')')
         .map(|(_, r)| r)
@@ -134,7 +134,36 @@ pub(crate) fn proc_usage(pid: u32) -> (f64, u64, u64) {
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(0.0)
     };
-    let cpu = (ticks(11) + ticks(12)) / 100.0; // utime + stime at USER_HZ = 100
+    (ticks(11) + ticks(12)) / 100.0 // at USER_HZ = 100
+}
+
+/// CPU seconds of each of `pid`'s threads, by thread id.
+pub(crate) fn thread_cpu(pid: u32) -> BTreeMap<u32, f64> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return BTreeMap::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| {
+            let tid = task.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            Some((tid, stat_cpu(&stat)))
+        })
+        .collect()
+}
+
+/// The most CPU any one thread used since `before`: the HTTP worker's
+/// share, which is what saturates first on one core.
+pub(crate) fn busiest_thread_since(pid: u32, before: &BTreeMap<u32, f64>) -> f64 {
+    thread_cpu(pid)
+        .into_iter()
+        .map(|(tid, cpu)| cpu - before.get(&tid).copied().unwrap_or(0.0))
+        .fold(0.0, f64::max)
+}
+
+pub(crate) fn proc_usage(pid: u32) -> (f64, u64, u64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let cpu = stat_cpu(&stat);
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let kib = |key: &str| {
         status
