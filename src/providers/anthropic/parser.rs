@@ -1,11 +1,13 @@
 //! Reading a Messages stream: its events to [`ModelEvent`]s (see the
 //! module above for the wire's shape).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use confer_actors::codes::{self, ErrorCode};
 use confer_actors::{CompactionBlock, FinishReason, ModelError, ModelEvent, ReasoningPiece};
 use eventsource_stream::Event;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::providers::vendor::{WireParser, malformed, string_or_absent, truncated};
@@ -86,11 +88,47 @@ fn well_formed(data: &Value) -> bool {
     data["type"] != "content_block_delta" || delta[field].is_string()
 }
 
+/// The event that makes up most of a stream, a text delta, read into
+/// borrowed fields instead of a `serde_json::Value` per token. Any other
+/// event, or one of these that does not fit, goes the general way (and is
+/// checked there).
+#[derive(Deserialize)]
+struct TextDeltaEvent<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    delta: TextDelta<'a>,
+}
+
+#[derive(Deserialize)]
+struct TextDelta<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    text: Cow<'a, str>,
+}
+
+/// The text of a well-formed `content_block_delta` / `text_delta` event.
+fn text_delta(event: &Event) -> Option<Cow<'_, str>> {
+    if event.event != "content_block_delta" || !event.data.starts_with('{') {
+        return None;
+    }
+    let parsed: TextDeltaEvent<'_> = serde_json::from_str(&event.data).ok()?;
+    (parsed.kind == "content_block_delta" && parsed.delta.kind == "text_delta")
+        .then_some(parsed.delta.text)
+}
+
 impl WireParser for MessagesParser {
     fn on_event(&mut self, event: &Event) -> Vec<ModelEvent> {
         // An event without data (a keep-alive); comments never get here.
         if event.data.trim().is_empty() {
             return Vec::new();
+        }
+        if let Some(text) = text_delta(event) {
+            if text.is_empty() {
+                return Vec::new();
+            }
+            return vec![ModelEvent::Text(text.into_owned())];
         }
         let data = match serde_json::from_str::<Value>(&event.data) {
             Ok(data) if well_formed(&data) => data,

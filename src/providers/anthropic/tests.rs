@@ -317,13 +317,16 @@ async fn a_malformed_event_fails_the_call() {
         );
     }
     let tolerated = format!(
-        "{start}{}{}{stop}",
+        "{start}{}{}{}{stop}",
         delta("{\"type\":\"citations_delta\",\"citation\":{}}"),
         delta("{\"type\":\"text_delta\",\"text\":\"ok\",\"extra\":1}"),
+        // Escapes make the text owned rather than borrowed.
+        delta("{\"type\":\"text_delta\",\"text\":\" \\\"q\\\"\\u00e9\"}"),
     );
     let events = decode_whole(tolerated.as_bytes(), MessagesParser::default()).await;
     assert_eq!(events[1], ModelEvent::Text("ok".into()));
-    assert_eq!(events[2], ModelEvent::Finish(FinishReason::Stop));
+    assert_eq!(events[2], ModelEvent::Text(" \"q\"é".into()));
+    assert_eq!(events[3], ModelEvent::Finish(FinishReason::Stop));
 }
 
 /// The request body without its prompt-cache breakpoints (`cache.rs` tests
