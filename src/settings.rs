@@ -48,6 +48,7 @@ pub struct Settings {
     pub max_watchers_per_thread: usize,
     pub sse_keep_alive_ms: u64,
     pub runtime_arbiters: usize,
+    pub store_concurrency: usize,
     pub anthropic_base_url: String,
     pub openai_base_url: String,
     pub anthropic_max_tokens: u32,

@@ -38,7 +38,8 @@ pub use frames::{
 pub use idempotency::{IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 pub use ids::*;
 pub use ports::{
-    MAX_BLOCKING_STORE_CALLS, StoreError, StoreFuture, ThreadAppend, ThreadStore, run_blocking,
+    StoreError, StoreFuture, ThreadAppend, ThreadStore, default_store_concurrency, run_blocking,
+    set_store_concurrency,
 };
 pub use provider::{
     CallOrigin, CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver,

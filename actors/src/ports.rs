@@ -30,23 +30,40 @@ pub enum StoreError {
     Unavailable(String),
 }
 
-/// At most this many store calls run at once on the blocking thread pool.
-/// Without a bound, a burst of requests (300 sends whose clients left at
-/// once) grew the pool by a thread per waiting call; past the bound calls
-/// wait for a slot instead, and the pool stays small.
-pub const MAX_BLOCKING_STORE_CALLS: usize = 32;
+/// Store calls that may run at once on the blocking pool unless the
+/// server sets another bound ([`set_store_concurrency`]): one more than the
+/// CPUs this process may use. A store call is mostly CPU work in sled's
+/// cache, so more threads than cores do not finish more calls; they only
+/// share the cores with the HTTP workers relaying tokens. With 32 at once
+/// (the bound before), 500 paced streams on one core waited 33 ms for a
+/// store read and 13 ms per token; with 2, 1.2 ms (docs/performance.md).
+/// Past the bound calls wait for a slot, and the pool stays small.
+pub fn default_store_concurrency() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from) + 1
+}
 
-static STORE_SLOTS: tokio::sync::Semaphore =
-    tokio::sync::Semaphore::const_new(MAX_BLOCKING_STORE_CALLS);
+static STORE_SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
 
-/// Runs a synchronous store call on the blocking pool, at most
-/// [`MAX_BLOCKING_STORE_CALLS`] at a time.
+/// Sets how many store calls may run at once (at least 1); only before the
+/// first store call, as the server does at start. Returns whether it took.
+pub fn set_store_concurrency(calls: usize) -> bool {
+    STORE_SLOTS
+        .set(tokio::sync::Semaphore::new(calls.max(1)))
+        .is_ok()
+}
+
+fn store_slots() -> &'static tokio::sync::Semaphore {
+    STORE_SLOTS.get_or_init(|| tokio::sync::Semaphore::new(default_store_concurrency()))
+}
+
+/// Runs a synchronous store call on the blocking pool, at most the store
+/// concurrency ([`default_store_concurrency`]) at a time.
 pub async fn run_blocking<T, F>(f: F) -> Result<T, StoreError>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T, StoreError> + Send + 'static,
 {
-    let _slot = STORE_SLOTS
+    let _slot = store_slots()
         .acquire()
         .await
         .map_err(|_| StoreError::Engine("store slots closed".into()))?;
@@ -165,7 +182,7 @@ mod tests {
             call.await.unwrap().unwrap();
         }
         let peak = peak.load(Ordering::SeqCst);
-        assert!(peak <= MAX_BLOCKING_STORE_CALLS, "{peak} at once");
-        assert!(peak > 1, "calls do run concurrently");
+        let bound = default_store_concurrency();
+        assert_eq!(peak, bound, "calls run concurrently up to the bound");
     }
 }
