@@ -75,18 +75,7 @@ pub(crate) async fn compare(o: &Options, vendor: &str, baseline: PathBuf) {
             .map(|(n, [base, head])| (n.to_string(), json!({"baseline": base, "head": head})))
             .collect::<serde_json::Map<_, _>>(),
     });
-    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
-    std::fs::create_dir_all(&out_dir).unwrap();
-    std::fs::write(
-        out_dir.join("compare.json"),
-        serde_json::to_string_pretty(&results).unwrap(),
-    )
-    .unwrap();
-    std::fs::write(out_dir.join("compare.md"), &table).unwrap();
-    println!(
-        "\n{table}\nJSON: target/bench/compare.json ({:.0} s in all)",
-        started.elapsed().as_secs_f64()
-    );
+    write_results("compare", &results, &table, started);
 }
 
 /// The middle value (the mean of the two middle ones for an even count).

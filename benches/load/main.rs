@@ -208,17 +208,21 @@ async fn run(o: Options) {
         results["recovery"] = recovery(&vendor, count).await;
     }
     results["total_s"] = json!(started.elapsed().as_secs_f64());
+    write_results("load", &results, &table(&results), started);
+}
+
+/// Writes `target/bench/{stem}.json` and `{stem}.md` and prints the table.
+fn write_results(stem: &str, results: &Value, table: &str, started: Instant) {
     let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     std::fs::create_dir_all(&out_dir).unwrap();
     std::fs::write(
-        out_dir.join("load.json"),
-        serde_json::to_string_pretty(&results).unwrap(),
+        out_dir.join(format!("{stem}.json")),
+        serde_json::to_string_pretty(results).unwrap(),
     )
     .unwrap();
-    let table = table(&results);
-    std::fs::write(out_dir.join("load.md"), &table).unwrap();
+    std::fs::write(out_dir.join(format!("{stem}.md")), table).unwrap();
     println!(
-        "\n{table}\nJSON: target/bench/load.json ({:.0} s in all)",
+        "\n{table}\nJSON: target/bench/{stem}.json ({:.0} s in all)",
         started.elapsed().as_secs_f64()
     );
 }
