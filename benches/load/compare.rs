@@ -1,15 +1,15 @@
-//! `--baseline`: this build against an older one on the paced loads, runs
-//! alternated so that both see the same machine, reported as medians and
-//! ranges over the rounds.
+//! `--baseline`: this build against an older one on the paced loads, the
+//! burst and the idle streams, runs alternated so that both see the same
+//! machine, reported as medians and ranges over the rounds.
 
 use super::*;
 
-/// How a measure is read from a run's `confer` figures.
+/// How a measure is read from a run's figures.
 type Read = fn(&Value) -> Option<f64>;
 
-/// The compared measures: issue 11's list (per-token CPU, latency, memory)
-/// and the throughput that explains them.
-const MEASURES: [(&str, Read); 9] = [
+/// The paced loads' measures (read from the `confer` side): issue 11's
+/// list (per-token CPU, latency, memory) and what explains them.
+const PACED: &[(&str, Read)] = &[
     ("added inter-token p50 (ms)", |c| {
         c["added_inter_token_ms"]["p50"].as_f64()
     }),
@@ -36,11 +36,61 @@ const MEASURES: [(&str, Read); 9] = [
     ("turns/s", |c| c["turns_per_s"].as_f64()),
 ];
 
-/// Each paced load's runs: `[baseline, this build]`.
-type Runs = BTreeMap<usize, [Vec<Value>; 2]>;
+/// The burst's measures: a turn's CPU outside its tokens.
+const BURST: &[(&str, Read)] = &[
+    ("server CPU per turn (ms)", |c| {
+        c["server_cpu_per_turn_ms"].as_f64()
+    }),
+    ("durable turns/s", |c| c["turns_per_s"].as_f64()),
+    ("peak RSS (MiB)", |c| c["server_peak_rss_mib"].as_f64()),
+];
 
-/// Runs every paced load `o.rounds` times with each binary, alternated,
-/// and writes `target/bench/compare.{json,md}`.
+/// The idle streams' measure.
+const IDLE: &[(&str, Read)] = &[("RSS per idle open stream (KiB)", |c| {
+    c["rss_per_idle_stream_kib"].as_f64()
+})];
+
+/// A compared scenario, in the order the table lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Scenario {
+    Paced(usize),
+    Burst,
+    Idle(usize),
+}
+
+impl Scenario {
+    fn label(self) -> String {
+        match self {
+            Self::Paced(n) => format!("paced {n}"),
+            Self::Burst => "burst".into(),
+            Self::Idle(n) => format!("idle {n}"),
+        }
+    }
+
+    fn measures(self) -> &'static [(&'static str, Read)] {
+        match self {
+            Self::Paced(_) => PACED,
+            Self::Burst => BURST,
+            Self::Idle(_) => IDLE,
+        }
+    }
+
+    /// One run of the scenario with the server binary now set.
+    async fn run(self, o: &Options, vendor: &str) -> Value {
+        match self {
+            Self::Paced(n) => paced(o, vendor, n).await["confer"].clone(),
+            Self::Burst => burst(vendor).await,
+            Self::Idle(n) => idle(vendor, n).await,
+        }
+    }
+}
+
+/// Each scenario's runs: `[baseline, this build]`.
+type Runs = BTreeMap<Scenario, [Vec<Value>; 2]>;
+
+/// Runs every wanted scenario (`--only`: paced, burst, idle) `o.rounds`
+/// times with each binary, alternated, and writes
+/// `target/bench/compare.{json,md}`.
 pub(crate) async fn compare(o: &Options, vendor: &str, baseline: PathBuf) {
     if !baseline.is_file() {
         eprintln!("--baseline {}: no such file", baseline.display());
@@ -50,16 +100,31 @@ pub(crate) async fn compare(o: &Options, vendor: &str, baseline: PathBuf) {
         direct: false,
         ..o.clone()
     };
+    let wants = |name: &str| {
+        o.only
+            .as_deref()
+            .is_none_or(|only| only.split(',').any(|o| o == name))
+    };
+    let mut scenarios = Vec::new();
+    if wants("paced") {
+        scenarios.extend(o.paced.iter().map(|&n| Scenario::Paced(n)));
+    }
+    if wants("burst") {
+        scenarios.push(Scenario::Burst);
+    }
+    if wants("idle") {
+        scenarios.push(Scenario::Idle(o.idle));
+    }
     let started = Instant::now();
     let mut runs = Runs::new();
     for round in 1..=o.rounds {
-        for &n in &o.paced {
+        for &scenario in &scenarios {
             for (side, binary) in [(0, Some(baseline.clone())), (1, None)] {
                 let who = ["baseline", "this build"][side];
-                eprintln!("round {round} of {}: {n} streams, {who}", o.rounds);
+                eprintln!("round {round} of {}: {}, {who}", o.rounds, scenario.label());
                 *SERVER_BINARY.lock().unwrap() = binary;
-                let run = paced(&o, vendor, n).await;
-                runs.entry(n).or_default()[side].push(run["confer"].clone());
+                let run = scenario.run(&o, vendor).await;
+                runs.entry(scenario).or_default()[side].push(run);
             }
         }
     }
@@ -70,9 +135,11 @@ pub(crate) async fn compare(o: &Options, vendor: &str, baseline: PathBuf) {
         "rounds": o.rounds,
         "pinned": o.pin,
         "options": format!("{o:?}"),
-        "paced": runs
+        "runs": runs
             .iter()
-            .map(|(n, [base, head])| (n.to_string(), json!({"baseline": base, "head": head})))
+            .map(|(scenario, [base, head])| {
+                (scenario.label(), json!({"baseline": base, "head": head}))
+            })
             .collect::<serde_json::Map<_, _>>(),
     });
     write_results("compare", &results, &table, started);
@@ -102,12 +169,12 @@ fn summary(values: &[f64]) -> String {
     }
 }
 
-pub(crate) fn compare_table(runs: &Runs) -> String {
+fn compare_table(runs: &Runs) -> String {
     let mut out = String::from(
-        "| streams | measure | baseline: median [min–max] | this build: median [min–max] | change of medians |\n|---|---|---|---|---|\n",
+        "| scenario | measure | baseline: median [min–max] | this build: median [min–max] | change of medians |\n|---|---|---|---|---|\n",
     );
-    for (n, sides) in runs {
-        for (label, read) in MEASURES {
+    for (scenario, sides) in runs {
+        for (label, read) in scenario.measures() {
             let [base, head] = sides
                 .each_ref()
                 .map(|runs| runs.iter().filter_map(read).collect::<Vec<f64>>());
@@ -116,7 +183,8 @@ pub(crate) fn compare_table(runs: &Runs) -> String {
                 _ => "–".into(),
             };
             out.push_str(&format!(
-                "| {n} | {label} | {} | {} | {change} |\n",
+                "| {} | {label} | {} | {} | {change} |\n",
+                scenario.label(),
                 summary(&base),
                 summary(&head)
             ));

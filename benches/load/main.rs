@@ -13,9 +13,10 @@
 //! to first token down by phase; off by default, as it adds a log line per turn),
 //! `--pin` (the server on CPU 0 alone, this generator on the others; see `pin`).
 //!
-//! `--baseline PATH --rounds N` compares builds: the paced loads only, each
-//! run once with the `confer` binary at PATH (an older build) and once with
-//! this one, alternated, N rounds (3), without the direct path; the table
+//! `--baseline PATH --rounds N` compares builds: the paced loads, the burst
+//! and the idle streams (or those `--only` names), each run once with the
+//! `confer` binary at PATH (an older build) and once with this one,
+//! alternated, N rounds (3), without the direct path; the table
 //! gives each measure's median and range for both and the change of the
 //! medians, and the runs land in `target/bench/compare.json`. Near one
 //! core's saturation single runs are bimodal (a backlog formed during the
