@@ -152,14 +152,38 @@ pub struct SledStore {
     gate: gate::WriteGate,
 }
 
+/// How long an open waits for sled's lock file. After the last handle to a
+/// database in this process is dropped, sled's own I/O threads may hold the
+/// lock a moment longer: `confer check --url` restores a backup (which
+/// opens and closes it) and opens it at once, and CI saw that open refused.
+/// A lock another process holds is still refused, after this long.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Opens `config`'s database, retrying a refused lock for [`LOCK_WAIT`].
+fn open_waiting_for_the_lock(config: &sled::Config) -> Result<sled::Db, StoreError> {
+    let until = std::time::Instant::now() + LOCK_WAIT;
+    loop {
+        match config.open() {
+            Ok(db) => return Ok(db),
+            Err(error)
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < until =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(error) => return Err(engine(error)),
+        }
+    }
+}
+
 impl SledStore {
     /// Opens (or creates) the database in `dir`, sealing secrets with `secrets`.
     pub fn open(dir: &Path, secrets: Arc<SecretBox>) -> Result<Self, StoreError> {
-        let db = sled::Config::new()
-            .path(dir)
-            .cache_capacity(STORE_CACHE_BYTES)
-            .open()
-            .map_err(engine)?;
+        let db = open_waiting_for_the_lock(
+            &sled::Config::new()
+                .path(dir)
+                .cache_capacity(STORE_CACHE_BYTES),
+        )?;
         let io = |e: std::io::Error| StoreError::Engine(e.to_string());
         let log = std::fs::File::open(dir.join(durability::LOG_FILE)).map_err(io)?;
         let tree = |name: &str| db.open_tree(name).map_err(engine);

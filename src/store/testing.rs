@@ -66,3 +66,36 @@ pub(crate) fn test_thread(
         updated_at: now,
     }
 }
+
+/// An open waits for a lock the last handle's threads release a moment
+/// later, and still refuses a lock that stays held.
+#[test]
+#[allow(clippy::unwrap_used)]
+fn an_open_waits_briefly_for_the_lock() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let held = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+    let started = Instant::now();
+    let refused = SledStore::open(dir.path(), test_secrets(dir.path()));
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("could not acquire lock")),
+        "a held lock is refused"
+    );
+    assert!(
+        started.elapsed() >= super::LOCK_WAIT,
+        "after waiting for it"
+    );
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        drop(held);
+    });
+    let reopened = SledStore::open(dir.path(), test_secrets(dir.path()));
+    release.join().unwrap();
+    assert!(
+        reopened.is_ok(),
+        "opened once released: {:?}",
+        reopened.err()
+    );
+}
