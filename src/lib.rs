@@ -122,10 +122,7 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
 pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyhow::Result<()> {
     let settings = Arc::new(settings);
     // Before any store call (the bound is set once per process).
-    confer_actors::set_store_concurrency(match settings.store_concurrency {
-        0 => confer_actors::default_store_concurrency(),
-        n => n,
-    });
+    confer_actors::set_store_concurrency(settings.store_concurrency);
     let jwt = jwt_verifier(&settings)?;
     let store = open_store(&settings)?;
 

@@ -38,8 +38,7 @@ pub use frames::{
 pub use idempotency::{IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 pub use ids::*;
 pub use ports::{
-    StoreError, StoreFuture, ThreadAppend, ThreadStore, default_store_concurrency, run_blocking,
-    set_store_concurrency,
+    StoreError, StoreFuture, ThreadAppend, ThreadStore, run_blocking, set_store_concurrency,
 };
 pub use provider::{
     CallOrigin, CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver,

@@ -38,18 +38,20 @@ pub enum StoreError {
 /// (the bound before), 500 paced streams on one core waited 33 ms for a
 /// store read and 13 ms per token; with 2, 1.2 ms (docs/performance.md).
 /// Past the bound calls wait for a slot, and the pool stays small.
-pub fn default_store_concurrency() -> usize {
+fn default_store_concurrency() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from) + 1
 }
 
 static STORE_SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
 
-/// Sets how many store calls may run at once (at least 1); only before the
-/// first store call, as the server does at start. Returns whether it took.
-pub fn set_store_concurrency(calls: usize) -> bool {
-    STORE_SLOTS
-        .set(tokio::sync::Semaphore::new(calls.max(1)))
-        .is_ok()
+/// Sets how many store calls may run at once (0: the default), before the
+/// first store call as the server does at start; later it changes nothing.
+pub fn set_store_concurrency(calls: usize) {
+    let calls = match calls {
+        0 => default_store_concurrency(),
+        n => n,
+    };
+    let _ = STORE_SLOTS.set(tokio::sync::Semaphore::new(calls));
 }
 
 fn store_slots() -> &'static tokio::sync::Semaphore {
@@ -57,7 +59,7 @@ fn store_slots() -> &'static tokio::sync::Semaphore {
 }
 
 /// Runs a synchronous store call on the blocking pool, at most the store
-/// concurrency ([`default_store_concurrency`]) at a time.
+/// concurrency ([`set_store_concurrency`], by default the CPUs + 1) at a time.
 pub async fn run_blocking<T, F>(f: F) -> Result<T, StoreError>
 where
     T: Send + 'static,

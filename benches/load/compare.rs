@@ -100,11 +100,7 @@ pub(crate) async fn compare(o: &Options, vendor: &str, baseline: PathBuf) {
         direct: false,
         ..o.clone()
     };
-    let wants = |name: &str| {
-        o.only
-            .as_deref()
-            .is_none_or(|only| only.split(',').any(|o| o == name))
-    };
+    let wants = |name: &str| o.wants(name);
     let mut scenarios = Vec::new();
     if wants("paced") {
         scenarios.extend(o.paced.iter().map(|&n| Scenario::Paced(n)));

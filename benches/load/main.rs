@@ -97,6 +97,15 @@ struct Options {
     rounds: usize,
 }
 
+impl Options {
+    /// Whether `--only` (absent: everything) names scenario `name`.
+    fn wants(&self, name: &str) -> bool {
+        self.only
+            .as_deref()
+            .is_none_or(|only| only.split(',').any(|o| o == name))
+    }
+}
+
 fn options() -> Options {
     let mut o = Options {
         paced: vec![100, 500, 1000],
@@ -172,11 +181,7 @@ fn main() {
 async fn run(o: Options) {
     let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap_or(0);
     println!("open-file limit raised to {limit}");
-    let wants = |name: &str| {
-        o.only
-            .as_deref()
-            .is_none_or(|only| only.split(',').any(|o| o == name))
-    };
+    let wants = |name: &str| o.wants(name);
     let vendor = mock_vendor().await;
     if let Some(baseline) = o.baseline.clone() {
         compare(&o, &vendor, baseline).await;

@@ -1,5 +1,5 @@
 //! Helpers the store's unit tests share: a secret key, a thread, and
-//! reopening a store.
+//! reopening a store; and the test of opening a store whose lock is held.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,31 +16,11 @@ pub(crate) fn test_secrets(dir: &Path) -> Arc<SecretBox> {
     Arc::new(SecretBox::load(None, None, None, dir).unwrap())
 }
 
-/// Opens the store in `dir` again after a handle to it was dropped (unit
-/// tests; see [`retrying_the_lock`]).
+/// Opens the store in `dir` again after a handle to it was dropped (its
+/// lock may be held a moment longer; `SledStore::open` waits for it).
 pub(crate) fn reopen_for_test(dir: &Path) -> SledStore {
-    retrying_the_lock(|| SledStore::open(dir, test_secrets(dir)))
-}
-
-/// `open` of a database whose last handle was just dropped: sled's I/O
-/// threads may hold its lock file a moment longer, so a lock refusal is
-/// retried for up to 5 s; any other error panics (unit tests).
-pub(crate) fn retrying_the_lock<T, E: std::fmt::Display>(
-    mut open: impl FnMut() -> Result<T, E>,
-) -> T {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        match open() {
-            Ok(opened) => return opened,
-            Err(error)
-                if error.to_string().contains("could not acquire lock")
-                    && std::time::Instant::now() < until =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(error) => panic!("opening the store: {error}"),
-        }
-    }
+    #[allow(clippy::unwrap_used)]
+    SledStore::open(dir, test_secrets(dir)).unwrap()
 }
 
 /// A new single-user thread of `org` and `agent`, made by `by`, for unit

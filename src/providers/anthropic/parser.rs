@@ -109,8 +109,13 @@ struct TextDelta<'a> {
 }
 
 /// The text of a well-formed `content_block_delta` / `text_delta` event.
+/// Other deltas (tool arguments, thinking: also one per token) are left at
+/// a substring scan, so that they are not parsed twice.
 fn text_delta(event: &Event) -> Option<Cow<'_, str>> {
-    if event.event != "content_block_delta" || !event.data.starts_with('{') {
+    if event.event != "content_block_delta"
+        || !event.data.starts_with('{')
+        || !event.data.contains("\"text_delta\"")
+    {
         return None;
     }
     let parsed: TextDeltaEvent<'_> = serde_json::from_str(&event.data).ok()?;

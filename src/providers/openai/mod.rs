@@ -144,7 +144,7 @@ struct Choice<'a> {
     finish_reason: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
 struct Delta<'a> {
     #[serde(default, borrow)]
     content: Option<Cow<'a, str>>,
@@ -165,10 +165,7 @@ impl ChatParser {
             ))];
         }
         if let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) {
-            let delta = choice.delta.unwrap_or(Delta {
-                content: None,
-                tool_calls: None,
-            });
+            let delta = choice.delta.unwrap_or_default();
             if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
                 out.push(ModelEvent::Text(text.into_owned()));
             }

@@ -61,10 +61,10 @@ fn filled(dir: &Path, messages: usize) -> (Store, ThreadId) {
     (store, thread.id)
 }
 
-/// Opens a store just restored: the restore's own sled handle is dropped,
-/// but its lock may be held a moment longer (seen once in a loaded run).
+/// Opens a store just restored (its lock may be held a moment longer;
+/// `Store::open` waits for it).
 fn open_restored(dir: &Path) -> Store {
-    crate::store::testing::retrying_the_lock(|| Store::open(dir))
+    Store::open(dir).unwrap()
 }
 
 fn backup_of(store: &Store, file: &Path, with_key: bool) -> Manifest {
