@@ -12,6 +12,7 @@ pub mod connections;
 pub mod error;
 pub mod export;
 pub mod limits;
+pub mod observability;
 pub mod outbound;
 pub mod plans;
 pub mod providers;
@@ -124,7 +125,13 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     // Before any store call (the bound is set once per process).
     confer_actors::set_store_concurrency(settings.store_concurrency);
     let jwt = jwt_verifier(&settings)?;
+    let prices = Arc::new(observability::prices::load(
+        settings.prices_file.as_deref(),
+    )?);
+    let metrics = observability::metrics::install();
     let store = open_store(&settings)?;
+    store.set_trace_retention_days(settings.trace_retention_days);
+    let traces = Arc::new(confer_actors::RunningTraces::default());
 
     let extra_ca = settings.extra_ca_pem()?;
     let client = providers::client::VendorClient::new(
@@ -150,6 +157,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
                 Arc::clone(&tool_cache),
             ),
         )),
+        traces: Arc::clone(&traces),
+        prices,
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = Runtime::start(
@@ -188,6 +197,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         default_model: settings.platform_default_model(),
         settings: Arc::clone(&settings),
         tool_cache,
+        traces,
+        metrics,
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;
@@ -209,6 +220,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
             .wrap(from_fn(api::json_errors))
             .wrap(from_fn(api::header_limit))
             .wrap(from_fn(telemetry::request_log))
+            .wrap(from_fn(observability::metrics::request_metrics))
             // Outermost: a preflight is answered before anything else runs.
             .wrap(api::cors::cors(&cors_origins))
             .configure(api::routes)

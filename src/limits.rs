@@ -62,6 +62,7 @@ pub struct RateLimits {
 
 fn refusal(what: &str, limit: u32, wait: Duration) -> ApiError {
     let retry_after = wait.as_secs_f64().ceil().max(1.0) as u64;
+    metrics::counter!(crate::observability::metrics::RATE_LIMITED).increment(1);
     ApiError::RateLimited {
         detail: format!("{what}: rate limit reached; retry in {retry_after} s"),
         limit,

@@ -49,6 +49,11 @@ pub struct Settings {
     pub sse_keep_alive_ms: u64,
     pub runtime_arbiters: usize,
     pub store_concurrency: usize,
+    pub trace_retention_days: u32,
+    #[serde(default)]
+    pub prices_file: Option<PathBuf>,
+    #[serde(default)]
+    pub metrics_token: Option<SecretString>,
     pub anthropic_base_url: String,
     pub openai_base_url: String,
     pub anthropic_max_tokens: u32,
@@ -119,8 +124,9 @@ fn layers(file: Option<&Path>) -> Figment {
 }
 
 /// The settings that hold secrets: `confer config` never prints their values.
-const SECRET_KEYS: [&str; 6] = [
+const SECRET_KEYS: [&str; 7] = [
     "bootstrap_api_key",
+    "metrics_token",
     "jwt_secret",
     "secret_key",
     "secret_key_old",
@@ -219,6 +225,7 @@ impl Settings {
         }
         self.bootstrap_api_key = non_empty(self.bootstrap_api_key);
         self.jwt_secret = non_empty(self.jwt_secret);
+        self.metrics_token = non_empty(self.metrics_token);
         self.secret_key = non_empty(self.secret_key);
         self.secret_key_old = non_empty(self.secret_key_old);
         self.secret_key_file = self.secret_key_file.filter(|p| !p.as_os_str().is_empty());

@@ -26,4 +26,8 @@ pub struct AppState {
     pub runtime: Runtime,
     /// The org tools' definitions the turns read; tool writes forget them.
     pub tool_cache: Arc<crate::tools::webhook::OfferedCache>,
+    /// The traces of the turns running now (the logs list them).
+    pub traces: Arc<confer_actors::RunningTraces>,
+    /// The metrics exporter, when it could be installed.
+    pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

@@ -89,6 +89,14 @@ id_type!(
     /// A todo of a plan.
     TodoId
 );
+id_type!(
+    /// One turn's trace (`observability.md`).
+    TraceId
+);
+id_type!(
+    /// A span of a trace.
+    SpanId
+);
 
 #[cfg(test)]
 mod tests {

@@ -18,12 +18,15 @@ pub mod idempotency;
 pub mod ids;
 pub mod org_slots;
 pub mod ports;
+pub mod prices;
 pub mod provider;
 pub mod registry;
 pub mod thread_actor;
 pub mod timings;
 pub mod tools;
+pub mod trace;
 pub mod turn;
+pub mod turn_metrics;
 pub mod vendor_options;
 
 #[cfg(test)]
@@ -40,6 +43,7 @@ pub use ids::*;
 pub use ports::{
     StoreError, StoreFuture, ThreadAppend, ThreadStore, run_blocking, set_store_concurrency,
 };
+pub use prices::{ModelPrice, PriceTable};
 pub use provider::{
     CallOrigin, CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver,
     FinishReason, KeyRequest, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
@@ -48,5 +52,8 @@ pub use provider::{
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};
 pub use timings::TurnTimings;
+pub use trace::{
+    RunningTraces, Span, SpanAttributes, SpanKind, SpanStatus, Trace, TraceRecord, TraceStatus,
+};
 pub use turn::{Engine, ToolResult, TurnRequest};
 pub use vendor_options::{AnthropicCache, AnthropicOptions, OpenAiOptions, VendorOptions};

@@ -97,6 +97,8 @@ pub struct ThreadAppend {
     /// Usage records of the turn's earlier model calls, stored (unlinked)
     /// when each call ended; linked to `listed` here.
     pub billed: Vec<UsageRecord>,
+    /// The turn's trace, on the answer's write.
+    pub trace: Option<Box<crate::trace::TraceRecord>>,
 }
 
 /// Durable state of threads, as the conversation runtime sees it.

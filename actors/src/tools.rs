@@ -16,6 +16,7 @@ use crate::domain::PlanConfig;
 use crate::events::ThreadEvent;
 use crate::ids::{AgentId, OrgId, ThreadId};
 use crate::provider::{ToolCall, ToolDefinition};
+use crate::trace::Stamp;
 use crate::turn::Emitter;
 
 /// At most this many calls of one step run at once.
@@ -32,6 +33,9 @@ pub const LIMIT_REACHED: &str = "not executed: tool-call limit reached";
 /// The built-in tool that proposes another tool profile (`tools.md` §4);
 /// no org tool may take its name.
 pub const PROPOSE_PROFILE_SWITCH: &str = "propose_profile_switch";
+
+/// How the error result of a call that ran out of time begins.
+pub const TIMEOUT_PREFIX: &str = "timeout after";
 
 /// The error result of a call of a tool the turn did not offer.
 pub const NOT_AVAILABLE: &str = "tool not available";
@@ -66,6 +70,18 @@ impl ToolOutput {
         Self {
             result: json!({ "error": reason.into() }),
             is_error: true,
+        }
+    }
+
+    /// The call's outcome as metrics name it: `ok`, `error`, `timeout` or
+    /// `not_available`.
+    pub fn outcome(&self) -> &'static str {
+        let reason = self.result.get("error").and_then(Value::as_str);
+        match reason {
+            _ if !self.is_error => "ok",
+            Some(NOT_AVAILABLE) => "not_available",
+            Some(reason) if reason.starts_with(TIMEOUT_PREFIX) => "timeout",
+            _ => "error",
         }
     }
 
@@ -144,19 +160,20 @@ pub enum CallPlan {
 /// Runs a step's server-side calls: `tool_call` for each in the model's
 /// order, then `tool_executing` as each starts and `tool_result` as each
 /// ends (at most [`MAX_CONCURRENT_CALLS`] at once). Returns the outputs in
-/// call order. Dropping the future cancels the calls still running.
+/// call order, each with when it ran. Dropping the future cancels the
+/// calls still running.
 pub async fn run_calls(
     executor: &dyn ToolExecutor,
     scope: &ToolScope,
     calls: &[(ToolCall, CallPlan)],
     emitter: &Emitter,
-) -> Vec<ToolOutput> {
+) -> Vec<RanCall> {
     for (call, _) in calls {
         emitter.emit(ThreadEvent::ToolCall {
             tool: Box::new(call.clone()),
         });
     }
-    let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
+    let mut outputs: Vec<Option<RanCall>> = vec![None; calls.len()];
     let mut waiting = calls.iter().enumerate();
     let mut running = FuturesUnordered::new();
     loop {
@@ -188,9 +205,13 @@ pub async fn run_calls(
                     Box::pin(async move { output })
                 }
             };
-            running.push(async move { (at, future.await) });
+            running.push(async move {
+                let started = Stamp::now();
+                let output = future.await;
+                (at, output, started, std::time::Instant::now())
+            });
         }
-        let Some((at, output)) = running.next().await else {
+        let Some((at, output, started, ended)) = running.next().await else {
             break;
         };
         let call = &calls[at].0;
@@ -200,10 +221,28 @@ pub async fn run_calls(
             result: Box::new(output.result.clone()),
             is_error: output.is_error.then_some(true),
         });
-        outputs[at] = Some(output);
+        outputs[at] = Some(RanCall {
+            output,
+            started,
+            ended,
+        });
     }
     outputs
         .into_iter()
-        .map(|o| o.unwrap_or_else(|| ToolOutput::error(NOT_AVAILABLE)))
+        .map(|o| {
+            o.unwrap_or_else(|| RanCall {
+                output: ToolOutput::error(NOT_AVAILABLE),
+                started: Stamp::now(),
+                ended: std::time::Instant::now(),
+            })
+        })
         .collect()
+}
+
+/// A call of a step as it ran: its output and when.
+#[derive(Clone, Debug)]
+pub struct RanCall {
+    pub output: ToolOutput,
+    pub started: Stamp,
+    pub ended: std::time::Instant,
 }

@@ -276,6 +276,13 @@ pub async fn send(
         accepted: Some(accepted),
         idempotency,
         options: std::sync::Arc::new(options),
+        if_busy: Some(if_busy.as_str()),
+        // A malformed `traceparent` is ignored, as W3C Trace Context asks.
+        otel_trace_id: http
+            .headers()
+            .get("traceparent")
+            .and_then(|v| v.to_str().ok())
+            .and_then(confer_actors::trace::traceparent_trace_id),
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.

@@ -5,6 +5,7 @@
 
 pub mod admin;
 pub mod agents;
+pub mod analytics;
 pub mod body_rules;
 pub mod compaction;
 pub mod context;
@@ -14,7 +15,9 @@ pub mod extract;
 pub mod health;
 pub mod idempotency;
 pub mod keys;
+pub mod logs;
 pub mod messages;
+pub mod metrics;
 pub mod openapi;
 pub mod orgs;
 pub mod participants;
@@ -73,6 +76,7 @@ macro_rules! route_table {
 route_table! {
     "/healthz" => { GET => health::healthz },
     "/readyz" => { GET => health::readyz },
+    "/metrics" => { GET => metrics::scrape },
     "/openapi.json" => { GET => openapi::document },
     "/docs" => { GET => openapi::docs },
     "/docs/{file:.*}" => { GET => openapi::docs_file },
@@ -100,6 +104,9 @@ route_table! {
     "/api/admin/backup" => { GET => admin::backup },
     "/api/admin/export" => { GET => admin::export },
     "/api/usage" => { GET => usage::list },
+    "/api/logs" => { GET => logs::list },
+    "/api/logs/{trace_id}" => { GET => logs::get },
+    "/api/analytics" => { GET => analytics::get },
     "/api/tools" => { GET => tools::list, POST => tools::create },
     // Before `{tool_id}`, which would otherwise take the path.
     "/api/tools/execute" => { POST => tools::execute },

@@ -56,13 +56,14 @@ JSON. Names: `meta` (first), `token`, `tool_call`, `tool_executing`, \
 #[openapi(
     info(title = "Confer", description = DESCRIPTION, license(name = "Apache-2.0")),
     tags(
-        (name = "operations", description = "Health, readiness and this description"),
+        (name = "operations", description = "Health, readiness, metrics and this description"),
         (name = "agents", description = "Agents and their configuration"),
         (name = "threads", description = "Threads, their messages and streams"),
         (name = "tools", description = "The org's server-side tools"),
         (name = "keys", description = "API keys"),
         (name = "orgs", description = "Organizations"),
         (name = "usage", description = "Usage records"),
+        (name = "observability", description = "Turn traces (logs) and analytics"),
     ),
     components(schemas(confer_actors::ThreadEvent))
 )]

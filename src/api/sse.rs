@@ -67,6 +67,8 @@ pub fn response(
         quiet: Pin<Box<Sleep>>,
         last_sent: Instant,
         ended: bool,
+        /// Counts the stream in `confer_open_streams` while it is open.
+        _open: confer_actors::turn_metrics::GaugeGuard,
     }
     let state = State {
         reader,
@@ -74,6 +76,9 @@ pub fn response(
         quiet: Box::pin(tokio::time::sleep(keep_alive)),
         last_sent: Instant::now(),
         ended: false,
+        _open: confer_actors::turn_metrics::GaugeGuard::new(
+            confer_actors::turn_metrics::names::OPEN_STREAMS,
+        ),
     };
     let body = futures_util::stream::unfold(state, move |mut state| async move {
         if let Some(first) = state.first.take() {

@@ -153,11 +153,14 @@ pub fn flush_durably(
     blobs: &Path,
     synced: &Mutex<u64>,
 ) -> Result<usize, StoreError> {
+    let began = std::time::Instant::now();
     db.flush().map_err(|e| StoreError::Engine(e.to_string()))?;
     let count = sync_new_blobs(blobs, synced)
         .map_err(|e| StoreError::Engine(format!("syncing the store's blobs: {e}")))?;
     log.sync_data()
         .map_err(|e| StoreError::Engine(format!("syncing the store's log: {e}")))?;
+    metrics::histogram!(crate::observability::metrics::STORE_COMMIT)
+        .record(began.elapsed().as_secs_f64());
     Ok(count)
 }
 

@@ -33,6 +33,7 @@ pub mod scan;
 mod sealed;
 pub mod threads;
 pub mod tools;
+pub mod traces;
 pub mod update;
 pub mod usage;
 pub mod values;
@@ -64,6 +65,9 @@ use crate::secrets::SecretBox;
 /// 32 KiB values kept about 150 MiB resident with 16 MiB or 64 MiB alike
 /// (see docs/performance.md); the cap still keeps the cache itself modest.
 pub const STORE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Days traces are kept unless the operator says otherwise.
+pub const DEFAULT_TRACE_RETENTION_DAYS: u32 = 30;
 
 /// One page of a newest-first listing.
 #[derive(Debug)]
@@ -137,6 +141,12 @@ pub struct SledStore {
     tool_names: Tree,
     plans: Tree,
     plans_by_thread: Tree,
+    /// Traces, their indexes and the per-day analytics (see `traces`).
+    traces: Tree,
+    trace_index: Tree,
+    trace_days: Tree,
+    /// How many days traces are kept (`CONFER_TRACE_RETENTION_DAYS`).
+    trace_retention_days: std::sync::atomic::AtomicU32,
     /// Held while a plan is created, so that two creations cannot both
     /// take a thread's last free place (see `plans`).
     plan_creation: std::sync::Mutex<()>,
@@ -215,6 +225,14 @@ impl SledStore {
             tool_names: tree(trees::TOOL_NAMES)?,
             plans: tree(trees::PLANS)?,
             plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
+            traces: tree(trees::TRACES)?,
+            trace_index: tree(trees::TRACE_INDEX)?,
+            trace_days: {
+                let days = tree(trees::TRACE_DAYS)?;
+                days.set_merge_operator(crate::observability::aggregate::merge_operator);
+                days
+            },
+            trace_retention_days: std::sync::atomic::AtomicU32::new(DEFAULT_TRACE_RETENTION_DAYS),
             plan_creation: std::sync::Mutex::new(()),
             commit: GroupCommit::start(
                 db.clone(),
@@ -229,6 +247,14 @@ impl SledStore {
             gate: gate::WriteGate::default(),
             db,
         })
+    }
+
+    /// How long traces are kept.
+    pub fn trace_retention(&self) -> chrono::TimeDelta {
+        let days = self
+            .trace_retention_days
+            .load(std::sync::atomic::Ordering::Relaxed);
+        chrono::TimeDelta::days(i64::from(days.max(1)))
     }
 
     /// Flushes synchronously (used at start and shutdown): refused by a
@@ -371,6 +397,14 @@ impl Store {
     /// Flushes synchronously (at shutdown).
     pub fn flush_now(&self) -> Result<(), StoreError> {
         self.inner.flush_now()
+    }
+
+    /// Keeps traces `days` days (at least 1); the sweep applies it.
+    pub fn set_trace_retention_days(&self, days: u32) {
+        self.inner
+            .trace_retention_days
+            .store(days.max(1), std::sync::atomic::Ordering::Relaxed);
+        self.inner.purger.wake();
     }
 
     /// The failure that poisoned the store, if a flush failed.

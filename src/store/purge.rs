@@ -4,7 +4,11 @@
 //! [`Purger`] then removes the thread's history, context, their value files,
 //! plans and participants in batches of [`PURGE_BATCH`] keys and drops the marker
 //! last, so a purge cut short by a crash resumes at the next start from the
-//! markers alone (no sweep of the store). Usage records outlive the thread.
+//! markers alone (no sweep of the store). Usage records and analytics
+//! aggregates outlive the thread; its traces go with it.
+//!
+//! The same worker sweeps traces past their retention (`traces`) at start
+//! and every [`SWEEP_INTERVAL`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -18,6 +22,9 @@ use super::{SledStore, engine, keys};
 
 /// Keys removed per batch by the purge.
 pub const PURGE_BATCH: usize = 1000;
+
+/// How often traces past their retention are swept.
+pub const SWEEP_INTERVAL: Duration = Duration::from_secs(3600);
 
 impl SledStore {
     /// The threads whose purge is not finished.
@@ -65,6 +72,10 @@ impl SledStore {
             return Ok(removed);
         }
         removed = self.purge_plans(marker.org_id, id, batch)?;
+        if removed > 0 {
+            return Ok(removed);
+        }
+        removed = self.remove_thread_traces(id, batch)?;
         if removed > 0 {
             return Ok(removed);
         }
@@ -166,18 +177,41 @@ impl Drop for Purger {
     }
 }
 
+/// Sweeps traces past the retention when [`SWEEP_INTERVAL`] has passed
+/// since the `last` sweep, or the retention changed since (or none ran).
+fn sweep_due_traces(store: &SledStore, last: &mut Option<(std::time::Instant, chrono::TimeDelta)>) {
+    let retention = store.trace_retention();
+    if last.is_some_and(|(at, kept)| at.elapsed() < SWEEP_INTERVAL && kept == retention) {
+        return;
+    }
+    *last = Some((std::time::Instant::now(), retention));
+    let cutoff = chrono::Utc::now() - retention;
+    match store.sweep_traces(cutoff) {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(removed, "traces past their retention removed"),
+        Err(error) => tracing::error!(%error, "sweeping old traces failed"),
+    }
+}
+
 fn purge_loop(signal: &PurgeSignal, store: &std::sync::Weak<SledStore>) {
+    let mut last_sweep = None;
     loop {
         {
             let mut pending = signal
                 .pending
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
+            let began = std::time::Instant::now();
             while !*pending && !signal.stop.load(Ordering::SeqCst) {
-                pending = signal
+                let timeout = SWEEP_INTERVAL.saturating_sub(began.elapsed());
+                let (guard, result) = signal
                     .wake
-                    .wait(pending)
+                    .wait_timeout(pending, timeout)
                     .unwrap_or_else(PoisonError::into_inner);
+                pending = guard;
+                if result.timed_out() {
+                    break;
+                }
             }
             *pending = false;
         }
@@ -185,6 +219,7 @@ fn purge_loop(signal: &PurgeSignal, store: &std::sync::Weak<SledStore>) {
             return;
         }
         let Some(store) = store.upgrade() else { return };
+        sweep_due_traces(&store, &mut last_sweep);
         let ids = match store.pending_purges() {
             Ok(ids) => ids,
             Err(error) => {

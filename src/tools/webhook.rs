@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use confer_actors::tools::{
-    NOT_AVAILABLE, OfferedFuture, ServerTools, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
+    NOT_AVAILABLE, OfferedFuture, ServerTools, TIMEOUT_PREFIX, ToolExecutor, ToolFuture,
+    ToolOutput, ToolScope,
 };
 use confer_actors::{AgentId, OrgId, ThreadId, ToolCall, ToolDefinition};
 use secrecy::ExposeSecret;
@@ -213,7 +214,7 @@ pub async fn call(
 fn failure(error: &OutboundError, tool: &OrgTool) -> ToolOutput {
     tracing::debug!(%error, tool = %tool.id, "a tool call failed");
     ToolOutput::error(match error {
-        OutboundError::TimedOut => format!("timeout after {} ms", tool.timeout_ms),
+        OutboundError::TimedOut => format!("{TIMEOUT_PREFIX} {} ms", tool.timeout_ms),
         OutboundError::Refused(_) => "address refused by outbound policy".into(),
         OutboundError::TooLarge(_) => "response over 256 KiB".into(),
         OutboundError::Transport(_) => "unreachable".into(),

@@ -18,6 +18,7 @@ mod errors;
 mod limits;
 mod llmock;
 mod mock;
+mod observability;
 mod operations;
 mod org_tools;
 mod outbound;

@@ -53,6 +53,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("POST", "/api/orgs") => Platform,
         ("GET", "/api/admin/backup" | "/api/admin/export") => Platform,
         ("GET", "/api/usage") => Anyone,
+        ("GET", "/metrics") => Nobody,
+        ("GET", "/api/logs" | "/api/logs/{trace_id}" | "/api/analytics") => Anyone,
         ("GET", "/api/tools" | "/api/tools/{tool_id}") => Anyone,
         ("POST", "/api/tools" | "/api/tools/execute") => Admin,
         ("PATCH" | "DELETE", "/api/tools/{tool_id}") => Admin,
@@ -232,6 +234,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{tool_id}", &tool)
                     .replace("{plan_id}", plan)
                     .replace("{todo_id}", &todos[0])
+                    .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{file:.*}", "index.html");
                 if *path == "/api/threads" && *method == "GET" {
                     concrete.push_str(&format!("?agentId={agent}"));

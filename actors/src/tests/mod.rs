@@ -243,6 +243,8 @@ impl Fixture {
             provider: model,
             resolver: Arc::new(NoResolver),
             tools,
+            traces: Arc::default(),
+            prices: Arc::default(),
         });
         let config = RuntimeConfig {
             idle_timeout: Duration::from_secs(60),
@@ -559,6 +561,8 @@ fn a_turn_task_stays_small() {
         provider,
         resolver: Arc::new(NoResolver),
         tools: Arc::new(crate::tools::NoServerTools),
+        traces: Arc::default(),
+        prices: Arc::default(),
     });
     let thread = ThreadId::new();
     let log = Arc::new(crate::frames::FrameLog::new(thread, Default::default()));

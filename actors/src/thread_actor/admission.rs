@@ -27,6 +27,17 @@ pub enum IfBusy {
     Interrupt,
 }
 
+impl IfBusy {
+    /// The policy's API name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queue => "queue",
+            Self::Reject => "reject",
+            Self::Interrupt => "interrupt",
+        }
+    }
+}
+
 /// Why a send was not admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -184,6 +195,7 @@ impl ThreadActor {
             turn,
             request: msg.request,
             runs_on: msg.runs_on,
+            _queued: crate::turn_metrics::GaugeGuard::new(crate::turn_metrics::names::QUEUED_SENDS),
         });
         self.activity.touch(true);
         self.start_next(ctx);

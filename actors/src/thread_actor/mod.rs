@@ -65,6 +65,8 @@ struct QueuedTurn {
     turn: u64,
     request: TurnRequest,
     runs_on: Option<ArbiterHandle>,
+    /// Counts the send in `confer_queued_sends` while it waits.
+    _queued: crate::turn_metrics::GaugeGuard,
 }
 
 struct RunningTurn {

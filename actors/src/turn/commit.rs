@@ -17,6 +17,8 @@ use crate::idempotency::{IdempotencyRecord, OutcomeKind, TurnOutcome};
 use crate::ids::{MessageId, UsageId};
 use crate::ports::ThreadAppend;
 use crate::provider::{ContextMessage, ContextRole, estimate_tokens};
+use crate::trace::{SpanAttributes, SpanKind, Stamp, TraceRecord, TraceStatus};
+use crate::turn_metrics;
 
 impl Turn {
     /// Stores what the model call produced and ends the stream; returns the
@@ -24,6 +26,9 @@ impl Turn {
     pub(super) async fn commit(mut self, mut outcome: ModelOutcome) -> Option<Vec<ContextMessage>> {
         let call = self.call_usage(&outcome);
         let record = self.usage_record(&outcome, &call);
+        if let Some(record) = &record {
+            self.note_usage(record);
+        }
         let mut usage = std::mem::take(&mut self.spent);
         usage += call;
         usage.steps = Some(self.step);
@@ -60,12 +65,14 @@ impl Turn {
             .keyed
             .take()
             .map(|(key, record)| (key, with_outcome(record, &outcome, &usage, requires_action)));
+        let trace = self.finish_trace(&outcome);
         let write = ThreadAppend {
             listed,
             context: context.clone(),
             usage: record,
             keyed,
             billed: std::mem::take(&mut self.billed),
+            trace: Some(Box::new(trace)),
             ..ThreadAppend::default()
         };
         let message_id = match append_durably(&self.engine.store, self.thread_id, write).await {
@@ -82,6 +89,8 @@ impl Turn {
             }
         };
         self.history.extend(context.into_iter().skip(cached));
+        let status = trace_status(&outcome);
+        turn_metrics::turn_ended(status, self.trace.started().instant.elapsed());
         outcome.content = content;
         self.end_stream(outcome, message_id, usage, requires_action);
         Some(self.history)
@@ -97,13 +106,48 @@ impl Turn {
         if let Some(record) = self.usage_record(outcome, &call) {
             self.spent += call;
             match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
-                Ok(stored) => self.billed.push(stored),
+                Ok(stored) => {
+                    self.note_usage(&stored);
+                    self.billed.push(stored);
+                }
                 // The answer's write will fail the same way and say so.
                 Err(error) => {
                     tracing::error!(%error, thread = %self.thread_id, "billing a model call failed")
                 }
             }
         }
+    }
+
+    /// Counts a usage record of the turn in its trace and the token metrics.
+    pub(super) fn note_usage(&mut self, record: &UsageRecord) {
+        self.trace.usage(record, &self.engine.prices);
+        turn_metrics::tokens(record);
+    }
+
+    /// The turn's finished trace, with the span of the answer's write (the
+    /// store ends it when it writes the trace, `TraceRecord::seal`).
+    fn finish_trace(&mut self, outcome: &ModelOutcome) -> TraceRecord {
+        let root = self.trace.root();
+        self.trace.span(
+            root,
+            SpanKind::Store,
+            "store_commit",
+            Stamp::now(),
+            SpanAttributes::default(),
+            None,
+        );
+        let error_code = match (&outcome.failure, outcome.stopped_by) {
+            (Some(failure), _) => Some(failure.code.code.to_owned()),
+            (None, Some(CancelReason::Shutdown)) => Some(codes::SHUTTING_DOWN.code.to_owned()),
+            _ => None,
+        };
+        let metadata = self.usage_metadata();
+        self.trace.finish(
+            trace_status(outcome),
+            error_code,
+            self.model.clone(),
+            metadata,
+        )
     }
 
     /// The token counts of a model call (estimated where the vendor gave none).
@@ -232,6 +276,15 @@ impl Turn {
             gap: None,
             paused: outcome.paused.then_some("compaction"),
         })));
+    }
+}
+
+/// How a turn that ended with `outcome` is listed in the logs.
+fn trace_status(outcome: &ModelOutcome) -> TraceStatus {
+    match (&outcome.failure, outcome.stopped_by) {
+        (Some(_), _) => TraceStatus::Error,
+        (None, Some(_)) => TraceStatus::Stopped,
+        (None, None) => TraceStatus::Ok,
     }
 }
 

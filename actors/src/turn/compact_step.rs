@@ -26,6 +26,7 @@ use crate::provider::{
     CompactionBlock, ContextMessage, ContextRole, ModelError, ModelEvent, ModelRequest,
     ModelStream, estimate_tokens, view_for,
 };
+use crate::trace::{SpanAttributes, SpanKind, Stamp};
 
 /// The provider that compacts natively (its own block, `model_step`).
 const NATIVE_PROVIDER: &str = "anthropic";
@@ -109,8 +110,26 @@ impl Turn {
             compaction: None,
             api_key: key.api_key.clone(),
         };
+        let from = Stamp::now();
         let stream = self.engine.provider.stream(request);
         let call = until_cancelled(&mut self.cancel, read_summary(stream)).await?;
+        let attributes = SpanAttributes {
+            method: Some("summary".to_owned()),
+            ..SpanAttributes::default()
+        };
+        let error = call
+            .failure
+            .as_ref()
+            .map(|f| format!("{}: {}", f.code.code, f.detail));
+        let root = self.trace.root();
+        self.trace.span(
+            root,
+            SpanKind::Compaction,
+            "compaction",
+            from,
+            attributes,
+            error,
+        );
         if call.accepted {
             // Counted only when the vendor reported no input tokens.
             let estimated_input = || tokens.count(&planned.transcript);
@@ -174,7 +193,10 @@ impl Turn {
             ..self.call_record(&key.source, &call_usage)
         };
         match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
-            Ok(stored) => self.billed.push(stored),
+            Ok(stored) => {
+                self.note_usage(&stored);
+                self.billed.push(stored);
+            }
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "billing a summary call failed")
             }

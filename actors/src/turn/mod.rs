@@ -45,6 +45,7 @@ use crate::provider::{
 };
 use crate::timings::{PhaseClock, TurnTimings};
 use crate::tools::{self, CallPlan, MAX_TOOL_STEPS, ToolExecutor, ToolScope};
+use crate::trace::TraceRecorder;
 
 pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
@@ -56,6 +57,10 @@ pub struct Engine {
     pub provider: Arc<dyn ModelProvider>,
     pub resolver: Arc<dyn CredentialResolver>,
     pub tools: Arc<dyn ToolExecutor>,
+    /// The traces of the turns running now (listed by the logs).
+    pub traces: Arc<crate::trace::RunningTraces>,
+    /// Prices of the models, for the traces' costs.
+    pub prices: Arc<crate::prices::PriceTable>,
 }
 
 /// The output given to a pending tool call the user moved past.
@@ -98,6 +103,10 @@ pub struct TurnRequest {
     pub idempotency: Option<IdempotencyKey>,
     /// The send's vendor options (thinking, fallback models, caching).
     pub options: Arc<crate::vendor_options::VendorOptions>,
+    /// The send's busy policy (`queue`, `reject`, `interrupt`), for its trace.
+    pub if_busy: Option<&'static str>,
+    /// The trace id of the send's W3C `traceparent`, which its trace continues.
+    pub otel_trace_id: Option<String>,
 }
 
 /// Where a turn's frames go: its thread's frame log, under its number.
@@ -232,6 +241,12 @@ struct Turn {
     /// How many of the send's fallback models were tried; `None` when they
     /// do not apply (`fallback_step`).
     fallbacks_tried: Option<usize>,
+    /// The turn's trace, recorded as its steps end (boxed: the turn task
+    /// holds the turn inline, see `a_turn_task_stays_small`).
+    trace: Box<TraceRecorder>,
+    /// Names of the built-in server-side tools offered (the others are
+    /// webhooks), for the tool spans' `tool_kind`.
+    builtin_tools: Vec<String>,
 }
 
 /// Runs one turn to its `done`; returns the context to cache for the next

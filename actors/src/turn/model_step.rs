@@ -11,6 +11,8 @@ use crate::codes;
 use crate::provider::{CallOrigin, KeyRequest, ModelRequest, VendorKey, estimate_tokens};
 use crate::timings::micros_between;
 use crate::tools::MAX_TOOL_STEPS;
+use crate::trace::{SpanAttributes, SpanKind, Stamp};
+use crate::turn_metrics;
 
 /// The key a model call uses: the user's own (from the agent's resolver)
 /// or, `None`, the platform's.
@@ -44,6 +46,7 @@ impl Turn {
                 signing_secret,
             };
             let resolver = &self.engine.resolver;
+            let from = Stamp::now();
             if let Some(resolved) =
                 until_cancelled(&mut self.cancel, resolver.resolve(asked)).await?
             {
@@ -52,6 +55,13 @@ impl Turn {
                     source: resolved.source,
                 };
             }
+            let attributes = SpanAttributes {
+                key_source: Some(key.source.clone()),
+                ..SpanAttributes::default()
+            };
+            let root = self.trace.root();
+            self.trace
+                .span(root, SpanKind::Resolver, "resolver", from, attributes, None);
         }
         self.timings.key_us = self.clock.lap();
         Ok(key)
@@ -101,7 +111,8 @@ impl Turn {
                 .iter()
                 .map(|m| estimate_tokens(&m.content))
                 .sum::<u64>();
-        let called = Instant::now();
+        let from = Stamp::now();
+        let called = from.instant;
         let stream = self.engine.provider.stream(request);
         self.history = Arc::try_unwrap(context).unwrap_or_else(|shared| (*shared).clone());
         // A step's text that follows earlier text starts with a blank line,
@@ -139,7 +150,54 @@ impl Turn {
             .first_text
             .map_or(0, |first| micros_between(called, first));
         self.timings.stream_us = micros_between(called, Instant::now());
+        self.trace_call(&outcome, from);
         outcome
+    }
+
+    /// The model call's span, and its metrics.
+    fn trace_call(&mut self, outcome: &ModelOutcome, from: Stamp) {
+        let ttft_ms = outcome.first_text.map(|first| from.ms_until(first));
+        if let Some(first) = outcome.first_text {
+            self.trace.first_token(first);
+        }
+        let finish = if outcome.failure.is_some() {
+            "error"
+        } else if outcome.stopped_by.is_some() {
+            "stopped"
+        } else if outcome.paused {
+            "pause"
+        } else if !outcome.tool_calls.is_empty() {
+            "tool_calls"
+        } else {
+            "stop"
+        };
+        let metric_outcome = match finish {
+            "error" | "stopped" => finish,
+            _ => "ok",
+        };
+        turn_metrics::model_call(
+            &self.route.provider,
+            metric_outcome,
+            ttft_ms.map(|ms| ms / 1000.0),
+        );
+        let attributes = SpanAttributes {
+            provider: Some(self.route.provider.clone()),
+            model: Some(self.route.model.clone()),
+            key_source: Some(outcome.key_source.clone()),
+            input_tokens: outcome.input_tokens,
+            output_tokens: outcome.output_tokens,
+            ttft_ms,
+            finish_reason: Some(finish.to_owned()),
+            step: Some(self.step),
+            ..SpanAttributes::default()
+        };
+        let error = outcome
+            .failure
+            .as_ref()
+            .map(|f| format!("{}: {}", f.code.code, f.detail));
+        let root = self.trace.root();
+        self.trace
+            .span(root, SpanKind::Llm, "model_call", from, attributes, error);
     }
 }
 

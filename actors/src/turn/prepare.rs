@@ -19,6 +19,7 @@ use crate::ports::{StoreError, ThreadAppend, ThreadStore};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
 use crate::timings::{PhaseClock, TurnTimings};
 use crate::tools::ToolScope;
+use crate::trace::{SpanAttributes, SpanKind, Stamp, TraceRecorder, TraceStart};
 
 impl Turn {
     /// Loads what the turn needs; a thread or agent that is gone ends it
@@ -34,7 +35,8 @@ impl Turn {
             cancel,
             history,
         } = input;
-        let started_at = Utc::now();
+        let stamp = Stamp::now();
+        let started_at = stamp.at;
         let mut clock = PhaseClock::since(request.accepted.unwrap_or_else(Instant::now));
         let mut timings = TurnTimings {
             before_turn_us: clock.lap(),
@@ -95,6 +97,11 @@ impl Turn {
             plans,
         };
         let server_tools = engine.tools.offered(&scope).await;
+        let builtin_tools = server_tools
+            .builtin
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
         let profile = gating::effective_profile(
             request.tool_profile.as_deref(),
             thread.active_profile.as_deref(),
@@ -107,6 +114,20 @@ impl Turn {
         };
         let offered = gating::offer(&agent, profile, &client_tools, server_tools);
         let fallbacks_tried = super::fallback_step::fallback_cursor(&route.provider);
+        let trace = Box::new(TraceRecorder::start(
+            TraceStart {
+                org,
+                agent: agent.id,
+                thread: thread_id,
+                user_id: request.user_id.clone(),
+                model: model.clone(),
+                turn: number,
+                if_busy: request.if_busy,
+                otel_trace_id: request.otel_trace_id.clone(),
+                started: stamp,
+            },
+            &engine.traces,
+        ));
         Ok(Self {
             engine,
             org,
@@ -139,6 +160,8 @@ impl Turn {
             billed: Vec::new(),
             spent: Usage::default(),
             fallbacks_tried,
+            trace,
+            builtin_tools,
         })
     }
 
@@ -202,6 +225,15 @@ impl Turn {
             }
         }
         self.history.extend(entries);
+        let (root, from) = (self.trace.root(), self.trace.started());
+        self.trace.span(
+            root,
+            SpanKind::Admission,
+            "admission",
+            from,
+            SpanAttributes::default(),
+            None,
+        );
         Ok(())
     }
 }

@@ -4,8 +4,10 @@
 //! calls run concurrently; a stop cancels them (closing their connections).
 
 use super::{CancelReason, ModelOutcome, Turn, until_cancelled};
-use crate::provider::ContextMessage;
-use crate::tools::{CallPlan, run_calls};
+use crate::provider::{ContextMessage, ToolCall};
+use crate::tools::{CallPlan, PROPOSE_PROFILE_SWITCH, RanCall, run_calls};
+use crate::trace::{SpanAttributes, SpanKind};
+use crate::turn_metrics;
 
 impl Turn {
     /// Runs the step's `plans` after `outcome`; `Err` when stopped.
@@ -35,13 +37,47 @@ impl Turn {
             outputs
         };
         let outputs = until_cancelled(&mut self.cancel, work).await?;
-        for ((call, _), output) in plans.iter().zip(outputs) {
-            let mut result = ContextMessage::tool_result(call.id.clone(), output.as_text());
+        for ((call, _), ran) in plans.iter().zip(outputs) {
+            self.trace_tool(call, &ran);
+            let mut result = ContextMessage::tool_result(call.id.clone(), ran.output.as_text());
             result.turn = Some(self.number);
             self.history.push(result.clone());
             self.produced.push(result);
         }
         self.step += 1;
         Ok(())
+    }
+
+    /// A server-side call's span, and its metric.
+    fn trace_tool(&mut self, call: &ToolCall, ran: &RanCall) {
+        let is_server = self.server_tools.iter().any(|t| t.name == call.name);
+        let kind = if call.name == PROPOSE_PROFILE_SWITCH || self.builtin_tools.contains(&call.name)
+        {
+            "builtin"
+        } else if is_server {
+            "webhook"
+        } else {
+            "client"
+        };
+        let is_error = ran.output.is_error;
+        turn_metrics::tool_call(kind, ran.output.outcome());
+        let attributes = SpanAttributes {
+            tool_name: Some(call.name.clone()),
+            tool_kind: Some(kind.to_owned()),
+            tool_call_id: Some(call.id.clone()),
+            is_error: Some(is_error),
+            ..SpanAttributes::default()
+        };
+        let error = is_error.then(|| ran.output.as_text());
+        let root = self.trace.root();
+        self.trace.span_between(
+            root,
+            SpanKind::Tool,
+            call.name.clone(),
+            ran.started,
+            ran.ended,
+            attributes,
+            error,
+        );
     }
 }

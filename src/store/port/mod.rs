@@ -11,6 +11,7 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::codec::encode;
+use super::traces::TraceWrite;
 use super::usage::UsageTrees;
 use super::{SledStore, engine, keys, tx_error};
 
@@ -75,6 +76,7 @@ impl ThreadStore for SledStore {
             keyed,
             usage,
             billed,
+            trace,
         } = write;
         // Large values go to files first (see `values`), so the transaction
         // only writes stubs. The listed message's encoding holds its seq:
@@ -96,6 +98,8 @@ impl ThreadStore for SledStore {
             &self.usage_by_thread,
             &self.usage_by_agent,
             &self.org_clocks,
+            &self.traces,
+            &self.trace_index,
         );
         let stored = loop {
             let seq = self
@@ -131,6 +135,15 @@ impl ThreadStore for SledStore {
                 None => None,
             };
             let answer = message.as_ref().map(|(stored, _)| stored.id);
+            // Sealed here: its store span ends as the transaction begins.
+            let trace_write = match &trace {
+                Some(record) => {
+                    let bytes = context_values.iter().map(Vec::len).sum::<usize>()
+                        + message.as_ref().map_or(0, |(_, v)| v.len());
+                    Some(TraceWrite::new((**record).clone(), bytes as u64)?)
+                }
+                None => None,
+            };
             let written = trees
                 .transaction(|t| {
                     let (seqs, messages, context_seqs, context_tree, keyed_tree, turns, ..) = t;
@@ -173,10 +186,16 @@ impl ThreadStore for SledStore {
                             ..record.clone()
                         })?;
                     }
+                    if let Some(write) = &trace_write {
+                        write.insert(&t.10, &t.11)?;
+                    }
                     Ok(true)
                 })
                 .map_err(tx_error)?;
             if written {
+                if let Some(write) = &trace_write {
+                    self.merge_day(write)?;
+                }
                 break message.map(|(stored, _)| stored);
             }
         };

@@ -1,0 +1,84 @@
+//! `GET /api/analytics` (`observability.md`, "Analytics"): admins and
+//! members from the org's per-day aggregates; an end user from the traces
+//! of the turns it sent (so only within the trace retention).
+
+use std::collections::HashMap;
+
+use actix_web::{HttpResponse, web};
+use confer_actors::{AgentId, ThreadStore};
+use serde::Deserialize;
+
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::observability::aggregate::DayAggregate;
+use crate::observability::analytics::{self, Analytics, DayEntry, Period};
+use crate::state::AppState;
+use crate::store::keys::{TraceScope, day_number};
+
+/// `GET /api/analytics` query.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AnalyticsQuery {
+    /// `7d`, `30d` (default) or `90d`.
+    period: Option<String>,
+    #[serde(rename = "agentId")]
+    agent_id: Option<AgentId>,
+}
+
+/// `GET /api/analytics?period=&agentId=`: totals, one entry per day, and
+/// the breakdowns by agent, model and tool.
+#[utoipa::path(get, path = "/api/analytics", tag = "observability", operation_id = "analytics_get", security(("bearer" = [])), params(AnalyticsQuery), responses((status = 200, description = "The period's analytics", body = Analytics), (status = 400, description = "A bad period", body = crate::error::ErrorBody<'static>)))]
+pub async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<AnalyticsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let period = Period::parse(query.period.as_deref().unwrap_or("30d"), chrono::Utc::now())
+        .ok_or_else(|| ApiError::BadRequest("period: one of 7d, 30d, 90d".into()))?;
+    let org = caller.org_id;
+    let whole_org = caller.sees_whole_org();
+    let user = caller.user_id();
+    let agent = query.agent_id;
+    let (entries, names) = state
+        .store
+        .run(move |store| {
+            let entries: Vec<DayEntry> = if whole_org {
+                store.trace_days(org, period.first(), period.last)?
+            } else {
+                let to = chrono::Utc::now() + chrono::TimeDelta::seconds(1);
+                store
+                    .traces_between(&TraceScope::User(org, &user), period.start(), to)?
+                    .iter()
+                    .map(|record| {
+                        let trace = &record.trace;
+                        (
+                            day_number(trace.started_at),
+                            trace.agent_id,
+                            trace.model.clone(),
+                            DayAggregate::of_trace(record),
+                        )
+                    })
+                    .collect()
+            };
+            let entries: Vec<DayEntry> = entries
+                .into_iter()
+                .filter(|(day, id, ..)| {
+                    agent.is_none_or(|a| a == *id) && (period.first()..=period.last).contains(day)
+                })
+                .collect();
+            let mut names = HashMap::new();
+            for (_, id, ..) in &entries {
+                if !names.contains_key(id) {
+                    let name = store.agent(org, *id)?.map(|a| a.name).unwrap_or_default();
+                    names.insert(*id, name);
+                }
+            }
+            Ok((entries, names))
+        })
+        .await?;
+    let answer = analytics::compute(period, entries, |id| {
+        names.get(&id).cloned().unwrap_or_default()
+    });
+    Ok(HttpResponse::Ok().json(answer))
+}
