@@ -84,5 +84,58 @@ fn store_benches(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, store_benches);
+/// `GET /api/analytics?period=90d` of an org with a million turns over
+/// those 90 days (5 agents, 2 models): reading the day aggregates and
+/// computing the answer (docs/performance.md).
+fn analytics_benches(c: &mut Criterion) {
+    use confer::observability::aggregate::DayAggregate;
+    use confer::observability::analytics::{Period, compute};
+    use confer::observability::sketch::{DdSketch, Hll};
+    use confer_actors::{AgentId, OrgId};
+
+    const TURNS: usize = 1_000_000;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(dir.path()).expect("store");
+    let org = OrgId::new();
+    let agents: Vec<AgentId> = (0..5).map(|_| AgentId::new()).collect();
+    let models = ["gpt-4.1", "claude-sonnet-4-5"];
+    let period = Period::parse("90d", Utc::now()).expect("period");
+    let keys = 90 * agents.len() * models.len();
+    let mut turn = 0usize;
+    for day in period.first()..=period.last {
+        for agent in &agents {
+            for model in models {
+                let mut aggregate = DayAggregate::default();
+                for _ in 0..TURNS / keys {
+                    turn += 1;
+                    aggregate.merge(&DayAggregate {
+                        turns: 1,
+                        input_tokens: 1200,
+                        output_tokens: 300,
+                        cost_nanos: 7_000_000,
+                        duration_us: 800_000 + (turn % 1000) as u64 * 1000,
+                        users: Hll::of(format!("user-{}", turn % 5000).as_bytes()),
+                        threads: Hll::of(format!("thread-{}", turn % 50_000).as_bytes()),
+                        durations: DdSketch::of(800.0 + (turn % 1000) as f64),
+                        ..DayAggregate::default()
+                    });
+                }
+                store
+                    .with_inner(|s| s.merge_day_aggregate(org, day, *agent, model, &aggregate))
+                    .expect("merge");
+            }
+        }
+    }
+    store.flush_now().expect("flush");
+    c.bench_function("analytics 90d, 1M turns (read + compute)", |b| {
+        b.iter(|| {
+            let entries = store
+                .with_inner(|s| s.trace_days(org, period.first(), period.last))
+                .expect("days");
+            black_box(compute(period, entries, |_| String::new()))
+        });
+    });
+}
+
+criterion_group!(benches, store_benches, analytics_benches);
 criterion_main!(benches);

@@ -140,6 +140,12 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         extra_ca.as_deref(),
     )
     .context("building the outbound HTTP client")?;
+    if let Some(target) = observability::otlp::OtlpTarget::from_env(|name| std::env::var(name).ok())
+    {
+        tracing::info!(url = %target.url, "exporting traces over OTLP");
+        let exporter = observability::otlp::OtlpExporter::start(target, client.clone());
+        store.on_trace_stored(Box::new(move |record| exporter.offer(record)));
+    }
     let policy = OutboundPolicy::new(&settings.outbound_allow, settings.outbound_proxy.as_deref())
         .map_err(anyhow::Error::msg)?;
     let outbound =
@@ -159,6 +165,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         )),
         traces: Arc::clone(&traces),
         prices,
+        trace_payloads: settings.trace_payloads,
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = Runtime::start(

@@ -50,6 +50,7 @@ pub struct Settings {
     pub runtime_arbiters: usize,
     pub store_concurrency: usize,
     pub trace_retention_days: u32,
+    pub trace_payloads: bool,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

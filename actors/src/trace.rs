@@ -142,6 +142,25 @@ pub struct Span {
     pub duration_ms: f64,
     pub attributes: SpanAttributes,
     pub error: Option<String>,
+    /// What the step was given, with `CONFER_TRACE_PAYLOADS` (cut to
+    /// [`MAX_PAYLOAD`] bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// What it gave back, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+/// Bytes of a span's recorded input or output at most.
+pub const MAX_PAYLOAD: usize = 16 * 1024;
+
+/// `text` cut to [`MAX_PAYLOAD`] bytes at a character boundary.
+fn cut(text: &str) -> String {
+    let mut end = text.len().min(MAX_PAYLOAD);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
 }
 
 /// One turn's trace header.
@@ -253,6 +272,8 @@ pub struct TraceStart {
     /// The caller's W3C trace id (32 hex digits), if it sent a `traceparent`.
     pub otel_trace_id: Option<String>,
     pub started: Stamp,
+    /// Whether inputs and outputs are recorded.
+    pub payloads: bool,
 }
 
 /// Collects a turn's spans as its steps end; [`TraceRecorder::finish`]
@@ -266,6 +287,10 @@ pub struct TraceRecorder {
     /// Cost so far; `None` once a call's model had no price.
     cost_nanos: Option<u64>,
     running: Option<Running>,
+    /// Whether inputs and outputs are recorded (`CONFER_TRACE_PAYLOADS`).
+    payloads: bool,
+    /// The root span's input and output, when recorded.
+    root_payload: (Option<String>, Option<String>),
 }
 
 /// Removes a trace from the running ones when dropped (whatever way its
@@ -327,6 +352,28 @@ impl TraceRecorder {
             },
             cost_nanos: Some(0),
             running: listed,
+            payloads: start.payloads,
+            root_payload: (None, None),
+        }
+    }
+
+    /// Whether inputs and outputs are recorded.
+    pub fn records_payloads(&self) -> bool {
+        self.payloads
+    }
+
+    /// Records `span`'s input and output (the root's too), cut to
+    /// [`MAX_PAYLOAD`], when payloads are recorded; else nothing.
+    pub fn payload(&mut self, span: SpanId, input: Option<&str>, output: Option<&str>) {
+        if !self.payloads {
+            return;
+        }
+        let (input, output) = (input.map(cut), output.map(cut));
+        if span == self.root {
+            self.root_payload = (input.or(self.root_payload.0.take()), output);
+        } else if let Some(found) = self.spans.iter_mut().rev().find(|s| s.id == span) {
+            found.input = input;
+            found.output = output;
         }
     }
 
@@ -391,6 +438,8 @@ impl TraceRecorder {
                 duration_ms: from.ms_until(now),
                 attributes,
                 error,
+                input: None,
+                output: None,
             });
         }
         id
@@ -471,6 +520,8 @@ impl TraceRecorder {
             duration_ms,
             attributes: std::mem::take(&mut self.root_attributes),
             error: trace.error_code.clone(),
+            input: self.root_payload.0.take(),
+            output: self.root_payload.1.take(),
         });
         spans.append(&mut self.spans);
         TraceRecord {
@@ -584,9 +635,41 @@ mod tests {
                 if_busy: Some("queue"),
                 otel_trace_id: None,
                 started: Stamp::now(),
+                payloads: true,
             },
             running,
         )
+    }
+
+    #[test]
+    fn payloads_are_cut_at_a_character_boundary() {
+        let running = Arc::new(RunningTraces::default());
+        let mut recorder = start(&running);
+        let root = recorder.root();
+        let tool = recorder.span(
+            root,
+            SpanKind::Tool,
+            "t",
+            Stamp::now(),
+            SpanAttributes::default(),
+            None,
+        );
+        let long = "é".repeat(MAX_PAYLOAD);
+        recorder.payload(tool, Some("{}"), Some(&long));
+        recorder.payload(root, Some("hi"), None);
+        recorder.payload(root, None, Some("answer"));
+        let record = recorder.finish(TraceStatus::Ok, None, "m".into(), Metadata::new());
+        let output = record.spans[1].output.as_deref().unwrap();
+        assert!(output.len() <= MAX_PAYLOAD && output.len() >= MAX_PAYLOAD - 1);
+        assert_eq!(record.spans[1].input.as_deref(), Some("{}"));
+        assert_eq!(record.spans[0].input.as_deref(), Some("hi"));
+        assert_eq!(record.spans[0].output.as_deref(), Some("answer"));
+        let mut quiet = start(&running);
+        quiet.payloads = false;
+        let root = quiet.root();
+        quiet.payload(root, Some("secret"), None);
+        let record = quiet.finish(TraceStatus::Ok, None, "m".into(), Metadata::new());
+        assert_eq!(record.spans[0].input, None);
     }
 
     #[test]

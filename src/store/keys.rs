@@ -127,6 +127,14 @@ pub fn day_number(at: DateTime<Utc>) -> u32 {
     u32::try_from(at.timestamp().div_euclid(86_400)).unwrap_or(0)
 }
 
+/// `org ++ day ++ agent ++ model`: one day aggregate.
+pub fn trace_day_key(org: OrgId, day: u32, agent: AgentId, model: &str) -> Vec<u8> {
+    let mut key = trace_day(org, day);
+    key.extend_from_slice(agent.as_bytes());
+    key.extend_from_slice(model.as_bytes());
+    key
+}
+
 /// `org ++ day`: the prefix of an org's aggregates of one day.
 pub fn trace_day(org: OrgId, day: u32) -> Vec<u8> {
     let mut key = org.as_bytes().to_vec();

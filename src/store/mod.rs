@@ -66,6 +66,9 @@ use crate::secrets::SecretBox;
 /// (see docs/performance.md); the cap still keeps the cache itself modest.
 pub const STORE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// What is told of each trace as it is stored: it must not block.
+pub type TraceListener = Box<dyn Fn(&confer_actors::TraceRecord) + Send + Sync>;
+
 /// Days traces are kept unless the operator says otherwise.
 pub const DEFAULT_TRACE_RETENTION_DAYS: u32 = 30;
 
@@ -145,6 +148,8 @@ pub struct SledStore {
     traces: Tree,
     trace_index: Tree,
     trace_days: Tree,
+    /// Told of each trace as it is stored (the OTLP export), if set.
+    trace_listener: std::sync::OnceLock<TraceListener>,
     /// How many days traces are kept (`CONFER_TRACE_RETENTION_DAYS`).
     trace_retention_days: std::sync::atomic::AtomicU32,
     /// Held while a plan is created, so that two creations cannot both
@@ -233,6 +238,7 @@ impl SledStore {
                 days
             },
             trace_retention_days: std::sync::atomic::AtomicU32::new(DEFAULT_TRACE_RETENTION_DAYS),
+            trace_listener: std::sync::OnceLock::new(),
             plan_creation: std::sync::Mutex::new(()),
             commit: GroupCommit::start(
                 db.clone(),
@@ -397,6 +403,13 @@ impl Store {
     /// Flushes synchronously (at shutdown).
     pub fn flush_now(&self) -> Result<(), StoreError> {
         self.inner.flush_now()
+    }
+
+    /// Tells `listener` of each trace as it is stored (once per store).
+    pub fn on_trace_stored(&self, listener: TraceListener) {
+        if self.inner.trace_listener.set(listener).is_err() {
+            tracing::warn!("a trace listener was already set");
+        }
     }
 
     /// Keeps traces `days` days (at least 1); the sweep applies it.

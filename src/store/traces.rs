@@ -35,6 +35,8 @@ fn scopes(trace: &Trace) -> [Vec<u8>; 4] {
 
 /// A trace encoded for the answer's transaction.
 pub(super) struct TraceWrite {
+    /// The sealed record, for the trace listener (the OTLP export).
+    pub(super) record: TraceRecord,
     id: TraceId,
     value: Vec<u8>,
     index: [Vec<u8>; 4],
@@ -49,15 +51,19 @@ impl TraceWrite {
         let at = keys::micros(trace.started_at);
         let id = trace.id;
         let index = scopes(trace).map(|prefix| keys::timeline(&prefix, at, id.as_bytes()));
-        let mut day = keys::trace_day(trace.org_id, keys::day_number(trace.started_at));
-        day.extend_from_slice(trace.agent_id.as_bytes());
-        day.extend_from_slice(trace.model.as_bytes());
+        let day = keys::trace_day_key(
+            trace.org_id,
+            keys::day_number(trace.started_at),
+            trace.agent_id,
+            &trace.model,
+        );
         let aggregate = DayAggregate::of_trace(&record).encode();
         Ok(Self {
             id,
             value: encode(&record)?,
             index,
             day: (day, aggregate),
+            record,
         })
     }
 
@@ -125,11 +131,32 @@ impl SledStore {
         Self::get(&self.traces, id.as_bytes())
     }
 
-    /// Merges a stored trace's contribution into its day's aggregate.
-    pub(super) fn merge_day(&self, write: &TraceWrite) -> Result<(), StoreError> {
+    /// After a trace's transaction: merges its contribution into its
+    /// day's aggregate and tells the trace listener.
+    pub(super) fn trace_stored(&self, write: &TraceWrite) -> Result<(), StoreError> {
         let (key, operand) = &write.day;
         self.trace_days
             .merge(key.as_slice(), operand.as_slice())
+            .map_err(engine)?;
+        if let Some(listener) = self.trace_listener.get() {
+            listener(&write.record);
+        }
+        Ok(())
+    }
+
+    /// Merges `aggregate` into the day aggregate of (`org`, `day`, `agent`,
+    /// `model`) (as a turn's commit does; for tools and benchmarks).
+    pub fn merge_day_aggregate(
+        &self,
+        org: OrgId,
+        day: u32,
+        agent: confer_actors::AgentId,
+        model: &str,
+        aggregate: &DayAggregate,
+    ) -> Result<(), StoreError> {
+        let key = keys::trace_day_key(org, day, agent, model);
+        self.trace_days
+            .merge(key, aggregate.encode())
             .map_err(engine)?;
         Ok(())
     }
@@ -346,6 +373,7 @@ mod tests {
                 if_busy: None,
                 otel_trace_id: None,
                 started: Stamp::now(),
+                payloads: false,
             },
             &running,
         );

@@ -205,6 +205,8 @@ pub struct Recorded {
     pub headers: Vec<(String, String)>,
     pub raw_body: String,
     pub body: Value,
+    /// The body as received (a protobuf one is not text).
+    pub bytes: Vec<u8>,
 }
 
 impl Recorded {
@@ -332,12 +334,14 @@ async fn read_request<R: AsyncRead + Unpin>(reader: &mut R) -> Option<Recorded> 
         body.extend_from_slice(&chunk[..n]);
     }
     let raw_body = String::from_utf8_lossy(&body).to_string();
+    let bytes = body;
     let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
     Some(Recorded {
         path,
         headers,
         raw_body,
         body,
+        bytes,
     })
 }
 

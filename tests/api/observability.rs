@@ -176,6 +176,12 @@ async fn the_logs_and_analytics_show_a_mix_of_turns() {
     assert_eq!(root["kind"], "turn");
     assert!(root["parent_span_id"].is_null());
     assert_eq!(root["attributes"]["turn"], 1);
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.get("input").is_none() && s.get("output").is_none()),
+        "no conversation text without trace_payloads"
+    );
     let root_ms = root["duration_ms"].as_f64().unwrap();
     assert!(root_ms > 0.0 && root_ms < 60_000.0, "{root_ms}");
     let kinds: Vec<&str> = spans.iter().map(|s| s["kind"].as_str().unwrap()).collect();
@@ -353,6 +359,26 @@ async fn a_running_turn_is_listed_as_running() {
     );
 }
 
+/// With `trace_payloads`, spans carry what each step was given and gave.
+#[tokio::test]
+async fn payloads_are_recorded_when_asked() {
+    let (vendor, hooks, server) = rig(&[("CONFER_TRACE_PAYLOADS", "true")]).await;
+    let api = server.admin();
+    let agent = api
+        .agent_with(json!({"name": "Verbose", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    scripted_turns(&api, &vendor, &hooks, &agent).await;
+    let logs = api.get("/api/logs").await.expect(200);
+    let first = logs["traces"][3]["id"].as_str().unwrap().to_owned();
+    let detail = api.get(&format!("/api/logs/{first}")).await.expect(200);
+    let spans = detail["spans"].as_array().unwrap();
+    assert_eq!(spans[0]["input"], "Weather?");
+    assert_eq!(spans[0]["output"], "Sunny.");
+    assert_eq!(spans[3]["input"], r#"{"city":"Paris"}"#);
+    assert_eq!(spans[3]["output"], r#"{"celsius":18}"#);
+    assert_eq!(spans[4]["output"], "Sunny.");
+}
+
 /// Parses Prometheus text with the Prometheus project's Python parser
 /// (installed by `tests/peers/install`); its families as JSON.
 fn parse_metrics(text: &str) -> Value {
@@ -522,4 +548,102 @@ async fn a_metrics_token_guards_the_metrics() {
     let (status, text) = metrics_text(&server, Some("scrape-secret-123")).await;
     assert_eq!(status, 200);
     assert!(text.contains("confer_active_turns"));
+}
+
+/// With an OTLP endpoint set, the stored spans arrive at a collector
+/// stand-in as OTLP/HTTP protobuf, `service.name=confer`; a `traceparent`
+/// on the send is the trace the turn continues.
+#[tokio::test]
+async fn spans_are_exported_over_otlp() {
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message;
+
+    let collector = Mock::start("").await;
+    for _ in 0..8 {
+        collector.push(Reply::json(200, json!({})));
+    }
+    let server =
+        Server::start_with(Options::default().env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.base));
+    let api = server.admin();
+    let agent = api.agent("Exported").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let caller = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let sent = api
+        .request_with(
+            reqwest::Method::POST,
+            &format!("/api/threads/{thread}/messages"),
+            Some(json!({"content": "traced"})),
+            &[("traceparent", &format!("00-{caller}-00f067aa0ba902b7-01"))],
+        )
+        .await;
+    assert_eq!(sent.status.as_u16(), 200);
+    api.say(&thread, json!({"content": "untraced"})).await;
+    let logs = api.get("/api/logs").await.expect(200);
+    let traces = logs["traces"].as_array().unwrap();
+    assert_eq!(traces[1]["otel_trace_id"], caller);
+    let own = traces[0]["otel_trace_id"].as_str().unwrap().to_owned();
+    assert_eq!(own, traces[0]["id"].as_str().unwrap().replace('-', ""));
+    let want: u64 = traces
+        .iter()
+        .map(|t| t["span_count"].as_u64().unwrap())
+        .sum();
+
+    let spans =
+        crate::common::eventually(Duration::from_secs(10), "spans exported", async || {
+            let mut spans = Vec::new();
+            for request in collector.requests() {
+                assert_eq!(request.path, "/v1/traces");
+                assert_eq!(
+                    request.header("content-type"),
+                    Some("application/x-protobuf")
+                );
+                let decoded = ExportTraceServiceRequest::decode(request.bytes.as_slice()).unwrap();
+                for resource in decoded.resource_spans {
+                    let attributes = resource.resource.unwrap().attributes;
+                    assert!(attributes.iter().any(|kv| kv.key == "service.name"
+                        && format!("{:?}", kv.value).contains("confer")));
+                    for scope in resource.scope_spans {
+                        spans.extend(scope.spans);
+                    }
+                }
+            }
+            (spans.len() as u64 == want).then_some(spans)
+        })
+        .await;
+    let ids: HashSet<Vec<u8>> = spans.iter().map(|s| s.span_id.clone()).collect();
+    assert_eq!(ids.len(), spans.len(), "span ids are distinct");
+    let roots: Vec<_> = spans
+        .iter()
+        .filter(|s| s.parent_span_id.is_empty())
+        .collect();
+    assert_eq!(roots.len(), 2);
+    for span in &spans {
+        assert!(span.parent_span_id.is_empty() || ids.contains(&span.parent_span_id));
+        assert!(span.end_time_unix_nano >= span.start_time_unix_nano);
+    }
+    let trace_ids: HashSet<String> = spans.iter().map(|s| hex::encode(&s.trace_id)).collect();
+    assert_eq!(trace_ids, HashSet::from([caller.to_owned(), own]));
+}
+
+/// A collector that cannot be reached loses spans, counted, and delays
+/// no turn.
+#[tokio::test]
+async fn spans_an_unreachable_collector_loses_are_counted() {
+    let server = Server::start_with(
+        Options::default().env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+    );
+    let api = server.admin();
+    let agent = api.agent("Unheard").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let frames = api.say(&thread, json!({"content": "hello"})).await;
+    assert_eq!(crate::common::done_of(&frames)["ok"], true);
+    crate::common::eventually(
+        Duration::from_secs(10),
+        "dropped spans counted",
+        async || {
+            let families = scrape(&server).await;
+            sample(&families, "confer_otel_dropped_spans_total", &json!({})).filter(|n| *n > 0.0)
+        },
+    )
+    .await;
 }

@@ -245,6 +245,7 @@ impl Fixture {
             tools,
             traces: Arc::default(),
             prices: Arc::default(),
+            trace_payloads: false,
         });
         let config = RuntimeConfig {
             idle_timeout: Duration::from_secs(60),
@@ -563,6 +564,7 @@ fn a_turn_task_stays_small() {
         tools: Arc::new(crate::tools::NoServerTools),
         traces: Arc::default(),
         prices: Arc::default(),
+        trace_payloads: false,
     });
     let thread = ThreadId::new();
     let log = Arc::new(crate::frames::FrameLog::new(thread, Default::default()));

@@ -65,6 +65,8 @@ impl Turn {
             .keyed
             .take()
             .map(|(key, record)| (key, with_outcome(record, &outcome, &usage, requires_action)));
+        let root = self.trace.root();
+        self.trace.payload(root, None, Some(&content));
         let trace = self.finish_trace(&outcome);
         let write = ThreadAppend {
             listed,

@@ -61,6 +61,8 @@ pub struct Engine {
     pub traces: Arc<crate::trace::RunningTraces>,
     /// Prices of the models, for the traces' costs.
     pub prices: Arc<crate::prices::PriceTable>,
+    /// Whether traces record inputs and outputs (`CONFER_TRACE_PAYLOADS`).
+    pub trace_payloads: bool,
 }
 
 /// The output given to a pending tool call the user moved past.

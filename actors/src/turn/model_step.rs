@@ -196,8 +196,10 @@ impl Turn {
             .as_ref()
             .map(|f| format!("{}: {}", f.code.code, f.detail));
         let root = self.trace.root();
-        self.trace
+        let span = self
+            .trace
             .span(root, SpanKind::Llm, "model_call", from, attributes, error);
+        self.trace.payload(span, None, Some(&outcome.content));
     }
 }
 

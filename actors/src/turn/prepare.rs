@@ -125,6 +125,7 @@ impl Turn {
                 if_busy: request.if_busy,
                 otel_trace_id: request.otel_trace_id.clone(),
                 started: stamp,
+                payloads: engine.trace_payloads,
             },
             &engine.traces,
         ));
@@ -226,6 +227,7 @@ impl Turn {
         }
         self.history.extend(entries);
         let (root, from) = (self.trace.root(), self.trace.started());
+        self.trace.payload(root, Some(&self.request.content), None);
         self.trace.span(
             root,
             SpanKind::Admission,

@@ -70,7 +70,7 @@ impl Turn {
         };
         let error = is_error.then(|| ran.output.as_text());
         let root = self.trace.root();
-        self.trace.span_between(
+        let span = self.trace.span_between(
             root,
             SpanKind::Tool,
             call.name.clone(),
@@ -79,5 +79,10 @@ impl Turn {
             attributes,
             error,
         );
+        if self.trace.records_payloads() {
+            let arguments = call.arguments.to_string();
+            self.trace
+                .payload(span, Some(&arguments), Some(&ran.output.as_text()));
+        }
     }
 }

@@ -194,7 +194,7 @@ impl ThreadStore for SledStore {
                 .map_err(tx_error)?;
             if written {
                 if let Some(write) = &trace_write {
-                    self.merge_day(write)?;
+                    self.trace_stored(write)?;
                 }
                 break message.map(|(stored, _)| stored);
             }
