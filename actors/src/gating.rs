@@ -25,17 +25,23 @@ pub fn effective_profile<'a>(
 /// characters (empty included), `.` stands for `__` (so `github.*` covers the
 /// tools of MCP server `github`), everything else is itself, case-sensitive.
 pub fn pattern_matches(pattern: &str, name: &str) -> bool {
-    let pattern = pattern.replace('.', "__");
+    glob(&pattern.replace('.', "__"), name)
+}
+
+/// Whether `pattern` matches the whole of `text`, `*` being any run of
+/// characters (empty included) and everything else itself (also the price
+/// table's model patterns).
+pub fn glob(pattern: &str, text: &str) -> bool {
     let mut parts = pattern.split('*');
     let Some(first) = parts.next() else {
         return false;
     };
-    let Some(mut rest) = name.strip_prefix(first) else {
+    let Some(mut rest) = text.strip_prefix(first) else {
         return false;
     };
     let parts: Vec<&str> = parts.collect();
     let Some((last, middle)) = parts.split_last() else {
-        // No `*`: the pattern is the whole name.
+        // No `*`: the pattern is the whole text.
         return rest.is_empty();
     };
     for part in middle {

@@ -7,6 +7,7 @@
 use serde::Deserialize;
 
 use crate::domain::UsageRecord;
+use crate::gating::glob;
 
 /// The price of one model pattern, in USD per million tokens.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -60,28 +61,6 @@ impl PriceTable {
         // Per million tokens to nano-USD: × 1e9 / 1e6.
         Some((usd_per_million * 1e3).round() as u64)
     }
-}
-
-/// Whether `text` matches `pattern`, where `*` matches any run of characters.
-fn glob(pattern: &str, text: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let Some(first) = parts.next() else {
-        return text.is_empty();
-    };
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    let parts: Vec<&str> = parts.collect();
-    let Some((last, middle)) = parts.split_last() else {
-        return rest.is_empty();
-    };
-    for part in middle {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 #[cfg(test)]

@@ -69,9 +69,30 @@ pub fn install() -> Option<PrometheusHandle> {
                 tracing::warn!("a metrics recorder was already installed; /metrics stays empty");
             }
             describe();
+            keep_up(handle.clone());
             Some(handle)
         })
         .clone()
+}
+
+/// How often histogram samples are folded into their buckets.
+const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Folds the histograms' recorded samples into their buckets every
+/// [`UPKEEP_EVERY`]: the exporter queues each sample until then, so without
+/// it a server nobody scrapes would hold every sample it ever recorded.
+fn keep_up(handle: PrometheusHandle) {
+    let spawned = std::thread::Builder::new()
+        .name("metrics-upkeep".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(UPKEEP_EVERY);
+                handle.run_upkeep();
+            }
+        });
+    if let Err(error) = spawned {
+        tracing::error!(%error, "no metrics upkeep thread; samples wait for a scrape");
+    }
 }
 
 /// The families' help texts.

@@ -61,10 +61,17 @@ pub struct GroupCommit {
 
 impl GroupCommit {
     /// Starts the flusher thread for `db`, whose log file is `log` and whose
-    /// blob files are in `blobs`.
-    pub fn start(db: sled::Db, log: File, blobs: PathBuf) -> std::io::Result<Self> {
+    /// blob files are in `blobs`; `before` runs at the start of each flush
+    /// (the writes it makes are covered by that flush).
+    pub fn start(
+        db: sled::Db,
+        log: File,
+        blobs: PathBuf,
+        before: FlushFn,
+    ) -> std::io::Result<Self> {
         let synced = Mutex::new(0u64);
         Self::with_flush(Box::new(move || {
+            before()?;
             flush_durably(&db, &log, &blobs, &synced).map(drop)
         }))
     }
@@ -288,7 +295,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = sled::open(dir.path()).unwrap();
         let log = File::open(dir.path().join(LOG_FILE)).unwrap();
-        let commit = GroupCommit::start(db.clone(), log, dir.path().join("blobs")).unwrap();
+        let commit = GroupCommit::start(
+            db.clone(),
+            log,
+            dir.path().join("blobs"),
+            Box::new(|| Ok(())),
+        )
+        .unwrap();
         let mut waits = Vec::new();
         for i in 0..64u32 {
             db.insert(i.to_be_bytes(), &[1]).unwrap();

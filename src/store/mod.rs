@@ -21,6 +21,7 @@ pub mod api_keys;
 pub mod backup;
 pub mod check;
 pub mod codec;
+pub mod day_merges;
 pub mod durability;
 pub mod format;
 pub mod gate;
@@ -148,6 +149,8 @@ pub struct SledStore {
     traces: Tree,
     trace_index: Tree,
     trace_days: Tree,
+    /// Day aggregates waiting for the next flush (see `day_merges`).
+    day_merges: Arc<day_merges::DayMerges>,
     /// Told of each trace as it is stored (the OTLP export), if set.
     trace_listener: std::sync::OnceLock<TraceListener>,
     /// How many days traces are kept (`CONFER_TRACE_RETENTION_DAYS`).
@@ -202,6 +205,10 @@ impl SledStore {
         let io = |e: std::io::Error| StoreError::Engine(e.to_string());
         let log = std::fs::File::open(dir.join(durability::LOG_FILE)).map_err(io)?;
         let tree = |name: &str| db.open_tree(name).map_err(engine);
+        let trace_days = tree(trees::TRACE_DAYS)?;
+        trace_days.set_merge_operator(crate::observability::aggregate::merge_operator);
+        let day_merges = Arc::new(day_merges::DayMerges::new(trace_days.clone()));
+        let merging = Arc::clone(&day_merges);
         Ok(Self {
             orgs: tree(trees::ORGS)?,
             org_clocks: tree(trees::ORG_CLOCKS)?,
@@ -232,11 +239,8 @@ impl SledStore {
             plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
             traces: tree(trees::TRACES)?,
             trace_index: tree(trees::TRACE_INDEX)?,
-            trace_days: {
-                let days = tree(trees::TRACE_DAYS)?;
-                days.set_merge_operator(crate::observability::aggregate::merge_operator);
-                days
-            },
+            trace_days,
+            day_merges,
             trace_retention_days: std::sync::atomic::AtomicU32::new(DEFAULT_TRACE_RETENTION_DAYS),
             trace_listener: std::sync::OnceLock::new(),
             plan_creation: std::sync::Mutex::new(()),
@@ -244,6 +248,7 @@ impl SledStore {
                 db.clone(),
                 log.try_clone().map_err(io)?,
                 dir.join(durability::BLOB_DIR),
+                Box::new(move || merging.drain()),
             )
             .map_err(io)?,
             purger: Purger::idle(),
@@ -263,12 +268,14 @@ impl SledStore {
         chrono::TimeDelta::days(i64::from(days.max(1)))
     }
 
-    /// Flushes synchronously (used at start and shutdown): refused by a
-    /// poisoned store, like every flush.
+    /// Flushes synchronously (used at start and shutdown), pending day
+    /// aggregates merged first like every flush: refused by a poisoned
+    /// store, like every flush.
     pub fn flush_now(&self) -> Result<(), StoreError> {
         if let Some(error) = self.commit.poison() {
             return Err(StoreError::Unavailable(error));
         }
+        self.day_merges.drain()?;
         let synced = std::sync::Mutex::new(0);
         let blobs = self.db_dir.join(durability::BLOB_DIR);
         durability::flush_durably(&self.db, &self.log, &blobs, &synced).map(drop)

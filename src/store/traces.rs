@@ -1,8 +1,8 @@
 //! Traces (`observability.md`): each stored with its turn's answer, in the
 //! answer's transaction ([`TraceWrite`], used by the port's `append`), with
-//! its four index entries; the day's analytics aggregate is merged right
-//! after that transaction (sled's merge operator cannot run inside one; the
-//! flush that acknowledges the answer covers both). Listing scans an index
+//! its four index entries; the day's analytics aggregate waits in
+//! `day_merges` and is merged by the flush that acknowledges the answer
+//! (sled's merge operator cannot run inside a transaction). Listing scans an index
 //! newest first; retention and thread deletion remove traces, never the
 //! aggregates or usage records.
 
@@ -40,7 +40,7 @@ pub(super) struct TraceWrite {
     id: TraceId,
     value: Vec<u8>,
     index: [Vec<u8>; 4],
-    day: (Vec<u8>, Vec<u8>),
+    day: (Vec<u8>, DayAggregate),
 }
 
 impl TraceWrite {
@@ -57,7 +57,7 @@ impl TraceWrite {
             trace.agent_id,
             &trace.model,
         );
-        let aggregate = DayAggregate::of_trace(&record).encode();
+        let aggregate = DayAggregate::of_trace(&record);
         Ok(Self {
             id,
             value: encode(&record)?,
@@ -131,13 +131,11 @@ impl SledStore {
         Self::get(&self.traces, id.as_bytes())
     }
 
-    /// After a trace's transaction: merges its contribution into its
-    /// day's aggregate and tells the trace listener.
-    pub(super) fn trace_stored(&self, write: &TraceWrite) -> Result<(), StoreError> {
-        let (key, operand) = &write.day;
-        self.trace_days
-            .merge(key.as_slice(), operand.as_slice())
-            .map_err(engine)?;
+    /// After a trace's transaction: adds its contribution to its day's
+    /// pending aggregate and tells the trace listener.
+    pub(super) fn trace_stored(&self, write: TraceWrite) -> Result<(), StoreError> {
+        let (key, contribution) = write.day;
+        self.day_merges.add(key, &contribution)?;
         if let Some(listener) = self.trace_listener.get() {
             listener(&write.record);
         }
@@ -436,6 +434,9 @@ mod tests {
             .unwrap();
         assert!(other_org.traces.is_empty());
         let today = keys::day_number(Utc::now());
+        // The day aggregates wait for the flush that acknowledges the turns.
+        assert!(store.trace_days(org, today, today).unwrap().is_empty());
+        store.flush_now().unwrap();
         let days = store.trace_days(org, today, today).unwrap();
         assert_eq!(days.len(), 1);
         assert_eq!(days[0].3.turns, 3);

@@ -76,7 +76,7 @@ impl ThreadStore for SledStore {
             keyed,
             usage,
             billed,
-            trace,
+            mut trace,
         } = write;
         // Large values go to files first (see `values`), so the transaction
         // only writes stubs. The listed message's encoding holds its seq:
@@ -101,6 +101,7 @@ impl ThreadStore for SledStore {
             &self.traces,
             &self.trace_index,
         );
+        let mut trace_write = None;
         let stored = loop {
             let seq = self
                 .thread_seqs
@@ -135,15 +136,13 @@ impl ThreadStore for SledStore {
                 None => None,
             };
             let answer = message.as_ref().map(|(stored, _)| stored.id);
-            // Sealed here: its store span ends as the transaction begins.
-            let trace_write = match &trace {
-                Some(record) => {
-                    let bytes = context_values.iter().map(Vec::len).sum::<usize>()
-                        + message.as_ref().map_or(0, |(_, v)| v.len());
-                    Some(TraceWrite::new((**record).clone(), bytes as u64)?)
-                }
-                None => None,
-            };
+            // Sealed here, on the first pass (a retry keeps it): its store
+            // span ends as the transaction begins.
+            if let Some(record) = trace.take() {
+                let bytes = context_values.iter().map(Vec::len).sum::<usize>()
+                    + message.as_ref().map_or(0, |(_, v)| v.len());
+                trace_write = Some(TraceWrite::new(*record, bytes as u64)?);
+            }
             let written = trees
                 .transaction(|t| {
                     let (seqs, messages, context_seqs, context_tree, keyed_tree, turns, ..) = t;
@@ -193,7 +192,7 @@ impl ThreadStore for SledStore {
                 })
                 .map_err(tx_error)?;
             if written {
-                if let Some(write) = &trace_write {
+                if let Some(write) = trace_write.take() {
                     self.trace_stored(write)?;
                 }
                 break message.map(|(stored, _)| stored);
