@@ -459,6 +459,23 @@ mod tests {
     }
 
     #[test]
+    fn a_backup_holds_the_aggregates_of_the_traces_it_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = reopen_for_test(dir.path());
+        let (org, agent) = (OrgId::new(), AgentId::new());
+        let thread = test_thread(org, agent, "alice");
+        let write = ThreadAppend {
+            trace: Some(Box::new(finished(org, agent, thread.id, "alice"))),
+            ..ThreadAppend::default()
+        };
+        store.append(thread.id, write).unwrap();
+        let today = keys::day_number(Utc::now());
+        assert!(store.trace_days(org, today, today).unwrap().is_empty());
+        store.write_backup(Vec::new(), false).unwrap();
+        assert_eq!(store.trace_days(org, today, today).unwrap()[0].3.turns, 1);
+    }
+
+    #[test]
     fn a_listing_reads_at_most_its_budget_and_ends_with_a_cursor() {
         let dir = tempfile::tempdir().unwrap();
         let store = reopen_for_test(dir.path());

@@ -164,6 +164,9 @@ impl SledStore {
         };
         let mut counts = BTreeMap::new();
         let quiet = self.gate.quiesce();
+        // The day aggregates of the traces committed so far, which the next
+        // flush would merge: the snapshot holds both or neither.
+        self.day_merges.drain()?;
         let created_at = Utc::now();
         for name in self.db.tree_names() {
             let name = String::from_utf8(name.to_vec())
