@@ -1,214 +1,33 @@
-//! Tool-step benchmark: Confer's own cost of one server-side tool step (a
-//! model call that asks for an org tool, the signed webhook call, the model
-//! call with its result), with a mock vendor and a webhook on loopback that
-//! both answer at once. Starts the real `confer` binary (release under
-//! `cargo bench`) on a temporary data directory.
+//! Tool-step benchmark: Confer's own cost of one server-side tool step,
+//! measured by `support::tool_step` (see there) against the real `confer`
+//! binary (release under `cargo bench`) on a temporary data directory.
 //!
 //! Run: `cargo bench --bench tool_steps` (prints a markdown table).
-//!
-//! The overhead per step is the p50 of a turn with one tool step, less the
-//! p50 of a turn without (same vendor, same thread shape), less what the
-//! extra vendor call and the webhook call cost when made directly from
-//! here (their own p50): what is left is Confer's work for the step.
 
 // A benchmark aborts on setup failure: there is nothing to measure then.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use std::process::Stdio;
-use std::time::{Duration, Instant};
-
-use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
-
 #[path = "support/mod.rs"]
 mod support;
 
-const KEY: &str = "bench-key-0123456789abcdef0123456789";
-const TURNS: usize = 300;
-
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    let data = json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-    format!("data: {data}\n\n")
-}
-
-/// An OpenAI-format vendor: a request that offers tools and does not end
-/// with a tool result gets a call of `lookup`; any other a short text.
-async fn serve_vendor(mut socket: TcpStream) {
-    let Some((_, body)) = support::read_http_request(&mut socket).await else {
-        return;
-    };
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let answered = body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .is_some_and(|m| m["role"] == "tool");
-    let offers = body["tools"].as_array().is_some_and(|t| !t.is_empty());
-    let mut out = String::from(
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
-    );
-    if offers && !answered {
-        out.push_str(&chunk(
-            json!({"tool_calls": [{"index": 0, "id": format!("call_{}", uuid::Uuid::new_v4().simple()),
-                   "type": "function", "function": {"name": "lookup", "arguments": "{\"q\":1}"}}]}),
-            None,
-        ));
-        out.push_str(&chunk(json!({}), Some("tool_calls")));
-    } else {
-        out.push_str(&chunk(json!({"content": "done"}), None));
-        out.push_str(&chunk(json!({}), Some("stop")));
-    }
-    out.push_str("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n");
-    let _ = socket.write_all(out.as_bytes()).await;
-    let _ = socket.shutdown().await;
-}
-
-/// A webhook that answers `{"ok": true}` at once, every request of a
-/// kept-alive connection.
-async fn serve_webhook(mut socket: TcpStream) {
-    let body = "{\"ok\":true}";
-    let out = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n{body}",
-        body.len()
-    );
-    while support::read_http_request(&mut socket).await.is_some() {
-        if socket.write_all(out.as_bytes()).await.is_err() {
-            return;
-        }
-    }
-}
-
-async fn listen(
-    serve: fn(TcpStream) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
-) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let _ = socket.set_nodelay(true);
-            tokio::spawn(serve(socket));
-        }
-    });
-    address.to_string()
-}
-
-/// One send read to its `done`; its wall time.
-async fn say(http: &reqwest::Client, base: &str, thread: &str, body: &Value) -> Duration {
-    let (took, text) = support::send_to_done(http, base, KEY, thread, body).await;
-    let stepped = text.contains("event: tool_result");
-    assert_eq!(
-        stepped,
-        body.get("toolProfile").is_none(),
-        "a tool step exactly when tools are offered: {text}"
-    );
-    took
-}
-
-async fn turns(http: &reqwest::Client, base: &str, agent: &str, body: Value) -> Vec<Duration> {
-    let mut times = Vec::with_capacity(TURNS);
-    let mut thread = String::new();
-    for turn in 0..TURNS + 20 {
-        if turn % 10 == 0 {
-            // Short, equal histories.
-            thread = post(http, base, "/api/threads", json!({"agentId": agent})).await["id"]
-                .as_str()
-                .unwrap()
-                .to_owned();
-        }
-        let took = say(http, base, &thread, &body).await;
-        if turn >= 20 {
-            times.push(took);
-        }
-    }
-    times.sort();
-    times
-}
-
-async fn post(http: &reqwest::Client, base: &str, path: &str, body: Value) -> Value {
-    support::post_json(http, base, KEY, path, body).await
-}
-
-/// The p50 of `TURNS` direct calls of `url` with `body`, read to the end.
-async fn direct(http: &reqwest::Client, url: &str, body: Value) -> Duration {
-    let mut times = Vec::with_capacity(TURNS);
-    for _ in 0..TURNS {
-        let started = Instant::now();
-        let response = http.post(url).json(&body).send().await.unwrap();
-        let _ = response.bytes().await.unwrap();
-        times.push(started.elapsed());
-    }
-    times.sort();
-    support::percentile(&times, 0.5)
-}
+use support::tool_step;
 
 #[tokio::main]
 async fn main() {
-    let vendor = listen(|s| Box::pin(serve_vendor(s))).await;
-    let webhook = listen(|s| Box::pin(serve_webhook(s))).await;
     let data = tempfile::tempdir().unwrap();
-    let mut command = support::confer_command(data.path(), KEY);
-    command
-        .env("OPENAI_BASE_URL", format!("http://{vendor}/v1"))
-        .env("OPENAI_API_KEY", "sk-bench")
-        .env("CONFER_OUTBOUND_ALLOW", &webhook)
-        .stderr(Stdio::null());
-    let (child, base) = support::spawn_listening(command);
-    let server = support::RunningServer { child, base, data };
-    let http = reqwest::Client::builder()
-        .tcp_nodelay(true)
-        .build()
-        .unwrap();
-    let base = server.base.clone();
-    let made = post(
-        &http,
-        &base,
-        "/api/tools",
-        json!({"name": "lookup", "url": format!("http://{webhook}/hook")}),
-    )
-    .await;
-    assert!(made["id"].is_string(), "{made}");
-    let agent = post(
-        &http,
-        &base,
-        "/api/agents",
-        json!({"name": "bench", "defaultModel": "openai/gpt-4.1"}),
-    )
-    .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-
-    // A profile the agent does not define offers no org tool: one call.
-    let plain = turns(
-        &http,
-        &base,
-        &agent,
-        json!({"content": "hi", "toolProfile": "none"}),
-    )
-    .await;
-    let stepped = turns(&http, &base, &agent, json!({"content": "hi"})).await;
-    let vendor_call = direct(
-        &http,
-        &format!("http://{vendor}/v1/chat/completions"),
-        json!({"messages": [{"role": "tool", "content": "x"}]}),
-    )
-    .await;
-    let webhook_call = direct(&http, &format!("http://{webhook}/hook"), json!({})).await;
-    let overhead = support::percentile(&stepped, 0.5)
-        .saturating_sub(support::percentile(&plain, 0.5))
-        .saturating_sub(vendor_call + webhook_call);
-
+    let command = tool_step::server_command(None, data.path());
+    let step = tool_step::measure(command, data).await;
     support::print_latencies(&[
-        ("turn without a tool step (ms)", &plain),
-        ("turn with one tool step (ms)", &stepped),
+        ("turn without a tool step (ms)", &step.plain),
+        ("turn with one tool step (ms)", &step.stepped),
     ]);
     println!(
         "\ndirect from here, p50: a vendor call {} ms, a webhook call {} ms",
-        support::ms(vendor_call),
-        support::ms(webhook_call)
+        support::ms(step.vendor_call),
+        support::ms(step.webhook_call)
     );
     println!(
         "Confer's own overhead per tool step (p50 difference less both direct calls): {} ms",
-        support::ms(overhead)
+        support::ms(step.overhead)
     );
 }

@@ -41,7 +41,8 @@ pub use frames::{
 pub use idempotency::{IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 pub use ids::*;
 pub use ports::{
-    StoreError, StoreFuture, ThreadAppend, ThreadStore, run_blocking, set_store_concurrency,
+    AppendDone, StoreError, StoreFuture, ThreadAppend, ThreadStore, append_on_pool, run_blocking,
+    set_store_concurrency,
 };
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{

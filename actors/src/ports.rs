@@ -101,6 +101,32 @@ pub struct ThreadAppend {
     pub trace: Option<Box<crate::trace::TraceRecord>>,
 }
 
+/// A write [`ThreadStore::append_durably`] made durable.
+#[derive(Debug)]
+pub struct AppendDone {
+    /// The listed message as stored (its `seq` assigned).
+    pub listed: Option<Message>,
+    /// When the write was made; from then on the caller waited for the
+    /// flush.
+    pub applied_at: std::time::Instant,
+}
+
+/// [`ThreadStore::append_durably`] the plain way: the append on the
+/// blocking pool, then a flush.
+pub fn append_on_pool<S: ThreadStore + ?Sized>(
+    store: std::sync::Arc<S>,
+    thread: ThreadId,
+    write: ThreadAppend,
+) -> StoreFuture<AppendDone> {
+    Box::pin(async move {
+        let writer = std::sync::Arc::clone(&store);
+        let listed = run_blocking(move || writer.append(thread, write)).await?;
+        let applied_at = std::time::Instant::now();
+        store.flush().await?;
+        Ok(AppendDone { listed, applied_at })
+    })
+}
+
 /// Durable state of threads, as the conversation runtime sees it.
 pub trait ThreadStore: Send + Sync + 'static {
     /// The agent, including a soft-deleted one.
@@ -158,6 +184,17 @@ pub trait ThreadStore: Send + Sync + 'static {
 
     /// Resolves once every write made before the call is durable.
     fn flush(&self) -> StoreFuture<()>;
+
+    /// [`append`](Self::append), resolved once the write is durable: how a
+    /// turn writes. A store may make the write where it flushes (the sled
+    /// store hands it to its flusher); by default it is [`append_on_pool`].
+    fn append_durably(
+        self: std::sync::Arc<Self>,
+        thread: ThreadId,
+        write: ThreadAppend,
+    ) -> StoreFuture<AppendDone> {
+        append_on_pool(self, thread, write)
+    }
 }
 
 #[cfg(test)]

@@ -142,7 +142,7 @@ pub(crate) async fn compare(o: &Options, vendor: &str, baseline: PathBuf) {
 }
 
 /// The middle value (the mean of the two middle ones for an even count).
-fn median(mut values: Vec<f64>) -> Option<f64> {
+pub(crate) fn median(mut values: Vec<f64>) -> Option<f64> {
     values.sort_by(f64::total_cmp);
     let n = values.len();
     match n {
@@ -153,7 +153,7 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 }
 
 /// `median [min–max]` of `values`.
-fn summary(values: &[f64]) -> String {
+pub(crate) fn summary(values: &[f64]) -> String {
     let (min, max) = values
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {

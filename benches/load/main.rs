@@ -13,6 +13,10 @@
 //! to first token down by phase; off by default, as it adds a log line per turn),
 //! `--pin` (the server on CPU 0 alone, this generator on the others; see `pin`).
 //!
+//! `--targets --baseline PATH --rounds N --pin` reports every figure of
+//! issue 18's table before (PATH) and after (this build), met or missed
+//! (`target/bench/targets.{json,md}`; see `targets`).
+//!
 //! `--baseline PATH --rounds N` compares builds: the paced loads, the burst
 //! and the idle streams (or those `--only` names), each run once with the
 //! `confer` binary at PATH (an older build) and once with this one,
@@ -52,6 +56,7 @@ mod pin;
 mod report;
 mod runs;
 mod server;
+mod targets;
 mod vendor;
 
 use client::*;
@@ -95,6 +100,8 @@ struct Options {
     pin: bool,
     baseline: Option<PathBuf>,
     rounds: usize,
+    /// `--targets`: issue 18's table against the baseline (see `targets`).
+    targets: bool,
 }
 
 impl Options {
@@ -121,6 +128,7 @@ fn options() -> Options {
         pin: false,
         baseline: None,
         rounds: 3,
+        targets: false,
     };
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -141,6 +149,11 @@ fn options() -> Options {
             "--vendor" => o.vendor = value,
             "--baseline" => o.baseline = Some(PathBuf::from(value)),
             "--rounds" => o.rounds = value.parse().unwrap(),
+            "--targets" => {
+                o.targets = true;
+                i += 1;
+                continue;
+            }
             "--pin" => {
                 o.pin = true;
                 i += 1;
@@ -184,7 +197,11 @@ async fn run(o: Options) {
     let wants = |name: &str| o.wants(name);
     let vendor = mock_vendor().await;
     if let Some(baseline) = o.baseline.clone() {
-        compare(&o, &vendor, baseline).await;
+        if o.targets {
+            targets::targets(&o, &vendor, baseline).await;
+        } else {
+            compare(&o, &vendor, baseline).await;
+        }
         return;
     }
     let started = Instant::now();

@@ -5,6 +5,8 @@
 // Each benchmark uses a part of this module.
 #![allow(dead_code)]
 
+pub mod tool_step;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 

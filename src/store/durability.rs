@@ -15,6 +15,15 @@
 //! Values over sled's blob threshold (about 128 KiB: a long message, a long
 //! answer) go to files under `blobs/` that sled never syncs at all.
 //!
+//! Writes that are acknowledged only once durable (a turn's appends) can be
+//! handed to the flusher itself ([`GroupCommit::submit`]): it makes every
+//! queued write, then one flush covers them all, then each caller is told.
+//! A turn's write then costs one hand-off to this thread instead of one to
+//! the blocking pool and another to the flusher, and the writes of many
+//! turns share one pass: sled serializes transactions on one database-wide
+//! lock anyway. At most [`MAX_QUEUED_WRITES`] wait; past that `submit`
+//! hands the write back and the caller makes it on the blocking pool.
+//!
 //! A failed flush poisons the store: the failed and every later flush
 //! report `StoreError::Unavailable`, so nothing is acknowledged after it,
 //! and [`GroupCommit::poisoned`] resolves so the server can stop and exit
@@ -33,6 +42,19 @@ pub const LOG_FILE: &str = "db";
 /// The directory of sled's blob files (values over its blob threshold).
 pub const BLOB_DIR: &str = "blobs";
 
+/// Writes that may wait for the flusher at once (see the module comment).
+pub const MAX_QUEUED_WRITES: usize = 1_024;
+
+/// A write the flusher makes before a flush, and whose caller it tells how
+/// that flush ended.
+pub trait QueuedWrite: Send {
+    /// Makes the write; runs on the flusher thread, before the flush.
+    fn write(&mut self);
+    /// Told once the flush covering the write has ended (or, if the store
+    /// failed first, without the write made).
+    fn flushed(self: Box<Self>, result: Result<(), StoreError>);
+}
+
 #[derive(Clone, Debug, Default)]
 struct Progress {
     /// Highest ticket known durable.
@@ -44,8 +66,20 @@ struct Progress {
 /// What one flush does; a failure is final (see the module comment).
 pub type FlushFn = Box<dyn Fn() -> Result<(), StoreError> + Send>;
 
+/// What waits for the flusher.
+#[derive(Default)]
+struct Pending {
+    /// Highest flush ticket taken.
+    requested: u64,
+    /// Writes to make before the next flush.
+    writes: Vec<Box<dyn QueuedWrite>>,
+    /// Set once the flusher has stopped (poisoned or dropped): writes are
+    /// handed back.
+    closed: bool,
+}
+
 struct Shared {
-    requested: Mutex<u64>,
+    pending: Mutex<Pending>,
     wake: Condvar,
     progress: watch::Sender<Progress>,
     stop: AtomicBool,
@@ -79,7 +113,7 @@ impl GroupCommit {
     /// Starts the flusher thread around `flush` (tests inject failures here).
     pub fn with_flush(flush: FlushFn) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
-            requested: Mutex::new(0),
+            pending: Mutex::new(Pending::default()),
             wake: Condvar::new(),
             progress: watch::Sender::new(Progress::default()),
             stop: AtomicBool::new(false),
@@ -98,13 +132,9 @@ impl GroupCommit {
     pub fn flush(&self) -> impl Future<Output = Result<(), StoreError>> + Send + 'static {
         let mut progress = self.shared.progress.subscribe();
         let ticket = {
-            let mut requested = self
-                .shared
-                .requested
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            *requested += 1;
-            *requested
+            let mut pending = self.shared.lock();
+            pending.requested += 1;
+            pending.requested
         };
         self.shared.wake.notify_one();
         async move {
@@ -117,6 +147,21 @@ impl GroupCommit {
                 None => Ok(()),
             }
         }
+    }
+
+    /// Queues `write` for the flusher (see the module comment); hands it
+    /// back when [`MAX_QUEUED_WRITES`] already wait or the flusher has
+    /// stopped, for the caller to make it another way.
+    pub fn submit<W: QueuedWrite + 'static>(&self, write: W) -> Result<(), W> {
+        {
+            let mut pending = self.shared.lock();
+            if pending.closed || pending.writes.len() >= MAX_QUEUED_WRITES {
+                return Err(write);
+            }
+            pending.writes.push(Box::new(write));
+        }
+        self.shared.wake.notify_one();
+        Ok(())
     }
 
     /// The failure that poisoned the store, if one did.
@@ -141,12 +186,23 @@ impl GroupCommit {
     }
 }
 
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 impl Drop for GroupCommit {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.shared.wake.notify_all();
         if let Some(worker) = self.worker.take() {
-            let _ = worker.join();
+            // A queued write may hold the last handle to the store and drop
+            // it on the flusher thread itself, which cannot join itself; it
+            // ends on its own once it sees `stop`.
+            if worker.thread().id() != std::thread::current().id() {
+                let _ = worker.join();
+            }
         }
     }
 }
@@ -212,29 +268,49 @@ fn sync_new_blobs(blobs: &Path, synced: &Mutex<u64>) -> std::io::Result<usize> {
 fn flusher(shared: &Shared, flush: &FlushFn) {
     let mut done = 0u64;
     loop {
-        let target = {
-            let mut requested = shared
-                .requested
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            while *requested <= done && !shared.stop.load(Ordering::SeqCst) {
-                requested = shared
+        let (target, mut writes) = {
+            let mut pending = shared.lock();
+            while pending.requested <= done
+                && pending.writes.is_empty()
+                && !shared.stop.load(Ordering::SeqCst)
+            {
+                pending = shared
                     .wake
-                    .wait(requested)
+                    .wait(pending)
                     .unwrap_or_else(PoisonError::into_inner);
             }
-            if *requested <= done {
+            if pending.requested <= done && pending.writes.is_empty() {
+                pending.closed = true;
                 return; // stopping, nothing outstanding
             }
-            *requested
+            (pending.requested, std::mem::take(&mut pending.writes))
         };
+        for write in &mut writes {
+            write.write();
+        }
         match flush() {
-            Ok(()) => shared.progress.send_modify(|p| p.flushed = target),
+            Ok(()) => {
+                shared.progress.send_modify(|p| p.flushed = target);
+                for write in writes {
+                    write.flushed(Ok(()));
+                }
+            }
             Err(error) => {
                 tracing::error!(%error, "store flush failed; the store accepts no more writes");
+                let error = error.to_string();
+                // Closed before the poison is published: a write submitted
+                // once the poison shows is handed back, never left queued.
+                let waiting = {
+                    let mut pending = shared.lock();
+                    pending.closed = true;
+                    std::mem::take(&mut pending.writes)
+                };
                 shared
                     .progress
-                    .send_modify(|p| p.poisoned = Some(error.to_string()));
+                    .send_modify(|p| p.poisoned = Some(error.clone()));
+                for write in writes.into_iter().chain(waiting) {
+                    write.flushed(Err(StoreError::Unavailable(error.clone())));
+                }
                 return;
             }
         }
@@ -270,6 +346,122 @@ mod tests {
             Err(StoreError::Unavailable(_))
         ));
         assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    /// A queued write that records when it was made and how it ended.
+    struct Probe {
+        log: Arc<Mutex<Vec<String>>>,
+        name: &'static str,
+        told: Option<tokio::sync::oneshot::Sender<Result<(), StoreError>>>,
+    }
+
+    impl QueuedWrite for Probe {
+        fn write(&mut self) {
+            self.log
+                .lock()
+                .unwrap()
+                .push(format!("write {}", self.name));
+        }
+        fn flushed(mut self: Box<Self>, result: Result<(), StoreError>) {
+            if let Some(told) = self.told.take() {
+                let _ = told.send(result);
+            }
+        }
+    }
+
+    fn probe(
+        log: &Arc<Mutex<Vec<String>>>,
+        name: &'static str,
+    ) -> (
+        Probe,
+        tokio::sync::oneshot::Receiver<Result<(), StoreError>>,
+    ) {
+        let (told, wait) = tokio::sync::oneshot::channel();
+        let probe = Probe {
+            log: Arc::clone(log),
+            name,
+            told: Some(told),
+        };
+        (probe, wait)
+    }
+
+    #[tokio::test]
+    async fn queued_writes_are_made_before_the_flush_and_answered_after_it() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let flushes = Arc::clone(&log);
+        let commit = GroupCommit::with_flush(Box::new(move || {
+            flushes.lock().unwrap().push("flush".into());
+            Ok(())
+        }))
+        .unwrap();
+        let (first, first_told) = probe(&log, "a");
+        let (second, second_told) = probe(&log, "b");
+        assert!(commit.submit(first).is_ok());
+        assert!(commit.submit(second).is_ok());
+        first_told.await.unwrap().unwrap();
+        second_told.await.unwrap().unwrap();
+        let log = log.lock().unwrap().clone();
+        // Each write is followed by a flush before its caller is told.
+        let flush_after = |name: &str| {
+            let at = log
+                .iter()
+                .position(|l| l == &format!("write {name}"))
+                .unwrap();
+            log[at..].iter().any(|l| l == "flush")
+        };
+        assert!(flush_after("a") && flush_after("b"), "{log:?}");
+    }
+
+    #[tokio::test]
+    async fn the_write_queue_is_bounded_and_hands_writes_back() {
+        // The flusher is held inside a flush until released, so writes
+        // queue up behind it.
+        let (entered_tx, entered_rx) = std::sync::mpsc::channel::<()>();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let release_rx = Mutex::new(release_rx);
+        let commit = GroupCommit::with_flush(Box::new(move || {
+            let _ = entered_tx.send(());
+            let _ = release_rx.lock().unwrap().recv();
+            Ok(())
+        }))
+        .unwrap();
+        let held = commit.flush();
+        entered_rx.recv().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut waits = Vec::new();
+        for _ in 0..MAX_QUEUED_WRITES {
+            let (write, told) = probe(&log, "queued");
+            assert!(commit.submit(write).is_ok());
+            waits.push(told);
+        }
+        let (one_more, _) = probe(&log, "one more");
+        let handed_back = commit.submit(one_more).expect_err("the queue is full");
+        assert_eq!(handed_back.name, "one more");
+        // Released, the flusher makes every queued write and answers it.
+        for _ in 0..3 {
+            let _ = release_tx.send(());
+        }
+        drop(release_tx);
+        held.await.unwrap();
+        for told in waits {
+            told.await.unwrap().unwrap();
+        }
+        assert_eq!(log.lock().unwrap().len(), MAX_QUEUED_WRITES);
+    }
+
+    #[tokio::test]
+    async fn a_failed_flush_fails_its_writes_and_refuses_later_ones() {
+        let commit =
+            GroupCommit::with_flush(Box::new(|| Err(StoreError::Engine("EIO".into())))).unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (write, told) = probe(&log, "a");
+        assert!(commit.submit(write).is_ok());
+        let failed = told.await.unwrap().unwrap_err();
+        assert!(matches!(failed, StoreError::Unavailable(_)), "{failed}");
+        commit.poisoned().await;
+        // Handed back: the caller's own flush will report the poison.
+        let (late, _) = probe(&log, "late");
+        assert!(commit.submit(late).is_err());
     }
 
     #[test]

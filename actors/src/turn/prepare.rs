@@ -290,13 +290,12 @@ pub(super) async fn append_durably(
     thread: ThreadId,
     write: ThreadAppend,
 ) -> Result<DurableAppend, StoreError> {
-    let mut clock = PhaseClock::since(Instant::now());
-    let stored = blocking(store, move |s| s.append(thread, write)).await?;
-    let append_us = clock.lap();
-    store.flush().await?;
+    let began = Instant::now();
+    let done = Arc::clone(store).append_durably(thread, write).await?;
+    let micros = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
     Ok(DurableAppend {
-        listed: stored,
-        append_us,
-        flush_us: clock.lap(),
+        listed: done.listed,
+        append_us: micros(done.applied_at.saturating_duration_since(began)),
+        flush_us: micros(done.applied_at.elapsed()),
     })
 }

@@ -2,15 +2,19 @@
 //! writes (threads, agents, credentials, history, context, usage), each
 //! multi-key write in one transaction, large values in files (see `values`).
 
+use std::sync::Arc;
+use std::time::Instant;
+
 use confer_actors::{
-    Agent, AgentId, CompactionConfig, ContextMessage, CredentialConfig, IdempotencyRecord, Message,
-    OrgId, PlanConfig, StoreError, StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore,
-    UsageRecord,
+    Agent, AgentId, AppendDone, CompactionConfig, ContextMessage, CredentialConfig,
+    IdempotencyRecord, Message, OrgId, PlanConfig, StoreError, StoreFuture, Thread, ThreadAppend,
+    ThreadId, ThreadStore, UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::codec::encode;
+use super::durability::QueuedWrite;
 use super::traces::TraceWrite;
 use super::usage::UsageTrees;
 use super::{SledStore, engine, keys, tx_error};
@@ -295,6 +299,66 @@ impl ThreadStore for SledStore {
 
     fn flush(&self) -> StoreFuture<()> {
         Box::pin(self.commit.flush())
+    }
+
+    /// Hands the append to the flusher (see `durability`), or, when too many
+    /// already wait there, makes it on the blocking pool.
+    fn append_durably(
+        self: Arc<Self>,
+        thread: ThreadId,
+        write: ThreadAppend,
+    ) -> StoreFuture<AppendDone> {
+        let (reply, done) = tokio::sync::oneshot::channel();
+        let queued = QueuedAppend {
+            store: Arc::clone(&self),
+            thread,
+            write: Some(write),
+            stored: None,
+            reply,
+        };
+        match self.commit.submit(queued) {
+            Ok(()) => Box::pin(async move {
+                done.await
+                    .map_err(|_| StoreError::Engine("the store's flusher stopped".into()))?
+            }),
+            Err(mut queued) => {
+                let write = queued.write.take().unwrap_or_default();
+                drop(queued);
+                confer_actors::append_on_pool(self, thread, write)
+            }
+        }
+    }
+}
+
+/// A turn's append waiting for the flusher: made just before a flush,
+/// answered once that flush has ended.
+struct QueuedAppend {
+    store: Arc<SledStore>,
+    thread: ThreadId,
+    write: Option<ThreadAppend>,
+    /// What the append returned, and when it was made.
+    stored: Option<(Result<Option<Message>, StoreError>, Instant)>,
+    reply: tokio::sync::oneshot::Sender<Result<AppendDone, StoreError>>,
+}
+
+impl QueuedWrite for QueuedAppend {
+    fn write(&mut self) {
+        if let Some(write) = self.write.take() {
+            self.stored = Some((self.store.append(self.thread, write), Instant::now()));
+        }
+    }
+
+    fn flushed(self: Box<Self>, flushed: Result<(), StoreError>) {
+        let QueuedAppend { stored, reply, .. } = *self;
+        let outcome = match (stored, flushed) {
+            (Some((Err(error), _)), _) | (Some(_), Err(error)) => Err(error),
+            (Some((Ok(listed), applied_at)), Ok(())) => Ok(AppendDone { listed, applied_at }),
+            // The store failed before this write's turn came: never made.
+            (None, Err(error)) => Err(error),
+            (None, Ok(())) => Err(StoreError::Engine("a queued write was not made".into())),
+        };
+        // The turn may have gone (its task cancelled): nothing to tell.
+        let _ = reply.send(outcome);
     }
 }
 
