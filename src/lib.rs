@@ -22,6 +22,7 @@ pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod thread_priority;
 pub mod tools;
 
 use std::io::Write;

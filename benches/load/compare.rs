@@ -85,6 +85,19 @@ impl Scenario {
     }
 }
 
+/// The options of a run against `baseline` (which must exist): without the
+/// direct path, which would only measure the mock twice.
+pub(crate) fn against_baseline(o: &Options, baseline: &Path) -> Options {
+    if !baseline.is_file() {
+        eprintln!("--baseline {}: no such file", baseline.display());
+        std::process::exit(2);
+    }
+    Options {
+        direct: false,
+        ..o.clone()
+    }
+}
+
 /// Each scenario's runs: `[baseline, this build]`.
 type Runs = BTreeMap<Scenario, [Vec<Value>; 2]>;
 
@@ -92,14 +105,7 @@ type Runs = BTreeMap<Scenario, [Vec<Value>; 2]>;
 /// times with each binary, alternated, and writes
 /// `target/bench/compare.{json,md}`.
 pub(crate) async fn compare(o: &Options, vendor: &str, baseline: PathBuf) {
-    if !baseline.is_file() {
-        eprintln!("--baseline {}: no such file", baseline.display());
-        std::process::exit(2);
-    }
-    let o = Options {
-        direct: false,
-        ..o.clone()
-    };
+    let o = against_baseline(o, &baseline);
     let wants = |name: &str| o.wants(name);
     let mut scenarios = Vec::new();
     if wants("paced") {

@@ -97,9 +97,9 @@ async fn round(o: &Options, vendor: &str, binary: Option<&Path>) -> (Vec<f64>, V
     let mut largest = 0usize;
     if carried(&paced_runs, 500) == Some(true) {
         for &n in &LADDER[start..] {
-            if !paced_runs.contains_key(&n) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = paced_runs.entry(n) {
                 eprintln!("  paced {n} (largest load)");
-                paced_runs.insert(n, paced(o, vendor, n).await["confer"].clone());
+                slot.insert(paced(o, vendor, n).await["confer"].clone());
             }
             if carried(&paced_runs, n) != Some(true) {
                 break;
@@ -171,18 +171,11 @@ async fn round(o: &Options, vendor: &str, binary: Option<&Path>) -> (Vec<f64>, V
 /// Runs [`round`] `o.rounds` times with each binary, alternated, and writes
 /// `target/bench/targets.{json,md}`.
 pub(crate) async fn targets(o: &Options, vendor: &str, baseline: PathBuf) {
-    if !baseline.is_file() {
-        eprintln!("--baseline {}: no such file", baseline.display());
-        std::process::exit(2);
-    }
-    let o = Options {
-        direct: false,
-        ..o.clone()
-    };
+    let o = against_baseline(o, &baseline);
     let started = Instant::now();
     // figures[side][figure] = one value per round.
     let mut figures = vec![vec![Vec::new(); FIGURES.len()]; 2];
-    let mut runs = vec![Vec::new(), Vec::new()];
+    let mut runs = [Vec::new(), Vec::new()];
     for number in 1..=o.rounds {
         for (side, binary) in [(0, Some(baseline.clone())), (1, None)] {
             eprintln!(
