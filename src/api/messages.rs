@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{
-    Admission, AgentId, ContextMessage, IfBusy, Message, Metadata, OrgId, Role, ThreadId,
-    ThreadStore, ToolDefinition, ToolResult, TurnRequest,
+    Admission, Agent, ContextMessage, IfBusy, Message, Metadata, Role, ThreadId, ThreadStore,
+    ToolDefinition, ToolResult, TurnRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -221,8 +221,17 @@ pub async fn send(
         body.openai_overrides.as_ref(),
         body.stream_thinking,
     )?;
-    let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
+    // An unkeyed send's agent is read with the thread (see `refuse_early`).
+    let unkeyed = key.is_none();
+    let (thread, agent) = access::thread_and(&state, &caller, path.into_inner(), move |s, t| {
+        if unkeyed {
+            s.agent(org, t.agent_id)
+        } else {
+            Ok(None)
+        }
+    })
+    .await?;
     if body.continues_a_pause() {
         let id = thread.id;
         let last = state.store.run(move |s| s.last_context(id)).await?;
@@ -239,8 +248,8 @@ pub async fn send(
     // A keyed send may be a retry of a turn that already ran: the turn
     // itself checks the agent and the tool results (the repeat is answered
     // whatever they now say).
-    if key.is_none() {
-        refuse_early(&state, org, thread.agent_id, thread.id, &body).await?;
+    if unkeyed {
+        refuse_early(&state, agent, thread.id, &body).await?;
     }
     // A JWT user always speaks as itself, and only its own key is resolved.
     let (sender_id, sender_name, user_id) = match caller.jwt_user() {
@@ -317,16 +326,15 @@ pub async fn send(
 }
 
 /// The checks of an unkeyed send that can be answered before the actor is
-/// asked: a deleted agent (409) and tool results that answer no pending call
-/// (422). The turn checks both again when it runs.
+/// asked: a deleted agent (409; `agent` as read with the thread) and tool
+/// results that answer no pending call (422). The turn checks both again
+/// when it runs.
 async fn refuse_early(
     state: &AppState,
-    org: OrgId,
-    agent: AgentId,
+    agent: Option<Agent>,
     thread: ThreadId,
     body: &SendMessage,
 ) -> Result<(), ApiError> {
-    let agent = state.store.run(move |s| s.agent(org, agent)).await?;
     if agent.is_none_or(|a| a.is_deleted()) {
         return Err(ApiError::Conflict("the thread's agent was deleted".into()));
     }

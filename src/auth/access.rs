@@ -35,23 +35,43 @@ pub fn may_use_thread(
 
 /// Loads a thread of the caller's org that the caller may use.
 pub async fn thread(state: &AppState, caller: &Caller, id: ThreadId) -> Result<Thread, ApiError> {
+    thread_and(state, caller, id, |_, _| Ok(()))
+        .await
+        .map(|(thread, ())| thread)
+}
+
+/// [`thread`], and `also` read in the same store call once access is
+/// granted (a send reads the thread's agent with it: one hand-off to the
+/// blocking pool instead of two).
+pub async fn thread_and<T, F>(
+    state: &AppState,
+    caller: &Caller,
+    id: ThreadId,
+    also: F,
+) -> Result<(Thread, T), ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&SledStore, &Thread) -> Result<T, StoreError> + Send + 'static,
+{
     let org = caller.org_id;
     let who = caller.clone();
-    let (thread, allowed) = state
+    let found = state
         .store
         .run(move |store| {
             let Some(thread) = store.thread(org, id)? else {
-                return Ok((None, false));
+                return Ok(None);
             };
-            let allowed = may_use_thread(store, &who, &thread)?;
-            Ok((Some(thread), allowed))
+            if !may_use_thread(store, &who, &thread)? {
+                return Ok(Some((thread, None)));
+            }
+            let extra = also(store, &thread)?;
+            Ok(Some((thread, Some(extra))))
         })
         .await?;
-    let thread = thread.ok_or_else(|| ApiError::not_found("thread"))?;
-    if allowed {
-        Ok(thread)
-    } else {
-        Err(ApiError::Forbidden("no access to this thread".into()))
+    match found {
+        None => Err(ApiError::not_found("thread")),
+        Some((thread, Some(extra))) => Ok((thread, extra)),
+        Some((_, None)) => Err(ApiError::Forbidden("no access to this thread".into())),
     }
 }
 

@@ -261,6 +261,13 @@ async fn jwt_users_see_their_own_threads() {
     bob.patch(&format!("/api/threads/{mine}"), json!({"title": "x"}))
         .await
         .expect_error(403, "FORBIDDEN");
+    // A send is refused before anything is read or written for it.
+    bob.post(
+        &format!("/api/threads/{mine}/messages"),
+        json!({"content": "not mine"}),
+    )
+    .await
+    .expect_error(403, "FORBIDDEN");
     alice
         .get(&format!("/api/threads/{by_key}"))
         .await
