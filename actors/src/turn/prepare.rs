@@ -17,7 +17,7 @@ use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
 use crate::ports::{StoreError, ThreadAppend, ThreadStore};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
-use crate::timings::{PhaseClock, TurnTimings};
+use crate::timings::{PhaseClock, TurnTimings, micros_between};
 use crate::tools::ToolScope;
 use crate::trace::{SpanAttributes, SpanKind, Stamp, TraceRecorder, TraceStart};
 
@@ -292,10 +292,9 @@ pub(super) async fn append_durably(
 ) -> Result<DurableAppend, StoreError> {
     let began = Instant::now();
     let done = Arc::clone(store).append_durably(thread, write).await?;
-    let micros = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
     Ok(DurableAppend {
         listed: done.listed,
-        append_us: micros(done.applied_at.saturating_duration_since(began)),
-        flush_us: micros(done.applied_at.elapsed()),
+        append_us: micros_between(began, done.applied_at),
+        flush_us: micros_between(done.applied_at, Instant::now()),
     })
 }
