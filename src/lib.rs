@@ -152,6 +152,15 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     let outbound =
         Outbound::new(policy, extra_ca.as_deref()).context("building the outbound HTTP client")?;
     let tool_cache = Arc::new(tools::webhook::OfferedCache::default());
+    let mcps = tools::mcp::McpHub::new(
+        store.clone(),
+        outbound.clone(),
+        tools::mcp::McpConfig {
+            stdio_allow: tools::mcp::stdio::StdioAllowList::new(settings.mcp_stdio_allow.clone())
+                .map_err(anyhow::Error::msg)?,
+            homes: settings.data_dir.join("mcp-home"),
+        },
+    );
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
@@ -163,6 +172,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
                 outbound.clone(),
                 Arc::clone(&tool_cache),
             ),
+            tools::mcp::McpTools::new(Arc::clone(&mcps)),
         )),
         traces: Arc::clone(&traces),
         prices,
@@ -205,6 +215,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         default_model: settings.platform_default_model(),
         settings: Arc::clone(&settings),
         tool_cache,
+        mcps,
         traces,
         metrics,
     });

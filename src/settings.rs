@@ -83,6 +83,10 @@ pub struct Settings {
     pub outbound_allow: String,
     #[serde(default)]
     pub outbound_proxy: Option<String>,
+    /// The stdio MCP servers a platform admin may create: argv arrays
+    /// (`tools.md` §6); empty allows none.
+    #[serde(default)]
+    pub mcp_stdio_allow: Vec<Vec<String>>,
     pub client_timeout_secs: u64,
     /// Comma-separated origins browser clients may call from ("": no CORS).
     pub cors_origins: String,

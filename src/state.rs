@@ -16,7 +16,7 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     /// `None` when JWT auth is off (no `CONFER_JWT_SECRET`).
     pub jwt: Option<JwtVerifier>,
-    /// The outbound policy and its clients (resolvers, later tools and MCP).
+    /// The outbound policy and its clients (resolvers, webhook tools, MCP servers).
     pub outbound: Outbound,
     /// The rate limiters.
     pub limits: RateLimits,
@@ -26,6 +26,8 @@ pub struct AppState {
     pub runtime: Runtime,
     /// The org tools' definitions the turns read; tool writes forget them.
     pub tool_cache: Arc<crate::tools::webhook::OfferedCache>,
+    /// The MCP servers' sessions and listings; MCP writes tell it.
+    pub mcps: Arc<crate::tools::mcp::McpHub>,
     /// The traces of the turns running now (the logs list them).
     pub traces: Arc<confer_actors::RunningTraces>,
     /// The metrics exporter, when it could be installed.

@@ -24,11 +24,14 @@ pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 /// among them), so `sled` and `pagecache` stop at debug; the HTTP library
 /// reports every malformed request a client sends as an error, so any client
 /// could trip the operator's alerts: `actix_http` is off (its lines carry
-/// nothing Confer's own request log does not).
-const CAPS: [(&str, LevelFilter); 3] = [
+/// nothing Confer's own request log does not); the MCP SDK prints every
+/// message it sends and receives (tool arguments and results) at debug and
+/// trace, and each session's start at info, so `rmcp` stops at warn.
+const CAPS: [(&str, LevelFilter); 4] = [
     ("sled", LevelFilter::DEBUG),
     ("pagecache", LevelFilter::DEBUG),
     ("actix_http", LevelFilter::OFF),
+    ("rmcp", LevelFilter::WARN),
 ];
 
 /// The filter of `CONFER_LOG` with the caps: the user's directives for a

@@ -1,5 +1,6 @@
 //! Scheduling hints for Confer's own background threads (a libc call with
-//! no safe wrapper; `allocator` is the other place with `unsafe`).
+//! no safe wrapper; `allocator` and `tools::mcp::stdio` are the other places
+//! with `unsafe`).
 
 /// How far below the default priority a batch thread runs (`nice` 10: about
 /// a tenth of a default thread's share of a busy core under Linux's fair

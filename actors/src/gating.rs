@@ -66,8 +66,8 @@ fn allows(profile: &ToolProfile, name: &str) -> bool {
 /// What a turn offers besides the send's own tools.
 #[derive(Debug, Default)]
 pub struct Offered {
-    /// Server-side tools in request order: built-in, then org, each kind
-    /// by name.
+    /// Server-side tools in request order: built-in, org, then MCP, each
+    /// kind by name.
     pub tools: Vec<ToolDefinition>,
     /// Names left out because an earlier kind has a tool of that name.
     pub shadowed: Vec<String>,
@@ -96,6 +96,7 @@ pub fn offer(
     let ServerTools {
         mut builtin,
         mut org,
+        mut mcp,
     } = server;
     builtin.retain(|tool| gate(&tool.name));
     builtin.extend(
@@ -104,11 +105,13 @@ pub fn offer(
             .map(propose_definition),
     );
     org.retain(|tool| gate(&tool.name));
-    for kind in [&mut builtin, &mut org] {
+    mcp.retain(|tool| gate(&tool.name));
+    for kind in [&mut builtin, &mut org, &mut mcp] {
         kind.sort_by(|a, b| a.name.cmp(&b.name));
     }
     let mut tools = builtin;
     tools.extend(org);
+    tools.extend(mcp);
     let mut shadowed = Vec::new();
     let mut seen: Vec<&str> = client.iter().map(|t| t.name.as_str()).collect();
     let mut kept = Vec::with_capacity(tools.len());
@@ -270,5 +273,71 @@ mod tests {
         }
         let ids: std::collections::BTreeSet<&str> = calls.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids.len(), calls.len(), "all distinct");
+    }
+
+    fn tool(name: &str) -> ToolDefinition {
+        ToolDefinition {
+            name: name.into(),
+            description: None,
+            parameters: json!({"type": "object"}),
+        }
+    }
+
+    #[test]
+    fn mcp_tools_come_last_by_name_and_are_gated_by_their_server() {
+        let now = chrono::Utc::now();
+        let mut agent = Agent {
+            id: crate::AgentId::new(),
+            org_id: crate::OrgId::new(),
+            name: "a".into(),
+            description: String::new(),
+            stable_preamble: String::new(),
+            default_model: "m".into(),
+            tool_profiles: None,
+            default_profile: None,
+            runtime_provider: crate::domain::RuntimeProvider::E2b,
+            created_at: now,
+            updated_at: now,
+            deleted_at: None,
+        };
+        let server = || ServerTools {
+            builtin: vec![tool("plan_create")],
+            org: vec![tool("lookup")],
+            mcp: vec![
+                tool("github__search"),
+                tool("docs__read"),
+                tool("github__create_issue"),
+            ],
+        };
+        let names = |offered: &Offered| -> Vec<String> {
+            offered.tools.iter().map(|t| t.name.clone()).collect()
+        };
+        let all = offer(&agent, None, &[], server());
+        assert_eq!(
+            names(&all),
+            [
+                "plan_create",
+                "lookup",
+                "docs__read",
+                "github__create_issue",
+                "github__search"
+            ]
+        );
+        agent.tool_profiles = Some(
+            [(
+                "gh".to_owned(),
+                ToolProfile {
+                    description: None,
+                    allow: vec!["github.*".into()],
+                    deny: Some(vec!["*create*".into()]),
+                },
+            )]
+            .into(),
+        );
+        let gated = offer(&agent, Some("gh"), &[], server());
+        assert_eq!(names(&gated), ["github__search"]);
+        // A client-side tool of the same name shadows the MCP tool.
+        let shadowed = offer(&agent, None, &[tool("docs__read")], server());
+        assert_eq!(shadowed.shadowed, ["docs__read"]);
     }
 }

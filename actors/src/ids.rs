@@ -82,6 +82,10 @@ id_type!(
     ToolId
 );
 id_type!(
+    /// An org's MCP server (`tools.md` §6).
+    McpServerId
+);
+id_type!(
     /// A plan of a thread (`plans.md`).
     PlanId
 );

@@ -16,6 +16,7 @@ pub mod health;
 pub mod idempotency;
 pub mod keys;
 pub mod logs;
+pub mod mcps;
 pub mod messages;
 pub mod metrics;
 pub mod openapi;
@@ -41,6 +42,7 @@ use actix_web::web;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
+use self::mcps::attachments;
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in
@@ -112,6 +114,15 @@ route_table! {
     "/api/tools/execute" => { POST => tools::execute },
     "/api/tools/{tool_id}" => {
         GET => tools::get, PATCH => tools::update, DELETE => tools::delete,
+    },
+    "/api/mcps" => { GET => mcps::list, POST => mcps::create },
+    "/api/mcps/{mcp_id}" => { GET => mcps::get, PATCH => mcps::update, DELETE => mcps::delete },
+    "/api/mcps/{mcp_id}/test" => { POST => mcps::test },
+    "/api/agents/{agent_id}/mcps" => {
+        GET => attachments::list, POST => attachments::attach, DELETE => attachments::detach,
+    },
+    "/api/agents/{agent_id}/mcps/{mcp_id}/services" => {
+        GET => attachments::services_get, PATCH => attachments::services_set,
     },
     "/api/plans" => { GET => plans::list, POST => plans::create },
     "/api/plans/{plan_id}" => {

@@ -1,6 +1,6 @@
 //! The outbound policy: the one HTTP client builder for every call Confer
-//! makes on a tenant's behalf (credential resolvers now; webhook tools, MCP
-//! servers and OAuth later). Model vendors are configured by the operator and
+//! makes on a tenant's behalf (credential resolvers, webhook tools, MCP
+//! servers; OAuth later). Model vendors are configured by the operator and
 //! use their own client (`providers::vendor`).
 //!
 //! The rules (security.md "Outbound calls"):
@@ -60,7 +60,7 @@ pub enum OutboundError {
 }
 
 impl OutboundError {
-    fn transport(error: &reqwest::Error) -> Self {
+    pub(crate) fn transport(error: &reqwest::Error) -> Self {
         if error.is_timeout() {
             return Self::TimedOut;
         }
@@ -173,6 +173,18 @@ impl Outbound {
             &self.strict
         };
         Ok(client.request(method, checked.url))
+    }
+
+    /// The client for `url` if the policy allows it, with the checked URL:
+    /// for libraries that make their own requests (the MCP SDK's transport).
+    pub fn client_for(&self, url: &str) -> Result<(reqwest::Client, url::Url), OutboundError> {
+        let checked = self.policy.check_url(url).map_err(OutboundError::Refused)?;
+        let client = if checked.allow_listed {
+            &self.trusted
+        } else {
+            &self.strict
+        };
+        Ok((client.clone(), checked.url))
     }
 
     /// Sends `request`; a transport failure is described without the URL.

@@ -13,6 +13,7 @@ use sled::Tree;
 
 use super::codec::decode;
 use super::keys::{self, ConfigKind};
+use super::mcps::McpServer;
 use super::records::{ApiKey, Org};
 use super::tools::OrgTool;
 use super::{SledStore, engine};
@@ -51,6 +52,7 @@ impl SledStore {
         self.check_thread_entries(&threads, &mut report)?;
         self.check_usage(&threads, &mut report)?;
         self.check_tools(&mut report)?;
+        self.check_mcps(&mut report)?;
         self.check_plans(&mut report)?;
         for problem in self.unopenable_secrets()? {
             report.problem(problem);
@@ -266,6 +268,22 @@ impl SledStore {
             tools,
             names,
             "tool name",
+            report,
+        )
+    }
+
+    /// MCP servers and their slug index agree.
+    fn check_mcps(&self, report: &mut CheckReport) -> Result<(), StoreError> {
+        let servers = count_decoded::<McpServer>(&self.mcps, "MCP server", report)?;
+        report.counts.insert("mcp_servers", servers);
+        // org ++ slug → server id; the server's key is org ++ id.
+        let slugs = |key: &[u8], id: &[u8]| [key.get(..16).unwrap_or_default(), id].concat();
+        check_index(
+            &self.mcp_slugs,
+            &self.mcps,
+            servers,
+            slugs,
+            "MCP server slug",
             report,
         )
     }

@@ -26,6 +26,9 @@
 //! | `usage_by_agent`   | org ++ agent ++ created µs BE ++ usage        | empty            |
 //! | `tools`            | org ++ tool                                   | `OrgTool` (secret sealed) |
 //! | `tool_names`       | org ++ name (UTF-8)                           | tool id          |
+//! | `mcps`             | org ++ server                                 | `McpServer` (secrets sealed) |
+//! | `mcp_slugs`        | org ++ slug (UTF-8)                           | server id        |
+//! | `agent_mcps`       | org ++ agent ++ server                        | `McpAttachment`  |
 //! | `plans`            | org ++ plan                                   | `Plan` with its todos |
 //! | `plans_by_thread`  | thread ++ created µs BE ++ plan               | org              |
 //! | `traces`           | trace                                         | `TraceRecord`    |
@@ -78,6 +81,9 @@ pub mod trees {
     pub const USAGE_BY_AGENT: &str = "usage_by_agent";
     pub const TOOLS: &str = "tools";
     pub const TOOL_NAMES: &str = "tool_names";
+    pub const MCPS: &str = "mcps";
+    pub const MCP_SLUGS: &str = "mcp_slugs";
+    pub const AGENT_MCPS: &str = "agent_mcps";
     pub const PLANS: &str = "plans";
     pub const PLANS_BY_THREAD: &str = "plans_by_thread";
     pub const TRACES: &str = "traces";

@@ -26,6 +26,7 @@ pub mod durability;
 pub mod format;
 pub mod gate;
 pub mod keys;
+pub mod mcps;
 pub mod plans;
 pub mod port;
 pub mod purge;
@@ -143,6 +144,10 @@ pub struct SledStore {
     usage_by_agent: Tree,
     tools: Tree,
     tool_names: Tree,
+    /// MCP servers, their slugs and attachments (see `mcps`).
+    mcps: Tree,
+    mcp_slugs: Tree,
+    agent_mcps: Tree,
     plans: Tree,
     plans_by_thread: Tree,
     /// Traces, their indexes and the per-day analytics (see `traces`).
@@ -235,6 +240,9 @@ impl SledStore {
             usage_by_agent: tree(trees::USAGE_BY_AGENT)?,
             tools: tree(trees::TOOLS)?,
             tool_names: tree(trees::TOOL_NAMES)?,
+            mcps: tree(trees::MCPS)?,
+            mcp_slugs: tree(trees::MCP_SLUGS)?,
+            agent_mcps: tree(trees::AGENT_MCPS)?,
             plans: tree(trees::PLANS)?,
             plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
             traces: tree(trees::TRACES)?,

@@ -1,8 +1,11 @@
 //! The server-side tools Confer runs itself, behind the turn's
 //! [`ToolExecutor`] port: one module per kind ([`plans`]: the built-in plan
-//! tools; [`webhook`]: the org's webhook tools). [`ServerToolbox`] offers
-//! them by kind and sends each call to its kind.
+//! tools; [`webhook`]: the org's webhook tools; [`mcp`]: the tools of the
+//! MCP servers attached to the agent). [`ServerToolbox`] offers them by
+//! kind and sends each call to its kind.
 
+pub mod mcp;
+pub mod org_cache;
 pub mod plans;
 pub mod webhook;
 
@@ -11,6 +14,7 @@ use confer_actors::tools::{
     BriefingFuture, NOT_AVAILABLE, OfferedFuture, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
 };
 
+use self::mcp::McpTools;
 use self::plans::PlanTools;
 use self::webhook::WebhookTools;
 
@@ -18,21 +22,34 @@ use self::webhook::WebhookTools;
 pub struct ServerToolbox {
     plans: PlanTools,
     webhooks: WebhookTools,
+    mcps: McpTools,
 }
 
 impl ServerToolbox {
-    /// The built-in plan tools and the org's webhooks.
-    pub fn new(plans: PlanTools, webhooks: WebhookTools) -> Self {
-        Self { plans, webhooks }
+    /// The built-in plan tools, the org's webhooks and its MCP servers.
+    pub fn new(plans: PlanTools, webhooks: WebhookTools, mcps: McpTools) -> Self {
+        Self {
+            plans,
+            webhooks,
+            mcps,
+        }
     }
+}
+
+/// Whether `name` is an MCP tool's: only they have `__` (the server's slug
+/// and the tool's name); org tools may not.
+fn is_mcp_tool(name: &str) -> bool {
+    name.contains("__")
 }
 
 impl ToolExecutor for ServerToolbox {
     fn offered(&self, scope: &ToolScope) -> OfferedFuture {
         let org = self.webhooks.offered(scope);
+        let mcp = self.mcps.offered(scope);
         let enabled = scope.plans.enabled;
         Box::pin(async move {
-            let mut tools = org.await;
+            let (mut tools, mcp) = futures_util::future::join(org, mcp).await;
+            tools.mcp = mcp.mcp;
             if enabled {
                 tools.builtin.extend(plans::definitions());
             }
@@ -41,6 +58,9 @@ impl ToolExecutor for ServerToolbox {
     }
 
     fn execute(&self, scope: &ToolScope, call: &ToolCall) -> ToolFuture {
+        if is_mcp_tool(&call.name) {
+            return self.mcps.execute(scope, call);
+        }
         if !plans::is_plan_tool(&call.name) {
             return self.webhooks.execute(scope, call);
         }

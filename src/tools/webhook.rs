@@ -4,9 +4,7 @@
 //! `timeout_ms` bounds the whole call; every failure becomes an error result
 //! the model reads (the turn goes on), never the secret, URL query or body.
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use confer_actors::tools::{
@@ -17,6 +15,7 @@ use confer_actors::{AgentId, OrgId, ThreadId, ToolCall, ToolDefinition};
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
+use super::org_cache::OrgCache;
 use crate::outbound::{Outbound, OutboundError, read_capped};
 use crate::resolver::signed;
 use crate::store::Store;
@@ -25,66 +24,9 @@ use crate::store::tools::OrgTool;
 /// Bytes of a webhook's answer a model is given at most.
 pub const RESULT_CAP: usize = 256 * 1024;
 
-/// Orgs whose tool definitions are kept in memory at most.
-pub const MAX_CACHED_ORGS: usize = 4096;
-
 /// The orgs' tool definitions as last read, so that a turn does not go to
-/// the store (and its blocking pool) for them. A tool write forgets its
-/// org's entry; a read that raced a write is not kept (the generation
-/// moved); past [`MAX_CACHED_ORGS`] the cache starts over.
-#[derive(Default)]
-pub struct OfferedCache {
-    entries: std::sync::Mutex<HashMap<OrgId, Arc<Vec<ToolDefinition>>>>,
-    generation: AtomicU64,
-}
-
-impl OfferedCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OrgId, Arc<Vec<ToolDefinition>>>> {
-        // A panic while holding it leaves a plain map behind.
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The org's definitions, if kept.
-    pub fn get(&self, org: OrgId) -> Option<Arc<Vec<ToolDefinition>>> {
-        self.lock().get(&org).cloned()
-    }
-
-    /// The generation to pass to [`Self::put`] after reading the store.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Acquire)
-    }
-
-    /// Keeps `tools` for `org` unless a write came since `generation`.
-    pub fn put(&self, org: OrgId, tools: Arc<Vec<ToolDefinition>>, generation: u64) {
-        let mut entries = self.lock();
-        if self.generation.load(Ordering::Acquire) != generation {
-            return;
-        }
-        if entries.len() >= MAX_CACHED_ORGS && !entries.contains_key(&org) {
-            entries.clear();
-        }
-        entries.insert(org, tools);
-    }
-
-    /// Forgets `org`'s definitions (after a write to its tools).
-    pub fn forget(&self, org: OrgId) {
-        let mut entries = self.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        entries.remove(&org);
-    }
-
-    /// Orgs kept now.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Whether no org is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+/// the store (and its blocking pool) for them.
+pub type OfferedCache = OrgCache<Vec<ToolDefinition>>;
 
 /// Calls org tools for turns.
 pub struct WebhookTools {
@@ -275,46 +217,5 @@ impl ToolExecutor for WebhookTools {
                 }
             }
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tools(name: &str) -> Arc<Vec<ToolDefinition>> {
-        Arc::new(vec![ToolDefinition {
-            name: name.into(),
-            description: None,
-            parameters: json!({"type": "object"}),
-        }])
-    }
-
-    #[test]
-    fn a_read_that_raced_a_write_is_not_kept() {
-        let cache = OfferedCache::default();
-        let org = OrgId::new();
-        let before = cache.generation();
-        cache.forget(org); // a write lands while the store is read
-        cache.put(org, tools("stale"), before);
-        assert!(cache.get(org).is_none());
-        let now = cache.generation();
-        cache.put(org, tools("fresh"), now);
-        assert_eq!(cache.get(org).unwrap()[0].name, "fresh");
-        cache.forget(org);
-        assert!(cache.get(org).is_none());
-    }
-
-    #[test]
-    fn the_cache_keeps_at_most_its_bound_of_orgs() {
-        let cache = OfferedCache::default();
-        for _ in 0..MAX_CACHED_ORGS {
-            cache.put(OrgId::new(), tools("t"), cache.generation());
-        }
-        assert_eq!(cache.len(), MAX_CACHED_ORGS);
-        let last = OrgId::new();
-        cache.put(last, tools("t"), cache.generation());
-        assert_eq!(cache.len(), 1, "started over past the bound");
-        assert!(cache.get(last).is_some());
     }
 }

@@ -17,6 +17,7 @@ mod durability;
 mod errors;
 mod limits;
 mod llmock;
+mod mcp;
 mod mock;
 mod observability;
 mod operations;

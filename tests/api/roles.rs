@@ -58,6 +58,17 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/tools" | "/api/tools/{tool_id}") => Anyone,
         ("POST", "/api/tools" | "/api/tools/execute") => Admin,
         ("PATCH" | "DELETE", "/api/tools/{tool_id}") => Admin,
+        ("GET", "/api/mcps" | "/api/mcps/{mcp_id}") => Member,
+        ("POST", "/api/mcps" | "/api/mcps/{mcp_id}/test") => Admin,
+        ("PATCH" | "DELETE", "/api/mcps/{mcp_id}") => Admin,
+        (
+            "GET",
+            "/api/agents/{agent_id}/mcps" | "/api/agents/{agent_id}/mcps/{mcp_id}/services",
+        ) => Member,
+        (
+            "POST" | "DELETE" | "PATCH",
+            "/api/agents/{agent_id}/mcps" | "/api/agents/{agent_id}/mcps/{mcp_id}/services",
+        ) => Admin,
         _ => return None,
     })
 }
@@ -84,8 +95,9 @@ fn admits(needs: Needs, kind: Kind) -> bool {
 }
 
 /// A plausible body for each route (valid where the route takes one).
-fn body_for(method: &str, path: &str, agent: &str, thread: &str, todo: &str) -> Option<Value> {
+fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> Option<Value> {
     Some(match (method, path) {
+        ("POST" | "DELETE", "/api/agents/{agent_id}/mcps") => json!({"mcpServerId": mcp}),
         ("PUT", "/api/agents/{agent_id}/plan") => json!({"enabled": true}),
         ("POST", "/api/plans") => json!({"threadId": thread, "title": "walk"}),
         ("PATCH", "/api/plans/{plan_id}") => json!({"title": "changed"}),
@@ -110,6 +122,10 @@ fn body_for(method: &str, path: &str, agent: &str, thread: &str, todo: &str) -> 
         ("POST", "/api/tools") => json!({"name": format!("walk-{}", &agent[agent.len() - 12..]),
                                          "url": "http://127.0.0.1:9/hook"}),
         ("PATCH", "/api/tools/{tool_id}") => json!({"description": "changed"}),
+        ("POST", "/api/mcps") => json!({"name": "walk", "url": "http://127.0.0.1:9/mcp"}),
+        ("PATCH", "/api/mcps/{mcp_id}") => json!({"name": "changed"}),
+        ("POST", "/api/mcps/{mcp_id}/test") => json!({}),
+        ("PATCH", "/api/agents/{agent_id}/mcps/{mcp_id}/services") => json!({"enabled": null}),
         ("POST", "/api/tools/execute") => {
             json!({"name": format!("hook-{}", &agent[agent.len() - 12..]), "arguments": {}})
         }
@@ -204,6 +220,28 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                 .as_str()
                 .unwrap()
                 .to_owned();
+            // An MCP server attached to the agent, for the MCP routes.
+            let mcp = if path.contains("mcp") {
+                let id = root
+                    .post(
+                        "/api/mcps",
+                        json!({"name": "walked", "url": "http://127.0.0.1:9/mcp"}),
+                    )
+                    .await
+                    .expect(201)["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                root.post(
+                    &format!("/api/agents/{agent}/mcps"),
+                    json!({"mcpServerId": id}),
+                )
+                .await
+                .expect(201);
+                id
+            } else {
+                String::new()
+            };
             let plans = path.starts_with("/api/plans");
             // A plan of two todos, the second after the first.
             let plan_of = |thread: String| {
@@ -232,6 +270,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{thread_id}", thread)
                     .replace("{key_id}", &key)
                     .replace("{tool_id}", &tool)
+                    .replace("{mcp_id}", &mcp)
                     .replace("{plan_id}", plan)
                     .replace("{todo_id}", &todos[0])
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
@@ -246,7 +285,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
             };
             let method_of = Method::from_bytes(method.as_bytes()).unwrap();
             let body_on = |(thread, _, todos): &(String, String, [String; 2])| {
-                body_for(method, path, &agent, thread, &todos[1])
+                body_for(method, path, [&agent, thread, &todos[1], &mcp])
             };
             let reply = api
                 .request(method_of.clone(), &concrete(&own), body_on(&own))

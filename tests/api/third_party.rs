@@ -1,7 +1,7 @@
-//! Third-party vendor mocks as child processes, installed by
-//! `tests/peers/install`: llmock (PyPI; a scenario API that injects faults)
-//! and aimock (npm; fixtures, and it checks the thinking blocks a tool loop
-//! sends back). Each listens on an ephemeral port it prints; readiness is
+//! Third-party peers as child processes, installed by
+//! `tests/peers/install`: llmock (PyPI; a scenario API that injects faults),
+//! aimock (npm; fixtures, and it checks the thinking blocks a tool loop
+//! sends back) and an MCP server built on the MCP Python SDK (PyPI). Each listens on an ephemeral port it prints; readiness is
 //! that line.
 
 use std::io::{BufRead, BufReader};
@@ -98,6 +98,16 @@ impl ThirdPartyMock {
             .arg("--fixtures")
             .arg(fixtures);
         Self::spawn(command, "aimock")
+    }
+
+    /// The MCP SDK's FastMCP server of `tests/peers/mcp_server.py` over
+    /// `transport` (`streamable-http` or `sse`).
+    pub fn fastmcp(transport: &str) -> Self {
+        let mut command = Command::new(peers().join(".venv/bin/python"));
+        command
+            .arg(peers().join("mcp_server.py"))
+            .args(["--transport", transport]);
+        Self::spawn(command, "the MCP server")
     }
 
     /// llmock: queues scenario behaviours (`POST /_llmock/scenario`).

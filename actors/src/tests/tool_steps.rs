@@ -135,8 +135,8 @@ impl ToolExecutor for Lookup {
                 })
                 .collect();
             ServerTools {
-                builtin: Vec::new(),
                 org,
+                ..ServerTools::default()
             }
         })
     }

@@ -1,0 +1,173 @@
+//! The rules of an MCP server's fields (`tools.md` §6), each a 422 naming
+//! the field.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::mcps::{McpCredentials, McpTransport, OAuthMode};
+
+const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 1_000..=120_000;
+/// A server's timeout when its creation names none.
+pub(super) const DEFAULT_TIMEOUT_MS: u32 = 30_000;
+const MAX_NAME_CHARS: usize = 100;
+/// Headers the MCP transports set themselves.
+const RESERVED_HEADERS: [&str; 6] = [
+    "accept",
+    "content-type",
+    "content-length",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+/// What a stdio child always gets from Confer.
+const RESERVED_ENV: [&str; 2] = ["PATH", "HOME"];
+
+/// `credentials` as sent (write-only).
+#[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
+pub struct CredentialsBody {
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+/// `oauthClient` as sent (the secret write-only).
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthClientBody {
+    pub(super) client_id: String,
+    pub(super) client_secret: Option<String>,
+    pub(super) scope: Option<String>,
+}
+
+pub(super) fn validate_name(name: &str) -> Result<String, ApiError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::invalid("name", "must be 1 to 100 characters"));
+    }
+    Ok(name.to_owned())
+}
+
+pub(super) fn parse_transport(raw: &str) -> Result<McpTransport, ApiError> {
+    match raw {
+        "streamable_http" => Ok(McpTransport::StreamableHttp),
+        "sse" => Ok(McpTransport::Sse),
+        "stdio" => Ok(McpTransport::Stdio),
+        _ => Err(ApiError::invalid(
+            "transport",
+            "must be `streamable_http`, `sse` or `stdio`",
+        )),
+    }
+}
+
+/// The `oauth` mode. Managed OAuth (`org`, `per_user`) is not built yet,
+/// so only `none` is taken; the others are refused rather than stored
+/// and silently not honoured.
+pub(super) fn parse_oauth(raw: &str) -> Result<OAuthMode, ApiError> {
+    match raw {
+        "none" => Ok(OAuthMode::None),
+        "org" | "per_user" => Err(ApiError::invalid(
+            "oauth",
+            "managed OAuth (`org`, `per_user`) is not available in this version; use `none` \
+             and pass a token in `credentials.headers`",
+        )),
+        _ => Err(ApiError::invalid(
+            "oauth",
+            "must be `none`, `org` or `per_user`",
+        )),
+    }
+}
+
+pub(super) fn validate_timeout(timeout_ms: i64) -> Result<u32, ApiError> {
+    if !TIMEOUT_RANGE_MS.contains(&timeout_ms) {
+        return Err(ApiError::invalid(
+            "timeoutMs",
+            "must be between 1000 and 120000",
+        ));
+    }
+    Ok(u32::try_from(timeout_ms).unwrap_or(DEFAULT_TIMEOUT_MS))
+}
+
+pub(super) fn validate_url(state: &AppState, url: &str) -> Result<String, ApiError> {
+    let url = url.trim();
+    state
+        .outbound
+        .policy()
+        .check_url(url)
+        .map_err(|why| ApiError::invalid("url", why))?;
+    Ok(url.to_owned())
+}
+
+/// The credentials, their header names and values usable on a request and
+/// their variable names usable in an environment. Values are never quoted
+/// in an error.
+pub(super) fn credentials(body: CredentialsBody) -> Result<McpCredentials, ApiError> {
+    for (name, value) in &body.headers {
+        if reqwest::header::HeaderName::try_from(name.as_str()).is_err() {
+            return Err(ApiError::invalid(
+                "credentials.headers",
+                "a header name is not a valid HTTP header name",
+            ));
+        }
+        if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(ApiError::invalid(
+                "credentials.headers",
+                format!("`{name}` is set by the transport"),
+            ));
+        }
+        if reqwest::header::HeaderValue::try_from(value.as_str()).is_err() {
+            return Err(ApiError::invalid(
+                "credentials.headers",
+                format!("the value of `{name}` is not a valid header value"),
+            ));
+        }
+    }
+    for (name, value) in &body.env {
+        let valid = !name.is_empty()
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !name.as_bytes()[0].is_ascii_digit();
+        if !valid {
+            return Err(ApiError::invalid(
+                "credentials.env",
+                "a variable name must be letters, digits and _, not starting with a digit",
+            ));
+        }
+        if RESERVED_ENV.contains(&name.as_str()) {
+            return Err(ApiError::invalid(
+                "credentials.env",
+                format!("`{name}` is set by Confer"),
+            ));
+        }
+        if value.contains('\0') {
+            return Err(ApiError::invalid(
+                "credentials.env",
+                format!("the value of `{name}` contains a NUL character"),
+            ));
+        }
+    }
+    Ok(McpCredentials {
+        headers: body.headers,
+        env: body.env,
+    })
+}
+
+/// An allow-list of tool names: each non-empty.
+pub(super) fn validate_tool_list(field: &str, list: &[String]) -> Result<(), ApiError> {
+    if list.iter().any(|name| name.trim().is_empty()) {
+        return Err(ApiError::invalid(field, "a tool name is empty"));
+    }
+    Ok(())
+}
+
+pub(super) fn validate_oauth_client(client: &OAuthClientBody) -> Result<(), ApiError> {
+    if client.client_id.trim().is_empty() {
+        return Err(ApiError::invalid(
+            "oauthClient.clientId",
+            "must not be empty",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,540 @@
+//! [`McpHub`]: Confer's side of its MCP servers. It keeps each org's
+//! servers and attachments in memory for turns, a bounded pool of open
+//! sessions (one per server, per end user once OAuth is per user), and
+//! the background work of `tools.md` §6: a server's tool list is read on
+//! creation, on `notifications/tools/list_changed` and by a turn starting
+//! more than [`TOOLS_TTL`] after the last listing; a failed contact marks
+//! the server down and retries it, 5 s doubling to 5 min, until it answers
+//! or is deleted. Nothing here makes a turn wait for a server it has not
+//! reached yet.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
+
+use chrono::Utc;
+use confer_actors::tools::{TIMEOUT_PREFIX, ToolOutput};
+use confer_actors::{AgentId, McpServerId, OrgId};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, HttpStatusError, StreamableHttpClientTransportConfig,
+};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+
+use super::sse::{self, SseError};
+use super::stdio::{self, StdioAllowList, StdioChild};
+use crate::outbound::{Outbound, OutboundError};
+use crate::store::Store;
+use crate::store::mcps::{CachedTool, McpCredentials, McpServer, McpStatus, McpTransport, OrgMcps};
+use crate::tools::org_cache::OrgCache;
+
+/// A turn starting this long after a server's last listing asks for a new
+/// one (in the background).
+pub const TOOLS_TTL: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+/// The first retry of a server that is down, doubled up to [`RETRY_MAX`].
+pub const RETRY_FIRST: Duration = Duration::from_secs(5);
+/// The longest wait between two retries.
+pub const RETRY_MAX: Duration = Duration::from_secs(300);
+/// Open sessions at most; past it the least recently used one is closed.
+pub const MAX_SESSIONS: usize = 1024;
+/// Largest message a server may send (a JSON answer, an event, a line).
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+/// The error result of a call whose server could not be reached.
+pub const UNAVAILABLE: &str = "mcp server unavailable";
+
+/// Which session a call uses: the server's, or a user's of it.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+struct SessionKey {
+    server: McpServerId,
+    /// The end user, for servers whose tokens are per user.
+    user: Option<String>,
+}
+
+/// An open MCP session; closing it (dropping) ends the child of a stdio
+/// server with its process group.
+pub struct Session {
+    service: RunningService<RoleClient, Listener>,
+    _child: Option<StdioChild>,
+}
+
+/// Where a session is opened once, whoever asks first.
+type Slot = tokio::sync::Mutex<Option<Arc<Session>>>;
+
+#[derive(Default)]
+struct Sessions {
+    slots: HashMap<SessionKey, (u64, Arc<Slot>)>,
+    /// Bumped at each use; the smallest mark is the least recently used.
+    clock: u64,
+}
+
+/// What the hub is configured with.
+pub struct McpConfig {
+    pub stdio_allow: StdioAllowList,
+    /// Under which each stdio server gets its `HOME` (one directory per
+    /// server).
+    pub homes: PathBuf,
+}
+
+/// See the module's documentation.
+pub struct McpHub {
+    store: Store,
+    outbound: Outbound,
+    config: McpConfig,
+    orgs: OrgCache<OrgMcps>,
+    sessions: Mutex<Sessions>,
+    /// Servers whose listing (or retries) runs now.
+    refreshing: Mutex<HashSet<McpServerId>>,
+    me: Weak<McpHub>,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these leaves plain data behind.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Told by a session of its server's notifications.
+pub struct Listener {
+    hub: Weak<McpHub>,
+    org: OrgId,
+    server: McpServerId,
+}
+
+impl ClientHandler for Listener {
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        if let Some(hub) = self.hub.upgrade() {
+            hub.refresh(self.org, self.server);
+        }
+    }
+}
+
+impl McpHub {
+    /// A hub reading servers from `store`, reaching them through `outbound`.
+    pub fn new(store: Store, outbound: Outbound, config: McpConfig) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            store,
+            outbound,
+            config,
+            orgs: OrgCache::default(),
+            sessions: Mutex::default(),
+            refreshing: Mutex::default(),
+            me: me.clone(),
+        })
+    }
+
+    /// The operator's stdio allow-list.
+    pub fn stdio_allow(&self) -> &StdioAllowList {
+        &self.config.stdio_allow
+    }
+
+    /// The org's servers and attachments (from memory when kept); `None`
+    /// when the store could not be read.
+    pub async fn org(&self, org: OrgId) -> Option<Arc<OrgMcps>> {
+        if let Some(kept) = self.orgs.get(org) {
+            return Some(kept);
+        }
+        let generation = self.orgs.generation();
+        match self.store.run(move |s| s.org_mcps(org)).await {
+            Ok(read) => {
+                let read = Arc::new(read);
+                self.orgs.put(org, Arc::clone(&read), generation);
+                Some(read)
+            }
+            Err(error) => {
+                tracing::error!(%error, "reading the org's MCP servers failed; none offered");
+                None
+            }
+        }
+    }
+
+    /// After a write to the org's servers or attachments.
+    pub fn forget(&self, org: OrgId) {
+        self.orgs.forget(org);
+    }
+
+    /// After a server was changed or deleted: its sessions are closed and
+    /// the org's view read again; a changed server is listed again.
+    pub fn server_changed(&self, org: OrgId, server: McpServerId, deleted: bool) {
+        self.close_sessions(server);
+        self.forget(org);
+        if !deleted {
+            self.refresh(org, server);
+        }
+    }
+
+    /// Starts listing the server's tools in the background unless a
+    /// listing of it runs already; on failure it is retried until it
+    /// answers or is deleted.
+    pub fn refresh(&self, org: OrgId, server: McpServerId) {
+        if !locked(&self.refreshing).insert(server) {
+            return;
+        }
+        let Some(hub) = self.me.upgrade() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            locked(&self.refreshing).remove(&server);
+            return;
+        };
+        runtime.spawn(async move {
+            hub.refresh_until_up(org, server).await;
+            locked(&hub.refreshing).remove(&server);
+        });
+    }
+
+    /// The servers of `agent` whose tools are due a listing (never listed,
+    /// down without retries running, or older than [`TOOLS_TTL`]), asked
+    /// for in the background.
+    pub fn refresh_stale(&self, mcps: &OrgMcps, agent: AgentId) {
+        let stale_before = Utc::now() - TOOLS_TTL;
+        for (_, attachment) in mcps.attachments.iter().filter(|(a, _)| *a == agent) {
+            let Some(server) = mcps
+                .servers
+                .iter()
+                .find(|s| s.id == attachment.mcp_server_id)
+            else {
+                continue;
+            };
+            let due = server.status != McpStatus::Active
+                || server.tools_refreshed_at.is_none_or(|at| at < stale_before);
+            if due {
+                self.refresh(server.org_id, server.id);
+            }
+        }
+    }
+
+    async fn refresh_until_up(&self, org: OrgId, id: McpServerId) {
+        let mut wait = RETRY_FIRST;
+        loop {
+            let server = match self.store.run(move |s| s.mcp(org, id)).await {
+                Ok(Some(server)) => server,
+                // Deleted (or the store failed: the next turn asks again).
+                Ok(None) | Err(_) => return,
+            };
+            if self.list(&server).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(RETRY_MAX);
+        }
+    }
+
+    /// Lists the server's tools now and records the outcome (tool list,
+    /// status, last error) before answering.
+    pub async fn list(&self, server: &McpServer) -> Result<Vec<CachedTool>, String> {
+        let listed = self.list_once(server).await;
+        if let Err(reason) = &listed {
+            tracing::warn!(server = %server.id, %reason, "an MCP server is down");
+            self.close_sessions(server.id);
+        }
+        let (org, id, outcome) = (server.org_id, server.id, listed.clone());
+        if let Err(error) = self
+            .store
+            .write(move |s| s.record_mcp_contact(org, id, outcome))
+            .await
+        {
+            tracing::error!(%error, "recording an MCP server's listing failed");
+        }
+        self.forget(org);
+        listed
+    }
+
+    async fn list_once(&self, server: &McpServer) -> Result<Vec<CachedTool>, String> {
+        let session = self.session(server).await?;
+        let listed = tokio::time::timeout(timeout_of(server), session.service.list_all_tools())
+            .await
+            .map_err(|_| format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms))?
+            .map_err(|e| describe(&e))?;
+        Ok(listed
+            .into_iter()
+            .map(|tool| CachedTool {
+                name: tool.name.into_owned(),
+                description: tool.description.map(std::borrow::Cow::into_owned),
+                input_schema: Value::Object((*tool.input_schema).clone()),
+            })
+            .collect())
+    }
+
+    /// Calls `tool` of `server`; every failure is an error result, and a
+    /// failed transport marks the server down. Dropping the future (a
+    /// stopped turn) cancels the call (`notifications/cancelled`).
+    pub async fn call(&self, server: &McpServer, tool: &str, arguments: Value) -> ToolOutput {
+        let Value::Object(arguments) = arguments else {
+            return ToolOutput::error("arguments are not a JSON object");
+        };
+        let session = match self.session(server).await {
+            Ok(session) => session,
+            Err(reason) => {
+                self.failed(server, reason);
+                return ToolOutput::error(UNAVAILABLE);
+            }
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let called =
+            tokio::time::timeout(timeout_of(server), session.service.peer().call_tool(params))
+                .await;
+        match called {
+            // The call's future was dropped: the SDK sent the cancellation.
+            Err(_) => ToolOutput::error(format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms)),
+            Ok(Ok(result)) => match serde_json::to_value(&result) {
+                Ok(wire) => super::results::output(&wire),
+                Err(_) => ToolOutput::error("invalid answer from the MCP server"),
+            },
+            Ok(Err(ServiceError::McpError(error))) => {
+                let message: String = error.message.chars().take(1024).collect();
+                ToolOutput::error(format!("mcp error {}: {message}", error.code.0))
+            }
+            Ok(Err(error)) => {
+                self.failed(server, describe(&error));
+                ToolOutput::error(UNAVAILABLE)
+            }
+        }
+    }
+
+    /// A contact failed outside a listing: the server is down until a
+    /// listing answers.
+    fn failed(&self, server: &McpServer, reason: String) {
+        tracing::warn!(server = %server.id, %reason, "an MCP server is down");
+        self.close_sessions(server.id);
+        let (org, id) = (server.org_id, server.id);
+        let store = self.store.clone();
+        let hub = self.me.clone();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let _ = store
+                .run(move |s| s.record_mcp_contact(org, id, Err(reason)))
+                .await;
+            if let Some(hub) = hub.upgrade() {
+                hub.forget(org);
+                hub.refresh(org, id);
+            }
+        });
+    }
+
+    /// The server's open session, opened now if there is none (at most
+    /// one opening per server at a time; the others wait for it).
+    async fn session(&self, server: &McpServer) -> Result<Arc<Session>, String> {
+        let slot = self.slot(SessionKey {
+            server: server.id,
+            user: None,
+        });
+        let mut open = slot.lock().await;
+        if let Some(session) = open.as_ref()
+            && !session.service.is_closed()
+        {
+            return Ok(Arc::clone(session));
+        }
+        let session = tokio::time::timeout(timeout_of(server), self.open(server))
+            .await
+            .map_err(|_| format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms))??;
+        let session = Arc::new(session);
+        *open = Some(Arc::clone(&session));
+        Ok(session)
+    }
+
+    /// The slot of `key`, made if new; past [`MAX_SESSIONS`] the least
+    /// recently used slot is dropped (its session closes when its last
+    /// call ends).
+    fn slot(&self, key: SessionKey) -> Arc<Slot> {
+        let mut sessions = locked(&self.sessions);
+        sessions.clock += 1;
+        let now = sessions.clock;
+        if let Some((used, slot)) = sessions.slots.get_mut(&key) {
+            *used = now;
+            return Arc::clone(slot);
+        }
+        if sessions.slots.len() >= MAX_SESSIONS {
+            let oldest = sessions
+                .slots
+                .iter()
+                .min_by_key(|(_, (used, _))| *used)
+                .map(|(key, _)| key.clone());
+            if let Some(oldest) = oldest {
+                sessions.slots.remove(&oldest);
+            }
+        }
+        let slot = Arc::new(Slot::default());
+        sessions.slots.insert(key, (now, Arc::clone(&slot)));
+        slot
+    }
+
+    fn close_sessions(&self, server: McpServerId) {
+        locked(&self.sessions)
+            .slots
+            .retain(|key, _| key.server != server);
+    }
+
+    /// Open sessions now (slots, whether or not their session opened).
+    pub fn session_count(&self) -> usize {
+        locked(&self.sessions).slots.len()
+    }
+
+    async fn open(&self, server: &McpServer) -> Result<Session, String> {
+        let sealed = server.clone();
+        let credentials = self
+            .store
+            .run(move |s| s.mcp_credentials(&sealed))
+            .await
+            .map_err(|_| "the server's credentials could not be opened".to_owned())?;
+        let listener = Listener {
+            hub: self.me.clone(),
+            org: server.org_id,
+            server: server.id,
+        };
+        let url = || server.url.as_deref().ok_or_else(|| "no url".to_owned());
+        match server.transport {
+            McpTransport::StreamableHttp => {
+                let (client, url) = self
+                    .outbound
+                    .client_for(url()?)
+                    .map_err(|e| e.to_string())?;
+                let headers = header_map(&credentials)?
+                    .into_iter()
+                    .filter_map(|(name, value)| Some((name?, value)))
+                    .collect();
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(headers)
+                    .max_json_response_size(MAX_MESSAGE_BYTES)
+                    .max_sse_event_size(MAX_MESSAGE_BYTES);
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                let service = listener.serve(transport).await.map_err(|e| describe(&e))?;
+                Ok(Session {
+                    service,
+                    _child: None,
+                })
+            }
+            McpTransport::Sse => {
+                let transport = sse::connect(&self.outbound, url()?, header_map(&credentials)?)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let service = listener.serve(transport).await.map_err(|e| describe(&e))?;
+                Ok(Session {
+                    service,
+                    _child: None,
+                })
+            }
+            McpTransport::Stdio => {
+                let command = server.command.as_deref().unwrap_or_default();
+                // Checked again at each start: the operator may have
+                // narrowed the list since the server was created.
+                if !self.config.stdio_allow.allows(command, &server.args) {
+                    return Err("the command is not on the operator's stdio allow-list".into());
+                }
+                let home = self.config.homes.join(server.id.to_string());
+                let (child, stdout, stdin) =
+                    stdio::spawn(command, &server.args, &credentials.env, &home)
+                        .map_err(|_| "the command could not be started".to_owned())?;
+                let transport = AsyncRwTransport::new_client(stdout, stdin)
+                    .with_max_line_length(MAX_MESSAGE_BYTES);
+                let service = listener.serve(transport).await.map_err(|e| describe(&e))?;
+                Ok(Session {
+                    service,
+                    _child: Some(child),
+                })
+            }
+        }
+    }
+}
+
+fn timeout_of(server: &McpServer) -> Duration {
+    Duration::from_millis(u64::from(server.timeout_ms))
+}
+
+/// The credentials' headers as a header map (names and values were
+/// checked when they were written).
+fn header_map(credentials: &McpCredentials) -> Result<HeaderMap, String> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in &credentials.headers {
+        let name = HeaderName::try_from(name.as_str())
+            .map_err(|_| "a credential header's name is not valid".to_owned())?;
+        let mut value = HeaderValue::try_from(value.as_str())
+            .map_err(|_| "a credential header's value is not valid".to_owned())?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    Ok(headers)
+}
+
+/// Why a contact failed, in words that carry no URL, header or body: the
+/// SDK's errors may quote the URL (and its query), so only what is
+/// recognised in the error's chain is told.
+fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(error) = error.downcast_ref::<reqwest::Error>() {
+            return OutboundError::transport(error).to_string();
+        }
+        if let Some(error) = error.downcast_ref::<OutboundError>() {
+            return error.to_string();
+        }
+        if let Some(error) = error.downcast_ref::<SseError>() {
+            return error.to_string();
+        }
+        if let Some(error) = error.downcast_ref::<HttpStatusError>() {
+            return format!("http {}", error.status);
+        }
+        if error.downcast_ref::<AuthRequiredError>().is_some() {
+            return "http 401: authorization required".into();
+        }
+        if let Some(error) = error.downcast_ref::<std::io::Error>() {
+            return format!("i/o error: {}", error.kind());
+        }
+        cause = error.source();
+    }
+    "the server did not complete the MCP exchange".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hub() -> (tempfile::TempDir, Arc<McpHub>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(dir.path()).unwrap();
+        let policy = crate::outbound::OutboundPolicy::new("", None).unwrap();
+        let outbound = Outbound::new(policy, None).unwrap();
+        let config = McpConfig {
+            stdio_allow: StdioAllowList::default(),
+            homes: dir.path().join("mcp"),
+        };
+        (dir, McpHub::new(store, outbound, config))
+    }
+
+    #[test]
+    fn the_session_pool_keeps_at_most_its_bound() {
+        let (_dir, hub) = hub();
+        let first = SessionKey {
+            server: McpServerId::new(),
+            user: None,
+        };
+        let kept = hub.slot(first.clone());
+        for _ in 1..MAX_SESSIONS {
+            hub.slot(SessionKey {
+                server: McpServerId::new(),
+                user: None,
+            });
+        }
+        assert_eq!(hub.session_count(), MAX_SESSIONS);
+        // The first is used again, so another is the least recent.
+        assert!(Arc::ptr_eq(&kept, &hub.slot(first.clone())));
+        hub.slot(SessionKey {
+            server: McpServerId::new(),
+            user: None,
+        });
+        assert_eq!(hub.session_count(), MAX_SESSIONS);
+        assert!(Arc::ptr_eq(&kept, &hub.slot(first)), "the recent one stays");
+    }
+
+    #[test]
+    fn failures_are_told_without_urls() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "at https://x/?k=s");
+        let told = describe(&io);
+        assert_eq!(told, "i/o error: connection refused");
+        assert!(!told.contains("k=s"));
+    }
+}
