@@ -224,6 +224,22 @@ async fn a_turn_lists_and_calls_the_tools_of_a_real_mcp_server() {
     assert!(add["function"]["parameters"]["properties"]["a"].is_object());
     assert_eq!(add["function"]["description"], "Adds two integers.");
 
+    // The call's span in the turn's trace is an MCP tool's.
+    let logs = api
+        .get(&format!("/api/logs?threadId={thread}"))
+        .await
+        .expect(200);
+    let trace_id = logs["traces"][0]["id"].as_str().unwrap().to_owned();
+    let detail = api.get(&format!("/api/logs/{trace_id}")).await.expect(200);
+    let span = detail["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "peer_tools__add")
+        .cloned()
+        .unwrap_or_else(|| panic!("no tool span: {detail}"));
+    assert_eq!(span["attributes"]["tool_kind"], "mcp");
+
     // The credentials reach the server; text, media and errors map.
     let (result, _) = call_once(
         &api,

@@ -97,11 +97,10 @@ impl Turn {
             plans,
         };
         let server_tools = engine.tools.offered(&scope).await;
-        let builtin_tools = server_tools
-            .builtin
-            .iter()
-            .map(|t| t.name.clone())
-            .collect();
+        let names = |tools: &[crate::provider::ToolDefinition]| -> Vec<String> {
+            tools.iter().map(|t| t.name.clone()).collect()
+        };
+        let (builtin_tools, mcp_tools) = (names(&server_tools.builtin), names(&server_tools.mcp));
         let profile = gating::effective_profile(
             request.tool_profile.as_deref(),
             thread.active_profile.as_deref(),
@@ -163,6 +162,7 @@ impl Turn {
             fallbacks_tried,
             trace,
             builtin_tools,
+            mcp_tools,
         })
     }
 
