@@ -152,6 +152,12 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     let outbound =
         Outbound::new(policy, extra_ca.as_deref()).context("building the outbound HTTP client")?;
     let tool_cache = Arc::new(tools::webhook::OfferedCache::default());
+    let integrations = tools::integrations::IntegrationHub::new(
+        store.clone(),
+        outbound.clone(),
+        tools::integrations::connection::TlsSettings::new(extra_ca.as_deref())
+            .context("building the databases' TLS settings")?,
+    );
     let mcps = tools::mcp::McpHub::new(
         store.clone(),
         outbound.clone(),
@@ -172,6 +178,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
                 outbound.clone(),
                 Arc::clone(&tool_cache),
             ),
+            tools::integrations::IntegrationTools::new(Arc::clone(&integrations)),
             tools::mcp::McpTools::new(Arc::clone(&mcps)),
         )),
         traces: Arc::clone(&traces),
@@ -216,6 +223,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         settings: Arc::clone(&settings),
         tool_cache,
         mcps,
+        integrations,
         traces,
         metrics,
     });

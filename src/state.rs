@@ -28,6 +28,8 @@ pub struct AppState {
     pub tool_cache: Arc<crate::tools::webhook::OfferedCache>,
     /// The MCP servers' sessions and listings; MCP writes tell it.
     pub mcps: Arc<crate::tools::mcp::McpHub>,
+    /// The database integrations' pools and schema reads.
+    pub integrations: Arc<crate::tools::integrations::IntegrationHub>,
     /// The traces of the turns running now (the logs list them).
     pub traces: Arc<confer_actors::RunningTraces>,
     /// The metrics exporter, when it could be installed.

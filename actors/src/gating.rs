@@ -66,8 +66,8 @@ fn allows(profile: &ToolProfile, name: &str) -> bool {
 /// What a turn offers besides the send's own tools.
 #[derive(Debug, Default)]
 pub struct Offered {
-    /// Server-side tools in request order: built-in, org, then MCP, each
-    /// kind by name.
+    /// Server-side tools in request order: built-in, org, integration,
+    /// then MCP, each kind by name.
     pub tools: Vec<ToolDefinition>,
     /// Names left out because an earlier kind has a tool of that name.
     pub shadowed: Vec<String>,
@@ -96,6 +96,7 @@ pub fn offer(
     let ServerTools {
         mut builtin,
         mut org,
+        mut integration,
         mut mcp,
     } = server;
     builtin.retain(|tool| gate(&tool.name));
@@ -105,12 +106,14 @@ pub fn offer(
             .map(propose_definition),
     );
     org.retain(|tool| gate(&tool.name));
+    integration.retain(|tool| gate(&tool.name));
     mcp.retain(|tool| gate(&tool.name));
-    for kind in [&mut builtin, &mut org, &mut mcp] {
+    for kind in [&mut builtin, &mut org, &mut integration, &mut mcp] {
         kind.sort_by(|a, b| a.name.cmp(&b.name));
     }
     let mut tools = builtin;
     tools.extend(org);
+    tools.extend(integration);
     tools.extend(mcp);
     let mut shadowed = Vec::new();
     let mut seen: Vec<&str> = client.iter().map(|t| t.name.as_str()).collect();
@@ -284,7 +287,7 @@ mod tests {
     }
 
     #[test]
-    fn mcp_tools_come_last_by_name_and_are_gated_by_their_server() {
+    fn kinds_come_in_order_by_name_and_mcp_tools_are_gated_by_their_server() {
         let now = chrono::Utc::now();
         let mut agent = Agent {
             id: crate::AgentId::new(),
@@ -303,6 +306,7 @@ mod tests {
         let server = || ServerTools {
             builtin: vec![tool("plan_create")],
             org: vec![tool("lookup")],
+            integration: vec![tool("query_orders"), tool("count_orders")],
             mcp: vec![
                 tool("github__search"),
                 tool("docs__read"),
@@ -318,6 +322,8 @@ mod tests {
             [
                 "plan_create",
                 "lookup",
+                "count_orders",
+                "query_orders",
                 "docs__read",
                 "github__create_issue",
                 "github__search"

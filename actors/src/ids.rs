@@ -86,6 +86,10 @@ id_type!(
     McpServerId
 );
 id_type!(
+    /// An org's database integration (`tools.md` §7).
+    IntegrationId
+);
+id_type!(
     /// A plan of a thread (`plans.md`).
     PlanId
 );

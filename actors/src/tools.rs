@@ -1,6 +1,6 @@
 //! Server-side tools (`tools.md` §5): the [`ToolExecutor`] port through
 //! which a turn offers and runs the tools Confer calls itself (built-in plan
-//! tools, org webhooks, MCP servers; integrations later) and reads the
+//! tools, org webhooks, database integrations, MCP servers) and reads the
 //! briefing they add to the system prompt, and a step's execution: its calls
 //! run concurrently, at most [`MAX_CONCURRENT_CALLS`] at once, each
 //! announced and answered on the stream as it starts and ends.
@@ -106,6 +106,8 @@ pub struct ServerTools {
     pub builtin: Vec<ToolDefinition>,
     /// The org's webhook tools.
     pub org: Vec<ToolDefinition>,
+    /// The query tools of the database integrations attached to the agent.
+    pub integration: Vec<ToolDefinition>,
     /// The tools of the MCP servers attached to the agent.
     pub mcp: Vec<ToolDefinition>,
 }

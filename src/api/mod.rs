@@ -14,6 +14,7 @@ pub mod credentials;
 pub mod extract;
 pub mod health;
 pub mod idempotency;
+pub mod integrations;
 pub mod keys;
 pub mod logs;
 pub mod mcps;
@@ -123,6 +124,14 @@ route_table! {
     },
     "/api/agents/{agent_id}/mcps/{mcp_id}/services" => {
         GET => attachments::services_get, PATCH => attachments::services_set,
+    },
+    "/api/integrations" => { GET => integrations::list, POST => integrations::create },
+    "/api/integrations/{integration_id}" => {
+        GET => integrations::get, DELETE => integrations::delete,
+    },
+    "/api/agents/{agent_id}/integrations" => {
+        GET => integrations::attached_list, POST => integrations::attach,
+        DELETE => integrations::detach,
     },
     "/api/plans" => { GET => plans::list, POST => plans::create },
     "/api/plans/{plan_id}" => {

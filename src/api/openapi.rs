@@ -61,6 +61,7 @@ JSON. Names: `meta` (first), `token`, `tool_call`, `tool_executing`, \
         (name = "threads", description = "Threads, their messages and streams"),
         (name = "tools", description = "The org's server-side tools"),
         (name = "mcps", description = "MCP servers and the agents that use them"),
+        (name = "integrations", description = "Databases the agents query"),
         (name = "keys", description = "API keys"),
         (name = "orgs", description = "Organizations"),
         (name = "usage", description = "Usage records"),

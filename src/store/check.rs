@@ -12,6 +12,7 @@ use confer_actors::{ContextMessage, Message, StoreError, Thread, ThreadId, Usage
 use sled::Tree;
 
 use super::codec::decode;
+use super::integrations::Integration;
 use super::keys::{self, ConfigKind};
 use super::mcps::McpServer;
 use super::records::{ApiKey, Org};
@@ -53,6 +54,7 @@ impl SledStore {
         self.check_usage(&threads, &mut report)?;
         self.check_tools(&mut report)?;
         self.check_mcps(&mut report)?;
+        self.check_integrations(&mut report)?;
         self.check_plans(&mut report)?;
         for problem in self.unopenable_secrets()? {
             report.problem(problem);
@@ -284,6 +286,21 @@ impl SledStore {
             servers,
             slugs,
             "MCP server slug",
+            report,
+        )
+    }
+
+    /// Integrations and their slug index agree.
+    fn check_integrations(&self, report: &mut CheckReport) -> Result<(), StoreError> {
+        let count = count_decoded::<Integration>(&self.integrations, "integration", report)?;
+        report.counts.insert("integrations", count);
+        let slugs = |key: &[u8], id: &[u8]| [key.get(..16).unwrap_or_default(), id].concat();
+        check_index(
+            &self.integration_slugs,
+            &self.integrations,
+            count,
+            slugs,
+            "integration slug",
             report,
         )
     }

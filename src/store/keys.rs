@@ -29,6 +29,9 @@
 //! | `mcps`             | org ++ server                                 | `McpServer` (secrets sealed) |
 //! | `mcp_slugs`        | org ++ slug (UTF-8)                           | server id        |
 //! | `agent_mcps`       | org ++ agent ++ server                        | `McpAttachment`  |
+//! | `integrations`     | org ++ integration                            | `Integration` (connection sealed) |
+//! | `integration_slugs`| org ++ slug (UTF-8)                           | integration id   |
+//! | `agent_integrations` | org ++ agent ++ integration                 | `IntegrationAttachment` |
 //! | `plans`            | org ++ plan                                   | `Plan` with its todos |
 //! | `plans_by_thread`  | thread ++ created µs BE ++ plan               | org              |
 //! | `traces`           | trace                                         | `TraceRecord`    |
@@ -84,6 +87,9 @@ pub mod trees {
     pub const MCPS: &str = "mcps";
     pub const MCP_SLUGS: &str = "mcp_slugs";
     pub const AGENT_MCPS: &str = "agent_mcps";
+    pub const INTEGRATIONS: &str = "integrations";
+    pub const INTEGRATION_SLUGS: &str = "integration_slugs";
+    pub const AGENT_INTEGRATIONS: &str = "agent_integrations";
     pub const PLANS: &str = "plans";
     pub const PLANS_BY_THREAD: &str = "plans_by_thread";
     pub const TRACES: &str = "traces";

@@ -15,6 +15,8 @@ use serde_json::Value;
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
+pub use super::attached::AttachOutcome;
+use super::attached::{self, Attachment, Attachments, slug_key, take_slug};
 use super::codec::{decode, encode};
 use super::{SledStore, abort, engine, keys, tx_error};
 use crate::secrets::aad;
@@ -156,15 +158,9 @@ pub fn allowed_by(list: Option<&[String]>, tool: &str) -> bool {
     list.is_none_or(|names| names.iter().any(|n| n == tool))
 }
 
-/// An MCP server attached to an agent.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct McpAttachment {
-    pub mcp_server_id: McpServerId,
-    /// The server's tools this agent is offered (`None`: every one the
-    /// server allows).
-    pub allowed_tools: Option<Vec<String>>,
-    pub attached_at: DateTime<Utc>,
-}
+/// An MCP server attached to an agent; `allowed` are the server's tools
+/// the agent is offered (`None`: every one the server allows).
+pub type McpAttachment = Attachment<McpServerId>;
 
 /// An org's MCP servers and who uses them: what a turn reads to offer
 /// tools (kept in memory by the MCP tools, see `tools::mcp`).
@@ -175,50 +171,9 @@ pub struct OrgMcps {
     pub attachments: Vec<(AgentId, McpAttachment)>,
 }
 
-/// Why an attachment was not made.
-#[derive(Debug, PartialEq, Eq)]
-pub enum AttachOutcome {
-    Attached,
-    /// It was attached already; its `allowed_tools` were replaced.
-    Replaced,
-    /// No such server in the org.
-    NoServer,
-}
-
-/// The longest slug, before a `_2`-style suffix.
-const SLUG_CHARS: usize = 32;
-
-/// The slug of `name` (`tools.md` §6): lowercased, runs of characters
-/// outside `[a-z0-9]` become one `_`, trimmed of `_`, at most 32
-/// characters; `server` when nothing is left.
+/// The slug of a server's name (`tools.md` §6).
 pub fn slug_of(name: &str) -> String {
-    let mut slug = String::with_capacity(name.len());
-    for c in name.to_lowercase().chars() {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            slug.push(c);
-        } else if !slug.ends_with('_') {
-            slug.push('_');
-        }
-    }
-    let trimmed: String = slug.trim_matches('_').chars().take(SLUG_CHARS).collect();
-    let trimmed = trimmed.trim_end_matches('_');
-    if trimmed.is_empty() {
-        "server".into()
-    } else {
-        trimmed.into()
-    }
-}
-
-fn slug_key(org: OrgId, slug: &str) -> Vec<u8> {
-    let mut key = org.as_bytes().to_vec();
-    key.extend_from_slice(slug.as_bytes());
-    key
-}
-
-fn attachment_key(org: OrgId, agent: AgentId, server: McpServerId) -> Vec<u8> {
-    let mut key = keys::pair(org.as_bytes(), agent.as_bytes()).to_vec();
-    key.extend_from_slice(server.as_bytes());
-    key
+    attached::slug_of(name, "server")
 }
 
 fn credentials_aad(org: OrgId, server: McpServerId) -> String {
@@ -328,18 +283,8 @@ impl SledStore {
         let key = keys::pair(server.org_id.as_bytes(), server.id.as_bytes());
         (&self.mcps, &self.mcp_slugs)
             .transaction(|(mcps, slugs)| {
-                let mut slug = base.clone();
-                let mut n = 1;
-                while slugs.get(slug_key(server.org_id, &slug))?.is_some() {
-                    n += 1;
-                    slug = format!("{base}_{n}");
-                }
                 let mut stored = server.clone();
-                stored.slug = slug;
-                slugs.insert(
-                    slug_key(stored.org_id, &stored.slug),
-                    stored.id.as_bytes().as_slice(),
-                )?;
+                stored.slug = take_slug(slugs, server.org_id, &base, server.id.as_bytes())?;
                 mcps.insert(key.as_slice(), encode(&stored).map_err(abort)?)?;
                 Ok(stored)
             })
@@ -443,16 +388,7 @@ impl SledStore {
     pub fn delete_mcp(&self, org: OrgId, id: McpServerId) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
         let key = keys::pair(org.as_bytes(), id.as_bytes());
-        let attached: Vec<sled::IVec> = self
-            .agent_mcps
-            .scan_prefix(org.as_bytes())
-            .keys()
-            .filter(|k| {
-                k.as_ref()
-                    .is_ok_and(|k| k.get(32..) == Some(id.as_bytes().as_slice()))
-            })
-            .collect::<Result<_, _>>()
-            .map_err(engine)?;
+        let attached = self.mcp_attachments().keys_of(org, id.as_bytes())?;
         (&self.mcps, &self.mcp_slugs, &self.agent_mcps)
             .transaction(|(mcps, slugs, attachments)| {
                 let Some(before) = read(mcps, &key)? else {
@@ -468,8 +404,16 @@ impl SledStore {
             .map_err(tx_error)
     }
 
+    /// The MCP servers' attachments to agents.
+    pub fn mcp_attachments(&self) -> Attachments<'_> {
+        Attachments {
+            targets: &self.mcps,
+            attachments: &self.agent_mcps,
+        }
+    }
+
     /// Attaches a server of the org to an agent, or replaces the
-    /// attachment's `allowed_tools`.
+    /// attachment's `allowed` tools.
     pub fn attach_mcp(
         &self,
         org: OrgId,
@@ -478,34 +422,12 @@ impl SledStore {
         allowed_tools: Option<Vec<String>>,
     ) -> Result<AttachOutcome, StoreError> {
         let _writing = self.gate.writing();
-        let server_key = keys::pair(org.as_bytes(), server.as_bytes());
-        let key = attachment_key(org, agent, server);
-        (&self.mcps, &self.agent_mcps)
-            .transaction(|(mcps, attachments)| {
-                if mcps.get(server_key)?.is_none() {
-                    return Ok(AttachOutcome::NoServer);
-                }
-                let before: Option<McpAttachment> = attachments
-                    .get(&key)?
-                    .map(|bytes| decode(&bytes).map_err(abort))
-                    .transpose()?;
-                let attachment = McpAttachment {
-                    mcp_server_id: server,
-                    allowed_tools: allowed_tools.clone(),
-                    attached_at: before.as_ref().map_or_else(Utc::now, |b| b.attached_at),
-                };
-                attachments.insert(key.as_slice(), encode(&attachment).map_err(abort)?)?;
-                Ok(if before.is_some() {
-                    AttachOutcome::Replaced
-                } else {
-                    AttachOutcome::Attached
-                })
-            })
-            .map_err(tx_error)
+        self.mcp_attachments()
+            .attach(org, agent, server, server.as_bytes(), allowed_tools)
     }
 
-    /// Replaces an existing attachment's `allowed_tools`; `None` when it
-    /// is not attached (a detach that landed first stays).
+    /// Replaces an existing attachment's `allowed` tools; `None` when it
+    /// is not attached.
     pub fn set_mcp_attachment_tools(
         &self,
         org: OrgId,
@@ -514,18 +436,8 @@ impl SledStore {
         allowed_tools: Option<Vec<String>>,
     ) -> Result<Option<McpAttachment>, StoreError> {
         let _writing = self.gate.writing();
-        let key = attachment_key(org, agent, server);
-        self.agent_mcps
-            .transaction(|attachments| {
-                let Some(bytes) = attachments.get(&key)? else {
-                    return Ok(None);
-                };
-                let mut attachment: McpAttachment = decode(&bytes).map_err(abort)?;
-                attachment.allowed_tools.clone_from(&allowed_tools);
-                attachments.insert(key.as_slice(), encode(&attachment).map_err(abort)?)?;
-                Ok(Some(attachment))
-            })
-            .map_err(tx_error)
+        self.mcp_attachments()
+            .set_allowed(org, agent, server.as_bytes(), allowed_tools)
     }
 
     /// Detaches a server from an agent; `false` when it was not attached.
@@ -536,11 +448,7 @@ impl SledStore {
         server: McpServerId,
     ) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
-        Ok(self
-            .agent_mcps
-            .remove(attachment_key(org, agent, server))
-            .map_err(engine)?
-            .is_some())
+        self.mcp_attachments().detach(org, agent, server.as_bytes())
     }
 
     /// An agent's attachment of one server, if any.
@@ -550,44 +458,14 @@ impl SledStore {
         agent: AgentId,
         server: McpServerId,
     ) -> Result<Option<McpAttachment>, StoreError> {
-        Self::get(&self.agent_mcps, &attachment_key(org, agent, server))
-    }
-
-    /// An agent's attachments, oldest first.
-    pub fn mcp_attachments(
-        &self,
-        org: OrgId,
-        agent: AgentId,
-    ) -> Result<Vec<McpAttachment>, StoreError> {
-        let prefix = keys::pair(org.as_bytes(), agent.as_bytes());
-        let mut attachments = self
-            .agent_mcps
-            .scan_prefix(prefix)
-            .map(|entry| decode::<McpAttachment>(&entry.map_err(engine)?.1))
-            .collect::<Result<Vec<_>, _>>()?;
-        attachments.sort_by_key(|a| a.attached_at);
-        Ok(attachments)
+        self.mcp_attachments().get(org, agent, server.as_bytes())
     }
 
     /// The org's servers and every agent's attachments, as turns read them.
     pub fn org_mcps(&self, org: OrgId) -> Result<OrgMcps, StoreError> {
-        let servers = self.list_mcps(org)?;
-        let mut attachments = self
-            .agent_mcps
-            .scan_prefix(org.as_bytes())
-            .map(|entry| {
-                let (key, value) = entry.map_err(engine)?;
-                let agent: [u8; 16] = key
-                    .get(16..32)
-                    .and_then(|b| b.try_into().ok())
-                    .ok_or_else(|| StoreError::Codec("agent_mcps key".into()))?;
-                Ok((AgentId::from_bytes(agent), decode::<McpAttachment>(&value)?))
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        attachments.sort_by_key(|(_, a)| a.attached_at);
         Ok(OrgMcps {
-            servers,
-            attachments,
+            servers: self.list_mcps(org)?,
+            attachments: self.mcp_attachments().of_org(org)?,
         })
     }
 }
@@ -626,15 +504,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
         (dir, store)
-    }
-
-    #[test]
-    fn slugs_follow_the_contract() {
-        assert_eq!(slug_of("GitHub"), "github");
-        assert_eq!(slug_of("  My  Server!! v2 "), "my_server_v2");
-        assert_eq!(slug_of("--"), "server");
-        assert_eq!(slug_of(&"a".repeat(40)).len(), 32);
-        assert_eq!(slug_of("Ünïcode name"), "n_code_name");
     }
 
     #[test]
@@ -740,14 +609,13 @@ mod tests {
             store
                 .attach_mcp(org, two, McpServerId::new(), None)
                 .unwrap(),
-            AttachOutcome::NoServer
+            AttachOutcome::Missing
         );
         assert_eq!(store.org_mcps(org).unwrap().attachments.len(), 3);
         assert!(store.delete_mcp(org, made.id).unwrap());
-        assert!(store.mcp_attachments(org, one).unwrap().is_empty());
-        let left = store.mcp_attachments(org, two).unwrap();
+        let left = store.org_mcps(org).unwrap().attachments;
         assert_eq!(left.len(), 1);
-        assert_eq!(left[0].mcp_server_id, kept.id);
+        assert_eq!((left[0].0, left[0].1.target), (two, kept.id));
         assert!(store.detach_mcp(org, two, kept.id).unwrap());
         assert!(!store.detach_mcp(org, two, kept.id).unwrap());
     }

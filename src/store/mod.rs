@@ -18,6 +18,7 @@
 
 pub mod agents;
 pub mod api_keys;
+pub mod attached;
 pub mod backup;
 pub mod check;
 pub mod codec;
@@ -25,6 +26,7 @@ pub mod day_merges;
 pub mod durability;
 pub mod format;
 pub mod gate;
+pub mod integrations;
 pub mod keys;
 pub mod mcps;
 pub mod plans;
@@ -148,6 +150,10 @@ pub struct SledStore {
     mcps: Tree,
     mcp_slugs: Tree,
     agent_mcps: Tree,
+    /// Database integrations, their slugs and attachments (see `integrations`).
+    integrations: Tree,
+    integration_slugs: Tree,
+    agent_integrations: Tree,
     plans: Tree,
     plans_by_thread: Tree,
     /// Traces, their indexes and the per-day analytics (see `traces`).
@@ -243,6 +249,9 @@ impl SledStore {
             mcps: tree(trees::MCPS)?,
             mcp_slugs: tree(trees::MCP_SLUGS)?,
             agent_mcps: tree(trees::AGENT_MCPS)?,
+            integrations: tree(trees::INTEGRATIONS)?,
+            integration_slugs: tree(trees::INTEGRATION_SLUGS)?,
+            agent_integrations: tree(trees::AGENT_INTEGRATIONS)?,
             plans: tree(trees::PLANS)?,
             plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
             traces: tree(trees::TRACES)?,

@@ -1,9 +1,11 @@
 //! The server-side tools Confer runs itself, behind the turn's
 //! [`ToolExecutor`] port: one module per kind ([`plans`]: the built-in plan
-//! tools; [`webhook`]: the org's webhook tools; [`mcp`]: the tools of the
-//! MCP servers attached to the agent). [`ServerToolbox`] offers them by
-//! kind and sends each call to its kind.
+//! tools; [`webhook`]: the org's webhook tools; [`integrations`]: the
+//! query tools of the agent's databases; [`mcp`]: the tools of the MCP
+//! servers attached to the agent). [`ServerToolbox`] offers them by kind
+//! and sends each call to its kind.
 
+pub mod integrations;
 pub mod mcp;
 pub mod org_cache;
 pub mod plans;
@@ -14,6 +16,7 @@ use confer_actors::tools::{
     BriefingFuture, NOT_AVAILABLE, OfferedFuture, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
 };
 
+use self::integrations::IntegrationTools;
 use self::mcp::McpTools;
 use self::plans::PlanTools;
 use self::webhook::WebhookTools;
@@ -22,15 +25,23 @@ use self::webhook::WebhookTools;
 pub struct ServerToolbox {
     plans: PlanTools,
     webhooks: WebhookTools,
+    integrations: IntegrationTools,
     mcps: McpTools,
 }
 
 impl ServerToolbox {
-    /// The built-in plan tools, the org's webhooks and its MCP servers.
-    pub fn new(plans: PlanTools, webhooks: WebhookTools, mcps: McpTools) -> Self {
+    /// The built-in plan tools, the org's webhooks, its databases and its
+    /// MCP servers.
+    pub fn new(
+        plans: PlanTools,
+        webhooks: WebhookTools,
+        integrations: IntegrationTools,
+        mcps: McpTools,
+    ) -> Self {
         Self {
             plans,
             webhooks,
+            integrations,
             mcps,
         }
     }
@@ -45,10 +56,13 @@ fn is_mcp_tool(name: &str) -> bool {
 impl ToolExecutor for ServerToolbox {
     fn offered(&self, scope: &ToolScope) -> OfferedFuture {
         let org = self.webhooks.offered(scope);
+        let integration = self.integrations.offered(scope);
         let mcp = self.mcps.offered(scope);
         let enabled = scope.plans.enabled;
         Box::pin(async move {
-            let (mut tools, mcp) = futures_util::future::join(org, mcp).await;
+            let (mut tools, integration, mcp) =
+                futures_util::future::join3(org, integration, mcp).await;
+            tools.integration = integration.integration;
             tools.mcp = mcp.mcp;
             if enabled {
                 tools.builtin.extend(plans::definitions());
@@ -58,11 +72,22 @@ impl ToolExecutor for ServerToolbox {
     }
 
     fn execute(&self, scope: &ToolScope, call: &ToolCall) -> ToolFuture {
-        if is_mcp_tool(&call.name) {
-            return self.mcps.execute(scope, call);
-        }
         if !plans::is_plan_tool(&call.name) {
-            return self.webhooks.execute(scope, call);
+            // An integration's tool first (its kind comes before MCP's in
+            // the offer), then by the name's shape.
+            let otherwise = if is_mcp_tool(&call.name) {
+                self.mcps.execute(scope, call)
+            } else {
+                self.webhooks.execute(scope, call)
+            };
+            let (integrations, scope, call) =
+                (self.integrations.clone(), scope.clone(), call.clone());
+            return Box::pin(async move {
+                match integrations.run(&scope, &call).await {
+                    Some(output) => output,
+                    None => otherwise.await,
+                }
+            });
         }
         if !scope.plans.enabled {
             return Box::pin(async { ToolOutput::error(NOT_AVAILABLE) });

@@ -58,6 +58,11 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/tools" | "/api/tools/{tool_id}") => Anyone,
         ("POST", "/api/tools" | "/api/tools/execute") => Admin,
         ("PATCH" | "DELETE", "/api/tools/{tool_id}") => Admin,
+        ("GET", "/api/integrations" | "/api/integrations/{integration_id}") => Member,
+        ("POST", "/api/integrations") => Admin,
+        ("DELETE", "/api/integrations/{integration_id}") => Admin,
+        ("GET", "/api/agents/{agent_id}/integrations") => Member,
+        ("POST" | "DELETE", "/api/agents/{agent_id}/integrations") => Admin,
         ("GET", "/api/mcps" | "/api/mcps/{mcp_id}") => Member,
         ("POST", "/api/mcps" | "/api/mcps/{mcp_id}/test") => Admin,
         ("PATCH" | "DELETE", "/api/mcps/{mcp_id}") => Admin,
@@ -98,6 +103,15 @@ fn admits(needs: Needs, kind: Kind) -> bool {
 fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> Option<Value> {
     Some(match (method, path) {
         ("POST" | "DELETE", "/api/agents/{agent_id}/mcps") => json!({"mcpServerId": mcp}),
+        // No database in the walk: the create is refused (422) after the
+        // role check, and the other routes name an integration that is not
+        // there (404).
+        ("POST", "/api/integrations") => {
+            json!({"name": "walk", "kind": "postgres", "connectionString": "host=/tmp dbname=x"})
+        }
+        ("POST" | "DELETE", "/api/agents/{agent_id}/integrations") => {
+            json!({"integrationId": "0190d1f2-0000-7000-8000-000000000000"})
+        }
         ("PUT", "/api/agents/{agent_id}/plan") => json!({"enabled": true}),
         ("POST", "/api/plans") => json!({"threadId": thread, "title": "walk"}),
         ("PATCH", "/api/plans/{plan_id}") => json!({"title": "changed"}),
@@ -271,6 +285,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{key_id}", &key)
                     .replace("{tool_id}", &tool)
                     .replace("{mcp_id}", &mcp)
+                    .replace("{integration_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{plan_id}", plan)
                     .replace("{todo_id}", &todos[0])
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")

@@ -246,9 +246,10 @@ struct Turn {
     /// The turn's trace, recorded as its steps end (boxed: the turn task
     /// holds the turn inline, see `a_turn_task_stays_small`).
     trace: Box<TraceRecorder>,
-    /// Names of the built-in and the MCP server-side tools offered (the
-    /// others are webhooks), for the tool spans' `tool_kind`.
+    /// Names of the built-in, integration and MCP server-side tools
+    /// offered (the others are webhooks), for the tool spans' `tool_kind`.
     builtin_tools: Vec<String>,
+    integration_tools: Vec<String>,
     mcp_tools: Vec<String>,
 }
 

@@ -100,7 +100,11 @@ impl Turn {
         let names = |tools: &[crate::provider::ToolDefinition]| -> Vec<String> {
             tools.iter().map(|t| t.name.clone()).collect()
         };
-        let (builtin_tools, mcp_tools) = (names(&server_tools.builtin), names(&server_tools.mcp));
+        let (builtin_tools, integration_tools, mcp_tools) = (
+            names(&server_tools.builtin),
+            names(&server_tools.integration),
+            names(&server_tools.mcp),
+        );
         let profile = gating::effective_profile(
             request.tool_profile.as_deref(),
             thread.active_profile.as_deref(),
@@ -162,6 +166,7 @@ impl Turn {
             fallbacks_tried,
             trace,
             builtin_tools,
+            integration_tools,
             mcp_tools,
         })
     }

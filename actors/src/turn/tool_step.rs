@@ -54,6 +54,8 @@ impl Turn {
         let kind = if call.name == PROPOSE_PROFILE_SWITCH || self.builtin_tools.contains(&call.name)
         {
             "builtin"
+        } else if self.integration_tools.contains(&call.name) {
+            "integration"
         } else if self.mcp_tools.contains(&call.name) {
             "mcp"
         } else if is_server {

@@ -76,7 +76,7 @@ fn attached(server: &McpServer, attachment: McpAttachment) -> AttachedMcp {
         slug: server.slug.clone(),
         name: server.name.clone(),
         status: server.status.as_str(),
-        allowed_tools: attachment.allowed_tools,
+        allowed_tools: attachment.allowed,
     }
 }
 
@@ -89,7 +89,7 @@ fn services(server: &McpServer, attachment: &McpAttachment) -> Services {
                 name: tool.name.clone(),
                 description: tool.description.clone(),
                 enabled: server.allows(&tool.name)
-                    && allowed_by(attachment.allowed_tools.as_deref(), &tool.name),
+                    && allowed_by(attachment.allowed.as_deref(), &tool.name),
             })
             .collect(),
     }
@@ -134,10 +134,7 @@ pub async fn list(
         .into_iter()
         .filter(|(a, _)| *a == agent.id)
         .filter_map(|(_, attachment)| {
-            let server = mcps
-                .servers
-                .iter()
-                .find(|s| s.id == attachment.mcp_server_id)?;
+            let server = mcps.servers.iter().find(|s| s.id == attachment.target)?;
             Some(attached(server, attachment))
         })
         .collect();
@@ -179,7 +176,7 @@ pub async fn attach(
     Ok(match outcome {
         AttachOutcome::Attached => HttpResponse::Created().json(shown),
         AttachOutcome::Replaced => HttpResponse::Ok().json(shown),
-        AttachOutcome::NoServer => return Err(ApiError::not_found("MCP server")),
+        AttachOutcome::Missing => return Err(ApiError::not_found("MCP server")),
     })
 }
 

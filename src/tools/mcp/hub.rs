@@ -191,11 +191,7 @@ impl McpHub {
     pub fn refresh_stale(&self, mcps: &OrgMcps, agent: AgentId) {
         let stale_before = Utc::now() - TOOLS_TTL;
         for (_, attachment) in mcps.attachments.iter().filter(|(a, _)| *a == agent) {
-            let Some(server) = mcps
-                .servers
-                .iter()
-                .find(|s| s.id == attachment.mcp_server_id)
-            else {
+            let Some(server) = mcps.servers.iter().find(|s| s.id == attachment.target) else {
                 continue;
             };
             let due = server.status != McpStatus::Active

@@ -35,19 +35,14 @@ pub struct OfferedMcpTool<'a> {
 pub fn agent_tools(mcps: &OrgMcps, agent: AgentId) -> Vec<OfferedMcpTool<'_>> {
     let mut offered = Vec::new();
     for (_, attachment) in mcps.attachments.iter().filter(|(a, _)| *a == agent) {
-        let Some(server) = mcps
-            .servers
-            .iter()
-            .find(|s| s.id == attachment.mcp_server_id)
-        else {
+        let Some(server) = mcps.servers.iter().find(|s| s.id == attachment.target) else {
             continue;
         };
         if server.status == McpStatus::Down {
             continue;
         }
         for tool in &server.tools_cache {
-            if !server.allows(&tool.name)
-                || !allowed_by(attachment.allowed_tools.as_deref(), &tool.name)
+            if !server.allows(&tool.name) || !allowed_by(attachment.allowed.as_deref(), &tool.name)
             {
                 continue;
             }
