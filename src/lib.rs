@@ -165,6 +165,13 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
             stdio_allow: tools::mcp::stdio::StdioAllowList::new(settings.mcp_stdio_allow.clone())
                 .map_err(anyhow::Error::msg)?,
             homes: settings.data_dir.join("mcp-home"),
+            // Unset: the address actually bound (the bind setting's port
+            // may be 0).
+            public_url: settings.public_url.clone().unwrap_or_else(|| {
+                listener
+                    .local_addr()
+                    .map_or_else(|_| settings.public_url(), |a| format!("http://{a}"))
+            }),
         },
     );
     let engine = Arc::new(Engine {

@@ -83,6 +83,10 @@ pub struct Settings {
     pub outbound_allow: String,
     #[serde(default)]
     pub outbound_proxy: Option<String>,
+    /// Where users' browsers reach Confer (the managed OAuth redirect URI's
+    /// base); `None`: `http://{bind}`.
+    #[serde(default)]
+    pub public_url: Option<String>,
     /// The stdio MCP servers a platform admin may create: argv arrays
     /// (`tools.md` §6); empty allows none.
     #[serde(default)]
@@ -239,6 +243,7 @@ impl Settings {
         self.jwt_issuer = text(self.jwt_issuer);
         self.jwt_audience = text(self.jwt_audience);
         self.outbound_proxy = text(self.outbound_proxy);
+        self.public_url = text(self.public_url);
         self.anthropic_api_key = non_empty(self.anthropic_api_key);
         self.openai_api_key = non_empty(self.openai_api_key);
         self.default_model = self.default_model.filter(|m| !m.trim().is_empty());
@@ -256,6 +261,14 @@ impl Settings {
                     .with_context(|| format!("reading the extra CA file {}", path.display()))
             })
             .transpose()
+    }
+
+    /// Where users' browsers reach Confer: `public_url`, else
+    /// `http://{bind}`.
+    pub fn public_url(&self) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.bind))
     }
 
     /// The platform default model, by the rule of the contract.

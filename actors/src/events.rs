@@ -43,6 +43,17 @@ impl std::ops::AddAssign for Usage {
     }
 }
 
+/// What an `auth_challenge` asks of the user.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthChallenge {
+    /// The MCP server's slug.
+    pub provider: String,
+    /// Where the user's browser goes to connect (a single-use Confer URL).
+    pub redirect_url: String,
+    pub description: Option<String>,
+}
+
 /// An event of a streamed answer. Field names are the wire's (camelCase).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
@@ -90,6 +101,15 @@ pub enum ThreadEvent {
     /// nothing changes unless the client PATCHes the thread.
     #[schema(title = "profile_switch_proposal")]
     ProfileSwitchProposal { target: String, reason: String },
+    /// A tool needs the end user to connect an account (an MCP server's
+    /// OAuth, `tools.md` §8); its `tool_result` follows.
+    #[schema(title = "auth_challenge")]
+    AuthChallenge {
+        #[serde(rename = "toolName")]
+        tool_name: String,
+        /// Boxed: events are many (a token each) and this one is rare.
+        challenge: Box<AuthChallenge>,
+    },
     /// The client must run these tools and send their results.
     #[schema(title = "requires_action")]
     RequiresAction {
@@ -208,6 +228,7 @@ impl ThreadEvent {
             Self::Compaction { .. } => "compaction",
             Self::ToolResult { .. } => "tool_result",
             Self::ProfileSwitchProposal { .. } => "profile_switch_proposal",
+            Self::AuthChallenge { .. } => "auth_challenge",
             Self::RequiresAction { .. } => "requires_action",
             Self::Error { .. } => "error",
             Self::Queued { .. } => "queued",

@@ -34,7 +34,7 @@ mod tests;
 
 pub use codes::ErrorCode;
 pub use domain::*;
-pub use events::{DoneEvent, MetaEvent, ThreadEvent, Usage};
+pub use events::{AuthChallenge, DoneEvent, MetaEvent, ThreadEvent, Usage};
 pub use frames::{
     Frame, FrameId, FrameLog, FrameReader, Position, Ready, Retention, TooManyReaders, TurnsNow,
 };

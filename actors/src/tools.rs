@@ -7,6 +7,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
@@ -52,8 +53,62 @@ pub struct ToolScope {
     pub thread: ThreadId,
     /// The user the call is made for (the resolver's rule).
     pub user_id: String,
+    /// Whether `user_id` is a person whose OAuth tokens serve the call (a
+    /// JWT user, or an `actAsUsers` key's `senderId`).
+    pub end_user: bool,
     /// The agent's plan configuration: whether the plan tools are offered.
     pub plans: PlanConfig,
+    /// What this turn's calls announce before their results.
+    pub announcements: Arc<Announcements>,
+}
+
+/// Events a call announces on the stream before its `tool_result` (an
+/// `auth_challenge`), and the providers already challenged in the turn
+/// (each at most once per turn).
+#[derive(Debug, Default)]
+pub struct Announcements {
+    inner: std::sync::Mutex<AnnouncementsInner>,
+}
+
+#[derive(Debug, Default)]
+struct AnnouncementsInner {
+    pending: Vec<(String, ThreadEvent)>,
+    challenged: Vec<String>,
+}
+
+impl Announcements {
+    fn lock(&self) -> std::sync::MutexGuard<'_, AnnouncementsInner> {
+        // A panic while holding it leaves plain lists behind.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether `provider` may be challenged now: `true` the first time in
+    /// the turn.
+    pub fn first_challenge(&self, provider: &str) -> bool {
+        let mut inner = self.lock();
+        if inner.challenged.iter().any(|p| p == provider) {
+            return false;
+        }
+        inner.challenged.push(provider.to_owned());
+        true
+    }
+
+    /// `event` goes out before the result of call `call_id`.
+    pub fn announce(&self, call_id: &str, event: ThreadEvent) {
+        self.lock().pending.push((call_id.to_owned(), event));
+    }
+
+    /// The events of call `call_id`, in order.
+    fn take(&self, call_id: &str) -> Vec<ThreadEvent> {
+        let mut inner = self.lock();
+        let (mine, others) = std::mem::take(&mut inner.pending)
+            .into_iter()
+            .partition(|(id, _)| id == call_id);
+        inner.pending = others;
+        mine.into_iter().map(|(_, event)| event).collect()
+    }
 }
 
 /// What a tool call gave the model.
@@ -219,6 +274,9 @@ pub async fn run_calls(
             break;
         };
         let call = &calls[at].0;
+        for event in scope.announcements.take(&call.id) {
+            emitter.emit(event);
+        }
         emitter.emit(ThreadEvent::ToolResult {
             tool_name: call.name.clone(),
             tool_call_id: call.id.clone(),

@@ -263,6 +263,10 @@ pub async fn send(
             (body.sender_id.clone(), body.sender_name.clone(), user_id)
         }
     };
+    // Only a person's turn uses their OAuth tokens: a JWT user's, or a
+    // key's that may act for users (security.md) naming one.
+    let end_user = caller.jwt_user().is_some()
+        || (caller.api_key().is_some_and(|k| k.act_as_users) && body.sender_id.is_some());
     let idempotency =
         key.map(|key| idempotency::send_key(thread.id, &caller, &key, &body, sender_id.as_deref()));
     let if_busy = body.if_busy.map_or(IfBusy::Queue, IfBusy::from);
@@ -282,6 +286,7 @@ pub async fn send(
             .map(ToolResult::from)
             .collect(),
         user_id,
+        end_user,
         accepted: Some(accepted),
         idempotency,
         options: std::sync::Arc::new(options),

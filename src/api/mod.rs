@@ -44,6 +44,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use self::mcps::attachments;
+use self::mcps::oauth as mcp_oauth;
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in
@@ -117,6 +118,11 @@ route_table! {
         GET => tools::get, PATCH => tools::update, DELETE => tools::delete,
     },
     "/api/mcps" => { GET => mcps::list, POST => mcps::create },
+    // Before `{mcp_id}`, which would otherwise take the path.
+    "/api/mcps/managed-oauth/start" => { POST => mcp_oauth::start },
+    "/api/mcps/managed-oauth/begin" => { GET => mcp_oauth::begin },
+    "/api/mcps/managed-oauth/callback" => { GET => mcp_oauth::callback },
+    "/api/mcps/managed-oauth/disconnect" => { POST => mcp_oauth::disconnect },
     "/api/mcps/{mcp_id}" => { GET => mcps::get, PATCH => mcps::update, DELETE => mcps::delete },
     "/api/mcps/{mcp_id}/test" => { POST => mcps::test },
     "/api/agents/{agent_id}/mcps" => {
@@ -150,18 +156,20 @@ async fn no_route() -> Result<actix_web::HttpResponse, ApiError> {
 }
 
 /// Middleware: an error response that is not already JSON (a 405 from the
-/// router, say) gets the contract's `{error, detail}` body.
+/// router, say) gets the contract's `{error, detail}` body; an HTML page
+/// for a browser is left as it is.
 pub async fn json_errors(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let response = next.call(req).await?.map_into_boxed_body();
     let status = response.status();
-    let is_json = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if (status.is_client_error() || status.is_server_error()) && !is_json {
+    // JSON already, or a page meant for a person's browser (the managed
+    // OAuth callback's).
+    let shaped = response.headers().get(CONTENT_TYPE).is_some_and(|v| {
+        v.as_bytes().starts_with(b"application/json") || v.as_bytes().starts_with(b"text/html")
+    });
+    if (status.is_client_error() || status.is_server_error()) && !shaped {
         let detail = status.canonical_reason().unwrap_or("error").to_lowercase();
         let mut replacement = error_response(status, code_for_status(status), Some(&detail));
         // A 405 keeps the router's `Allow` (RFC 9110 §15.5.6).

@@ -9,8 +9,8 @@
 //! `{error, detail}` body), the `X-Request-Id` header, and the bearer scheme.
 //! The role a route admits is its security requirement's scopes (OpenAPI 3.1
 //! allows role names there for non-OAuth schemes): `[]` any authenticated
-//! caller, `["member"]`, `["admin"]`, `["platform_admin"]`; a public route
-//! has no security requirement.
+//! caller, `["member"]`, `["admin"]`, `["platform_admin"]`, `["jwt"]` (a
+//! JWT caller, never a key); a public route has no security requirement.
 
 use std::io::Read;
 use std::sync::{Arc, OnceLock};
@@ -39,7 +39,8 @@ answer as a Server-Sent Events stream.
 
 Authenticate with `Authorization: Bearer <key>`: an API key (`cfr_…`) or a JWT \
 signed by the org's backend. The role an operation admits is the scope list of its \
-`bearer` requirement: `[]` any caller, `member`, `admin`, `platform_admin`.
+`bearer` requirement: `[]` any caller, `member`, `admin`, `platform_admin`, `jwt` (a JWT, \
+never an API key).
 
 Every error answers `{\"error\": CODE, \"detail\": \"…\"}`; every response carries \
 `X-Request-Id`.

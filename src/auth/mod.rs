@@ -10,6 +10,7 @@
 //! | [`Member`]       | admins and members (an org's backends and staff)   |
 //! | [`Admin`]        | admins (admin API key, JWT with `role: "admin"`)   |
 //! | [`PlatformAdmin`]| platform-admin API keys                            |
+//! | [`JwtCaller`]    | JWT callers (users and admins), never a key        |
 //!
 //! Each authenticates the bearer credential (API key or JWT), picks the org
 //! (`orgId` query parameter for multi-org credentials, else the first) and
@@ -258,6 +259,13 @@ role_extractor!(
     Admin,
     |caller| caller.role() == Role::Admin,
     "requires the admin role (an admin API key, or a JWT with role admin)"
+);
+role_extractor!(
+    /// A caller with a JWT (an end user, or an admin by role), never an
+    /// API key: managed OAuth connects a person's account.
+    JwtCaller,
+    |caller| caller.jwt_user().is_some(),
+    "requires a JWT (managed OAuth connects a person's account; API keys cannot)"
 );
 role_extractor!(
     /// A platform-admin API key (may create organizations).

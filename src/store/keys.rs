@@ -29,6 +29,8 @@
 //! | `mcps`             | org ++ server                                 | `McpServer` (secrets sealed) |
 //! | `mcp_slugs`        | org ++ slug (UTF-8)                           | server id        |
 //! | `agent_mcps`       | org ++ agent ++ server                        | `McpAttachment`  |
+//! | `oauth_registrations` | org ++ server                              | `OAuthRegistration` (secret sealed) |
+//! | `oauth_tokens`     | org ++ server ++ SHA-256 of the owner         | `StoredToken` (sealed) |
 //! | `integrations`     | org ++ integration                            | `Integration` (connection sealed) |
 //! | `integration_slugs`| org ++ slug (UTF-8)                           | integration id   |
 //! | `agent_integrations` | org ++ agent ++ integration                 | `IntegrationAttachment` |
@@ -87,6 +89,8 @@ pub mod trees {
     pub const MCPS: &str = "mcps";
     pub const MCP_SLUGS: &str = "mcp_slugs";
     pub const AGENT_MCPS: &str = "agent_mcps";
+    pub const OAUTH_REGISTRATIONS: &str = "oauth_registrations";
+    pub const OAUTH_TOKENS: &str = "oauth_tokens";
     pub const INTEGRATIONS: &str = "integrations";
     pub const INTEGRATION_SLUGS: &str = "integration_slugs";
     pub const AGENT_INTEGRATIONS: &str = "agent_integrations";

@@ -322,6 +322,25 @@ impl SledStore {
         serde_json::from_str(plain.expose_secret()).map_err(|e| StoreError::Codec(e.to_string()))
     }
 
+    /// The configured OAuth client's secret, opened (`None` when it has
+    /// none).
+    pub fn mcp_oauth_client_secret(
+        &self,
+        server: &McpServer,
+    ) -> Result<Option<String>, StoreError> {
+        let Some(sealed) = server
+            .oauth_client
+            .as_ref()
+            .and_then(|c| c.client_secret.as_ref())
+        else {
+            return Ok(None);
+        };
+        self.secrets
+            .open(sealed, &client_secret_aad(server.org_id, server.id))
+            .map(|open| Some(open.expose_secret().to_owned()))
+            .map_err(|e| StoreError::Engine(e.to_string()))
+    }
+
     /// Changes a server in one transaction: `change` gets the stored
     /// server and changes it; `secrets` are sealed in. A server deleted
     /// meanwhile stays deleted (`None`).

@@ -29,6 +29,7 @@ pub mod gate;
 pub mod integrations;
 pub mod keys;
 pub mod mcps;
+pub mod oauth;
 pub mod plans;
 pub mod port;
 pub mod purge;
@@ -150,6 +151,9 @@ pub struct SledStore {
     mcps: Tree,
     mcp_slugs: Tree,
     agent_mcps: Tree,
+    /// MCP servers' OAuth clients and connected tokens (see `oauth`).
+    oauth_registrations: Tree,
+    oauth_tokens: Tree,
     /// Database integrations, their slugs and attachments (see `integrations`).
     integrations: Tree,
     integration_slugs: Tree,
@@ -249,6 +253,8 @@ impl SledStore {
             mcps: tree(trees::MCPS)?,
             mcp_slugs: tree(trees::MCP_SLUGS)?,
             agent_mcps: tree(trees::AGENT_MCPS)?,
+            oauth_registrations: tree(trees::OAUTH_REGISTRATIONS)?,
+            oauth_tokens: tree(trees::OAUTH_TOKENS)?,
             integrations: tree(trees::INTEGRATIONS)?,
             integration_slugs: tree(trees::INTEGRATION_SLUGS)?,
             agent_integrations: tree(trees::AGENT_INTEGRATIONS)?,

@@ -19,6 +19,7 @@ mod integrations;
 mod limits;
 mod llmock;
 mod mcp;
+mod mcp_oauth;
 mod mock;
 mod observability;
 mod operations;

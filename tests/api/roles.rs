@@ -20,6 +20,8 @@ enum Needs {
     Admin,
     /// Platform-admin keys.
     Platform,
+    /// JWT callers (users and admins), never keys.
+    Jwt,
 }
 
 /// The contract's table, per mounted route.
@@ -63,6 +65,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("DELETE", "/api/integrations/{integration_id}") => Admin,
         ("GET", "/api/agents/{agent_id}/integrations") => Member,
         ("POST" | "DELETE", "/api/agents/{agent_id}/integrations") => Admin,
+        ("GET", "/api/mcps/managed-oauth/begin" | "/api/mcps/managed-oauth/callback") => Nobody,
+        ("POST", "/api/mcps/managed-oauth/start" | "/api/mcps/managed-oauth/disconnect") => Jwt,
         ("GET", "/api/mcps" | "/api/mcps/{mcp_id}") => Member,
         ("POST", "/api/mcps" | "/api/mcps/{mcp_id}/test") => Admin,
         ("PATCH" | "DELETE", "/api/mcps/{mcp_id}") => Admin,
@@ -96,6 +100,7 @@ fn admits(needs: Needs, kind: Kind) -> bool {
         Needs::Member => matches!(kind, Member | AdminKey | AdminJwt | PlatformKey),
         Needs::Admin => matches!(kind, AdminKey | AdminJwt | PlatformKey),
         Needs::Platform => kind == PlatformKey,
+        Needs::Jwt => matches!(kind, User | AdminJwt),
     }
 }
 
@@ -139,6 +144,9 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/mcps") => json!({"name": "walk", "url": "http://127.0.0.1:9/mcp"}),
         ("PATCH", "/api/mcps/{mcp_id}") => json!({"name": "changed"}),
         ("POST", "/api/mcps/{mcp_id}/test") => json!({}),
+        ("POST", "/api/mcps/managed-oauth/start" | "/api/mcps/managed-oauth/disconnect") => {
+            json!({"mcpServerId": mcp})
+        }
         ("PATCH", "/api/agents/{agent_id}/mcps/{mcp_id}/services") => json!({"enabled": null}),
         ("POST", "/api/tools/execute") => {
             json!({"name": format!("hook-{}", &agent[agent.len() - 12..]), "arguments": {}})
@@ -513,6 +521,7 @@ fn stated_scopes(needs: Needs) -> Option<Vec<&'static str>> {
         Needs::Member => Some(vec!["member"]),
         Needs::Admin => Some(vec!["admin"]),
         Needs::Platform => Some(vec!["platform_admin"]),
+        Needs::Jwt => Some(vec!["jwt"]),
     }
 }
 

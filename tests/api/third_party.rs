@@ -110,6 +110,14 @@ impl ThirdPartyMock {
         Self::spawn(command, "the MCP server")
     }
 
+    /// `tests/peers/oauth_mcp_server.py`: an MCP server whose calls need a
+    /// token of its own authorization server (served beside it).
+    pub fn oauth_mcp() -> Self {
+        let mut command = Command::new(peers().join(".venv/bin/python"));
+        command.arg(peers().join("oauth_mcp_server.py"));
+        Self::spawn(command, "the OAuth MCP server")
+    }
+
     /// llmock: queues scenario behaviours (`POST /_llmock/scenario`).
     pub async fn scenario(&self, behaviors: Value) {
         let response = self

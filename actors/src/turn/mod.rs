@@ -99,6 +99,9 @@ pub struct TurnRequest {
     pub tool_results: Vec<ToolResult>,
     /// Whose key the credential resolver is asked for.
     pub user_id: String,
+    /// Whether `user_id` is a person whose OAuth tokens the turn may use:
+    /// a JWT user, or the `senderId` of a key with `actAsUsers`.
+    pub end_user: bool,
     /// When the HTTP layer accepted the send; the turn's timings count from it.
     pub accepted: Option<Instant>,
     /// The send's `Idempotency-Key`, hashed.

@@ -94,7 +94,9 @@ impl Turn {
             agent: agent.id,
             thread: thread_id,
             user_id: request.user_id.clone(),
+            end_user: request.end_user,
             plans,
+            announcements: std::sync::Arc::default(),
         };
         let server_tools = engine.tools.offered(&scope).await;
         let names = |tools: &[crate::provider::ToolDefinition]| -> Vec<String> {

@@ -5,6 +5,7 @@
 //! in `rules`, the agents' attachments in `attachments`.
 
 pub mod attachments;
+pub mod oauth;
 mod rules;
 
 use actix_web::{HttpResponse, web};
@@ -112,7 +113,7 @@ pub struct CreateMcp {
     /// Write-only.
     credentials: Option<CredentialsBody>,
     allowed_tools: Option<Vec<String>>,
-    /// `none` (default); `org` and `per_user` are not available yet.
+    /// `none` (default), `org` or `per_user` (managed OAuth).
     oauth: Option<String>,
     oauth_client: Option<OAuthClientBody>,
     timeout_ms: Option<i64>,
@@ -211,6 +212,13 @@ pub async fn create(
         .transport
         .as_deref()
         .map_or(Ok(McpTransport::StreamableHttp), parse_transport)?;
+    let oauth = body
+        .oauth
+        .as_deref()
+        .map_or(Ok(OAuthMode::None), parse_oauth)?;
+    if oauth != OAuthMode::None && transport == McpTransport::Stdio {
+        return Err(ApiError::invalid("oauth", "a stdio server has no OAuth"));
+    }
     let (url, command, args) = match transport {
         McpTransport::Stdio => {
             if body.url.is_some() {
@@ -240,10 +248,6 @@ pub async fn create(
     if let Some(list) = &body.allowed_tools {
         validate_tool_list("allowedTools", list)?;
     }
-    let oauth = body
-        .oauth
-        .as_deref()
-        .map_or(Ok(OAuthMode::None), parse_oauth)?;
     let timeout_ms = body
         .timeout_ms
         .map_or(Ok(DEFAULT_TIMEOUT_MS), validate_timeout)?;
@@ -349,6 +353,9 @@ pub async fn update(
         validate_tool_list("allowedTools", list)?;
     }
     let oauth = body.oauth.as_deref().map(parse_oauth).transpose()?;
+    if oauth.is_some_and(|o| o != OAuthMode::None) && before.transport == McpTransport::Stdio {
+        return Err(ApiError::invalid("oauth", "a stdio server has no OAuth"));
+    }
     let client_change = body.oauth_client.into_change();
     let client = match &client_change {
         None => None,
@@ -409,7 +416,15 @@ pub async fn delete(
     path: web::Path<McpServerId>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = (caller.org_id, path.into_inner());
-    let deleted = state.store.write(move |s| s.delete_mcp(org, id)).await?;
+    let deleted = state
+        .store
+        .write(move |s| {
+            let deleted = s.delete_mcp(org, id)?;
+            // Its users' tokens and its client go with it.
+            s.delete_oauth_of(org, id)?;
+            Ok(deleted)
+        })
+        .await?;
     state.mcps.server_changed(org, id, true);
     if !deleted {
         return Err(ApiError::not_found("MCP server"));

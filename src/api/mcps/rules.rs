@@ -63,17 +63,12 @@ pub(super) fn parse_transport(raw: &str) -> Result<McpTransport, ApiError> {
     }
 }
 
-/// The `oauth` mode. Managed OAuth (`org`, `per_user`) is not built yet,
-/// so only `none` is taken; the others are refused rather than stored
-/// and silently not honoured.
+/// The `oauth` mode.
 pub(super) fn parse_oauth(raw: &str) -> Result<OAuthMode, ApiError> {
     match raw {
         "none" => Ok(OAuthMode::None),
-        "org" | "per_user" => Err(ApiError::invalid(
-            "oauth",
-            "managed OAuth (`org`, `per_user`) is not available in this version; use `none` \
-             and pass a token in `credentials.headers`",
-        )),
+        "org" => Ok(OAuthMode::Org),
+        "per_user" => Ok(OAuthMode::PerUser),
         _ => Err(ApiError::invalid(
             "oauth",
             "must be `none`, `org` or `per_user`",

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use chrono::Utc;
-use confer_actors::tools::{TIMEOUT_PREFIX, ToolOutput};
-use confer_actors::{AgentId, McpServerId, OrgId};
+use confer_actors::tools::{TIMEOUT_PREFIX, ToolOutput, ToolScope};
+use confer_actors::{AgentId, AuthChallenge, McpServerId, OrgId, ThreadEvent, ToolCall};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{NotificationContext, RunningService, ServiceError};
@@ -25,13 +25,19 @@ use rmcp::transport::streamable_http_client::{
     AuthRequiredError, HttpStatusError, StreamableHttpClientTransportConfig,
 };
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
+use super::oauth::ManagedOAuth;
 use super::sse::{self, SseError};
 use super::stdio::{self, StdioAllowList, StdioChild};
 use crate::outbound::{Outbound, OutboundError};
 use crate::store::Store;
-use crate::store::mcps::{CachedTool, McpCredentials, McpServer, McpStatus, McpTransport, OrgMcps};
+use crate::store::mcps::{
+    CachedTool, McpCredentials, McpServer, McpStatus, McpTransport, OAuthMode, OrgMcps,
+};
+use crate::store::oauth::TokenOwner;
 use crate::tools::org_cache::OrgCache;
 
 /// A turn starting this long after a server's last listing asks for a new
@@ -47,6 +53,8 @@ pub const MAX_SESSIONS: usize = 1024;
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 /// The error result of a call whose server could not be reached.
 pub const UNAVAILABLE: &str = "mcp server unavailable";
+/// The error result of a call that needs a token no one can give now.
+pub const AUTHORIZATION_REQUIRED: &str = "authorization required";
 
 /// Which session a call uses: the server's, or a user's of it.
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
@@ -61,6 +69,47 @@ struct SessionKey {
 pub struct Session {
     service: RunningService<RoleClient, Listener>,
     _child: Option<StdioChild>,
+    /// The SHA-256 of the bearer token it was opened with, if any: a
+    /// refreshed token opens a new session.
+    bearer: Option<[u8; 32]>,
+}
+
+/// Why a contact failed.
+#[derive(Debug)]
+pub struct ContactError {
+    /// Words without URL, header or body.
+    pub reason: String,
+    /// The server answered 401: it wants a (new) token.
+    pub auth_required: bool,
+}
+
+impl From<String> for ContactError {
+    fn from(reason: String) -> Self {
+        Self {
+            reason,
+            auth_required: false,
+        }
+    }
+}
+
+impl ContactError {
+    fn of(error: &(dyn std::error::Error + 'static)) -> Self {
+        Self {
+            reason: describe(error),
+            auth_required: needs_auth(error),
+        }
+    }
+
+    fn authorization_required() -> Self {
+        Self {
+            reason: "authorization required".into(),
+            auth_required: true,
+        }
+    }
+}
+
+fn fingerprint(token: &SecretString) -> [u8; 32] {
+    Sha256::digest(token.expose_secret().as_bytes()).into()
 }
 
 /// Where a session is opened once, whoever asks first.
@@ -76,6 +125,8 @@ struct Sessions {
 /// What the hub is configured with.
 pub struct McpConfig {
     pub stdio_allow: StdioAllowList,
+    /// Where users' browsers reach Confer (the OAuth redirect's base).
+    pub public_url: String,
     /// Under which each stdio server gets its `HOME` (one directory per
     /// server).
     pub homes: PathBuf,
@@ -90,6 +141,8 @@ pub struct McpHub {
     sessions: Mutex<Sessions>,
     /// Servers whose listing (or retries) runs now.
     refreshing: Mutex<HashSet<McpServerId>>,
+    /// The OAuth flows and tokens of `oauth: org | per_user` servers.
+    oauth: ManagedOAuth,
     me: Weak<McpHub>,
 }
 
@@ -117,6 +170,7 @@ impl McpHub {
     /// A hub reading servers from `store`, reaching them through `outbound`.
     pub fn new(store: Store, outbound: Outbound, config: McpConfig) -> Arc<Self> {
         Arc::new_cyclic(|me| Self {
+            oauth: ManagedOAuth::new(store.clone(), outbound.clone(), &config.public_url),
             store,
             outbound,
             config,
@@ -125,6 +179,11 @@ impl McpHub {
             refreshing: Mutex::default(),
             me: me.clone(),
         })
+    }
+
+    /// The managed OAuth flows.
+    pub fn oauth(&self) -> &ManagedOAuth {
+        &self.oauth
     }
 
     /// The operator's stdio allow-list.
@@ -221,7 +280,7 @@ impl McpHub {
     /// Lists the server's tools now and records the outcome (tool list,
     /// status, last error) before answering.
     pub async fn list(&self, server: &McpServer) -> Result<Vec<CachedTool>, String> {
-        let listed = self.list_once(server).await;
+        let listed = self.list_once(server).await.map_err(|e| e.reason);
         if let Err(reason) = &listed {
             tracing::warn!(server = %server.id, %reason, "an MCP server is down");
             self.close_sessions(server.id);
@@ -238,12 +297,39 @@ impl McpHub {
         listed
     }
 
-    async fn list_once(&self, server: &McpServer) -> Result<Vec<CachedTool>, String> {
-        let session = self.session(server).await?;
+    async fn list_once(&self, server: &McpServer) -> Result<Vec<CachedTool>, ContactError> {
+        let owner = match server.oauth {
+            OAuthMode::None => None,
+            OAuthMode::Org => Some(TokenOwner::Org),
+            // Without a user's token first; if the server wants one, with
+            // the token a user connected last (servers differing per user
+            // share one list, tools.md's open question).
+            OAuthMode::PerUser => match self.list_with(server, None).await {
+                Err(error) if error.auth_required => {
+                    let (org, id) = (server.org_id, server.id);
+                    let latest = self
+                        .store
+                        .run(move |s| s.latest_oauth_owner(org, id))
+                        .await
+                        .map_err(|_| ContactError::from("the store".to_owned()))?;
+                    Some(latest.ok_or(error)?)
+                }
+                other => return other,
+            },
+        };
+        self.list_with(server, owner.as_ref()).await
+    }
+
+    async fn list_with(
+        &self,
+        server: &McpServer,
+        owner: Option<&TokenOwner>,
+    ) -> Result<Vec<CachedTool>, ContactError> {
+        let session = self.authorized_session(server, owner).await?;
         let listed = tokio::time::timeout(timeout_of(server), session.service.list_all_tools())
             .await
-            .map_err(|_| format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms))?
-            .map_err(|e| describe(&e))?;
+            .map_err(|_| ContactError::from(format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms)))?
+            .map_err(|e| ContactError::of(&e))?;
         Ok(listed
             .into_iter()
             .map(|tool| CachedTool {
@@ -254,17 +340,61 @@ impl McpHub {
             .collect())
     }
 
-    /// Calls `tool` of `server`; every failure is an error result, and a
-    /// failed transport marks the server down. Dropping the future (a
-    /// stopped turn) cancels the call (`notifications/cancelled`).
-    pub async fn call(&self, server: &McpServer, tool: &str, arguments: Value) -> ToolOutput {
-        let Value::Object(arguments) = arguments else {
+    /// The session of `owner` (`None`: no token) with its current token.
+    async fn authorized_session(
+        &self,
+        server: &McpServer,
+        owner: Option<&TokenOwner>,
+    ) -> Result<Arc<Session>, ContactError> {
+        let bearer = match owner {
+            None => None,
+            Some(owner) => Some(
+                self.oauth
+                    .token(server, owner)
+                    .await
+                    .map_err(|e| ContactError::from(e.0))?
+                    .ok_or_else(ContactError::authorization_required)?,
+            ),
+        };
+        let user = owner.map(|o| match o {
+            TokenOwner::User(user) => format!("user:{user}"),
+            TokenOwner::Org => "org".to_owned(),
+        });
+        self.session(server, user, bearer.as_ref()).await
+    }
+
+    /// Calls `tool` of `server` for the turn of `scope`; every failure is
+    /// an error result, and a failed transport marks the server down. A
+    /// server whose token is missing or refused asks the user to connect
+    /// (`auth_challenge`, at most once per server per turn). Dropping the
+    /// future (a stopped turn) cancels the call (`notifications/cancelled`).
+    pub async fn call(
+        &self,
+        server: &McpServer,
+        tool: &str,
+        scope: &ToolScope,
+        call: &ToolCall,
+    ) -> ToolOutput {
+        let Value::Object(arguments) = call.arguments.clone() else {
             return ToolOutput::error("arguments are not a JSON object");
         };
-        let session = match self.session(server).await {
+        let owner = match server.oauth {
+            OAuthMode::None => None,
+            OAuthMode::Org => Some(TokenOwner::Org),
+            // A key that may not act for users sends as itself: no
+            // person's token may serve it.
+            OAuthMode::PerUser if !scope.end_user => {
+                return ToolOutput::error(AUTHORIZATION_REQUIRED);
+            }
+            OAuthMode::PerUser => Some(TokenOwner::User(scope.user_id.clone())),
+        };
+        let session = match self.authorized_session(server, owner.as_ref()).await {
             Ok(session) => session,
-            Err(reason) => {
-                self.failed(server, reason);
+            Err(error) if error.auth_required => {
+                return self.ask_to_connect(server, owner, scope, call).await;
+            }
+            Err(error) => {
+                self.failed(server, error.reason);
                 return ToolOutput::error(UNAVAILABLE);
             }
         };
@@ -283,11 +413,72 @@ impl McpHub {
                 let message: String = error.message.chars().take(1024).collect();
                 ToolOutput::error(format!("mcp error {}: {message}", error.code.0))
             }
+            Ok(Err(error)) if needs_auth(&error) && owner.is_some() => {
+                // The token was refused: it is of no more use.
+                self.close_sessions(server.id);
+                if let Some(owner) = &owner {
+                    let (org, id, who) = (server.org_id, server.id, owner.clone());
+                    let _ = self
+                        .store
+                        .write(move |s| s.delete_oauth_token(org, id, &who))
+                        .await;
+                }
+                self.ask_to_connect(server, owner, scope, call).await
+            }
             Ok(Err(error)) => {
                 self.failed(server, describe(&error));
                 ToolOutput::error(UNAVAILABLE)
             }
         }
+    }
+
+    /// The answer of a call that needs a token: a user is asked to connect
+    /// (once per server per turn); the org's flow is an admin's to run.
+    async fn ask_to_connect(
+        &self,
+        server: &McpServer,
+        owner: Option<TokenOwner>,
+        scope: &ToolScope,
+        call: &ToolCall,
+    ) -> ToolOutput {
+        let Some(owner @ TokenOwner::User(_)) = owner else {
+            return ToolOutput::error(AUTHORIZATION_REQUIRED);
+        };
+        let pending = ToolOutput::error(format!(
+            "authorization pending: the user was asked to connect {}",
+            server.name
+        ));
+        if !scope.announcements.first_challenge(&server.slug) {
+            return pending;
+        }
+        match self.oauth.start(server, owner).await {
+            Ok(redirect_url) => {
+                scope.announcements.announce(
+                    &call.id,
+                    ThreadEvent::AuthChallenge {
+                        tool_name: call.name.clone(),
+                        challenge: Box::new(AuthChallenge {
+                            provider: server.slug.clone(),
+                            redirect_url,
+                            description: Some(format!("Connect {} to continue", server.name)),
+                        }),
+                    },
+                );
+                pending
+            }
+            Err(error) => {
+                tracing::warn!(server = %server.id, %error, "an OAuth flow could not start");
+                ToolOutput::error(AUTHORIZATION_REQUIRED)
+            }
+        }
+    }
+
+    /// After a user connected or disconnected: their sessions reopen with
+    /// the new token, and the server's tools are listed again.
+    pub fn token_changed(&self, org: OrgId, server: McpServerId) {
+        self.close_sessions(server);
+        self.forget(org);
+        self.refresh(org, server);
     }
 
     /// A contact failed outside a listing: the server is down until a
@@ -312,22 +503,32 @@ impl McpHub {
         });
     }
 
-    /// The server's open session, opened now if there is none (at most
-    /// one opening per server at a time; the others wait for it).
-    async fn session(&self, server: &McpServer) -> Result<Arc<Session>, String> {
+    /// The session of (server, `user`), opened now if there is none or it
+    /// was opened with another token (at most one opening per key at a
+    /// time; the others wait for it).
+    async fn session(
+        &self,
+        server: &McpServer,
+        user: Option<String>,
+        bearer: Option<&SecretString>,
+    ) -> Result<Arc<Session>, ContactError> {
         let slot = self.slot(SessionKey {
             server: server.id,
-            user: None,
+            user,
         });
         let mut open = slot.lock().await;
+        let wanted = bearer.map(fingerprint);
         if let Some(session) = open.as_ref()
             && !session.service.is_closed()
+            && session.bearer == wanted
         {
             return Ok(Arc::clone(session));
         }
-        let session = tokio::time::timeout(timeout_of(server), self.open(server))
+        let session = tokio::time::timeout(timeout_of(server), self.open(server, bearer))
             .await
-            .map_err(|_| format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms))??;
+            .map_err(|_| {
+                ContactError::from(format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms))
+            })??;
         let session = Arc::new(session);
         *open = Some(Arc::clone(&session));
         Ok(session)
@@ -370,26 +571,40 @@ impl McpHub {
         locked(&self.sessions).slots.len()
     }
 
-    async fn open(&self, server: &McpServer) -> Result<Session, String> {
+    async fn open(
+        &self,
+        server: &McpServer,
+        bearer: Option<&SecretString>,
+    ) -> Result<Session, ContactError> {
         let sealed = server.clone();
         let credentials = self
             .store
             .run(move |s| s.mcp_credentials(&sealed))
             .await
-            .map_err(|_| "the server's credentials could not be opened".to_owned())?;
+            .map_err(|_| {
+                ContactError::from("the server's credentials could not be opened".to_owned())
+            })?;
         let listener = Listener {
             hub: self.me.clone(),
             org: server.org_id,
             server: server.id,
         };
         let url = || server.url.as_deref().ok_or_else(|| "no url".to_owned());
+        let mut headers = header_map(&credentials)?;
+        if let Some(bearer) = bearer {
+            let mut value = HeaderValue::try_from(format!("Bearer {}", bearer.expose_secret()))
+                .map_err(|_| "the token is not a valid header value".to_owned())?;
+            value.set_sensitive(true);
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        let fingerprint = bearer.map(fingerprint);
         match server.transport {
             McpTransport::StreamableHttp => {
                 let (client, url) = self
                     .outbound
                     .client_for(url()?)
                     .map_err(|e| e.to_string())?;
-                let headers = header_map(&credentials)?
+                let headers = headers
                     .into_iter()
                     .filter_map(|(name, value)| Some((name?, value)))
                     .collect();
@@ -398,20 +613,28 @@ impl McpHub {
                     .max_json_response_size(MAX_MESSAGE_BYTES)
                     .max_sse_event_size(MAX_MESSAGE_BYTES);
                 let transport = StreamableHttpClientTransport::with_client(client, config);
-                let service = listener.serve(transport).await.map_err(|e| describe(&e))?;
+                let service = listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| ContactError::of(&e))?;
                 Ok(Session {
                     service,
                     _child: None,
+                    bearer: fingerprint,
                 })
             }
             McpTransport::Sse => {
-                let transport = sse::connect(&self.outbound, url()?, header_map(&credentials)?)
+                let transport = sse::connect(&self.outbound, url()?, headers)
                     .await
-                    .map_err(|e| e.to_string())?;
-                let service = listener.serve(transport).await.map_err(|e| describe(&e))?;
+                    .map_err(|e| ContactError::of(&e))?;
+                let service = listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| ContactError::of(&e))?;
                 Ok(Session {
                     service,
                     _child: None,
+                    bearer: fingerprint,
                 })
             }
             McpTransport::Stdio => {
@@ -419,18 +642,25 @@ impl McpHub {
                 // Checked again at each start: the operator may have
                 // narrowed the list since the server was created.
                 if !self.config.stdio_allow.allows(command, &server.args) {
-                    return Err("the command is not on the operator's stdio allow-list".into());
+                    return Err(ContactError::from(
+                        "the command is not on the operator's stdio allow-list".to_owned(),
+                    ));
                 }
                 let home = self.config.homes.join(server.id.to_string());
                 let (child, stdout, stdin) =
-                    stdio::spawn(command, &server.args, &credentials.env, &home)
-                        .map_err(|_| "the command could not be started".to_owned())?;
+                    stdio::spawn(command, &server.args, &credentials.env, &home).map_err(|_| {
+                        ContactError::from("the command could not be started".to_owned())
+                    })?;
                 let transport = AsyncRwTransport::new_client(stdout, stdin)
                     .with_max_line_length(MAX_MESSAGE_BYTES);
-                let service = listener.serve(transport).await.map_err(|e| describe(&e))?;
+                let service = listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| ContactError::of(&e))?;
                 Ok(Session {
                     service,
                     _child: Some(child),
+                    bearer: fingerprint,
                 })
             }
         }
@@ -454,6 +684,23 @@ fn header_map(credentials: &McpCredentials) -> Result<HeaderMap, String> {
         headers.insert(name, value);
     }
     Ok(headers)
+}
+
+/// Whether the server answered 401 somewhere in `error`'s chain.
+fn needs_auth(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.downcast_ref::<AuthRequiredError>().is_some()
+            || matches!(
+                error.downcast_ref::<SseError>(),
+                Some(SseError::Status(401))
+            )
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// Why a contact failed, in words that carry no URL, header or body: the
@@ -495,6 +742,7 @@ mod tests {
         let policy = crate::outbound::OutboundPolicy::new("", None).unwrap();
         let outbound = Outbound::new(policy, None).unwrap();
         let config = McpConfig {
+            public_url: "http://127.0.0.1:8080".into(),
             stdio_allow: StdioAllowList::default(),
             homes: dir.path().join("mcp"),
         };

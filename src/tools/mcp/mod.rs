@@ -7,6 +7,7 @@
 //! child's standard streams (`stdio`, allow-listed command lines only).
 
 pub mod hub;
+pub mod oauth;
 pub mod results;
 mod sse;
 pub mod stdio;
@@ -97,7 +98,7 @@ impl ToolExecutor for McpTools {
 
     fn execute(&self, scope: &ToolScope, call: &ToolCall) -> ToolFuture {
         let (hub, org, agent) = (Arc::clone(&self.hub), scope.org, scope.agent);
-        let call = call.clone();
+        let (scope, call) = (scope.clone(), call.clone());
         Box::pin(async move {
             let Some(mcps) = hub.org(org).await else {
                 return confer_actors::tools::ToolOutput::error(NOT_AVAILABLE);
@@ -107,7 +108,7 @@ impl ToolExecutor for McpTools {
                 .find(|t| t.definition.name == call.name)
                 .map(|t| (t.server.clone(), t.tool.to_owned()));
             match found {
-                Some((server, tool)) => hub.call(&server, &tool, call.arguments).await,
+                Some((server, tool)) => hub.call(&server, &tool, &scope, &call).await,
                 // Detached, deleted or down since it was offered.
                 None => confer_actors::tools::ToolOutput::error(NOT_AVAILABLE),
             }

@@ -1,0 +1,306 @@
+//! Managed OAuth for MCP servers (`tools.md` §8): the client Confer
+//! registered (or was given) at each server's authorization server, and the
+//! tokens users (or, for `oauth: org` servers, the org) connected. Tokens
+//! and client secrets are sealed; a token is bound to its org, server and
+//! owner, so a sealed value moved to another record does not open.
+
+use chrono::{DateTime, Utc};
+use confer_actors::{McpServerId, OrgId, StoreError};
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{SledStore, engine, keys};
+use crate::secrets::aad;
+
+/// The authorization server of an MCP server, as discovered, and the
+/// client Confer is there.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OAuthRegistration {
+    pub issuer: String,
+    pub authorization_endpoint: String,
+    pub token_endpoint: String,
+    pub revocation_endpoint: Option<String>,
+    pub client_id: String,
+    /// Sealed, when the server gave one.
+    pub client_secret: Option<String>,
+    /// The redirect URI the client was registered with.
+    pub redirect_uri: String,
+    pub scope: Option<String>,
+}
+
+/// Whose token it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokenOwner {
+    /// An end user (a JWT `sub`, or a key's `senderId`).
+    User(String),
+    /// The org (`oauth: org` servers).
+    Org,
+}
+
+impl TokenOwner {
+    fn key_part(&self) -> [u8; 32] {
+        match self {
+            Self::User(user) => Sha256::digest(format!("user:{user}").as_bytes()).into(),
+            Self::Org => Sha256::digest(b"org").into(),
+        }
+    }
+}
+
+/// The secret part of a token, sealed as one document.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TokenSecrets {
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+}
+
+/// A connected token as stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StoredToken {
+    /// Whose it is (`None`: the org's).
+    pub user: Option<String>,
+    /// [`TokenSecrets`] as JSON, sealed.
+    pub sealed: String,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub scope: Option<String>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A token, opened.
+#[derive(Clone, Debug)]
+pub struct OpenToken {
+    pub access_token: SecretString,
+    pub refresh_token: Option<SecretString>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub scope: Option<String>,
+}
+
+fn registration_key(org: OrgId, server: McpServerId) -> [u8; 32] {
+    keys::pair(org.as_bytes(), server.as_bytes())
+}
+
+fn token_key(org: OrgId, server: McpServerId, owner: &TokenOwner) -> Vec<u8> {
+    let mut key = keys::pair(org.as_bytes(), server.as_bytes()).to_vec();
+    key.extend_from_slice(&owner.key_part());
+    key
+}
+
+fn token_aad(org: OrgId, server: McpServerId, owner: &TokenOwner) -> String {
+    aad(
+        &org.to_string(),
+        "mcp_oauth_token",
+        &format!("{server}:{}", hex::encode(owner.key_part())),
+        "tokens",
+    )
+}
+
+fn client_secret_aad(org: OrgId, server: McpServerId) -> String {
+    aad(
+        &org.to_string(),
+        "mcp_oauth_registration",
+        &server.to_string(),
+        "client_secret",
+    )
+}
+
+fn sealing(error: crate::secrets::SecretError) -> StoreError {
+    StoreError::Engine(error.to_string())
+}
+
+impl SledStore {
+    /// Stores the server's registration (`client_secret` in plain text,
+    /// sealed here).
+    pub fn put_oauth_registration(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+        mut registration: OAuthRegistration,
+    ) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        registration.client_secret = registration
+            .client_secret
+            .map(|plain| self.secrets.seal(&plain, &client_secret_aad(org, server)))
+            .transpose()
+            .map_err(sealing)?;
+        Self::put(
+            &self.oauth_registrations,
+            &registration_key(org, server),
+            &registration,
+        )
+    }
+
+    /// The server's registration, its client secret opened.
+    pub fn oauth_registration(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+    ) -> Result<Option<OAuthRegistration>, StoreError> {
+        let Some(mut registration) = Self::get::<OAuthRegistration>(
+            &self.oauth_registrations,
+            &registration_key(org, server),
+        )?
+        else {
+            return Ok(None);
+        };
+        registration.client_secret = registration
+            .client_secret
+            .map(|sealed| {
+                self.secrets
+                    .open(&sealed, &client_secret_aad(org, server))
+                    .map(|open| open.expose_secret().to_owned())
+            })
+            .transpose()
+            .map_err(sealing)?;
+        Ok(Some(registration))
+    }
+
+    /// Stores `owner`'s token for the server (replacing any).
+    pub fn put_oauth_token(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+        owner: &TokenOwner,
+        token: &OpenToken,
+    ) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        let secrets = TokenSecrets {
+            access_token: token.access_token.expose_secret().to_owned(),
+            refresh_token: token
+                .refresh_token
+                .as_ref()
+                .map(|t| t.expose_secret().to_owned()),
+        };
+        let json = serde_json::to_string(&secrets).map_err(|e| StoreError::Codec(e.to_string()))?;
+        let stored = StoredToken {
+            user: match owner {
+                TokenOwner::User(user) => Some(user.clone()),
+                TokenOwner::Org => None,
+            },
+            sealed: self
+                .secrets
+                .seal(&json, &token_aad(org, server, owner))
+                .map_err(sealing)?,
+            expires_at: token.expires_at,
+            scope: token.scope.clone(),
+            updated_at: Utc::now(),
+        };
+        Self::put(&self.oauth_tokens, &token_key(org, server, owner), &stored)
+    }
+
+    /// `owner`'s token for the server, opened.
+    pub fn oauth_token(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+        owner: &TokenOwner,
+    ) -> Result<Option<OpenToken>, StoreError> {
+        let Some(stored) =
+            Self::get::<StoredToken>(&self.oauth_tokens, &token_key(org, server, owner))?
+        else {
+            return Ok(None);
+        };
+        let json = self
+            .secrets
+            .open(&stored.sealed, &token_aad(org, server, owner))
+            .map_err(sealing)?;
+        let secrets: TokenSecrets = serde_json::from_str(json.expose_secret())
+            .map_err(|e| StoreError::Codec(e.to_string()))?;
+        Ok(Some(OpenToken {
+            access_token: SecretString::from(secrets.access_token),
+            refresh_token: secrets.refresh_token.map(SecretString::from),
+            expires_at: stored.expires_at,
+            scope: stored.scope,
+        }))
+    }
+
+    /// The owner whose token of the server was stored last, if any (a
+    /// server whose tools only a connected user may list is listed with it).
+    pub fn latest_oauth_owner(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+    ) -> Result<Option<TokenOwner>, StoreError> {
+        let mut latest: Option<StoredToken> = None;
+        for entry in self.oauth_tokens.scan_prefix(registration_key(org, server)) {
+            let stored: StoredToken = super::codec::decode(&entry.map_err(engine)?.1)?;
+            if latest
+                .as_ref()
+                .is_none_or(|l| l.updated_at < stored.updated_at)
+            {
+                latest = Some(stored);
+            }
+        }
+        Ok(latest.map(|t| t.user.map_or(TokenOwner::Org, TokenOwner::User)))
+    }
+
+    /// Deletes `owner`'s token; `false` when there was none.
+    pub fn delete_oauth_token(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+        owner: &TokenOwner,
+    ) -> Result<bool, StoreError> {
+        let _writing = self.gate.writing();
+        Ok(self
+            .oauth_tokens
+            .remove(token_key(org, server, owner))
+            .map_err(engine)?
+            .is_some())
+    }
+
+    /// Deletes every token and the registration of a server (it was
+    /// deleted).
+    pub fn delete_oauth_of(&self, org: OrgId, server: McpServerId) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        let prefix = registration_key(org, server);
+        for key in self.oauth_tokens.scan_prefix(prefix).keys() {
+            self.oauth_tokens
+                .remove(key.map_err(engine)?)
+                .map_err(engine)?;
+        }
+        self.oauth_registrations.remove(prefix).map_err(engine)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_secrets;
+
+    #[test]
+    fn tokens_are_sealed_per_owner_and_deleted_with_their_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        let (org, server) = (OrgId::new(), McpServerId::new());
+        let alice = TokenOwner::User("alice".into());
+        let token = OpenToken {
+            access_token: SecretString::from("at-secret-1"),
+            refresh_token: Some(SecretString::from("rt-secret-1")),
+            expires_at: None,
+            scope: Some("read".into()),
+        };
+        store.put_oauth_token(org, server, &alice, &token).unwrap();
+        let raw: Vec<u8> = store
+            .oauth_tokens
+            .iter()
+            .values()
+            .next()
+            .unwrap()
+            .unwrap()
+            .to_vec();
+        assert!(!String::from_utf8_lossy(&raw).contains("at-secret-1"));
+        let read = store.oauth_token(org, server, &alice).unwrap().unwrap();
+        assert_eq!(read.access_token.expose_secret(), "at-secret-1");
+        let bob = TokenOwner::User("bob".into());
+        assert!(store.oauth_token(org, server, &bob).unwrap().is_none());
+        assert!(
+            store
+                .oauth_token(org, server, &TokenOwner::Org)
+                .unwrap()
+                .is_none()
+        );
+        store.delete_oauth_of(org, server).unwrap();
+        assert!(store.oauth_token(org, server, &alice).unwrap().is_none());
+    }
+}

@@ -1,0 +1,781 @@
+//! Managed OAuth for MCP servers (`tools.md` §8): Confer is the OAuth
+//! client of a server's authorization server, on behalf of each end user
+//! (`oauth: per_user`) or of the org (`oauth: org`).
+//!
+//! - Discovery: the server's protected-resource metadata (RFC 9728) names
+//!   its authorization server, whose metadata (RFC 8414) names the
+//!   endpoints; without the first, the server's origin is taken as the
+//!   authorization server (as the MCP specification allows).
+//! - The client: the server's `oauthClient` when configured, else one
+//!   registered dynamically (RFC 7591), kept per server.
+//! - A flow: PKCE S256, `resource` = the server's URL (RFC 8707), a random
+//!   `state` bound to the org, user and server, single use, 10 minutes. The
+//!   user is sent to a single-use Confer `begin` URL that sets a cookie
+//!   bound to the state, so the browser that finishes is the one that
+//!   began; at most [`MAX_FLOWS_PER_OWNER`] flows wait per user.
+//! - Tokens are stored sealed, refreshed when used within
+//!   [`REFRESH_BEFORE`] of their expiry (a failed refresh deletes them).
+//!
+//! Every call goes through the outbound policy; no error carries a token,
+//! a code or a provider's text.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::Utc;
+use confer_actors::{McpServerId, OrgId};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::outbound::{Outbound, read_capped};
+use crate::store::Store;
+use crate::store::mcps::McpServer;
+use crate::store::oauth::{OAuthRegistration, OpenToken, TokenOwner};
+
+/// How long a flow may take, from `start` to the callback.
+pub const FLOW_TTL: Duration = Duration::from_secs(600);
+/// Flows one user may have waiting; a new one cancels the oldest.
+pub const MAX_FLOWS_PER_OWNER: usize = 5;
+/// Flows waiting in all; past it the oldest is cancelled.
+pub const MAX_FLOWS: usize = 10_000;
+/// A token this close to its expiry is refreshed before it is used.
+pub const REFRESH_BEFORE: chrono::TimeDelta = chrono::TimeDelta::minutes(2);
+/// The cookie that binds a flow to its browser.
+pub const COOKIE: &str = "__Host-confer_oauth";
+/// The callback's path under the public URL.
+pub const CALLBACK_PATH: &str = "/api/mcps/managed-oauth/callback";
+/// The begin route's path under the public URL.
+pub const BEGIN_PATH: &str = "/api/mcps/managed-oauth/begin";
+/// Bytes of a metadata or token answer read at most.
+const ANSWER_CAP: usize = 64 * 1024;
+/// How long one call to an authorization server may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a step of OAuth failed; never carries a secret or provider text.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct OAuthError(pub String);
+
+fn fail(why: impl Into<String>) -> OAuthError {
+    OAuthError(why.into())
+}
+
+/// Why a callback stored nothing: a fixed sentence for the user's page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallbackRefusal {
+    UnknownState,
+    Expired,
+    OtherBrowser,
+    Denied,
+    ExchangeFailed,
+}
+
+impl CallbackRefusal {
+    /// The sentence the page shows.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::UnknownState => "This sign-in link is unknown or was already used.",
+            Self::Expired => {
+                "This sign-in took longer than 10 minutes. Start again from the conversation."
+            }
+            Self::OtherBrowser => {
+                "This sign-in was started in another browser. Start again from the conversation in this browser."
+            }
+            Self::Denied => "The provider did not grant access.",
+            Self::ExchangeFailed => {
+                "The provider's answer could not be used. Start again from the conversation."
+            }
+        }
+    }
+}
+
+/// A finished flow: who connected which server.
+pub struct Connected {
+    pub org: OrgId,
+    pub server: McpServerId,
+    pub server_name: String,
+    pub owner: TokenOwner,
+}
+
+struct Flow {
+    org: OrgId,
+    server: McpServerId,
+    server_name: String,
+    resource: String,
+    owner: TokenOwner,
+    ticket: Option<String>,
+    verifier: String,
+    /// Set by `begin`; the callback must bring it back.
+    cookie: Option<String>,
+    provider_url: String,
+    registration: OAuthRegistration,
+    created: Instant,
+}
+
+#[derive(Default)]
+struct Flows {
+    /// By `state`.
+    by_state: HashMap<String, Flow>,
+    /// `ticket` → `state`, until the ticket is used.
+    tickets: HashMap<String, String>,
+}
+
+impl Flows {
+    fn remove(&mut self, state: &str) -> Option<Flow> {
+        let flow = self.by_state.remove(state)?;
+        if let Some(ticket) = &flow.ticket {
+            self.tickets.remove(ticket);
+        }
+        Some(flow)
+    }
+
+    /// Drops expired flows, then the oldest of `owner`'s (and of all) past
+    /// the bounds, to make room for one more.
+    fn make_room(&mut self, org: OrgId, owner: &TokenOwner) {
+        let expired: Vec<String> = self
+            .by_state
+            .iter()
+            .filter(|(_, f)| f.created.elapsed() > FLOW_TTL)
+            .map(|(s, _)| s.clone())
+            .collect();
+        for state in expired {
+            self.remove(&state);
+        }
+        loop {
+            let mine: Vec<(&String, &Flow)> = self
+                .by_state
+                .iter()
+                .filter(|(_, f)| f.org == org && &f.owner == owner)
+                .collect();
+            let oldest = if mine.len() >= MAX_FLOWS_PER_OWNER {
+                mine.iter()
+                    .min_by_key(|(_, f)| f.created)
+                    .map(|(s, _)| (*s).clone())
+            } else if self.by_state.len() >= MAX_FLOWS {
+                self.by_state
+                    .iter()
+                    .min_by_key(|(_, f)| f.created)
+                    .map(|(s, _)| s.clone())
+            } else {
+                None
+            };
+            match oldest {
+                Some(state) => {
+                    self.remove(&state);
+                }
+                None => break,
+            }
+        }
+    }
+}
+
+/// A random URL-safe token of 32 bytes.
+fn random() -> Result<String, OAuthError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|_| fail("no randomness"))?;
+    Ok(URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// PKCE S256's challenge of `verifier`.
+pub fn challenge_of(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+/// Equal, in time independent of where they differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// `{origin}/.well-known/{name}{path}` (RFC 8615's insertion, as RFC 9728
+/// and RFC 8414 place metadata for a URL with a path).
+fn well_known(url: &url::Url, name: &str) -> String {
+    let path = url.path().trim_end_matches('/');
+    format!(
+        "{}/.well-known/{name}{path}",
+        url.origin().ascii_serialization()
+    )
+}
+
+#[derive(Deserialize)]
+struct ServerMetadata {
+    issuer: Option<String>,
+    authorization_endpoint: String,
+    token_endpoint: String,
+    registration_endpoint: Option<String>,
+    revocation_endpoint: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TokenAnswer {
+    access_token: String,
+    expires_in: Option<i64>,
+    refresh_token: Option<String>,
+    scope: Option<String>,
+}
+
+/// See the module's documentation.
+pub struct ManagedOAuth {
+    store: Store,
+    outbound: Outbound,
+    /// Where users' browsers reach Confer (`CONFER_PUBLIC_URL`).
+    public_url: String,
+    flows: Mutex<Flows>,
+}
+
+impl ManagedOAuth {
+    /// Flows for Confer at `public_url`.
+    pub fn new(store: Store, outbound: Outbound, public_url: &str) -> Self {
+        Self {
+            store,
+            outbound,
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            flows: Mutex::default(),
+        }
+    }
+
+    fn flows(&self) -> std::sync::MutexGuard<'_, Flows> {
+        // A panic while holding it leaves plain maps behind.
+        self.flows
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The redirect URI every flow uses.
+    pub fn redirect_uri(&self) -> String {
+        format!("{}{CALLBACK_PATH}", self.public_url)
+    }
+
+    /// Flows waiting now.
+    pub fn pending(&self) -> usize {
+        self.flows().by_state.len()
+    }
+
+    async fn get_json(&self, url: &str) -> Result<Value, OAuthError> {
+        let request = self
+            .outbound
+            .request(reqwest::Method::GET, url)
+            .map_err(|e| fail(e.to_string()))?
+            .header(reqwest::header::ACCEPT, "application/json")
+            .timeout(CALL_TIMEOUT);
+        let response = self
+            .outbound
+            .send(request)
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+        if !response.status().is_success() {
+            return Err(fail(format!("http {}", response.status().as_u16())));
+        }
+        let body = read_capped(response, ANSWER_CAP)
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+        serde_json::from_slice(&body).map_err(|_| fail("an answer that is not JSON"))
+    }
+
+    async fn post(
+        &self,
+        url: &str,
+        build: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> Result<Value, OAuthError> {
+        let request = self
+            .outbound
+            .request(reqwest::Method::POST, url)
+            .map_err(|e| fail(e.to_string()))?
+            .header(reqwest::header::ACCEPT, "application/json")
+            .timeout(CALL_TIMEOUT);
+        let response = self
+            .outbound
+            .send(build(request))
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+        let status = response.status();
+        let body = read_capped(response, ANSWER_CAP)
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+        if !status.is_success() {
+            return Err(fail(format!("http {}", status.as_u16())));
+        }
+        if body.is_empty() {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&body).map_err(|_| fail("an answer that is not JSON"))
+    }
+
+    /// The authorization server's metadata for the MCP server at `url`.
+    async fn discover(&self, url: &str) -> Result<ServerMetadata, OAuthError> {
+        let resource = url::Url::parse(url).map_err(|_| fail("the server's url"))?;
+        let mut issuer = None;
+        for candidate in [
+            well_known(&resource, "oauth-protected-resource"),
+            format!(
+                "{}/.well-known/oauth-protected-resource",
+                resource.origin().ascii_serialization()
+            ),
+        ] {
+            if let Ok(metadata) = self.get_json(&candidate).await
+                && let Some(first) = metadata["authorization_servers"]
+                    .as_array()
+                    .and_then(|all| all.first())
+                    .and_then(Value::as_str)
+            {
+                issuer = Some(first.to_owned());
+                break;
+            }
+        }
+        let issuer = issuer.unwrap_or_else(|| resource.origin().ascii_serialization());
+        let issuer_url = url::Url::parse(&issuer).map_err(|_| fail("the issuer's url"))?;
+        for candidate in [
+            well_known(&issuer_url, "oauth-authorization-server"),
+            well_known(&issuer_url, "openid-configuration"),
+        ] {
+            let Ok(metadata) = self.get_json(&candidate).await else {
+                continue;
+            };
+            let metadata: ServerMetadata = serde_json::from_value(metadata)
+                .map_err(|_| fail("the authorization server's metadata lacks an endpoint"))?;
+            let expected = issuer.trim_end_matches('/');
+            if metadata
+                .issuer
+                .as_deref()
+                .is_some_and(|i| i.trim_end_matches('/') != expected)
+            {
+                return Err(fail(
+                    "the authorization server's metadata names another issuer",
+                ));
+            }
+            return Ok(metadata);
+        }
+        Err(fail("no authorization server metadata found"))
+    }
+
+    /// The server's client at its authorization server: the stored one
+    /// when it was made for today's redirect URI, else discovered and
+    /// configured or registered now (and stored).
+    async fn registration(&self, server: &McpServer) -> Result<OAuthRegistration, OAuthError> {
+        let (org, id) = (server.org_id, server.id);
+        let stored = self
+            .store
+            .run(move |s| s.oauth_registration(org, id))
+            .await
+            .map_err(|_| fail("the store"))?;
+        let redirect_uri = self.redirect_uri();
+        if let Some(stored) = stored
+            && stored.redirect_uri == redirect_uri
+        {
+            return Ok(stored);
+        }
+        let url = server.url.as_deref().ok_or_else(|| fail("no url"))?;
+        let metadata = self.discover(url).await?;
+        let (client_id, client_secret, scope) = match &server.oauth_client {
+            Some(client) => {
+                let sealed = server.clone();
+                let secret = self
+                    .store
+                    .run(move |s| s.mcp_oauth_client_secret(&sealed))
+                    .await
+                    .map_err(|_| fail("the client secret could not be opened"))?;
+                (client.client_id.clone(), secret, client.scope.clone())
+            }
+            None => {
+                let endpoint = metadata.registration_endpoint.as_deref().ok_or_else(|| {
+                    fail("no client id is configured and the server offers no registration")
+                })?;
+                let body = json!({
+                    "client_name": "Confer",
+                    "redirect_uris": [redirect_uri],
+                    "grant_types": ["authorization_code", "refresh_token"],
+                    "response_types": ["code"],
+                    "token_endpoint_auth_method": "none",
+                });
+                let registered = self.post(endpoint, |r| r.json(&body)).await?;
+                let client_id = registered["client_id"]
+                    .as_str()
+                    .ok_or_else(|| fail("the registration answered no client_id"))?
+                    .to_owned();
+                let secret = registered["client_secret"].as_str().map(str::to_owned);
+                (client_id, secret, None)
+            }
+        };
+        let registration = OAuthRegistration {
+            issuer: metadata.issuer.unwrap_or_default(),
+            authorization_endpoint: metadata.authorization_endpoint,
+            token_endpoint: metadata.token_endpoint,
+            revocation_endpoint: metadata.revocation_endpoint,
+            client_id,
+            client_secret,
+            redirect_uri,
+            scope,
+        };
+        let kept = registration.clone();
+        self.store
+            .write(move |s| s.put_oauth_registration(org, id, kept))
+            .await
+            .map_err(|_| fail("the store"))?;
+        Ok(registration)
+    }
+
+    /// Starts a flow of `owner` for `server`: its single-use Confer `begin`
+    /// URL.
+    pub async fn start(&self, server: &McpServer, owner: TokenOwner) -> Result<String, OAuthError> {
+        let registration = self.registration(server).await?;
+        let resource = server.url.clone().unwrap_or_default();
+        let (state, ticket, verifier) = (random()?, random()?, random()?);
+        let mut provider = url::Url::parse(&registration.authorization_endpoint)
+            .map_err(|_| fail("the authorization endpoint"))?;
+        {
+            let mut query = provider.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &registration.client_id)
+                .append_pair("redirect_uri", &registration.redirect_uri)
+                .append_pair("code_challenge", &challenge_of(&verifier))
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("state", &state)
+                .append_pair("resource", &resource);
+            if let Some(scope) = &registration.scope {
+                query.append_pair("scope", scope);
+            }
+        }
+        let mut flows = self.flows();
+        flows.make_room(server.org_id, &owner);
+        flows.tickets.insert(ticket.clone(), state.clone());
+        flows.by_state.insert(
+            state,
+            Flow {
+                org: server.org_id,
+                server: server.id,
+                server_name: server.name.clone(),
+                resource,
+                owner,
+                ticket: Some(ticket.clone()),
+                verifier,
+                cookie: None,
+                provider_url: provider.into(),
+                registration,
+                created: Instant::now(),
+            },
+        );
+        Ok(format!("{}{BEGIN_PATH}?ticket={ticket}", self.public_url))
+    }
+
+    /// Uses a ticket (once): the cookie value to set and the provider's
+    /// authorization URL to send the browser to.
+    pub fn begin(&self, ticket: &str) -> Option<(String, String)> {
+        let mut flows = self.flows();
+        let state = flows.tickets.remove(ticket)?;
+        let cookie = random().ok()?;
+        let flow = flows.by_state.get_mut(&state)?;
+        flow.ticket = None;
+        if flow.created.elapsed() > FLOW_TTL {
+            flows.remove(&state);
+            return None;
+        }
+        flow.cookie = Some(cookie.clone());
+        Some((cookie, flow.provider_url.clone()))
+    }
+
+    /// Finishes a flow (once): checks the browser's cookie, exchanges the
+    /// code, stores the token. Anything amiss stores nothing.
+    pub async fn callback(
+        &self,
+        code: Option<&str>,
+        state: &str,
+        cookie: Option<&str>,
+    ) -> Result<Connected, CallbackRefusal> {
+        let flow = self
+            .flows()
+            .remove(state)
+            .ok_or(CallbackRefusal::UnknownState)?;
+        if flow.created.elapsed() > FLOW_TTL {
+            return Err(CallbackRefusal::Expired);
+        }
+        let bound = flow.cookie.as_deref().zip(cookie);
+        if !bound.is_some_and(|(expected, given)| same(expected, given)) {
+            return Err(CallbackRefusal::OtherBrowser);
+        }
+        let code = code.ok_or(CallbackRefusal::Denied)?;
+        let registration = &flow.registration;
+        let mut form = vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code.to_owned()),
+            ("redirect_uri", registration.redirect_uri.clone()),
+            ("code_verifier", flow.verifier.clone()),
+            ("resource", flow.resource.clone()),
+        ];
+        let token = self
+            .token_request(registration, &mut form)
+            .await
+            .map_err(|error| {
+                tracing::warn!(server = %flow.server, %error, "an OAuth code exchange failed");
+                CallbackRefusal::ExchangeFailed
+            })?;
+        let (org, server, owner) = (flow.org, flow.server, flow.owner.clone());
+        self.store
+            .write(move |s| s.put_oauth_token(org, server, &owner, &token))
+            .await
+            .map_err(|_| CallbackRefusal::ExchangeFailed)?;
+        Ok(Connected {
+            org: flow.org,
+            server: flow.server,
+            server_name: flow.server_name,
+            owner: flow.owner,
+        })
+    }
+
+    /// POSTs a token request (the client authenticating with HTTP Basic
+    /// when it has a secret, else by its id in the form).
+    async fn token_request(
+        &self,
+        registration: &OAuthRegistration,
+        form: &mut Vec<(&'static str, String)>,
+    ) -> Result<OpenToken, OAuthError> {
+        let secret = registration.client_secret.clone();
+        if secret.is_none() {
+            form.push(("client_id", registration.client_id.clone()));
+        }
+        let client_id = registration.client_id.clone();
+        let body: Vec<(&str, String)> = form.clone();
+        let answer = self
+            .post(&registration.token_endpoint, move |request| {
+                let request = form_body(request, &body);
+                match &secret {
+                    Some(secret) => request.basic_auth(client_id, Some(secret)),
+                    None => request,
+                }
+            })
+            .await?;
+        let answer: TokenAnswer = serde_json::from_value(answer)
+            .map_err(|_| fail("the token answer lacks access_token"))?;
+        Ok(OpenToken {
+            access_token: SecretString::from(answer.access_token),
+            refresh_token: answer.refresh_token.map(SecretString::from),
+            expires_at: answer
+                .expires_in
+                .map(|s| Utc::now() + chrono::TimeDelta::seconds(s)),
+            scope: answer.scope,
+        })
+    }
+
+    /// `owner`'s access token for `server`, refreshed first when it is
+    /// within [`REFRESH_BEFORE`] of its expiry; `None` when there is none
+    /// usable (a failed refresh deletes it).
+    pub async fn token(
+        &self,
+        server: &McpServer,
+        owner: &TokenOwner,
+    ) -> Result<Option<SecretString>, OAuthError> {
+        let (org, id, who) = (server.org_id, server.id, owner.clone());
+        let stored = self
+            .store
+            .run(move |s| s.oauth_token(org, id, &who))
+            .await
+            .map_err(|_| fail("the store"))?;
+        let Some(token) = stored else {
+            return Ok(None);
+        };
+        let due = token
+            .expires_at
+            .is_some_and(|at| at - REFRESH_BEFORE <= Utc::now());
+        if !due {
+            return Ok(Some(token.access_token));
+        }
+        let refreshed = match &token.refresh_token {
+            Some(refresh) => self.refresh(server, refresh).await,
+            None => Err(fail("expired, and no refresh token")),
+        };
+        let who = owner.clone();
+        match refreshed {
+            Ok(mut fresh) => {
+                if fresh.refresh_token.is_none() {
+                    fresh.refresh_token = token.refresh_token.clone();
+                }
+                let access = fresh.access_token.clone();
+                self.store
+                    .write(move |s| s.put_oauth_token(org, id, &who, &fresh))
+                    .await
+                    .map_err(|_| fail("the store"))?;
+                Ok(Some(access))
+            }
+            Err(error) => {
+                tracing::warn!(server = %id, %error, "an OAuth token could not be refreshed; it is deleted");
+                self.store
+                    .write(move |s| s.delete_oauth_token(org, id, &who))
+                    .await
+                    .map_err(|_| fail("the store"))?;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn refresh(
+        &self,
+        server: &McpServer,
+        refresh: &SecretString,
+    ) -> Result<OpenToken, OAuthError> {
+        let registration = self.registration(server).await?;
+        let mut form = vec![
+            ("grant_type", "refresh_token".to_owned()),
+            ("refresh_token", refresh.expose_secret().to_owned()),
+            ("resource", server.url.clone().unwrap_or_default()),
+        ];
+        self.token_request(&registration, &mut form).await
+    }
+
+    /// Deletes `owner`'s token (revoking it first when the authorization
+    /// server supports it); whether there was one.
+    pub async fn disconnect(
+        &self,
+        server: &McpServer,
+        owner: &TokenOwner,
+    ) -> Result<bool, OAuthError> {
+        let (org, id, who) = (server.org_id, server.id, owner.clone());
+        let stored = self
+            .store
+            .run(move |s| {
+                Ok((
+                    s.oauth_token(org, id, &who)?,
+                    s.oauth_registration(org, id)?,
+                ))
+            })
+            .await
+            .map_err(|_| fail("the store"))?;
+        if let (Some(token), Some(registration)) = &stored
+            && let Some(endpoint) = &registration.revocation_endpoint
+        {
+            let revoked = token
+                .refresh_token
+                .as_ref()
+                .unwrap_or(&token.access_token)
+                .expose_secret()
+                .to_owned();
+            let client_id = registration.client_id.clone();
+            let outcome = self
+                .post(endpoint, move |r| {
+                    form_body(r, &[("token", revoked), ("client_id", client_id)])
+                })
+                .await;
+            if let Err(error) = outcome {
+                tracing::warn!(server = %id, %error, "revoking an OAuth token failed; deleted anyway");
+            }
+        }
+        let who = owner.clone();
+        self.store
+            .write(move |s| s.delete_oauth_token(org, id, &who))
+            .await
+            .map_err(|_| fail("the store"))
+    }
+}
+
+/// `request` with `pairs` as its `application/x-www-form-urlencoded` body.
+fn form_body(
+    request: reqwest::RequestBuilder,
+    pairs: &[(&str, String)],
+) -> reqwest::RequestBuilder {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())))
+        .finish();
+    request
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(body)
+}
+
+/// Escapes text for an HTML page.
+pub fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkce_s256_is_the_rfc_7636_example() {
+        // RFC 7636, appendix B.
+        assert_eq!(
+            challenge_of("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
+
+    #[test]
+    fn metadata_urls_insert_the_well_known_part() {
+        let url = url::Url::parse("https://mcp.example/tools/mcp").unwrap();
+        assert_eq!(
+            well_known(&url, "oauth-protected-resource"),
+            "https://mcp.example/.well-known/oauth-protected-resource/tools/mcp"
+        );
+        let root = url::Url::parse("https://as.example/").unwrap();
+        assert_eq!(
+            well_known(&root, "oauth-authorization-server"),
+            "https://as.example/.well-known/oauth-authorization-server"
+        );
+    }
+
+    #[test]
+    fn a_user_keeps_at_most_five_waiting_flows() {
+        let mut flows = Flows::default();
+        let org = OrgId::new();
+        let owner = TokenOwner::User("alice".into());
+        let registration = OAuthRegistration {
+            issuer: String::new(),
+            authorization_endpoint: String::new(),
+            token_endpoint: String::new(),
+            revocation_endpoint: None,
+            client_id: String::new(),
+            client_secret: None,
+            redirect_uri: String::new(),
+            scope: None,
+        };
+        for n in 0..7 {
+            flows.make_room(org, &owner);
+            flows.tickets.insert(format!("t{n}"), format!("s{n}"));
+            flows.by_state.insert(
+                format!("s{n}"),
+                Flow {
+                    org,
+                    server: McpServerId::new(),
+                    server_name: String::new(),
+                    resource: String::new(),
+                    owner: owner.clone(),
+                    ticket: Some(format!("t{n}")),
+                    verifier: String::new(),
+                    cookie: None,
+                    provider_url: String::new(),
+                    registration: registration.clone(),
+                    created: Instant::now(),
+                },
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert_eq!(flows.by_state.len(), MAX_FLOWS_PER_OWNER);
+        assert!(!flows.by_state.contains_key("s0") && !flows.by_state.contains_key("s1"));
+        assert!(
+            !flows.tickets.contains_key("t0"),
+            "a cancelled flow's ticket goes too"
+        );
+        assert!(flows.by_state.contains_key("s6"));
+    }
+
+    #[test]
+    fn html_is_escaped() {
+        assert_eq!(
+            html_escape("<b>\"a\" & 'b'"),
+            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;"
+        );
+    }
+}
