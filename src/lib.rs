@@ -217,6 +217,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         },
     );
 
+    let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
         runtime,
         store: store.clone(),
@@ -329,6 +330,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         reason
     });
     server.await?;
+    // stdio MCP servers' children end with their process groups.
+    mcp_hub.close_all();
     if let Ok(Err(error)) = stopping.await {
         anyhow::bail!(
             "the store failed to flush ({error}); stopped without acknowledging further writes"

@@ -566,6 +566,12 @@ impl McpHub {
             .retain(|key, _| key.server != server);
     }
 
+    /// Closes every session (at shutdown): stdio children are killed with
+    /// their process groups once no call holds their session.
+    pub fn close_all(&self) {
+        locked(&self.sessions).slots.clear();
+    }
+
     /// Open sessions now (slots, whether or not their session opened).
     pub fn session_count(&self) -> usize {
         locked(&self.sessions).slots.len()
