@@ -222,16 +222,8 @@ pub async fn attached_list(
     let org = caller.org_id;
     let data = state.store.run(move |s| s.org_integrations(org)).await?;
     let shown = data
-        .attachments
-        .into_iter()
-        .filter(|(a, _)| *a == agent.id)
-        .filter_map(|(_, attachment)| {
-            let integration = data
-                .integrations
-                .iter()
-                .find(|i| i.id == attachment.target)?;
-            Some(attached(integration, attachment))
-        })
+        .of_agent(agent.id)
+        .map(|(integration, attachment)| attached(integration, attachment.clone()))
         .collect();
     Ok(HttpResponse::Ok().json(AttachedIntegrations {
         integrations: shown,

@@ -26,6 +26,23 @@ pub struct Attachment<Id> {
     pub attached_at: DateTime<Utc>,
 }
 
+/// The targets attached to `agent`, in attachment order, each with its
+/// attachment (an attachment whose target is gone is skipped).
+pub fn attached_to<'a, T, Id: PartialEq>(
+    targets: &'a [T],
+    attachments: &'a [(AgentId, Attachment<Id>)],
+    agent: AgentId,
+    id_of: impl Fn(&T) -> &Id + 'a,
+) -> impl Iterator<Item = (&'a T, &'a Attachment<Id>)> + 'a {
+    attachments
+        .iter()
+        .filter(move |(a, _)| *a == agent)
+        .filter_map(move |(_, attachment)| {
+            let target = targets.iter().find(|t| id_of(t) == &attachment.target)?;
+            Some((target, attachment))
+        })
+}
+
 /// What an attach did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttachOutcome {

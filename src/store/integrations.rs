@@ -65,6 +65,16 @@ pub struct OrgIntegrations {
     pub attachments: Vec<(AgentId, IntegrationAttachment)>,
 }
 
+impl OrgIntegrations {
+    /// The integrations attached to `agent`, in attachment order.
+    pub fn of_agent(
+        &self,
+        agent: AgentId,
+    ) -> impl Iterator<Item = (&Integration, &IntegrationAttachment)> + '_ {
+        attached::attached_to(&self.integrations, &self.attachments, agent, |i| &i.id)
+    }
+}
+
 /// The slug of an integration's name.
 pub fn slug_of(name: &str) -> String {
     attached::slug_of(name, "database")

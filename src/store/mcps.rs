@@ -171,6 +171,16 @@ pub struct OrgMcps {
     pub attachments: Vec<(AgentId, McpAttachment)>,
 }
 
+impl OrgMcps {
+    /// The servers attached to `agent`, in attachment order.
+    pub fn of_agent(
+        &self,
+        agent: AgentId,
+    ) -> impl Iterator<Item = (&McpServer, &McpAttachment)> + '_ {
+        attached::attached_to(&self.servers, &self.attachments, agent, |s| &s.id)
+    }
+}
+
 /// The slug of a server's name (`tools.md` §6).
 pub fn slug_of(name: &str) -> String {
     attached::slug_of(name, "server")

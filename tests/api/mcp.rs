@@ -47,6 +47,17 @@ async fn status_of(api: &Api, id: &str, status: &str) -> Value {
     .await
 }
 
+/// Registers the server `body` describes and waits until it is listed;
+/// its id.
+async fn active_server(api: &Api, body: Value) -> String {
+    let id = api.post("/api/mcps", body).await.expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    status_of(api, &id, "active").await;
+    id
+}
+
 /// An agent on the mock vendor with `server` attached; its id.
 async fn agent_with(api: &Api, server: &str, allowed: Value) -> String {
     let agent = api
@@ -445,17 +456,11 @@ async fn the_older_sse_transport_lists_and_calls() {
     let vendor = Mock::start("/v1").await;
     let server = confer(&vendor, &[]);
     let api = server.admin();
-    let id = api
-        .post(
-            "/api/mcps",
-            json!({"name": "legacy", "transport": "sse", "url": format!("{}/sse", peer.base)}),
-        )
-        .await
-        .expect(201)["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    status_of(&api, &id, "active").await;
+    let id = active_server(
+        &api,
+        json!({"name": "legacy", "transport": "sse", "url": format!("{}/sse", peer.base)}),
+    )
+    .await;
     let agent = agent_with(&api, &id, Value::Null).await;
     let thread = api.thread(&agent, json!({})).await;
     let (result, _) = call_once(
@@ -475,17 +480,11 @@ async fn a_stop_cancels_the_call_and_a_slow_call_times_out() {
     let vendor = Mock::start("/v1").await;
     let server = confer(&vendor, &[]);
     let api = server.admin();
-    let id = api
-        .post(
-            "/api/mcps",
-            json!({"name": "peer", "url": format!("{}/mcp", peer.base), "timeoutMs": 1500}),
-        )
-        .await
-        .expect(201)["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    status_of(&api, &id, "active").await;
+    let id = active_server(
+        &api,
+        json!({"name": "peer", "url": format!("{}/mcp", peer.base), "timeoutMs": 1500}),
+    )
+    .await;
     let agent = agent_with(&api, &id, Value::Null).await;
     let thread = api.thread(&agent, json!({})).await;
 
@@ -546,17 +545,11 @@ async fn a_changed_tool_list_is_read_again() {
     let vendor = Mock::start("/v1").await;
     let server = confer(&vendor, &[]);
     let api = server.admin();
-    let id = api
-        .post(
-            "/api/mcps",
-            json!({"name": "peer", "url": format!("{}/mcp", peer.base)}),
-        )
-        .await
-        .expect(201)["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    status_of(&api, &id, "active").await;
+    let id = active_server(
+        &api,
+        json!({"name": "peer", "url": format!("{}/mcp", peer.base)}),
+    )
+    .await;
     let agent = agent_with(&api, &id, Value::Null).await;
     let thread = api.thread(&agent, json!({})).await;
     let (result, _) = call_once(
@@ -609,7 +602,7 @@ async fn mcp_fields_are_validated() {
             "oauth",
         ),
         (
-            json!({"name": "a", "url": url, "oauth": "per_user"}),
+            json!({"name": "a", "transport": "stdio", "command": "/bin/true", "oauth": "per_user"}),
             "oauth",
         ),
         (

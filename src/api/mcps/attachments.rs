@@ -130,13 +130,8 @@ pub async fn list(
     let org = caller.org_id;
     let mcps = state.store.run(move |s| s.org_mcps(org)).await?;
     let shown = mcps
-        .attachments
-        .into_iter()
-        .filter(|(a, _)| *a == agent.id)
-        .filter_map(|(_, attachment)| {
-            let server = mcps.servers.iter().find(|s| s.id == attachment.target)?;
-            Some(attached(server, attachment))
-        })
+        .of_agent(agent.id)
+        .map(|(server, attachment)| attached(server, attachment.clone()))
         .collect();
     Ok(HttpResponse::Ok().json(AttachedList { mcps: shown }))
 }

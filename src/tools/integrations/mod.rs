@@ -256,14 +256,10 @@ impl IntegrationHub {
     /// integrations read more than [`SCHEMA_TTL`] ago.
     pub fn refresh_stale(&self, data: &OrgIntegrations, agent: AgentId) {
         let stale_before = Utc::now() - SCHEMA_TTL;
-        for (_, attachment) in data.attachments.iter().filter(|(a, _)| *a == agent) {
-            let Some(integration) = data
-                .integrations
-                .iter()
-                .find(|i| i.id == attachment.target && i.schema_read_at < stale_before)
-            else {
+        for (integration, _) in data.of_agent(agent) {
+            if integration.schema_read_at >= stale_before {
                 continue;
-            };
+            }
             if !locked(&self.reading).insert(integration.id) {
                 continue;
             }
