@@ -316,6 +316,36 @@ async fn a_user_connects_through_the_challenge_and_the_next_turn_uses_their_toke
 }
 
 #[tokio::test]
+async fn a_token_the_server_refuses_asks_the_user_again() {
+    let rig = Rig::start().await;
+    // Hour-long tokens: used as stored, without a refresh.
+    let dave = rig.user("longdave");
+    let thread = dave.thread(&rig.agent, json!({})).await;
+    let redirect = challenge_of(&rig.whoami(&dave, &thread).await);
+    assert_eq!(browse(&redirect, "longdave", true).await.0, 200);
+    let token = whoami_token(&rig.whoami(&dave, &thread).await);
+    assert!(token.starts_with("at-longdave-"), "{token}");
+    assert_eq!(rig.stats().await["refreshes"], 0);
+    // Revoked at the provider: the server answers 401 with
+    // WWW-Authenticate, Confer drops the token and asks again.
+    let revoked = reqwest::Client::new()
+        .post(format!("{}/as/revoke", rig.peer.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert!(revoked.status().is_success());
+    let redirect = challenge_of(&rig.whoami(&dave, &thread).await);
+    assert_eq!(browse(&redirect, "longdave", true).await.0, 200);
+    let fresh = whoami_token(&rig.whoami(&dave, &thread).await);
+    assert!(
+        fresh.starts_with("at-longdave-") && fresh != token,
+        "{fresh}"
+    );
+}
+
+#[tokio::test]
 async fn start_answers_a_begin_url_and_refuses_what_it_must() {
     let rig = Rig::start().await;
     let carol = rig.user("carol");

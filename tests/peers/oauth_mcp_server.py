@@ -10,8 +10,9 @@ managed OAuth tests (the MCP Python SDK's FastMCP, Starlette, uvicorn).
 - `/as/register` (RFC 7591), `/as/authorize` (PKCE S256 required; the
   test logs in as `?user=NAME` appended to the URL, and consent is given at
   once), `/as/token` (authorization_code with the verifier, refresh_token),
-  `/as/revoke`. Access tokens live 60 s, so a client that refreshes two
-  minutes before expiry refreshes on every use.
+  `/as/revoke` (a revoked token takes its user's whole grant). Access
+  tokens live 60 s, so a client that refreshes two minutes before expiry
+  refreshes on every use; a user named `long…` gets hour-long ones.
 - `/_confer/stats`: counts of registrations, codes, refreshes, revocations.
 
 Prints `MCP server running on http://127.0.0.1:{port}` once it listens.
@@ -111,7 +112,9 @@ def issue(user: str) -> dict:
     return {
         "access_token": access,
         "token_type": "Bearer",
-        "expires_in": 60,
+        # A user whose name starts with "long" gets hour-long tokens (used
+        # without a refresh); everyone else's live 60 s.
+        "expires_in": 3600 if user.startswith("long") else 60,
         "refresh_token": refresh,
     }
 
