@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use confer_actors::tools::{
-    NOT_AVAILABLE, OfferedFuture, ServerTools, TIMEOUT_PREFIX, ToolExecutor, ToolFuture,
-    ToolOutput, ToolScope,
+    CallRequest, NOT_AVAILABLE, OfferedFuture, ServerTools, TIMEOUT_PREFIX, ToolExecutor,
+    ToolFuture, ToolOutput, ToolScope,
 };
+use confer_actors::trace::{SpanKind, Stamp};
 use confer_actors::{AgentId, OrgId, ThreadId, ToolCall, ToolDefinition};
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
@@ -83,15 +84,25 @@ pub async fn call(
     tool: &OrgTool,
     request: WebhookCall,
 ) -> ToolOutput {
+    call_answered(store, outbound, tool, request).await.0
+}
+
+/// [`call`], and the HTTP status the webhook answered, when it answered.
+pub async fn call_answered(
+    store: &Store,
+    outbound: &Outbound,
+    tool: &OrgTool,
+    request: WebhookCall,
+) -> (ToolOutput, Option<u16>) {
     if let Some(refused) = bad_arguments(&request.arguments) {
-        return refused;
+        return (refused, None);
     }
     let sealed = tool.clone();
     let secret = match store.run(move |s| s.tool_secret(&sealed)).await {
         Ok(secret) => secret,
         Err(error) => {
             tracing::error!(%error, tool = %tool.id, "a tool's signing secret did not open");
-            return ToolOutput::error("unreachable");
+            return (ToolOutput::error("unreachable"), None);
         }
     };
     let body = json!({
@@ -107,19 +118,20 @@ pub async fn call(
     let timeout = Duration::from_millis(u64::from(tool.timeout_ms));
     let prepared = match outbound.request(reqwest::Method::POST, &tool.url) {
         Ok(prepared) => prepared,
-        Err(error) => return failure(&error, tool),
+        Err(error) => return (failure(&error, tool), None),
     };
     let sent = signed(prepared.timeout(timeout), secret.expose_secret(), body);
     let response = match outbound.send(sent).await {
         Ok(response) => response,
-        Err(error) => return failure(&error, tool),
+        Err(error) => return (failure(&error, tool), None),
     };
     let status = response.status();
+    let code = Some(status.as_u16());
     if status.is_redirection() {
-        return ToolOutput::error("redirect not followed");
+        return (ToolOutput::error("redirect not followed"), code);
     }
     if !status.is_success() {
-        return ToolOutput::error(format!("http {}", status.as_u16()));
+        return (ToolOutput::error(format!("http {}", status.as_u16())), code);
     }
     let json = response
         .headers()
@@ -135,21 +147,26 @@ pub async fn call(
         .is_some_and(|v| v == "application/json" || v.ends_with("+json"));
     let bytes = match read_capped(response, RESULT_CAP).await {
         Ok(bytes) => bytes,
-        Err(error) => return failure(&error, tool),
+        Err(error) => return (failure(&error, tool), code),
     };
     if !json {
-        return ToolOutput {
-            result: Value::String(String::from_utf8_lossy(&bytes).into_owned()),
-            is_error: false,
-        };
+        let text = Value::String(String::from_utf8_lossy(&bytes).into_owned());
+        return (
+            ToolOutput {
+                result: text,
+                is_error: false,
+            },
+            code,
+        );
     }
-    match serde_json::from_slice(&bytes) {
+    let output = match serde_json::from_slice(&bytes) {
         Ok(result) => ToolOutput {
             result,
             is_error: false,
         },
         Err(_) => ToolOutput::error("invalid JSON from tool"),
-    }
+    };
+    (output, code)
 }
 
 /// The error result of a call that failed on the way.
@@ -206,9 +223,28 @@ impl ToolExecutor for WebhookTools {
             call_id: tool_call.id.clone(),
             arguments: tool_call.arguments.clone(),
         };
+        let (notes, call_id) = (Arc::clone(&scope.notes), tool_call.id.clone());
         Box::pin(async move {
             match store.run(move |s| s.tool_named(org, &name)).await {
-                Ok(Some(tool)) => call(&store, &outbound, &tool, request).await,
+                Ok(Some(tool)) => {
+                    let started = Stamp::now();
+                    let (output, status_code) =
+                        call_answered(&store, &outbound, &tool, request).await;
+                    // The POST is a child of the call's tool span.
+                    notes.request(
+                        &call_id,
+                        CallRequest {
+                            kind: SpanKind::Webhook,
+                            name: "POST".into(),
+                            started,
+                            ended: std::time::Instant::now(),
+                            status_code,
+                            rpc_error: None,
+                            error: output.is_error.then(|| output.as_text()),
+                        },
+                    );
+                    output
+                }
                 // Deleted since it was offered.
                 Ok(None) => ToolOutput::error(NOT_AVAILABLE),
                 Err(error) => {

@@ -250,6 +250,15 @@ async fn a_turn_lists_and_calls_the_tools_of_a_real_mcp_server() {
         .cloned()
         .unwrap_or_else(|| panic!("no tool span: {detail}"));
     assert_eq!(span["attributes"]["tool_kind"], "mcp");
+    let request = detail["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "mcp")
+        .unwrap_or_else(|| panic!("no mcp span: {detail}"));
+    assert_eq!(request["name"], "tools/call");
+    assert_eq!(request["parent_span_id"], span["id"]);
+    assert_eq!(request["status"], "ok");
 
     // The credentials reach the server; text, media and errors map.
     let (result, _) = call_once(

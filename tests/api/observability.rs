@@ -187,28 +187,46 @@ async fn the_logs_and_analytics_show_a_mix_of_turns() {
     let kinds: Vec<&str> = spans.iter().map(|s| s["kind"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
-        ["turn", "admission", "llm", "tool", "llm", "store"],
+        [
+            "turn",
+            "admission",
+            "llm",
+            "tool",
+            "webhook",
+            "llm",
+            "store"
+        ],
         "{detail}"
     );
     let started = |s: &Value| {
         chrono::DateTime::parse_from_rfc3339(s["started_at"].as_str().unwrap()).unwrap()
     };
+    let tool_span = &spans[3];
     for span in &spans[1..] {
-        assert_eq!(span["parent_span_id"], root["id"], "{span}");
+        // The webhook's POST is a child of its tool span, within it.
+        let parent = if span["kind"] == "webhook" {
+            tool_span
+        } else {
+            root
+        };
+        assert_eq!(span["parent_span_id"], parent["id"], "{span}");
         assert_eq!(span["trace_id"], trace["id"]);
         let ms = span["duration_ms"].as_f64().unwrap();
-        assert!(ms >= 0.0 && ms <= root_ms + 1.0, "{span}");
-        assert!(started(span) >= started(root), "{span}");
+        let parent_ms = parent["duration_ms"].as_f64().unwrap();
+        assert!(ms >= 0.0 && ms <= parent_ms + 1.0, "{span}");
+        assert!(started(span) >= started(parent), "{span}");
     }
-    let tool_span = &spans[3];
+    let post = &spans[4];
+    assert_eq!(post["name"], "POST");
+    assert_eq!(post["attributes"]["status_code"], 200);
     assert_eq!(tool_span["name"], "get_weather");
     assert_eq!(tool_span["attributes"]["tool_kind"], "webhook");
     assert_eq!(tool_span["attributes"]["tool_call_id"], "call_1");
     assert_eq!(tool_span["attributes"]["is_error"], false);
     assert_eq!(spans[2]["attributes"]["provider"], "openai");
     assert_eq!(spans[2]["attributes"]["step"], 1);
-    assert_eq!(spans[4]["attributes"]["step"], 2);
-    assert!(spans[5]["attributes"]["bytes"].as_u64().unwrap() > 0);
+    assert_eq!(spans[5]["attributes"]["step"], 2);
+    assert!(spans[6]["attributes"]["bytes"].as_u64().unwrap() > 0);
     api.get("/api/logs/0190d1f2-0000-7000-8000-000000000000")
         .await
         .expect_error(404, "NOT_FOUND");
@@ -376,7 +394,8 @@ async fn payloads_are_recorded_when_asked() {
     assert_eq!(spans[0]["output"], "Sunny.");
     assert_eq!(spans[3]["input"], r#"{"city":"Paris"}"#);
     assert_eq!(spans[3]["output"], r#"{"celsius":18}"#);
-    assert_eq!(spans[4]["output"], "Sunny.");
+    // spans[4] is the webhook's POST, under the tool span.
+    assert_eq!(spans[5]["output"], "Sunny.");
 }
 
 /// Parses Prometheus text with the Prometheus project's Python parser

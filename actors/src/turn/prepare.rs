@@ -96,7 +96,7 @@ impl Turn {
             user_id: request.user_id.clone(),
             end_user: request.end_user,
             plans,
-            announcements: std::sync::Arc::default(),
+            notes: std::sync::Arc::default(),
         };
         let server_tools = engine.tools.offered(&scope).await;
         let names = |tools: &[crate::provider::ToolDefinition]| -> Vec<String> {

@@ -83,6 +83,22 @@ impl Turn {
             attributes,
             error,
         );
+        for request in self.scope.notes.take_requests(&call.id) {
+            let attributes = SpanAttributes {
+                status_code: request.status_code,
+                rpc_error: request.rpc_error,
+                ..SpanAttributes::default()
+            };
+            self.trace.span_between(
+                span,
+                request.kind,
+                request.name,
+                request.started,
+                request.ended,
+                attributes,
+                request.error,
+            );
+        }
         if self.trace.records_payloads() {
             let arguments = call.arguments.to_string();
             self.trace

@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use chrono::Utc;
-use confer_actors::tools::{TIMEOUT_PREFIX, ToolOutput, ToolScope};
+use confer_actors::tools::{CallRequest, TIMEOUT_PREFIX, ToolOutput, ToolScope};
+use confer_actors::trace::{SpanKind, Stamp};
 use confer_actors::{AgentId, AuthChallenge, McpServerId, OrgId, ThreadEvent, ToolCall};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::CallToolRequestParams;
@@ -388,32 +389,62 @@ impl McpHub {
             }
             OAuthMode::PerUser => Some(TokenOwner::User(scope.user_id.clone())),
         };
+        // Each request the call makes is a child of its tool span.
+        let note = |name: &str, started: Stamp, error: Option<String>, rpc: Option<String>| {
+            scope.notes.request(
+                &call.id,
+                CallRequest {
+                    kind: SpanKind::Mcp,
+                    name: name.to_owned(),
+                    started,
+                    ended: std::time::Instant::now(),
+                    status_code: None,
+                    rpc_error: rpc,
+                    error,
+                },
+            );
+        };
+        let opening = Stamp::now();
         let session = match self.authorized_session(server, owner.as_ref()).await {
             Ok(session) => session,
             Err(error) if error.auth_required => {
+                note("initialize", opening, Some(error.reason), None);
                 return self.ask_to_connect(server, owner, scope, call).await;
             }
             Err(error) => {
+                note("initialize", opening, Some(error.reason.clone()), None);
                 self.failed(server, error.reason);
                 return ToolOutput::error(UNAVAILABLE);
             }
         };
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let started = Stamp::now();
         let called =
             tokio::time::timeout(timeout_of(server), session.service.peer().call_tool(params))
                 .await;
         match called {
             // The call's future was dropped: the SDK sent the cancellation.
-            Err(_) => ToolOutput::error(format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms)),
-            Ok(Ok(result)) => match serde_json::to_value(&result) {
-                Ok(wire) => super::results::output(&wire),
-                Err(_) => ToolOutput::error("invalid answer from the MCP server"),
-            },
+            Err(_) => {
+                let timed_out = format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms);
+                note("tools/call", started, Some(timed_out.clone()), None);
+                ToolOutput::error(timed_out)
+            }
+            Ok(Ok(result)) => {
+                let failed = (result.is_error == Some(true)).then(|| "isError".to_owned());
+                note("tools/call", started, failed, None);
+                match serde_json::to_value(&result) {
+                    Ok(wire) => super::results::output(&wire),
+                    Err(_) => ToolOutput::error("invalid answer from the MCP server"),
+                }
+            }
             Ok(Err(ServiceError::McpError(error))) => {
                 let message: String = error.message.chars().take(1024).collect();
+                let code = error.code.0.to_string();
+                note("tools/call", started, Some(message.clone()), Some(code));
                 ToolOutput::error(format!("mcp error {}: {message}", error.code.0))
             }
             Ok(Err(error)) if needs_auth(&error) && owner.is_some() => {
+                note("tools/call", started, Some(describe(&error)), None);
                 // The token was refused: it is of no more use.
                 self.close_sessions(server.id);
                 if let Some(owner) = &owner {
@@ -426,6 +457,7 @@ impl McpHub {
                 self.ask_to_connect(server, owner, scope, call).await
             }
             Ok(Err(error)) => {
+                note("tools/call", started, Some(describe(&error)), None);
                 self.failed(server, describe(&error));
                 ToolOutput::error(UNAVAILABLE)
             }
@@ -448,12 +480,12 @@ impl McpHub {
             "authorization pending: the user was asked to connect {}",
             server.name
         ));
-        if !scope.announcements.first_challenge(&server.slug) {
+        if !scope.notes.first_challenge(&server.slug) {
             return pending;
         }
         match self.oauth.start(server, owner).await {
             Ok(redirect_url) => {
-                scope.announcements.announce(
+                scope.notes.announce(
                     &call.id,
                     ThreadEvent::AuthChallenge {
                         tool_name: call.name.clone(),
