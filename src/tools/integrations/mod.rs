@@ -502,3 +502,28 @@ impl IntegrationTools {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pools_keep_at_most_their_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let policy = crate::outbound::OutboundPolicy::new("", None).unwrap();
+        let outbound = Outbound::new(policy, None).unwrap();
+        let hub = IntegrationHub::new(store, outbound, TlsSettings::new(None).unwrap());
+        let first = IntegrationId::new();
+        let kept = hub.pool(first);
+        for _ in 1..MAX_POOLS {
+            hub.pool(IntegrationId::new());
+        }
+        assert_eq!(hub.pool_count(), MAX_POOLS);
+        // Used again, the first is not the least recent any more.
+        assert!(Arc::ptr_eq(&kept, &hub.pool(first)));
+        hub.pool(IntegrationId::new());
+        assert_eq!(hub.pool_count(), MAX_POOLS);
+        assert!(Arc::ptr_eq(&kept, &hub.pool(first)), "the recent one stays");
+    }
+}

@@ -137,6 +137,11 @@ impl Flows {
     /// Drops expired flows, then the oldest of `owner`'s (and of all) past
     /// the bounds, to make room for one more.
     fn make_room(&mut self, org: OrgId, owner: &TokenOwner) {
+        self.make_room_within(org, owner, MAX_FLOWS);
+    }
+
+    /// [`Self::make_room`] with `max_flows` flows in all at most.
+    fn make_room_within(&mut self, org: OrgId, owner: &TokenOwner, max_flows: usize) {
         let expired: Vec<String> = self
             .by_state
             .iter()
@@ -156,7 +161,7 @@ impl Flows {
                 mine.iter()
                     .min_by_key(|(_, f)| f.created)
                     .map(|(s, _)| (*s).clone())
-            } else if self.by_state.len() >= MAX_FLOWS {
+            } else if self.by_state.len() >= max_flows {
                 self.by_state
                     .iter()
                     .min_by_key(|(_, f)| f.created)
@@ -726,12 +731,24 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_user_keeps_at_most_five_waiting_flows() {
-        let mut flows = Flows::default();
-        let org = OrgId::new();
-        let owner = TokenOwner::User("alice".into());
-        let registration = OAuthRegistration {
+    fn flow(org: OrgId, owner: &TokenOwner, ticket: String) -> Flow {
+        Flow {
+            org,
+            server: McpServerId::new(),
+            server_name: String::new(),
+            resource: String::new(),
+            owner: owner.clone(),
+            ticket: Some(ticket),
+            verifier: String::new(),
+            cookie: None,
+            provider_url: String::new(),
+            registration: registration(),
+            created: Instant::now(),
+        }
+    }
+
+    fn registration() -> OAuthRegistration {
+        OAuthRegistration {
             issuer: String::new(),
             authorization_endpoint: String::new(),
             token_endpoint: String::new(),
@@ -740,26 +757,20 @@ mod tests {
             client_secret: None,
             redirect_uri: String::new(),
             scope: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_user_keeps_at_most_five_waiting_flows() {
+        let mut flows = Flows::default();
+        let org = OrgId::new();
+        let owner = TokenOwner::User("alice".into());
         for n in 0..7 {
             flows.make_room(org, &owner);
             flows.tickets.insert(format!("t{n}"), format!("s{n}"));
-            flows.by_state.insert(
-                format!("s{n}"),
-                Flow {
-                    org,
-                    server: McpServerId::new(),
-                    server_name: String::new(),
-                    resource: String::new(),
-                    owner: owner.clone(),
-                    ticket: Some(format!("t{n}")),
-                    verifier: String::new(),
-                    cookie: None,
-                    provider_url: String::new(),
-                    registration: registration.clone(),
-                    created: Instant::now(),
-                },
-            );
+            flows
+                .by_state
+                .insert(format!("s{n}"), flow(org, &owner, format!("t{n}")));
             std::thread::sleep(Duration::from_millis(2));
         }
         assert_eq!(flows.by_state.len(), MAX_FLOWS_PER_OWNER);
@@ -769,6 +780,25 @@ mod tests {
             "a cancelled flow's ticket goes too"
         );
         assert!(flows.by_state.contains_key("s6"));
+    }
+
+    #[test]
+    fn all_users_keep_at_most_the_global_bound_of_flows() {
+        // The same rule as MAX_FLOWS, at a bound a test reaches quickly
+        // (each start scans the flows: 10,000 starts would take seconds).
+        const BOUND: usize = 200;
+        let mut flows = Flows::default();
+        let org = OrgId::new();
+        for n in 0..=BOUND {
+            let owner = TokenOwner::User(format!("user-{n}"));
+            flows.make_room_within(org, &owner, BOUND);
+            flows.tickets.insert(format!("t{n}"), format!("s{n}"));
+            flows
+                .by_state
+                .insert(format!("s{n}"), flow(org, &owner, format!("t{n}")));
+        }
+        assert_eq!(flows.by_state.len(), BOUND);
+        assert_eq!(flows.tickets.len(), BOUND);
     }
 
     #[test]
