@@ -1,6 +1,6 @@
 //! [`McpHub`]: Confer's side of its MCP servers. It keeps each org's
 //! servers and attachments in memory for turns, a bounded pool of open
-//! sessions (one per server, per end user once OAuth is per user), and
+//! sessions (one per server, and per end user for `oauth: per_user`), and
 //! the background work of `tools.md` §6: a server's tool list is read on
 //! creation, on `notifications/tools/list_changed` and by a turn starting
 //! more than [`TOOLS_TTL`] after the last listing; a failed contact marks
@@ -17,27 +17,19 @@ use chrono::Utc;
 use confer_actors::tools::{CallRequest, TIMEOUT_PREFIX, ToolOutput, ToolScope};
 use confer_actors::trace::{SpanKind, Stamp};
 use confer_actors::{AgentId, AuthChallenge, McpServerId, OrgId, ThreadEvent, ToolCall};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{NotificationContext, RunningService, ServiceError};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, HttpStatusError, StreamableHttpClientTransportConfig,
-};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use secrecy::{ExposeSecret, SecretString};
+use rmcp::service::ServiceError;
+use secrecy::SecretString;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::oauth::ManagedOAuth;
-use super::sse::{self, SseError};
-use super::stdio::{self, StdioAllowList, StdioChild};
-use crate::outbound::{Outbound, OutboundError};
-use crate::store::Store;
-use crate::store::mcps::{
-    CachedTool, McpCredentials, McpServer, McpStatus, McpTransport, OAuthMode, OrgMcps,
+use super::session::{
+    ContactError, Listener, OpenStdio, Session, describe, fingerprint, needs_auth, open_session,
 };
+use super::stdio::StdioAllowList;
+use crate::outbound::Outbound;
+use crate::store::Store;
+use crate::store::mcps::{CachedTool, McpServer, McpStatus, OAuthMode, OrgMcps};
 use crate::store::oauth::TokenOwner;
 use crate::tools::org_cache::OrgCache;
 
@@ -50,8 +42,6 @@ pub const RETRY_FIRST: Duration = Duration::from_secs(5);
 pub const RETRY_MAX: Duration = Duration::from_secs(300);
 /// Open sessions at most; past it the least recently used one is closed.
 pub const MAX_SESSIONS: usize = 1024;
-/// Largest message a server may send (a JSON answer, an event, a line).
-pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 /// The error result of a call whose server could not be reached.
 pub const UNAVAILABLE: &str = "mcp server unavailable";
 /// The error result of a call that needs a token no one can give now.
@@ -63,54 +53,6 @@ struct SessionKey {
     server: McpServerId,
     /// The end user, for servers whose tokens are per user.
     user: Option<String>,
-}
-
-/// An open MCP session; closing it (dropping) ends the child of a stdio
-/// server with its process group.
-pub struct Session {
-    service: RunningService<RoleClient, Listener>,
-    _child: Option<StdioChild>,
-    /// The SHA-256 of the bearer token it was opened with, if any: a
-    /// refreshed token opens a new session.
-    bearer: Option<[u8; 32]>,
-}
-
-/// Why a contact failed.
-#[derive(Debug)]
-pub struct ContactError {
-    /// Words without URL, header or body.
-    pub reason: String,
-    /// The server answered 401: it wants a (new) token.
-    pub auth_required: bool,
-}
-
-impl From<String> for ContactError {
-    fn from(reason: String) -> Self {
-        Self {
-            reason,
-            auth_required: false,
-        }
-    }
-}
-
-impl ContactError {
-    fn of(error: &(dyn std::error::Error + 'static)) -> Self {
-        Self {
-            reason: describe(error),
-            auth_required: needs_auth(error),
-        }
-    }
-
-    fn authorization_required() -> Self {
-        Self {
-            reason: "authorization required".into(),
-            auth_required: true,
-        }
-    }
-}
-
-fn fingerprint(token: &SecretString) -> [u8; 32] {
-    Sha256::digest(token.expose_secret().as_bytes()).into()
 }
 
 /// Where a session is opened once, whoever asks first.
@@ -150,21 +92,6 @@ pub struct McpHub {
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding one of these leaves plain data behind.
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Told by a session of its server's notifications.
-pub struct Listener {
-    hub: Weak<McpHub>,
-    org: OrgId,
-    server: McpServerId,
-}
-
-impl ClientHandler for Listener {
-    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
-        if let Some(hub) = self.hub.upgrade() {
-            hub.refresh(self.org, self.server);
-        }
-    }
 }
 
 impl McpHub {
@@ -556,7 +483,24 @@ impl McpHub {
         {
             return Ok(Arc::clone(session));
         }
-        let session = tokio::time::timeout(timeout_of(server), self.open(server, bearer))
+        let listener = Listener {
+            hub: self.me.clone(),
+            org: server.org_id,
+            server: server.id,
+        };
+        let stdio = OpenStdio {
+            allow: &self.config.stdio_allow,
+            homes: &self.config.homes,
+        };
+        let opening = open_session(
+            &self.store,
+            &self.outbound,
+            &stdio,
+            listener,
+            server,
+            bearer,
+        );
+        let session = tokio::time::timeout(timeout_of(server), opening)
             .await
             .map_err(|_| {
                 ContactError::from(format!("{TIMEOUT_PREFIX} {} ms", server.timeout_ms))
@@ -608,166 +552,10 @@ impl McpHub {
     pub fn session_count(&self) -> usize {
         locked(&self.sessions).slots.len()
     }
-
-    async fn open(
-        &self,
-        server: &McpServer,
-        bearer: Option<&SecretString>,
-    ) -> Result<Session, ContactError> {
-        let sealed = server.clone();
-        let credentials = self
-            .store
-            .run(move |s| s.mcp_credentials(&sealed))
-            .await
-            .map_err(|_| {
-                ContactError::from("the server's credentials could not be opened".to_owned())
-            })?;
-        let listener = Listener {
-            hub: self.me.clone(),
-            org: server.org_id,
-            server: server.id,
-        };
-        let url = || server.url.as_deref().ok_or_else(|| "no url".to_owned());
-        let mut headers = header_map(&credentials)?;
-        if let Some(bearer) = bearer {
-            let mut value = HeaderValue::try_from(format!("Bearer {}", bearer.expose_secret()))
-                .map_err(|_| "the token is not a valid header value".to_owned())?;
-            value.set_sensitive(true);
-            headers.insert(reqwest::header::AUTHORIZATION, value);
-        }
-        let fingerprint = bearer.map(fingerprint);
-        match server.transport {
-            McpTransport::StreamableHttp => {
-                let (client, url) = self
-                    .outbound
-                    .client_for(url()?)
-                    .map_err(|e| e.to_string())?;
-                let headers = headers
-                    .into_iter()
-                    .filter_map(|(name, value)| Some((name?, value)))
-                    .collect();
-                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(headers)
-                    .max_json_response_size(MAX_MESSAGE_BYTES)
-                    .max_sse_event_size(MAX_MESSAGE_BYTES);
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                let service = listener
-                    .serve(transport)
-                    .await
-                    .map_err(|e| ContactError::of(&e))?;
-                Ok(Session {
-                    service,
-                    _child: None,
-                    bearer: fingerprint,
-                })
-            }
-            McpTransport::Sse => {
-                let transport = sse::connect(&self.outbound, url()?, headers)
-                    .await
-                    .map_err(|e| ContactError::of(&e))?;
-                let service = listener
-                    .serve(transport)
-                    .await
-                    .map_err(|e| ContactError::of(&e))?;
-                Ok(Session {
-                    service,
-                    _child: None,
-                    bearer: fingerprint,
-                })
-            }
-            McpTransport::Stdio => {
-                let command = server.command.as_deref().unwrap_or_default();
-                // Checked again at each start: the operator may have
-                // narrowed the list since the server was created.
-                if !self.config.stdio_allow.allows(command, &server.args) {
-                    return Err(ContactError::from(
-                        "the command is not on the operator's stdio allow-list".to_owned(),
-                    ));
-                }
-                let home = self.config.homes.join(server.id.to_string());
-                let (child, stdout, stdin) =
-                    stdio::spawn(command, &server.args, &credentials.env, &home).map_err(|_| {
-                        ContactError::from("the command could not be started".to_owned())
-                    })?;
-                let transport = AsyncRwTransport::new_client(stdout, stdin)
-                    .with_max_line_length(MAX_MESSAGE_BYTES);
-                let service = listener
-                    .serve(transport)
-                    .await
-                    .map_err(|e| ContactError::of(&e))?;
-                Ok(Session {
-                    service,
-                    _child: Some(child),
-                    bearer: fingerprint,
-                })
-            }
-        }
-    }
 }
 
 fn timeout_of(server: &McpServer) -> Duration {
     Duration::from_millis(u64::from(server.timeout_ms))
-}
-
-/// The credentials' headers as a header map (names and values were
-/// checked when they were written).
-fn header_map(credentials: &McpCredentials) -> Result<HeaderMap, String> {
-    let mut headers = HeaderMap::new();
-    for (name, value) in &credentials.headers {
-        let name = HeaderName::try_from(name.as_str())
-            .map_err(|_| "a credential header's name is not valid".to_owned())?;
-        let mut value = HeaderValue::try_from(value.as_str())
-            .map_err(|_| "a credential header's value is not valid".to_owned())?;
-        value.set_sensitive(true);
-        headers.insert(name, value);
-    }
-    Ok(headers)
-}
-
-/// Whether the server answered 401 somewhere in `error`'s chain.
-fn needs_auth(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause = Some(error);
-    while let Some(error) = cause {
-        if error.downcast_ref::<AuthRequiredError>().is_some()
-            || matches!(
-                error.downcast_ref::<SseError>(),
-                Some(SseError::Status(401))
-            )
-        {
-            return true;
-        }
-        cause = error.source();
-    }
-    false
-}
-
-/// Why a contact failed, in words that carry no URL, header or body: the
-/// SDK's errors may quote the URL (and its query), so only what is
-/// recognised in the error's chain is told.
-fn describe(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause = Some(error);
-    while let Some(error) = cause {
-        if let Some(error) = error.downcast_ref::<reqwest::Error>() {
-            return OutboundError::transport(error).to_string();
-        }
-        if let Some(error) = error.downcast_ref::<OutboundError>() {
-            return error.to_string();
-        }
-        if let Some(error) = error.downcast_ref::<SseError>() {
-            return error.to_string();
-        }
-        if let Some(error) = error.downcast_ref::<HttpStatusError>() {
-            return format!("http {}", error.status);
-        }
-        if error.downcast_ref::<AuthRequiredError>().is_some() {
-            return "http 401: authorization required".into();
-        }
-        if let Some(error) = error.downcast_ref::<std::io::Error>() {
-            return format!("i/o error: {}", error.kind());
-        }
-        cause = error.source();
-    }
-    "the server did not complete the MCP exchange".into()
 }
 
 #[cfg(test)]
@@ -810,13 +598,5 @@ mod tests {
         });
         assert_eq!(hub.session_count(), MAX_SESSIONS);
         assert!(Arc::ptr_eq(&kept, &hub.slot(first)), "the recent one stays");
-    }
-
-    #[test]
-    fn failures_are_told_without_urls() {
-        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "at https://x/?k=s");
-        let told = describe(&io);
-        assert_eq!(told, "i/o error: connection refused");
-        assert!(!told.contains("k=s"));
     }
 }

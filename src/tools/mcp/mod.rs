@@ -9,6 +9,7 @@
 pub mod hub;
 pub mod oauth;
 pub mod results;
+pub mod session;
 mod sse;
 pub mod stdio;
 

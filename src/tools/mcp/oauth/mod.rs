@@ -19,19 +19,18 @@
 //! Every call goes through the outbound policy; no error carries a token,
 //! a code or a provider's text.
 
-use std::collections::HashMap;
+mod flows;
+
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::Utc;
 use confer_actors::{McpServerId, OrgId};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
+use self::flows::{Flow, Flows, challenge_of, random, same};
 use crate::outbound::{Outbound, read_capped};
 use crate::store::Store;
 use crate::store::mcps::McpServer;
@@ -100,104 +99,6 @@ pub struct Connected {
     pub server: McpServerId,
     pub server_name: String,
     pub owner: TokenOwner,
-}
-
-struct Flow {
-    org: OrgId,
-    server: McpServerId,
-    server_name: String,
-    resource: String,
-    owner: TokenOwner,
-    ticket: Option<String>,
-    verifier: String,
-    /// Set by `begin`; the callback must bring it back.
-    cookie: Option<String>,
-    provider_url: String,
-    registration: OAuthRegistration,
-    created: Instant,
-}
-
-#[derive(Default)]
-struct Flows {
-    /// By `state`.
-    by_state: HashMap<String, Flow>,
-    /// `ticket` → `state`, until the ticket is used.
-    tickets: HashMap<String, String>,
-}
-
-impl Flows {
-    fn remove(&mut self, state: &str) -> Option<Flow> {
-        let flow = self.by_state.remove(state)?;
-        if let Some(ticket) = &flow.ticket {
-            self.tickets.remove(ticket);
-        }
-        Some(flow)
-    }
-
-    /// Drops expired flows, then the oldest of `owner`'s (and of all) past
-    /// the bounds, to make room for one more.
-    fn make_room(&mut self, org: OrgId, owner: &TokenOwner) {
-        self.make_room_within(org, owner, MAX_FLOWS);
-    }
-
-    /// [`Self::make_room`] with `max_flows` flows in all at most.
-    fn make_room_within(&mut self, org: OrgId, owner: &TokenOwner, max_flows: usize) {
-        let expired: Vec<String> = self
-            .by_state
-            .iter()
-            .filter(|(_, f)| f.created.elapsed() > FLOW_TTL)
-            .map(|(s, _)| s.clone())
-            .collect();
-        for state in expired {
-            self.remove(&state);
-        }
-        loop {
-            let mine: Vec<(&String, &Flow)> = self
-                .by_state
-                .iter()
-                .filter(|(_, f)| f.org == org && &f.owner == owner)
-                .collect();
-            let oldest = if mine.len() >= MAX_FLOWS_PER_OWNER {
-                mine.iter()
-                    .min_by_key(|(_, f)| f.created)
-                    .map(|(s, _)| (*s).clone())
-            } else if self.by_state.len() >= max_flows {
-                self.by_state
-                    .iter()
-                    .min_by_key(|(_, f)| f.created)
-                    .map(|(s, _)| s.clone())
-            } else {
-                None
-            };
-            match oldest {
-                Some(state) => {
-                    self.remove(&state);
-                }
-                None => break,
-            }
-        }
-    }
-}
-
-/// A random URL-safe token of 32 bytes.
-fn random() -> Result<String, OAuthError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|_| fail("no randomness"))?;
-    Ok(URL_SAFE_NO_PAD.encode(bytes))
-}
-
-/// PKCE S256's challenge of `verifier`.
-pub fn challenge_of(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
-}
-
-/// Equal, in time independent of where they differ.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
 }
 
 /// `{origin}/.well-known/{name}{path}` (RFC 8615's insertion, as RFC 9728
@@ -709,15 +610,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pkce_s256_is_the_rfc_7636_example() {
-        // RFC 7636, appendix B.
-        assert_eq!(
-            challenge_of("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        );
-    }
-
-    #[test]
     fn metadata_urls_insert_the_well_known_part() {
         let url = url::Url::parse("https://mcp.example/tools/mcp").unwrap();
         assert_eq!(
@@ -729,76 +621,6 @@ mod tests {
             well_known(&root, "oauth-authorization-server"),
             "https://as.example/.well-known/oauth-authorization-server"
         );
-    }
-
-    fn flow(org: OrgId, owner: &TokenOwner, ticket: String) -> Flow {
-        Flow {
-            org,
-            server: McpServerId::new(),
-            server_name: String::new(),
-            resource: String::new(),
-            owner: owner.clone(),
-            ticket: Some(ticket),
-            verifier: String::new(),
-            cookie: None,
-            provider_url: String::new(),
-            registration: registration(),
-            created: Instant::now(),
-        }
-    }
-
-    fn registration() -> OAuthRegistration {
-        OAuthRegistration {
-            issuer: String::new(),
-            authorization_endpoint: String::new(),
-            token_endpoint: String::new(),
-            revocation_endpoint: None,
-            client_id: String::new(),
-            client_secret: None,
-            redirect_uri: String::new(),
-            scope: None,
-        }
-    }
-
-    #[test]
-    fn a_user_keeps_at_most_five_waiting_flows() {
-        let mut flows = Flows::default();
-        let org = OrgId::new();
-        let owner = TokenOwner::User("alice".into());
-        for n in 0..7 {
-            flows.make_room(org, &owner);
-            flows.tickets.insert(format!("t{n}"), format!("s{n}"));
-            flows
-                .by_state
-                .insert(format!("s{n}"), flow(org, &owner, format!("t{n}")));
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        assert_eq!(flows.by_state.len(), MAX_FLOWS_PER_OWNER);
-        assert!(!flows.by_state.contains_key("s0") && !flows.by_state.contains_key("s1"));
-        assert!(
-            !flows.tickets.contains_key("t0"),
-            "a cancelled flow's ticket goes too"
-        );
-        assert!(flows.by_state.contains_key("s6"));
-    }
-
-    #[test]
-    fn all_users_keep_at_most_the_global_bound_of_flows() {
-        // The same rule as MAX_FLOWS, at a bound a test reaches quickly
-        // (each start scans the flows: 10,000 starts would take seconds).
-        const BOUND: usize = 200;
-        let mut flows = Flows::default();
-        let org = OrgId::new();
-        for n in 0..=BOUND {
-            let owner = TokenOwner::User(format!("user-{n}"));
-            flows.make_room_within(org, &owner, BOUND);
-            flows.tickets.insert(format!("t{n}"), format!("s{n}"));
-            flows
-                .by_state
-                .insert(format!("s{n}"), flow(org, &owner, format!("t{n}")));
-        }
-        assert_eq!(flows.by_state.len(), BOUND);
-        assert_eq!(flows.tickets.len(), BOUND);
     }
 
     #[test]
