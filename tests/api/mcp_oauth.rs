@@ -315,6 +315,56 @@ async fn a_user_connects_through_the_challenge_and_the_next_turn_uses_their_toke
     assert_eq!(again["disconnected"], false);
 }
 
+/// An OpenAI stream whose one step calls `whoami` twice.
+fn two_whoami_calls() -> String {
+    use crate::mock::openai_chunk;
+    [
+        openai_chunk(
+            json!([{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": [
+                {"index": 0, "id": "call_a", "type": "function",
+                 "function": {"name": "notes__whoami", "arguments": "{}"}},
+                {"index": 1, "id": "call_b", "type": "function",
+                 "function": {"name": "notes__whoami", "arguments": "{}"}}]},
+                "finish_reason": null}]),
+            Value::Null,
+        ),
+        openai_chunk(
+            json!([{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]),
+            Value::Null,
+        ),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat()
+}
+
+#[tokio::test]
+async fn calls_of_one_step_share_one_refresh_of_a_rotating_token() {
+    let rig = Rig::start().await;
+    let erin = rig.user("erin");
+    let thread = erin.thread(&rig.agent, json!({})).await;
+    let redirect = challenge_of(&rig.whoami(&erin, &thread).await);
+    assert_eq!(browse(&redirect, "erin", true).await.0, 200);
+    // Two calls at once, each finding the token due (it lives 60 s): the
+    // provider accepts a refresh token once, so the refreshes must take
+    // turns (each then uses the refresh token the other got). Together
+    // they fail: the loser's refresh is refused, its token deleted, and the
+    // user asked again.
+    rig.vendor.push(Reply::stream(two_whoami_calls()));
+    rig.vendor.push(Reply::stream(openai_answer("ok", 5)));
+    let frames = erin.say(&thread, json!({"content": "twice"})).await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    assert!(
+        events_of(&frames, "auth_challenge").is_empty(),
+        "{frames:?}"
+    );
+    let results = events_of(&frames, "tool_result");
+    assert_eq!(results.len(), 2);
+    for result in results {
+        let token = result["result"]["result"].as_str().unwrap_or_default();
+        assert!(token.starts_with("at-erin-"), "{result}");
+    }
+}
+
 #[tokio::test]
 async fn a_token_the_server_refuses_asks_the_user_again() {
     let rig = Rig::start().await;

@@ -29,6 +29,7 @@ use confer_actors::{McpServerId, OrgId};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use self::flows::{Flow, Flows, challenge_of, random, same};
 use crate::outbound::{Outbound, read_capped};
@@ -44,6 +45,9 @@ pub const MAX_FLOWS_PER_OWNER: usize = 5;
 pub const MAX_FLOWS: usize = 10_000;
 /// A token this close to its expiry is refreshed before it is used.
 pub const REFRESH_BEFORE: chrono::TimeDelta = chrono::TimeDelta::minutes(2);
+/// Locks that serialize token reads and refreshes (by a hash of the server
+/// and owner).
+const REFRESH_STRIPES: usize = 64;
 /// The cookie that binds a flow to its browser.
 pub const COOKIE: &str = "__Host-confer_oauth";
 /// The callback's path under the public URL.
@@ -135,6 +139,10 @@ pub struct ManagedOAuth {
     /// Where users' browsers reach Confer (`CONFER_PUBLIC_URL`).
     public_url: String,
     flows: Mutex<Flows>,
+    /// One token's reads and refreshes at a time, per (server, owner)
+    /// stripe: the calls of one step run together, and a provider that
+    /// rotates refresh tokens accepts each one only once.
+    refreshing: Vec<tokio::sync::Mutex<()>>,
 }
 
 impl ManagedOAuth {
@@ -145,6 +153,9 @@ impl ManagedOAuth {
             outbound,
             public_url: public_url.trim_end_matches('/').to_owned(),
             flows: Mutex::default(),
+            refreshing: (0..REFRESH_STRIPES)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
         }
     }
 
@@ -478,6 +489,7 @@ impl ManagedOAuth {
         server: &McpServer,
         owner: &TokenOwner,
     ) -> Result<Option<SecretString>, OAuthError> {
+        let _one_at_a_time = self.stripe(server.id, owner).lock().await;
         let (org, id, who) = (server.org_id, server.id, owner.clone());
         let stored = self
             .store
@@ -519,6 +531,13 @@ impl ManagedOAuth {
                 Ok(None)
             }
         }
+    }
+
+    /// The lock of (server, owner)'s token.
+    fn stripe(&self, server: McpServerId, owner: &TokenOwner) -> &tokio::sync::Mutex<()> {
+        let digest = Sha256::digest(format!("{server}:{owner:?}").as_bytes());
+        let at = usize::from(digest[0]) % self.refreshing.len();
+        &self.refreshing[at]
     }
 
     async fn refresh(
