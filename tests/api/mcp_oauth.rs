@@ -470,6 +470,36 @@ async fn start_answers_a_begin_url_and_refuses_what_it_must() {
     let (status, page) = browse(started["authorization_url"].as_str().unwrap(), "boss", true).await;
     assert_eq!(status, 200);
     assert!(page.contains("for your organization"), "{page}");
+    // A flow whose server is deleted before its callback stores nothing.
+    let gone = rig
+        .admin
+        .post(
+            "/api/mcps",
+            json!({"name": "Gone", "url": format!("{}/mcp", rig.peer.base), "oauth": "per_user"}),
+        )
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let started = carol
+        .post(
+            "/api/mcps/managed-oauth/start",
+            json!({"mcpServerId": gone}),
+        )
+        .await
+        .expect(200);
+    rig.admin
+        .delete(&format!("/api/mcps/{gone}"))
+        .await
+        .expect(200);
+    let (status, page) = browse(
+        started["authorization_url"].as_str().unwrap(),
+        "carol",
+        true,
+    )
+    .await;
+    assert_eq!(status, 400, "{page}");
     // An unknown state stores nothing and says so.
     let browser = reqwest::Client::new();
     let page = browser

@@ -435,10 +435,21 @@ impl ManagedOAuth {
                 CallbackRefusal::ExchangeFailed
             })?;
         let (org, server, owner) = (flow.org, flow.server, flow.owner.clone());
-        self.store
-            .write(move |s| s.put_oauth_token(org, server, &owner, &token))
+        let stored = self
+            .store
+            .write(move |s| {
+                // A server deleted while its user was away keeps no token.
+                if s.mcp(org, server)?.is_none() {
+                    return Ok(false);
+                }
+                s.put_oauth_token(org, server, &owner, &token)?;
+                Ok(true)
+            })
             .await
             .map_err(|_| CallbackRefusal::ExchangeFailed)?;
+        if !stored {
+            return Err(CallbackRefusal::UnknownState);
+        }
         Ok(Connected {
             org: flow.org,
             server: flow.server,
