@@ -361,7 +361,14 @@ async fn a_running_turn_is_listed_as_running() {
         Duration::from_millis(300),
     ));
     let stream = api.open_stream(&thread, json!({"content": "Go"})).await;
-    let running = api.get("/api/logs?status=running").await.expect(200);
+    // The stream's headers may come before the turn has loaded its thread
+    // (when its trace starts): wait for it, while the answer is still paced.
+    let running =
+        crate::common::eventually(Duration::from_secs(5), "a running trace", async || {
+            let page = api.get("/api/logs?status=running").await.expect(200);
+            (!page["traces"].as_array().unwrap().is_empty()).then_some(page)
+        })
+        .await;
     assert_eq!(running["traces"].as_array().unwrap().len(), 1, "{running}");
     let id = running["traces"][0]["id"].as_str().unwrap().to_owned();
     let detail = api.get(&format!("/api/logs/{id}")).await.expect(200);

@@ -87,6 +87,23 @@ impl Turn {
             .clone()
             .unwrap_or_else(|| agent.default_model.clone());
         let route = engine.provider.route(&model);
+        // Listed as running from here: before the tools are gathered, which
+        // may wait for the store (the first turn of an org).
+        let trace = Box::new(TraceRecorder::start(
+            TraceStart {
+                org,
+                agent: agent.id,
+                thread: thread_id,
+                user_id: request.user_id.clone(),
+                model: model.clone(),
+                turn: number,
+                if_busy: request.if_busy,
+                otel_trace_id: request.otel_trace_id.clone(),
+                started: stamp,
+                payloads: engine.trace_payloads,
+            },
+            &engine.traces,
+        ));
         // Server-side tools a client-side tool of the same name shadows are
         // left out (the client's comes first, `tools.md` §4).
         let scope = ToolScope {
@@ -119,21 +136,6 @@ impl Turn {
         };
         let offered = gating::offer(&agent, profile, &client_tools, server_tools);
         let fallbacks_tried = super::fallback_step::fallback_cursor(&route.provider);
-        let trace = Box::new(TraceRecorder::start(
-            TraceStart {
-                org,
-                agent: agent.id,
-                thread: thread_id,
-                user_id: request.user_id.clone(),
-                model: model.clone(),
-                turn: number,
-                if_busy: request.if_busy,
-                otel_trace_id: request.otel_trace_id.clone(),
-                started: stamp,
-                payloads: engine.trace_payloads,
-            },
-            &engine.traces,
-        ));
         Ok(Self {
             engine,
             org,
