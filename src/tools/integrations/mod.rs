@@ -57,6 +57,15 @@ pub enum DbFailure {
     Database(String),
 }
 
+impl std::fmt::Display for DbFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Connect(why) => f.write_str(why),
+            Self::Database(state) => write!(f, "SQLSTATE {state}"),
+        }
+    }
+}
+
 impl DbFailure {
     fn of(error: &tokio_postgres::Error) -> Self {
         match error.as_db_error() {
@@ -190,10 +199,10 @@ impl IntegrationHub {
             .map_err(SchemaError::Connect)?;
         let rows = read_only(&client, SCHEMA_SQL, &[])
             .await
-            .map_err(|e| SchemaError::Connect(format!("{e:?}")))?;
+            .map_err(|e| SchemaError::Connect(DbFailure::of(&e).to_string()))?;
         let mut schema: Vec<Table> = Vec::new();
         for row in rows {
-            let text = |at: usize| row.get::<_, String>(at);
+            let text = |at: usize| text_at(&row, at);
             let name = text(0);
             if tables.is_some_and(|listed| !listed.contains(&name)) {
                 continue;
@@ -405,7 +414,7 @@ impl IntegrationHub {
         if count {
             let counted = rows
                 .first()
-                .map(|r| r.get::<_, String>(0))
+                .map(|r| text_at(r, 0))
                 .and_then(|t| t.parse::<i64>().ok())
                 .unwrap_or_default();
             return ToolOutput {
@@ -417,7 +426,7 @@ impl IntegrationHub {
         let mut size = 32;
         let mut truncated = false;
         for row in &rows {
-            let value = query::row(&row.get::<_, String>(0), &columns);
+            let value = query::row(&text_at(row, 0), &columns);
             size += value.to_string().len() + 1;
             if size > RESULT_CAP {
                 truncated = true;
@@ -430,6 +439,15 @@ impl IntegrationHub {
             is_error: false,
         }
     }
+}
+
+/// Column `at` of `row` as text ("" when null; every column Confer
+/// selects is text).
+fn text_at(row: &tokio_postgres::Row, at: usize) -> String {
+    row.try_get::<_, Option<String>>(at)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 /// Why a schema read failed.
