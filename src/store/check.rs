@@ -53,8 +53,7 @@ impl SledStore {
         self.check_thread_entries(&threads, &mut report)?;
         self.check_usage(&threads, &mut report)?;
         self.check_tools(&mut report)?;
-        self.check_mcps(&mut report)?;
-        self.check_integrations(&mut report)?;
+        self.check_slugged(&mut report)?;
         self.check_plans(&mut report)?;
         for problem in self.unopenable_secrets()? {
             report.problem(problem);
@@ -274,11 +273,13 @@ impl SledStore {
         )
     }
 
-    /// MCP servers and their slug index agree.
-    fn check_mcps(&self, report: &mut CheckReport) -> Result<(), StoreError> {
+    /// MCP servers and integrations agree with their slug indexes.
+    fn check_slugged(&self, report: &mut CheckReport) -> Result<(), StoreError> {
         let servers = count_decoded::<McpServer>(&self.mcps, "MCP server", report)?;
         report.counts.insert("mcp_servers", servers);
-        // org ++ slug → server id; the server's key is org ++ id.
+        let integrations = count_decoded::<Integration>(&self.integrations, "integration", report)?;
+        report.counts.insert("integrations", integrations);
+        // org ++ slug → id; the record's key is org ++ id.
         let slugs = |key: &[u8], id: &[u8]| [key.get(..16).unwrap_or_default(), id].concat();
         check_index(
             &self.mcp_slugs,
@@ -287,18 +288,11 @@ impl SledStore {
             slugs,
             "MCP server slug",
             report,
-        )
-    }
-
-    /// Integrations and their slug index agree.
-    fn check_integrations(&self, report: &mut CheckReport) -> Result<(), StoreError> {
-        let count = count_decoded::<Integration>(&self.integrations, "integration", report)?;
-        report.counts.insert("integrations", count);
-        let slugs = |key: &[u8], id: &[u8]| [key.get(..16).unwrap_or_default(), id].concat();
+        )?;
         check_index(
             &self.integration_slugs,
             &self.integrations,
-            count,
+            integrations,
             slugs,
             "integration slug",
             report,

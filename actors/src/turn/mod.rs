@@ -249,11 +249,9 @@ struct Turn {
     /// The turn's trace, recorded as its steps end (boxed: the turn task
     /// holds the turn inline, see `a_turn_task_stays_small`).
     trace: Box<TraceRecorder>,
-    /// Names of the built-in, integration and MCP server-side tools
-    /// offered (the others are webhooks), for the tool spans' `tool_kind`.
-    builtin_tools: Vec<String>,
-    integration_tools: Vec<String>,
-    mcp_tools: Vec<String>,
+    /// The kind of each server-side tool offered (`builtin`, `webhook`,
+    /// `integration`, `mcp`), for the tool spans' `tool_kind`.
+    tool_kinds: Vec<(String, &'static str)>,
 }
 
 /// Runs one turn to its `done`; returns the context to cache for the next

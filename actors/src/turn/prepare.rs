@@ -116,14 +116,19 @@ impl Turn {
             notes: std::sync::Arc::default(),
         };
         let server_tools = engine.tools.offered(&scope).await;
-        let names = |tools: &[crate::provider::ToolDefinition]| -> Vec<String> {
-            tools.iter().map(|t| t.name.clone()).collect()
-        };
-        let (builtin_tools, integration_tools, mcp_tools) = (
-            names(&server_tools.builtin),
-            names(&server_tools.integration),
-            names(&server_tools.mcp),
-        );
+        // Each server-side tool's kind, by name (the first kind wins, as
+        // in the offer).
+        let mut kinds: std::collections::HashMap<String, &'static str> = Default::default();
+        for (tools, kind) in [
+            (&server_tools.builtin, "builtin"),
+            (&server_tools.org, "webhook"),
+            (&server_tools.integration, "integration"),
+            (&server_tools.mcp, "mcp"),
+        ] {
+            for tool in tools {
+                kinds.entry(tool.name.clone()).or_insert(kind);
+            }
+        }
         let profile = gating::effective_profile(
             request.tool_profile.as_deref(),
             thread.active_profile.as_deref(),
@@ -135,6 +140,17 @@ impl Turn {
             request.tools.clone()
         };
         let offered = gating::offer(&agent, profile, &client_tools, server_tools);
+        // `propose_profile_switch` is added by the offer: built-in.
+        let tool_kinds = offered
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    kinds.get(&t.name).copied().unwrap_or("builtin"),
+                )
+            })
+            .collect();
         let fallbacks_tried = super::fallback_step::fallback_cursor(&route.provider);
         Ok(Self {
             engine,
@@ -169,9 +185,7 @@ impl Turn {
             spent: Usage::default(),
             fallbacks_tried,
             trace,
-            builtin_tools,
-            integration_tools,
-            mcp_tools,
+            tool_kinds,
         })
     }
 

@@ -50,18 +50,13 @@ impl Turn {
 
     /// A server-side call's span, and its metric.
     fn trace_tool(&mut self, call: &ToolCall, ran: &RanCall) {
-        let is_server = self.server_tools.iter().any(|t| t.name == call.name);
-        let kind = if call.name == PROPOSE_PROFILE_SWITCH || self.builtin_tools.contains(&call.name)
-        {
+        let kind = if call.name == PROPOSE_PROFILE_SWITCH {
             "builtin"
-        } else if self.integration_tools.contains(&call.name) {
-            "integration"
-        } else if self.mcp_tools.contains(&call.name) {
-            "mcp"
-        } else if is_server {
-            "webhook"
         } else {
-            "client"
+            self.tool_kinds
+                .iter()
+                .find(|(name, _)| *name == call.name)
+                .map_or("client", |(_, kind)| kind)
         };
         let is_error = ran.output.is_error;
         turn_metrics::tool_call(kind, ran.output.outcome());

@@ -7,98 +7,26 @@
 pub mod attachments;
 pub mod oauth;
 mod rules;
+mod views;
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use confer_actors::McpServerId;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::extract::{JsonBody, Patch};
-use super::timestamp;
 use crate::auth::{Admin, Caller, Member};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::mcps::{
-    McpSecrets, McpServer, McpStatus, McpTransport, OAuthClient, OAuthMode, slug_of,
-};
+use crate::store::mcps::{McpSecrets, McpServer, McpStatus, McpTransport, OAuthMode, slug_of};
 
 use self::rules::{
-    CredentialsBody, DEFAULT_TIMEOUT_MS, OAuthClientBody, credentials, parse_oauth,
-    parse_transport, validate_name, validate_oauth_client, validate_timeout, validate_tool_list,
+    CredentialsBody, DEFAULT_TIMEOUT_MS, OAuthClientBody, check_stdio, credentials, oauth_client,
+    parse_oauth, parse_transport, validate_name, validate_timeout, validate_tool_list,
     validate_url,
 };
-
-/// A tool of a server's last listing, as shown.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct ListedTool {
-    name: String,
-    description: Option<String>,
-}
-
-/// An MCP server as admins and members see it (never its secrets).
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct McpView {
-    id: String,
-    org_id: String,
-    name: String,
-    slug: String,
-    transport: &'static str,
-    url: Option<String>,
-    command: Option<String>,
-    args: Vec<String>,
-    has_credentials: bool,
-    allowed_tools: Option<Vec<String>>,
-    oauth: &'static str,
-    oauth_client_id: Option<String>,
-    timeout_ms: u32,
-    status: &'static str,
-    last_error: Option<String>,
-    tools_cache: Vec<ListedTool>,
-    tools_refreshed_at: Option<String>,
-    created_at: String,
-    updated_at: String,
-}
-
-pub(crate) fn listed(server: &McpServer) -> Vec<ListedTool> {
-    server
-        .tools_cache
-        .iter()
-        .map(|t| ListedTool {
-            name: t.name.clone(),
-            description: t.description.clone(),
-        })
-        .collect()
-}
-
-fn view(server: McpServer) -> McpView {
-    McpView {
-        tools_cache: listed(&server),
-        id: server.id.to_string(),
-        org_id: server.org_id.to_string(),
-        name: server.name,
-        slug: server.slug,
-        transport: server.transport.as_str(),
-        url: server.url,
-        command: server.command,
-        args: server.args,
-        has_credentials: server.credentials.is_some(),
-        allowed_tools: server.allowed_tools,
-        oauth: server.oauth.as_str(),
-        oauth_client_id: server.oauth_client.map(|c| c.client_id),
-        timeout_ms: server.timeout_ms,
-        status: server.status.as_str(),
-        last_error: server.last_error,
-        tools_refreshed_at: server.tools_refreshed_at.map(timestamp),
-        created_at: timestamp(server.created_at),
-        updated_at: timestamp(server.updated_at),
-    }
-}
-
-/// The `GET /api/mcps` answer.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct McpList {
-    mcps: Vec<McpView>,
-}
+pub use self::views::{ListedTool, McpList, McpView, Tested};
+use self::views::{listed, view};
 
 /// `POST /api/mcps` body.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -141,51 +69,6 @@ pub struct UpdateMcp {
     #[schema(value_type = Option<OAuthClientBody>)]
     oauth_client: Patch<OAuthClientBody>,
     timeout_ms: Option<i64>,
-}
-
-/// The `POST /api/mcps/{id}/test` answer.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Tested {
-    ok: bool,
-    tools: Vec<ListedTool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
-/// A stdio command line: only a platform admin's, only one the operator
-/// allow-listed.
-fn check_stdio(
-    state: &AppState,
-    caller: &Caller,
-    command: &str,
-    args: &[String],
-) -> Result<(), ApiError> {
-    if !caller.api_key().is_some_and(|key| key.platform_admin) {
-        return Err(ApiError::Forbidden(
-            "stdio MCP servers are created and changed by platform admins only".into(),
-        ));
-    }
-    if !state.mcps.stdio_allow().allows(command, args) {
-        return Err(ApiError::invalid(
-            "command",
-            "this command line (command and args) is not on the operator's \
-             CONFER_MCP_STDIO_ALLOW list",
-        ));
-    }
-    Ok(())
-}
-
-fn oauth_client(body: Option<&OAuthClientBody>) -> Result<Option<OAuthClient>, ApiError> {
-    body.map(|client| {
-        validate_oauth_client(client)?;
-        Ok(OAuthClient {
-            client_id: client.client_id.trim().to_owned(),
-            // Sealed by the store from `McpSecrets`.
-            client_secret: None,
-            scope: client.scope.clone(),
-        })
-    })
-    .transpose()
 }
 
 /// `GET /api/mcps`: the org's servers, oldest first.

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::mcps::{McpCredentials, McpTransport, OAuthMode};
+use crate::store::mcps::{McpCredentials, McpTransport, OAuthClient, OAuthMode};
 
 const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 1_000..=120_000;
 /// A server's timeout when its creation names none.
@@ -165,4 +166,42 @@ pub(super) fn validate_oauth_client(client: &OAuthClientBody) -> Result<(), ApiE
         ));
     }
     Ok(())
+}
+
+/// A stdio command line: only a platform admin's, only one the operator
+/// allow-listed.
+pub(super) fn check_stdio(
+    state: &AppState,
+    caller: &Caller,
+    command: &str,
+    args: &[String],
+) -> Result<(), ApiError> {
+    if !caller.api_key().is_some_and(|key| key.platform_admin) {
+        return Err(ApiError::Forbidden(
+            "stdio MCP servers are created and changed by platform admins only".into(),
+        ));
+    }
+    if !state.mcps.stdio_allow().allows(command, args) {
+        return Err(ApiError::invalid(
+            "command",
+            "this command line (command and args) is not on the operator's \
+             CONFER_MCP_STDIO_ALLOW list",
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn oauth_client(
+    body: Option<&OAuthClientBody>,
+) -> Result<Option<OAuthClient>, ApiError> {
+    body.map(|client| {
+        validate_oauth_client(client)?;
+        Ok(OAuthClient {
+            client_id: client.client_id.trim().to_owned(),
+            // Sealed by the store from `McpSecrets`.
+            client_secret: None,
+            scope: client.scope.clone(),
+        })
+    })
+    .transpose()
 }

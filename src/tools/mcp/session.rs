@@ -125,7 +125,7 @@ pub(super) async fn open_session(
         headers.insert(reqwest::header::AUTHORIZATION, value);
     }
     let fingerprint = bearer.map(fingerprint);
-    match server.transport {
+    let (service, child) = match server.transport {
         McpTransport::StreamableHttp => {
             let (client, url) = outbound.client_for(url()?).map_err(|e| e.to_string())?;
             let headers = headers
@@ -137,29 +137,13 @@ pub(super) async fn open_session(
                 .max_json_response_size(MAX_MESSAGE_BYTES)
                 .max_sse_event_size(MAX_MESSAGE_BYTES);
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            let service = listener
-                .serve(transport)
-                .await
-                .map_err(|e| ContactError::of(&e))?;
-            Ok(Session {
-                service,
-                _child: None,
-                bearer: fingerprint,
-            })
+            (serve(listener, transport).await?, None)
         }
         McpTransport::Sse => {
             let transport = sse::connect(outbound, url()?, headers)
                 .await
                 .map_err(|e| ContactError::of(&e))?;
-            let service = listener
-                .serve(transport)
-                .await
-                .map_err(|e| ContactError::of(&e))?;
-            Ok(Session {
-                service,
-                _child: None,
-                bearer: fingerprint,
-            })
+            (serve(listener, transport).await?, None)
         }
         McpTransport::Stdio => {
             let command = server.command.as_deref().unwrap_or_default();
@@ -177,17 +161,29 @@ pub(super) async fn open_session(
                 })?;
             let transport =
                 AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_MESSAGE_BYTES);
-            let service = listener
-                .serve(transport)
-                .await
-                .map_err(|e| ContactError::of(&e))?;
-            Ok(Session {
-                service,
-                _child: Some(child),
-                bearer: fingerprint,
-            })
+            (serve(listener, transport).await?, Some(child))
         }
-    }
+    };
+    Ok(Session {
+        service,
+        _child: child,
+        bearer: fingerprint,
+    })
+}
+
+/// The MCP handshake over `transport`, as a client.
+async fn serve<T, E, A>(
+    listener: Listener,
+    transport: T,
+) -> Result<RunningService<RoleClient, Listener>, ContactError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    listener
+        .serve(transport)
+        .await
+        .map_err(|e| ContactError::of(&e))
 }
 
 /// The credentials' headers as a header map (names and values were
