@@ -137,5 +137,130 @@ fn analytics_benches(c: &mut Criterion) {
     });
 }
 
+/// `GET /api/logs` on a store of a million traces over 90 days (one org,
+/// 5 agents, 5,000 users, 50,000 threads): a page of the org (the newest
+/// day's index), of a user (200 traces, about a quarter of the days), of a
+/// thread whose 20 traces are spread over the 90 days (every day's index),
+/// and one trace by id (docs/performance.md).
+fn logs_benches(c: &mut Criterion) {
+    use confer::store::traces::{TraceQuery, TraceScope};
+    use confer_actors::trace::{SpanAttributes, SpanKind, Stamp, TraceRecorder, TraceStart};
+    use confer_actors::{
+        AgentId, Metadata, OrgId, RunningTraces, TraceId, TraceRecord, TraceStatus,
+    };
+
+    let traces: usize = std::env::var("LOGS_BENCH_TRACES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(dir.path()).expect("store");
+    let org = OrgId::new();
+    let agents: Vec<AgentId> = (0..5).map(|_| AgentId::new()).collect();
+    let threads: Vec<ThreadId> = (0..50_000).map(|_| ThreadId::new()).collect();
+    let rare = ThreadId::new();
+    // A finished turn's trace: admission, resolver, one model call, store.
+    let template = {
+        let running = std::sync::Arc::new(RunningTraces::default());
+        let mut recorder = TraceRecorder::start(
+            TraceStart {
+                org,
+                agent: agents[0],
+                thread: threads[0],
+                user_id: "user-0".into(),
+                model: "openai/gpt-4.1".into(),
+                turn: 1,
+                if_busy: None,
+                otel_trace_id: None,
+                started: Stamp::now(),
+                payloads: false,
+            },
+            &running,
+        );
+        let root = recorder.root();
+        for kind in [SpanKind::Admission, SpanKind::Resolver, SpanKind::Llm] {
+            let attributes = SpanAttributes {
+                provider: Some("openai".into()),
+                model: Some("gpt-4.1".into()),
+                key_source: Some("platform".into()),
+                input_tokens: Some(1200),
+                output_tokens: Some(300),
+                ..SpanAttributes::default()
+            };
+            recorder.span(root, kind, "step", Stamp::now(), attributes, None);
+        }
+        recorder.finish(
+            TraceStatus::Ok,
+            None,
+            "openai/gpt-4.1".into(),
+            Metadata::new(),
+        )
+    };
+    let now = Utc::now();
+    let span = chrono::TimeDelta::days(90)
+        .num_microseconds()
+        .expect("90 days") as u64;
+    let mut probe = None;
+    for i in 0..traces {
+        let started =
+            now - chrono::TimeDelta::microseconds((span / traces as u64 * i as u64) as i64);
+        let ts = uuid::Timestamp::from_unix(
+            uuid::NoContext,
+            started.timestamp() as u64,
+            started.timestamp_subsec_nanos(),
+        );
+        let mut record: TraceRecord = template.clone();
+        let trace = &mut record.trace;
+        trace.id = TraceId::from_bytes(*uuid::Uuid::new_v7(ts).as_bytes());
+        trace.started_at = started;
+        trace.agent_id = agents[i % agents.len()];
+        trace.user_id = format!("user-{}", i % 5_000);
+        trace.thread_id = if i % (traces / 20) == 7 {
+            rare
+        } else {
+            threads[i % threads.len()]
+        };
+        if i == traces / 2 {
+            probe = Some(trace.id);
+        }
+        store.with_inner(|s| s.store_trace(record)).expect("trace");
+    }
+    store.flush_now().expect("flush");
+    let page = |before| TraceQuery {
+        agent: None,
+        status: None,
+        q: None,
+        since: None,
+        until: None,
+        before,
+        limit: 50,
+    };
+    let label = |what: &str| format!("logs: {what}, {traces} traces over 90 days");
+    for (what, scope) in [
+        ("a page of the org", TraceScope::Org(org)),
+        ("a page of a user", TraceScope::User(org, "user-42")),
+        ("the 20 traces of a thread", TraceScope::Thread(rare)),
+    ] {
+        c.bench_function(&label(what), |b| {
+            b.iter(|| {
+                black_box(
+                    store
+                        .with_inner(|s| s.traces(&scope, &page(None)))
+                        .expect("page"),
+                )
+            });
+        });
+    }
+    let probe = probe.expect("a probe");
+    c.bench_function(&label("one trace by id"), |b| {
+        b.iter(|| black_box(store.with_inner(|s| s.trace(probe)).expect("trace")));
+    });
+}
+
 criterion_group!(benches, store_benches, analytics_benches);
-criterion_main!(benches);
+criterion_group! {
+    name = logs;
+    config = Criterion::default().sample_size(10);
+    targets = logs_benches
+}
+criterion_main!(benches, logs);

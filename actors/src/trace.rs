@@ -1,6 +1,7 @@
 //! A turn's trace (`observability.md`): the [`Trace`] header and its
 //! [`Span`]s, recorded by the turn as its steps run ([`TraceRecorder`]) and
-//! stored with its answer, in the same transaction. A running turn's header
+//! stored with its answer (made durable by the flush that acknowledges
+//! it). A running turn's header
 //! is kept in [`RunningTraces`] until the turn ends, so the logs can list it
 //! as `running`.
 
@@ -210,7 +211,7 @@ pub struct TraceRecord {
 
 impl TraceRecord {
     /// Ends the trace, its root span and its `store_commit` span at `now`,
-    /// when the store writes it (in the transaction of the answer, so the
+    /// when the store writes it (with the answer, so the
     /// flush after it is not in them); `bytes` is the write's size.
     pub fn seal(&mut self, bytes: u64, now: DateTime<Utc>) {
         let ms = |from: DateTime<Utc>| {

@@ -13,7 +13,8 @@ use crate::error::ApiError;
 use crate::observability::aggregate::DayAggregate;
 use crate::observability::analytics::{self, Analytics, DayEntry, Period};
 use crate::state::AppState;
-use crate::store::keys::{TraceScope, day_number};
+use crate::store::keys::day_number;
+use crate::store::traces::TraceScope;
 
 /// `GET /api/analytics` query.
 #[derive(Deserialize, utoipa::IntoParams)]

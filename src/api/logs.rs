@@ -12,8 +12,8 @@ use super::page_limit;
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::keys::TraceScope;
 use crate::store::traces::TraceQuery;
+use crate::store::traces::TraceScope;
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 200;

@@ -36,13 +36,10 @@
 //! | `agent_integrations` | org ++ agent ++ integration                 | `IntegrationAttachment` |
 //! | `plans`            | org ++ plan                                   | `Plan` with its todos |
 //! | `plans_by_thread`  | thread ++ created µs BE ++ plan               | org              |
-//! | `traces`           | trace                                         | `TraceRecord`    |
-//! | `trace_index`      | scope tag ++ scope ++ started µs BE ++ trace  | empty            |
 //! | `trace_days`       | org ++ day BE (u32, days since 1970) ++ agent ++ model (UTF-8) | `DayAggregate` (binary, merged) |
 //!
-//! `trace_index` holds four indexes of the traces, by the tag byte
-//! ([`TraceScope`]): per org, per (org, agent), per (org, user hash) and
-//! per thread.
+//! Traces and their indexes are not in sled: see `traces` (files under
+//! `traces/`).
 //!
 //! A message or context entry over 32 KiB is a stub naming its file under
 //! `values/{thread}/` (see `values`).
@@ -96,46 +93,7 @@ pub mod trees {
     pub const AGENT_INTEGRATIONS: &str = "agent_integrations";
     pub const PLANS: &str = "plans";
     pub const PLANS_BY_THREAD: &str = "plans_by_thread";
-    pub const TRACES: &str = "traces";
-    pub const TRACE_INDEX: &str = "trace_index";
     pub const TRACE_DAYS: &str = "trace_days";
-}
-
-/// Which of the trace indexes a `trace_index` key belongs to.
-#[derive(Clone, Debug)]
-pub enum TraceScope<'a> {
-    Org(OrgId),
-    Agent(OrgId, AgentId),
-    User(OrgId, &'a str),
-    Thread(ThreadId),
-}
-
-impl TraceScope<'_> {
-    /// The index prefix of the scope: its tag byte and its IDs.
-    pub fn prefix(&self) -> Vec<u8> {
-        use sha2::{Digest, Sha256};
-        let mut key = Vec::with_capacity(49);
-        match self {
-            Self::Org(org) => {
-                key.push(0);
-                key.extend_from_slice(org.as_bytes());
-            }
-            Self::Agent(org, agent) => {
-                key.push(1);
-                key.extend_from_slice(&pair(org.as_bytes(), agent.as_bytes()));
-            }
-            Self::User(org, user) => {
-                key.push(2);
-                key.extend_from_slice(org.as_bytes());
-                key.extend_from_slice(&Sha256::digest(user.as_bytes())[..16]);
-            }
-            Self::Thread(thread) => {
-                key.push(3);
-                key.extend_from_slice(thread.as_bytes());
-            }
-        }
-        key
-    }
 }
 
 /// Days since 1970-01-01 of an instant (UTC).

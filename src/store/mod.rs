@@ -160,9 +160,9 @@ pub struct SledStore {
     agent_integrations: Tree,
     plans: Tree,
     plans_by_thread: Tree,
-    /// Traces, their indexes and the per-day analytics (see `traces`).
-    traces: Tree,
-    trace_index: Tree,
+    /// Traces and their indexes, in files of their own (see `traces`).
+    trace_files: Arc<traces::TraceFiles>,
+    /// The per-day analytics aggregates.
     trace_days: Tree,
     /// Day aggregates waiting for the next flush (see `day_merges`).
     day_merges: Arc<day_merges::DayMerges>,
@@ -224,6 +224,18 @@ impl SledStore {
         trace_days.set_merge_operator(crate::observability::aggregate::merge_operator);
         let day_merges = Arc::new(day_merges::DayMerges::new(trace_days.clone()));
         let merging = Arc::clone(&day_merges);
+        // Traces were kept in sled by earlier builds of this version.
+        for stale in ["traces", "trace_index"] {
+            if db
+                .tree_names()
+                .iter()
+                .any(|name| name.as_ref() == stale.as_bytes())
+            {
+                db.drop_tree(stale).map_err(engine)?;
+            }
+        }
+        let trace_files = Arc::new(traces::TraceFiles::open(dir)?);
+        let syncing = Arc::clone(&trace_files);
         Ok(Self {
             orgs: tree(trees::ORGS)?,
             org_clocks: tree(trees::ORG_CLOCKS)?,
@@ -260,8 +272,7 @@ impl SledStore {
             agent_integrations: tree(trees::AGENT_INTEGRATIONS)?,
             plans: tree(trees::PLANS)?,
             plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
-            traces: tree(trees::TRACES)?,
-            trace_index: tree(trees::TRACE_INDEX)?,
+            trace_files,
             trace_days,
             day_merges,
             trace_retention_days: std::sync::atomic::AtomicU32::new(DEFAULT_TRACE_RETENTION_DAYS),
@@ -271,7 +282,10 @@ impl SledStore {
                 db.clone(),
                 log.try_clone().map_err(io)?,
                 dir.join(durability::BLOB_DIR),
-                Box::new(move || merging.drain()),
+                Box::new(move || {
+                    merging.drain()?;
+                    syncing.sync()
+                }),
             )
             .map_err(io)?,
             purger: Purger::idle(),

@@ -7,8 +7,8 @@
 //! markers alone (no sweep of the store). Usage records and analytics
 //! aggregates outlive the thread; its traces go with it.
 //!
-//! The same worker sweeps traces past their retention (`traces`) at start
-//! and every [`SWEEP_INTERVAL`].
+//! The same worker removes the days of traces past their retention
+//! (`traces`) at start and every [`SWEEP_INTERVAL`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};

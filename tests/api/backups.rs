@@ -137,6 +137,24 @@ async fn a_backup_taken_during_50_streams_restores_every_acknowledged_message() 
     let present = exported_message_ids(&export);
     let missing: Vec<_> = acknowledged.difference(&present).collect();
     assert!(missing.is_empty(), "lost by the backup: {missing:?}");
+    // The traces of the turns acknowledged before it came along.
+    let org = api.org_id().await.parse().unwrap();
+    let store = confer::store::Store::open(&restored).unwrap();
+    let query = confer::store::traces::TraceQuery {
+        agent: None,
+        status: None,
+        q: None,
+        since: None,
+        until: None,
+        before: None,
+        limit: 200,
+    };
+    let traces = store
+        .with_inner(|s| s.traces(&confer::store::traces::TraceScope::Org(org), &query))
+        .unwrap()
+        .traces;
+    assert!(traces.len() >= 50, "{} traces restored", traces.len());
+    drop(store);
 
     // The same check through the running server.
     let out = Command::new(env!("CARGO_BIN_EXE_confer"))

@@ -274,6 +274,23 @@ async fn the_logs_and_analytics_show_a_mix_of_turns() {
         .await
         .expect_error(400, "BAD_REQUEST");
 
+    // Killed and started again: every acknowledged turn's trace is listed,
+    // spans and all (the trace files are synced by the flush that
+    // acknowledges the answer, and made whole at start).
+    let listed = ids(&api.get("/api/logs").await.expect(200));
+    let first = api
+        .get(&format!("/api/logs/{}", listed[0]))
+        .await
+        .expect(200);
+    let server = server.kill_and_restart();
+    let api = server.admin();
+    assert_eq!(ids(&api.get("/api/logs").await.expect(200)), listed);
+    let again = api
+        .get(&format!("/api/logs/{}", listed[0]))
+        .await
+        .expect(200);
+    assert_eq!(again, first);
+
     // A deleted thread's traces go (in the background); the analytics stay.
     api.delete(&format!("/api/threads/{thread}"))
         .await

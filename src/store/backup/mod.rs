@@ -74,6 +74,10 @@ pub struct Manifest {
     pub counts: BTreeMap<String, u64>,
     /// Files of large values.
     pub value_files: u64,
+    /// Trace files (logs and indexes; absent in backups made before they
+    /// were files).
+    #[serde(default)]
+    pub trace_files: u64,
     /// Whether the secret key is in the archive.
     pub secret_key: bool,
     /// SHA-256 (hex) of each entry, by path.
@@ -196,6 +200,7 @@ impl SledStore {
             counts.insert(name, count);
         }
         let value_files = self.archive_value_files(&mut archive)?;
+        let trace_files = self.archive_trace_files(&mut archive)?;
         drop(quiet);
         if with_key {
             archive.add(KEY_FILE, self.secrets.key_text().expose_secret().as_bytes())?;
@@ -208,6 +213,7 @@ impl SledStore {
             created_at,
             counts,
             value_files,
+            trace_files,
             secret_key: with_key,
             checksum: checksum(&archive.entries),
             entries: archive.entries.clone(),
@@ -221,6 +227,21 @@ impl SledStore {
         let mut out = encoder.finish().map_err(io("ending zstd"))?;
         out.flush().map_err(io("writing the backup"))?;
         Ok(manifest)
+    }
+
+    /// Adds every file under `traces/`; returns how many.
+    fn archive_trace_files<W: Write>(
+        &self,
+        archive: &mut ArchiveWriter<W>,
+    ) -> Result<u64, BackupError> {
+        let mut files = 0;
+        for (name, path) in self.trace_files.archived()? {
+            let opened = std::fs::File::open(path).map_err(io("reading a trace file"))?;
+            let size = opened.metadata().map_err(io("reading a trace file"))?.len();
+            archive.add_from(&name, size, opened)?;
+            files += 1;
+        }
+        Ok(files)
     }
 
     /// Adds every file under `values/`; returns how many.

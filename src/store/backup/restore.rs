@@ -13,6 +13,7 @@ use super::{
 use crate::secrets::KEY_FILE;
 use crate::store::engine;
 use crate::store::format::STORE_FORMAT;
+use crate::store::traces::TRACES_DIR;
 use crate::store::values::VALUES_DIR;
 
 /// The archive in a backup file.
@@ -163,7 +164,10 @@ fn write_restored(path: &Path, dir: &Path) -> Result<(), BackupError> {
                 .read_to_end(&mut chunk)
                 .map_err(io(format!("reading {text}")))?;
             tree.apply_batch(records(&chunk, &text)?).map_err(engine)?;
-        } else if text.starts_with(&format!("{VALUES_DIR}/")) || text == KEY_FILE {
+        } else if text.starts_with(&format!("{VALUES_DIR}/"))
+            || text.starts_with(&format!("{TRACES_DIR}/"))
+            || text == KEY_FILE
+        {
             // Only the names this module writes: no `..`, no absolute path.
             if name
                 .components()

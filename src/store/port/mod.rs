@@ -102,8 +102,6 @@ impl ThreadStore for SledStore {
             &self.usage_by_thread,
             &self.usage_by_agent,
             &self.org_clocks,
-            &self.traces,
-            &self.trace_index,
         );
         let mut trace_write = None;
         let stored = loop {
@@ -188,9 +186,6 @@ impl ThreadStore for SledStore {
                             message_id: answer,
                             ..record.clone()
                         })?;
-                    }
-                    if let Some(write) = &trace_write {
-                        write.insert(&t.10, &t.11)?;
                     }
                     Ok(true)
                 })

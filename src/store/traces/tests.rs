@@ -1,0 +1,394 @@
+//! The trace store: listing, paging, removal, the files after a crash.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use confer_actors::trace::{Stamp, TraceRecorder, TraceStart};
+use confer_actors::{AgentId, Metadata, RunningTraces, ThreadAppend, ThreadStore};
+
+use super::*;
+use crate::store::{reopen_for_test, test_thread};
+
+fn finished(org: OrgId, agent: AgentId, thread: ThreadId, user: &str) -> TraceRecord {
+    let running = Arc::new(RunningTraces::default());
+    let mut recorder = TraceRecorder::start(
+        TraceStart {
+            org,
+            agent,
+            thread,
+            user_id: user.into(),
+            model: "gpt-4.1".into(),
+            turn: 1,
+            if_busy: None,
+            otel_trace_id: None,
+            started: Stamp::now(),
+            payloads: false,
+        },
+        &running,
+    );
+    recorder.finish(TraceStatus::Ok, None, "gpt-4.1".into(), Metadata::new())
+}
+
+fn query(limit: usize) -> TraceQuery {
+    TraceQuery {
+        agent: None,
+        status: None,
+        q: None,
+        since: None,
+        until: None,
+        before: None,
+        limit,
+    }
+}
+
+#[test]
+fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = reopen_for_test(dir.path());
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let thread = test_thread(org, agent, "alice");
+    let mut ids = Vec::new();
+    for user in ["alice", "bob", "alice"] {
+        let record = finished(org, agent, thread.id, user);
+        ids.push(record.trace.id);
+        let write = ThreadAppend {
+            trace: Some(Box::new(record)),
+            ..ThreadAppend::default()
+        };
+        store.append(thread.id, write).unwrap();
+    }
+    let all = store.traces(&TraceScope::Org(org), &query(10)).unwrap();
+    let listed: Vec<TraceId> = all.traces.iter().map(|t| t.id).collect();
+    assert_eq!(listed, [ids[2], ids[1], ids[0]], "newest first");
+    assert!(all.next.is_none());
+    // The store span was ended and sized by the write.
+    let stored = store.trace(ids[0]).unwrap().unwrap();
+    assert!(stored.trace.ended_at.is_some());
+    // One at a time, each once.
+    let mut seen = Vec::new();
+    let mut q = query(1);
+    loop {
+        let page = store.traces(&TraceScope::Org(org), &q).unwrap();
+        seen.extend(page.traces.iter().map(|t| t.id));
+        match page.next {
+            Some(next) => q.before = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen, listed);
+    let alice = store
+        .traces(&TraceScope::User(org, "alice"), &query(10))
+        .unwrap();
+    assert_eq!(alice.traces.len(), 2);
+    let other_org = store
+        .traces(&TraceScope::Org(OrgId::new()), &query(10))
+        .unwrap();
+    assert!(other_org.traces.is_empty());
+    let today = keys::day_number(Utc::now());
+    // The day aggregates wait for the flush that acknowledges the turns.
+    assert!(store.trace_days(org, today, today).unwrap().is_empty());
+    store.flush_now().unwrap();
+    let days = store.trace_days(org, today, today).unwrap();
+    assert_eq!(days.len(), 1);
+    assert_eq!(days[0].3.turns, 3);
+    assert_eq!(days[0].3.users.count(), 2);
+    // A deleted thread's traces are erased, in batches; the aggregates
+    // stay.
+    assert_eq!(store.remove_thread_traces(thread.id, 2).unwrap(), 2);
+    assert_eq!(store.remove_thread_traces(thread.id, 2).unwrap(), 1);
+    assert_eq!(store.remove_thread_traces(thread.id, 2).unwrap(), 0);
+    for scope in [
+        TraceScope::Org(org),
+        TraceScope::Agent(org, agent),
+        TraceScope::User(org, "alice"),
+        TraceScope::Thread(thread.id),
+    ] {
+        assert!(store.traces(&scope, &query(10)).unwrap().traces.is_empty());
+    }
+    assert!(store.trace(ids[0]).unwrap().is_none());
+    assert_eq!(store.trace_days(org, today, today).unwrap()[0].3.turns, 3);
+}
+
+#[test]
+fn a_backup_holds_the_aggregates_of_the_traces_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = reopen_for_test(dir.path());
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let thread = test_thread(org, agent, "alice");
+    let write = ThreadAppend {
+        trace: Some(Box::new(finished(org, agent, thread.id, "alice"))),
+        ..ThreadAppend::default()
+    };
+    store.append(thread.id, write).unwrap();
+    let today = keys::day_number(Utc::now());
+    assert!(store.trace_days(org, today, today).unwrap().is_empty());
+    store.write_backup(Vec::new(), false).unwrap();
+    assert_eq!(store.trace_days(org, today, today).unwrap()[0].3.turns, 1);
+}
+
+#[test]
+fn a_listing_reads_at_most_its_budget_and_ends_with_a_cursor() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = reopen_for_test(dir.path());
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let thread = test_thread(org, agent, "alice");
+    for _ in 0..SCAN_BUDGET + 5 {
+        let write = ThreadAppend {
+            trace: Some(Box::new(finished(org, agent, thread.id, "alice"))),
+            ..ThreadAppend::default()
+        };
+        store.append(thread.id, write).unwrap();
+    }
+    // The status is in the index: it filters without reading a trace.
+    let mut errors = query(10);
+    errors.status = Some(TraceStatus::Error);
+    let page = store.traces(&TraceScope::Org(org), &errors).unwrap();
+    assert!(page.traces.is_empty() && page.next.is_none());
+    // `q` is read from each trace: no model matches, so the budget runs
+    // out with an empty page and a cursor.
+    let mut q = query(10);
+    q.q = Some("no such model".into());
+    let page = store.traces(&TraceScope::Org(org), &q).unwrap();
+    assert!(page.traces.is_empty());
+    let next = page.next.expect("a cursor where the budget ran out");
+    q.before = Some(next);
+    let rest = store.traces(&TraceScope::Org(org), &q).unwrap();
+    assert!(rest.traces.is_empty());
+    assert!(rest.next.is_none(), "the last 5 fit in the next budget");
+}
+
+#[test]
+fn retention_removes_whole_past_days_and_keeps_the_aggregates() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = reopen_for_test(dir.path());
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let thread = test_thread(org, agent, "alice");
+    let mut old = finished(org, agent, thread.id, "alice");
+    old.trace.started_at -= chrono::TimeDelta::days(40);
+    let old_id = old.trace.id;
+    for record in [old, finished(org, agent, thread.id, "alice")] {
+        let write = ThreadAppend {
+            trace: Some(Box::new(record)),
+            ..ThreadAppend::default()
+        };
+        store.append(thread.id, write).unwrap();
+    }
+    store.flush_now().unwrap();
+    assert_eq!(store.trace_files.days().unwrap().len(), 2);
+    let all = store.traces(&TraceScope::Org(org), &query(10)).unwrap();
+    assert_eq!(all.traces.len(), 2);
+    assert_eq!(all.traces[1].id, old_id, "the older one last");
+    let cutoff = Utc::now() - chrono::TimeDelta::days(30);
+    assert_eq!(store.sweep_traces(cutoff).unwrap(), 1);
+    assert_eq!(store.trace_files.days().unwrap().len(), 1);
+    let left = store.traces(&TraceScope::Org(org), &query(10)).unwrap();
+    assert_eq!(left.traces.len(), 1);
+    assert_ne!(left.traces[0].id, old_id);
+    let old_day = keys::day_number(Utc::now() - chrono::TimeDelta::days(40));
+    assert_eq!(
+        store.trace_days(org, old_day, old_day).unwrap()[0].3.turns,
+        1
+    );
+}
+
+#[test]
+fn since_until_and_status_filter_across_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = reopen_for_test(dir.path());
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let thread = test_thread(org, agent, "alice");
+    let now = Utc::now();
+    for days_ago in [0, 1, 2, 3] {
+        let mut record = finished(org, agent, thread.id, "alice");
+        record.trace.started_at = now - chrono::TimeDelta::days(days_ago);
+        if days_ago == 2 {
+            record.trace.status = TraceStatus::Error;
+        }
+        let write = ThreadAppend {
+            trace: Some(Box::new(record)),
+            ..ThreadAppend::default()
+        };
+        store.append(thread.id, write).unwrap();
+    }
+    let mut q = query(10);
+    q.since = Some(now - chrono::TimeDelta::hours(60));
+    q.until = Some(now - chrono::TimeDelta::hours(12));
+    let page = store.traces(&TraceScope::Thread(thread.id), &q).unwrap();
+    let ages: Vec<i64> = page
+        .traces
+        .iter()
+        .map(|t| (now - t.started_at).num_days())
+        .collect();
+    assert_eq!(ages, [1, 2]);
+    q.status = Some(TraceStatus::Error);
+    let errors = store.traces(&TraceScope::Agent(org, agent), &q).unwrap();
+    assert_eq!(errors.traces.len(), 1);
+    assert_eq!(errors.traces[0].status, TraceStatus::Error);
+    // The analytics of a user read them oldest first.
+    let between = store
+        .traces_between(
+            &TraceScope::User(org, "alice"),
+            now - chrono::TimeDelta::days(5),
+            now + chrono::TimeDelta::seconds(1),
+        )
+        .unwrap();
+    let ages: Vec<i64> = between
+        .iter()
+        .map(|r| (now - r.trace.started_at).num_days())
+        .collect();
+    assert_eq!(ages, [3, 2, 1, 0]);
+    assert!(
+        store
+            .traces_between(
+                &TraceScope::User(org, "bob"),
+                now - chrono::TimeDelta::days(5),
+                now
+            )
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Appends `n` traces of `thread` straight to `files`; returns their ids.
+fn append_to(files: &TraceFiles, thread: ThreadId, n: usize) -> Vec<TraceId> {
+    (0..n)
+        .map(|_| {
+            let record = finished(OrgId::new(), AgentId::new(), thread, "alice");
+            let payload = entry::encode(&record).unwrap();
+            files
+                .append(IndexEntry::of(&record.trace), &payload)
+                .unwrap();
+            record.trace.id
+        })
+        .collect()
+}
+
+fn found(files: &TraceFiles, ids: &[TraceId]) -> Vec<bool> {
+    ids.iter()
+        .map(|id| {
+            files
+                .find(id.as_bytes())
+                .unwrap()
+                .and_then(|e| files.record(&e).unwrap())
+                .is_some_and(|r| r.trace.id == *id)
+        })
+        .collect()
+}
+
+fn day_file(dir: &std::path::Path, ext: &str) -> std::path::PathBuf {
+    let name = Utc::now().format("%Y-%m-%d").to_string();
+    dir.join(TRACES_DIR).join(format!("{name}.{ext}"))
+}
+
+fn grow(path: &std::path::Path, bytes: &[u8]) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(bytes).unwrap();
+}
+
+fn cut(path: &std::path::Path, by: u64) {
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    let len = file.metadata().unwrap().len();
+    file.set_len(len - by).unwrap();
+}
+
+#[test]
+fn the_files_are_made_whole_after_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let thread = ThreadId::new();
+    let ids = {
+        let files = TraceFiles::open(dir.path()).unwrap();
+        let ids = append_to(&files, thread, 3);
+        files.sync().unwrap();
+        ids
+    };
+    let (log, idx) = (day_file(dir.path(), "log"), day_file(dir.path(), "idx"));
+    // The index lost its last entry and half of another was written: the
+    // log's record is indexed again.
+    cut(&idx, entry::ENTRY_BYTES as u64);
+    grow(&idx, &[7u8; 40]);
+    let files = TraceFiles::open(dir.path()).unwrap();
+    assert_eq!(found(&files, &ids), [true, true, true]);
+    drop(files);
+    // A record torn in the log: it is cut, the rest stays, and appends go on
+    // after it.
+    grow(&log, &[9u8; 150]);
+    let files = TraceFiles::open(dir.path()).unwrap();
+    assert_eq!(found(&files, &ids), [true, true, true]);
+    let more = append_to(&files, thread, 1);
+    assert_eq!(found(&files, &more), [true]);
+    drop(files);
+    // The log lost the end of its last record: its entry goes.
+    cut(&log, 10);
+    let files = TraceFiles::open(dir.path()).unwrap();
+    assert_eq!(found(&files, &ids), [true, true, true]);
+    assert_eq!(found(&files, &more), [false]);
+    let mut entries = 0;
+    files
+        .scan(files.days().unwrap()[0], |_| {
+            entries += 1;
+            true
+        })
+        .unwrap();
+    assert_eq!(entries, 3);
+}
+
+#[test]
+fn an_erased_trace_is_gone_and_its_neighbours_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = TraceFiles::open(dir.path()).unwrap();
+    let (doomed, kept) = (ThreadId::new(), ThreadId::new());
+    let mut ids = append_to(&files, kept, 1);
+    let erased = append_to(&files, doomed, 2);
+    ids.extend(append_to(&files, kept, 1));
+    let day = files.days().unwrap()[0];
+    let erase = |limit| {
+        files
+            .erase(day, limit, |e| &e.thread == doomed.as_bytes())
+            .unwrap()
+    };
+    assert_eq!(erase(1), 1);
+    assert_eq!(erase(5), 1);
+    assert_eq!(erase(5), 0);
+    assert_eq!(found(&files, &erased), [false, false]);
+    assert_eq!(found(&files, &ids), [true, true]);
+    // The payload is zeroed on disk, not only unlisted.
+    let log = std::fs::read(day_file(dir.path(), "log")).unwrap();
+    let needle = erased[0].to_string();
+    assert!(!log.windows(needle.len()).any(|w| w == needle.as_bytes()));
+    drop(files);
+    // Reopening (the recovery) keeps the erasure and the neighbours.
+    let files = TraceFiles::open(dir.path()).unwrap();
+    assert_eq!(found(&files, &erased), [false, false]);
+    assert_eq!(found(&files, &ids), [true, true]);
+}
+
+#[test]
+fn a_trace_started_before_midnight_is_found_by_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = TraceFiles::open(dir.path()).unwrap();
+    let mut record = finished(OrgId::new(), AgentId::new(), ThreadId::new(), "alice");
+    let midnight = Utc::now()
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .unwrap()
+        .and_utc();
+    record.trace.started_at = midnight - chrono::TimeDelta::milliseconds(5);
+    let after = midnight + chrono::TimeDelta::milliseconds(5);
+    let ts = uuid::Timestamp::from_unix(
+        uuid::NoContext,
+        u64::try_from(after.timestamp()).unwrap(),
+        after.timestamp_subsec_nanos(),
+    );
+    record.trace.id = TraceId::from_bytes(*uuid::Uuid::new_v7(ts).as_bytes());
+    let payload = entry::encode(&record).unwrap();
+    files
+        .append(IndexEntry::of(&record.trace), &payload)
+        .unwrap();
+    assert_eq!(
+        files.days().unwrap(),
+        [keys::day_number(midnight) - 1],
+        "filed under the day it started"
+    );
+    assert_eq!(found(&files, &[record.trace.id]), [true]);
+}
