@@ -226,15 +226,6 @@ fn logs_benches(c: &mut Criterion) {
         store.with_inner(|s| s.store_trace(record)).expect("trace");
     }
     store.flush_now().expect("flush");
-    let page = |before| TraceQuery {
-        agent: None,
-        status: None,
-        q: None,
-        since: None,
-        until: None,
-        before,
-        limit: 50,
-    };
     let label = |what: &str| format!("logs: {what}, {traces} traces over 90 days");
     for (what, scope) in [
         ("a page of the org", TraceScope::Org(org)),
@@ -245,7 +236,7 @@ fn logs_benches(c: &mut Criterion) {
             b.iter(|| {
                 black_box(
                     store
-                        .with_inner(|s| s.traces(&scope, &page(None)))
+                        .with_inner(|s| s.traces(&scope, &TraceQuery::newest(50)))
                         .expect("page"),
                 )
             });

@@ -140,15 +140,7 @@ async fn a_backup_taken_during_50_streams_restores_every_acknowledged_message() 
     // The traces of the turns acknowledged before it came along.
     let org = api.org_id().await.parse().unwrap();
     let store = confer::store::Store::open(&restored).unwrap();
-    let query = confer::store::traces::TraceQuery {
-        agent: None,
-        status: None,
-        q: None,
-        since: None,
-        until: None,
-        before: None,
-        limit: 200,
-    };
+    let query = confer::store::traces::TraceQuery::newest(200);
     let traces = store
         .with_inner(|s| s.traces(&confer::store::traces::TraceScope::Org(org), &query))
         .unwrap()

@@ -115,6 +115,19 @@ pub struct TraceQuery {
 }
 
 impl TraceQuery {
+    /// The newest `limit` traces, unfiltered (the first page).
+    pub fn newest(limit: usize) -> Self {
+        Self {
+            agent: None,
+            status: None,
+            q: None,
+            since: None,
+            until: None,
+            before: None,
+            limit,
+        }
+    }
+
     /// Whether `trace` passes the filters other than the scope.
     pub fn accepts(&self, trace: &Trace) -> bool {
         self.agent.is_none_or(|a| a == trace.agent_id)

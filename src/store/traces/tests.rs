@@ -29,18 +29,6 @@ fn finished(org: OrgId, agent: AgentId, thread: ThreadId, user: &str) -> TraceRe
     recorder.finish(TraceStatus::Ok, None, "gpt-4.1".into(), Metadata::new())
 }
 
-fn query(limit: usize) -> TraceQuery {
-    TraceQuery {
-        agent: None,
-        status: None,
-        q: None,
-        since: None,
-        until: None,
-        before: None,
-        limit,
-    }
-}
-
 #[test]
 fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,7 +45,9 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
         };
         store.append(thread.id, write).unwrap();
     }
-    let all = store.traces(&TraceScope::Org(org), &query(10)).unwrap();
+    let all = store
+        .traces(&TraceScope::Org(org), &TraceQuery::newest(10))
+        .unwrap();
     let listed: Vec<TraceId> = all.traces.iter().map(|t| t.id).collect();
     assert_eq!(listed, [ids[2], ids[1], ids[0]], "newest first");
     assert!(all.next.is_none());
@@ -66,7 +56,7 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
     assert!(stored.trace.ended_at.is_some());
     // One at a time, each once.
     let mut seen = Vec::new();
-    let mut q = query(1);
+    let mut q = TraceQuery::newest(1);
     loop {
         let page = store.traces(&TraceScope::Org(org), &q).unwrap();
         seen.extend(page.traces.iter().map(|t| t.id));
@@ -77,11 +67,11 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
     }
     assert_eq!(seen, listed);
     let alice = store
-        .traces(&TraceScope::User(org, "alice"), &query(10))
+        .traces(&TraceScope::User(org, "alice"), &TraceQuery::newest(10))
         .unwrap();
     assert_eq!(alice.traces.len(), 2);
     let other_org = store
-        .traces(&TraceScope::Org(OrgId::new()), &query(10))
+        .traces(&TraceScope::Org(OrgId::new()), &TraceQuery::newest(10))
         .unwrap();
     assert!(other_org.traces.is_empty());
     let today = keys::day_number(Utc::now());
@@ -103,7 +93,13 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
         TraceScope::User(org, "alice"),
         TraceScope::Thread(thread.id),
     ] {
-        assert!(store.traces(&scope, &query(10)).unwrap().traces.is_empty());
+        assert!(
+            store
+                .traces(&scope, &TraceQuery::newest(10))
+                .unwrap()
+                .traces
+                .is_empty()
+        );
     }
     assert!(store.trace(ids[0]).unwrap().is_none());
     assert_eq!(store.trace_days(org, today, today).unwrap()[0].3.turns, 3);
@@ -140,13 +136,13 @@ fn a_listing_reads_at_most_its_budget_and_ends_with_a_cursor() {
         store.append(thread.id, write).unwrap();
     }
     // The status is in the index: it filters without reading a trace.
-    let mut errors = query(10);
+    let mut errors = TraceQuery::newest(10);
     errors.status = Some(TraceStatus::Error);
     let page = store.traces(&TraceScope::Org(org), &errors).unwrap();
     assert!(page.traces.is_empty() && page.next.is_none());
     // `q` is read from each trace: no model matches, so the budget runs
     // out with an empty page and a cursor.
-    let mut q = query(10);
+    let mut q = TraceQuery::newest(10);
     q.q = Some("no such model".into());
     let page = store.traces(&TraceScope::Org(org), &q).unwrap();
     assert!(page.traces.is_empty());
@@ -175,13 +171,17 @@ fn retention_removes_whole_past_days_and_keeps_the_aggregates() {
     }
     store.flush_now().unwrap();
     assert_eq!(store.trace_files.days().unwrap().len(), 2);
-    let all = store.traces(&TraceScope::Org(org), &query(10)).unwrap();
+    let all = store
+        .traces(&TraceScope::Org(org), &TraceQuery::newest(10))
+        .unwrap();
     assert_eq!(all.traces.len(), 2);
     assert_eq!(all.traces[1].id, old_id, "the older one last");
     let cutoff = Utc::now() - chrono::TimeDelta::days(30);
     assert_eq!(store.sweep_traces(cutoff).unwrap(), 1);
     assert_eq!(store.trace_files.days().unwrap().len(), 1);
-    let left = store.traces(&TraceScope::Org(org), &query(10)).unwrap();
+    let left = store
+        .traces(&TraceScope::Org(org), &TraceQuery::newest(10))
+        .unwrap();
     assert_eq!(left.traces.len(), 1);
     assert_ne!(left.traces[0].id, old_id);
     let old_day = keys::day_number(Utc::now() - chrono::TimeDelta::days(40));
@@ -210,7 +210,7 @@ fn since_until_and_status_filter_across_days() {
         };
         store.append(thread.id, write).unwrap();
     }
-    let mut q = query(10);
+    let mut q = TraceQuery::newest(10);
     q.since = Some(now - chrono::TimeDelta::hours(60));
     q.until = Some(now - chrono::TimeDelta::hours(12));
     let page = store.traces(&TraceScope::Thread(thread.id), &q).unwrap();
