@@ -296,7 +296,8 @@ impl TraceFiles {
     }
 
     /// The entry of the trace `id`, looked up in the days it may have
-    /// started on (its UUIDv7 time, and the day before when that is early).
+    /// started on (its UUIDv7 time's, and a neighbour when that is within
+    /// an hour of midnight).
     pub fn find(&self, id: &[u8; 16]) -> Result<Option<IndexEntry>, StoreError> {
         let uuid = uuid::Uuid::from_bytes(*id);
         let Some((seconds, _)) = uuid.get_timestamp().map(|t| t.to_unix()) else {
@@ -306,10 +307,15 @@ impl TraceFiles {
             .unwrap_or(0)
             .saturating_mul(1_000_000);
         let day = day_of_micros(micros);
-        // A trace starts a moment before its id is made.
+        // A trace starts a moment before its id is made, so within the first
+        // hour of a day it may be filed under the day before; within the
+        // last, under the next (a clock stepped back meanwhile).
         let mut days = vec![day];
-        if micros.rem_euclid(86_400_000_000) < 3_600_000_000 && day > 0 {
+        let of_day = micros.rem_euclid(86_400_000_000);
+        if of_day < 3_600_000_000 && day > 0 {
             days.push(day - 1);
+        } else if of_day >= 23 * 3_600_000_000 {
+            days.push(day + 1);
         }
         for day in days {
             let mut found = None;

@@ -364,31 +364,41 @@ fn an_erased_trace_is_gone_and_its_neighbours_stay() {
 }
 
 #[test]
-fn a_trace_started_before_midnight_is_found_by_its_id() {
+fn a_trace_filed_across_midnight_from_its_id_is_found_by_it() {
     let dir = tempfile::tempdir().unwrap();
     let files = TraceFiles::open(dir.path()).unwrap();
-    let mut record = finished(OrgId::new(), AgentId::new(), ThreadId::new(), "alice");
     let midnight = Utc::now()
         .date_naive()
         .and_hms_opt(0, 0, 0)
         .unwrap()
         .and_utc();
-    record.trace.started_at = midnight - chrono::TimeDelta::milliseconds(5);
-    let after = midnight + chrono::TimeDelta::milliseconds(5);
-    let ts = uuid::Timestamp::from_unix(
-        uuid::NoContext,
-        u64::try_from(after.timestamp()).unwrap(),
-        after.timestamp_subsec_nanos(),
-    );
-    record.trace.id = TraceId::from_bytes(*uuid::Uuid::new_v7(ts).as_bytes());
-    let payload = entry::encode(&record).unwrap();
-    files
-        .append(IndexEntry::of(&record.trace), &payload)
-        .unwrap();
+    let ms = chrono::TimeDelta::milliseconds;
+    // Started just before midnight, its id made just after; and the other
+    // way round (a clock stepped back between the two).
+    let mut ids = Vec::new();
+    for (started, id_at) in [
+        (midnight - ms(5), midnight + ms(5)),
+        (midnight + ms(5), midnight - ms(5)),
+    ] {
+        let mut record = finished(OrgId::new(), AgentId::new(), ThreadId::new(), "alice");
+        record.trace.started_at = started;
+        let ts = uuid::Timestamp::from_unix(
+            uuid::NoContext,
+            u64::try_from(id_at.timestamp()).unwrap(),
+            id_at.timestamp_subsec_nanos(),
+        );
+        record.trace.id = TraceId::from_bytes(*uuid::Uuid::new_v7(ts).as_bytes());
+        let payload = entry::encode(&record).unwrap();
+        files
+            .append(IndexEntry::of(&record.trace), &payload)
+            .unwrap();
+        ids.push(record.trace.id);
+    }
+    let today = keys::day_number(midnight);
     assert_eq!(
         files.days().unwrap(),
-        [keys::day_number(midnight) - 1],
-        "filed under the day it started"
+        [today - 1, today],
+        "filed under the day each started"
     );
-    assert_eq!(found(&files, &[record.trace.id]), [true]);
+    assert_eq!(found(&files, &ids), [true, true]);
 }
