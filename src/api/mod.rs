@@ -27,6 +27,7 @@ pub mod plan_config;
 pub mod plans;
 pub mod replayed;
 pub mod sse;
+pub mod stop;
 pub mod streams;
 pub mod threads;
 pub mod todos;
@@ -96,7 +97,7 @@ route_table! {
         GET => threads::get, PATCH => threads::update, DELETE => threads::delete,
     },
     "/api/threads/{thread_id}/messages" => { GET => messages::history, POST => messages::send },
-    "/api/threads/{thread_id}/stop" => { POST => messages::stop },
+    "/api/threads/{thread_id}/stop" => { POST => stop::stop },
     "/api/threads/{thread_id}/stream" => { GET => streams::stream },
     "/api/threads/{thread_id}/context" => { GET => context::get },
     "/api/threads/{thread_id}/participants" => {

@@ -187,6 +187,12 @@ pub(super) fn decode_record(payload: &[u8]) -> Result<TraceRecord, StoreError> {
     })
 }
 
+/// Whether a record's `head` (crc and entry) matches its payload.
+pub(super) fn checks(head: &[u8], payload: &[u8]) -> bool {
+    head.len() == RECORD_HEAD
+        && u32::from_be_bytes([head[0], head[1], head[2], head[3]]) == crc(&head[4..], payload)
+}
+
 pub(super) fn crc(entry: &[u8], payload: &[u8]) -> u32 {
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(entry);

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use confer_actors::{StoreError, Trace, TraceRecord};
 
 use super::entry::{
-    ENTRY_BYTES, IndexEntry, RECORD_HEAD, crc, day_name, day_of_micros, decode_header,
+    ENTRY_BYTES, IndexEntry, RECORD_HEAD, checks, crc, day_name, day_of_micros, decode_header,
     decode_record, parse_day,
 };
 
@@ -230,6 +230,13 @@ impl TraceFiles {
         Ok(())
     }
 
+    /// How many days hold traces written since the last sync.
+    #[cfg(test)]
+    pub(super) fn unsynced(&self) -> usize {
+        let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        open.values().filter(|day| day.dirty).count()
+    }
+
     /// How many whole index entries of `day` a reader may read: an open
     /// day's count is the writer's (an entry being written is not yet in
     /// it).
@@ -275,14 +282,12 @@ impl TraceFiles {
             Err(e) => return Err(io("reading a trace", &e)),
         }
         let (head, payload) = record.split_at(RECORD_HEAD);
-        if u32::from_be_bytes([head[0], head[1], head[2], head[3]]) != crc(&head[4..], payload) {
+        if !checks(head, payload) {
             // Erased since the index was read, or damaged.
-            if IndexEntry::parse(&head[4..]).is_some_and(|stored| stored.id == entry.id) {
-                tracing::debug!("a trace record no longer checks (erased?)");
-            }
+            tracing::debug!("a trace record no longer checks (erased?)");
             return Ok(None);
         }
-        Ok(Some(payload.to_vec()))
+        Ok(Some(record.split_off(RECORD_HEAD)))
     }
 
     /// The header of `entry`'s trace.

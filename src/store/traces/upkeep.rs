@@ -9,7 +9,7 @@ use std::sync::PoisonError;
 
 use confer_actors::StoreError;
 
-use super::entry::{ENTRY_BYTES, ERASED_AT, IndexEntry, RECORD_HEAD, crc, day_name};
+use super::entry::{ENTRY_BYTES, ERASED_AT, IndexEntry, RECORD_HEAD, checks, day_name};
 use super::files::{TraceFiles, io, sync_dir};
 
 impl TraceFiles {
@@ -49,8 +49,7 @@ impl TraceFiles {
             let mut payload = vec![0u8; entry.len as usize];
             log.read_exact_at(&mut payload, at + RECORD_HEAD as u64)
                 .map_err(|e| io(what, &e))?;
-            if u32::from_be_bytes([head[0], head[1], head[2], head[3]]) != crc(&head[4..], &payload)
-            {
+            if !checks(&head, &payload) {
                 break;
             }
             found.extend_from_slice(&entry.bytes());

@@ -1,0 +1,111 @@
+//! [`Store`]: the cheap, cloneable handle async code holds, which runs the
+//! store's synchronous methods on the blocking pool and acknowledges writes
+//! once the group commit has flushed them.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use confer_actors::{StoreError, ThreadStore};
+
+use super::{SledStore, TraceListener};
+use crate::secrets::SecretBox;
+
+/// A cheap handle to the store for async code.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<SledStore>,
+}
+
+impl Store {
+    /// Opens the database in `dir` with the secret key of `dir` (created
+    /// when absent): for tools and benchmarks.
+    pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        let secrets = SecretBox::load(None, None, None, dir)
+            .map_err(|e| StoreError::Engine(e.to_string()))?;
+        Self::open_with(dir, Arc::new(secrets))
+    }
+
+    /// Opens the database in `dir`, sealing secrets with `secrets`.
+    pub fn open_with(dir: &Path, secrets: Arc<SecretBox>) -> Result<Self, StoreError> {
+        let inner = Arc::new(SledStore::open(dir, secrets)?);
+        inner.check_format()?;
+        inner.migrate()?;
+        inner.mark_format()?;
+        let sealed = inner.seal_plain_secrets()?;
+        if sealed > 0 {
+            inner.flush_now()?;
+            tracing::info!(
+                sealed,
+                "encrypted signing secrets stored in plain text by an earlier version"
+            );
+        }
+        inner
+            .purger
+            .start(Arc::downgrade(&inner))
+            .map_err(|e| StoreError::Engine(format!("starting the purge: {e}")))?;
+        Ok(Self { inner })
+    }
+
+    /// The store as the engine's port.
+    pub fn as_port(&self) -> Arc<dyn ThreadStore> {
+        self.inner.clone()
+    }
+
+    /// Runs `f` on the blocking pool, off the async workers (a bounded number
+    /// at a time, see `confer_actors::run_blocking`).
+    pub async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        let inner = Arc::clone(&self.inner);
+        confer_actors::run_blocking(move || f(&inner)).await
+    }
+
+    /// Runs a write on the blocking pool and resolves once it is durable.
+    pub async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        let value = self.run(f).await?;
+        self.inner.commit.flush().await?;
+        Ok(value)
+    }
+
+    /// Runs `f` on the store on this thread (for the command-line tools,
+    /// which have no async runtime).
+    pub fn with_inner<T>(&self, f: impl FnOnce(&SledStore) -> T) -> T {
+        f(&self.inner)
+    }
+
+    /// Flushes synchronously (at shutdown).
+    pub fn flush_now(&self) -> Result<(), StoreError> {
+        self.inner.flush_now()
+    }
+
+    /// Tells `listener` of each trace as it is stored (once per store).
+    pub fn on_trace_stored(&self, listener: TraceListener) {
+        if self.inner.trace_listener.set(listener).is_err() {
+            tracing::warn!("a trace listener was already set");
+        }
+    }
+
+    /// Keeps traces `days` days (at least 1); the sweep applies it.
+    pub fn set_trace_retention_days(&self, days: u32) {
+        self.inner
+            .trace_retention_days
+            .store(days.max(1), std::sync::atomic::Ordering::Relaxed);
+        self.inner.purger.wake();
+    }
+
+    /// The failure that poisoned the store, if a flush failed.
+    pub fn failure(&self) -> Option<String> {
+        self.inner.commit.poison()
+    }
+
+    /// Resolves with the error once a flush has failed (see `durability`).
+    pub fn poisoned(&self) -> impl std::future::Future<Output = String> + Send + 'static {
+        self.inner.commit.poisoned()
+    }
+}
