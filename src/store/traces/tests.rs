@@ -9,6 +9,15 @@ use confer_actors::{AgentId, Metadata, RunningTraces, ThreadAppend, ThreadStore,
 use super::*;
 use crate::store::{reopen_for_test, test_thread};
 
+/// Stores `record` as the trace of an answer-less write to `thread`.
+fn store_trace_of(store: &SledStore, thread: ThreadId, record: TraceRecord) {
+    let write = ThreadAppend {
+        trace: Some(Box::new(record)),
+        ..ThreadAppend::default()
+    };
+    store.append(thread, write).unwrap();
+}
+
 pub(super) fn finished(org: OrgId, agent: AgentId, thread: ThreadId, user: &str) -> TraceRecord {
     let running = Arc::new(RunningTraces::default());
     let mut recorder = TraceRecorder::start(
@@ -39,11 +48,7 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
     for user in ["alice", "bob", "alice"] {
         let record = finished(org, agent, thread.id, user);
         ids.push(record.trace.id);
-        let write = ThreadAppend {
-            trace: Some(Box::new(record)),
-            ..ThreadAppend::default()
-        };
-        store.append(thread.id, write).unwrap();
+        store_trace_of(&store, thread.id, record);
     }
     let all = store
         .traces(&TraceScope::Org(org), &TraceQuery::newest(10))
@@ -111,11 +116,7 @@ fn a_backup_holds_the_aggregates_of_the_traces_it_holds() {
     let store = reopen_for_test(dir.path());
     let (org, agent) = (OrgId::new(), AgentId::new());
     let thread = test_thread(org, agent, "alice");
-    let write = ThreadAppend {
-        trace: Some(Box::new(finished(org, agent, thread.id, "alice"))),
-        ..ThreadAppend::default()
-    };
-    store.append(thread.id, write).unwrap();
+    store_trace_of(&store, thread.id, finished(org, agent, thread.id, "alice"));
     let today = keys::day_number(Utc::now());
     assert!(store.trace_days(org, today, today).unwrap().is_empty());
     store.write_backup(Vec::new(), false).unwrap();
@@ -129,11 +130,7 @@ fn a_listing_reads_at_most_its_budget_and_ends_with_a_cursor() {
     let (org, agent) = (OrgId::new(), AgentId::new());
     let thread = test_thread(org, agent, "alice");
     for _ in 0..SCAN_BUDGET + 5 {
-        let write = ThreadAppend {
-            trace: Some(Box::new(finished(org, agent, thread.id, "alice"))),
-            ..ThreadAppend::default()
-        };
-        store.append(thread.id, write).unwrap();
+        store_trace_of(&store, thread.id, finished(org, agent, thread.id, "alice"));
     }
     // The status is in the index: it filters without reading a trace.
     let mut errors = TraceQuery::newest(10);
@@ -163,11 +160,7 @@ fn retention_removes_whole_past_days_and_keeps_the_aggregates() {
     old.trace.started_at -= chrono::TimeDelta::days(40);
     let old_id = old.trace.id;
     for record in [old, finished(org, agent, thread.id, "alice")] {
-        let write = ThreadAppend {
-            trace: Some(Box::new(record)),
-            ..ThreadAppend::default()
-        };
-        store.append(thread.id, write).unwrap();
+        store_trace_of(&store, thread.id, record);
     }
     store.flush_now().unwrap();
     assert_eq!(store.trace_files.days().unwrap().len(), 2);
@@ -204,11 +197,7 @@ fn since_until_and_status_filter_across_days() {
         if days_ago == 2 {
             record.trace.status = TraceStatus::Error;
         }
-        let write = ThreadAppend {
-            trace: Some(Box::new(record)),
-            ..ThreadAppend::default()
-        };
-        store.append(thread.id, write).unwrap();
+        store_trace_of(&store, thread.id, record);
     }
     let mut q = TraceQuery::newest(10);
     q.since = Some(now - chrono::TimeDelta::hours(60));
@@ -255,11 +244,7 @@ fn a_synchronous_flush_syncs_the_trace_files_too() {
     let store = reopen_for_test(dir.path());
     let (org, agent) = (OrgId::new(), AgentId::new());
     let thread = test_thread(org, agent, "alice");
-    let write = ThreadAppend {
-        trace: Some(Box::new(finished(org, agent, thread.id, "alice"))),
-        ..ThreadAppend::default()
-    };
-    store.append(thread.id, write).unwrap();
+    store_trace_of(&store, thread.id, finished(org, agent, thread.id, "alice"));
     assert_eq!(store.trace_files.unsynced(), 1);
     // The flush of shutdown (and of start) covers the traces as the group
     // commit's does.
