@@ -162,9 +162,15 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         store.clone(),
         outbound.clone(),
         tools::mcp::McpConfig {
-            stdio_allow: tools::mcp::stdio::StdioAllowList::new(settings.mcp_stdio_allow.clone())
-                .map_err(anyhow::Error::msg)?,
-            homes: settings.data_dir.join("mcp-home"),
+            stdio: tools::mcp::stdio::StdioConfig::new(
+                tools::mcp::stdio::StdioAllowList::new(settings.mcp_stdio_allow.clone())
+                    .map_err(anyhow::Error::msg)?,
+                &settings.mcp_stdio_env_allow,
+                settings.mcp_stdio_homes(),
+                &settings.data_dir,
+                settings.mcp_stdio_uid,
+            )
+            .map_err(anyhow::Error::msg)?,
             // Unset: the address actually bound (the bind setting's port
             // may be 0).
             public_url: settings.public_url.clone().unwrap_or_else(|| {

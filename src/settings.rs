@@ -91,6 +91,15 @@ pub struct Settings {
     /// (`tools.md` §6); empty allows none.
     #[serde(default)]
     pub mcp_stdio_allow: Vec<Vec<String>>,
+    /// Comma-separated variable names a stdio server's `env` may set
+    /// (besides Confer's own `PATH` and `HOME`); empty allows none.
+    pub mcp_stdio_env_allow: String,
+    /// Under which stdio children get their homes; `None`: beside the data
+    /// directory (`{data_dir}-mcp-homes`), never inside it.
+    #[serde(default)]
+    pub mcp_stdio_homes: Option<PathBuf>,
+    /// The uid and gid stdio children run as when Confer runs as root.
+    pub mcp_stdio_uid: u32,
     pub client_timeout_secs: u64,
     /// Comma-separated origins browser clients may call from ("": no CORS).
     pub cors_origins: String,
@@ -248,7 +257,24 @@ impl Settings {
         self.openai_api_key = non_empty(self.openai_api_key);
         self.default_model = self.default_model.filter(|m| !m.trim().is_empty());
         self.extra_ca_cert = self.extra_ca_cert.filter(|p| !p.as_os_str().is_empty());
+        self.mcp_stdio_homes = self.mcp_stdio_homes.filter(|p| !p.as_os_str().is_empty());
         self
+    }
+
+    /// Where stdio MCP children get their homes: `mcp_stdio_homes`, else
+    /// `{data_dir}-mcp-homes` beside the data directory.
+    pub fn mcp_stdio_homes(&self) -> PathBuf {
+        self.mcp_stdio_homes.clone().unwrap_or_else(|| {
+            match self.data_dir.file_name() {
+                Some(name) => {
+                    let mut beside = name.to_os_string();
+                    beside.push("-mcp-homes");
+                    self.data_dir.with_file_name(beside)
+                }
+                // `/` or `..`: nowhere beside it to name.
+                None => std::env::temp_dir().join("confer-mcp-homes"),
+            }
+        })
     }
 
     /// The PEM text of `extra_ca_cert`, if one is configured.

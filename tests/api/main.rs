@@ -20,6 +20,7 @@ mod limits;
 mod llmock;
 mod mcp;
 mod mcp_oauth;
+mod mcp_stdio;
 mod mock;
 mod observability;
 mod operations;

@@ -22,7 +22,7 @@ const TOKEN: &str = "mcp-peer-token-4f1d2c";
 
 /// Confer on a mock OpenAI vendor, allowed to reach local servers over
 /// http, with `extra` settings.
-fn confer(vendor: &Mock, extra: &[(&str, &str)]) -> Server {
+pub fn confer(vendor: &Mock, extra: &[(&str, &str)]) -> Server {
     let mut options = Options::default()
         .env("OPENAI_BASE_URL", &vendor.base)
         .env("OPENAI_API_KEY", "sk-platform-key-9d8e7f")
@@ -35,7 +35,7 @@ fn confer(vendor: &Mock, extra: &[(&str, &str)]) -> Server {
 }
 
 /// Waits until the server's status is `status`; the server as then read.
-async fn status_of(api: &Api, id: &str, status: &str) -> Value {
+pub async fn status_of(api: &Api, id: &str, status: &str) -> Value {
     eventually(
         Duration::from_secs(30),
         &format!("MCP server {id} {status}"),
@@ -392,10 +392,15 @@ async fn stdio_servers_need_a_platform_admin_and_the_allow_list_and_see_no_secre
     let script = peers.join("mcp_server.py").display().to_string();
     let allow = json!([[python, script, "--transport", "stdio"]]).to_string();
     let vendor = Mock::start("/v1").await;
+    // The virtualenv's interpreter lives under /root, which the default
+    // child user (65534) cannot reach: this test's children keep root's
+    // uid (`mcp_stdio::…` runs one as 65534).
     let server = confer(
         &vendor,
         &[
             ("CONFER_MCP_STDIO_ALLOW", allow.as_str()),
+            ("CONFER_MCP_STDIO_ENV_ALLOW", "GREETING"),
+            ("CONFER_MCP_STDIO_UID", "0"),
             ("CONFER_SECRET_KEY", SECRET_KEY),
         ],
     );

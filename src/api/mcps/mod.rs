@@ -21,9 +21,9 @@ use crate::state::AppState;
 use crate::store::mcps::{McpSecrets, McpServer, McpStatus, McpTransport, OAuthMode, slug_of};
 
 use self::rules::{
-    CredentialsBody, DEFAULT_TIMEOUT_MS, OAuthClientBody, check_stdio, credentials, oauth_client,
-    parse_oauth, parse_transport, validate_name, validate_timeout, validate_tool_list,
-    validate_url,
+    CredentialsBody, DEFAULT_TIMEOUT_MS, OAuthClientBody, check_command_line, check_stdio_env,
+    credentials, oauth_client, parse_oauth, parse_transport, platform_admin_for_stdio,
+    validate_name, validate_timeout, validate_tool_list, validate_url,
 };
 pub use self::views::{ListedTool, McpList, McpView, Tested};
 use self::views::{listed, view};
@@ -112,7 +112,8 @@ pub async fn create(
                 .filter(|c| !c.trim().is_empty())
                 .ok_or_else(|| ApiError::invalid("command", "required for a stdio server"))?;
             let args = body.args.unwrap_or_default();
-            check_stdio(&state, &caller, &command, &args)?;
+            platform_admin_for_stdio(&caller)?;
+            check_command_line(&state, &command, &args)?;
             (None, Some(command), args)
         }
         McpTransport::StreamableHttp | McpTransport::Sse => {
@@ -138,6 +139,9 @@ pub async fn create(
         credentials: body.credentials.map(credentials).transpose()?.map(Some),
         client_secret: body.oauth_client.as_ref().map(|c| c.client_secret.clone()),
     };
+    if transport == McpTransport::Stdio {
+        check_stdio_env(&state, secrets.credentials.as_ref().and_then(Option::as_ref))?;
+    }
     let now = Utc::now();
     let server = McpServer {
         id: McpServerId::new(),
@@ -157,6 +161,7 @@ pub async fn create(
         last_error: None,
         tools_cache: Vec::new(),
         tools_refreshed_at: None,
+        oauth_epoch: 0,
         created_at: now,
         updated_at: now,
     };
@@ -226,7 +231,8 @@ pub async fn update(
             .clone()
             .unwrap_or_else(|| before.command.clone().unwrap_or_default());
         let args = body.args.clone().unwrap_or_else(|| before.args.clone());
-        check_stdio(&state, &caller, &command, &args)?;
+        platform_admin_for_stdio(&caller)?;
+        check_command_line(&state, &command, &args)?;
         Some((command, args))
     } else {
         None
@@ -256,6 +262,12 @@ pub async fn update(
             .as_ref()
             .map(|c| c.as_ref().and_then(|c| c.client_secret.clone())),
     };
+    if before.transport == McpTransport::Stdio
+        && let Some(change) = &secrets.credentials
+    {
+        platform_admin_for_stdio(&caller)?;
+        check_stdio_env(&state, change.as_ref())?;
+    }
     let org = caller.org_id;
     let changed = state
         .store

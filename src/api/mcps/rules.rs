@@ -9,6 +9,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::mcps::{McpCredentials, McpTransport, OAuthClient, OAuthMode};
+use crate::tools::mcp::stdio::{RESERVED_ENV, valid_env_name};
 
 const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<i64> = 1_000..=120_000;
 /// A server's timeout when its creation names none.
@@ -23,8 +24,6 @@ const RESERVED_HEADERS: [&str; 6] = [
     "mcp-protocol-version",
     "last-event-id",
 ];
-/// What a stdio child always gets from Confer.
-const RESERVED_ENV: [&str; 2] = ["PATH", "HOME"];
 
 /// `credentials` as sent (write-only).
 #[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -122,10 +121,7 @@ pub(super) fn credentials(body: CredentialsBody) -> Result<McpCredentials, ApiEr
         }
     }
     for (name, value) in &body.env {
-        let valid = !name.is_empty()
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && !name.as_bytes()[0].is_ascii_digit();
-        if !valid {
+        if !valid_env_name(name) {
             return Err(ApiError::invalid(
                 "credentials.env",
                 "a variable name must be letters, digits and _, not starting with a digit",
@@ -168,24 +164,46 @@ pub(super) fn validate_oauth_client(client: &OAuthClientBody) -> Result<(), ApiE
     Ok(())
 }
 
-/// A stdio command line: only a platform admin's, only one the operator
-/// allow-listed.
-pub(super) fn check_stdio(
+/// Whatever decides what a stdio server runs (its command, args and
+/// env) is a platform admin's to set: an org admin could otherwise run
+/// code of their choosing as Confer's user.
+pub(super) fn platform_admin_for_stdio(caller: &Caller) -> Result<(), ApiError> {
+    if caller.api_key().is_some_and(|key| key.platform_admin) {
+        return Ok(());
+    }
+    Err(ApiError::Forbidden(
+        "stdio MCP servers' command, args and env are set by platform admins only".into(),
+    ))
+}
+
+/// A stdio command line: only one the operator allow-listed.
+pub(super) fn check_command_line(
     state: &AppState,
-    caller: &Caller,
     command: &str,
     args: &[String],
 ) -> Result<(), ApiError> {
-    if !caller.api_key().is_some_and(|key| key.platform_admin) {
-        return Err(ApiError::Forbidden(
-            "stdio MCP servers are created and changed by platform admins only".into(),
-        ));
-    }
-    if !state.mcps.stdio_allow().allows(command, args) {
+    if !state.mcps.stdio().allow.allows(command, args) {
         return Err(ApiError::invalid(
             "command",
             "this command line (command and args) is not on the operator's \
              CONFER_MCP_STDIO_ALLOW list",
+        ));
+    }
+    Ok(())
+}
+
+/// A stdio server's `env`: only names the operator allow-listed.
+pub(super) fn check_stdio_env(
+    state: &AppState,
+    credentials: Option<&McpCredentials>,
+) -> Result<(), ApiError> {
+    let Some(credentials) = credentials else {
+        return Ok(());
+    };
+    if let Some(name) = state.mcps.stdio().refused_env(&credentials.env) {
+        return Err(ApiError::invalid(
+            "credentials.env",
+            format!("`{name}` is not on the operator's CONFER_MCP_STDIO_ENV_ALLOW list"),
         ));
     }
     Ok(())

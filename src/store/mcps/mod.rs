@@ -47,7 +47,7 @@ fn client_secret_aad(org: OrgId, server: McpServerId) -> String {
 
 type Tx<T> = Result<T, ConflictableTransactionError<StoreError>>;
 
-fn read(tree: &TransactionalTree, key: &[u8]) -> Tx<Option<McpServer>> {
+pub(super) fn read(tree: &TransactionalTree, key: &[u8]) -> Tx<Option<McpServer>> {
     tree.get(key)?
         .map(|bytes| decode(&bytes).map_err(abort))
         .transpose()
@@ -205,18 +205,35 @@ impl SledStore {
         let _writing = self.gate.writing();
         let sealed = self.seal_mcp_secrets(org, id, secrets)?;
         let key = keys::pair(org.as_bytes(), id.as_bytes());
-        self.mcps
-            .transaction(|mcps| {
-                let Some(mut stored) = read(mcps, &key)? else {
+        let tokens = self.oauth_token_keys(org, id)?;
+        let changed = (&self.mcps, &self.oauth_registrations, &self.oauth_tokens)
+            .transaction(|(mcps, registrations, stored_tokens)| {
+                let Some(before) = read(mcps, &key)? else {
                     return Ok(None);
                 };
+                let mut stored = before.clone();
                 change(&mut stored);
                 sealed.apply(&mut stored);
+                // Tokens and the client were for where the server was:
+                // forgotten in this same transaction.
+                if before.oauth_moved(&stored) {
+                    stored.oauth_epoch = before.oauth_epoch.wrapping_add(1);
+                    registrations.remove(key.as_slice())?;
+                    for token in &tokens {
+                        stored_tokens.remove(&**token)?;
+                    }
+                }
                 stored.updated_at = Utc::now();
                 mcps.insert(key.as_slice(), encode(&stored).map_err(abort)?)?;
                 Ok(Some(stored))
             })
-            .map_err(tx_error)
+            .map_err(tx_error)?;
+        if let Some(server) = &changed {
+            // A token stored between the scan above and the transaction
+            // was stored for the older epoch.
+            self.delete_oauth_tokens_before(org, id, server.oauth_epoch)?;
+        }
+        Ok(changed)
     }
 
     /// Records a contact's outcome without touching `updated_at`: the tool

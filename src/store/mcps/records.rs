@@ -86,7 +86,7 @@ pub struct CachedTool {
 }
 
 /// The OAuth client a server's flows use, when not registered dynamically.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OAuthClient {
     pub client_id: String,
     /// Sealed in the store.
@@ -133,9 +133,21 @@ pub struct McpServer {
     pub tools_refreshed_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Bumped whenever what decides where its tokens go changes (`url`,
+    /// `oauth`, `oauthClient`): the registration and tokens of an older
+    /// epoch are deleted with the change, and an OAuth write made for an
+    /// older epoch is refused (a late write cannot resurrect them).
+    #[serde(default)]
+    pub oauth_epoch: u32,
 }
 
 impl McpServer {
+    /// Whether `after` sends its tokens elsewhere, or gets them otherwise,
+    /// than `self`: its OAuth state must be forgotten.
+    pub fn oauth_moved(&self, after: &Self) -> bool {
+        self.url != after.url || self.oauth != after.oauth || self.oauth_client != after.oauth_client
+    }
+
     /// Whether the server's own list lets `tool` be offered.
     pub fn allows(&self, tool: &str) -> bool {
         allowed_by(self.allowed_tools.as_deref(), tool)

@@ -23,6 +23,7 @@ fn server(org: OrgId, name: &str) -> McpServer {
         last_error: None,
         tools_cache: Vec::new(),
         tools_refreshed_at: None,
+        oauth_epoch: 0,
         created_at: now,
         updated_at: now,
     }
@@ -146,4 +147,139 @@ fn deleting_a_server_detaches_it_everywhere() {
     assert_eq!((left[0].0, left[0].1.target), (two, kept.id));
     assert!(store.detach_mcp(org, two, kept.id).unwrap());
     assert!(!store.detach_mcp(org, two, kept.id).unwrap());
+}
+
+fn token(secret: &str) -> crate::store::oauth::OpenToken {
+    crate::store::oauth::OpenToken {
+        access_token: secrecy::SecretString::from(secret.to_owned()),
+        refresh_token: Some(secrecy::SecretString::from(format!("{secret}-refresh"))),
+        expires_at: None,
+        scope: Some("read".into()),
+    }
+}
+
+fn registration() -> crate::store::oauth::OAuthRegistration {
+    crate::store::oauth::OAuthRegistration {
+        issuer: "https://as.example".into(),
+        authorization_endpoint: "https://as.example/authorize".into(),
+        token_endpoint: "https://as.example/token".into(),
+        revocation_endpoint: None,
+        client_id: "confer".into(),
+        client_secret: Some("client-secret-1".into()),
+        redirect_uri: "http://127.0.0.1/cb".into(),
+        scope: None,
+    }
+}
+
+#[test]
+fn tokens_are_sealed_per_owner_and_deleted_with_their_server() {
+    use crate::store::oauth::TokenOwner;
+    let (_dir, store) = store();
+    let org = OrgId::new();
+    let server = store
+        .create_mcp(server(org, "Docs"), &McpSecrets::default())
+        .unwrap()
+        .id;
+    let alice = TokenOwner::User("alice".into());
+    assert!(
+        store
+            .put_oauth_token(org, server, 0, &alice, &token("at-secret-1"))
+            .unwrap()
+    );
+    let raw: Vec<u8> = store
+        .oauth_tokens
+        .iter()
+        .values()
+        .next()
+        .unwrap()
+        .unwrap()
+        .to_vec();
+    assert!(!String::from_utf8_lossy(&raw).contains("at-secret-1"));
+    let read = store.oauth_token(org, server, &alice).unwrap().unwrap();
+    assert_eq!(read.access_token.expose_secret(), "at-secret-1");
+    let bob = TokenOwner::User("bob".into());
+    assert!(store.oauth_token(org, server, &bob).unwrap().is_none());
+    assert!(
+        store
+            .oauth_token(org, server, &TokenOwner::Org)
+            .unwrap()
+            .is_none()
+    );
+    store.delete_oauth_of(org, server).unwrap();
+    assert!(store.oauth_token(org, server, &alice).unwrap().is_none());
+    // A server that does not exist keeps no token.
+    assert!(
+        !store
+            .put_oauth_token(org, McpServerId::new(), 0, &alice, &token("x"))
+            .unwrap()
+    );
+}
+
+#[test]
+fn a_changed_url_or_client_forgets_the_oauth_state_and_refuses_late_writes() {
+    use crate::store::oauth::TokenOwner;
+    let (_dir, store) = store();
+    let org = OrgId::new();
+    let made = store
+        .create_mcp(server(org, "Docs"), &McpSecrets::default())
+        .unwrap();
+    let id = made.id;
+    let alice = TokenOwner::User("alice".into());
+    assert!(store.put_oauth_registration(org, id, 0, registration()).unwrap());
+    assert!(store.put_oauth_token(org, id, 0, &alice, &token("old")).unwrap());
+
+    // A rename keeps them.
+    let renamed = store
+        .update_mcp(org, id, &McpSecrets::default(), |s| s.name = "Docs 2".into())
+        .unwrap()
+        .unwrap();
+    assert_eq!(renamed.oauth_epoch, 0);
+    assert!(store.oauth_token(org, id, &alice).unwrap().is_some());
+    assert!(store.oauth_registration(org, id).unwrap().is_some());
+
+    // A new url forgets both in the same transaction.
+    let moved = store
+        .update_mcp(org, id, &McpSecrets::default(), |s| {
+            s.url = Some("https://elsewhere.example/mcp".into());
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(moved.oauth_epoch, 1);
+    assert!(store.oauth_token(org, id, &alice).unwrap().is_none());
+    assert!(store.oauth_registration(org, id).unwrap().is_none());
+    // A refresh or a callback that began before the change stores nothing.
+    assert!(!store.put_oauth_token(org, id, 0, &alice, &token("late")).unwrap());
+    assert!(!store.put_oauth_registration(org, id, 0, registration()).unwrap());
+    assert!(store.oauth_token(org, id, &alice).unwrap().is_none());
+    assert!(store.put_oauth_token(org, id, 1, &alice, &token("new")).unwrap());
+
+    // So does a new oauthClient, and a token of an older epoch that
+    // escaped the transaction's scan is swept after it.
+    store
+        .oauth_tokens
+        .insert(
+            [&crate::store::keys::pair(org.as_bytes(), id.as_bytes())[..], b"stray"].concat(),
+            crate::store::codec::encode(&crate::store::oauth::StoredToken {
+                user: Some("mallory".into()),
+                sealed: String::new(),
+                expires_at: None,
+                scope: None,
+                updated_at: Utc::now(),
+                epoch: 0,
+            })
+            .unwrap(),
+        )
+        .unwrap();
+    let reclient = store
+        .update_mcp(org, id, &McpSecrets::default(), |s| {
+            s.oauth_client = Some(OAuthClient {
+                client_id: "other".into(),
+                client_secret: None,
+                scope: None,
+            });
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(reclient.oauth_epoch, 2);
+    assert_eq!(store.oauth_tokens.len(), 0);
 }

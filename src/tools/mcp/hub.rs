@@ -9,7 +9,6 @@
 //! reached yet.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
@@ -24,9 +23,9 @@ use serde_json::Value;
 
 use super::oauth::ManagedOAuth;
 use super::session::{
-    ContactError, Listener, OpenStdio, Session, describe, fingerprint, needs_auth, open_session,
+    ContactError, Listener, Session, describe, fingerprint, needs_auth, open_session,
 };
-use super::stdio::StdioAllowList;
+use super::stdio::StdioConfig;
 use crate::outbound::Outbound;
 use crate::store::Store;
 use crate::store::mcps::{CachedTool, McpServer, McpStatus, OAuthMode, OrgMcps};
@@ -67,12 +66,10 @@ struct Sessions {
 
 /// What the hub is configured with.
 pub struct McpConfig {
-    pub stdio_allow: StdioAllowList,
+    /// How stdio servers' children are started.
+    pub stdio: StdioConfig,
     /// Where users' browsers reach Confer (the OAuth redirect's base).
     pub public_url: String,
-    /// Under which each stdio server gets its `HOME` (one directory per
-    /// server).
-    pub homes: PathBuf,
 }
 
 /// See the module's documentation.
@@ -114,9 +111,9 @@ impl McpHub {
         &self.oauth
     }
 
-    /// The operator's stdio allow-list.
-    pub fn stdio_allow(&self) -> &StdioAllowList {
-        &self.config.stdio_allow
+    /// The operator's stdio settings (allow-lists, homes).
+    pub fn stdio(&self) -> &StdioConfig {
+        &self.config.stdio
     }
 
     /// The org's servers and attachments (from memory when kept); `None`
@@ -149,7 +146,9 @@ impl McpHub {
     pub fn server_changed(&self, org: OrgId, server: McpServerId, deleted: bool) {
         self.close_sessions(server);
         self.forget(org);
-        if !deleted {
+        if deleted {
+            self.config.stdio.remove_home(&server.to_string());
+        } else {
             self.refresh(org, server);
         }
     }
@@ -488,14 +487,10 @@ impl McpHub {
             org: server.org_id,
             server: server.id,
         };
-        let stdio = OpenStdio {
-            allow: &self.config.stdio_allow,
-            homes: &self.config.homes,
-        };
         let opening = open_session(
             &self.store,
             &self.outbound,
-            &stdio,
+            &self.config.stdio,
             listener,
             server,
             bearer,
@@ -569,8 +564,14 @@ mod tests {
         let outbound = Outbound::new(policy, None).unwrap();
         let config = McpConfig {
             public_url: "http://127.0.0.1:8080".into(),
-            stdio_allow: StdioAllowList::default(),
-            homes: dir.path().join("mcp"),
+            stdio: StdioConfig::new(
+                super::super::stdio::StdioAllowList::default(),
+                "",
+                dir.path().join("mcp"),
+                &dir.path().join("data"),
+                65534,
+            )
+            .unwrap(),
         };
         (dir, McpHub::new(store, outbound, config))
     }

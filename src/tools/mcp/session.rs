@@ -4,7 +4,6 @@
 //! and, for OAuth servers, a bearer token; and telling why a contact failed
 //! without quoting a URL, a header or a body.
 
-use std::path::Path;
 use std::sync::Weak;
 
 use confer_actors::{McpServerId, OrgId};
@@ -21,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::hub::McpHub;
 use super::sse::{self, SseError};
-use super::stdio::{self, StdioAllowList, StdioChild};
+use super::stdio::{self, StdioChild, StdioConfig};
 use crate::outbound::{Outbound, OutboundError};
 use crate::store::Store;
 use crate::store::mcps::{McpCredentials, McpServer, McpTransport};
@@ -92,19 +91,12 @@ impl ClientHandler for Listener {
     }
 }
 
-/// What a stdio server's start needs of the hub's configuration.
-pub struct OpenStdio<'a> {
-    pub allow: &'a StdioAllowList,
-    /// Under which each server gets its `HOME`.
-    pub homes: &'a Path,
-}
-
 /// Opens a session of `server` (its credentials opened from `store`),
 /// `bearer` as its `Authorization` when given.
 pub(super) async fn open_session(
     store: &Store,
     outbound: &Outbound,
-    stdio: &OpenStdio<'_>,
+    stdio: &StdioConfig,
     listener: Listener,
     server: &McpServer,
     bearer: Option<&SecretString>,
@@ -154,11 +146,14 @@ pub(super) async fn open_session(
                     "the command is not on the operator's stdio allow-list".to_owned(),
                 ));
             }
-            let home = stdio.homes.join(server.id.to_string());
-            let (child, stdout, stdin) =
-                stdio::spawn(command, &server.args, &credentials.env, &home).map_err(|_| {
-                    ContactError::from("the command could not be started".to_owned())
-                })?;
+            let (child, stdout, stdin) = stdio::spawn(
+                stdio,
+                &server.id.to_string(),
+                command,
+                &server.args,
+                &credentials.env,
+            )
+            .map_err(|_| ContactError::from("the command could not be started".to_owned()))?;
             let transport =
                 AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_MESSAGE_BYTES);
             (serve(listener, transport).await?, Some(child))

@@ -17,6 +17,8 @@ use crate::store::oauth::{OAuthRegistration, TokenOwner};
 pub(super) struct Flow {
     pub(super) org: OrgId,
     pub(super) server: McpServerId,
+    /// The server's `oauth_epoch` when the flow began.
+    pub(super) epoch: u32,
     pub(super) server_name: String,
     pub(super) resource: String,
     pub(super) owner: TokenOwner,
@@ -131,6 +133,7 @@ mod tests {
         Flow {
             org,
             server: McpServerId::new(),
+            epoch: 0,
             server_name: String::new(),
             resource: String::new(),
             owner: owner.clone(),

@@ -331,11 +331,15 @@ impl ManagedOAuth {
             redirect_uri,
             scope,
         };
-        let kept = registration.clone();
-        self.store
-            .write(move |s| s.put_oauth_registration(org, id, kept))
+        let (kept, epoch) = (registration.clone(), server.oauth_epoch);
+        let stored = self
+            .store
+            .write(move |s| s.put_oauth_registration(org, id, epoch, kept))
             .await
             .map_err(|_| fail("the store"))?;
+        if !stored {
+            return Err(fail("the server was changed or deleted meanwhile"));
+        }
         Ok(registration)
     }
 
@@ -369,6 +373,7 @@ impl ManagedOAuth {
             Flow {
                 org: server.org_id,
                 server: server.id,
+                epoch: server.oauth_epoch,
                 server_name: server.name.clone(),
                 resource,
                 owner,
@@ -435,16 +440,11 @@ impl ManagedOAuth {
                 CallbackRefusal::ExchangeFailed
             })?;
         let (org, server, owner) = (flow.org, flow.server, flow.owner.clone());
+        let epoch = flow.epoch;
+        // A server deleted or moved while its user was away keeps no token.
         let stored = self
             .store
-            .write(move |s| {
-                // A server deleted while its user was away keeps no token.
-                if s.mcp(org, server)?.is_none() {
-                    return Ok(false);
-                }
-                s.put_oauth_token(org, server, &owner, &token)?;
-                Ok(true)
-            })
+            .write(move |s| s.put_oauth_token(org, server, epoch, &owner, &token))
             .await
             .map_err(|_| CallbackRefusal::ExchangeFailed)?;
         if !stored {
@@ -526,12 +526,14 @@ impl ManagedOAuth {
                 if fresh.refresh_token.is_none() {
                     fresh.refresh_token = token.refresh_token.clone();
                 }
-                let access = fresh.access_token.clone();
-                self.store
-                    .write(move |s| s.put_oauth_token(org, id, &who, &fresh))
+                let (access, epoch) = (fresh.access_token.clone(), server.oauth_epoch);
+                let stored = self
+                    .store
+                    .write(move |s| s.put_oauth_token(org, id, epoch, &who, &fresh))
                     .await
                     .map_err(|_| fail("the store"))?;
-                Ok(Some(access))
+                // Refreshed for a server changed meanwhile: not used.
+                Ok(stored.then_some(access))
             }
             Err(error) => {
                 tracing::warn!(server = %id, %error, "an OAuth token could not be refreshed; it is deleted");
