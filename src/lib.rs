@@ -99,6 +99,18 @@ pub fn jwt_verifier(settings: &Settings) -> anyhow::Result<Option<JwtVerifier>> 
 pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
     std::fs::create_dir_all(&settings.data_dir)
         .with_context(|| format!("creating data dir {}", settings.data_dir.display()))?;
+    // The store, the secret key and the traces are Confer's alone: no
+    // other user (a stdio MCP child among them) may list or read them.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&settings.data_dir, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| {
+                format!(
+                    "making data dir {} private (mode 0700)",
+                    settings.data_dir.display()
+                )
+            })?;
+    }
     let secrets = SecretBox::load(
         settings.secret_key.as_ref(),
         settings.secret_key_file.as_deref(),

@@ -220,7 +220,14 @@ impl SledStore {
             epoch,
         };
         let key = token_key(org, server, owner);
-        self.if_epoch(org, server, epoch, &self.oauth_tokens, &key, encode(&stored)?)
+        self.if_epoch(
+            org,
+            server,
+            epoch,
+            &self.oauth_tokens,
+            &key,
+            encode(&stored)?,
+        )
     }
 
     /// The keys of every token of the server.

@@ -512,3 +512,67 @@ async fn start_answers_a_begin_url_and_refuses_what_it_must() {
         .unwrap();
     assert_eq!(page.status(), 400);
 }
+
+#[tokio::test]
+async fn a_moved_server_forgets_every_token_and_its_new_host_never_sees_one() {
+    let rig = Rig::start().await;
+    let alice = rig.user("alice");
+    let thread = alice.thread(&rig.agent, json!({})).await;
+    let redirect = challenge_of(&rig.whoami(&alice, &thread).await);
+    assert_eq!(browse(&redirect, "alice", true).await.0, 200);
+    let token = whoami_token(&rig.whoami(&alice, &thread).await);
+    assert!(token.starts_with("at-alice-"), "{token}");
+
+    // The url now names another host: a real MCP server that asks for no
+    // token and whose `authorization` tool answers the header it was sent.
+    let elsewhere = ThirdPartyMock::fastmcp("streamable-http");
+    rig.admin
+        .patch(
+            &format!("/api/mcps/{}", rig.mcp),
+            json!({"url": format!("{}/mcp", elsewhere.base)}),
+        )
+        .await
+        .expect(200);
+    eventually(std::time::Duration::from_secs(30), "listed", async || {
+        let read = rig.admin.get(&format!("/api/mcps/{}", rig.mcp)).await;
+        let read = read.expect(200);
+        let listed = read["tools_cache"].to_string().contains("authorization");
+        (read["status"] == "active" && listed).then_some(())
+    })
+    .await;
+    // Alice's call there carries no token of the old host (the new one has
+    // no authorization server to send her to: "authorization required").
+    rig.vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "notes__authorization",
+        &json!({}),
+    )));
+    rig.vendor.push(Reply::stream(openai_answer("ok", 5)));
+    let frames = alice.say(&thread, json!({"content": "who?"})).await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    let results = events_of(&frames, "tool_result");
+    assert_eq!(results.len(), 1, "{frames:?}");
+    assert!(
+        !results[0].to_string().contains("at-alice"),
+        "{}",
+        results[0]
+    );
+    assert_eq!(results[0]["result"]["error"], "authorization required");
+
+    // Back on the old url, the old token is gone for good.
+    rig.admin
+        .patch(
+            &format!("/api/mcps/{}", rig.mcp),
+            json!({"url": format!("{}/mcp", rig.peer.base)}),
+        )
+        .await
+        .expect(200);
+    eventually(std::time::Duration::from_secs(30), "listed", async || {
+        let read = rig.admin.get(&format!("/api/mcps/{}", rig.mcp)).await;
+        let read = read.expect(200);
+        let listed = read["tools_cache"].to_string().contains("whoami");
+        (read["status"] == "active" && listed).then_some(())
+    })
+    .await;
+    challenge_of(&rig.whoami(&alice, &thread).await);
+}

@@ -138,7 +138,10 @@ async fn a_stdio_servers_env_is_a_platform_admins_and_its_child_cannot_read_the_
     status_of(&platform, &id, "down").await;
 
     // Deleting the server removes the child's home.
-    platform.delete(&format!("/api/mcps/{id}")).await.expect(200);
+    platform
+        .delete(&format!("/api/mcps/{id}"))
+        .await
+        .expect(200);
     eventually(Duration::from_secs(10), "the home removed", async || {
         (!home.exists()).then_some(())
     })

@@ -140,7 +140,10 @@ pub async fn create(
         client_secret: body.oauth_client.as_ref().map(|c| c.client_secret.clone()),
     };
     if transport == McpTransport::Stdio {
-        check_stdio_env(&state, secrets.credentials.as_ref().and_then(Option::as_ref))?;
+        check_stdio_env(
+            &state,
+            secrets.credentials.as_ref().and_then(Option::as_ref),
+        )?;
     }
     let now = Utc::now();
     let server = McpServer {

@@ -145,7 +145,9 @@ impl McpServer {
     /// Whether `after` sends its tokens elsewhere, or gets them otherwise,
     /// than `self`: its OAuth state must be forgotten.
     pub fn oauth_moved(&self, after: &Self) -> bool {
-        self.url != after.url || self.oauth != after.oauth || self.oauth_client != after.oauth_client
+        self.url != after.url
+            || self.oauth != after.oauth
+            || self.oauth_client != after.oauth_client
     }
 
     /// Whether the server's own list lets `tool` be offered.

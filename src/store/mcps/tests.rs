@@ -225,12 +225,22 @@ fn a_changed_url_or_client_forgets_the_oauth_state_and_refuses_late_writes() {
         .unwrap();
     let id = made.id;
     let alice = TokenOwner::User("alice".into());
-    assert!(store.put_oauth_registration(org, id, 0, registration()).unwrap());
-    assert!(store.put_oauth_token(org, id, 0, &alice, &token("old")).unwrap());
+    assert!(
+        store
+            .put_oauth_registration(org, id, 0, registration())
+            .unwrap()
+    );
+    assert!(
+        store
+            .put_oauth_token(org, id, 0, &alice, &token("old"))
+            .unwrap()
+    );
 
     // A rename keeps them.
     let renamed = store
-        .update_mcp(org, id, &McpSecrets::default(), |s| s.name = "Docs 2".into())
+        .update_mcp(org, id, &McpSecrets::default(), |s| {
+            s.name = "Docs 2".into()
+        })
         .unwrap()
         .unwrap();
     assert_eq!(renamed.oauth_epoch, 0);
@@ -248,17 +258,33 @@ fn a_changed_url_or_client_forgets_the_oauth_state_and_refuses_late_writes() {
     assert!(store.oauth_token(org, id, &alice).unwrap().is_none());
     assert!(store.oauth_registration(org, id).unwrap().is_none());
     // A refresh or a callback that began before the change stores nothing.
-    assert!(!store.put_oauth_token(org, id, 0, &alice, &token("late")).unwrap());
-    assert!(!store.put_oauth_registration(org, id, 0, registration()).unwrap());
+    assert!(
+        !store
+            .put_oauth_token(org, id, 0, &alice, &token("late"))
+            .unwrap()
+    );
+    assert!(
+        !store
+            .put_oauth_registration(org, id, 0, registration())
+            .unwrap()
+    );
     assert!(store.oauth_token(org, id, &alice).unwrap().is_none());
-    assert!(store.put_oauth_token(org, id, 1, &alice, &token("new")).unwrap());
+    assert!(
+        store
+            .put_oauth_token(org, id, 1, &alice, &token("new"))
+            .unwrap()
+    );
 
     // So does a new oauthClient, and a token of an older epoch that
     // escaped the transaction's scan is swept after it.
     store
         .oauth_tokens
         .insert(
-            [&crate::store::keys::pair(org.as_bytes(), id.as_bytes())[..], b"stray"].concat(),
+            [
+                &crate::store::keys::pair(org.as_bytes(), id.as_bytes())[..],
+                b"stray",
+            ]
+            .concat(),
             crate::store::codec::encode(&crate::store::oauth::StoredToken {
                 user: Some("mallory".into()),
                 sealed: String::new(),

@@ -369,8 +369,13 @@ mod tests {
         );
         assert!(inside.unwrap_err().contains("outside the data directory"));
         for bad in ["PATH", "1X", "A-B"] {
-            let refused =
-                StdioConfig::new(StdioAllowList::default(), bad, dir.path().join("h"), &data, 1);
+            let refused = StdioConfig::new(
+                StdioAllowList::default(),
+                bad,
+                dir.path().join("h"),
+                &data,
+                1,
+            );
             assert!(refused.is_err(), "{bad}");
         }
     }
