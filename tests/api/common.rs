@@ -660,6 +660,16 @@ pub fn error_of(frames: &[Frame]) -> Value {
     frames[at].data.clone()
 }
 
+/// A KiB figure of `/proc/{pid}/status` (`VmRSS`, `VmHWM`: the peak).
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
 /// Polls `check` every 10 ms until it yields a value; fails with `what` after
 /// `within`. A readiness check for things that happen in the background.
 pub async fn eventually<T>(

@@ -189,12 +189,7 @@ fn a_body_that_stops_arriving_is_answered_408() {
 }
 
 fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
+    crate::common::status_kib(pid, "VmRSS")
 }
 
 /// 150 sends of 250 KiB, each answered with 1 MiB, whose clients leave at

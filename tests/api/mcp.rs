@@ -488,6 +488,67 @@ async fn the_older_sse_transport_lists_and_calls() {
     assert_eq!(result["result"], json!({"result": "OLD"}));
 }
 
+/// A legacy SSE "server" whose stream is one line of 100 MB without a
+/// newline; the bytes it managed to send.
+async fn endless_line_server() -> (String, tokio::task::JoinHandle<u64>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let sent = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut head = vec![0u8; 4096];
+        let _ = socket.read(&mut head).await;
+        let answer = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                      connection: close\r\n\r\nevent: endpoint\r\ndata: ";
+        socket.write_all(answer.as_bytes()).await.unwrap();
+        let chunk = vec![b'x'; 64 * 1024];
+        let mut sent = 0u64;
+        while sent < 100 * 1024 * 1024 {
+            if socket.write_all(&chunk).await.is_err() {
+                break;
+            }
+            sent += chunk.len() as u64;
+        }
+        sent
+    });
+    (base, sent)
+}
+
+#[tokio::test]
+async fn a_legacy_sse_server_sending_a_line_without_end_grows_no_memory() {
+    use crate::common::status_kib;
+    let (base, sent) = endless_line_server().await;
+    let vendor = Mock::start("/v1").await;
+    // Not at trace level: a log line per chunk read would measure the log.
+    let server = confer(&vendor, &[("CONFER_LOG", "info")]);
+    let api = server.admin();
+    let start_kib = status_kib(server.pid(), "VmRSS");
+    let id = api
+        .post(
+            "/api/mcps",
+            json!({"name": "flood", "transport": "sse", "url": format!("{base}/sse")}),
+        )
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let down = status_of(&api, &id, "down").await;
+    // Refused as it arrived, not left to run into the server's timeout.
+    assert_eq!(
+        down["last_error"], "the event stream ended before naming its endpoint",
+        "{down}"
+    );
+    let sent = sent.await.unwrap();
+    let peak_kib = status_kib(server.pid(), "VmHWM");
+    assert!(
+        peak_kib < start_kib + 64 * 1024,
+        "peak RSS {peak_kib} KiB from {start_kib} KiB at the start ({sent} bytes were sent)"
+    );
+    // Cut off near the bound, long before the 100 MB.
+    assert!(sent < 50 * 1024 * 1024, "{sent} bytes were read");
+}
+
 #[tokio::test]
 async fn a_stop_cancels_the_call_and_a_slow_call_times_out() {
     let peer = ThirdPartyMock::fastmcp("streamable-http");
