@@ -121,7 +121,7 @@ route_table! {
     "/api/mcps" => { GET => mcps::list, POST => mcps::create },
     // Before `{mcp_id}`, which would otherwise take the path.
     "/api/mcps/managed-oauth/start" => { POST => mcp_oauth::start },
-    "/api/mcps/managed-oauth/begin" => { GET => mcp_oauth::begin },
+    "/api/mcps/managed-oauth/begin" => { GET => mcp_oauth::begin, POST => mcp_oauth::begin_form },
     "/api/mcps/managed-oauth/callback" => { GET => mcp_oauth::callback },
     "/api/mcps/managed-oauth/disconnect" => { POST => mcp_oauth::disconnect },
     "/api/mcps/{mcp_id}" => { GET => mcps::get, PATCH => mcps::update, DELETE => mcps::delete },

@@ -96,28 +96,24 @@ impl Rig {
     }
 }
 
-/// The browser's part: `begin` (the cookie and the provider's URL), the
-/// provider's consent as `user`, and the callback's URL; with `cookie`
-/// the browser brings the flow's cookie back. The callback's status and
-/// page.
-async fn browse(redirect_url: &str, user: &str, cookie: bool) -> (u16, String) {
+/// The browser's part: `begin` with `user`'s JWT of `org` (the cookie and
+/// the provider's URL), the provider's consent as `user`, and the
+/// callback's URL; with `cookie` the browser brings the flow's cookie
+/// back. The callback's status and page.
+async fn browse(redirect_url: &str, org: &str, user: &str, cookie: bool) -> (u16, String) {
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let began = browser.get(redirect_url).send().await.unwrap();
+    let session = jwt(json!({"sub": user, "exp": exp_in(600), "org_id": org}));
+    let began = browser
+        .get(redirect_url)
+        .bearer_auth(&session)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(began.status(), 302, "begin redirects to the provider");
-    let set = began.headers()[SET_COOKIE].to_str().unwrap().to_owned();
-    assert!(set.starts_with("__Host-confer_oauth="), "{set}");
-    for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] {
-        assert!(set.contains(attribute), "{set}");
-    }
-    let flow_cookie = set.split(';').next().unwrap().to_owned();
-    let provider = began.headers()[LOCATION].to_str().unwrap().to_owned();
-    assert!(
-        provider.contains("code_challenge_method=S256"),
-        "{provider}"
-    );
+    let (flow_cookie, provider) = flow_cookie_and_provider(&began);
     let consented = browser
         .get(format!("{provider}&user={user}"))
         .send()
@@ -145,9 +141,33 @@ async fn browse(redirect_url: &str, user: &str, cookie: bool) -> (u16, String) {
         .to_owned();
     assert_eq!(csp, "default-src 'none'");
     // The begin URL worked once.
-    let again = browser.get(redirect_url).send().await.unwrap();
+    let again = browser
+        .get(redirect_url)
+        .bearer_auth(&session)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(again.status(), 400, "a begin URL is single-use");
     (status, answered.text().await.unwrap())
+}
+
+/// The flow's cookie (`name=value`) a `begin` set, checked, and where it
+/// sends the browser.
+fn flow_cookie_and_provider(began: &reqwest::Response) -> (String, String) {
+    let set = began.headers()[SET_COOKIE].to_str().unwrap().to_owned();
+    // Confer is reached over plain http here: no `Secure`, so no `__Host-`.
+    assert!(set.starts_with("confer_oauth="), "{set}");
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/"] {
+        assert!(set.contains(attribute), "{set}");
+    }
+    assert!(!set.contains("Secure"), "{set}");
+    let flow_cookie = set.split(';').next().unwrap().to_owned();
+    let provider = began.headers()[LOCATION].to_str().unwrap().to_owned();
+    assert!(
+        provider.contains("code_challenge_method=S256"),
+        "{provider}"
+    );
+    (flow_cookie, provider)
 }
 
 /// The challenge of a turn that was asked to connect (asserting the
@@ -201,7 +221,7 @@ async fn a_user_connects_through_the_challenge_and_the_next_turn_uses_their_toke
             && redirect.contains("/api/mcps/managed-oauth/begin?ticket="),
         "{redirect}"
     );
-    let (status, page) = browse(&redirect, "alice", true).await;
+    let (status, page) = browse(&redirect, &rig.org, "alice", true).await;
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("Notes is connected for alice"), "{page}");
 
@@ -221,12 +241,12 @@ async fn a_user_connects_through_the_challenge_and_the_next_turn_uses_their_toke
     let bobs = bob.thread(&rig.agent, json!({})).await;
     let frames = rig.whoami(&bob, &bobs).await;
     let redirect = challenge_of(&frames);
-    let (status, page) = browse(&redirect, "bob", false).await;
+    let (status, page) = browse(&redirect, &rig.org, "bob", false).await;
     assert_eq!(status, 400, "{page}");
     assert!(page.contains("another browser"), "{page}");
     let frames = rig.whoami(&bob, &bobs).await;
     let redirect = challenge_of(&frames);
-    assert_eq!(browse(&redirect, "bob", true).await.0, 200);
+    assert_eq!(browse(&redirect, &rig.org, "bob", true).await.0, 200);
     let token = whoami_token(&rig.whoami(&bob, &bobs).await);
     assert!(token.starts_with("at-bob-"), "{token}");
     // Alice's token is still hers.
@@ -343,7 +363,7 @@ async fn calls_of_one_step_share_one_refresh_of_a_rotating_token() {
     let erin = rig.user("erin");
     let thread = erin.thread(&rig.agent, json!({})).await;
     let redirect = challenge_of(&rig.whoami(&erin, &thread).await);
-    assert_eq!(browse(&redirect, "erin", true).await.0, 200);
+    assert_eq!(browse(&redirect, &rig.org, "erin", true).await.0, 200);
     // Two calls at once, each finding the token due (it lives 60 s): the
     // provider accepts a refresh token once, so the refreshes must take
     // turns (each then uses the refresh token the other got). Together
@@ -372,7 +392,7 @@ async fn a_token_the_server_refuses_asks_the_user_again() {
     let dave = rig.user("longdave");
     let thread = dave.thread(&rig.agent, json!({})).await;
     let redirect = challenge_of(&rig.whoami(&dave, &thread).await);
-    assert_eq!(browse(&redirect, "longdave", true).await.0, 200);
+    assert_eq!(browse(&redirect, &rig.org, "longdave", true).await.0, 200);
     let token = whoami_token(&rig.whoami(&dave, &thread).await);
     assert!(token.starts_with("at-longdave-"), "{token}");
     assert_eq!(rig.stats().await["refreshes"], 0);
@@ -387,7 +407,7 @@ async fn a_token_the_server_refuses_asks_the_user_again() {
         .unwrap();
     assert!(revoked.status().is_success());
     let redirect = challenge_of(&rig.whoami(&dave, &thread).await);
-    assert_eq!(browse(&redirect, "longdave", true).await.0, 200);
+    assert_eq!(browse(&redirect, &rig.org, "longdave", true).await.0, 200);
     let fresh = whoami_token(&rig.whoami(&dave, &thread).await);
     assert!(
         fresh.starts_with("at-longdave-") && fresh != token,
@@ -411,7 +431,7 @@ async fn start_answers_a_begin_url_and_refuses_what_it_must() {
         url.contains("/api/mcps/managed-oauth/begin?ticket="),
         "{url}"
     );
-    assert_eq!(browse(url, "carol", true).await.0, 200);
+    assert_eq!(browse(url, &rig.org, "carol", true).await.0, 200);
     // A server without OAuth: 422; another org's or no server: 404.
     let plain = rig
         .admin
@@ -467,7 +487,13 @@ async fn start_answers_a_begin_url_and_refuses_what_it_must() {
         )
         .await
         .expect(200);
-    let (status, page) = browse(started["authorization_url"].as_str().unwrap(), "boss", true).await;
+    let (status, page) = browse(
+        started["authorization_url"].as_str().unwrap(),
+        &rig.org,
+        "boss",
+        true,
+    )
+    .await;
     assert_eq!(status, 200);
     assert!(page.contains("for your organization"), "{page}");
     // A flow whose server is deleted before its callback stores nothing.
@@ -495,6 +521,7 @@ async fn start_answers_a_begin_url_and_refuses_what_it_must() {
         .expect(200);
     let (status, page) = browse(
         started["authorization_url"].as_str().unwrap(),
+        &rig.org,
         "carol",
         true,
     )
@@ -519,7 +546,7 @@ async fn a_moved_server_forgets_every_token_and_its_new_host_never_sees_one() {
     let alice = rig.user("alice");
     let thread = alice.thread(&rig.agent, json!({})).await;
     let redirect = challenge_of(&rig.whoami(&alice, &thread).await);
-    assert_eq!(browse(&redirect, "alice", true).await.0, 200);
+    assert_eq!(browse(&redirect, &rig.org, "alice", true).await.0, 200);
     let token = whoami_token(&rig.whoami(&alice, &thread).await);
     assert!(token.starts_with("at-alice-"), "{token}");
 
@@ -575,4 +602,83 @@ async fn a_moved_server_forgets_every_token_and_its_new_host_never_sees_one() {
     })
     .await;
     challenge_of(&rig.whoami(&alice, &thread).await);
+}
+
+#[tokio::test]
+async fn a_sign_in_link_is_its_users_alone_and_a_callback_without_the_cookie_uses_nothing_up() {
+    let rig = Rig::start().await;
+    let alice = rig.user("alice");
+    let thread = alice.thread(&rig.agent, json!({})).await;
+    let redirect = challenge_of(&rig.whoami(&alice, &thread).await);
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let session_of = |sub: &str| jwt(json!({"sub": sub, "exp": exp_in(600), "org_id": rig.org}));
+    // The ticket alone: no session, nothing set.
+    let bare = browser.get(&redirect).send().await.unwrap();
+    assert_eq!(bare.status(), 401);
+    assert!(bare.headers().get(LOCATION).is_none());
+    // Another user's browser: refused, and the link stays alice's.
+    let mallory = browser
+        .get(&redirect)
+        .bearer_auth(session_of("mallory"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mallory.status(), 403);
+    assert!(mallory.text().await.unwrap().contains("another user"));
+    // Alice's app posts the ticket with her session (a form: no JWT in a URL).
+    let ticket = redirect.split("ticket=").nth(1).unwrap().to_owned();
+    let began = browser
+        .post(format!("{}/api/mcps/managed-oauth/begin", rig.server.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(
+            url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("ticket", &ticket)
+                .append_pair("token", &session_of("alice"))
+                .finish(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(began.status(), 302);
+    let (flow_cookie, provider) = flow_cookie_and_provider(&began);
+    let consented = browser
+        .get(format!("{provider}&user=alice"))
+        .send()
+        .await
+        .unwrap();
+    let callback = consented.headers()[LOCATION].to_str().unwrap().to_owned();
+    // A browser without the cookie is refused and uses the flow up no more
+    // than a stranger could: alice's own browser then finishes it.
+    let stranger = browser.get(&callback).send().await.unwrap();
+    assert_eq!(stranger.status(), 400);
+    assert!(stranger.text().await.unwrap().contains("another browser"));
+    let finished = browser
+        .get(&callback)
+        .header(COOKIE, &flow_cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(finished.status(), 200);
+    let token = whoami_token(&rig.whoami(&alice, &thread).await);
+    assert!(token.starts_with("at-alice-"), "{token}");
+}
+
+#[tokio::test]
+async fn a_providers_huge_expires_in_is_clamped_without_a_panic() {
+    let rig = Rig::start().await;
+    for user in ["hugeann", "vastbob"] {
+        let api = rig.user(user);
+        let thread = api.thread(&rig.agent, json!({})).await;
+        let redirect = challenge_of(&rig.whoami(&api, &thread).await);
+        let (status, page) = browse(&redirect, &rig.org, user, true).await;
+        assert_eq!(status, 200, "{page}");
+        // Used as stored: not due a refresh for a year.
+        let token = whoami_token(&rig.whoami(&api, &thread).await);
+        assert!(token.starts_with(&format!("at-{user}-")), "{token}");
+    }
+    assert_eq!(rig.stats().await["refreshes"], 0);
+    assert!(!rig.server.logs().contains("panicked"));
 }

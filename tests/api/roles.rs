@@ -66,6 +66,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/agents/{agent_id}/integrations") => Member,
         ("POST" | "DELETE", "/api/agents/{agent_id}/integrations") => Admin,
         ("GET", "/api/mcps/managed-oauth/begin" | "/api/mcps/managed-oauth/callback") => Nobody,
+        ("POST", "/api/mcps/managed-oauth/begin") => Nobody,
         ("POST", "/api/mcps/managed-oauth/start" | "/api/mcps/managed-oauth/disconnect") => Jwt,
         ("GET", "/api/mcps" | "/api/mcps/{mcp_id}") => Member,
         ("POST", "/api/mcps" | "/api/mcps/{mcp_id}/test") => Admin,

@@ -109,12 +109,21 @@ def issue(user: str) -> dict:
     refresh = f"rt-{user}-{secrets.token_hex(4)}"
     state["access"][access] = user
     state["refresh"][refresh] = user
+    # A user whose name starts with "long" gets hour-long tokens (used
+    # without a refresh); "huge" and "vast" get absurd lifetimes, as a float
+    # (1e18) and as an integer (10**18); everyone else's live 60 s.
+    if user.startswith("long"):
+        expires_in = 3600
+    elif user.startswith("huge"):
+        expires_in = 1e18
+    elif user.startswith("vast"):
+        expires_in = 10**18
+    else:
+        expires_in = 60
     return {
         "access_token": access,
         "token_type": "Bearer",
-        # A user whose name starts with "long" gets hour-long tokens (used
-        # without a refresh); everyone else's live 60 s.
-        "expires_in": 3600 if user.startswith("long") else 60,
+        "expires_in": expires_in,
         "refresh_token": refresh,
     }
 

@@ -1,14 +1,18 @@
 //! `/api/mcps/managed-oauth/…` (`tools.md` §8): a person connects their
 //! account at an MCP server's authorization server. `start` (a JWT caller)
-//! answers a single-use Confer `begin` URL; the browser's `begin` sets a
-//! cookie bound to the flow and goes to the provider; the provider sends
-//! it back to `callback`, which stores the token only for the browser that
-//! began. `disconnect` deletes (and revokes) the caller's token. The flow
-//! itself is `tools::mcp::oauth`.
+//! answers a single-use Confer `begin` URL; `begin`, brought with the
+//! JWT of the user the flow is for (a form POST of `ticket` and `token`
+//! from the user's app, or a GET with `Authorization: Bearer`), sets a
+//! cookie bound to the flow and goes to the provider: the ticket alone is
+//! not enough. The provider sends the browser back to `callback`, which
+//! stores the token only for the browser that began. `disconnect` deletes
+//! (and revokes) the caller's token. The flow itself is
+//! `tools::mcp::oauth`.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, COOKIE as COOKIE_HEADER, LOCATION, SET_COOKIE,
+    AUTHORIZATION, CACHE_CONTROL, CONTENT_SECURITY_POLICY, COOKIE as COOKIE_HEADER, LOCATION,
+    SET_COOKIE,
 };
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::McpServerId;
@@ -20,7 +24,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::mcps::{McpServer, OAuthMode};
 use crate::store::oauth::TokenOwner;
-use crate::tools::mcp::oauth::{COOKIE, CallbackRefusal, html_escape};
+use crate::tools::mcp::oauth::{BeginRefusal, CallbackRefusal, html_escape};
 
 /// `start` and `disconnect` body.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -48,6 +52,14 @@ pub struct Disconnected {
 #[derive(Deserialize, utoipa::IntoParams)]
 pub struct Ticket {
     ticket: String,
+}
+
+/// `begin`'s form (`application/x-www-form-urlencoded`): the ticket and
+/// the JWT of the user it is for.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct BeginForm {
+    ticket: String,
+    token: String,
 }
 
 /// `callback`'s query (the provider's).
@@ -100,10 +112,11 @@ pub async fn start(
 ) -> Result<HttpResponse, ApiError> {
     let (server, owner) =
         server_and_owner(&state, &caller, body.into_inner().mcp_server_id).await?;
+    let user = caller.user_id();
     let url = state
         .mcps
         .oauth()
-        .start(&server, owner)
+        .start(&server, owner, user)
         .await
         .map_err(|e| {
             ApiError::invalid(
@@ -116,28 +129,21 @@ pub async fn start(
     }))
 }
 
-/// The flow cookie's `Set-Cookie` value: `__Host-` (so: `Secure`, path
-/// `/`, no domain), `HttpOnly`, `SameSite=Lax` (the provider's redirect
-/// back is a top-level GET, which Lax lets through).
-fn set_cookie(value: &str, max_age_secs: u32) -> String {
-    format!("{COOKIE}={value}; Path=/; Max-Age={max_age_secs}; Secure; HttpOnly; SameSite=Lax")
-}
-
 /// The flow cookie the browser brought, if any.
-fn cookie_of(request: &HttpRequest) -> Option<String> {
+fn cookie_of(request: &HttpRequest, name: &str) -> Option<String> {
     request
         .headers()
         .get_all(COOKIE_HEADER)
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(found, _)| *found == name)
         .map(|(_, value)| value.to_owned())
 }
 
 /// A page for the user's browser: `Content-Security-Policy: default-src
-/// 'none'`, never cached.
-fn page(status: StatusCode, title: &str, text: &str) -> HttpResponse {
+/// 'none'`, never cached; it clears the flow cookie.
+fn page(state: &AppState, status: StatusCode, title: &str, text: &str) -> HttpResponse {
     let body = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title></head>\
          <body><h1>{title}</h1><p>{text}</p></body></html>",
@@ -147,27 +153,71 @@ fn page(status: StatusCode, title: &str, text: &str) -> HttpResponse {
     HttpResponse::build(status)
         .insert_header((CONTENT_SECURITY_POLICY, "default-src 'none'"))
         .insert_header((CACHE_CONTROL, "no-store"))
-        .insert_header((SET_COOKIE, set_cookie("", 0)))
+        .insert_header((SET_COOKIE, state.mcps.oauth().set_cookie("", 0)))
         .content_type("text/html; charset=utf-8")
         .body(body)
 }
 
-/// `GET /api/mcps/managed-oauth/begin?ticket=`: sets the flow's cookie and
+/// `GET /api/mcps/managed-oauth/begin?ticket=` with `Authorization:
+/// Bearer <JWT>` of the user the flow is for: sets the flow's cookie and
 /// sends the browser to the provider (a ticket works once).
-#[utoipa::path(get, path = "/api/mcps/managed-oauth/begin", tag = "mcps", operation_id = "mcp_oauth_begin", params(Ticket), responses((status = 302, description = "To the provider, with the flow's cookie set"), (status = 400, description = "An HTML page: the link is unknown, used or expired")))]
-pub async fn begin(state: web::Data<AppState>, query: web::Query<Ticket>) -> HttpResponse {
-    let Some((cookie, provider)) = state.mcps.oauth().begin(&query.ticket) else {
+#[utoipa::path(get, path = "/api/mcps/managed-oauth/begin", tag = "mcps", operation_id = "mcp_oauth_begin", params(Ticket), responses((status = 302, description = "To the provider, with the flow's cookie set"), (status = 400, description = "An HTML page: the link is unknown, used or expired"), (status = 401, description = "An HTML page: no JWT of the flow's user came with the link"), (status = 403, description = "An HTML page: the link is another user's")))]
+pub async fn begin(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    query: web::Query<Ticket>,
+) -> HttpResponse {
+    let token = request
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .map(str::trim);
+    begin_as(&state, &query.ticket, token)
+}
+
+/// `POST /api/mcps/managed-oauth/begin` (form `ticket`, `token`: the JWT
+/// of the user the flow is for), as a browser's top-level navigation from
+/// the user's app: what `GET` does, without the JWT in a URL.
+#[utoipa::path(post, path = "/api/mcps/managed-oauth/begin", tag = "mcps", operation_id = "mcp_oauth_begin_form", request_body(content = BeginForm, content_type = "application/x-www-form-urlencoded"), responses((status = 302, description = "To the provider, with the flow's cookie set"), (status = 400, description = "An HTML page: the link is unknown, used or expired"), (status = 401, description = "An HTML page: no JWT of the flow's user came with the link"), (status = 403, description = "An HTML page: the link is another user's")))]
+pub async fn begin_form(state: web::Data<AppState>, form: web::Form<BeginForm>) -> HttpResponse {
+    begin_as(&state, &form.ticket, Some(form.token.trim()))
+}
+
+/// `begin` for whoever `token` proves to be.
+fn begin_as(state: &AppState, ticket: &str, token: Option<&str>) -> HttpResponse {
+    let user = token
+        .filter(|t| !t.is_empty())
+        .zip(state.jwt.as_ref())
+        .and_then(|(token, verifier)| verifier.verify(token).ok());
+    let Some(user) = user else {
         return page(
+            state,
+            StatusCode::UNAUTHORIZED,
+            "Sign-in needs your session",
+            "Open this sign-in link from the app you are signed in to.",
+        );
+    };
+    let oauth = state.mcps.oauth();
+    match oauth.begin(ticket, &user) {
+        Ok((cookie, provider)) => HttpResponse::Found()
+            .insert_header((LOCATION, provider))
+            .insert_header((CACHE_CONTROL, "no-store"))
+            .insert_header((SET_COOKIE, oauth.set_cookie(&cookie, 600)))
+            .finish(),
+        Err(BeginRefusal::Unknown) => page(
+            state,
             StatusCode::BAD_REQUEST,
             "Sign-in link not valid",
             "This sign-in link is unknown, was already used, or expired. Start again from the conversation.",
-        );
-    };
-    HttpResponse::Found()
-        .insert_header((LOCATION, provider))
-        .insert_header((CACHE_CONTROL, "no-store"))
-        .insert_header((SET_COOKIE, set_cookie(&cookie, 600)))
-        .finish()
+        ),
+        Err(BeginRefusal::OtherUser) => page(
+            state,
+            StatusCode::FORBIDDEN,
+            "Sign-in link not yours",
+            "This sign-in link was made for another user. Start again from your own conversation.",
+        ),
+    }
 }
 
 /// `GET /api/mcps/managed-oauth/callback?code&state`: stores the token
@@ -178,13 +228,19 @@ pub async fn callback(
     request: HttpRequest,
     query: web::Query<Callback>,
 ) -> HttpResponse {
-    let refused =
-        |why: CallbackRefusal| page(StatusCode::BAD_REQUEST, "Not connected", why.reason());
+    let refused = |why: CallbackRefusal| {
+        page(
+            &state,
+            StatusCode::BAD_REQUEST,
+            "Not connected",
+            why.reason(),
+        )
+    };
     let Some(flow_state) = query.state.as_deref() else {
         return refused(CallbackRefusal::UnknownState);
     };
-    let cookie = cookie_of(&request);
     let oauth = state.mcps.oauth();
+    let cookie = cookie_of(&request, oauth.cookie_name());
     match oauth
         .callback(query.code.as_deref(), flow_state, cookie.as_deref())
         .await
@@ -196,6 +252,7 @@ pub async fn callback(
                 TokenOwner::Org => "for your organization".to_owned(),
             };
             page(
+                &state,
                 StatusCode::OK,
                 "Connected",
                 &format!(

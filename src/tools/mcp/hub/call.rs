@@ -131,7 +131,7 @@ impl McpHub {
         scope: &ToolScope,
         call: &ToolCall,
     ) -> ToolOutput {
-        let Some(owner @ TokenOwner::User(_)) = owner else {
+        let Some(TokenOwner::User(user)) = owner else {
             return ToolOutput::error(AUTHORIZATION_REQUIRED);
         };
         let pending = ToolOutput::error(format!(
@@ -141,7 +141,8 @@ impl McpHub {
         if !scope.notes.first_challenge(&server.slug) {
             return pending;
         }
-        match self.oauth.start(server, owner).await {
+        let owner = TokenOwner::User(user.clone());
+        match self.oauth.start(server, owner, user).await {
             Ok(redirect_url) => {
                 scope.notes.announce(
                     &call.id,

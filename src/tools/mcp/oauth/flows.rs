@@ -22,6 +22,9 @@ pub(super) struct Flow {
     pub(super) server_name: String,
     pub(super) resource: String,
     pub(super) owner: TokenOwner,
+    /// The JWT `sub` that may begin it: the owner, or for an org's token
+    /// the admin who started it.
+    pub(super) user: String,
     pub(super) ticket: Option<String>,
     pub(super) verifier: String,
     /// Set by `begin`; the callback must bring it back.
@@ -134,6 +137,7 @@ mod tests {
             org,
             server: McpServerId::new(),
             epoch: 0,
+            user: String::new(),
             server_name: String::new(),
             resource: String::new(),
             owner: owner.clone(),

@@ -32,6 +32,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use self::flows::{Flow, Flows, challenge_of, random, same};
+use crate::auth::jwt::JwtUser;
 use crate::outbound::{Outbound, read_capped};
 use crate::store::Store;
 use crate::store::mcps::McpServer;
@@ -48,8 +49,14 @@ pub const REFRESH_BEFORE: chrono::TimeDelta = chrono::TimeDelta::minutes(2);
 /// Locks that serialize token reads and refreshes (by a hash of the server
 /// and owner).
 const REFRESH_STRIPES: usize = 64;
-/// The cookie that binds a flow to its browser.
-pub const COOKIE: &str = "__Host-confer_oauth";
+/// The cookie that binds a flow to its browser, when Confer is reached
+/// over https (`__Host-`: `Secure`, path `/`, no domain).
+pub const SECURE_COOKIE: &str = "__Host-confer_oauth";
+/// The same over plain http (a browser drops a `Secure` cookie set over
+/// http, and `__Host-` needs `Secure`).
+pub const PLAIN_COOKIE: &str = "confer_oauth";
+/// The longest token lifetime believed (`expires_in` is clamped to it).
+pub const MAX_TOKEN_LIFETIME: chrono::TimeDelta = chrono::TimeDelta::days(365);
 /// The callback's path under the public URL.
 pub const CALLBACK_PATH: &str = "/api/mcps/managed-oauth/callback";
 /// The begin route's path under the public URL.
@@ -66,6 +73,15 @@ pub struct OAuthError(pub String);
 
 fn fail(why: impl Into<String>) -> OAuthError {
     OAuthError(why.into())
+}
+
+/// Why a `begin` sent nobody to the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BeginRefusal {
+    /// Unknown, used or expired.
+    Unknown,
+    /// The flow is another user's (or another org's).
+    OtherUser,
 }
 
 /// Why a callback stored nothing: a fixed sentence for the user's page.
@@ -127,7 +143,8 @@ struct ServerMetadata {
 #[derive(Deserialize)]
 struct TokenAnswer {
     access_token: String,
-    expires_in: Option<i64>,
+    /// Seconds; any JSON number (`3600`, `3.6e3`, `1e18`), clamped.
+    expires_in: Option<f64>,
     refresh_token: Option<String>,
     scope: Option<String>,
 }
@@ -343,9 +360,14 @@ impl ManagedOAuth {
         Ok(registration)
     }
 
-    /// Starts a flow of `owner` for `server`: its single-use Confer `begin`
-    /// URL.
-    pub async fn start(&self, server: &McpServer, owner: TokenOwner) -> Result<String, OAuthError> {
+    /// Starts a flow of `owner` for `server`, which only `user` (a JWT
+    /// `sub`) may begin: its single-use Confer `begin` URL.
+    pub async fn start(
+        &self,
+        server: &McpServer,
+        owner: TokenOwner,
+        user: String,
+    ) -> Result<String, OAuthError> {
         let registration = self.registration(server).await?;
         let resource = server.url.clone().unwrap_or_default();
         let (state, ticket, verifier) = (random()?, random()?, random()?);
@@ -377,6 +399,7 @@ impl ManagedOAuth {
                 server_name: server.name.clone(),
                 resource,
                 owner,
+                user,
                 ticket: Some(ticket.clone()),
                 verifier,
                 cookie: None,
@@ -388,41 +411,86 @@ impl ManagedOAuth {
         Ok(format!("{}{BEGIN_PATH}?ticket={ticket}", self.public_url))
     }
 
-    /// Uses a ticket (once): the cookie value to set and the provider's
-    /// authorization URL to send the browser to.
-    pub fn begin(&self, ticket: &str) -> Option<(String, String)> {
+    /// The flow cookie's name: `__Host-` when Confer is reached over
+    /// https, a plain name over http.
+    pub fn cookie_name(&self) -> &'static str {
+        if self.public_url.starts_with("https://") {
+            SECURE_COOKIE
+        } else {
+            PLAIN_COOKIE
+        }
+    }
+
+    /// The flow cookie's `Set-Cookie` value: `HttpOnly`, `SameSite=Lax`
+    /// (the provider's redirect back is a top-level GET, which Lax lets
+    /// through), path `/`; `Secure` (with the `__Host-` name) over https.
+    pub fn set_cookie(&self, value: &str, max_age_secs: u32) -> String {
+        let secure = if self.cookie_name() == SECURE_COOKIE {
+            "; Secure"
+        } else {
+            ""
+        };
+        format!(
+            "{}={value}; Path=/; Max-Age={max_age_secs}{secure}; HttpOnly; SameSite=Lax",
+            self.cookie_name()
+        )
+    }
+
+    /// Uses a ticket (once) for `user`, who must be the one the flow is for
+    /// (in its org): the cookie value to set and the provider's
+    /// authorization URL to send the browser to. A ticket brought by
+    /// another user stays usable by its own.
+    pub fn begin(&self, ticket: &str, user: &JwtUser) -> Result<(String, String), BeginRefusal> {
         let mut flows = self.flows();
-        let state = flows.tickets.remove(ticket)?;
-        let cookie = random().ok()?;
-        let flow = flows.by_state.get_mut(&state)?;
-        flow.ticket = None;
+        let state = flows
+            .tickets
+            .get(ticket)
+            .cloned()
+            .ok_or(BeginRefusal::Unknown)?;
+        let flow = flows.by_state.get(&state).ok_or(BeginRefusal::Unknown)?;
         if flow.created.elapsed() > FLOW_TTL {
             flows.remove(&state);
-            return None;
+            return Err(BeginRefusal::Unknown);
         }
+        if flow.user != user.sub || !user.org_ids.contains(&flow.org) {
+            return Err(BeginRefusal::OtherUser);
+        }
+        let cookie = random().map_err(|_| BeginRefusal::Unknown)?;
+        flows.tickets.remove(ticket);
+        let flow = flows
+            .by_state
+            .get_mut(&state)
+            .ok_or(BeginRefusal::Unknown)?;
+        flow.ticket = None;
         flow.cookie = Some(cookie.clone());
-        Some((cookie, flow.provider_url.clone()))
+        Ok((cookie, flow.provider_url.clone()))
     }
 
     /// Finishes a flow (once): checks the browser's cookie, exchanges the
-    /// code, stores the token. Anything amiss stores nothing.
+    /// code, stores the token. Anything amiss stores nothing; a browser
+    /// without the flow's cookie does not use the flow up.
     pub async fn callback(
         &self,
         code: Option<&str>,
         state: &str,
         cookie: Option<&str>,
     ) -> Result<Connected, CallbackRefusal> {
-        let flow = self
-            .flows()
-            .remove(state)
-            .ok_or(CallbackRefusal::UnknownState)?;
-        if flow.created.elapsed() > FLOW_TTL {
-            return Err(CallbackRefusal::Expired);
-        }
-        let bound = flow.cookie.as_deref().zip(cookie);
-        if !bound.is_some_and(|(expected, given)| same(expected, given)) {
-            return Err(CallbackRefusal::OtherBrowser);
-        }
+        let flow = {
+            let mut flows = self.flows();
+            let flow = flows
+                .by_state
+                .get(state)
+                .ok_or(CallbackRefusal::UnknownState)?;
+            if flow.created.elapsed() > FLOW_TTL {
+                flows.remove(state);
+                return Err(CallbackRefusal::Expired);
+            }
+            let bound = flow.cookie.as_deref().zip(cookie);
+            if !bound.is_some_and(|(expected, given)| same(expected, given)) {
+                return Err(CallbackRefusal::OtherBrowser);
+            }
+            flows.remove(state).ok_or(CallbackRefusal::UnknownState)?
+        };
         let code = code.ok_or(CallbackRefusal::Denied)?;
         let registration = &flow.registration;
         let mut form = vec![
@@ -485,9 +553,7 @@ impl ManagedOAuth {
         Ok(OpenToken {
             access_token: SecretString::from(answer.access_token),
             refresh_token: answer.refresh_token.map(SecretString::from),
-            expires_at: answer
-                .expires_in
-                .map(|s| Utc::now() + chrono::TimeDelta::seconds(s)),
+            expires_at: answer.expires_in.map(|s| Utc::now() + lifetime(s)),
             scope: answer.scope,
         })
     }
@@ -612,6 +678,21 @@ impl ManagedOAuth {
     }
 }
 
+/// A token's lifetime from its `expires_in`: never negative, never past
+/// [`MAX_TOKEN_LIFETIME`] (a provider's huge or odd value must not
+/// overflow a date).
+fn lifetime(expires_in: f64) -> chrono::TimeDelta {
+    let max = MAX_TOKEN_LIFETIME.num_seconds();
+    if expires_in.is_nan() || expires_in <= 0.0 {
+        return chrono::TimeDelta::zero();
+    }
+    if expires_in >= max as f64 {
+        return MAX_TOKEN_LIFETIME;
+    }
+    // In range: 0 < expires_in < one year of seconds.
+    chrono::TimeDelta::seconds(expires_in as i64)
+}
+
 /// `request` with `pairs` as its `application/x-www-form-urlencoded` body.
 fn form_body(
     request: reqwest::RequestBuilder,
@@ -653,6 +734,22 @@ mod tests {
             well_known(&root, "oauth-authorization-server"),
             "https://as.example/.well-known/oauth-authorization-server"
         );
+    }
+
+    #[test]
+    fn lifetimes_are_clamped() {
+        assert_eq!(lifetime(60.0), chrono::TimeDelta::seconds(60));
+        assert_eq!(lifetime(3.6e3), chrono::TimeDelta::seconds(3600));
+        for huge in [1e18, f64::INFINITY, 9.3e18] {
+            assert_eq!(lifetime(huge), MAX_TOKEN_LIFETIME);
+        }
+        for odd in [-5.0, f64::NAN, f64::NEG_INFINITY] {
+            assert_eq!(lifetime(odd), chrono::TimeDelta::zero());
+        }
+        let answer: TokenAnswer =
+            serde_json::from_str(r#"{"access_token": "a", "expires_in": 1e18}"#).unwrap();
+        let at = Utc::now() + lifetime(answer.expires_in.unwrap());
+        assert!(at > Utc::now());
     }
 
     #[test]
