@@ -242,6 +242,13 @@ impl ThreadEvent {
     pub fn is_done(&self) -> bool {
         matches!(self, Self::Done(_))
     }
+
+    /// Whether only the stream of the send whose turn made it may carry
+    /// it: an `auth_challenge`'s sign-in link is the sender's, never a
+    /// watcher's or a reattached reader's.
+    pub fn for_sender_only(&self) -> bool {
+        matches!(self, Self::AuthChallenge { .. })
+    }
 }
 
 #[cfg(test)]

@@ -682,3 +682,59 @@ async fn a_providers_huge_expires_in_is_clamped_without_a_panic() {
     assert_eq!(rig.stats().await["refreshes"], 0);
     assert!(!rig.server.logs().contains("panicked"));
 }
+
+#[tokio::test]
+async fn a_watcher_of_a_multiplayer_thread_never_receives_the_sign_in_link() {
+    let rig = Rig::start().await;
+    let alice = rig.user("alice");
+    let thread = alice
+        .thread(&rig.agent, json!({"kind": "multiplayer"}))
+        .await;
+    alice
+        .post(
+            &format!("/api/threads/{thread}/participants"),
+            json!({"userId": "bob"}),
+        )
+        .await
+        .expect(201);
+    let bob = rig.user("bob");
+    let mut watch = bob.open_watch(&thread, "?follow=true", None).await;
+    assert_eq!(watch.status, 200);
+    // Alice's send asks her to connect, on her own stream.
+    let frames = rig.whoami(&alice, &thread).await;
+    let redirect = challenge_of(&frames);
+    let ticket = redirect.split("ticket=").nth(1).unwrap().to_owned();
+    // Bob saw the turn, its call and its result, but not the link.
+    let mut seen = Vec::new();
+    loop {
+        let frame = watch
+            .next_within(std::time::Duration::from_secs(30))
+            .await
+            .unwrap();
+        let done = frame.event == "done";
+        seen.push(frame);
+        if done {
+            break;
+        }
+    }
+    let names: Vec<&str> = seen.iter().map(|f| f.event.as_str()).collect();
+    assert!(names.contains(&"tool_result"), "{names:?}");
+    assert!(!names.contains(&"auth_challenge"), "{names:?}");
+    for frame in &seen {
+        assert!(!frame.data.to_string().contains(&ticket), "{frame:?}");
+    }
+    // A reattach to the turn (anyone's, alice's too) does not carry it.
+    let last = frames[0].id.clone().unwrap();
+    let resumed = bob
+        .open_watch(&thread, "", Some(&last))
+        .await
+        .collect()
+        .await;
+    assert!(
+        resumed.iter().all(|f| f.event != "auth_challenge"),
+        "{resumed:?}"
+    );
+    // Nor does the thread's history.
+    let history = alice.history(&thread).await;
+    assert!(!serde_json::to_string(&history).unwrap().contains(&ticket));
+}

@@ -121,6 +121,8 @@ impl FrameReader {
                 }
             };
             match step {
+                // Passed over: the sender's own stream alone carries it.
+                Step::Frame(frame) if self.watcher && frame.event.for_sender_only() => {}
                 Step::Frame(frame) => return Ready::Frame(frame),
                 Step::End => self.finishing = true,
                 // The step queued frames of its own (a gap's ending).

@@ -182,3 +182,47 @@ async fn a_trimmed_turn_packs_the_tokens_it_kept() {
     assert_eq!(events[..5], expected[..]);
     assert!(events[5].is_done());
 }
+
+#[tokio::test]
+async fn a_sign_in_challenge_reaches_the_senders_stream_alone() {
+    let log = log(100_000);
+    log.enqueue(1);
+    let mut sender = log.read_turn(1);
+    let mut watcher = log.follow(None).unwrap();
+    log.begin(1);
+    let mut reattached = log.reattach(None).unwrap().unwrap();
+    log.append(1, token("a"));
+    log.append(
+        1,
+        ThreadEvent::AuthChallenge {
+            tool_name: "notes__whoami".into(),
+            challenge: Box::new(crate::events::AuthChallenge {
+                provider: "notes".into(),
+                redirect_url: "https://confer.example/begin?ticket=secret".into(),
+                description: None,
+            }),
+        },
+    );
+    log.append(1, token("b"));
+    log.append(1, done());
+    let names = |frames: Vec<Arc<Frame>>| -> Vec<&'static str> {
+        frames.iter().map(|f| f.event.name()).collect()
+    };
+    let mut read = |reader: &mut FrameReader| {
+        let mut frames = Vec::new();
+        while let Ready::Frame(frame) = reader.try_next() {
+            let done = frame.event.is_done();
+            frames.push(frame);
+            if done {
+                break;
+            }
+        }
+        frames
+    };
+    assert_eq!(
+        names(read(&mut sender)),
+        ["token", "auth_challenge", "token", "done"]
+    );
+    assert_eq!(names(read(&mut watcher)), ["token", "token", "done"]);
+    assert_eq!(names(read(&mut reattached)), ["token", "token", "done"]);
+}
