@@ -208,7 +208,7 @@ async fn a_sign_in_challenge_reaches_the_senders_stream_alone() {
     let names = |frames: Vec<Arc<Frame>>| -> Vec<&'static str> {
         frames.iter().map(|f| f.event.name()).collect()
     };
-    let mut read = |reader: &mut FrameReader| {
+    let read = |reader: &mut FrameReader| {
         let mut frames = Vec::new();
         while let Ready::Frame(frame) = reader.try_next() {
             let done = frame.event.is_done();
