@@ -48,6 +48,29 @@ pub fn aad(org: &str, kind: &str, id: &str, field: &str) -> String {
 }
 
 /// The key(s) that seal and open stored secrets.
+/// How a secret field shows in a `Debug`: whether it is set, never what
+/// it is.
+pub fn redacted<T>(secret: &Option<T>) -> &'static str {
+    if secret.is_some() {
+        "<redacted>"
+    } else {
+        "None"
+    }
+}
+
+/// A `Debug` of a map of secrets (headers, environment variables) that
+/// shows the names alone.
+pub struct NamesOnly<'a>(pub &'a std::collections::BTreeMap<String, String>);
+
+impl fmt::Debug for NamesOnly<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
+
+/// Sealed and secret-bearing records of this crate implement `Debug` by
+/// hand with these helpers, so that no `{:?}` (a log line, a panic
+/// message, an error's detail) prints a secret.
 pub struct SecretBox {
     current: LessSafeKey,
     /// The current key as base64, for a backup made with the key.
@@ -211,6 +234,57 @@ fn create_key_file(path: &PathBuf) -> Result<String, SecretError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_with_secrets_show_none_in_debug() {
+        use std::collections::BTreeMap;
+        let secret = "s3cret-value-91";
+        let map = BTreeMap::from([("X-Key".to_owned(), secret.to_owned())]);
+        let shown = [
+            format!(
+                "{:?}",
+                crate::store::mcps::McpCredentials {
+                    headers: map.clone(),
+                    env: map.clone(),
+                }
+            ),
+            format!(
+                "{:?}",
+                crate::store::mcps::OAuthClient {
+                    client_id: "id".into(),
+                    client_secret: Some(secret.into()),
+                    scope: None,
+                }
+            ),
+            format!(
+                "{:?}",
+                crate::store::oauth::OAuthRegistration {
+                    issuer: String::new(),
+                    authorization_endpoint: String::new(),
+                    token_endpoint: String::new(),
+                    revocation_endpoint: None,
+                    client_id: "id".into(),
+                    client_secret: Some(secret.into()),
+                    redirect_uri: String::new(),
+                    scope: None,
+                }
+            ),
+            format!(
+                "{:?}",
+                crate::store::oauth::TokenSecrets {
+                    access_token: secret.into(),
+                    refresh_token: Some(secret.into()),
+                }
+            ),
+        ];
+        for shown in shown {
+            assert!(!shown.contains(secret), "{shown}");
+            assert!(
+                shown.contains("redacted") || shown.contains("X-Key"),
+                "{shown}"
+            );
+        }
+    }
 
     fn boxed(dir: &Path) -> SecretBox {
         SecretBox::load(None, None, None, dir).unwrap()

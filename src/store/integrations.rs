@@ -36,7 +36,7 @@ pub struct Table {
 }
 
 /// An integration as stored.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Integration {
     pub id: IntegrationId,
     pub org_id: OrgId,
@@ -51,6 +51,21 @@ pub struct Integration {
     pub schema_read_at: DateTime<Utc>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl std::fmt::Debug for Integration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Integration")
+            .field("id", &self.id)
+            .field("org_id", &self.org_id)
+            .field("name", &self.name)
+            .field("slug", &self.slug)
+            // Plain text until the store seals it.
+            .field("connection", &"<redacted>")
+            .field("tables", &self.tables)
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
 }
 
 /// An integration attached to an agent; `allowed` are the tables the agent

@@ -15,11 +15,11 @@ use sled::Transactional;
 use super::codec::encode;
 use super::mcps::read as read_server;
 use super::{SledStore, engine, keys, tx_error};
-use crate::secrets::aad;
+use crate::secrets::{aad, redacted};
 
 /// The authorization server of an MCP server, as discovered, and the
 /// client Confer is there.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct OAuthRegistration {
     pub issuer: String,
     pub authorization_endpoint: String,
@@ -31,6 +31,43 @@ pub struct OAuthRegistration {
     /// The redirect URI the client was registered with.
     pub redirect_uri: String,
     pub scope: Option<String>,
+}
+
+impl std::fmt::Debug for OAuthRegistration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthRegistration")
+            .field("issuer", &self.issuer)
+            .field("authorization_endpoint", &self.authorization_endpoint)
+            .field("token_endpoint", &self.token_endpoint)
+            .field("revocation_endpoint", &self.revocation_endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &redacted(&self.client_secret))
+            .field("redirect_uri", &self.redirect_uri)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for TokenSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenSecrets")
+            .field("access_token", &"<redacted>")
+            .field("refresh_token", &redacted(&self.refresh_token))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for StoredToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredToken")
+            .field("user", &self.user)
+            .field("sealed", &"<sealed>")
+            .field("expires_at", &self.expires_at)
+            .field("scope", &self.scope)
+            .field("updated_at", &self.updated_at)
+            .field("epoch", &self.epoch)
+            .finish()
+    }
 }
 
 /// Whose token it is.
@@ -52,14 +89,14 @@ impl TokenOwner {
 }
 
 /// The secret part of a token, sealed as one document.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct TokenSecrets {
     pub access_token: String,
     pub refresh_token: Option<String>,
 }
 
 /// A connected token as stored.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct StoredToken {
     /// Whose it is (`None`: the org's).
     pub user: Option<String>,

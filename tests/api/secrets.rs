@@ -121,6 +121,30 @@ async fn no_secret_reaches_the_log_or_the_disk_in_clear() {
         .await
         .expect_error(400, "BAD_REQUEST");
 
+    // An MCP server's credentials and OAuth client secret, and an
+    // integration's password: each goes through the handlers, the store
+    // and (for the server, whose listing fails) the hub at trace level.
+    let mcp_header = "mcp-header-secret-5e6f7a";
+    let client_secret = "oauth-client-secret-7a8b9c";
+    admin
+        .post(
+            "/api/mcps",
+            json!({"name": "hidden", "url": "http://127.0.0.1:9/mcp", "oauth": "org",
+                   "credentials": {"headers": {"X-Api-Key": mcp_header}},
+                   "oauthClient": {"clientId": "confer", "clientSecret": client_secret}}),
+        )
+        .await
+        .expect(201);
+    let pg_password = "pg-password-3c4d5e";
+    admin
+        .post(
+            "/api/integrations",
+            json!({"name": "db", "kind": "postgres",
+                   "connectionString": format!("postgres://u:{pg_password}@127.0.0.1:9/db")}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+
     // Let the server see the cut connection before its log is read.
     admin.get("/api/agents").await.expect(200);
     std::thread::sleep(std::time::Duration::from_millis(200));
@@ -177,6 +201,9 @@ async fn no_secret_reaches_the_log_or_the_disk_in_clear() {
             ("platform key", platform_key),
             ("JWT secret", JWT_SECRET),
             ("JWT", user_token.as_str()),
+            ("MCP credential header", mcp_header),
+            ("OAuth client secret", client_secret),
+            ("integration password", pg_password),
         ] {
             assert!(!logs.contains(secret), "{name} in the log");
             assert!(
@@ -209,6 +236,15 @@ async fn no_secret_reaches_the_log_or_the_disk_in_clear() {
             !files_contain(data_dir, tool_secret.as_bytes()),
             "the tool's signing secret is sealed on disk"
         );
+        for (name, secret) in [
+            ("MCP credential header", mcp_header),
+            ("OAuth client secret", client_secret),
+        ] {
+            assert!(
+                !files_contain(data_dir, secret.as_bytes()),
+                "{name} is sealed on disk"
+            );
+        }
         assert!(data_dir.join("secret.key").exists());
     }
 }

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::secrets::{NamesOnly, redacted};
 use crate::state::AppState;
 use crate::store::mcps::{McpCredentials, McpTransport, OAuthClient, OAuthMode};
 use crate::tools::mcp::stdio::{RESERVED_ENV, valid_env_name};
@@ -26,7 +27,7 @@ const RESERVED_HEADERS: [&str; 6] = [
 ];
 
 /// `credentials` as sent (write-only).
-#[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Default, Deserialize, utoipa::ToSchema)]
 pub struct CredentialsBody {
     #[serde(default)]
     headers: BTreeMap<String, String>,
@@ -35,12 +36,31 @@ pub struct CredentialsBody {
 }
 
 /// `oauthClient` as sent (the secret write-only).
-#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuthClientBody {
     pub(super) client_id: String,
     pub(super) client_secret: Option<String>,
     pub(super) scope: Option<String>,
+}
+
+impl std::fmt::Debug for CredentialsBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialsBody")
+            .field("headers", &NamesOnly(&self.headers))
+            .field("env", &NamesOnly(&self.env))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for OAuthClientBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClientBody")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &redacted(&self.client_secret))
+            .field("scope", &self.scope)
+            .finish()
+    }
 }
 
 pub(super) fn validate_name(name: &str) -> Result<String, ApiError> {

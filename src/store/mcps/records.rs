@@ -86,7 +86,7 @@ pub struct CachedTool {
 }
 
 /// The OAuth client a server's flows use, when not registered dynamically.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OAuthClient {
     pub client_id: String,
     /// Sealed in the store.
@@ -97,7 +97,7 @@ pub struct OAuthClient {
 /// What a server is given to authenticate: headers on every HTTP request,
 /// environment variables of a stdio child. Write-only; sealed as one JSON
 /// document.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct McpCredentials {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
@@ -181,5 +181,27 @@ impl OrgMcps {
         agent: AgentId,
     ) -> impl Iterator<Item = (&McpServer, &McpAttachment)> + '_ {
         attached::attached_to(&self.servers, &self.attachments, agent, |s| &s.id)
+    }
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &crate::secrets::redacted(&self.client_secret),
+            )
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for McpCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpCredentials")
+            .field("headers", &crate::secrets::NamesOnly(&self.headers))
+            .field("env", &crate::secrets::NamesOnly(&self.env))
+            .finish()
     }
 }

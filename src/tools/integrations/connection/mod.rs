@@ -41,7 +41,7 @@ pub enum Tls {
 }
 
 /// A checked connection string.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Target {
     pub host: String,
     pub port: u16,
@@ -52,6 +52,21 @@ pub struct Target {
     pub tls: Tls,
     /// The host is on `CONFER_OUTBOUND_ALLOW`.
     pub allow_listed: bool,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("password", &crate::secrets::redacted(&self.password))
+            .field("dbname", &self.dbname)
+            .field("application_name", &self.application_name)
+            .field("tls", &self.tls)
+            .field("allow_listed", &self.allow_listed)
+            .finish()
+    }
 }
 
 /// Parses and checks `raw`; the error names the rule (never the string).
