@@ -9,8 +9,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 /// The address a packet to `ip` really reaches: the IPv4 address carried by
-/// an IPv4-mapped, IPv4-compatible, NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`)
-/// or 6to4 (`2002::/16`) address; any other address as is.
+/// an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`),
+/// IPv4-compatible, NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`) or 6to4
+/// (`2002::/16`) address; any other address as is.
 pub fn canonical(ip: IpAddr) -> IpAddr {
     let IpAddr::V6(v6) = ip else { return ip };
     let s = v6.segments();
@@ -22,9 +23,10 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
     // The IPv4 address in the last 32 bits: IPv4-compatible ::a.b.c.d
     // (deprecated; not :: and ::1), NAT64 64:ff9b::/96 and 64:ff9b:1::/48.
     let compatible = s[..6] == [0; 6] && (s[6] != 0 || s[7] > 1);
+    let translated = s[..6] == [0, 0, 0, 0, 0xffff, 0];
     let nat64 =
         s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1);
-    if compatible || nat64 {
+    if compatible || translated || nat64 {
         return v4(o[12], o[13], o[14], o[15]);
     }
     if s[0] == 0x2002 {
@@ -61,20 +63,17 @@ fn is_global_v4(ip: Ipv4Addr) -> bool {
     !refused
 }
 
+/// Only global unicast (`2000::/3`) is reached, less its special-purpose
+/// parts: everything outside it (loopback, unique local, link-local,
+/// multicast, discard, SRv6, the unassigned rest) is refused whole, so a
+/// range assigned later is refused until it is known.
 fn is_global_v6(ip: Ipv6Addr) -> bool {
     let s = ip.segments();
-    let refused = ip.is_unspecified()                      // ::
-        || ip.is_loopback()                                // ::1
-        || (s[0] & 0xfe00) == 0xfc00                       // fc00::/7 unique local
-        || (s[0] & 0xffc0) == 0xfe80                       // fe80::/10 link-local
-        || (s[0] & 0xffc0) == 0xfec0                       // fec0::/10 site-local (deprecated)
-        || (s[0] & 0xff00) == 0xff00                       // ff00::/8 multicast
-        || (s[0] == 0x2001 && s[1] == 0x0db8)              // documentation
+    let global_unicast = (s[0] & 0xe000) == 0x2000;
+    let refused = (s[0] == 0x2001 && s[1] == 0x0db8)      // documentation
         || (s[0] == 0x2001 && s[1] < 0x0200)               // 2001::/23 IETF protocol (Teredo…)
-        || (s[0] == 0x0100 && s[1..4] == [0, 0, 0])        // 100::/64 discard
-        || s[0] == 0x3fff && s[1] < 0x1000                 // 3fff::/20 documentation
-        || (s[0] == 0x5f00); // 5f00::/16 SRv6 SIDs
-    !refused
+        || (s[0] == 0x3fff && s[1] < 0x1000); // 3fff::/20 documentation
+    global_unicast && !refused
 }
 
 /// An address the resolver would not hand to the connector.
@@ -153,6 +152,18 @@ mod tests {
             "64:ff9b:1::a9fe:a9fe",
             "2002:7f00:1::",
             "2002:c0a8:0101::1",
+            // IPv4-translated (SIIT) forms are checked as IPv4.
+            "::ffff:0:127.0.0.1",
+            "::ffff:0:a9fe:a9fe",
+            // Outside 2000::/3: refused whatever its assignment.
+            "100::1",
+            "5f00::1",
+            "4000::1",
+            "1234::1",
+            "e000::1",
+            "2001:db8::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "3fff::1",
         ] {
             assert!(!is_global(ip(refused)), "{refused} must be refused");
         }
@@ -165,6 +176,9 @@ mod tests {
             "::ffff:1.1.1.1",
             "64:ff9b::808:808",
             "2002:0808:0808::1",
+            "::ffff:0:8.8.8.8",
+            "2a00:1450:4001:81b::200e",
+            "3ffe::1",
         ] {
             assert!(is_global(ip(public)), "{public} is public");
         }
