@@ -16,6 +16,12 @@ use crate::store::format::STORE_FORMAT;
 use crate::store::traces::TRACES_DIR;
 use crate::store::values::VALUES_DIR;
 
+/// Largest chunk of records a restore reads into memory: a chunk is
+/// written at [`super::CHUNK_BYTES`] plus its last record, and large
+/// values live in files of their own, so anything past this is not an
+/// archive this module wrote.
+pub const MAX_CHUNK_READ: u64 = 64 << 20;
+
 /// The archive in a backup file.
 type ArchiveReader = tar::Archive<zstd::Decoder<'static, std::io::BufReader<std::fs::File>>>;
 
@@ -56,13 +62,22 @@ pub fn verify(path: &Path) -> Result<Manifest, BackupError> {
             );
             continue;
         }
+        if name.starts_with(&format!("{TREES}/")) && entry.size() > MAX_CHUNK_READ {
+            return Err(corrupt(format!(
+                "{name}: a chunk of {} bytes (at most {MAX_CHUNK_READ})",
+                entry.size()
+            )));
+        }
         let mut hashing = Hashing {
             inner: &mut entry,
             hasher: Sha256::new(),
         };
         std::io::copy(&mut hashing, &mut std::io::sink())
             .map_err(|e| corrupt(format!("{name}: {e}")))?;
-        seen.insert(name, hex::encode(hashing.hasher.finalize()));
+        let hash = hex::encode(hashing.hasher.finalize());
+        if seen.insert(name.clone(), hash).is_some() {
+            return Err(corrupt(format!("{name} appears twice")));
+        }
     }
     let manifest =
         manifest.ok_or_else(|| corrupt("no manifest (the file is cut short?)".into()))?;
@@ -160,9 +175,17 @@ fn write_restored(path: &Path, dir: &Path) -> Result<(), BackupError> {
             let tree_name = rest.rsplit_once('/').map_or(rest, |(tree, _)| tree);
             let tree = db.open_tree(tree_name).map_err(engine)?;
             let mut chunk = Vec::new();
-            entry
+            // Bounded again here: the archive may have changed since it
+            // was verified.
+            (&mut entry)
+                .take(MAX_CHUNK_READ + 1)
                 .read_to_end(&mut chunk)
                 .map_err(io(format!("reading {text}")))?;
+            if chunk.len() as u64 > MAX_CHUNK_READ {
+                return Err(BackupError::Corrupt(format!(
+                    "{text}: a chunk over the bound"
+                )));
+            }
             tree.apply_batch(records(&chunk, &text)?).map_err(engine)?;
         } else if text.starts_with(&format!("{VALUES_DIR}/"))
             || text.starts_with(&format!("{TRACES_DIR}/"))

@@ -191,3 +191,64 @@ fn archives_left_by_a_stopped_server_are_removed() {
     assert!(!partial.exists());
     assert!(dir.path().join("keep.partial").exists());
 }
+
+/// An archive of `entries` (in order) and a manifest that vouches for
+/// `manifest_entries`.
+fn crafted(file: &Path, entries: &[(&str, Vec<u8>)], manifest_entries: &[(&str, &[u8])]) {
+    let hash = |data: &[u8]| hex::encode(Sha256::digest(data));
+    let listed: BTreeMap<String, String> = manifest_entries
+        .iter()
+        .map(|(path, data)| ((*path).to_owned(), hash(data)))
+        .collect();
+    let manifest = Manifest {
+        format: ARCHIVE_FORMAT.into(),
+        version: ARCHIVE_VERSION,
+        store_format: crate::store::format::STORE_FORMAT,
+        confer_version: "test".into(),
+        created_at: Utc::now(),
+        counts: BTreeMap::new(),
+        value_files: 0,
+        trace_files: 0,
+        secret_key: false,
+        checksum: checksum(&listed),
+        entries: listed,
+    };
+    let encoder = zstd::Encoder::new(std::fs::File::create(file).unwrap(), 3).unwrap();
+    let mut tar = tar::Builder::new(encoder);
+    let manifest = serde_json::to_vec(&manifest).unwrap();
+    for (path, data) in entries
+        .iter()
+        .map(|(p, d)| (*p, d.as_slice()))
+        .chain([(MANIFEST, manifest.as_slice())])
+    {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o600);
+        tar.append_data(&mut header, path, data).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap();
+}
+
+#[test]
+fn a_duplicated_entry_or_an_oversized_chunk_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first copy would be restored unchecked: the manifest vouches for
+    // the second.
+    let duplicated = dir.path().join("twice.tar.zst");
+    let name = "trees/agents/000000";
+    crafted(
+        &duplicated,
+        &[(name, b"smuggled".to_vec()), (name, b"vouched".to_vec())],
+        &[(name, b"vouched")],
+    );
+    let error = verify(&duplicated).unwrap_err().to_string();
+    assert!(error.contains("appears twice"), "{error}");
+    // A chunk past the bound is refused from its header, unread.
+    let big = vec![0u8; usize::try_from(restore::MAX_CHUNK_READ).unwrap() + 1];
+    let oversized = dir.path().join("big.tar.zst");
+    crafted(&oversized, &[(name, big.clone())], &[(name, &big)]);
+    let target = tempfile::tempdir().unwrap();
+    let error = restore(&oversized, target.path()).unwrap_err().to_string();
+    assert!(error.contains("at most"), "{error}");
+    assert!(is_empty_dir(target.path()).unwrap());
+}
