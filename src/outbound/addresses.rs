@@ -71,8 +71,8 @@ fn is_global_v6(ip: Ipv6Addr) -> bool {
     let s = ip.segments();
     let global_unicast = (s[0] & 0xe000) == 0x2000;
     // 2001:db8::/32 documentation, 2001::/23 IETF protocol (Teredo…).
-    let refused = (s[0] == 0x2001 && (s[1] == 0x0db8 || s[1] < 0x0200))
-        || (s[0] == 0x3fff && s[1] < 0x1000); // 3fff::/20 documentation
+    let refused =
+        (s[0] == 0x2001 && (s[1] == 0x0db8 || s[1] < 0x0200)) || (s[0] == 0x3fff && s[1] < 0x1000); // 3fff::/20 documentation
     global_unicast && !refused
 }
 

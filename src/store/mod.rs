@@ -317,7 +317,7 @@ impl SledStore {
         }
         self.day_merges.drain()?;
         self.trace_files.sync()?;
-        let synced = std::sync::Mutex::new(0);
+        let synced = durability::SyncedBlobs::default();
         let blobs = self.db_dir.join(durability::BLOB_DIR);
         durability::flush_durably(&self.db, &self.log, &blobs, &synced).map(drop)
     }

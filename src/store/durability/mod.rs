@@ -37,7 +37,7 @@
 
 mod sync;
 
-pub use sync::flush_durably;
+pub use sync::{SyncedBlobs, flush_durably};
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -113,7 +113,7 @@ impl GroupCommit {
         blobs: PathBuf,
         before: FlushFn,
     ) -> std::io::Result<Self> {
-        let synced = Mutex::new(0u64);
+        let synced = SyncedBlobs::default();
         Self::with_flush(Box::new(move || {
             before()?;
             flush_durably(&db, &log, &blobs, &synced).map(drop)

@@ -2,20 +2,41 @@
 //! and `fdatasync` of the log (why all three: the module comment of
 //! `durability`).
 
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use confer_actors::StoreError;
 
+/// The blob files already synced, by name (their LSN), with the length
+/// each had when it was synced. A blob's LSN is reserved before its file
+/// is written, so files do not appear in LSN order: a high-water mark
+/// would skip a file that appears late under a lower LSN. A file is
+/// written once, front to back, so a length that changed means it was
+/// synced while still being written, and it is synced again.
+#[derive(Default)]
+pub struct SyncedBlobs(Mutex<HashMap<u64, u64>>);
+
+impl SyncedBlobs {
+    /// How many blob files are known synced.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Makes everything written to `db` durable (see the module comment);
-/// returns how many blob files it synced. `synced` is the highest blob LSN
-/// synced so far (blob files are named by their LSN, which only grows).
+/// returns how many blob files it synced.
 pub fn flush_durably(
     db: &sled::Db,
     log: &File,
     blobs: &Path,
-    synced: &Mutex<u64>,
+    synced: &SyncedBlobs,
 ) -> Result<usize, StoreError> {
     let began = std::time::Instant::now();
     db.flush().map_err(|e| StoreError::Engine(e.to_string()))?;
@@ -28,10 +49,11 @@ pub fn flush_durably(
     Ok(count)
 }
 
-/// `fsync`s the blob files newer than `synced`, then the directory.
-fn sync_new_blobs(blobs: &Path, synced: &Mutex<u64>) -> std::io::Result<usize> {
-    let mut high = synced.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut newest = *high;
+/// `fsync`s the blob files not synced at their present length, then the
+/// directory; forgets the files sled has collected.
+pub(super) fn sync_new_blobs(blobs: &Path, synced: &SyncedBlobs) -> std::io::Result<usize> {
+    let mut known = synced.0.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut present = HashSet::new();
     let mut count = 0;
     let entries = match std::fs::read_dir(blobs) {
         Ok(entries) => entries,
@@ -47,21 +69,26 @@ fn sync_new_blobs(blobs: &Path, synced: &Mutex<u64>) -> std::io::Result<usize> {
         else {
             continue;
         };
-        if lsn <= *high {
-            continue;
-        }
-        match File::open(entry.path()) {
-            Ok(file) => file.sync_all()?,
+        let file = match File::open(entry.path()) {
+            Ok(file) => file,
             // Collected by sled meanwhile: nothing to make durable.
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
             Err(error) => return Err(error),
+        };
+        present.insert(lsn);
+        // The length before the sync: bytes written after it make the
+        // next pass sync the file again.
+        let length = file.metadata()?.len();
+        if known.get(&lsn) == Some(&length) {
+            continue;
         }
-        newest = newest.max(lsn);
+        file.sync_all()?;
+        known.insert(lsn, length);
         count += 1;
     }
     if count > 0 {
         File::open(blobs)?.sync_all()?;
     }
-    *high = newest;
+    known.retain(|lsn, _| present.contains(lsn));
     Ok(count)
 }

@@ -147,7 +147,7 @@ fn blob_files_are_synced_before_the_flush_returns() {
     let dir = tempfile::tempdir().unwrap();
     let db = sled::open(dir.path()).unwrap();
     let log = File::open(dir.path().join(LOG_FILE)).unwrap();
-    let synced = Mutex::new(0);
+    let synced = SyncedBlobs::default();
     let blobs = dir.path().join("blobs");
     db.insert(b"small", &[1u8; 100][..]).unwrap();
     assert_eq!(flush_durably(&db, &log, &blobs, &synced).unwrap(), 0);
@@ -204,4 +204,38 @@ fn the_database_can_be_reopened_as_soon_as_the_store_is_dropped() {
         };
         drop(store);
     }
+}
+
+#[test]
+fn a_blob_that_appears_late_under_a_lower_lsn_is_synced_and_one_still_growing_again() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let blobs = dir.path().join("blobs");
+    std::fs::create_dir(&blobs).unwrap();
+    let synced = SyncedBlobs::default();
+    let write = |lsn: u64, bytes: &[u8]| {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(blobs.join(lsn.to_string()))
+            .unwrap();
+        file.write_all(bytes).unwrap();
+    };
+    write(5, b"five");
+    assert_eq!(sync::sync_new_blobs(&blobs, &synced).unwrap(), 1);
+    // LSN 7's writer finished first...
+    write(7, b"seven");
+    assert_eq!(sync::sync_new_blobs(&blobs, &synced).unwrap(), 1);
+    // ...then LSN 6's file appears, half written: it is synced although
+    // a higher LSN was already.
+    write(6, b"si");
+    assert_eq!(sync::sync_new_blobs(&blobs, &synced).unwrap(), 1);
+    // The rest of it lands: synced again.
+    write(6, b"x");
+    assert_eq!(sync::sync_new_blobs(&blobs, &synced).unwrap(), 1);
+    assert_eq!(sync::sync_new_blobs(&blobs, &synced).unwrap(), 0);
+    // Collected files are forgotten.
+    std::fs::remove_file(blobs.join("5")).unwrap();
+    assert_eq!(sync::sync_new_blobs(&blobs, &synced).unwrap(), 0);
+    assert_eq!(synced.len(), 2);
 }
