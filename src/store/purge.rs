@@ -75,7 +75,7 @@ impl SledStore {
         if removed > 0 {
             return Ok(removed);
         }
-        removed = self.remove_thread_traces(id, batch)?;
+        removed = self.remove_thread_traces(id, marker.created_at, batch)?;
         if removed > 0 {
             return Ok(removed);
         }

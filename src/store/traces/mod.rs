@@ -139,15 +139,20 @@ impl SledStore {
         Ok(out)
     }
 
-    /// Erases up to `batch` traces of `thread`; returns how many.
+    /// Erases up to `batch` traces of `thread`, created at `created`;
+    /// returns how many. Only the days since its creation (and the one
+    /// before, for a clock stepped back) are read: a thread's purge costs
+    /// its own life's days, not the whole retention's.
     pub fn remove_thread_traces(
         &self,
         thread: ThreadId,
+        created: DateTime<Utc>,
         batch: usize,
     ) -> Result<usize, StoreError> {
         let _writing = self.gate.writing();
+        let first = keys::day_number(created).saturating_sub(1);
         let mut erased = 0;
-        for day in self.trace_files.days()? {
+        for day in self.trace_files.days()?.into_iter().filter(|d| *d >= first) {
             erased += self.trace_files.erase(day, batch - erased, |entry| {
                 &entry.thread == thread.as_bytes()
             })?;

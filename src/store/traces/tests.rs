@@ -89,9 +89,19 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
     assert_eq!(days[0].3.users.count(), 2);
     // A deleted thread's traces are erased, in batches; the aggregates
     // stay.
-    assert_eq!(store.remove_thread_traces(thread.id, 2).unwrap(), 2);
-    assert_eq!(store.remove_thread_traces(thread.id, 2).unwrap(), 1);
-    assert_eq!(store.remove_thread_traces(thread.id, 2).unwrap(), 0);
+    let created = thread.created_at;
+    assert_eq!(
+        store.remove_thread_traces(thread.id, created, 2).unwrap(),
+        2
+    );
+    assert_eq!(
+        store.remove_thread_traces(thread.id, created, 2).unwrap(),
+        1
+    );
+    assert_eq!(
+        store.remove_thread_traces(thread.id, created, 2).unwrap(),
+        0
+    );
     for scope in [
         TraceScope::Org(org),
         TraceScope::Agent(org, agent),
@@ -250,4 +260,32 @@ fn a_synchronous_flush_syncs_the_trace_files_too() {
     // commit's does.
     store.flush_now().unwrap();
     assert_eq!(store.trace_files.unsynced(), 0);
+}
+
+#[test]
+fn a_threads_purge_reads_only_the_days_since_its_creation() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = reopen_for_test(dir.path());
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let thread = test_thread(org, agent, "alice");
+    store_trace_of(&store, thread.id, finished(org, agent, thread.id, "alice"));
+    // A trace of the same thread filed ten days before its creation (no
+    // real turn makes one): a purge that read every day would erase it.
+    let mut old = finished(org, agent, thread.id, "alice");
+    old.trace.started_at -= chrono::TimeDelta::days(10);
+    store_trace_of(&store, thread.id, old);
+    assert_eq!(
+        store
+            .remove_thread_traces(thread.id, thread.created_at, 10)
+            .unwrap(),
+        1
+    );
+    let left = store
+        .traces(&TraceScope::Thread(thread.id), &TraceQuery::newest(10))
+        .unwrap();
+    assert_eq!(
+        left.traces.len(),
+        1,
+        "the day before its creation is not read"
+    );
 }
