@@ -10,11 +10,8 @@ use serde::Deserialize;
 
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::observability::aggregate::DayAggregate;
 use crate::observability::analytics::{self, Analytics, DayEntry, Period};
 use crate::state::AppState;
-use crate::store::keys::day_number;
-use crate::store::traces::TraceScope;
 
 /// `GET /api/analytics` query.
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -47,20 +44,7 @@ pub async fn get(
             let entries: Vec<DayEntry> = if whole_org {
                 store.trace_days(org, period.first(), period.last)?
             } else {
-                let to = chrono::Utc::now() + chrono::TimeDelta::seconds(1);
-                store
-                    .traces_between(&TraceScope::User(org, &user), period.start(), to)?
-                    .iter()
-                    .map(|record| {
-                        let trace = &record.trace;
-                        (
-                            day_number(trace.started_at),
-                            trace.agent_id,
-                            trace.model.clone(),
-                            DayAggregate::of_trace(record),
-                        )
-                    })
-                    .collect()
+                store.user_trace_days(org, &user, period.first(), period.last)?
             };
             let entries: Vec<DayEntry> = entries
                 .into_iter()

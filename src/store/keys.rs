@@ -116,6 +116,43 @@ pub fn trace_day(org: OrgId, day: u32) -> Vec<u8> {
     key
 }
 
+/// Where an org's per-user day aggregates start in `trace_days`: after
+/// every day number (no day range of the org's own reaches them).
+const USER_DAYS: [u8; 4] = [0xff; 4];
+
+/// `org ++ ff ff ff ff`: the prefix of all of an org's per-user
+/// aggregates.
+pub fn user_trace_days(org: OrgId) -> Vec<u8> {
+    let mut key = org.as_bytes().to_vec();
+    key.extend_from_slice(&USER_DAYS);
+    key
+}
+
+/// `org ++ ff ff ff ff ++ sha256(user)[..16] ++ day`: the prefix of one
+/// user's aggregates of one day (the user's analytics read these, never
+/// the traces themselves).
+pub fn user_trace_day(org: OrgId, user: &str, day: u32) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut key = user_trace_days(org);
+    key.extend_from_slice(&Sha256::digest(user.as_bytes())[..16]);
+    key.extend_from_slice(&day.to_be_bytes());
+    key
+}
+
+/// [`user_trace_day`] `++ agent ++ model`: one user's day aggregate.
+pub fn user_trace_day_key(
+    org: OrgId,
+    user: &str,
+    day: u32,
+    agent: AgentId,
+    model: &str,
+) -> Vec<u8> {
+    let mut key = user_trace_day(org, user, day);
+    key.extend_from_slice(agent.as_bytes());
+    key.extend_from_slice(model.as_bytes());
+    key
+}
+
 /// Which per-agent configuration a config key holds.
 #[derive(Clone, Copy, Debug)]
 #[repr(u8)]

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, OrgId, ThreadId};
-use confer_actors::{StoreError, Trace, TraceId, TraceRecord, TraceStatus};
+use confer_actors::{StoreError, Trace, TraceId, TraceStatus};
 
 use super::{IndexEntry, SCAN_BUDGET, user_hash};
 use crate::store::{SledStore, keys};
@@ -193,39 +193,6 @@ impl SledStore {
             }
         }
         Ok(page)
-    }
-
-    /// The stored traces of `scope` started in [`from`, `to`), oldest
-    /// first (the analytics of a U).
-    pub fn traces_between(
-        &self,
-        scope: &TraceScope<'_>,
-        from: DateTime<Utc>,
-        to: DateTime<Utc>,
-    ) -> Result<Vec<TraceRecord>, StoreError> {
-        let user = scope.user_hash();
-        let (start, end) = (from.timestamp_micros(), to.timestamp_micros());
-        let mut days = self.trace_days_between(Some(from), Some(to))?;
-        days.reverse();
-        let mut out = Vec::new();
-        for day in days {
-            let mut found = Vec::new();
-            self.trace_files.scan(day, |entry| {
-                if scope.admits(entry, user.as_ref()) && (start..end).contains(&entry.started_us) {
-                    found.push(*entry);
-                }
-                true
-            })?;
-            found.sort_unstable_by_key(IndexEntry::order);
-            for entry in found {
-                if let Some(record) = self.trace_files.record(&entry)?
-                    && scope.holds(&record.trace)
-                {
-                    out.push(record);
-                }
-            }
-        }
-        Ok(out)
     }
 }
 

@@ -21,7 +21,7 @@ use confer_actors::{AgentId, OrgId, StoreError, ThreadId, TraceId, TraceRecord};
 use super::keys;
 use super::{SledStore, engine};
 use crate::observability::aggregate::DayAggregate;
-use crate::observability::analytics::AGGREGATE_DAYS;
+use crate::observability::analytics::{AGGREGATE_DAYS, DayEntry};
 
 /// Traces a listing reads at most per request (filters may leave the page
 /// short; it then ends with a cursor).
@@ -36,7 +36,10 @@ pub(super) struct TraceWrite {
     pub(super) record: TraceRecord,
     entry: IndexEntry,
     payload: Vec<u8>,
-    day: (Vec<u8>, DayAggregate),
+    /// Its contribution, added to its org's and its user's day aggregates.
+    day: DayAggregate,
+    org_day: Vec<u8>,
+    user_day: Vec<u8>,
 }
 
 impl TraceWrite {
@@ -44,17 +47,21 @@ impl TraceWrite {
     pub(super) fn new(mut record: TraceRecord, bytes: u64) -> Result<Self, StoreError> {
         record.seal(bytes, Utc::now());
         let trace = &record.trace;
-        let day = keys::trace_day_key(
+        let day = keys::day_number(trace.started_at);
+        let org_day = keys::trace_day_key(trace.org_id, day, trace.agent_id, &trace.model);
+        let user_day = keys::user_trace_day_key(
             trace.org_id,
-            keys::day_number(trace.started_at),
+            &trace.user_id,
+            day,
             trace.agent_id,
             &trace.model,
         );
-        let aggregate = DayAggregate::of_trace(&record);
         Ok(Self {
             entry: IndexEntry::of(trace),
             payload: entry::encode(&record)?,
-            day: (day, aggregate),
+            day: DayAggregate::of_trace(&record),
+            org_day,
+            user_day,
             record,
         })
     }
@@ -80,8 +87,8 @@ impl SledStore {
         if let Err(error) = self.trace_files.append(write.entry, &write.payload) {
             tracing::error!(%error, trace = %write.record.trace.id, "a trace could not be stored");
         }
-        let (key, contribution) = write.day;
-        self.day_merges.add(key, &contribution)?;
+        self.day_merges.add(write.org_day, &write.day)?;
+        self.day_merges.add(write.user_day, &write.day)?;
         if let Some(listener) = self.trace_listener.get() {
             listener(&write.record);
         }
@@ -119,18 +126,45 @@ impl SledStore {
         org: OrgId,
         first: u32,
         last: u32,
-    ) -> Result<Vec<(u32, AgentId, String, DayAggregate)>, StoreError> {
+    ) -> Result<Vec<DayEntry>, StoreError> {
         let start = keys::trace_day(org, first);
         let end = keys::trace_day(org, last.saturating_add(1));
+        self.day_aggregates(org, start, end)
+    }
+
+    /// `user`'s day aggregates in `org` for days `first..=last` (a user's
+    /// analytics: kept per user as the turns commit, so no trace is read).
+    pub fn user_trace_days(
+        &self,
+        org: OrgId,
+        user: &str,
+        first: u32,
+        last: u32,
+    ) -> Result<Vec<DayEntry>, StoreError> {
+        let start = keys::user_trace_day(org, user, first);
+        let end = keys::user_trace_day(org, user, last.saturating_add(1));
+        self.day_aggregates(org, start, end)
+    }
+
+    /// The aggregates in `start..end`, whose keys are a prefix of
+    /// `start`'s length less 4, then day, agent and model.
+    fn day_aggregates(
+        &self,
+        org: OrgId,
+        start: Vec<u8>,
+        end: Vec<u8>,
+    ) -> Result<Vec<DayEntry>, StoreError> {
+        let at = start.len() - 4;
         let mut out = Vec::new();
         for entry in self.trace_days.range(start..end) {
             let (key, value) = entry.map_err(engine)?;
-            let (Some(day), Some(agent)) = (key.get(16..20), key.get(20..36)) else {
+            let (Some(day), Some(agent)) = (key.get(at..at + 4), key.get(at + 4..at + 20)) else {
                 continue;
             };
             let day = u32::from_be_bytes(day.try_into().unwrap_or_default());
             let agent = AgentId::from_bytes(agent.try_into().unwrap_or_default());
-            let model = String::from_utf8_lossy(key.get(36..).unwrap_or_default()).into_owned();
+            let model =
+                String::from_utf8_lossy(key.get(at + 20..).unwrap_or_default()).into_owned();
             match DayAggregate::decode(&value) {
                 Some(aggregate) => out.push((day, agent, model, aggregate)),
                 None => tracing::error!(%org, day, "an analytics aggregate does not decode"),
@@ -182,7 +216,8 @@ impl SledStore {
         Ok(removed)
     }
 
-    /// Removes `org`'s day aggregates older than [`AGGREGATE_DAYS`].
+    /// Removes `org`'s day aggregates older than [`AGGREGATE_DAYS`], its
+    /// users' too.
     fn sweep_org_days(&self, org: OrgId) -> Result<(), StoreError> {
         let today = keys::day_number(Utc::now());
         let Some(oldest) = today.checked_sub(AGGREGATE_DAYS) else {
@@ -193,6 +228,19 @@ impl SledStore {
         let range = keys::trace_day(org, 0)..keys::trace_day(org, oldest);
         for key in self.trace_days.range(range).keys() {
             doomed.remove(key.map_err(engine)?);
+        }
+        // Per user: org ++ ff ff ff ff ++ user (16) ++ day.
+        let users = keys::user_trace_days(org);
+        let day_at = users.len() + 16;
+        for key in self.trace_days.scan_prefix(&users).keys() {
+            let key = key.map_err(engine)?;
+            let day = key
+                .get(day_at..day_at + 4)
+                .and_then(|d| <[u8; 4]>::try_from(d).ok())
+                .map(u32::from_be_bytes);
+            if day.is_some_and(|day| day < oldest) {
+                doomed.remove(key);
+            }
         }
         self.trace_days.apply_batch(doomed).map_err(engine)
     }

@@ -223,29 +223,30 @@ fn since_until_and_status_filter_across_days() {
     let errors = store.traces(&TraceScope::Agent(org, agent), &q).unwrap();
     assert_eq!(errors.traces.len(), 1);
     assert_eq!(errors.traces[0].status, TraceStatus::Error);
-    // The analytics of a user read them oldest first.
-    let between = store
-        .traces_between(
-            &TraceScope::User(org, "alice"),
-            now - chrono::TimeDelta::days(5),
-            now + chrono::TimeDelta::seconds(1),
-        )
+    // A user's analytics read the user's own day aggregates (made as the
+    // turns commit, merged by the flush), no trace.
+    store.flush_now().unwrap();
+    let today = keys::day_number(now);
+    let alice = store
+        .user_trace_days(org, "alice", today - 5, today)
         .unwrap();
-    let ages: Vec<i64> = between
-        .iter()
-        .map(|r| (now - r.trace.started_at).num_days())
-        .collect();
-    assert_eq!(ages, [3, 2, 1, 0]);
+    let mut days: Vec<u32> = alice.iter().map(|(day, ..)| today - day).collect();
+    days.sort_unstable();
+    assert_eq!(days, [0, 1, 2, 3]);
+    assert!(alice.iter().all(|(.., aggregate)| aggregate.turns == 1));
+    assert!(
+        alice
+            .iter()
+            .all(|(.., aggregate)| aggregate.users.count() == 1)
+    );
     assert!(
         store
-            .traces_between(
-                &TraceScope::User(org, "bob"),
-                now - chrono::TimeDelta::days(5),
-                now
-            )
+            .user_trace_days(org, "bob", today - 5, today)
             .unwrap()
             .is_empty()
     );
+    // The org's own aggregates are not mixed with its users'.
+    assert_eq!(store.trace_days(org, today - 5, today).unwrap().len(), 4);
 }
 
 #[test]
