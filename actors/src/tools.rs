@@ -37,6 +37,8 @@ pub const PROPOSE_PROFILE_SWITCH: &str = "propose_profile_switch";
 
 /// How the error result of a call that ran out of time begins.
 pub const TIMEOUT_PREFIX: &str = "timeout after";
+/// The deadline of a server-side call whose tool names none of its own.
+pub const DEFAULT_TOOL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The error result of a call of a tool the turn did not offer.
 pub const NOT_AVAILABLE: &str = "tool not available";
@@ -213,6 +215,14 @@ pub trait ToolExecutor: Send + Sync + 'static {
     /// Runs one call of an offered tool.
     fn execute(&self, scope: &ToolScope, call: &ToolCall) -> ToolFuture;
 
+    /// How long a call may run before the turn answers it with a timeout
+    /// error (the tool's own timeout, with room for its connection, when
+    /// it has one; else [`DEFAULT_TOOL_DEADLINE`]). No call holds a turn
+    /// up past it, whatever the tool does.
+    fn deadline(&self, _call: &ToolCall) -> std::time::Duration {
+        DEFAULT_TOOL_DEADLINE
+    }
+
     /// What the tools tell the model before each call (the current plan),
     /// read afresh for every model call of a turn; added after the
     /// preamble and overlays of the system prompt.
@@ -278,7 +288,18 @@ pub async fn run_calls(
                         tool_name: call.name.clone(),
                         tool_call_id: call.id.clone(),
                     });
-                    executor.execute(scope, call)
+                    let deadline = executor.deadline(call);
+                    let running = executor.execute(scope, call);
+                    Box::pin(async move {
+                        tokio::time::timeout(deadline, running)
+                            .await
+                            .unwrap_or_else(|_| {
+                                ToolOutput::error(format!(
+                                    "{TIMEOUT_PREFIX} {} ms",
+                                    deadline.as_millis()
+                                ))
+                            })
+                    })
                 }
                 CallPlan::Refuse(reason) => {
                     let output = ToolOutput::error(*reason);

@@ -47,6 +47,15 @@ impl ServerToolbox {
     }
 }
 
+/// The turn's deadline of an MCP call: its session's opening and its call
+/// are each bounded by the server's timeout (at most 120 s), and a token
+/// refresh by two OAuth calls of 10 s.
+const MCP_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2 * 120 + 30);
+/// The turn's deadline of a webhook's or an integration's call: a webhook
+/// bounds itself by its timeout (at most 60 s), an integration's call by
+/// [`integrations::CALL_DEADLINE`]; the turn's comes after both.
+const OTHER_DEADLINE: std::time::Duration = std::time::Duration::from_secs(65);
+
 /// Whether `name` is an MCP tool's: only they have `__` (the server's slug
 /// and the tool's name); org tools may not.
 fn is_mcp_tool(name: &str) -> bool {
@@ -94,6 +103,16 @@ impl ToolExecutor for ServerToolbox {
         }
         let (tools, scope, call) = (self.plans.clone(), scope.clone(), call.clone());
         Box::pin(async move { tools.execute(scope, call).await })
+    }
+
+    fn deadline(&self, call: &ToolCall) -> std::time::Duration {
+        if plans::is_plan_tool(&call.name) {
+            confer_actors::tools::DEFAULT_TOOL_DEADLINE
+        } else if is_mcp_tool(&call.name) {
+            MCP_DEADLINE
+        } else {
+            OTHER_DEADLINE
+        }
     }
 
     fn briefing(&self, scope: &ToolScope) -> BriefingFuture {

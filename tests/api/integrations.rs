@@ -382,3 +382,135 @@ async fn connection_strings_that_escape_the_policy_are_refused() {
     .await
     .expect_error(422, "VALIDATION_ERROR");
 }
+
+/// Confer on a mock vendor with an agent using an integration of
+/// `connection` exposing `tables`; the server, its admin, the vendor and
+/// a thread.
+async fn agent_on(connection: &str, tables: Value) -> (Server, Api, Mock, String) {
+    let vendor = Mock::start("/v1").await;
+    let server = Server::start_with(
+        Options::default()
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+            .env("CONFER_LOG", "info"),
+    );
+    let api = server.admin();
+    let id = api
+        .post(
+            "/api/integrations",
+            json!({"name": "Shop DB", "kind": "postgres", "connectionString": connection,
+                   "tables": tables}),
+        )
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let agent = api
+        .agent_with(json!({"name": "Clerk", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    api.post(
+        &format!("/api/agents/{agent}/integrations"),
+        json!({"integrationId": id}),
+    )
+    .await
+    .expect(201);
+    let thread = api.thread(&agent, json!({})).await;
+    (server, api, vendor, thread)
+}
+
+#[tokio::test]
+async fn a_database_that_stops_answering_ends_the_call_within_its_deadline() {
+    let postgres = Postgres::start().await;
+    seed(&postgres).await;
+    let port = postgres.port;
+    let (_server, api, vendor, thread) =
+        agent_on(&connection_string(&postgres), json!(["orders"])).await;
+    assert_eq!(
+        call(&api, &vendor, &thread, "count_orders", json!({})).await["result"],
+        json!({"count": 4})
+    );
+    // The database goes; in its place, something that accepts TCP and then
+    // never says a word.
+    drop(postgres);
+    let silent = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let held = tokio::spawn(async move {
+        let mut sockets = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            sockets.push(socket);
+        }
+    });
+    let started = std::time::Instant::now();
+    let result = call(&api, &vendor, &thread, "query_orders", json!({})).await;
+    assert_eq!(
+        result["result"]["error"], "database unavailable",
+        "{result}"
+    );
+    // The connect deadline (5 s), not a turn held for ever.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    held.abort();
+}
+
+#[tokio::test]
+async fn a_50_mb_column_is_cut_in_sql_and_the_server_stays_small() {
+    use crate::common::status_kib;
+    let postgres = Postgres::start().await;
+    seed(&postgres).await;
+    let mut config = tokio_postgres::Config::new();
+    config
+        .host_path(postgres.socket_dir())
+        .port(postgres.port)
+        .user("confer")
+        .dbname("shop");
+    let (shop, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    shop.batch_execute(
+        "CREATE TABLE blobs (id int, body text, doc jsonb);
+         INSERT INTO blobs VALUES
+             (1, repeat('x', 50000000), jsonb_build_object('k', repeat('y', 50000000)));
+         INSERT INTO blobs SELECT n, repeat('x', 100000), jsonb_build_object('k', repeat('y', 100000))
+             FROM generate_series(2, 10) n;
+         GRANT SELECT ON blobs TO reader;",
+    )
+    .await
+    .unwrap();
+    let (server, api, vendor, thread) =
+        agent_on(&connection_string(&postgres), json!(["blobs"])).await;
+    let start_kib = status_kib(server.pid(), "VmRSS");
+    let result = call(
+        &api,
+        &vendor,
+        &thread,
+        "query_blobs",
+        json!({"orderBy": "id"}),
+    )
+    .await;
+    let rows = result["result"]["rows"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{result}"));
+    assert!(!rows.is_empty(), "{}", result.to_string().len());
+    let body = rows[0]["body"].as_str().unwrap();
+    assert_eq!(body.len(), 32 * 1024, "cut to the field bound");
+    // A JSON value too long is its text's start, as a string.
+    assert!(
+        rows[0]["doc"]
+            .as_str()
+            .unwrap()
+            .starts_with("{\"k\": \"yyy")
+    );
+    // Ten rows of 64 KiB are over the result cap: the reading stopped.
+    assert_eq!(result["result"]["truncated"], true);
+    assert!(rows.len() < 10, "{}", rows.len());
+    let peak_kib = status_kib(server.pid(), "VmHWM");
+    assert!(
+        peak_kib < start_kib + 64 * 1024,
+        "peak RSS {peak_kib} KiB from {start_kib} KiB"
+    );
+}

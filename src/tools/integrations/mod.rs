@@ -1,53 +1,41 @@
 //! Database integrations (`tools.md` §7): an org's PostgreSQL databases,
 //! whose tables an agent reads through `query_{table}` and `count_{table}`
 //! tools built from the live schema. Every statement runs in a read-only
-//! transaction with a 5 s statement timeout and is rolled back; at most
-//! [`MAX_CONNECTIONS`] connections per integration are open. The
-//! connection rules are in `connection`, the statements in `query`.
+//! transaction with a 5 s statement timeout and is rolled back, and every
+//! wait has a deadline on Confer's side: for a connection of the pool, for
+//! its opening, for each statement, and [`CALL_DEADLINE`] for a whole call.
+//! The connection rules are in `connection`, the pools in `pool`, the
+//! statements' text in `query` and their running in `calls`.
 
+mod calls;
 pub mod connection;
+pub mod pool;
 pub mod query;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use chrono::Utc;
 use confer_actors::tools::{OfferedFuture, ServerTools, ToolOutput, ToolScope};
 use confer_actors::{AgentId, IntegrationId, OrgId, ToolCall, ToolDefinition};
 use secrecy::ExposeSecret;
-use serde_json::{Value, json};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio_postgres::types::Type;
 
 use self::connection::{Target, TlsSettings};
 use crate::outbound::Outbound;
 use crate::store::Store;
-use crate::store::integrations::{Column, Integration, OrgIntegrations, Table};
+use crate::store::integrations::{Integration, OrgIntegrations, Table};
 use crate::store::mcps::allowed_by;
 use crate::tools::mcp::results::fit;
 use crate::tools::org_cache::OrgCache;
-use crate::tools::webhook::RESULT_CAP;
 
-/// Open connections per integration at most.
-pub const MAX_CONNECTIONS: usize = 4;
-/// Integrations with a pool at most; past it the least recently used pool
-/// is closed.
-pub const MAX_POOLS: usize = 256;
+pub use self::calls::QUERY_DEADLINE;
+pub use self::pool::{MAX_CONNECTIONS, MAX_POOLS};
+
+/// The longest a call of an integration's tool takes, from the wait for a
+/// connection to its last row.
+pub const CALL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 /// A turn starting this long after the schema was read asks for a new read
 /// (in the background).
 pub const SCHEMA_TTL: chrono::TimeDelta = chrono::TimeDelta::minutes(10);
-/// What a statement may take.
-const STATEMENT_TIMEOUT: &str = "SET LOCAL statement_timeout = '5s'";
-
-/// The tables of `public` and their columns, views included.
-const SCHEMA_SQL: &str = "SELECT c.table_name::text, c.column_name::text, c.data_type::text, \
-     c.udt_schema::text, c.udt_name::text \
-     FROM information_schema.columns c \
-     JOIN information_schema.tables t \
-       ON t.table_schema = c.table_schema AND t.table_name = c.table_name \
-     WHERE c.table_schema = 'public' \
-     ORDER BY c.table_name, c.ordinal_position";
-
 /// Why a database call failed, as the model or the admin reads it.
 #[derive(Debug)]
 pub enum DbFailure {
@@ -81,13 +69,6 @@ impl DbFailure {
             Self::Database(state) => ToolOutput::error(format!("database error: SQLSTATE {state}")),
         }
     }
-}
-
-/// One integration's open connections.
-struct Pool {
-    permits: Arc<Semaphore>,
-    idle: Mutex<Vec<tokio_postgres::Client>>,
-    used: std::sync::atomic::AtomicU64,
 }
 
 /// One of the tools of an agent's integrations.
@@ -152,10 +133,9 @@ pub fn agent_tables(data: &OrgIntegrations, agent: AgentId) -> Vec<OfferedTable<
 pub struct IntegrationHub {
     store: Store,
     outbound: Outbound,
-    tls: TlsSettings,
+    pub(super) tls: TlsSettings,
     orgs: OrgCache<OrgIntegrations>,
-    pools: Mutex<HashMap<IntegrationId, Arc<Pool>>>,
-    clock: std::sync::atomic::AtomicU64,
+    pools: Mutex<pool::Pools>,
     /// Integrations whose schema is being read now.
     reading: Mutex<std::collections::HashSet<IntegrationId>>,
     me: Weak<IntegrationHub>,
@@ -175,8 +155,7 @@ impl IntegrationHub {
             outbound,
             tls,
             orgs: OrgCache::default(),
-            pools: Mutex::default(),
-            clock: std::sync::atomic::AtomicU64::new(0),
+            pools: Mutex::new(pool::Pools::new()),
             reading: Mutex::default(),
             me: me.clone(),
         })
@@ -185,50 +164,6 @@ impl IntegrationHub {
     /// Checks a connection string (the 422 of a create names the rule).
     pub fn check(&self, raw: &str) -> Result<Target, String> {
         connection::parse(raw, self.outbound.policy())
-    }
-
-    /// Connects to `target` and reads the tables of `public` (`tables`:
-    /// only those; a listed table that is not there is an error naming it).
-    pub async fn read_schema(
-        &self,
-        target: &Target,
-        tables: Option<&[String]>,
-    ) -> Result<Vec<Table>, SchemaError> {
-        let client = connection::connect(target, &self.tls)
-            .await
-            .map_err(SchemaError::Connect)?;
-        let rows = read_only(&client, SCHEMA_SQL, &[])
-            .await
-            .map_err(|e| SchemaError::Connect(DbFailure::of(&e).to_string()))?;
-        let mut schema: Vec<Table> = Vec::new();
-        for row in rows {
-            let text = |at: usize| text_at(&row, at);
-            let name = text(0);
-            if tables.is_some_and(|listed| !listed.contains(&name)) {
-                continue;
-            }
-            let column = Column {
-                name: text(1),
-                data_type: text(2),
-                udt_schema: text(3),
-                udt_name: text(4),
-            };
-            match schema.last_mut() {
-                Some(table) if table.name == name => table.columns.push(column),
-                _ => schema.push(Table {
-                    name,
-                    columns: vec![column],
-                }),
-            }
-        }
-        if let Some(listed) = tables
-            && let Some(missing) = listed
-                .iter()
-                .find(|t| !schema.iter().any(|s| &s.name == *t))
-        {
-            return Err(SchemaError::UnknownTable(missing.clone()));
-        }
-        Ok(schema)
     }
 
     /// The org's integrations and attachments (from memory when kept).
@@ -257,7 +192,7 @@ impl IntegrationHub {
 
     /// After an integration was deleted: its connections closed.
     pub fn deleted(&self, org: OrgId, id: IntegrationId) {
-        locked(&self.pools).remove(&id);
+        self.drop_pool(id);
         self.forget(org);
     }
 
@@ -311,7 +246,7 @@ impl IntegrationHub {
         }
     }
 
-    async fn target(&self, integration: &Integration) -> Result<Target, DbFailure> {
+    pub(super) async fn target(&self, integration: &Integration) -> Result<Target, DbFailure> {
         let sealed = integration.clone();
         let raw = self
             .store
@@ -321,133 +256,6 @@ impl IntegrationHub {
         // Checked again at each connection: the allow-list may have changed.
         self.check(raw.expose_secret()).map_err(DbFailure::Connect)
     }
-
-    fn pool(&self, id: IntegrationId) -> Arc<Pool> {
-        let now = self
-            .clock
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut pools = locked(&self.pools);
-        if let Some(pool) = pools.get(&id) {
-            pool.used.store(now, std::sync::atomic::Ordering::Relaxed);
-            return Arc::clone(pool);
-        }
-        if pools.len() >= MAX_POOLS {
-            let oldest = pools
-                .iter()
-                .min_by_key(|(_, p)| p.used.load(std::sync::atomic::Ordering::Relaxed))
-                .map(|(id, _)| *id);
-            if let Some(oldest) = oldest {
-                pools.remove(&oldest);
-            }
-        }
-        let pool = Arc::new(Pool {
-            permits: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
-            idle: Mutex::default(),
-            used: std::sync::atomic::AtomicU64::new(now),
-        });
-        pools.insert(id, Arc::clone(&pool));
-        pool
-    }
-
-    /// Integrations with a pool now.
-    pub fn pool_count(&self) -> usize {
-        locked(&self.pools).len()
-    }
-
-    /// A connection of `integration`'s pool (waiting for one of its
-    /// [`MAX_CONNECTIONS`]), and its permit.
-    async fn connection(
-        &self,
-        integration: &Integration,
-    ) -> Result<(Arc<Pool>, tokio_postgres::Client, OwnedSemaphorePermit), DbFailure> {
-        let pool = self.pool(integration.id);
-        let permit = Arc::clone(&pool.permits)
-            .acquire_owned()
-            .await
-            .map_err(|_| DbFailure::Connect("the pool closed".into()))?;
-        let idle = locked(&pool.idle).pop();
-        if let Some(client) = idle.filter(|c| !c.is_closed()) {
-            return Ok((pool, client, permit));
-        }
-        let target = self.target(integration).await?;
-        let client = connection::connect(&target, &self.tls)
-            .await
-            .map_err(DbFailure::Connect)?;
-        Ok((pool, client, permit))
-    }
-
-    /// Runs one tool call of `table` of `integration`.
-    pub async fn call(
-        &self,
-        integration: &Integration,
-        table: &Table,
-        count: bool,
-        arguments: &Value,
-    ) -> ToolOutput {
-        let built = if count {
-            query::count(table, arguments).map(|s| (s, Vec::new()))
-        } else {
-            query::query(table, arguments)
-        };
-        let (statement, columns) = match built {
-            Ok(built) => built,
-            Err(why) => return ToolOutput::error(why),
-        };
-        let (pool, client, permit) = match self.connection(integration).await {
-            Ok(taken) => taken,
-            Err(failure) => return failure.output(),
-        };
-        let params: Vec<(&(dyn tokio_postgres::types::ToSql + Sync), Type)> = statement
-            .params
-            .iter()
-            .map(|p| (p as &(dyn tokio_postgres::types::ToSql + Sync), Type::TEXT))
-            .collect();
-        let rows = read_only(&client, &statement.sql, &params).await;
-        if !client.is_closed() {
-            locked(&pool.idle).push(client);
-        }
-        drop(permit);
-        let rows = match rows {
-            Ok(rows) => rows,
-            Err(error) => return DbFailure::of(&error).output(),
-        };
-        if count {
-            let counted = rows
-                .first()
-                .map(|r| text_at(r, 0))
-                .and_then(|t| t.parse::<i64>().ok())
-                .unwrap_or_default();
-            return ToolOutput {
-                result: json!({ "count": counted }),
-                is_error: false,
-            };
-        }
-        let mut answered = Vec::with_capacity(rows.len());
-        let mut size = 32;
-        let mut truncated = false;
-        for row in &rows {
-            let value = query::row(&text_at(row, 0), &columns);
-            size += value.to_string().len() + 1;
-            if size > RESULT_CAP {
-                truncated = true;
-                break;
-            }
-            answered.push(value);
-        }
-        ToolOutput {
-            result: json!({ "rows": answered, "truncated": truncated }),
-            is_error: false,
-        }
-    }
-}
-
-/// Column `at` of `row` as text ("" when null; every column Confer
-/// selects is text).
-fn text_at(row: &tokio_postgres::Row, at: usize) -> String {
-    row.try_get::<_, Option<String>>(at)
-        .ok()
-        .flatten()
-        .unwrap_or_default()
 }
 
 /// Why a schema read failed.
@@ -457,23 +265,6 @@ pub enum SchemaError {
     Connect(String),
     #[error("`{0}` is not a table or view of schema public")]
     UnknownTable(String),
-}
-
-/// Runs `sql` in a read-only transaction with a statement timeout, then
-/// rolls it back.
-async fn read_only(
-    client: &tokio_postgres::Client,
-    sql: &str,
-    params: &[(&(dyn tokio_postgres::types::ToSql + Sync), Type)],
-) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-    client
-        .batch_execute(&format!("BEGIN READ ONLY; {STATEMENT_TIMEOUT}"))
-        .await?;
-    let rows = client.query_typed(sql, params).await;
-    let rolled_back = client.batch_execute("ROLLBACK").await;
-    let rows = rows?;
-    rolled_back?;
-    Ok(rows)
 }
 
 /// Offers and runs the tools of a turn's agent's integrations.
@@ -513,35 +304,19 @@ impl IntegrationTools {
         let found = agent_tables(&data, scope.agent)
             .into_iter()
             .find(|t| t.definition.name == call.name)?;
+        let calling = self
+            .hub
+            .call(found.integration, found.table, found.count, &call.arguments);
         Some(
-            self.hub
-                .call(found.integration, found.table, found.count, &call.arguments)
-                .await,
+            tokio::time::timeout(CALL_DEADLINE, calling)
+                .await
+                .unwrap_or_else(|_| {
+                    ToolOutput::error(format!(
+                        "{} {} ms",
+                        confer_actors::tools::TIMEOUT_PREFIX,
+                        CALL_DEADLINE.as_millis()
+                    ))
+                }),
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_pools_keep_at_most_their_bound() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        let policy = crate::outbound::OutboundPolicy::new("", None).unwrap();
-        let outbound = Outbound::new(policy, None).unwrap();
-        let hub = IntegrationHub::new(store, outbound, TlsSettings::new(None).unwrap());
-        let first = IntegrationId::new();
-        let kept = hub.pool(first);
-        for _ in 1..MAX_POOLS {
-            hub.pool(IntegrationId::new());
-        }
-        assert_eq!(hub.pool_count(), MAX_POOLS);
-        // Used again, the first is not the least recent any more.
-        assert!(Arc::ptr_eq(&kept, &hub.pool(first)));
-        hub.pool(IntegrationId::new());
-        assert_eq!(hub.pool_count(), MAX_POOLS);
-        assert!(Arc::ptr_eq(&kept, &hub.pool(first)), "the recent one stays");
     }
 }

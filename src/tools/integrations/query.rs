@@ -17,6 +17,12 @@ pub const MAX_OFFSET: i64 = 10_000;
 /// Filters of one call at most, and values of one `in`.
 pub const MAX_FILTERS: usize = 20;
 pub const MAX_IN_VALUES: usize = 100;
+/// Characters of one field a row carries at most: a longer value is cut in
+/// the statement itself, so the database never sends it whole.
+pub const MAX_FIELD_CHARS: usize = 32 * 1024;
+/// Bytes of one `bytea` field at most (base64 of it fits the same bound).
+const MAX_FIELD_BYTES: usize = MAX_FIELD_CHARS / 4 * 3;
+
 /// The largest integer a JSON number carries exactly.
 const EXACT_INTEGER: i64 = 1 << 53;
 
@@ -205,15 +211,26 @@ fn integer(args: &Map<String, Value>, key: &str) -> Result<Option<i64>, String> 
         .transpose()
 }
 
-/// What a column is selected as: bytea in base64, 64-bit and arbitrary
-/// precision numbers as text (made numbers again when exact), the rest
-/// as PostgreSQL's JSON of it (ISO 8601 times, JSON as JSON).
+/// What a column is selected as, never longer than [`MAX_FIELD_CHARS`]:
+/// bytea in base64 (of its first [`MAX_FIELD_BYTES`]), 64-bit and
+/// arbitrary precision numbers as text (made numbers again when exact),
+/// fixed-size types as PostgreSQL's JSON of them (ISO 8601 times), and
+/// the rest (text, JSON, arrays, …) as their JSON when their text is
+/// short enough, else the start of their text, as a string.
 fn selected(column: &Column) -> String {
     let name = quoted(&column.name);
     match column.data_type.as_str() {
-        "bytea" => format!("encode({name}, 'base64')"),
-        "bigint" | "numeric" => format!("{name}::text"),
-        _ => name,
+        "bytea" => format!("encode(substring({name} from 1 for {MAX_FIELD_BYTES}), 'base64')"),
+        "bigint" | "numeric" => format!("left({name}::text, {MAX_FIELD_CHARS})"),
+        "smallint" | "integer" | "real" | "double precision" | "boolean" | "date" | "uuid"
+        | "money" => name,
+        kind if kind.starts_with("timestamp") || kind.starts_with("time ") || kind == "time" => {
+            name
+        }
+        _ => format!(
+            "CASE WHEN length({name}::text) <= {MAX_FIELD_CHARS} THEN to_jsonb({name}) \
+             ELSE to_jsonb(left({name}::text, {MAX_FIELD_CHARS})) END"
+        ),
     }
 }
 
@@ -363,7 +380,9 @@ mod tests {
         .unwrap();
         assert_eq!(
             statement.sql,
-            "SELECT row_to_json(r)::text FROM (SELECT \"id\"::text AS \"c0\", \"customer\" AS \"c1\" \
+            "SELECT row_to_json(r)::text FROM (SELECT left(\"id\"::text, 32768) AS \"c0\", \
+             CASE WHEN length(\"customer\"::text) <= 32768 THEN to_jsonb(\"customer\") \
+             ELSE to_jsonb(left(\"customer\"::text, 32768)) END AS \"c1\" \
              FROM \"public\".\"orders\" WHERE \"customer\" = CAST($1 AS \"pg_catalog\".\"text\") \
              AND \"id\" IN (CAST($2 AS \"pg_catalog\".\"int8\"), CAST($3 AS \"pg_catalog\".\"int8\")) \
              AND \"total\" IS NOT NULL AND \"note \"\"x\"\"\"::text LIKE $4 \

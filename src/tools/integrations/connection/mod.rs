@@ -26,8 +26,10 @@ const OPTIONS: [&str; 6] = [
     "application_name",
 ];
 
-/// How long a connection may take to open.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a connection may take to open, whole: name resolution, TCP,
+/// TLS and PostgreSQL's start-up (a server that accepts TCP and then says
+/// nothing is given up on after it).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How much TLS a connection uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,18 +335,50 @@ fn refused(why: impl std::fmt::Display) -> String {
     why.to_string()
 }
 
-/// Opens a connection to `target`: resolves its host, keeps the first
-/// address the policy allows, connects to it (TLS as its `sslmode` says);
-/// the connection's driver task runs on the current runtime.
-pub async fn connect(target: &Target, tls: &TlsSettings) -> Result<tokio_postgres::Client, String> {
-    let addresses: Vec<SocketAddr> = tokio::time::timeout(
-        CONNECT_TIMEOUT,
-        tokio::net::lookup_host((target.host.as_str(), target.port)),
-    )
-    .await
-    .map_err(|_| refused("the host did not resolve in time"))?
-    .map_err(|_| refused("the host did not resolve"))?
-    .collect();
+/// An open connection: the client, and the task that drives its socket,
+/// which ends with it (a connection given up on closes its socket even if
+/// the server says nothing more).
+pub struct PgConnection {
+    pub client: tokio_postgres::Client,
+    driver: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PgConnection {
+    fn drop(&mut self) {
+        self.driver.abort();
+    }
+}
+
+impl PgConnection {
+    fn driven<S, T>(
+        client: tokio_postgres::Client,
+        connection: tokio_postgres::Connection<S, T>,
+    ) -> Self
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+        T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let driver = tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Self { client, driver }
+    }
+}
+
+/// Opens a connection to `target` within [`CONNECT_TIMEOUT`]: resolves its
+/// host, keeps the first address the policy allows, connects to it (TLS
+/// as its `sslmode` says).
+pub async fn connect(target: &Target, tls: &TlsSettings) -> Result<PgConnection, String> {
+    tokio::time::timeout(CONNECT_TIMEOUT, connect_now(target, tls))
+        .await
+        .map_err(|_| refused("the database did not answer in time"))?
+}
+
+async fn connect_now(target: &Target, tls: &TlsSettings) -> Result<PgConnection, String> {
+    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((target.host.as_str(), target.port))
+        .await
+        .map_err(|_| refused("the host did not resolve"))?
+        .collect();
     let address: IpAddr = addresses
         .iter()
         .map(|a| canonical(a.ip()))
@@ -370,15 +404,14 @@ pub async fn connect(target: &Target, tls: &TlsSettings) -> Result<tokio_postgre
         Some(db) => format!("the database refused: SQLSTATE {}", db.code().code()),
         None => "cannot connect".to_owned(),
     };
-    let client = match target.tls {
+    match target.tls {
         Tls::Off => {
             config.ssl_mode(SslMode::Disable);
             let (client, connection) = config
                 .connect(tokio_postgres::NoTls)
                 .await
                 .map_err(describe)?;
-            tokio::spawn(connection);
-            client
+            Ok(PgConnection::driven(client, connection))
         }
         Tls::Require | Tls::Verify => {
             config.ssl_mode(SslMode::Require);
@@ -389,11 +422,9 @@ pub async fn connect(target: &Target, tls: &TlsSettings) -> Result<tokio_postgre
             };
             let connector = tokio_postgres_rustls::MakeRustlsConnect::new((**rustls).clone());
             let (client, connection) = config.connect(connector).await.map_err(describe)?;
-            tokio::spawn(connection);
-            client
+            Ok(PgConnection::driven(client, connection))
         }
-    };
-    Ok(client)
+    }
 }
 
 #[cfg(test)]
