@@ -1,9 +1,13 @@
 //! Backups (`operations.md`): one tar + zstd file with every tree's records,
 //! the large-value files, the secret key only when asked, and last a
 //! manifest (versions, counts, each entry's SHA-256 and a checksum over
-//! them). A backup reads with the write gate held (see `gate`), so it is
-//! the store between two writes; memory stays bounded because records go
-//! out in chunks of at most [`CHUNK_BYTES`]. [`verify`] checks an archive
+//! them). A backup reads the trees with the write gate held (see `gate`),
+//! so it is the store between two writes, and opens the value files
+//! (written once, never changed) and notes the trace logs' lengths
+//! (appended to only) under it too; those are copied after the gate is
+//! released, so writes wait for the trees alone, not for the bulk of the
+//! bytes. Memory stays bounded because records go out in chunks of at
+//! most [`CHUNK_BYTES`]. [`verify`] checks an archive
 //! whole before [`restore`] writes a byte, and a restore writes only into
 //! an empty directory.
 //!
@@ -159,7 +163,8 @@ impl<W: Write> ArchiveWriter<W> {
 
 impl SledStore {
     /// Writes a backup of the whole store to `out` (the secret key too when
-    /// `with_key`). Writes wait while the trees are read.
+    /// `with_key`). Writes wait while the trees are read and the files
+    /// opened, not while the files are copied.
     pub fn write_backup<W: Write>(&self, out: W, with_key: bool) -> Result<Manifest, BackupError> {
         let encoder = zstd::Encoder::new(out, 3).map_err(io("starting zstd"))?;
         let mut archive = ArchiveWriter {
@@ -199,9 +204,18 @@ impl SledStore {
             }
             counts.insert(name, count);
         }
-        let value_files = self.archive_value_files(&mut archive)?;
-        let trace_files = self.archive_trace_files(&mut archive)?;
+        // Opened now: a file removed later (a purge, the retention) is
+        // still read whole through its handle, as the trees saw it.
+        let values = self.open_value_files()?;
+        let traces = self.open_trace_files()?;
         drop(quiet);
+        let (value_files, trace_files) = (values.len() as u64, traces.len() as u64);
+        for (name, file, length) in values.into_iter().chain(traces) {
+            // At most the length noted under the gate: a trace log may have
+            // grown since (its index then names records past the copied
+            // end, which the restored store's open drops).
+            archive.add_from(&name, length, file.take(length))?;
+        }
         if with_key {
             archive.add(KEY_FILE, self.secrets.key_text().expose_secret().as_bytes())?;
         }
@@ -229,45 +243,44 @@ impl SledStore {
         Ok(manifest)
     }
 
-    /// Adds every file under `traces/`; returns how many.
-    fn archive_trace_files<W: Write>(
-        &self,
-        archive: &mut ArchiveWriter<W>,
-    ) -> Result<u64, BackupError> {
-        let mut files = 0;
+    /// Every file under `traces/`, open, with its length now.
+    fn open_trace_files(&self) -> Result<Vec<OpenedFile>, BackupError> {
+        let mut files = Vec::new();
         for (name, path) in self.trace_files.archived()? {
-            let opened = std::fs::File::open(path).map_err(io("reading a trace file"))?;
-            let size = opened.metadata().map_err(io("reading a trace file"))?.len();
-            archive.add_from(&name, size, opened)?;
-            files += 1;
+            files.push(opened(name, &path, "reading a trace file")?);
         }
         Ok(files)
     }
 
-    /// Adds every file under `values/`; returns how many.
-    fn archive_value_files<W: Write>(
-        &self,
-        archive: &mut ArchiveWriter<W>,
-    ) -> Result<u64, BackupError> {
+    /// Every file under `values/`, open, with its length.
+    fn open_value_files(&self) -> Result<Vec<OpenedFile>, BackupError> {
         let root = self.db_dir.join(VALUES_DIR);
         let Ok(threads) = std::fs::read_dir(&root) else {
-            return Ok(0);
+            return Ok(Vec::new());
         };
-        let mut files = 0;
+        let mut files = Vec::new();
         for thread in threads {
             let thread = thread.map_err(io("listing values"))?;
             let dir_name = thread.file_name().to_string_lossy().into_owned();
             for file in std::fs::read_dir(thread.path()).map_err(io("listing values"))? {
                 let file = file.map_err(io("listing values"))?;
                 let name = file.file_name().to_string_lossy().into_owned();
-                let opened = std::fs::File::open(file.path()).map_err(io("reading a value"))?;
-                let size = opened.metadata().map_err(io("reading a value"))?.len();
-                archive.add_from(&format!("{VALUES_DIR}/{dir_name}/{name}"), size, opened)?;
-                files += 1;
+                let name = format!("{VALUES_DIR}/{dir_name}/{name}");
+                files.push(opened(name, &file.path(), "reading a value")?);
             }
         }
         Ok(files)
     }
+}
+
+/// A file to archive: its name in the archive, its handle, the bytes of it
+/// to copy.
+type OpenedFile = (String, std::fs::File, u64);
+
+fn opened(name: String, path: &Path, what: &str) -> Result<OpenedFile, BackupError> {
+    let file = std::fs::File::open(path).map_err(io(what))?;
+    let length = file.metadata().map_err(io(what))?.len();
+    Ok((name, file, length))
 }
 
 #[cfg(test)]

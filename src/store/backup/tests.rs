@@ -252,3 +252,87 @@ fn a_duplicated_entry_or_an_oversized_chunk_is_refused_before_anything_is_writte
     assert!(error.contains("at most"), "{error}");
     assert!(is_empty_dir(target.path()).unwrap());
 }
+
+/// A backup's destination as slow as a busy disk.
+struct SlowDisk(std::fs::File);
+
+impl Write for SlowDisk {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        self.0.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+fn message(thread: ThreadId, content: String) -> ThreadAppend {
+    ThreadAppend {
+        listed: Some(Message {
+            id: MessageId::new(),
+            thread_id: thread,
+            seq: 0,
+            role: Role::User,
+            content: content.clone(),
+            sender_name: None,
+            sender_id: None,
+            created_at: Utc::now(),
+        }),
+        context: vec![ContextMessage::text(ContextRole::User, content)],
+        ..ThreadAppend::default()
+    }
+}
+
+#[test]
+fn writes_go_on_while_the_value_files_are_copied() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, thread) = filled(dir.path(), 3);
+    // 2 values of 512 KiB that compress poorly: a while to copy to a
+    // slow disk.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    store.with_inner(|s| {
+        for _ in 0..2 {
+            let text: String = (0..512 * 1024)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    char::from(b'!' + (seed % 90) as u8)
+                })
+                .collect();
+            s.append(thread, message(thread, text)).unwrap();
+        }
+    });
+    store.flush_now().unwrap();
+    let file = dir.path().join("slow.tar.zst");
+    let began = std::time::Instant::now();
+    let backing_up = {
+        let (store, file) = (store.clone(), file.clone());
+        std::thread::spawn(move || {
+            let out = SlowDisk(std::fs::File::create(file).unwrap());
+            let manifest = store.with_inner(|s| s.write_backup(out, false)).unwrap();
+            (manifest, began.elapsed())
+        })
+    };
+    // The trees are read in a moment; the values then take a while.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let asked = std::time::Instant::now();
+    store.with_inner(|s| s.append(thread, message(thread, "during".into())).unwrap());
+    let waited = asked.elapsed();
+    let (manifest, took) = backing_up.join().unwrap();
+    // Held back by the whole backup, the write would wait nearly all of it.
+    assert!(took > std::time::Duration::from_millis(500), "{took:?}");
+    assert!(
+        waited * 4 < took,
+        "a write waited {waited:?} of the backup's {took:?}"
+    );
+    assert!(manifest.value_files >= 3, "{}", manifest.value_files);
+    // The archive is whole, and holds the store as it was before the write.
+    verify(&file).unwrap();
+    let target = tempfile::tempdir().unwrap();
+    restore(&file, target.path()).unwrap();
+    let restored = open_restored(target.path());
+    let (messages, _) = restored.with_inner(|s| s.messages(thread, 0, 100)).unwrap();
+    assert_eq!(messages.len(), 3 + 2);
+}
