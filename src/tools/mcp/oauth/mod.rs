@@ -19,24 +19,21 @@
 //! Every call goes through the outbound policy; no error carries a token,
 //! a code or a provider's text.
 
+mod discovery;
 mod flows;
+mod tokens;
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use confer_actors::{McpServerId, OrgId};
-use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
-use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use self::flows::{Flow, Flows, challenge_of, random, same};
 use crate::auth::jwt::JwtUser;
-use crate::outbound::{Outbound, read_capped};
+use crate::outbound::Outbound;
 use crate::store::Store;
 use crate::store::mcps::McpServer;
-use crate::store::oauth::{OAuthRegistration, OpenToken, TokenOwner};
+use crate::store::oauth::TokenOwner;
 
 /// How long a flow may take, from `start` to the callback.
 pub const FLOW_TTL: Duration = Duration::from_secs(600);
@@ -121,34 +118,6 @@ pub struct Connected {
     pub owner: TokenOwner,
 }
 
-/// `{origin}/.well-known/{name}{path}` (RFC 8615's insertion, as RFC 9728
-/// and RFC 8414 place metadata for a URL with a path).
-fn well_known(url: &url::Url, name: &str) -> String {
-    let path = url.path().trim_end_matches('/');
-    format!(
-        "{}/.well-known/{name}{path}",
-        url.origin().ascii_serialization()
-    )
-}
-
-#[derive(Deserialize)]
-struct ServerMetadata {
-    issuer: Option<String>,
-    authorization_endpoint: String,
-    token_endpoint: String,
-    registration_endpoint: Option<String>,
-    revocation_endpoint: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct TokenAnswer {
-    access_token: String,
-    /// Seconds; any JSON number (`3600`, `3.6e3`, `1e18`), clamped.
-    expires_in: Option<f64>,
-    refresh_token: Option<String>,
-    scope: Option<String>,
-}
-
 /// See the module's documentation.
 pub struct ManagedOAuth {
     store: Store,
@@ -191,173 +160,6 @@ impl ManagedOAuth {
     /// Flows waiting now.
     pub fn pending(&self) -> usize {
         self.flows().by_state.len()
-    }
-
-    async fn get_json(&self, url: &str) -> Result<Value, OAuthError> {
-        let request = self
-            .outbound
-            .request(reqwest::Method::GET, url)
-            .map_err(|e| fail(e.to_string()))?
-            .header(reqwest::header::ACCEPT, "application/json")
-            .timeout(CALL_TIMEOUT);
-        let response = self
-            .outbound
-            .send(request)
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        if !response.status().is_success() {
-            return Err(fail(format!("http {}", response.status().as_u16())));
-        }
-        let body = read_capped(response, ANSWER_CAP)
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        serde_json::from_slice(&body).map_err(|_| fail("an answer that is not JSON"))
-    }
-
-    async fn post(
-        &self,
-        url: &str,
-        build: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
-    ) -> Result<Value, OAuthError> {
-        let request = self
-            .outbound
-            .request(reqwest::Method::POST, url)
-            .map_err(|e| fail(e.to_string()))?
-            .header(reqwest::header::ACCEPT, "application/json")
-            .timeout(CALL_TIMEOUT);
-        let response = self
-            .outbound
-            .send(build(request))
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        let status = response.status();
-        let body = read_capped(response, ANSWER_CAP)
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        if !status.is_success() {
-            return Err(fail(format!("http {}", status.as_u16())));
-        }
-        if body.is_empty() {
-            return Ok(Value::Null);
-        }
-        serde_json::from_slice(&body).map_err(|_| fail("an answer that is not JSON"))
-    }
-
-    /// The authorization server's metadata for the MCP server at `url`.
-    async fn discover(&self, url: &str) -> Result<ServerMetadata, OAuthError> {
-        let resource = url::Url::parse(url).map_err(|_| fail("the server's url"))?;
-        let mut issuer = None;
-        for candidate in [
-            well_known(&resource, "oauth-protected-resource"),
-            format!(
-                "{}/.well-known/oauth-protected-resource",
-                resource.origin().ascii_serialization()
-            ),
-        ] {
-            if let Ok(metadata) = self.get_json(&candidate).await
-                && let Some(first) = metadata["authorization_servers"]
-                    .as_array()
-                    .and_then(|all| all.first())
-                    .and_then(Value::as_str)
-            {
-                issuer = Some(first.to_owned());
-                break;
-            }
-        }
-        let issuer = issuer.unwrap_or_else(|| resource.origin().ascii_serialization());
-        let issuer_url = url::Url::parse(&issuer).map_err(|_| fail("the issuer's url"))?;
-        for candidate in [
-            well_known(&issuer_url, "oauth-authorization-server"),
-            well_known(&issuer_url, "openid-configuration"),
-        ] {
-            let Ok(metadata) = self.get_json(&candidate).await else {
-                continue;
-            };
-            let metadata: ServerMetadata = serde_json::from_value(metadata)
-                .map_err(|_| fail("the authorization server's metadata lacks an endpoint"))?;
-            let expected = issuer.trim_end_matches('/');
-            if metadata
-                .issuer
-                .as_deref()
-                .is_some_and(|i| i.trim_end_matches('/') != expected)
-            {
-                return Err(fail(
-                    "the authorization server's metadata names another issuer",
-                ));
-            }
-            return Ok(metadata);
-        }
-        Err(fail("no authorization server metadata found"))
-    }
-
-    /// The server's client at its authorization server: the stored one
-    /// when it was made for today's redirect URI, else discovered and
-    /// configured or registered now (and stored).
-    async fn registration(&self, server: &McpServer) -> Result<OAuthRegistration, OAuthError> {
-        let (org, id) = (server.org_id, server.id);
-        let stored = self
-            .store
-            .run(move |s| s.oauth_registration(org, id))
-            .await
-            .map_err(|_| fail("the store"))?;
-        let redirect_uri = self.redirect_uri();
-        if let Some(stored) = stored
-            && stored.redirect_uri == redirect_uri
-        {
-            return Ok(stored);
-        }
-        let url = server.url.as_deref().ok_or_else(|| fail("no url"))?;
-        let metadata = self.discover(url).await?;
-        let (client_id, client_secret, scope) = match &server.oauth_client {
-            Some(client) => {
-                let sealed = server.clone();
-                let secret = self
-                    .store
-                    .run(move |s| s.mcp_oauth_client_secret(&sealed))
-                    .await
-                    .map_err(|_| fail("the client secret could not be opened"))?;
-                (client.client_id.clone(), secret, client.scope.clone())
-            }
-            None => {
-                let endpoint = metadata.registration_endpoint.as_deref().ok_or_else(|| {
-                    fail("no client id is configured and the server offers no registration")
-                })?;
-                let body = json!({
-                    "client_name": "Confer",
-                    "redirect_uris": [redirect_uri],
-                    "grant_types": ["authorization_code", "refresh_token"],
-                    "response_types": ["code"],
-                    "token_endpoint_auth_method": "none",
-                });
-                let registered = self.post(endpoint, |r| r.json(&body)).await?;
-                let client_id = registered["client_id"]
-                    .as_str()
-                    .ok_or_else(|| fail("the registration answered no client_id"))?
-                    .to_owned();
-                let secret = registered["client_secret"].as_str().map(str::to_owned);
-                (client_id, secret, None)
-            }
-        };
-        let registration = OAuthRegistration {
-            issuer: metadata.issuer.unwrap_or_default(),
-            authorization_endpoint: metadata.authorization_endpoint,
-            token_endpoint: metadata.token_endpoint,
-            revocation_endpoint: metadata.revocation_endpoint,
-            client_id,
-            client_secret,
-            redirect_uri,
-            scope,
-        };
-        let (kept, epoch) = (registration.clone(), server.oauth_epoch);
-        let stored = self
-            .store
-            .write(move |s| s.put_oauth_registration(org, id, epoch, kept))
-            .await
-            .map_err(|_| fail("the store"))?;
-        if !stored {
-            return Err(fail("the server was changed or deleted meanwhile"));
-        }
-        Ok(registration)
     }
 
     /// Starts a flow of `owner` for `server`, which only `user` (a JWT
@@ -525,188 +327,6 @@ impl ManagedOAuth {
             owner: flow.owner,
         })
     }
-
-    /// POSTs a token request (the client authenticating with HTTP Basic
-    /// when it has a secret, else by its id in the form).
-    async fn token_request(
-        &self,
-        registration: &OAuthRegistration,
-        form: &mut Vec<(&'static str, String)>,
-    ) -> Result<OpenToken, OAuthError> {
-        let secret = registration.client_secret.clone();
-        if secret.is_none() {
-            form.push(("client_id", registration.client_id.clone()));
-        }
-        let client_id = registration.client_id.clone();
-        let body: Vec<(&str, String)> = form.clone();
-        let answer = self
-            .post(&registration.token_endpoint, move |request| {
-                let request = form_body(request, &body);
-                match &secret {
-                    Some(secret) => request.basic_auth(client_id, Some(secret)),
-                    None => request,
-                }
-            })
-            .await?;
-        let answer: TokenAnswer = serde_json::from_value(answer)
-            .map_err(|_| fail("the token answer lacks access_token"))?;
-        Ok(OpenToken {
-            access_token: SecretString::from(answer.access_token),
-            refresh_token: answer.refresh_token.map(SecretString::from),
-            expires_at: answer.expires_in.map(|s| Utc::now() + lifetime(s)),
-            scope: answer.scope,
-        })
-    }
-
-    /// `owner`'s access token for `server`, refreshed first when it is
-    /// within [`REFRESH_BEFORE`] of its expiry; `None` when there is none
-    /// usable (a failed refresh deletes it).
-    pub async fn token(
-        &self,
-        server: &McpServer,
-        owner: &TokenOwner,
-    ) -> Result<Option<SecretString>, OAuthError> {
-        let _one_at_a_time = self.stripe(server.id, owner).lock().await;
-        let (org, id, who) = (server.org_id, server.id, owner.clone());
-        let stored = self
-            .store
-            .run(move |s| s.oauth_token(org, id, &who))
-            .await
-            .map_err(|_| fail("the store"))?;
-        let Some(token) = stored else {
-            return Ok(None);
-        };
-        let due = token
-            .expires_at
-            .is_some_and(|at| at - REFRESH_BEFORE <= Utc::now());
-        if !due {
-            return Ok(Some(token.access_token));
-        }
-        let refreshed = match &token.refresh_token {
-            Some(refresh) => self.refresh(server, refresh).await,
-            None => Err(fail("expired, and no refresh token")),
-        };
-        let who = owner.clone();
-        match refreshed {
-            Ok(mut fresh) => {
-                if fresh.refresh_token.is_none() {
-                    fresh.refresh_token = token.refresh_token.clone();
-                }
-                let (access, epoch) = (fresh.access_token.clone(), server.oauth_epoch);
-                let stored = self
-                    .store
-                    .write(move |s| s.put_oauth_token(org, id, epoch, &who, &fresh))
-                    .await
-                    .map_err(|_| fail("the store"))?;
-                // Refreshed for a server changed meanwhile: not used.
-                Ok(stored.then_some(access))
-            }
-            Err(error) => {
-                tracing::warn!(server = %id, %error, "an OAuth token could not be refreshed; it is deleted");
-                self.store
-                    .write(move |s| s.delete_oauth_token(org, id, &who))
-                    .await
-                    .map_err(|_| fail("the store"))?;
-                Ok(None)
-            }
-        }
-    }
-
-    /// The lock of (server, owner)'s token.
-    fn stripe(&self, server: McpServerId, owner: &TokenOwner) -> &tokio::sync::Mutex<()> {
-        let digest = Sha256::digest(format!("{server}:{owner:?}").as_bytes());
-        let at = usize::from(digest[0]) % self.refreshing.len();
-        &self.refreshing[at]
-    }
-
-    async fn refresh(
-        &self,
-        server: &McpServer,
-        refresh: &SecretString,
-    ) -> Result<OpenToken, OAuthError> {
-        let registration = self.registration(server).await?;
-        let mut form = vec![
-            ("grant_type", "refresh_token".to_owned()),
-            ("refresh_token", refresh.expose_secret().to_owned()),
-            ("resource", server.url.clone().unwrap_or_default()),
-        ];
-        self.token_request(&registration, &mut form).await
-    }
-
-    /// Deletes `owner`'s token (revoking it first when the authorization
-    /// server supports it); whether there was one.
-    pub async fn disconnect(
-        &self,
-        server: &McpServer,
-        owner: &TokenOwner,
-    ) -> Result<bool, OAuthError> {
-        let (org, id, who) = (server.org_id, server.id, owner.clone());
-        let stored = self
-            .store
-            .run(move |s| {
-                Ok((
-                    s.oauth_token(org, id, &who)?,
-                    s.oauth_registration(org, id)?,
-                ))
-            })
-            .await
-            .map_err(|_| fail("the store"))?;
-        if let (Some(token), Some(registration)) = &stored
-            && let Some(endpoint) = &registration.revocation_endpoint
-        {
-            let revoked = token
-                .refresh_token
-                .as_ref()
-                .unwrap_or(&token.access_token)
-                .expose_secret()
-                .to_owned();
-            let client_id = registration.client_id.clone();
-            let outcome = self
-                .post(endpoint, move |r| {
-                    form_body(r, &[("token", revoked), ("client_id", client_id)])
-                })
-                .await;
-            if let Err(error) = outcome {
-                tracing::warn!(server = %id, %error, "revoking an OAuth token failed; deleted anyway");
-            }
-        }
-        let who = owner.clone();
-        self.store
-            .write(move |s| s.delete_oauth_token(org, id, &who))
-            .await
-            .map_err(|_| fail("the store"))
-    }
-}
-
-/// A token's lifetime from its `expires_in`: never negative, never past
-/// [`MAX_TOKEN_LIFETIME`] (a provider's huge or odd value must not
-/// overflow a date).
-fn lifetime(expires_in: f64) -> chrono::TimeDelta {
-    let max = MAX_TOKEN_LIFETIME.num_seconds();
-    if expires_in.is_nan() || expires_in <= 0.0 {
-        return chrono::TimeDelta::zero();
-    }
-    if expires_in >= max as f64 {
-        return MAX_TOKEN_LIFETIME;
-    }
-    // In range: 0 < expires_in < one year of seconds.
-    chrono::TimeDelta::seconds(expires_in as i64)
-}
-
-/// `request` with `pairs` as its `application/x-www-form-urlencoded` body.
-fn form_body(
-    request: reqwest::RequestBuilder,
-    pairs: &[(&str, String)],
-) -> reqwest::RequestBuilder {
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())))
-        .finish();
-    request
-        .header(
-            reqwest::header::CONTENT_TYPE,
-            "application/x-www-form-urlencoded",
-        )
-        .body(body)
 }
 
 /// Escapes text for an HTML page.
@@ -721,36 +341,6 @@ pub fn html_escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn metadata_urls_insert_the_well_known_part() {
-        let url = url::Url::parse("https://mcp.example/tools/mcp").unwrap();
-        assert_eq!(
-            well_known(&url, "oauth-protected-resource"),
-            "https://mcp.example/.well-known/oauth-protected-resource/tools/mcp"
-        );
-        let root = url::Url::parse("https://as.example/").unwrap();
-        assert_eq!(
-            well_known(&root, "oauth-authorization-server"),
-            "https://as.example/.well-known/oauth-authorization-server"
-        );
-    }
-
-    #[test]
-    fn lifetimes_are_clamped() {
-        assert_eq!(lifetime(60.0), chrono::TimeDelta::seconds(60));
-        assert_eq!(lifetime(3.6e3), chrono::TimeDelta::seconds(3600));
-        for huge in [1e18, f64::INFINITY, 9.3e18] {
-            assert_eq!(lifetime(huge), MAX_TOKEN_LIFETIME);
-        }
-        for odd in [-5.0, f64::NAN, f64::NEG_INFINITY] {
-            assert_eq!(lifetime(odd), chrono::TimeDelta::zero());
-        }
-        let answer: TokenAnswer =
-            serde_json::from_str(r#"{"access_token": "a", "expires_in": 1e18}"#).unwrap();
-        let at = Utc::now() + lifetime(answer.expires_in.unwrap());
-        assert!(at > Utc::now());
-    }
 
     #[test]
     fn html_is_escaped() {
