@@ -10,9 +10,13 @@
 //!   registered dynamically (RFC 7591), kept per server.
 //! - A flow: PKCE S256, `resource` = the server's URL (RFC 8707), a random
 //!   `state` bound to the org, user and server, single use, 10 minutes. The
-//!   user is sent to a single-use Confer `begin` URL that sets a cookie
-//!   bound to the state, so the browser that finishes is the one that
-//!   began; at most [`MAX_FLOWS_PER_OWNER`] flows wait per user.
+//!   user is sent to a single-use Confer `begin` URL, which needs that
+//!   user's JWT too and sets a cookie bound to the state, so the browser
+//!   that finishes is the one that began; at most [`MAX_FLOWS_PER_OWNER`]
+//!   flows wait per user.
+//! - A registration or token is written only for the server's current
+//!   `oauth_epoch`: one made for a server whose url, mode or client has
+//!   changed since is refused.
 //! - Tokens are stored sealed, refreshed when used within
 //!   [`REFRESH_BEFORE`] of their expiry (a failed refresh deletes them).
 //!
