@@ -149,7 +149,8 @@ impl Server {
         Self::start_in(data, options)
     }
 
-    fn start_in(data: Arc<tempfile::TempDir>, options: Options) -> Self {
+    /// Starts a server on `data`, a data directory made beforehand.
+    pub fn start_in(data: Arc<tempfile::TempDir>, options: Options) -> Self {
         let Spawned {
             mut child,
             lines,
