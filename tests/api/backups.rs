@@ -212,6 +212,44 @@ async fn backup_and_export_need_a_platform_admin_and_leave_secrets_out() {
     assert!(!text.contains(BOOTSTRAP_KEY), "{text}");
 }
 
+/// A thread of `org` for stores filled before a server starts.
+fn loaded_thread(org: confer_actors::OrgId, title: Option<String>) -> Thread {
+    let now = Utc::now();
+    Thread {
+        id: ThreadId::new(),
+        org_id: org,
+        agent_id: AgentId::new(),
+        title,
+        kind: ThreadKind::Single,
+        active_profile: None,
+        metadata: Default::default(),
+        system_prompt_overlay: None,
+        resource_bindings: Vec::new(),
+        created_by: "loader".into(),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// A user's message of `thread`, listed and in its context.
+fn user_message(thread: ThreadId, content: String) -> ThreadAppend {
+    let message = Message {
+        id: MessageId::new(),
+        thread_id: thread,
+        seq: 0,
+        role: Role::User,
+        content: content.clone(),
+        sender_name: None,
+        sender_id: None,
+        created_at: Utc::now(),
+    };
+    ThreadAppend {
+        listed: Some(message),
+        context: vec![ContextMessage::text(ContextRole::User, content)],
+        ..ThreadAppend::default()
+    }
+}
+
 /// 100,000 messages in a stopped store, exported: the export holds one
 /// record at a time; what memory it takes is sled's (its page table, and
 /// the pages it reads, which sled 0.34 evicts lazily: measured 150 MiB peak
@@ -229,42 +267,14 @@ fn an_export_of_100k_messages_runs_in_bounded_memory() {
     {
         let store = confer::store::Store::open(dir.path()).unwrap();
         let org = store.with_inner(|s| s.default_org()).unwrap().id;
-        let now = Utc::now();
         store.with_inner(|s| {
             for t in 0..10 {
-                let thread = Thread {
-                    id: ThreadId::new(),
-                    org_id: org,
-                    agent_id: AgentId::new(),
-                    title: Some(format!("t{t}")),
-                    kind: ThreadKind::Single,
-                    active_profile: None,
-                    metadata: Default::default(),
-                    system_prompt_overlay: None,
-                    resource_bindings: Vec::new(),
-                    created_by: "loader".into(),
-                    created_at: now,
-                    updated_at: now,
-                };
+                let thread = loaded_thread(org, Some(format!("t{t}")));
                 s.create_thread(&thread, None).unwrap();
                 for n in 0..messages / 10 {
                     let content = format!("{n:08}{}", "x".repeat(BYTES - 8));
-                    let message = Message {
-                        id: MessageId::new(),
-                        thread_id: thread.id,
-                        seq: 0,
-                        role: Role::User,
-                        content: content.clone(),
-                        sender_name: None,
-                        sender_id: None,
-                        created_at: now,
-                    };
-                    let write = ThreadAppend {
-                        listed: Some(message),
-                        context: vec![ContextMessage::text(ContextRole::User, content)],
-                        ..ThreadAppend::default()
-                    };
-                    s.append(thread.id, write).unwrap();
+                    s.append(thread.id, user_message(thread.id, content))
+                        .unwrap();
                 }
             }
         });
@@ -320,21 +330,7 @@ async fn a_backup_of_1_gib_of_values_holds_no_answer_back() {
     {
         let store = confer::store::Store::open(data.path()).unwrap();
         let org = store.with_inner(|s| s.default_org()).unwrap().id;
-        let now = Utc::now();
-        let thread = Thread {
-            id: ThreadId::new(),
-            org_id: org,
-            agent_id: AgentId::new(),
-            title: None,
-            kind: ThreadKind::Single,
-            active_profile: None,
-            metadata: Default::default(),
-            system_prompt_overlay: None,
-            resource_bindings: Vec::new(),
-            created_by: "loader".into(),
-            created_at: now,
-            updated_at: now,
-        };
+        let thread = loaded_thread(org, None);
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         store.with_inner(|s| {
             s.create_thread(&thread, None).unwrap();
@@ -349,22 +345,8 @@ async fn a_backup_of_1_gib_of_values_holds_no_answer_back() {
                         char::from(b'!' + (seed % 90) as u8)
                     })
                     .collect();
-                let message = Message {
-                    id: MessageId::new(),
-                    thread_id: thread.id,
-                    seq: 0,
-                    role: Role::User,
-                    content: content.clone(),
-                    sender_name: None,
-                    sender_id: None,
-                    created_at: now,
-                };
-                let write = ThreadAppend {
-                    listed: Some(message),
-                    context: vec![ContextMessage::text(ContextRole::User, content)],
-                    ..ThreadAppend::default()
-                };
-                s.append(thread.id, write).unwrap();
+                s.append(thread.id, user_message(thread.id, content))
+                    .unwrap();
             }
         });
         store.flush_now().unwrap();

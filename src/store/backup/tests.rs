@@ -39,22 +39,7 @@ fn filled(dir: &Path, messages: usize) -> (Store, ThreadId) {
             } else {
                 format!("m{n}")
             };
-            let message = Message {
-                id: MessageId::new(),
-                thread_id: thread.id,
-                seq: 0,
-                role: Role::User,
-                content: content.clone(),
-                sender_name: None,
-                sender_id: None,
-                created_at: Utc::now(),
-            };
-            let write = ThreadAppend {
-                listed: Some(message),
-                context: vec![ContextMessage::text(ContextRole::User, content)],
-                ..ThreadAppend::default()
-            };
-            s.append(thread.id, write).unwrap();
+            s.append(thread.id, message(thread.id, content)).unwrap();
         }
     });
     store.flush_now().unwrap();
