@@ -449,6 +449,17 @@ impl Api {
         agent["id"].as_str().unwrap().to_owned()
     }
 
+    /// A new API key of the caller's org with `role` (`admin`, `member`):
+    /// its secret.
+    pub async fn new_key(&self, role: &str) -> String {
+        self.post("/api/keys", json!({"name": role, "role": role}))
+            .await
+            .expect(201)["key"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
     /// The ID of the caller's first org.
     pub async fn org_id(&self) -> String {
         let orgs = self.get("/api/orgs").await.expect(200);

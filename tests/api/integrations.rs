@@ -96,13 +96,7 @@ async fn a_turn_queries_a_real_postgres_and_no_argument_injects() {
     let postgres = Postgres::start().await;
     seed(&postgres).await;
     let vendor = Mock::start("/v1").await;
-    let server = Server::start_with(
-        Options::default()
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-            .env("CONFER_LOG", "trace"),
-    );
+    let server = confer_on(&vendor, "trace");
     let api = server.admin();
     let made = api
         .post(
@@ -383,18 +377,24 @@ async fn connection_strings_that_escape_the_policy_are_refused() {
     .expect_error(422, "VALIDATION_ERROR");
 }
 
+/// Confer on the mock `vendor`, allowed to reach local databases over
+/// plain TCP, logging at `log`.
+fn confer_on(vendor: &Mock, log: &str) -> Server {
+    Server::start_with(
+        Options::default()
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+            .env("CONFER_LOG", log),
+    )
+}
+
 /// Confer on a mock vendor with an agent using an integration of
 /// `connection` exposing `tables`; the server, its admin, the vendor and
 /// a thread.
 async fn agent_on(connection: &str, tables: Value) -> (Server, Api, Mock, String) {
     let vendor = Mock::start("/v1").await;
-    let server = Server::start_with(
-        Options::default()
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-            .env("CONFER_LOG", "info"),
-    );
+    let server = confer_on(&vendor, "info");
     let api = server.admin();
     let id = api
         .post(

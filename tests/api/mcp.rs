@@ -405,13 +405,7 @@ async fn stdio_servers_need_a_platform_admin_and_the_allow_list_and_see_no_secre
         ],
     );
     let platform = server.admin();
-    let admin_key = platform
-        .post("/api/keys", json!({"name": "admin", "role": "admin"}))
-        .await
-        .expect(201)["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let admin_key = platform.new_key("admin").await;
     let admin = server.api(&admin_key);
     let body = json!({"name": "local", "transport": "stdio", "command": python,
                       "args": [script, "--transport", "stdio"],

@@ -61,13 +61,7 @@ async fn a_stdio_servers_env_is_a_platform_admins_and_its_child_cannot_read_the_
     );
     let data_dir = server.data_dir().canonicalize().unwrap();
     let platform = server.admin();
-    let org_admin_key = platform
-        .post("/api/keys", json!({"name": "admin", "role": "admin"}))
-        .await
-        .expect(201)["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let org_admin_key = platform.new_key("admin").await;
     let org_admin = server.api(&org_admin_key);
 
     // A variable the operator did not allow is refused, naming the field.
