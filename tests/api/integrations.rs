@@ -22,14 +22,7 @@ async fn seed(postgres: &Postgres) {
         .batch_execute(&format!("CREATE ROLE reader LOGIN PASSWORD '{PASSWORD}'"))
         .await
         .unwrap();
-    let mut config = tokio_postgres::Config::new();
-    config
-        .host_path(postgres.socket_dir())
-        .port(postgres.port)
-        .user("confer")
-        .dbname("shop");
-    let (shop, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(connection);
+    let shop = shop(postgres).await;
     shop.batch_execute(
         "CREATE TABLE orders (
              id bigint PRIMARY KEY,
@@ -57,8 +50,8 @@ async fn seed(postgres: &Postgres) {
     .unwrap();
 }
 
-/// The rows of `orders`, read by the superuser (to see nothing changed).
-async fn order_count(postgres: &Postgres) -> i64 {
+/// The superuser on database `shop`, over the socket.
+async fn shop(postgres: &Postgres) -> tokio_postgres::Client {
     let mut config = tokio_postgres::Config::new();
     config
         .host_path(postgres.socket_dir())
@@ -67,6 +60,12 @@ async fn order_count(postgres: &Postgres) -> i64 {
         .dbname("shop");
     let (shop, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
+    shop
+}
+
+/// The rows of `orders`, read by the superuser (to see nothing changed).
+async fn order_count(postgres: &Postgres) -> i64 {
+    let shop = shop(postgres).await;
     shop.query_one("SELECT count(*) FROM orders", &[])
         .await
         .unwrap()
@@ -463,14 +462,7 @@ async fn a_50_mb_column_is_cut_in_sql_and_the_server_stays_small() {
     use crate::common::status_kib;
     let postgres = Postgres::start().await;
     seed(&postgres).await;
-    let mut config = tokio_postgres::Config::new();
-    config
-        .host_path(postgres.socket_dir())
-        .port(postgres.port)
-        .user("confer")
-        .dbname("shop");
-    let (shop, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(connection);
+    let shop = shop(&postgres).await;
     shop.batch_execute(
         "CREATE TABLE blobs (id int, body text, doc jsonb);
          INSERT INTO blobs VALUES
