@@ -6,7 +6,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use confer_actors::codes::{self, ErrorCode};
-use confer_actors::{Refusal, StoreError};
+use confer_actors::{BrokenRule, Refusal, StoreError};
 
 use crate::plans::PlanError;
 use crate::store::update::Updated;
@@ -231,6 +231,12 @@ impl ResponseError for ApiError {
 /// The turn engine's refusals: their code (and so status) and detail.
 pub fn turn_refusal(refusal: TurnError) -> ApiError {
     let (code, detail) = match refusal {
+        TurnError::Refused(Refusal::Rule(BrokenRule::AgentDeleted)) => {
+            return ApiError::Conflict(BrokenRule::AgentDeleted.to_string());
+        }
+        TurnError::Refused(Refusal::Rule(BrokenRule::Invalid { field, detail })) => {
+            return ApiError::invalid(&field, detail);
+        }
         TurnError::Refused(Refusal::Busy) => (
             codes::THREAD_BUSY,
             "a turn is running or queued on this thread (ifBusy: reject)",
@@ -268,7 +274,7 @@ pub fn turn_refusal(refusal: TurnError) -> ApiError {
 }
 
 /// What the turn engine refused, as the HTTP layer sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TurnError {
     /// The thread's actor did not admit a send.
     Refused(Refusal),

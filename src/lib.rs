@@ -231,6 +231,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
                     max_watchers: settings.max_watchers_per_thread,
                     ..Retention::default()
                 },
+                max_content_bytes: settings.max_content_bytes,
             },
         },
     );

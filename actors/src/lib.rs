@@ -21,6 +21,7 @@ pub mod ports;
 pub mod prices;
 pub mod provider;
 pub mod registry;
+pub mod send_rules;
 pub mod thread_actor;
 pub mod timings;
 pub mod tools;
@@ -51,6 +52,7 @@ pub use provider::{
     ModelStream, ReasoningBlock, ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
+pub use send_rules::BrokenRule;
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};
 pub use timings::TurnTimings;
 pub use trace::{

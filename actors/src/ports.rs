@@ -160,6 +160,18 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// The model's context of a thread, oldest first.
     fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError>;
 
+    /// The end of a thread's context from its last assistant entry on (all
+    /// of it when there is none): what the send rules need (the pending tool
+    /// calls and the last entry), read without the rest.
+    fn context_tail(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
+        let mut context = self.context(thread)?;
+        let from = context
+            .iter()
+            .rposition(|m| m.role == crate::provider::ContextRole::Assistant)
+            .unwrap_or(0);
+        Ok(context.split_off(from))
+    }
+
     /// An agent's credential resolver configuration.
     fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError>;
 

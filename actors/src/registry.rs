@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::domain::Agent;
 use crate::frames::FrameLog;
 use crate::ids::{OrgId, ThreadId};
 use crate::org_slots::OrgSlots;
@@ -347,15 +348,18 @@ impl Runtime {
             .map_err(|_| RuntimeError::Unavailable)
     }
 
-    /// Asks the thread's actor to admit a send. The turn runs on the
-    /// caller's arbiter (the HTTP worker that relays its stream), so its
-    /// tokens reach the client without crossing threads.
+    /// Asks the thread's actor to admit a send; `agent` is the thread's
+    /// agent as the caller read it with the thread (the send's rules need
+    /// it). The turn runs on the caller's arbiter (the HTTP worker that
+    /// relays its stream), so its tokens reach the client without crossing
+    /// threads.
     pub async fn post(
         &self,
         org: OrgId,
         thread: ThreadId,
         request: TurnRequest,
         if_busy: IfBusy,
+        agent: Option<Agent>,
     ) -> Result<Admission, RuntimeError> {
         let runs_on = Arbiter::try_current();
         // An actor evicted between lookup and send is replaced and tried again.
@@ -365,6 +369,7 @@ impl Runtime {
                 request: request.clone(),
                 if_busy,
                 runs_on: runs_on.clone(),
+                agent: agent.clone(),
             };
             if let Ok(admission) = addr.send(message).await {
                 return Ok(admission);

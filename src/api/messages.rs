@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{
-    Admission, Agent, ContextMessage, IfBusy, Message, Metadata, Role, ThreadId, ThreadStore,
-    ToolDefinition, ToolResult, TurnRequest,
+    Admission, IfBusy, Message, Metadata, Role, ThreadId, ThreadStore, ToolDefinition, ToolResult,
+    TurnRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -130,56 +130,6 @@ impl From<IfBusyBody> for IfBusy {
     }
 }
 
-impl SendMessage {
-    /// Whether the send adds nothing: it continues an answer the vendor
-    /// paused after compacting (`compaction.md`), if the thread has one.
-    fn continues_a_pause(&self) -> bool {
-        let answers_tools = self.tool_results.as_ref().is_some_and(|r| !r.is_empty());
-        self.content.trim().is_empty() && !answers_tools
-    }
-
-    /// The rules of a send (422); `max_content` bytes of content at most.
-    fn validate(&self, max_content: usize) -> Result<(), ApiError> {
-        if self.content.len() > max_content {
-            return Err(ApiError::invalid(
-                "content",
-                format!("at most {max_content} bytes (CONFER_MAX_CONTENT_BYTES)"),
-            ));
-        }
-        // Empty content without tool results continues a paused answer;
-        // whether the thread has one is checked in `send`.
-        if self
-            .model_override
-            .as_deref()
-            .is_some_and(|m| m.trim().is_empty())
-        {
-            return Err(ApiError::invalid("modelOverride", "must not be empty"));
-        }
-        let mut names = std::collections::HashSet::new();
-        for (i, tool) in self.tools.iter().flatten().enumerate() {
-            if tool.name.trim().is_empty() || !names.insert(tool.name.as_str()) {
-                return Err(ApiError::invalid(
-                    &format!("tools[{i}].name"),
-                    "must be non-empty and unique",
-                ));
-            }
-            if !confer_actors::gating::is_model_facing_name(&tool.name) {
-                return Err(ApiError::invalid(
-                    &format!("tools[{i}].name"),
-                    "must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -",
-                ));
-            }
-            if !tool.parameters.is_object() {
-                return Err(ApiError::invalid(
-                    &format!("tools[{i}].parameters"),
-                    "must be a JSON Schema object",
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// `GET /api/threads/{id}/messages?limit=&offset=`: oldest first.
 #[utoipa::path(get, path = "/api/threads/{thread_id}/messages", tag = "threads", operation_id = "messages_history", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id"), HistoryQuery), responses((status = 200, description = "A page of the thread's messages, oldest first", body = HistoryPage)))]
 pub async fn history(
@@ -215,42 +165,18 @@ pub async fn send(
     let accepted = Instant::now();
     let key = idempotency::from_header(&http)?;
     let body = body.into_inner();
-    body.validate(state.settings.max_content_bytes)?;
     let options = vendor_options::validated(
         body.anthropic_overrides.as_ref(),
         body.openai_overrides.as_ref(),
         body.stream_thinking,
     )?;
     let org = caller.org_id;
-    // An unkeyed send's agent is read with the thread (see `refuse_early`).
-    let unkeyed = key.is_none();
+    // The agent is read with the thread, for the send's rules: the actor
+    // decides them when it admits the send (`confer_actors::send_rules`).
     let (thread, agent) = access::thread_and(&state, &caller, path.into_inner(), move |s, t| {
-        if unkeyed {
-            s.agent(org, t.agent_id)
-        } else {
-            Ok(None)
-        }
+        s.agent(org, t.agent_id)
     })
     .await?;
-    if body.continues_a_pause() {
-        let id = thread.id;
-        let last = state.store.run(move |s| s.last_context(id)).await?;
-        if !last
-            .as_ref()
-            .is_some_and(ContextMessage::is_paused_compaction)
-        {
-            return Err(ApiError::invalid(
-                "content",
-                "must not be empty (only a send after a paused compaction may be)",
-            ));
-        }
-    }
-    // A keyed send may be a retry of a turn that already ran: the turn
-    // itself checks the agent and the tool results (the repeat is answered
-    // whatever they now say).
-    if unkeyed {
-        refuse_early(&state, agent, thread.id, &body).await?;
-    }
     // A JWT user always speaks as itself, and only its own key is resolved.
     let (sender_id, sender_name, user_id) = match caller.jwt_user() {
         Some(user) => (
@@ -305,7 +231,7 @@ pub async fn send(
     }
     let admission = state
         .runtime
-        .post(org, thread.id, request, if_busy)
+        .post(org, thread.id, request, if_busy, agent)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     let keep_alive = state.settings.keep_alive();
@@ -328,38 +254,4 @@ pub async fn send(
         }
         Admission::Refused(refusal) => Err(TurnError::Refused(refusal).into()),
     }
-}
-
-/// The checks of an unkeyed send that can be answered before the actor is
-/// asked: a deleted agent (409; `agent` as read with the thread) and tool
-/// results that answer no pending call (422). The turn checks both again
-/// when it runs.
-async fn refuse_early(
-    state: &AppState,
-    agent: Option<Agent>,
-    thread: ThreadId,
-    body: &SendMessage,
-) -> Result<(), ApiError> {
-    if agent.is_none_or(|a| a.is_deleted()) {
-        return Err(ApiError::Conflict("the thread's agent was deleted".into()));
-    }
-    let answered: Vec<String> = body
-        .tool_results
-        .iter()
-        .flatten()
-        .map(|r| r.tool_call_id.clone())
-        .collect();
-    if !answered.is_empty() {
-        let pending = state
-            .store
-            .run(move |s| s.pending_tool_calls(thread))
-            .await?;
-        if let Some(stray) = answered.iter().find(|id| !pending.contains(id)) {
-            return Err(ApiError::invalid(
-                "toolResults",
-                format!("`{stray}` answers no pending tool call"),
-            ));
-        }
-    }
-    Ok(())
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
-use crate::common::{Api, Frame, Options, Server, done_of};
+use crate::common::{Api, EventStream, Frame, Options, Server, done_of};
 use crate::durability::openai_answer;
 use crate::mock::{Mock, Reply};
 
@@ -620,6 +620,66 @@ async fn idempotent_retries_get_the_same_turn_also_after_a_restart() {
     // Another key is another send.
     let other = api.say_keyed(&thread, "key-2", body).await;
     assert_ne!(done_of(&other)["messageId"], original["messageId"]);
+    assert_eq!(api.history(&thread).await.len(), 4);
+}
+
+/// The send's rules are decided in one place, the thread's actor: a keyed
+/// send is refused like any other (422 or 409, nothing stored), a repeat of
+/// a keyed send that ran is answered whatever the thread now says, and a send
+/// that waited is checked again as its turn starts.
+#[tokio::test]
+async fn a_keyed_send_meets_the_same_rules_and_a_repeat_gets_the_first_outcome() {
+    let server = Server::start_with(Options::default().env("CONFER_BUILTIN_DELAY_MS", "30"));
+    let api = server.admin();
+    let agent = api.agent("Rules").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let refusal = |mut stream: EventStream, status: u16| async move {
+        assert_eq!(stream.status, status);
+        stream.raw_chunk().await.unwrap_or_default()
+    };
+    let stray = json!({"content": "", "toolResults": [{"toolCallId": "call_Z", "output": "x"}]});
+    let detail = refusal(api.open_keyed(&thread, "k-stray", stray).await, 422).await;
+    assert!(
+        detail.contains("toolResults") && detail.contains("call_Z"),
+        "{detail}"
+    );
+    let detail = refusal(
+        api.open_keyed(&thread, "k-empty", json!({"content": " "}))
+            .await,
+        422,
+    )
+    .await;
+    assert!(detail.contains("content"), "{detail}");
+    let tools = json!({"content": "hi", "tools": [{"name": "a b", "parameters": {}}]});
+    let detail = refusal(api.open_keyed(&thread, "k-tools", tools).await, 422).await;
+    assert!(detail.contains("tools[0].name"), "{detail}");
+    assert!(api.history(&thread).await.is_empty());
+
+    let body = json!({"content": "hi"});
+    let first = api.say_keyed(&thread, "k-ran", body.clone()).await;
+    // A send queued behind a running one, when the agent goes meanwhile.
+    let slow = "slow ".repeat(100); // 3 s of tokens, 30 ms apart
+    let mut running = api.open_stream(&thread, json!({"content": slow})).await;
+    assert_eq!(running.status, 200);
+    running.next_within(Duration::from_secs(10)).await.unwrap();
+    let queued = api.open_stream(&thread, json!({"content": "later"})).await;
+    assert_eq!(queued.status, 200);
+    api.delete(&format!("/api/agents/{agent}"))
+        .await
+        .expect(200);
+    let queued = queued.collect().await;
+    let error = queued
+        .iter()
+        .find(|f| f.event == "error")
+        .expect("an error frame");
+    assert_eq!(error.data["code"], "CONFLICT", "{:?}", error.data);
+    running.collect().await;
+
+    let again = api.say_keyed(&thread, "k-ran", body.clone()).await;
+    assert_eq!(done_of(&again)["messageId"], done_of(&first)["messageId"]);
+    let detail = refusal(api.open_keyed(&thread, "k-new", body).await, 409).await;
+    assert!(detail.contains("deleted"), "{detail}");
+    // The first send and the slow one, each with its answer; nothing else.
     assert_eq!(api.history(&thread).await.len(), 4);
 }
 

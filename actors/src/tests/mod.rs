@@ -313,9 +313,17 @@ impl Fixture {
             ..TurnRequest::default()
         };
         self.runtime
-            .post(self.org, thread, request, if_busy)
+            .post(self.org, thread, request, if_busy, self.agent_of(thread))
             .await
             .unwrap()
+    }
+
+    /// The thread's agent, as the HTTP layer reads it with the thread.
+    fn agent_of(&self, thread: ThreadId) -> Option<Agent> {
+        self.store
+            .thread(self.org, thread)
+            .unwrap()
+            .and_then(|t| self.store.agent(self.org, t.agent_id).unwrap())
     }
 
     async fn send(&self, thread: ThreadId, content: &str) -> FrameReader {

@@ -81,7 +81,13 @@ async fn a_profile_that_denies_a_tool_keeps_it_out_and_refuses_a_forged_call() {
     };
     let Admission::Accepted { reader, .. } = fixture
         .runtime
-        .post(fixture.org, thread, request, IfBusy::Queue)
+        .post(
+            fixture.org,
+            thread,
+            request,
+            IfBusy::Queue,
+            fixture.agent_of(thread),
+        )
         .await
         .unwrap()
     else {

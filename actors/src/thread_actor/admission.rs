@@ -1,6 +1,7 @@
 //! Admission: the one place a send is admitted or refused (`streams.md`):
-//! its idempotency key first, then shutdown, the busy policy, the thread's
-//! queue cap and the org's.
+//! its idempotency key first, then shutdown, the send's rules
+//! ([`crate::send_rules`]), the busy policy, the thread's queue cap and the
+//! org's.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -11,8 +12,11 @@ use chrono::Utc;
 
 use super::{QueuedTurn, ThreadActor};
 use crate::codes;
+use crate::domain::Agent;
 use crate::frames::{FrameId, FrameReader, Position};
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
+use crate::provider::ContextMessage;
+use crate::send_rules::{self, BrokenRule};
 use crate::turn::{CancelReason, TurnRequest};
 
 /// What a send asks of a busy thread (a turn running or queued).
@@ -39,8 +43,11 @@ impl IfBusy {
 }
 
 /// Why a send was not admitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
+    /// The send breaks one of its rules (409 or 422; nothing was stored).
+    #[error(transparent)]
+    Rule(#[from] BrokenRule),
     /// `ifBusy: reject` on a busy thread.
     #[error("the thread is busy (a turn is running or queued)")]
     Busy,
@@ -86,6 +93,11 @@ pub struct PostUserMessage {
     /// Where the turn runs: the arbiter that relays its stream, or (`None`)
     /// the actor's own.
     pub runs_on: Option<ArbiterHandle>,
+    /// The thread's agent as the sender read it with the thread (deleted or
+    /// not; `None`: not found): read there, with the access check, rather
+    /// than here, so the mailbox does not wait for the store on every send.
+    /// The turn reads it again when it starts.
+    pub agent: Option<Agent>,
 }
 
 /// Keys of admitted sends an actor remembers; older ones are looked up in
@@ -95,34 +107,52 @@ pub const MAX_RECENT_KEYS: usize = 256;
 impl Handler<PostUserMessage> for ThreadActor {
     type Result = AtomicResponse<Self, Admission>;
 
-    /// The one place a send is admitted or refused (`streams.md`). A keyed
-    /// send not seen by this actor is first looked up in the store; the
-    /// mailbox waits meanwhile, so sends are still decided in order.
+    /// The one place a send is admitted or refused (`streams.md`). What
+    /// the decision needs from the store and the actor does not hold (a
+    /// keyed send's record it does not remember, the end of the context
+    /// when the send's rules need it and no turn holds it) is read first;
+    /// the mailbox waits meanwhile, so sends are still decided in order and
+    /// against the thread as it is. Most sends need neither.
     fn handle(&mut self, msg: PostUserMessage, _: &mut Context<Self>) -> Self::Result {
-        let lookup = msg.request.idempotency.and_then(|key| {
+        let key = msg.request.idempotency.and_then(|key| {
             let frames_kept = self.recent.get(&key.key).is_some_and(|(_, turn)| {
                 self.log.position(FrameId { turn: *turn, n: 0 }) == Position::Available
             });
-            (!frames_kept).then(|| {
-                let store = Arc::clone(&self.engine.store);
-                let thread = self.thread;
-                async move {
-                    crate::ports::run_blocking(move || store.idempotency(thread, &key.key)).await
-                }
+            (!frames_kept).then_some(key.key)
+        });
+        // A busy thread's context is the running turn's to change: a send
+        // that waits is checked against it when its turn starts.
+        let idle = self.running.is_none() && self.queue.is_empty();
+        let tail = idle && self.history.is_none() && send_rules::needs_context(&msg.request);
+        let lookup = (key.is_some() || tail).then(|| {
+            let (store, thread) = (Arc::clone(&self.engine.store), self.thread);
+            crate::ports::run_blocking(move || {
+                let stored = match key {
+                    Some(key) => store
+                        .idempotency(thread, &key)?
+                        .filter(|r| !r.expired(Utc::now())),
+                    None => None,
+                };
+                let tail = if tail {
+                    Some(store.context_tail(thread)?)
+                } else {
+                    None
+                };
+                Ok(Looked { stored, tail })
             })
         });
         AtomicResponse::new(Box::pin(
             async move {
                 match lookup {
-                    Some(lookup) => lookup.await.map(|found| found.filter(|r| !r.expired(Utc::now()))),
-                    None => Ok(None),
+                    Some(lookup) => lookup.await,
+                    None => Ok(Looked::default()),
                 }
             }
             .into_actor(self)
-            .map(move |stored, actor, ctx| match stored {
-                Ok(stored) => actor.admit(msg, stored, ctx),
+            .map(move |looked, actor, ctx| match looked {
+                Ok(looked) => actor.admit(msg, looked, ctx),
                 Err(error) => {
-                    tracing::error!(thread = %actor.thread, %error, "reading an idempotency key failed");
+                    tracing::error!(thread = %actor.thread, %error, "reading a send's thread failed");
                     Admission::Refused(Refusal::Unavailable)
                 }
             }),
@@ -130,16 +160,27 @@ impl Handler<PostUserMessage> for ThreadActor {
     }
 }
 
+/// What admission read from the store for one send.
+#[derive(Default)]
+struct Looked {
+    /// The keyed send's record, if the store has one and it has not expired.
+    stored: Option<IdempotencyRecord>,
+    /// The end of the thread's context, when the rules need it and the
+    /// actor does not hold the context.
+    tail: Option<Vec<ContextMessage>>,
+}
+
 impl ThreadActor {
-    /// Decides a send: idempotency first, then shutdown, the busy policy
-    /// and the queue cap. `stored` is the keyed send's record, if the store
-    /// has one.
+    /// Decides a send: idempotency first (a repeat is answered whatever
+    /// the thread now says), then shutdown, the send's rules, the busy
+    /// policy and the queue cap.
     fn admit(
         &mut self,
         msg: PostUserMessage,
-        stored: Option<IdempotencyRecord>,
+        looked: Looked,
         ctx: &mut Context<Self>,
     ) -> Admission {
+        let Looked { stored, tail } = looked;
         if let Some(key) = msg.request.idempotency {
             let known = self.recent.get(&key.key).copied();
             match (known, stored) {
@@ -163,6 +204,17 @@ impl ThreadActor {
         }
         if self.next_turn == 0 {
             return Admission::Refused(Refusal::Unavailable);
+        }
+        let idle = self.running.is_none() && self.queue.is_empty();
+        let context = match (&self.history, &tail) {
+            _ if !idle => None,
+            (Some(history), _) => Some(history.as_slice()),
+            (None, tail) => tail.as_deref(),
+        };
+        if let Err(broken) = send_rules::on_request(&msg.request, self.limits.max_content_bytes)
+            .and_then(|()| send_rules::against_thread(&msg.request, msg.agent.as_ref(), context))
+        {
+            return Admission::Refused(broken.into());
         }
         let busy = self.running.is_some() || !self.queue.is_empty();
         match msg.if_busy {

@@ -1,6 +1,7 @@
 //! `ThreadActor`: the one owner of a thread's live state.
 //!
-//! It admits or refuses each send (the one place the send rules are decided),
+//! It admits or refuses each send (the one place the send rules, in
+//! `send_rules`, are applied to a send),
 //! numbers the admitted ones, queues them and runs them one at a time in
 //! arrival order, holds the cancel handle of the running turn, the thread's
 //! frame log (`frames`), and caches the thread's context between turns.
@@ -89,6 +90,8 @@ pub struct ThreadLimits {
     pub max_queued: usize,
     /// What the frame log keeps.
     pub retention: Retention,
+    /// The longest `content` a send may have, in bytes.
+    pub max_content_bytes: usize,
 }
 
 impl Default for ThreadLimits {
@@ -96,6 +99,7 @@ impl Default for ThreadLimits {
         Self {
             max_queued: 8,
             retention: Retention::default(),
+            max_content_bytes: 1 << 20,
         }
     }
 }

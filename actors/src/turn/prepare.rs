@@ -17,6 +17,7 @@ use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
 use crate::ports::{StoreError, ThreadAppend, ThreadStore};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
+use crate::send_rules::{self, BrokenRule};
 use crate::timings::{PhaseClock, TurnTimings, micros_between};
 use crate::tools::ToolScope;
 use crate::trace::{SpanAttributes, SpanKind, Stamp, TraceRecorder, TraceStart};
@@ -60,17 +61,7 @@ impl Turn {
         })
         .await;
         let (thread, agent, (credentials, compaction, plans), history) = match loaded {
-            Ok(Some((thread, Some(agent), configs, history))) if !agent.is_deleted() => {
-                (thread, agent, configs, history)
-            }
-            Ok(Some(_)) => {
-                emitter.fail(
-                    codes::CONFLICT,
-                    "the thread's agent was deleted",
-                    String::new(),
-                );
-                return Err(None);
-            }
+            Ok(Some(loaded)) => loaded,
             Ok(None) => {
                 emitter.fail(codes::NOT_FOUND, "thread not found", String::new());
                 return Err(None);
@@ -79,6 +70,20 @@ impl Turn {
                 tracing::error!(%error, thread = %thread_id, "loading a turn failed");
                 emitter.fail(codes::INTERNAL, "internal error", String::new());
                 return Err(None);
+            }
+        };
+        // The rules admission applied, against the thread as the turn
+        // found it: a send that waited may find it changed.
+        let checked = send_rules::against_thread(&request, agent.as_ref(), Some(&history));
+        let agent = match checked.and(agent.ok_or(BrokenRule::AgentDeleted)) {
+            Ok(agent) => agent,
+            Err(broken) => {
+                let code = match broken {
+                    BrokenRule::AgentDeleted => codes::CONFLICT,
+                    BrokenRule::Invalid { .. } => codes::VALIDATION_ERROR,
+                };
+                emitter.fail(code, broken.to_string(), String::new());
+                return Err(Some(history));
             }
         };
         timings.load_us = clock.lap();
@@ -192,14 +197,7 @@ impl Turn {
     /// Stores what the user sent (tool results and the message, and the
     /// keyed send's record) and waits until it is durable.
     pub(super) async fn store_user_message(&mut self) -> Result<(), Ended> {
-        let entries = match user_entries(&self.history, &self.request) {
-            Ok(entries) => entries,
-            Err(detail) => {
-                self.emitter
-                    .fail(codes::VALIDATION_ERROR, detail, String::new());
-                return Err(Some(std::mem::take(&mut self.history)));
-            }
-        };
+        let entries = user_entries(&self.history, &self.request);
         let request = &self.request;
         let listed = (!request.content.is_empty()).then(|| Message {
             id: MessageId::new(),
@@ -265,21 +263,9 @@ impl Turn {
 
 /// Context entries for what the user sent: results for every pending tool
 /// call (a "not executed" output for those without one), then the message.
-fn user_entries(
-    history: &[ContextMessage],
-    request: &TurnRequest,
-) -> Result<Vec<ContextMessage>, String> {
+/// The send's rules were checked: every result answers a pending call.
+fn user_entries(history: &[ContextMessage], request: &TurnRequest) -> Vec<ContextMessage> {
     let pending = pending_tool_calls(history);
-    if let Some(stray) = request
-        .tool_results
-        .iter()
-        .find(|r| !pending.contains(&r.tool_call_id))
-    {
-        return Err(format!(
-            "toolResults: `{}` answers no pending tool call",
-            stray.tool_call_id
-        ));
-    }
     let mut entries: Vec<ContextMessage> = pending
         .into_iter()
         .map(|id| {
@@ -297,7 +283,7 @@ fn user_entries(
             request.content.clone(),
         ));
     }
-    Ok(entries)
+    entries
 }
 
 /// A durable append: the listed message as stored, and where the time went.

@@ -31,11 +31,10 @@ fn next_seq(
         + 1)
 }
 
-impl SledStore {
-    /// The tool calls of the thread's last assistant entry that no entry
-    /// after it answers: read from the end, so a long thread costs no more
-    /// than a short one.
-    pub fn pending_tool_calls(&self, thread: ThreadId) -> Result<Vec<String>, StoreError> {
+impl ThreadStore for SledStore {
+    /// Read backwards from the end, so a long thread costs no more than a
+    /// short one.
+    fn context_tail(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         let mut tail: Vec<ContextMessage> = Vec::new();
         for entry in self.context.scan_prefix(thread.as_bytes()).rev() {
             let entry: ContextMessage = self.filed_record(thread, entry)?;
@@ -46,20 +45,9 @@ impl SledStore {
             }
         }
         tail.reverse();
-        Ok(confer_actors::provider::pending_tool_calls(&tail))
+        Ok(tail)
     }
 
-    /// The newest entry of a thread's context.
-    pub fn last_context(&self, thread: ThreadId) -> Result<Option<ContextMessage>, StoreError> {
-        self.context
-            .scan_prefix(thread.as_bytes())
-            .next_back()
-            .map(|entry| self.filed_record(thread, entry))
-            .transpose()
-    }
-}
-
-impl ThreadStore for SledStore {
     fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
         Self::get(&self.agents, &keys::pair(org.as_bytes(), agent.as_bytes()))
     }

@@ -31,10 +31,14 @@ fn usage(org: OrgId, agent: AgentId, thread: ThreadId, tokens: u64) -> UsageReco
 }
 
 #[test]
-fn pending_tool_calls_are_read_from_the_end_of_the_context() {
+fn the_context_tail_is_read_from_the_end_of_the_context() {
     let dir = tempfile::tempdir().unwrap();
     let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
     let thread = ThreadId::new();
+    let pending = |store: &SledStore| {
+        let tail = store.context_tail(thread).unwrap();
+        confer_actors::provider::pending_tool_calls(&tail)
+    };
     let append = |entries: Vec<ContextMessage>| {
         let write = ThreadAppend {
             context: entries,
@@ -42,7 +46,7 @@ fn pending_tool_calls_are_read_from_the_end_of_the_context() {
         };
         store.append(thread, write).unwrap();
     };
-    assert!(store.pending_tool_calls(thread).unwrap().is_empty());
+    assert!(pending(&store).is_empty());
     let mut history: Vec<ContextMessage> = (0..50)
         .map(|n| ContextMessage::text(ContextRole::User, format!("m{n}")))
         .collect();
@@ -58,11 +62,13 @@ fn pending_tool_calls_are_read_from_the_end_of_the_context() {
     history.push(asks);
     history.push(ContextMessage::tool_result("a", "done"));
     append(history);
-    assert_eq!(store.pending_tool_calls(thread).unwrap(), ["b"]);
+    // The assistant's entry and what follows it, not the 50 before.
+    assert_eq!(store.context_tail(thread).unwrap().len(), 2);
+    assert_eq!(pending(&store), ["b"]);
     append(vec![ContextMessage::tool_result("b", "done")]);
-    assert!(store.pending_tool_calls(thread).unwrap().is_empty());
+    assert!(pending(&store).is_empty());
     append(vec![ContextMessage::text(ContextRole::Assistant, "ok")]);
-    assert!(store.pending_tool_calls(thread).unwrap().is_empty());
+    assert!(pending(&store).is_empty());
 }
 
 #[test]
