@@ -2,7 +2,8 @@
 //! the URL form (`postgres://user:pass@host:port/db?sslmode=require`) or
 //! the key/value form (`host=… dbname=…`), one TCP host, options among
 //! `dbname user password port sslmode application_name` only; no Unix
-//! socket, no `hostaddr`, no second host. A host the operator did not
+//! socket, no `hostaddr`, no second host. Its keys are scanned here; the
+//! string itself is parsed by `tokio_postgres::Config`. A host the operator did not
 //! allow-list needs `sslmode` `require` or stricter. Each connection
 //! resolves the host itself, refuses addresses that are not global (unless
 //! allow-listed), and connects to the checked address, the name kept for
@@ -71,69 +72,58 @@ impl std::fmt::Debug for Target {
 }
 
 /// Parses and checks `raw`; the error names the rule (never the string).
+/// Its keys are scanned first (only [`OPTIONS`], and `sslmode` taken out,
+/// since `tokio_postgres` knows no `verify-ca`/`verify-full`); the rest is
+/// parsed by [`tokio_postgres::Config`], as libpq would.
 pub fn parse(raw: &str, policy: &OutboundPolicy) -> Result<Target, String> {
+    use tokio_postgres::config::Host;
     let raw = raw.trim();
-    let pairs = if raw.starts_with("postgres://") || raw.starts_with("postgresql://") {
-        url_pairs(raw)?
+    let (rest, sslmode) = if raw.starts_with("postgres://") || raw.starts_with("postgresql://") {
+        prescan_url(raw)?
     } else {
-        key_value_pairs(raw)?
+        prescan_pairs(raw)?
     };
-    let mut host = None;
-    let mut target = Target {
-        host: String::new(),
-        port: 5432,
-        user: None,
-        password: None,
-        dbname: None,
-        application_name: None,
-        tls: Tls::Off,
-        allow_listed: false,
+    let config: tokio_postgres::Config = rest
+        .parse()
+        .map_err(|_| "is neither a valid postgres:// URL nor valid key=value pairs".to_owned())?;
+    let host = match config.get_hosts() {
+        [] => return Err("names no host".into()),
+        [Host::Tcp(host)] => host.clone(),
+        [Host::Unix(_)] => return Err("a Unix-socket host is not accepted".into()),
+        _ => return Err("names more than one host".into()),
     };
-    let mut sslmode = "prefer".to_owned();
-    for (key, value) in pairs {
-        match key.as_str() {
-            "host" => {
-                if host.replace(value).is_some() {
-                    return Err("names more than one host".into());
-                }
-            }
-            "hostaddr" => return Err("`hostaddr` is not accepted".into()),
-            "port" => {
-                target.port = value
-                    .parse()
-                    .map_err(|_| "`port` is not a port number".to_owned())?;
-            }
-            "user" => target.user = Some(value),
-            "password" => target.password = Some(value),
-            "dbname" => target.dbname = Some(value),
-            "application_name" => target.application_name = Some(value),
-            "sslmode" => sslmode = value,
-            other if OPTIONS.contains(&other) => {}
-            other => {
-                return Err(format!(
-                    "option `{other}` is not accepted (only {})",
-                    OPTIONS.join(", ")
-                ));
-            }
-        }
-    }
-    let host = host.ok_or_else(|| "names no host".to_owned())?;
     if host.is_empty() || host.starts_with('/') || host.starts_with('@') {
         return Err("a Unix-socket host is not accepted".into());
     }
-    if host.contains(',') {
-        return Err("names more than one host".into());
-    }
-    target.tls = match sslmode.as_str() {
-        "disable" | "allow" | "prefer" => Tls::Off,
-        "require" => Tls::Require,
-        "verify-ca" | "verify-full" => Tls::Verify,
-        _ => return Err("`sslmode` is not a PostgreSQL sslmode".into()),
+    let port = match config.get_ports() {
+        [] => 5432,
+        [port] => *port,
+        _ => return Err("names more than one port".into()),
     };
-    let shown = if host.contains(':') {
-        format!("[{host}]")
+    let password = config
+        .get_password()
+        .map(|p| String::from_utf8(p.to_vec()))
+        .transpose()
+        .map_err(|_| "`password` is not UTF-8".to_owned())?;
+    let mut target = Target {
+        host,
+        port,
+        user: config.get_user().map(str::to_owned),
+        password,
+        dbname: config.get_dbname().map(str::to_owned),
+        application_name: config.get_application_name().map(str::to_owned),
+        tls: match sslmode.as_deref().unwrap_or("prefer") {
+            "disable" | "allow" | "prefer" => Tls::Off,
+            "require" => Tls::Require,
+            "verify-ca" | "verify-full" => Tls::Verify,
+            _ => return Err("`sslmode` is not a PostgreSQL sslmode".into()),
+        },
+        allow_listed: false,
+    };
+    let shown = if target.host.contains(':') {
+        format!("[{}]", target.host)
     } else {
-        host.clone()
+        target.host.clone()
     };
     let checked = policy.check_url(&format!("https://{shown}:{}/", target.port));
     target.allow_listed = checked.as_ref().is_ok_and(|c| c.allow_listed);
@@ -145,61 +135,71 @@ pub fn parse(raw: &str, policy: &OutboundPolicy) -> Result<Target, String> {
             );
         }
     }
-    target.host = host;
     Ok(target)
 }
 
-/// The pairs of the URL form: host and port from the authority, user and
-/// password from the userinfo, dbname from the path, options from the query.
-fn url_pairs(raw: &str) -> Result<Vec<(String, String)>, String> {
-    // `url` treats `postgres:` as an opaque scheme; its authority still
-    // parses. A second host (`h1,h2`) or an empty one (a socket) is refused
-    // below.
-    let url = url::Url::parse(raw).map_err(|_| "is not a valid postgres:// URL".to_owned())?;
-    let decode = |text: &str| {
-        percent_decode(text).ok_or_else(|| "has an invalid percent-encoding".to_owned())
-    };
-    let mut pairs = vec![(
-        "host".to_owned(),
-        decode(url.host_str().unwrap_or_default())?
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned(),
-    )];
-    if let Some(port) = url.port() {
-        pairs.push(("port".into(), port.to_string()));
+/// Refuses a key that is not an accepted option.
+fn accepted(key: &str) -> Result<(), String> {
+    match key {
+        "hostaddr" => Err("`hostaddr` is not accepted".into()),
+        key if OPTIONS.contains(&key) => Ok(()),
+        other => Err(format!(
+            "option `{other}` is not accepted (only {})",
+            OPTIONS.join(", ")
+        )),
     }
-    if !url.username().is_empty() {
-        pairs.push(("user".into(), decode(url.username())?));
-    }
-    if let Some(password) = url.password() {
-        pairs.push(("password".into(), decode(password)?));
-    }
-    let path = url.path().trim_start_matches('/');
-    if !path.is_empty() {
-        pairs.push(("dbname".into(), decode(path)?));
-    }
-    for (key, value) in url.query_pairs() {
-        pairs.push((key.into_owned(), value.into_owned()));
-    }
-    Ok(pairs)
 }
 
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] == b'%' {
-            let hex = text.get(at + 1..at + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            at += 3;
+/// The URL form's query keys checked and `sslmode` taken out: the URL
+/// without it, and its value. Host, user, password and dbname come from
+/// the URL's other parts (a `host` in the query is refused).
+fn prescan_url(raw: &str) -> Result<(String, Option<String>), String> {
+    let Some((base, query)) = raw.split_once('?') else {
+        return Ok((raw.to_owned(), None));
+    };
+    // Segments are kept as written: libpq decodes `%xx` but not `+`.
+    let mut sslmode = None;
+    let mut kept = Vec::new();
+    for segment in query.split('&').filter(|s| !s.is_empty()) {
+        let decoded = url::form_urlencoded::parse(segment.as_bytes()).next();
+        let (key, value) = decoded.unwrap_or_default();
+        accepted(&key)?;
+        if key == "sslmode" {
+            sslmode = Some(value.into_owned());
         } else {
-            out.push(bytes[at]);
-            at += 1;
+            kept.push(segment);
         }
     }
-    String::from_utf8(out).ok()
+    if kept.is_empty() {
+        Ok((base.to_owned(), sslmode))
+    } else {
+        Ok((format!("{base}?{}", kept.join("&")), sslmode))
+    }
+}
+
+/// The key/value form's keys checked (one `host` at most) and `sslmode`
+/// taken out: the other pairs, quoted, and its value.
+fn prescan_pairs(raw: &str) -> Result<(String, Option<String>), String> {
+    let mut sslmode = None;
+    let mut hosts = 0;
+    let mut kept = String::new();
+    for (key, value) in key_value_pairs(raw)? {
+        if key == "host" {
+            hosts += 1;
+            if hosts > 1 {
+                return Err("names more than one host".into());
+            }
+        } else {
+            accepted(&key)?;
+        }
+        if key == "sslmode" {
+            sslmode = Some(value);
+            continue;
+        }
+        let quoted = value.replace('\\', r"\\").replace('\'', r"\'");
+        kept.push_str(&format!("{key}='{quoted}' "));
+    }
+    Ok((kept, sslmode))
 }
 
 /// The pairs of the key/value form: `key=value` separated by spaces, a

@@ -42,6 +42,27 @@ fn both_forms_parse() {
     .unwrap();
     assert_eq!(public.tls, Tls::Verify);
     assert!(!public.allow_listed);
+    // What the pre-scan takes out and puts back survives it.
+    let kv = parse(
+        r"host=db.internal sslmode=verify-ca password='a\\b\'c d' application_name=x",
+        &policy(),
+    )
+    .unwrap();
+    assert_eq!(kv.password.as_deref(), Some(r"a\b'c d"));
+    assert_eq!(
+        (kv.tls, kv.application_name.as_deref()),
+        (Tls::Verify, Some("x"))
+    );
+    let v6 = parse(
+        "postgresql://u@[2a00:1450::1]:6543/x?sslmode=require&application_name=a%20b",
+        &policy(),
+    )
+    .unwrap();
+    assert_eq!((v6.host.as_str(), v6.port), ("2a00:1450::1", 6543));
+    assert_eq!(
+        (v6.tls, v6.application_name.as_deref()),
+        (Tls::Require, Some("a b"))
+    );
 }
 
 #[test]
@@ -63,6 +84,11 @@ fn the_rules_refuse_what_they_must() {
         ("postgres://u@10.1.2.3/x?sslmode=require", "the host"),
         ("postgres://u@127.0.0.1/x?sslmode=sometimes", "sslmode"),
         ("dbname=x", "no host"),
+        (
+            "postgres://u@127.0.0.1:1,127.0.0.1:2/x",
+            "more than one host",
+        ),
+        ("host=127.0.0.1 port=1,2", "port"),
     ] {
         let error = parse(raw, &policy()).expect_err(raw);
         assert!(error.contains(why), "{raw}: {error}");
