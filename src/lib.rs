@@ -16,6 +16,7 @@ pub mod observability;
 pub mod outbound;
 pub mod plans;
 pub mod providers;
+pub mod publishing;
 pub mod resolver;
 pub mod secrets;
 pub mod settings;
@@ -275,8 +276,11 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
             .wrap(from_fn(api::header_limit))
             .wrap(from_fn(telemetry::request_log))
             .wrap(from_fn(observability::metrics::request_metrics))
-            // Outermost: a preflight is answered before anything else runs.
+            // A preflight is answered before anything else runs.
             .wrap(api::cors::cors(&cors_origins))
+            // Outermost: every response, a preflight's too, says who may
+            // frame it.
+            .wrap(from_fn(api::frame_policy::headers))
             .configure(api::routes)
     })
     .shutdown_timeout(settings.shutdown_timeout_secs)

@@ -94,6 +94,10 @@ id_type!(
     PlanId
 );
 id_type!(
+    /// An agent's publication as a public chat (`publishing.md`).
+    PublicationId
+);
+id_type!(
     /// A todo of a plan.
     TodoId
 );

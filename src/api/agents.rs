@@ -29,7 +29,8 @@ pub struct AgentView {
     runtime_provider: RuntimeProvider,
     created_at: String,
     updated_at: String,
-    published_chats: Vec<serde_json::Value>,
+    /// `[]`, or the agent's publication (`publishing.md` §8).
+    published_chats: Vec<super::publish::PublishedChat>,
 }
 
 impl From<Agent> for AgentView {
@@ -147,13 +148,46 @@ async fn save(state: &AppState, agent: Agent) -> Result<Agent, ApiError> {
         .await?)
 }
 
+/// The views of `agents`, each with its publication (read in one store
+/// call).
+async fn views(state: &AppState, agents: Vec<Agent>) -> Result<Vec<AgentView>, ApiError> {
+    let keys: Vec<_> = agents.iter().map(|a| (a.org_id, a.id)).collect();
+    let publications = state
+        .store
+        .run(move |s| {
+            keys.into_iter()
+                .map(|(org, agent)| s.publication(org, agent))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await?;
+    Ok(agents
+        .into_iter()
+        .zip(publications)
+        .map(|(agent, publication)| {
+            let mut view = AgentView::from(agent);
+            view.published_chats = publication
+                .iter()
+                .map(|p| super::publish::PublishedChat::of(state, p))
+                .collect();
+            view
+        })
+        .collect())
+}
+
+/// The view of one agent, with its publication.
+async fn view(state: &AppState, agent: Agent) -> Result<AgentView, ApiError> {
+    let mut views = views(state, vec![agent]).await?;
+    views
+        .pop()
+        .ok_or_else(|| ApiError::Internal("an agent's view went missing".into()))
+}
+
 /// `GET /api/agents`
 #[utoipa::path(get, path = "/api/agents", tag = "agents", operation_id = "agents_list", security(("bearer" = [])), responses((status = 200, description = "The org's agents", body = Vec<AgentView>)))]
 pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
     let agents = state.store.run(move |s| s.agents(org)).await?;
-    let views: Vec<AgentView> = agents.into_iter().map(AgentView::from).collect();
-    Ok(HttpResponse::Ok().json(views))
+    Ok(HttpResponse::Ok().json(views(&state, agents).await?))
 }
 
 /// `POST /api/agents`: 201 with the agent.
@@ -194,7 +228,7 @@ pub async fn get(
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(AgentView::from(agent)))
+    Ok(HttpResponse::Ok().json(view(&state, agent).await?))
 }
 
 /// `PATCH /api/agents/{id}`: applied with compare-and-swap, so a concurrent
@@ -213,7 +247,7 @@ pub async fn update(
         .write(move |s| s.update_agent(org, id, |agent| body.apply(agent)))
         .await?;
     let agent = stored(outcome, "agent")?;
-    Ok(HttpResponse::Ok().json(AgentView::from(agent)))
+    Ok(HttpResponse::Ok().json(view(&state, agent).await?))
 }
 
 impl UpdateAgent {
@@ -253,6 +287,8 @@ impl UpdateAgent {
 }
 
 /// `DELETE /api/agents/{id}`: soft delete; the agent's threads stay readable.
+/// Its publication goes with it (`publishing.md` §7): the slug is free and
+/// its page gone.
 #[utoipa::path(delete, path = "/api/agents/{agent_id}", tag = "agents", operation_id = "agents_delete", security(("bearer" = ["admin"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "Deleted", body = super::Ok)))]
 pub async fn delete(
     state: web::Data<AppState>,
@@ -272,5 +308,9 @@ pub async fn delete(
         })
         .await?;
     stored(outcome, "agent")?;
+    state
+        .store
+        .write(move |s| s.delete_publication(org, id))
+        .await?;
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }

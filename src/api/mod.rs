@@ -12,6 +12,7 @@ pub mod context;
 pub mod cors;
 pub mod credentials;
 pub mod extract;
+pub mod frame_policy;
 pub mod health;
 pub mod idempotency;
 pub mod integrations;
@@ -20,11 +21,14 @@ pub mod logs;
 pub mod mcps;
 pub mod messages;
 pub mod metrics;
+pub mod multiplayer;
 pub mod openapi;
+pub mod org_settings;
 pub mod orgs;
 pub mod participants;
 pub mod plan_config;
 pub mod plans;
+pub mod publish;
 pub mod replayed;
 pub mod sse;
 pub mod stop;
@@ -106,6 +110,12 @@ route_table! {
     "/api/keys" => { GET => keys::list, POST => keys::create },
     "/api/keys/{key_id}" => { DELETE => keys::delete },
     "/api/orgs" => { GET => orgs::list, POST => orgs::create },
+    "/api/orgs/settings" => { GET => org_settings::get, POST => org_settings::put },
+    "/api/agents/{agent_id}/publish" => {
+        GET => publish::get, POST => publish::create, PATCH => publish::update,
+        DELETE => publish::delete,
+    },
+    "/api/agents/{agent_id}/multiplayer" => { GET => multiplayer::get, PUT => multiplayer::put },
     "/api/admin/backup" => { GET => admin::backup },
     "/api/admin/export" => { GET => admin::export },
     "/api/usage" => { GET => usage::list },

@@ -65,6 +65,7 @@ JSON. Names: `meta` (first), `token`, `tool_call`, `tool_executing`, \
         (name = "integrations", description = "Databases the agents query"),
         (name = "keys", description = "API keys"),
         (name = "orgs", description = "Organizations"),
+        (name = "publishing", description = "Public chats: publications, embed domains, multiplayer settings"),
         (name = "usage", description = "Usage records"),
         (name = "observability", description = "Turn traces (logs) and analytics"),
     ),

@@ -36,6 +36,9 @@
 //! | `agent_integrations` | org ++ agent ++ integration                 | `IntegrationAttachment` |
 //! | `plans`            | org ++ plan                                   | `Plan` with its todos |
 //! | `plans_by_thread`  | thread ++ created µs BE ++ plan               | org              |
+//! | `publications`     | org ++ agent                                  | `Publication` (identity secret sealed) |
+//! | `publication_slugs`| slug (UTF-8), unique in the instance          | org ++ agent     |
+//! | `org_settings`     | org                                           | `OrgSettings`    |
 //! | `trace_days`       | org ++ day BE (u32, days since 1970) ++ agent ++ model (UTF-8) | `DayAggregate` (binary, merged) |
 //!
 //! Traces and their indexes are not in sled: see `traces` (files under
@@ -94,6 +97,9 @@ pub mod trees {
     pub const PLANS: &str = "plans";
     pub const PLANS_BY_THREAD: &str = "plans_by_thread";
     pub const TRACE_DAYS: &str = "trace_days";
+    pub const PUBLICATIONS: &str = "publications";
+    pub const PUBLICATION_SLUGS: &str = "publication_slugs";
+    pub const ORG_SETTINGS: &str = "org_settings";
 }
 
 /// Days since 1970-01-01 of an instant (UTC).
@@ -160,6 +166,7 @@ pub enum ConfigKind {
     Credentials = 1,
     Compaction = 2,
     Plans = 3,
+    Multiplayer = 4,
 }
 
 /// `a ++ b`, the key of an org-owned record or an index prefix.

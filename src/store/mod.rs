@@ -33,6 +33,7 @@ pub mod mcps;
 pub mod oauth;
 pub mod plans;
 pub mod port;
+pub mod publications;
 pub mod purge;
 pub mod records;
 pub mod scan;
@@ -162,6 +163,9 @@ pub struct SledStore {
     agent_integrations: Tree,
     plans: Tree,
     plans_by_thread: Tree,
+    publications: Tree,
+    publication_slugs: Tree,
+    org_settings: Tree,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -274,6 +278,9 @@ impl SledStore {
             agent_integrations: tree(trees::AGENT_INTEGRATIONS)?,
             plans: tree(trees::PLANS)?,
             plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
+            publications: tree(trees::PUBLICATIONS)?,
+            publication_slugs: tree(trees::PUBLICATION_SLUGS)?,
+            org_settings: tree(trees::ORG_SETTINGS)?,
             trace_files,
             trace_days,
             day_merges,

@@ -32,7 +32,7 @@ pub enum Updated<T, E> {
 
 /// Compare-and-swap loop over one key. `current` maps the stored bytes (or
 /// their absence) to the record to change, or `None` to stop with `Gone`.
-fn swap<T, E>(
+pub(super) fn swap<T, E>(
     tree: &Tree,
     key: &[u8],
     current: impl Fn(Option<&[u8]>) -> Result<Option<T>, StoreError>,
@@ -70,14 +70,14 @@ fn swap_encoded<T, E>(
 }
 
 /// The decoded configuration, its default when absent.
-fn or_default<T: DeserializeOwned + Default>(
+pub(super) fn or_default<T: DeserializeOwned + Default>(
     bytes: Option<&[u8]>,
 ) -> Result<Option<T>, StoreError> {
     Ok(Some(existing(bytes)?.unwrap_or_default()))
 }
 
 /// The decoded record, `None` when absent.
-fn existing<T: DeserializeOwned>(bytes: Option<&[u8]>) -> Result<Option<T>, StoreError> {
+pub(super) fn existing<T: DeserializeOwned>(bytes: Option<&[u8]>) -> Result<Option<T>, StoreError> {
     bytes.map(decode).transpose()
 }
 

@@ -32,6 +32,7 @@ mod plan_tools;
 mod plans;
 mod postgres;
 mod prompt_caching;
+mod publishing;
 mod resolver;
 mod roles;
 mod secrets;

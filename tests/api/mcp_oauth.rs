@@ -139,7 +139,7 @@ async fn browse(redirect_url: &str, org: &str, user: &str, cookie: bool) -> (u16
         .to_str()
         .unwrap()
         .to_owned();
-    assert_eq!(csp, "default-src 'none'");
+    assert_eq!(csp, "default-src 'none'; frame-ancestors 'none'");
     // The begin URL worked once.
     let again = browser
         .get(redirect_url)

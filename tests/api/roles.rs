@@ -39,6 +39,11 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             Admin
         }
         ("GET", "/api/agents/{agent_id}/plan") => Member,
+        ("GET", "/api/orgs/settings") => Member,
+        ("POST", "/api/orgs/settings") => Admin,
+        ("GET", "/api/agents/{agent_id}/publish" | "/api/agents/{agent_id}/multiplayer") => Member,
+        ("POST" | "PATCH" | "DELETE", "/api/agents/{agent_id}/publish") => Admin,
+        ("PUT", "/api/agents/{agent_id}/multiplayer") => Admin,
         ("PUT", "/api/agents/{agent_id}/plan") => Admin,
         (_, path) if path.starts_with("/api/plans") => Anyone,
         (_, "/api/threads" | "/api/threads/{thread_id}") => Anyone,
@@ -119,6 +124,9 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
             json!({"integrationId": "0190d1f2-0000-7000-8000-000000000000"})
         }
         ("PUT", "/api/agents/{agent_id}/plan") => json!({"enabled": true}),
+        ("POST", "/api/orgs/settings") => json!({"allowedEmbedDomains": ["https://a.example.com"]}),
+        ("POST" | "PATCH", "/api/agents/{agent_id}/publish") => json!({"description": "walk"}),
+        ("PUT", "/api/agents/{agent_id}/multiplayer") => json!({"maxParticipants": 5}),
         ("POST", "/api/plans") => json!({"threadId": thread, "title": "walk"}),
         ("PATCH", "/api/plans/{plan_id}") => json!({"title": "changed"}),
         ("POST", "/api/plans/{plan_id}/todos") => json!({"content": "walk"}),

@@ -163,6 +163,9 @@ fn prescan_url(raw: &str) -> Result<(String, Option<String>), String> {
     for segment in query.split('&').filter(|s| !s.is_empty()) {
         let decoded = url::form_urlencoded::parse(segment.as_bytes()).next();
         let (key, value) = decoded.unwrap_or_default();
+        if key == "host" {
+            return Err("names more than one host (a `host` in the query)".into());
+        }
         accepted(&key)?;
         if key == "sslmode" {
             sslmode = Some(value.into_owned());

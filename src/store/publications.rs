@@ -1,0 +1,237 @@
+//! Publications, their slugs and the org's publishing settings
+//! (`publishing.md`). A publication is keyed by its agent (one per agent);
+//! its slug is unique in the instance and written in the record's own
+//! transaction, so of two racing creations with one slug one wins and the
+//! other is told the slug is taken. Updates are compare-and-swap; the
+//! identity secret is sealed.
+
+use confer_actors::{AgentId, OrgId, StoreError};
+use secrecy::{ExposeSecret, SecretString};
+use sled::Transactional;
+
+use super::codec::{decode, encode};
+use super::keys::{self, ConfigKind};
+use super::update::{Updated, existing, or_default, swap};
+use super::{SledStore, abort, engine, tx_error};
+use crate::publishing::{MultiplayerConfig, OrgSettings, Publication};
+use crate::secrets::aad;
+
+/// The outcome of creating a publication.
+#[derive(Debug)]
+pub enum PublicationCreated {
+    /// Boxed: the record is large and the other answers carry nothing.
+    Stored(Box<Publication>),
+    /// The agent already has one.
+    AlreadyPublished,
+    /// Another publication holds the slug.
+    SlugTaken,
+}
+
+fn identity_aad(publication: &Publication) -> String {
+    aad(
+        &publication.org_id.to_string(),
+        "publication",
+        &publication.id.to_string(),
+        "identity_secret",
+    )
+}
+
+impl SledStore {
+    /// The org's settings (the defaults when never set).
+    pub fn org_settings(&self, org: OrgId) -> Result<OrgSettings, StoreError> {
+        Ok(Self::get(&self.org_settings, org.as_bytes())?.unwrap_or_default())
+    }
+
+    /// Changes the org's settings (compare-and-swap).
+    pub fn update_org_settings<E>(
+        &self,
+        org: OrgId,
+        change: impl FnMut(OrgSettings) -> Result<OrgSettings, E>,
+    ) -> Result<Updated<OrgSettings, E>, StoreError> {
+        let _writing = self.gate.writing();
+        swap(&self.org_settings, org.as_bytes(), or_default, change)
+    }
+
+    /// An agent's multiplayer configuration (the defaults when never set).
+    pub fn multiplayer_config(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<MultiplayerConfig, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Multiplayer);
+        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
+    }
+
+    /// Changes an agent's multiplayer configuration (compare-and-swap).
+    pub fn update_multiplayer_config<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: impl FnMut(MultiplayerConfig) -> Result<MultiplayerConfig, E>,
+    ) -> Result<Updated<MultiplayerConfig, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::agent_config(org, agent, ConfigKind::Multiplayer);
+        swap(&self.agent_configs, &key, or_default, change)
+    }
+
+    /// The agent's publication (its identity secret sealed).
+    pub fn publication(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<Option<Publication>, StoreError> {
+        Self::get(
+            &self.publications,
+            &keys::pair(org.as_bytes(), agent.as_bytes()),
+        )
+    }
+
+    /// The publication holding `slug`, in any org.
+    pub fn publication_by_slug(&self, slug: &str) -> Result<Option<Publication>, StoreError> {
+        let Some(key) = self
+            .publication_slugs
+            .get(slug.as_bytes())
+            .map_err(engine)?
+        else {
+            return Ok(None);
+        };
+        Self::get(&self.publications, &key)
+    }
+
+    /// Seals `plain` as `publication`'s identity secret.
+    pub fn seal_identity_secret(
+        &self,
+        publication: &Publication,
+        plain: &str,
+    ) -> Result<String, StoreError> {
+        self.secrets
+            .seal(plain, &identity_aad(publication))
+            .map_err(|e| StoreError::Codec(format!("sealing an identity secret: {e}")))
+    }
+
+    /// `publication`'s identity secret, opened.
+    pub fn identity_secret(
+        &self,
+        publication: &Publication,
+    ) -> Result<Option<SecretString>, StoreError> {
+        let Some(sealed) = &publication.identity_secret else {
+            return Ok(None);
+        };
+        let plain = self
+            .secrets
+            .open(sealed, &identity_aad(publication))
+            .map_err(|e| StoreError::Codec(format!("opening an identity secret: {e}")))?;
+        Ok(Some(SecretString::from(plain.expose_secret().to_owned())))
+    }
+
+    /// Stores a new publication and its slug in one transaction.
+    pub fn create_publication(
+        &self,
+        publication: &Publication,
+    ) -> Result<PublicationCreated, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::pair(
+            publication.org_id.as_bytes(),
+            publication.agent_id.as_bytes(),
+        );
+        let record = encode(publication)?;
+        (&self.publications, &self.publication_slugs)
+            .transaction(|(publications, slugs)| {
+                if publications.get(key.as_slice())?.is_some() {
+                    return Ok(PublicationCreated::AlreadyPublished);
+                }
+                if slugs.get(publication.slug.as_bytes())?.is_some() {
+                    return Ok(PublicationCreated::SlugTaken);
+                }
+                publications.insert(key.as_slice(), record.as_slice())?;
+                slugs.insert(publication.slug.as_bytes(), key.as_slice())?;
+                Ok(PublicationCreated::Stored(Box::new(publication.clone())))
+            })
+            .map_err(tx_error)
+    }
+
+    /// Changes the agent's publication (compare-and-swap; `Gone` when it
+    /// was deleted meanwhile). The slug never changes.
+    pub fn update_publication<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: impl FnMut(Publication) -> Result<Publication, E>,
+    ) -> Result<Updated<Publication, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::pair(org.as_bytes(), agent.as_bytes());
+        swap(&self.publications, &key, existing::<Publication>, change)
+    }
+
+    /// Deletes the agent's publication and frees its slug, in one
+    /// transaction; the deleted record, if there was one.
+    pub fn delete_publication(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<Option<Publication>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::pair(org.as_bytes(), agent.as_bytes());
+        (&self.publications, &self.publication_slugs)
+            .transaction(|(publications, slugs)| {
+                let Some(bytes) = publications.get(key.as_slice())? else {
+                    return Ok(None);
+                };
+                let before: Publication = decode(&bytes).map_err(abort)?;
+                slugs.remove(before.slug.as_bytes())?;
+                publications.remove(key.as_slice())?;
+                Ok(Some(before))
+            })
+            .map_err(tx_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_secrets;
+
+    #[test]
+    fn a_slug_is_taken_once_and_freed_with_its_publication() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+        let org = OrgId::new();
+        let (a, b) = (AgentId::new(), AgentId::new());
+        let first = Publication::new(org, a, "shop".into());
+        assert!(matches!(
+            store.create_publication(&first).unwrap(),
+            PublicationCreated::Stored(_)
+        ));
+        let again = Publication::new(org, a, "other".into());
+        assert!(matches!(
+            store.create_publication(&again).unwrap(),
+            PublicationCreated::AlreadyPublished
+        ));
+        let taken = Publication::new(OrgId::new(), b, "shop".into());
+        assert!(matches!(
+            store.create_publication(&taken).unwrap(),
+            PublicationCreated::SlugTaken
+        ));
+        assert_eq!(
+            store.publication_by_slug("shop").unwrap(),
+            Some(first.clone())
+        );
+        let sealed = store.seal_identity_secret(&first, "cfi_x").unwrap();
+        assert_ne!(sealed, "cfi_x");
+        let mut with_secret = first.clone();
+        with_secret.identity_secret = Some(sealed);
+        let opened = store.identity_secret(&with_secret).unwrap().unwrap();
+        assert_eq!(opened.expose_secret(), "cfi_x");
+
+        assert_eq!(store.delete_publication(org, a).unwrap(), Some(first));
+        assert_eq!(store.publication_by_slug("shop").unwrap(), None);
+        assert!(matches!(
+            store.create_publication(&taken).unwrap(),
+            PublicationCreated::Stored(_)
+        ));
+        // An update after the delete does not bring it back.
+        let late = store.update_publication(org, a, Ok::<_, ()>).unwrap();
+        assert!(matches!(late, Updated::Gone));
+        assert_eq!(store.publication(org, a).unwrap(), None);
+    }
+}
