@@ -9,7 +9,9 @@ use super::extract::JsonBody;
 use super::timestamp;
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
+use crate::publishing::WhoCanInvite;
 use crate::state::AppState;
+use crate::store::threads::ParticipantPut;
 
 /// A participant as returned.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -81,6 +83,9 @@ pub async fn list(
 }
 
 /// `POST`: 201 with a new participant, 200 when it updated an existing one.
+/// The agent's multiplayer configuration (`publishing.md`) applies: a new
+/// participant past `maxParticipants` is 409, and under `whoCanInvite:
+/// owner` an end user who is not an owner of the thread is 403.
 #[utoipa::path(post, path = "/api/threads/{thread_id}/participants", tag = "threads", operation_id = "participants_add", security(("bearer" = [])), params(("thread_id" = uuid::Uuid, Path, description = "The thread's id")), request_body = AddParticipant, responses((status = 201, description = "Added (200 when already a participant)", body = ParticipantView)))]
 pub async fn add(
     state: web::Data<AppState>,
@@ -88,7 +93,34 @@ pub async fn add(
     path: web::Path<ThreadId>,
     body: JsonBody<AddParticipant>,
 ) -> Result<HttpResponse, ApiError> {
-    let thread = multiplayer(&state, &caller, path.into_inner()).await?;
+    let inviter = caller.jwt_user().map(|u| u.sub.clone());
+    let (thread, (config, inviter)) =
+        access::thread_and(&state, &caller, path.into_inner(), move |s, t| {
+            let config = s.multiplayer_config(t.org_id, t.agent_id)?;
+            let inviter = match inviter {
+                Some(user) => s.participant(t.id, &user)?,
+                None => None,
+            };
+            Ok((config, inviter))
+        })
+        .await?;
+    if thread.kind != ThreadKind::Multiplayer {
+        return Err(ApiError::Validation(
+            "thread: participants exist only on multiplayer threads".into(),
+        ));
+    }
+    let owner_only = config.who_can_invite == WhoCanInvite::Owner;
+    let is_owner = caller.sees_whole_org()
+        || caller
+            .jwt_user()
+            .is_some_and(|u| u.sub == thread.created_by)
+        || inviter.is_some_and(|p| p.role == ParticipantRole::Owner);
+    if owner_only && !is_owner {
+        return Err(ApiError::Forbidden(
+            "participants: only the thread's owners may add participants (whoCanInvite: owner)"
+                .into(),
+        ));
+    }
     let body = body.into_inner();
     let user_id = body.user_id.trim().to_owned();
     if user_id.is_empty() {
@@ -101,11 +133,23 @@ pub async fn add(
         role: body.role.unwrap_or_default(),
         joined_at: Utc::now(),
     };
-    let (participant, replaced) = state
+    let cap = config.max_participants as usize; // at most 100
+    let put = state
         .store
-        .write(move |s| s.put_participant(thread.org_id, thread.id, &participant))
-        .await?
-        .ok_or_else(|| ApiError::not_found("thread"))?;
+        .write(move |s| s.put_participant(thread.org_id, thread.id, &participant, Some(cap)))
+        .await?;
+    let (participant, replaced) = match put {
+        ParticipantPut::Stored {
+            participant,
+            replaced,
+        } => (participant, replaced),
+        ParticipantPut::ThreadGone => return Err(ApiError::not_found("thread")),
+        ParticipantPut::Full => {
+            return Err(ApiError::Conflict(format!(
+                "participants: the thread is full ({cap})"
+            )));
+        }
+    };
     let mut response = if replaced {
         HttpResponse::Ok()
     } else {

@@ -179,6 +179,9 @@ pub struct SledStore {
     /// Held while a plan is created, so that two creations cannot both
     /// take a thread's last free place (see `plans`).
     plan_creation: std::sync::Mutex<()>,
+    /// Held while a participant is added, so that two adds cannot both
+    /// take a thread's last place (see `threads`).
+    participant_adds: std::sync::Mutex<()>,
     commit: GroupCommit,
     purger: Purger,
     /// Seals the secrets records keep (see `sealed`).
@@ -287,6 +290,7 @@ impl SledStore {
             trace_retention_days: std::sync::atomic::AtomicU32::new(DEFAULT_TRACE_RETENTION_DAYS),
             trace_listener: std::sync::OnceLock::new(),
             plan_creation: std::sync::Mutex::new(()),
+            participant_adds: std::sync::Mutex::new(()),
             commit: GroupCommit::start(
                 db.clone(),
                 log.try_clone().map_err(io)?,

@@ -308,7 +308,7 @@ mod tests {
                 role: ParticipantRole::Member,
                 joined_at: Utc::now(),
             };
-            store.put_participant(org, made.id, &bob).unwrap().unwrap();
+            store.put_participant(org, made.id, &bob, None).unwrap();
             fill(&store, made.id, 25);
             let long = ContextMessage::text(ContextRole::Assistant, "x".repeat(200_000));
             let write = ThreadAppend {

@@ -231,23 +231,37 @@ impl SledStore {
     // ---- participants --------------------------------------------------------
 
     /// Adds or updates a participant of a live thread, keeping the first
-    /// join time; `None` when the thread is gone, else the participant as
-    /// stored and whether it replaced an existing one.
+    /// join time. With `cap`, a new participant is refused when the thread
+    /// already has that many (an update always goes through; a thread over
+    /// the cap keeps whom it has).
     pub fn put_participant(
         &self,
         org: OrgId,
         thread: ThreadId,
         participant: &Participant,
-    ) -> Result<Option<(Participant, bool)>, StoreError> {
+        cap: Option<usize>,
+    ) -> Result<ParticipantPut, StoreError> {
         let _writing = self.gate.writing();
+        // A transaction cannot count a prefix: adds are serialized so that
+        // two cannot both take the last place.
+        let _adding = self
+            .participant_adds
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = keys::participant(thread, &participant.user_id);
+        if let Some(cap) = cap {
+            let known = self.participants.get(&key).map_err(engine)?.is_some();
+            if !known && self.participants.scan_prefix(thread.as_bytes()).count() >= cap {
+                return Ok(ParticipantPut::Full);
+            }
+        }
         (&self.threads, &self.participants, &self.threads_by_user)
             .transaction(|(threads, participants, by_user)| {
                 let Some(bytes) = threads.get(keys::pair(org.as_bytes(), thread.as_bytes()))?
                 else {
-                    return Ok(None);
+                    return Ok(ParticipantPut::ThreadGone);
                 };
                 let record: Thread = decode(&bytes).map_err(abort)?;
-                let key = keys::participant(thread, &participant.user_id);
                 let previous: Option<Participant> = participants
                     .get(&key)?
                     .map(|v| decode(&v))
@@ -257,9 +271,12 @@ impl SledStore {
                 if let Some(previous) = &previous {
                     stored.joined_at = previous.joined_at;
                 }
-                participants.insert(key, encode(&stored).map_err(abort)?)?;
+                participants.insert(key.clone(), encode(&stored).map_err(abort)?)?;
                 by_user.insert(user_entry(&record, &stored.user_id), &[])?;
-                Ok(Some((stored, previous.is_some())))
+                Ok(ParticipantPut::Stored {
+                    participant: stored,
+                    replaced: previous.is_some(),
+                })
             })
             .map_err(tx_error)
     }
@@ -332,4 +349,18 @@ impl SledStore {
         self.meta.insert(USER_INDEX, &[1]).map_err(engine)?;
         Ok(())
     }
+}
+
+/// The outcome of [`SledStore::put_participant`].
+#[derive(Debug)]
+pub enum ParticipantPut {
+    /// The participant as stored, and whether it replaced one.
+    Stored {
+        participant: Participant,
+        replaced: bool,
+    },
+    /// The thread is gone.
+    ThreadGone,
+    /// The thread has as many participants as its cap allows.
+    Full,
 }

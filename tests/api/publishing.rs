@@ -493,3 +493,95 @@ async fn every_response_refuses_to_be_framed() {
         );
     }
 }
+
+/// The multiplayer configuration governs API-made threads too: past
+/// `maxParticipants` a new participant is 409 (an update is not), and under
+/// `whoCanInvite: owner` a member who is not an owner is 403.
+#[tokio::test]
+async fn the_multiplayer_configuration_governs_api_threads() {
+    use crate::common::{exp_in, jwt};
+    let server = Server::start();
+    let admin = server.admin();
+    let org = admin.org_id().await;
+    let agent = admin.agent("Group").await;
+    admin
+        .put(
+            &format!("/api/agents/{agent}/multiplayer"),
+            json!({"maxParticipants": 3, "whoCanInvite": "owner"}),
+        )
+        .await
+        .expect(200);
+    let user = |sub: &str| server.api(&jwt(json!({"sub": sub, "exp": exp_in(600), "org_id": org})));
+    let (alice, bob) = (user("alice"), user("bob"));
+    let thread = alice.thread(&agent, json!({"kind": "multiplayer"})).await;
+    let path = format!("/api/threads/{thread}/participants");
+    alice
+        .post(&path, json!({"userId": "bob"}))
+        .await
+        .expect(201);
+    let detail = bob
+        .post(&path, json!({"userId": "carol"}))
+        .await
+        .expect_error(403, "FORBIDDEN");
+    assert!(detail.contains("whoCanInvite"), "{detail}");
+    alice
+        .post(&path, json!({"userId": "carol"}))
+        .await
+        .expect(201);
+    let listed = admin.get(&path).await.expect(200)["participants"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(listed, 3, "alice (the owner), bob and carol");
+    let detail = alice
+        .post(&path, json!({"userId": "dave"}))
+        .await
+        .expect_error(409, "CONFLICT");
+    assert_eq!(detail, "participants: the thread is full (3)");
+    admin
+        .post(&path, json!({"userId": "dave"}))
+        .await
+        .expect_error(409, "CONFLICT");
+    // An update is not a new place.
+    alice
+        .post(&path, json!({"userId": "carol", "displayName": "Carol"}))
+        .await
+        .expect(200);
+    // Under `participants` any participant may add, within the cap.
+    admin
+        .put(
+            &format!("/api/agents/{agent}/multiplayer"),
+            json!({"whoCanInvite": "participants", "maxParticipants": 4}),
+        )
+        .await
+        .expect(200);
+    bob.post(&path, json!({"userId": "dave"})).await.expect(201);
+    bob.post(&path, json!({"userId": "erin"}))
+        .await
+        .expect_error(409, "CONFLICT");
+    // Racing adds for the last two places: two get in.
+    admin
+        .put(
+            &format!("/api/agents/{agent}/multiplayer"),
+            json!({"maxParticipants": 6}),
+        )
+        .await
+        .expect(200);
+    let (one, two, three) = tokio::join!(
+        admin.post(&path, json!({"userId": "frank"})),
+        admin.post(&path, json!({"userId": "gina"})),
+        admin.post(&path, json!({"userId": "hank"})),
+    );
+    let mut statuses = [
+        one.status.as_u16(),
+        two.status.as_u16(),
+        three.status.as_u16(),
+    ];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [201, 201, 409]);
+    let listed = admin.get(&path).await.expect(200)["participants"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(listed, 6);
+}
