@@ -23,6 +23,19 @@ use serde::Deserialize;
 pub const DEFAULT_AUDIENCE: &str = "confer";
 /// The `sub` prefix reserved for API-key-owned threads.
 pub const API_KEY_SUBJECT_PREFIX: &str = "apikey:";
+/// Every `sub` prefix Confer gives identities of its own (API keys,
+/// visitors, host-identified visitors, channel contacts, runs): a JWT that
+/// claims one is refused, so no token can speak as one of them
+/// (`publishing.md` "Callers").
+pub const RESERVED_SUBJECT_PREFIXES: [&str; 7] = [
+    API_KEY_SUBJECT_PREFIX,
+    "visitor:",
+    "ext:",
+    "channel:",
+    "schedule:",
+    "webhook:",
+    "button:",
+];
 
 /// A user authenticated by a JWT.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,9 +156,12 @@ impl JwtVerifier {
         if claims.sub.trim().is_empty() {
             return Err("token invalid: empty sub".into());
         }
-        if claims.sub.starts_with(API_KEY_SUBJECT_PREFIX) {
+        if let Some(prefix) = RESERVED_SUBJECT_PREFIXES
+            .iter()
+            .find(|p| claims.sub.starts_with(*p))
+        {
             return Err(format!(
-                "token invalid: sub may not start with `{API_KEY_SUBJECT_PREFIX}`"
+                "token invalid: sub may not start with `{prefix}` (an identity Confer gives)"
             ));
         }
         let names = claims

@@ -459,6 +459,14 @@ async fn jwt_claims_are_checked_as_configured() {
         json!({"aud": "billing"}),
         json!({"nbf": exp_in(300)}),
         json!({"sub": "apikey:0190a1b2-0000-7000-8000-000000000000"}),
+        // Identities Confer gives visitors, channel contacts and runs
+        // (publishing.md "Callers").
+        json!({"sub": "visitor:0190a1b2"}),
+        json!({"sub": "ext:pub:alice"}),
+        json!({"sub": "channel:slack:U1"}),
+        json!({"sub": "schedule:daily"}),
+        json!({"sub": "webhook:w1"}),
+        json!({"sub": "button:b1"}),
     ] {
         server
             .api(&token(bad.clone()))
