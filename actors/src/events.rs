@@ -163,6 +163,22 @@ pub struct MetaEvent {
     /// Tools left out because an earlier kind has one of the same name.
     #[serde(rename = "shadowedTools", skip_serializing_if = "Vec::is_empty")]
     pub shadowed_tools: Vec<String>,
+    /// On a multiplayer thread only (`publishing.md` "Multiplayer
+    /// configuration" rule 4): the message the turn answers (`null` when
+    /// the send added none), so watchers show others' messages without
+    /// reading the history again. Absent on other threads.
+    #[serde(rename = "userMessage", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<UserMessageView>)]
+    pub user_message: Option<Option<UserMessageView>>,
+}
+
+/// The user message of a multiplayer turn, as `meta` shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct UserMessageView {
+    pub id: MessageId,
+    pub content: String,
+    #[serde(rename = "senderName")]
+    pub sender_name: Option<String>,
 }
 
 /// The data of a `done` event (boxed in [`ThreadEvent`], as `meta`).

@@ -30,6 +30,8 @@ pub async fn rebuilt_turn(
         user_message_id: record.user_message_id,
         model: record.model.clone(),
         shadowed_tools: Vec::new(),
+        // A rebuilt answer is the sender's own: it knows its message.
+        user_message: None,
     }))];
     let Some(outcome) = record.outcome else {
         tracing::warn!(%thread, turn, "a repeated send's turn never finished");

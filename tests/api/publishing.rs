@@ -585,3 +585,52 @@ async fn the_multiplayer_configuration_governs_api_threads() {
         .len();
     assert_eq!(listed, 6);
 }
+
+/// Multiplayer rule 4: on a multiplayer thread `meta` carries the message
+/// the turn answers, so a watcher shows it without reading the history; a
+/// single thread's `meta` has no such field.
+#[tokio::test]
+async fn watchers_of_a_multiplayer_thread_see_each_message_in_meta() {
+    use crate::common::{exp_in, jwt};
+    use std::time::Duration;
+    let server = Server::start();
+    let admin = server.admin();
+    let org = admin.org_id().await;
+    let agent = admin.agent("Room").await;
+    let user = |sub: &str| {
+        server.api(&jwt(
+            json!({"sub": sub, "name": format!("{sub}!"), "exp": exp_in(600), "org_id": org}),
+        ))
+    };
+    let (alice, bob) = (user("alice"), user("bob"));
+    let thread = alice.thread(&agent, json!({"kind": "multiplayer"})).await;
+    alice
+        .post(
+            &format!("/api/threads/{thread}/participants"),
+            json!({"userId": "bob"}),
+        )
+        .await
+        .expect(201);
+    let mut watch = bob.open_watch(&thread, "?follow=true", None).await;
+    assert_eq!(watch.status, 200);
+    let first = watch.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(first.event, "watching");
+    let frames = alice.say(&thread, json!({"content": "hello room"})).await;
+    let meta = watch.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(meta.event, "meta");
+    let id = frames[0].data["userMessageId"].clone();
+    assert_eq!(
+        meta.data["userMessage"],
+        json!({"id": id, "content": "hello room", "senderName": "alice!"})
+    );
+    assert_eq!(frames[0].data["userMessage"], meta.data["userMessage"]);
+
+    let single = admin.thread(&agent, json!({})).await;
+    let frames = admin.say(&single, json!({"content": "just me"})).await;
+    assert_eq!(frames[0].event, "meta");
+    assert!(
+        frames[0].data.get("userMessage").is_none(),
+        "{:?}",
+        frames[0].data
+    );
+}
