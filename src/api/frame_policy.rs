@@ -6,6 +6,10 @@
 //! policy it set, or, without one, `default-src 'none'; frame-ancestors
 //! 'none'` (an HTML page without a policy, `/docs`, gets the directive
 //! alone, so its scripts still load).
+//!
+//! The public surface (`/api/public/…`, `/c/…`, `/console`, `/assets/…`)
+//! never carries CORS headers (rule 10): its pages are Confer's own, and no
+//! other site's script may read it, whatever `CONFER_CORS_ORIGINS` allows.
 
 use actix_web::Error;
 use actix_web::body::{BoxBody, MessageBody};
@@ -33,13 +37,33 @@ fn policy(set: Option<&str>, html: bool) -> Option<String> {
     }
 }
 
-/// Middleware: the framing and sniffing headers of every response.
+/// Whether `path` is on the public surface (no credential, no CORS).
+pub fn is_public(path: &str) -> bool {
+    path.starts_with("/api/public/")
+        || path.starts_with("/c/")
+        || path == "/console"
+        || path.starts_with("/assets/")
+}
+
+/// Middleware: the framing and sniffing headers of every response, and no
+/// CORS headers on the public surface.
 pub async fn headers(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
+    let public = is_public(req.path());
     let mut response = next.call(req).await?.map_into_boxed_body();
     let headers = response.headers_mut();
+    if public {
+        let cors: Vec<_> = headers
+            .keys()
+            .filter(|name| name.as_str().starts_with("access-control-"))
+            .cloned()
+            .collect();
+        for name in cors {
+            headers.remove(name);
+        }
+    }
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     let html = headers
         .get(CONTENT_TYPE)

@@ -28,6 +28,7 @@ pub mod orgs;
 pub mod participants;
 pub mod plan_config;
 pub mod plans;
+pub mod public_chat;
 pub mod publish;
 pub mod replayed;
 pub mod sse;
@@ -116,6 +117,7 @@ route_table! {
         DELETE => publish::delete,
     },
     "/api/agents/{agent_id}/multiplayer" => { GET => multiplayer::get, PUT => multiplayer::put },
+    "/api/public/chat/{slug}" => { GET => public_chat::config },
     "/api/admin/backup" => { GET => admin::backup },
     "/api/admin/export" => { GET => admin::export },
     "/api/usage" => { GET => usage::list },

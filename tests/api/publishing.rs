@@ -634,3 +634,73 @@ async fn watchers_of_a_multiplayer_thread_see_each_message_in_meta() {
         frames[0].data
     );
 }
+
+/// `GET /api/public/chat/{slug}`: what the page reads, with no credential
+/// and no CORS headers (even for an origin `CONFER_CORS_ORIGINS` allows),
+/// nothing of the org, tools or limits but the message length; 404 for an
+/// unknown or deleted publication; a paused one says so.
+#[tokio::test]
+async fn a_public_chat_shows_its_page_configuration_to_anyone() {
+    let server = Server::start_with(
+        Options::default().env("CONFER_CORS_ORIGINS", "https://app.example.com"),
+    );
+    let admin = server.admin();
+    let agent = admin.agent("Helpdesk").await;
+    let path = format!("/api/agents/{agent}/publish");
+    admin
+        .post(
+            &path,
+            json!({"slug": "helpdesk", "greeting": "Hello!", "suggestedPrompts": ["Reset my password"],
+                   "publicTools": ["lookup"], "limits": {"maxMessageChars": 500}, "mode": "multiplayer"}),
+        )
+        .await
+        .expect(201);
+    let client = reqwest::Client::new();
+    let read = |slug: &str| {
+        client
+            .get(format!("{}/api/public/chat/{slug}", server.base))
+            .header("origin", "https://app.example.com")
+            .send()
+    };
+    let answered = read("helpdesk").await.unwrap();
+    assert_eq!(answered.status(), 200);
+    assert!(
+        answered
+            .headers()
+            .keys()
+            .all(|name| !name.as_str().starts_with("access-control-")),
+        "{:?}",
+        answered.headers()
+    );
+    let config: Value = answered.json().await.unwrap();
+    assert_eq!(
+        config,
+        json!({"slug": "helpdesk", "title": "Helpdesk", "description": "", "greeting": "Hello!",
+               "suggested_prompts": ["Reset my password"], "theme_color": "#2563eb",
+               "avatar_url": null, "persistence": "local", "mode": "multiplayer",
+               "identity": "anonymous", "status": "active", "max_message_chars": 500,
+               "display_names": "chosen"})
+    );
+    // The same origin on the API proper does get CORS headers.
+    let api = client
+        .get(format!("{}/api/agents", server.base))
+        .header("origin", "https://app.example.com")
+        .bearer_auth(crate::common::BOOTSTRAP_KEY)
+        .send()
+        .await
+        .unwrap();
+    assert!(api.headers().contains_key("access-control-allow-origin"));
+
+    admin
+        .patch(&path, json!({"status": "paused"}))
+        .await
+        .expect(200);
+    let paused: Value = read("helpdesk").await.unwrap().json().await.unwrap();
+    assert_eq!(paused["status"], "paused");
+    assert_eq!(read("nobody-here").await.unwrap().status(), 404);
+    admin
+        .delete(&format!("/api/agents/{agent}"))
+        .await
+        .expect(200);
+    assert_eq!(read("helpdesk").await.unwrap().status(), 404);
+}

@@ -40,6 +40,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         }
         ("GET", "/api/agents/{agent_id}/plan") => Member,
         ("GET", "/api/orgs/settings") => Member,
+        ("GET", "/api/public/chat/{slug}") => Nobody,
         ("POST", "/api/orgs/settings") => Admin,
         ("GET", "/api/agents/{agent_id}/publish" | "/api/agents/{agent_id}/multiplayer") => Member,
         ("POST" | "PATCH" | "DELETE", "/api/agents/{agent_id}/publish") => Admin,
@@ -306,7 +307,8 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{plan_id}", plan)
                     .replace("{todo_id}", &todos[0])
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
-                    .replace("{file:.*}", "index.html");
+                    .replace("{file:.*}", "index.html")
+                    .replace("{slug}", "walked-slug");
                 if *path == "/api/threads" && *method == "GET" {
                     concrete.push_str(&format!("?agentId={agent}"));
                 }

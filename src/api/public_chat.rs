@@ -1,0 +1,80 @@
+//! `/api/public/chat/{slug}`: what a public chat page reads before a
+//! visitor does anything (`publishing.md` "Visitors"). No credential; no
+//! CORS headers (the page is served by Confer itself). The visitor routes
+//! below this prefix come with visitor tokens.
+
+use actix_web::{HttpResponse, web};
+use serde::Serialize;
+
+use confer_actors::ThreadStore;
+
+use crate::error::ApiError;
+use crate::publishing::{DisplayNames, Identity, Persistence, PublicationMode, PublicationStatus};
+use crate::state::AppState;
+
+/// A publication as a visitor's page sees it: nothing of its limits but the
+/// message length, nothing of its org, tools or secrets.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct PublicChatConfig {
+    slug: String,
+    title: String,
+    description: String,
+    greeting: Option<String>,
+    suggested_prompts: Vec<String>,
+    theme_color: String,
+    avatar_url: Option<String>,
+    persistence: Persistence,
+    mode: PublicationMode,
+    identity: Identity,
+    status: PublicationStatus,
+    max_message_chars: u32,
+    display_names: DisplayNames,
+}
+
+/// `GET /api/public/chat/{slug}`: 404 for an unknown slug (or one whose
+/// agent is gone); a paused publication answers with `status: "paused"`
+/// (its page shows a notice).
+#[utoipa::path(get, path = "/api/public/chat/{slug}", tag = "publishing", operation_id = "public_chat_config", params(("slug" = String, Path, description = "The publication's slug")), responses((status = 200, description = "The chat's configuration", body = PublicChatConfig), (status = 404, description = "No such public chat", body = crate::error::ErrorBody<'static>)))]
+pub async fn config(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let slug = path.into_inner();
+    let found = state
+        .store
+        .run(move |s| {
+            let Some(publication) = s.publication_by_slug(&slug)? else {
+                return Ok(None);
+            };
+            let live = s
+                .agent(publication.org_id, publication.agent_id)?
+                .is_some_and(|a| !a.is_deleted());
+            if !live {
+                return Ok(None);
+            }
+            let names = s
+                .multiplayer_config(publication.org_id, publication.agent_id)?
+                .display_names;
+            Ok(Some((publication, names)))
+        })
+        .await?;
+    let (publication, display_names) =
+        found.ok_or_else(|| ApiError::NotFound("no such public chat".into()))?;
+    Ok(HttpResponse::Ok().json(PublicChatConfig {
+        slug: publication.slug,
+        title: publication.title,
+        description: publication.description,
+        greeting: publication.greeting,
+        // Agent suggestions (agent-extras.md §2) fill an empty list once
+        // agents have them.
+        suggested_prompts: publication.suggested_prompts,
+        theme_color: publication.theme_color,
+        avatar_url: publication.avatar_url,
+        persistence: publication.persistence,
+        mode: publication.mode,
+        identity: publication.identity,
+        status: publication.status,
+        max_message_chars: publication.limits.max_message_chars,
+        display_names,
+    }))
+}
