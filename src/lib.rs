@@ -276,10 +276,8 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
             .wrap(from_fn(api::header_limit))
             .wrap(from_fn(telemetry::request_log))
             .wrap(from_fn(observability::metrics::request_metrics))
-            // A preflight is answered before anything else runs.
+            // A preflight is answered first; its framing headers still come.
             .wrap(api::cors::cors(&cors_origins))
-            // Outermost: every response, a preflight's too, says who may
-            // frame it.
             .wrap(from_fn(api::frame_policy::headers))
             .configure(api::routes)
     })

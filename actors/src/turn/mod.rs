@@ -34,7 +34,7 @@ use tokio::sync::oneshot;
 
 use crate::codes::ErrorCode;
 use crate::domain::{Agent, CompactionConfig, CredentialConfig, Metadata, Thread, UsageRecord};
-use crate::events::{MetaEvent, ThreadEvent, Usage, UserMessageView};
+use crate::events::{ThreadEvent, Usage};
 use crate::frames::FrameLog;
 use crate::gating;
 use crate::idempotency::{IdempotencyKey, IdempotencyRecord};
@@ -316,27 +316,6 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
 }
 
 impl Turn {
-    /// `meta`: the turn has begun, its user message is stored.
-    fn announce(&mut self) {
-        let user_message =
-            (self.thread.kind == crate::domain::ThreadKind::Multiplayer).then(|| {
-                self.user_message_id.map(|id| UserMessageView {
-                    id,
-                    content: self.request.content.clone(),
-                    sender_name: self.request.sender_name.clone(),
-                })
-            });
-        self.emitter.emit(ThreadEvent::Meta(Box::new(MetaEvent {
-            started_at: self.started_at,
-            thread_id: self.thread_id,
-            user_message_id: self.user_message_id,
-            model: self.model.clone(),
-            shadowed_tools: self.shadowed.clone(),
-            user_message,
-        })));
-        self.timings.meta_us = self.clock.lap();
-    }
-
     /// After a model call: commit, or a tool step (`tools.md` §5). Calls of
     /// server-side tools run; calls of tools not offered are answered
     /// "tool not available"; at the step limit no call runs and one more

@@ -10,8 +10,8 @@ use super::{
     Ended, NOT_EXECUTED_NEW_MESSAGE, NOT_EXECUTED_NO_RESULT, Turn, TurnInput, TurnRequest, blocking,
 };
 use crate::codes;
-use crate::domain::{Message, Role};
-use crate::events::Usage;
+use crate::domain::{Message, Role, ThreadKind};
+use crate::events::{MetaEvent, ThreadEvent, Usage, UserMessageView};
 use crate::gating;
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
@@ -192,6 +192,26 @@ impl Turn {
             trace,
             tool_kinds,
         })
+    }
+
+    /// `meta`: the turn has begun, its user message is stored.
+    pub(super) fn announce(&mut self) {
+        let user_message = (self.thread.kind == ThreadKind::Multiplayer).then(|| {
+            self.user_message_id.map(|id| UserMessageView {
+                id,
+                content: self.request.content.clone(),
+                sender_name: self.request.sender_name.clone(),
+            })
+        });
+        self.emitter.emit(ThreadEvent::Meta(Box::new(MetaEvent {
+            started_at: self.started_at,
+            thread_id: self.thread_id,
+            user_message_id: self.user_message_id,
+            model: self.model.clone(),
+            shadowed_tools: self.shadowed.clone(),
+            user_message,
+        })));
+        self.timings.meta_us = self.clock.lap();
     }
 
     /// Stores what the user sent (tool results and the message, and the

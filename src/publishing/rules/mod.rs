@@ -9,8 +9,7 @@ use serde_json::{Map, Value};
 
 use super::domains::{self, EmbedOrigin};
 use super::{
-    Identity, MultiplayerConfig, Persistence, Publication, PublicationLimits, PublicationMode,
-    PublicationStatus,
+    Identity, Persistence, Publication, PublicationLimits, PublicationMode, PublicationStatus,
 };
 use crate::error::ApiError;
 
@@ -48,7 +47,7 @@ pub struct Applied {
     pub generation_bumped: bool,
 }
 
-fn invalid(field: &str, rule: impl std::fmt::Display) -> ApiError {
+pub(super) fn invalid(field: &str, rule: impl std::fmt::Display) -> ApiError {
     ApiError::invalid(field, rule)
 }
 
@@ -73,7 +72,7 @@ fn chars(text: &str) -> usize {
     text.chars().count()
 }
 
-fn enum_value<T>(field: &str, value: &str, choices: &[(&str, T)]) -> Result<T, ApiError>
+pub(super) fn enum_value<T>(field: &str, value: &str, choices: &[(&str, T)]) -> Result<T, ApiError>
 where
     T: Copy,
 {
@@ -349,80 +348,11 @@ pub fn apply(
     Ok((publication, applied))
 }
 
-/// Whether `slug` is a valid one: `^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$`.
-pub fn is_valid_slug(slug: &str) -> bool {
-    let bytes = slug.as_bytes();
-    let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    (3..=48).contains(&bytes.len())
-        && bytes.first().is_some_and(edge)
-        && bytes.last().is_some_and(edge)
-        && bytes.iter().all(|b| edge(b) || *b == b'-')
-}
+mod multiplayer;
+mod slug;
 
-/// A slug made from an agent's name: lowercased, other runs → `-`,
-/// trimmed, at most 32 characters, then `-` and 6 of `[a-z2-7]` made from
-/// `random` (`chat-…` when nothing of the name is left).
-pub fn generated_slug(name: &str, random: [u8; 6]) -> String {
-    let mut stem = String::new();
-    for c in name.to_lowercase().chars() {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            stem.push(c);
-        } else if !stem.ends_with('-') {
-            stem.push('-');
-        }
-    }
-    let mut stem: String = stem.trim_matches('-').chars().take(32).collect();
-    while stem.ends_with('-') {
-        stem.pop();
-    }
-    if stem.is_empty() {
-        stem = "chat".into();
-    }
-    const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
-    let tail: String = random
-        .iter()
-        .map(|b| ALPHABET[usize::from(b % 32)] as char)
-        .collect();
-    format!("{stem}-{tail}")
-}
-
-/// The changes of a multiplayer PUT, checked (422 naming the field).
-pub fn apply_multiplayer(
-    mut config: MultiplayerConfig,
-    max_participants: Option<Value>,
-    who_can_invite: Option<String>,
-    display_names: Option<String>,
-) -> Result<MultiplayerConfig, ApiError> {
-    if let Some(max) = max_participants {
-        config.max_participants = max
-            .as_u64()
-            .filter(|n| (2..=100).contains(n))
-            .ok_or_else(|| invalid("maxParticipants", "must be an integer from 2 to 100"))?
-            as u32; // within 2..=100
-    }
-    if let Some(who) = who_can_invite {
-        config.who_can_invite = enum_value(
-            "whoCanInvite",
-            &who,
-            &[
-                ("owner", super::WhoCanInvite::Owner),
-                ("participants", super::WhoCanInvite::Participants),
-            ],
-        )?;
-    }
-    if let Some(names) = display_names {
-        config.display_names = enum_value(
-            "displayNames",
-            &names,
-            &[
-                ("chosen", super::DisplayNames::Chosen),
-                ("generated", super::DisplayNames::Generated),
-            ],
-        )?;
-    }
-    config.updated_at = Some(Utc::now());
-    Ok(config)
-}
+pub use self::multiplayer::apply_multiplayer;
+pub use self::slug::{generated_slug, is_valid_slug};
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! The publication rules, without HTTP.
 use super::*;
+use crate::publishing::{MultiplayerConfig, WhoCanInvite};
 use confer_actors::{AgentId, OrgId};
 use serde_json::json;
 
@@ -253,7 +254,7 @@ fn multiplayer_settings_are_bounded() {
     let changed =
         apply_multiplayer(config.clone(), Some(json!(2)), Some("owner".into()), None).unwrap();
     assert_eq!(changed.max_participants, 2);
-    assert_eq!(changed.who_can_invite, super::super::WhoCanInvite::Owner);
+    assert_eq!(changed.who_can_invite, WhoCanInvite::Owner);
     for (max, who, names, field) in [
         (Some(json!(1)), None, None, "maxParticipants"),
         (Some(json!(101)), None, None, "maxParticipants"),
