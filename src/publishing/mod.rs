@@ -5,6 +5,7 @@
 //! (`api::publish`, `api::org_settings`, `api::multiplayer`).
 
 pub mod domains;
+pub mod visitors;
 pub mod rules;
 
 use chrono::{DateTime, Utc};

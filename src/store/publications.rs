@@ -186,6 +186,53 @@ impl SledStore {
     }
 }
 
+/// The `meta` key of the sealed instance key visitors' keys derive from.
+const INSTANCE_KEY: &[u8] = b"visitor_instance_key";
+
+fn instance_key_aad() -> String {
+    aad("instance", "meta", "visitor_instance_key", "key")
+}
+
+impl SledStore {
+    /// The 32-byte instance key of `publishing.md` "Visitors", made (and
+    /// sealed) at the first call; a racing first call keeps the winner's.
+    pub fn visitor_instance_key(&self) -> Result<[u8; 32], StoreError> {
+        use base64::Engine as _;
+        use base64::engine::general_purpose::STANDARD;
+        let unreadable = |e: String| StoreError::Codec(format!("the visitor instance key: {e}"));
+        let stored = match self.meta.get(INSTANCE_KEY).map_err(engine)? {
+            Some(sealed) => sealed,
+            None => {
+                let _writing = self.gate.writing();
+                let mut fresh = [0u8; 32];
+                getrandom::fill(&mut fresh).map_err(|e| unreadable(e.to_string()))?;
+                let sealed = self
+                    .secrets
+                    .seal(&STANDARD.encode(fresh), &instance_key_aad())
+                    .map_err(|e| unreadable(e.to_string()))?;
+                match self
+                    .meta
+                    .compare_and_swap(INSTANCE_KEY, None::<&[u8]>, Some(sealed.as_bytes()))
+                    .map_err(engine)?
+                {
+                    Ok(()) => sealed.into_bytes().into(),
+                    Err(lost) => lost.current.ok_or_else(|| unreadable("vanished".into()))?,
+                }
+            }
+        };
+        let sealed = std::str::from_utf8(&stored).map_err(|e| unreadable(e.to_string()))?;
+        let plain = self
+            .secrets
+            .open(sealed, &instance_key_aad())
+            .map_err(|e| unreadable(e.to_string()))?;
+        STANDARD
+            .decode(plain.expose_secret())
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+            .ok_or_else(|| unreadable("not 32 bytes".into()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +280,21 @@ mod tests {
         let late = store.update_publication(org, a, Ok::<_, ()>).unwrap();
         assert!(matches!(late, Updated::Gone));
         assert_eq!(store.publication(org, a).unwrap(), None);
+    }
+
+    #[test]
+    fn the_instance_key_is_made_once_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = {
+            let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
+            let key = store.visitor_instance_key().unwrap();
+            assert_eq!(store.visitor_instance_key().unwrap(), key);
+            let stored = store.meta.get(INSTANCE_KEY).unwrap().unwrap();
+            assert!(!stored.windows(32).any(|w| w == key), "stored sealed");
+            store.flush_now().unwrap();
+            key
+        };
+        let store = crate::store::reopen_for_test(dir.path());
+        assert_eq!(store.visitor_instance_key().unwrap(), first);
     }
 }
