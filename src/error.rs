@@ -53,6 +53,15 @@ pub enum ApiError {
         limit: u32,
         retry_after: u64,
     },
+    /// A refusal with its own code (`PUBLICATION_PAUSED`,
+    /// `BUDGET_EXHAUSTED`…), its status the code's; a 429 or 503 says when
+    /// to come back (`retry_after` seconds, else 1).
+    #[error("{detail}")]
+    Refused {
+        code: ErrorCode,
+        detail: String,
+        retry_after: Option<u64>,
+    },
     /// A refusal of the turn engine (`streams.md`); its status is the
     /// code's in the table (`confer_actors::codes`).
     #[error("{detail}")]
@@ -113,7 +122,7 @@ impl ApiError {
             Self::RequestTimeout(_) => codes::REQUEST_TIMEOUT,
             Self::RateLimited { .. } => codes::RATE_LIMITED,
             Self::StoreUnavailable(_) => codes::STORE_UNAVAILABLE,
-            Self::Turn { code, .. } => *code,
+            Self::Turn { code, .. } | Self::Refused { code, .. } => *code,
             Self::Internal(_) => codes::INTERNAL,
         }
     }
@@ -132,7 +141,8 @@ impl ApiError {
             | Self::StoreUnavailable(d)
             | Self::RateLimited { detail: d, .. }
             | Self::PreconditionFailed { detail: d, .. }
-            | Self::Turn { detail: d, .. } => d,
+            | Self::Turn { detail: d, .. }
+            | Self::Refused { detail: d, .. } => d,
         }
     }
 }
@@ -215,9 +225,14 @@ impl ResponseError for ApiError {
             && (status == StatusCode::TOO_MANY_REQUESTS
                 || status == StatusCode::SERVICE_UNAVAILABLE)
         {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            let after = match self {
+                Self::Refused {
+                    retry_after: Some(after),
+                    ..
+                } => HeaderValue::from(*after),
+                _ => HeaderValue::from_static("1"),
+            };
+            response.headers_mut().insert(header::RETRY_AFTER, after);
         }
         if matches!(self, Self::RequestTimeout(_)) {
             response

@@ -110,6 +110,13 @@ pub struct Settings {
     pub user_rate_limit_rps: f64,
     pub user_send_limit_per_min: u32,
     pub key_rate_limit_rps: f64,
+    /// Public chats (`publishing.md`): visitor token lifetime (60–3600 s).
+    pub visitor_token_ttl_secs: u64,
+    pub public_visitor_rps: f64,
+    pub public_mints_per_ip_per_min: u32,
+    pub public_max_threads: u64,
+    /// Comma-separated CIDRs whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: String,
     #[serde(default)]
     pub secret_key: Option<SecretString>,
     #[serde(default)]

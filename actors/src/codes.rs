@@ -31,6 +31,8 @@ error_codes! {
     BAD_REQUEST = Some(400), false;
     UNAUTHORIZED = Some(401), false;
     FORBIDDEN = Some(403), false;
+    /// A visitor session asked of a paused publication (`publishing.md`).
+    PUBLICATION_PAUSED = Some(403), false;
     /// Nothing by that ID; in a stream: the thread went while the send waited.
     NOT_FOUND = Some(404), true;
     METHOD_NOT_ALLOWED = Some(405), false;
@@ -48,6 +50,8 @@ error_codes! {
     VALIDATION_ERROR = Some(422), true;
     IDEMPOTENCY_KEY_REUSED = Some(422), false;
     RATE_LIMITED = Some(429), false;
+    /// A publication's daily token budget is spent (`publishing.md` rule 7).
+    BUDGET_EXHAUSTED = Some(429), false;
     THREAD_QUEUE_FULL = Some(429), false;
     /// Before the stream (429) or for a queued turn whose org queue filled.
     ORG_QUEUE_FULL = Some(429), true;

@@ -4,7 +4,9 @@
 //! the store keeps them (`store::publications`), the HTTP layer shapes them
 //! (`api::publish`, `api::org_settings`, `api::multiplayer`).
 
+pub mod client_ip;
 pub mod domains;
+pub mod limits;
 pub mod visitors;
 pub mod rules;
 
