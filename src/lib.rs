@@ -237,8 +237,15 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         },
     );
 
+    let instance_key = store
+        .write(|s| s.visitor_instance_key())
+        .await
+        .context("reading the visitor instance key")?;
+    let public = publishing::chats::PublicChats::new(&settings, &instance_key)
+        .map_err(anyhow::Error::msg)?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
+        public,
         runtime,
         store: store.clone(),
         jwt,

@@ -32,6 +32,8 @@ pub struct AppState {
     pub integrations: Arc<crate::tools::integrations::IntegrationHub>,
     /// The traces of the turns running now (the logs list them).
     pub traces: Arc<confer_actors::RunningTraces>,
+    /// Visitor keys, limits and settings of the public chats.
+    pub public: crate::publishing::chats::PublicChats,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

@@ -97,8 +97,16 @@ pub struct Thread {
     pub system_prompt_overlay: Option<String>,
     /// Stored as given until a capability gives the bindings meaning.
     pub resource_bindings: Vec<Value>,
-    /// `sub` of the JWT user, or `apikey:{key id}`.
+    /// `sub` of the JWT user, or `apikey:{key id}` (`visitor:…` or
+    /// `ext:…` for a public chat's visitor).
     pub created_by: String,
+    /// The publication a visitor created it through (`publishing.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publication_id: Option<crate::PublicationId>,
+    /// Bumped by a visitor's `invite {rotate: true}`: the invite code is
+    /// derived from it, so the old code stops working.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invite_generation: u64,
     /// Unique within the org (microseconds, bumped on a collision).
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -284,4 +292,8 @@ impl Default for CompactionConfig {
             vendor_b_compact_threshold: 100_000,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

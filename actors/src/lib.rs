@@ -58,5 +58,5 @@ pub use timings::TurnTimings;
 pub use trace::{
     RunningTraces, Span, SpanAttributes, SpanKind, SpanStatus, Trace, TraceRecord, TraceStatus,
 };
-pub use turn::{Engine, ToolResult, TurnRequest};
+pub use turn::{Engine, PublicTurn, ToolResult, TurnRequest};
 pub use vendor_options::{AnthropicCache, AnthropicOptions, OpenAiOptions, VendorOptions};

@@ -4,7 +4,7 @@
 //! canonical JSON of the body and the effective sender.
 
 use actix_web::HttpRequest;
-use confer_actors::{IdempotencyKey, ThreadId};
+use confer_actors::{IdempotencyKey, OrgId, ThreadId};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -41,11 +41,12 @@ fn digest(parts: &[&[u8]]) -> [u8; 32] {
     hasher.finalize().into()
 }
 
-/// The key of a send on `thread` by `caller`, and the hash of its request:
-/// `body` as canonical JSON (object keys sorted) and the effective sender.
+/// The key of a send on `thread` by `caller` (its org and user id), and
+/// the hash of its request: `body` as canonical JSON (object keys sorted)
+/// and the effective sender.
 pub fn send_key(
     thread: ThreadId,
-    caller: &Caller,
+    caller: (OrgId, &str),
     key: &str,
     body: &impl Serialize,
     sender: Option<&str>,
@@ -58,8 +59,8 @@ pub fn send_key(
         key: digest(&[
             b"send",
             thread.as_bytes(),
-            caller.org_id.as_bytes(),
-            caller.user_id().as_bytes(),
+            caller.0.as_bytes(),
+            caller.1.as_bytes(),
             key.as_bytes(),
         ]),
         request: digest(&[canonical.as_bytes(), sender.unwrap_or("").as_bytes()]),

@@ -5,14 +5,14 @@ use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{
-    Admission, IfBusy, Message, Metadata, Role, ThreadId, ThreadStore, ToolDefinition, ToolResult,
-    TurnRequest,
+    Admission, Agent, IfBusy, Message, Metadata, OrgId, Role, ThreadId, ThreadStore,
+    ToolDefinition, ToolResult, TurnRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::extract::JsonBody;
-use super::sse::{self, Preamble};
+use super::sse::{self, Audience, Preamble};
 use super::threads::Overlay;
 use super::vendor_options::{self, AnthropicOverrides, OpenAiOverrides};
 use super::{idempotency, replayed};
@@ -194,7 +194,15 @@ pub async fn send(
     let end_user = caller.jwt_user().is_some()
         || (caller.api_key().is_some_and(|k| k.act_as_users) && body.sender_id.is_some());
     let idempotency =
-        key.map(|key| idempotency::send_key(thread.id, &caller, &key, &body, sender_id.as_deref()));
+        key.map(|key| {
+        idempotency::send_key(
+            thread.id,
+            (org, &caller.user_id()),
+            &key,
+            &body,
+            sender_id.as_deref(),
+        )
+    });
     let if_busy = body.if_busy.map_or(IfBusy::Queue, IfBusy::from);
     let request = TurnRequest {
         content: body.content,
@@ -223,34 +231,58 @@ pub async fn send(
             .get("traceparent")
             .and_then(|v| v.to_str().ok())
             .and_then(confer_actors::trace::traceparent_trace_id),
+        public: None,
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.
     if let Some(user) = caller.jwt_user() {
         state.limits.user_send(org, &user.sub)?;
     }
+    answer(&state, org, thread.id, request, if_busy, agent, Audience::Full).await
+}
+
+/// Hands a send to its thread's actor and answers with the turn's stream
+/// for `audience` (or a refusal, or a repeated keyed send's outcome).
+pub(super) async fn answer(
+    state: &AppState,
+    org: OrgId,
+    thread: ThreadId,
+    request: TurnRequest,
+    if_busy: IfBusy,
+    agent: Option<Agent>,
+    audience: Audience,
+) -> Result<HttpResponse, ApiError> {
     let admission = state
         .runtime
-        .post(org, thread.id, request, if_busy, agent)
+        .post(org, thread, request, if_busy, agent)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     let keep_alive = state.settings.keep_alive();
     match admission {
-        Admission::Accepted { reader, .. } => {
-            Ok(sse::response(Preamble(None), reader, keep_alive, false))
-        }
+        Admission::Accepted { reader, .. } => Ok(sse::response(
+            Preamble(None),
+            reader,
+            keep_alive,
+            false,
+            audience,
+        )),
         Admission::Duplicate {
             reader: Some(reader),
             ..
-        } => Ok(sse::response(Preamble(None), reader, keep_alive, true)),
+        } => Ok(sse::response(
+            Preamble(None),
+            reader,
+            keep_alive,
+            true,
+            audience,
+        )),
         Admission::Duplicate {
             turn,
             reader: None,
             record,
         } => {
-            let frames =
-                replayed::rebuilt_turn(&state, thread.id, turn, record.map(|r| *r)).await?;
-            Ok(sse::replay(&frames))
+            let frames = replayed::rebuilt_turn(state, thread, turn, record.map(|r| *r)).await?;
+            Ok(sse::replay(&frames, audience))
         }
         Admission::Refused(refusal) => Err(TurnError::Refused(refusal).into()),
     }

@@ -28,7 +28,7 @@ pub mod orgs;
 pub mod participants;
 pub mod plan_config;
 pub mod plans;
-pub mod public_chat;
+pub mod public;
 pub mod publish;
 pub mod replayed;
 pub mod sse;
@@ -51,6 +51,7 @@ use serde::Serialize;
 
 use self::mcps::attachments;
 use self::mcps::oauth as mcp_oauth;
+use self::public::config as public_chat;
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in

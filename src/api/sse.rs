@@ -18,19 +18,45 @@ use tokio::time::Sleep;
 /// The keep-alive comment: one line, no blank line after it.
 const KEEP_ALIVE_LINE: &[u8] = b": keep-alive\n";
 
+/// Who reads a stream: an API caller sees every event; a public chat's
+/// visitor a filtered few (`publishing.md` rule 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    Full,
+    Public,
+}
+
+/// Appends `event` for `audience` (nothing when the audience does not see it).
+fn encode_for(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent, audience: Audience) {
+    match audience {
+        Audience::Full => encode_into(out, id, event),
+        Audience::Public => super::public::events::encode_public(out, id, event),
+    }
+}
+
 /// Appends one SSE event to `out`: `id:` (when given), `event:`, `data:`.
-fn encode_into(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent) {
+pub(super) fn encode_into(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent) {
+    encode_data(out, id, event.name(), event);
+}
+
+/// Appends one SSE event named `name` with `data` as its JSON.
+pub(super) fn encode_data(
+    out: &mut Vec<u8>,
+    id: Option<FrameId>,
+    name: &str,
+    data: &impl serde::Serialize,
+) {
     use std::io::Write;
     if let Some(id) = id {
         // Writing to a Vec cannot fail.
         let _ = writeln!(out, "id: {}.{}", id.turn, id.n);
     }
     out.extend_from_slice(b"event: ");
-    out.extend_from_slice(event.name().as_bytes());
+    out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\ndata: ");
     let start = out.len();
     // Serializing these plain structs cannot fail; an empty object is a safe fallback.
-    if serde_json::to_writer(&mut *out, event).is_err() {
+    if serde_json::to_writer(&mut *out, data).is_err() {
         out.truncate(start);
         out.extend_from_slice(b"{}");
     }
@@ -60,6 +86,7 @@ pub fn response(
     reader: FrameReader,
     keep_alive: Duration,
     replayed: bool,
+    audience: Audience,
 ) -> HttpResponse {
     struct State {
         reader: FrameReader,
@@ -95,10 +122,12 @@ pub fn response(
                 frame = state.reader.next() => {
                     let frame = frame?;
                     let mut out = Vec::with_capacity(256);
-                    encode_into(&mut out, frame.id, &frame.event);
+                    encode_for(&mut out, frame.id, &frame.event, audience);
                     while out.len() < BATCH_BYTES {
                         match state.reader.try_next() {
-                            Ready::Frame(frame) => encode_into(&mut out, frame.id, &frame.event),
+                            Ready::Frame(frame) => {
+                                encode_for(&mut out, frame.id, &frame.event, audience);
+                            }
                             Ready::Wait => break,
                             Ready::End => {
                                 state.ended = true;
@@ -135,11 +164,11 @@ pub fn response(
 
 /// A stream of `events` made for one answer (a repeated keyed send whose
 /// turn is no longer kept), marked `Idempotent-Replayed`.
-pub fn replay(events: &[ThreadEvent]) -> HttpResponse {
-    let body: Vec<u8> = events
-        .iter()
-        .flat_map(|event| encode(None, event).to_vec())
-        .collect();
+pub fn replay(events: &[ThreadEvent], audience: Audience) -> HttpResponse {
+    let mut body = Vec::new();
+    for event in events {
+        encode_for(&mut body, None, event, audience);
+    }
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))

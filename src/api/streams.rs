@@ -3,10 +3,10 @@
 //! rule as reading the thread's messages.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use confer_actors::{FrameId, Position, ThreadEvent, ThreadId};
+use confer_actors::{FrameId, OrgId, Position, ThreadEvent, ThreadId};
 use serde::Deserialize;
 
-use super::sse::{self, Preamble};
+use super::sse::{self, Audience, Preamble};
 use crate::auth::{Caller, access};
 use crate::error::{ApiError, TurnError};
 use crate::state::AppState;
@@ -16,14 +16,14 @@ use crate::state::AppState;
 #[into_params(parameter_in = Query)]
 pub struct StreamQuery {
     /// The last event id seen, for clients that cannot set `Last-Event-ID`.
-    after: Option<String>,
+    pub(super) after: Option<String>,
     /// Watch every turn until the client leaves.
     #[serde(default)]
-    follow: bool,
+    pub(super) follow: bool,
 }
 
 /// The position to resume after: `Last-Event-ID`, else `?after=` (`T.N`).
-fn resume_point(request: &HttpRequest, query: &StreamQuery) -> Result<Option<FrameId>, ApiError> {
+pub(super) fn resume_point(request: &HttpRequest, query: &StreamQuery) -> Result<Option<FrameId>, ApiError> {
     let (field, text) = match request.headers().get("last-event-id") {
         Some(value) => (
             "Last-Event-ID",
@@ -54,21 +54,34 @@ pub async fn stream(
 ) -> Result<HttpResponse, ApiError> {
     let after = resume_point(&request, &query)?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    open(&state, caller.org_id, thread.id, after, query.follow, Audience::Full).await
+}
+
+/// `…/stream` once the caller may read the thread: a `follow` stream, a
+/// reattach after `after`, or 204 when no turn is kept.
+pub(super) async fn open(
+    state: &AppState,
+    org: OrgId,
+    thread: ThreadId,
+    after: Option<FrameId>,
+    follow: bool,
+    audience: Audience,
+) -> Result<HttpResponse, ApiError> {
     if state.runtime.is_closing() {
         return Err(TurnError::ShuttingDown.into());
     }
     let log = state
         .runtime
-        .frames(caller.org_id, thread.id)
+        .frames(org, thread)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
-    if query.follow {
+    if follow {
         let now = log.turns_now();
         let reader = log.follow(after).map_err(|_| TurnError::TooManyReaders)?;
         let watching = sse::encode(
             Some(FrameId { turn: 0, n: 0 }),
             &ThreadEvent::Watching {
-                thread_id: thread.id,
+                thread_id: thread,
                 running_turn: now.running,
                 last_turn: now.last,
             },
@@ -78,6 +91,7 @@ pub async fn stream(
             reader,
             state.settings.keep_alive(),
             false,
+            audience,
         ));
     }
     if let Some(at) = after {
@@ -99,6 +113,7 @@ pub async fn stream(
             reader,
             state.settings.keep_alive(),
             false,
+            audience,
         )),
     }
 }

@@ -53,6 +53,8 @@ pub struct ThreadView {
     system_prompt_overlay: Option<String>,
     resource_bindings: Vec<Value>,
     created_by: String,
+    /// The publication a visitor created it through, else null.
+    publication_id: Option<String>,
     created_at: String,
     updated_at: String,
 }
@@ -71,6 +73,7 @@ impl From<Thread> for ThreadView {
             system_prompt_overlay: thread.system_prompt_overlay,
             resource_bindings: thread.resource_bindings,
             created_by: thread.created_by,
+            publication_id: thread.publication_id.map(|id| id.to_string()),
             created_at: timestamp(thread.created_at),
             updated_at: timestamp(thread.updated_at),
         }
@@ -169,6 +172,8 @@ pub async fn create(
             .map(Value::Object)
             .collect(),
         created_by: caller.user_id(),
+        publication_id: None,
+        invite_generation: 0,
         created_at: now,
         updated_at: now,
     };

@@ -11,17 +11,21 @@
 //! | [`Admin`]        | admins (admin API key, JWT with `role: "admin"`)   |
 //! | [`PlatformAdmin`]| platform-admin API keys                            |
 //! | [`JwtCaller`]    | JWT callers (users and admins), never a key        |
+//! | [`visitor::Visitor`] | a visitor token of the path's publication (public chat routes only) |
 //!
 //! Each authenticates the bearer credential (API key or JWT), picks the org
 //! (`orgId` query parameter for multi-org credentials, else the first) and
 //! refuses an org the credential is not a member of. Handlers then reach
 //! org-owned records only through the caller's `org_id`. A refused role is
 //! 403 naming the role needed. Resource-level rules (who may use a thread)
-//! live in [`access`].
+//! live in [`access`]. A visitor token (`cfv_…`) on any of these is 403
+//! naming the public prefix; the public chat routes take only [`visitor::Visitor`],
+//! which refuses every other credential with 401.
 
 pub mod access;
 pub mod api_keys;
 pub mod jwt;
+pub mod visitor;
 
 use std::future::Future;
 use std::ops::Deref;
@@ -35,6 +39,7 @@ use confer_actors::OrgId;
 use serde::Deserialize;
 
 use crate::error::ApiError;
+use crate::publishing::visitors;
 use crate::state::AppState;
 use crate::store::records::{ApiKey, KeyRole};
 
@@ -145,24 +150,36 @@ fn choose_org(member_of: &[OrgId], requested: Option<&str>) -> Result<OrgId, Api
     }
 }
 
+/// The request's bearer credential (401 when missing or malformed).
+pub fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
+    let unauthorized = |detail: &str| ApiError::Unauthorized(detail.to_owned());
+    let header = req
+        .headers()
+        .get(AUTHORIZATION)
+        .ok_or_else(|| unauthorized("missing Authorization header"))?;
+    header
+        .to_str()
+        .ok()
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| unauthorized("expected Authorization: Bearer <credential>"))
+}
+
 async fn authenticate(req: HttpRequest) -> Result<Caller, ApiError> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::Internal("application state missing".into()))?
         .clone();
     let unauthorized = |detail: &str| ApiError::Unauthorized(detail.to_owned());
-    let header = req
-        .headers()
-        .get(AUTHORIZATION)
-        .ok_or_else(|| unauthorized("missing Authorization header"))?;
-    let token = header
-        .to_str()
-        .ok()
-        .and_then(|h| h.strip_prefix("Bearer "))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .ok_or_else(|| unauthorized("expected Authorization: Bearer <credential>"))?
-        .to_owned();
+    let token = bearer(&req)?;
+    if token.starts_with(visitors::TOKEN_PREFIX) {
+        return Err(ApiError::Forbidden(
+            "a visitor token reaches only the public chat routes (/api/public/chat/{slug}/…)"
+                .into(),
+        ));
+    }
 
     let principal = match &state.jwt {
         Some(verifier) if jwt::looks_like_jwt(&token) => {

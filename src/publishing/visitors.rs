@@ -100,6 +100,9 @@ struct TokenClaims {
     /// token is opaque to the page).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     name: Option<String>,
+    /// The embedding site the session was minted for, if it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    origin: Option<String>,
 }
 
 /// Who a valid visitor token speaks for.
@@ -111,6 +114,8 @@ pub struct VisitorClaims {
     pub generation: u64,
     pub org: OrgId,
     pub name: Option<String>,
+    /// The embedding site's origin, as claimed and checked at the mint.
+    pub origin: Option<String>,
     pub expires_at: i64,
 }
 
@@ -167,6 +172,7 @@ impl VisitorKeys {
             iat: issued_at,
             exp: claims.expires_at,
             name: claims.name.clone(),
+            origin: claims.origin.clone(),
         };
         let jwt = jsonwebtoken::encode(
             &Header::new(Algorithm::HS256),
@@ -203,6 +209,7 @@ impl VisitorKeys {
             generation: claims.generation,
             org: claims.org,
             name: claims.name,
+            origin: claims.origin,
             expires_at: claims.exp,
         })
     }

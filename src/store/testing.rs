@@ -42,6 +42,8 @@ pub(crate) fn test_thread(
         system_prompt_overlay: None,
         resource_bindings: Vec::new(),
         created_by: by.into(),
+        publication_id: None,
+        invite_generation: 0,
         created_at: now,
         updated_at: now,
     }

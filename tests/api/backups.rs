@@ -226,6 +226,8 @@ fn loaded_thread(org: confer_actors::OrgId, title: Option<String>) -> Thread {
         system_prompt_overlay: None,
         resource_bindings: Vec::new(),
         created_by: "loader".into(),
+        publication_id: None,
+        invite_generation: 0,
         created_at: now,
         updated_at: now,
     }

@@ -295,6 +295,8 @@ impl Fixture {
             system_prompt_overlay: None,
             resource_bindings: Vec::new(),
             created_by: "test".into(),
+            publication_id: None,
+            invite_generation: 0,
             created_at: now,
             updated_at: now,
         };

@@ -134,17 +134,26 @@ impl Turn {
                 kinds.entry(tool.name.clone()).or_insert(kind);
             }
         }
-        let profile = gating::effective_profile(
-            request.tool_profile.as_deref(),
-            thread.active_profile.as_deref(),
-            &agent,
-        );
-        let client_tools = if request.tools.is_empty() {
-            crate::context::last_offered(&history).to_vec()
-        } else {
-            request.tools.clone()
+        let public = request.public.clone();
+        // A public turn runs under the agent's default profile with no
+        // client tools, and keeps only the publication's public tools.
+        let profile = match &public {
+            Some(_) => agent.default_profile.as_deref(),
+            None => gating::effective_profile(
+                request.tool_profile.as_deref(),
+                thread.active_profile.as_deref(),
+                &agent,
+            ),
         };
-        let offered = gating::offer(&agent, profile, &client_tools, server_tools);
+        let client_tools = match &public {
+            Some(_) => Vec::new(),
+            None if request.tools.is_empty() => crate::context::last_offered(&history).to_vec(),
+            None => request.tools.clone(),
+        };
+        let mut offered = gating::offer(&agent, profile, &client_tools, server_tools);
+        if let Some(public) = &public {
+            offered.tools.retain(|tool| public.offers(&tool.name));
+        }
         // `propose_profile_switch` is added by the offer: built-in.
         let tool_kinds = offered
             .tools

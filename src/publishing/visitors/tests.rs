@@ -14,6 +14,7 @@ fn claims(publication: PublicationId, expires_at: i64) -> VisitorClaims {
         generation: 3,
         org: OrgId::new(),
         name: None,
+        origin: Some("https://shop.example".into()),
         expires_at,
     }
 }

@@ -1,0 +1,99 @@
+//! The visitor caller (`publishing.md` "Callers", column V): a `cfv_` token
+//! of the path's publication at its current generation, the publication
+//! active. Checked before the request has any effect, with the visitor's
+//! request quota. API keys and JWTs are 401 here; visitor tokens are 403
+//! everywhere else (`crate::auth`).
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest, web};
+
+use super::bearer;
+use crate::error::ApiError;
+use crate::publishing::Publication;
+use crate::publishing::client_ip::{IpKey, TrustedProxies};
+use crate::publishing::visitors::TOKEN_PREFIX;
+use crate::state::AppState;
+
+/// A visitor of one publication.
+#[derive(Clone, Debug)]
+pub struct Visitor {
+    /// The publication as read for this request.
+    pub publication: Publication,
+    /// `visitor:{id}` or `ext:{publication}:{sub}`: the threads' creator.
+    pub user_id: String,
+    /// A host identity's name.
+    pub name: Option<String>,
+    /// The embedding site, as checked at the mint.
+    pub origin: Option<String>,
+    /// What the IP limits count.
+    pub ip: IpKey,
+}
+
+/// The IP a request counts against: the peer, or behind a trusted proxy the
+/// client it names.
+pub fn client_ip(req: &HttpRequest, proxies: &TrustedProxies) -> IpKey {
+    let peer = req
+        .peer_addr()
+        .map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    proxies.client(peer, &forwarded)
+}
+
+async fn authenticate(req: HttpRequest) -> Result<Visitor, ApiError> {
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::Internal("application state missing".into()))?
+        .clone();
+    let token = bearer(&req)?;
+    if !token.starts_with(TOKEN_PREFIX) {
+        return Err(ApiError::Unauthorized(
+            "public chat routes take a visitor token (cfv_…) from POST /api/public/chat/{slug}/session, not an API key or JWT"
+                .into(),
+        ));
+    }
+    let claims = state
+        .public
+        .keys
+        .verify_token(&token)
+        .map_err(|e| ApiError::Unauthorized(e.into()))?;
+    let slug = req.match_info().get("slug").unwrap_or_default().to_owned();
+    let publication = state
+        .store
+        .run(move |s| s.publication_by_slug(&slug))
+        .await?
+        .filter(|p| p.id == claims.publication)
+        .ok_or_else(|| {
+            ApiError::Unauthorized("visitor token: not a session of this chat".into())
+        })?;
+    if publication.generation != claims.generation || !publication.is_active() {
+        return Err(ApiError::Unauthorized(
+            "visitor token: revoked (the chat was paused or its sessions revoked); start a new session"
+                .into(),
+        ));
+    }
+    state.public.limits.request(publication.id, &claims.user_id)?;
+    Ok(Visitor {
+        ip: client_ip(&req, &state.public.proxies),
+        publication,
+        user_id: claims.user_id,
+        name: claims.name,
+        origin: claims.origin,
+    })
+}
+
+impl FromRequest for Visitor {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        Box::pin(authenticate(req.clone()))
+    }
+}
