@@ -139,11 +139,20 @@ pub async fn history(
     query: web::Query<HistoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    history_page(&state, thread.id, &query).await
+}
+
+/// A page of `thread`'s messages, once the caller may read it.
+pub(super) async fn history_page(
+    state: &AppState,
+    thread: ThreadId,
+    query: &HistoryQuery,
+) -> Result<HttpResponse, ApiError> {
     let limit = page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE);
     let offset = query.offset.unwrap_or(0);
     let (messages, total) = state
         .store
-        .run(move |s| s.messages(thread.id, offset, limit))
+        .run(move |s| s.messages(thread, offset, limit))
         .await?;
     Ok(HttpResponse::Ok().json(HistoryPage {
         messages: messages.into_iter().map(MessageView::from).collect(),
@@ -193,8 +202,7 @@ pub async fn send(
     // key's that may act for users (security.md) naming one.
     let end_user = caller.jwt_user().is_some()
         || (caller.api_key().is_some_and(|k| k.act_as_users) && body.sender_id.is_some());
-    let idempotency =
-        key.map(|key| {
+    let idempotency = key.map(|key| {
         idempotency::send_key(
             thread.id,
             (org, &caller.user_id()),
@@ -238,7 +246,16 @@ pub async fn send(
     if let Some(user) = caller.jwt_user() {
         state.limits.user_send(org, &user.sub)?;
     }
-    answer(&state, org, thread.id, request, if_busy, agent, Audience::Full).await
+    answer(
+        &state,
+        org,
+        thread.id,
+        request,
+        if_busy,
+        agent,
+        Audience::Full,
+    )
+    .await
 }
 
 /// Hands a send to its thread's actor and answers with the turn's stream

@@ -52,6 +52,9 @@ use serde::Serialize;
 use self::mcps::attachments;
 use self::mcps::oauth as mcp_oauth;
 use self::public::config as public_chat;
+use self::public::messages as public_messages;
+use self::public::session as public_session;
+use self::public::threads as public_threads;
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in
@@ -83,7 +86,7 @@ macro_rules! route_table {
 }
 
 // The role each handler admits is in its signature (`Caller`, `Member`,
-// `Admin`, `PlatformAdmin`; see `crate::auth`).
+// `Admin`, `PlatformAdmin`, `Visitor`; see `crate::auth`).
 route_table! {
     "/healthz" => { GET => health::healthz },
     "/readyz" => { GET => health::readyz },
@@ -119,6 +122,16 @@ route_table! {
     },
     "/api/agents/{agent_id}/multiplayer" => { GET => multiplayer::get, PUT => multiplayer::put },
     "/api/public/chat/{slug}" => { GET => public_chat::config },
+    "/api/public/chat/{slug}/session" => { POST => public_session::mint },
+    "/api/public/chat/{slug}/threads" => {
+        GET => public_threads::list, POST => public_threads::create,
+    },
+    "/api/public/chat/{slug}/threads/{thread_id}" => { GET => public_threads::get },
+    "/api/public/chat/{slug}/threads/{thread_id}/messages" => {
+        GET => public_messages::history, POST => public_messages::send,
+    },
+    "/api/public/chat/{slug}/threads/{thread_id}/stream" => { GET => public_messages::stream },
+    "/api/public/chat/{slug}/threads/{thread_id}/stop" => { POST => public_messages::stop },
     "/api/admin/backup" => { GET => admin::backup },
     "/api/admin/export" => { GET => admin::export },
     "/api/usage" => { GET => usage::list },

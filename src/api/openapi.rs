@@ -40,7 +40,8 @@ answer as a Server-Sent Events stream.
 Authenticate with `Authorization: Bearer <key>`: an API key (`cfr_…`) or a JWT \
 signed by the org's backend. The role an operation admits is the scope list of its \
 `bearer` requirement: `[]` any caller, `member`, `admin`, `platform_admin`, `jwt` (a JWT, \
-never an API key).
+never an API key). The public chat routes (`/api/public/chat/{slug}/…`) take a \
+visitor token (`cfv_…`, the `visitor` scheme) from `POST …/session` instead.
 
 Every error answers `{\"error\": CODE, \"detail\": \"…\"}`; every response carries \
 `X-Request-Id`.
@@ -236,6 +237,15 @@ fn add_shared_parts(doc: &mut oa::OpenApi) {
             Http::builder()
                 .scheme(HttpAuthScheme::Bearer)
                 .bearer_format("API key (cfr_…) or JWT")
+                .build(),
+        ),
+    );
+    components.add_security_scheme(
+        "visitor",
+        SecurityScheme::Http(
+            Http::builder()
+                .scheme(HttpAuthScheme::Bearer)
+                .bearer_format("visitor token (cfv_…) from POST /api/public/chat/{slug}/session")
                 .build(),
         ),
     );

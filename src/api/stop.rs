@@ -22,7 +22,18 @@ struct Stopped {
 pub struct StopBody {
     /// Also drop the queued sends.
     #[serde(default)]
-    queued: bool,
+    pub queued: bool,
+}
+
+impl StopBody {
+    /// The body of a stop: empty is `{}`.
+    pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
+        if body.iter().all(u8::is_ascii_whitespace) {
+            Ok(Self::default())
+        } else {
+            parse_json(body)
+        }
+    }
 }
 
 /// `POST /api/threads/{id}/stop`: ends the running answer at once (and, with
@@ -34,11 +45,7 @@ pub async fn stop(
     path: web::Path<ThreadId>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let body: StopBody = if body.iter().all(u8::is_ascii_whitespace) {
-        StopBody::default()
-    } else {
-        parse_json(&body)?
-    };
+    let body = StopBody::parse(&body)?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let stopped = state
         .runtime

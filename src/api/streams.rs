@@ -23,7 +23,10 @@ pub struct StreamQuery {
 }
 
 /// The position to resume after: `Last-Event-ID`, else `?after=` (`T.N`).
-pub(super) fn resume_point(request: &HttpRequest, query: &StreamQuery) -> Result<Option<FrameId>, ApiError> {
+pub(super) fn resume_point(
+    request: &HttpRequest,
+    query: &StreamQuery,
+) -> Result<Option<FrameId>, ApiError> {
     let (field, text) = match request.headers().get("last-event-id") {
         Some(value) => (
             "Last-Event-ID",
@@ -54,7 +57,15 @@ pub async fn stream(
 ) -> Result<HttpResponse, ApiError> {
     let after = resume_point(&request, &query)?;
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
-    open(&state, caller.org_id, thread.id, after, query.follow, Audience::Full).await
+    open(
+        &state,
+        caller.org_id,
+        thread.id,
+        after,
+        query.follow,
+        Audience::Full,
+    )
+    .await
 }
 
 /// `…/stream` once the caller may read the thread: a `follow` stream, a

@@ -79,7 +79,10 @@ async fn authenticate(req: HttpRequest) -> Result<Visitor, ApiError> {
                 .into(),
         ));
     }
-    state.public.limits.request(publication.id, &claims.user_id)?;
+    state
+        .public
+        .limits
+        .request(publication.id, &claims.user_id)?;
     Ok(Visitor {
         ip: client_ip(&req, &state.public.proxies),
         publication,

@@ -18,7 +18,9 @@ impl IpKey {
         match ip.to_canonical() {
             IpAddr::V6(v6) => {
                 let s = v6.segments();
-                Self(IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0)))
+                Self(IpAddr::V6(Ipv6Addr::new(
+                    s[0], s[1], s[2], s[3], 0, 0, 0, 0,
+                )))
             }
             v4 => Self(v4),
         }
@@ -111,7 +113,11 @@ mod tests {
             IpKey::of(ip("10.2.3.4"))
         );
         assert!(TrustedProxies::parse("10.0.0.0/33").is_err());
-        assert!(TrustedProxies::parse("nonsense").unwrap_err().contains("nonsense"));
+        assert!(
+            TrustedProxies::parse("nonsense")
+                .unwrap_err()
+                .contains("nonsense")
+        );
     }
 
     #[test]

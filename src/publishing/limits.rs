@@ -119,11 +119,10 @@ pub struct RunningSlot {
 impl Drop for RunningSlot {
     fn drop(&mut self) {
         // Removed at zero, so the map holds only publications with turns.
-        self.running
-            .remove_if_mut(&self.publication, |_, count| {
-                *count = count.saturating_sub(1);
-                *count == 0
-            });
+        self.running.remove_if_mut(&self.publication, |_, count| {
+            *count = count.saturating_sub(1);
+            *count == 0
+        });
     }
 }
 
@@ -159,7 +158,8 @@ impl PublicLimits {
         let Some(quota) = self.mints_per_minute else {
             return Ok(());
         };
-        self.mints.check(&ip, quota, "visitor sessions from this address")
+        self.mints
+            .check(&ip, quota, "visitor sessions from this address")
     }
 
     /// Counts one send (or thread creation) of `user` from `ip`, against the
@@ -184,7 +184,11 @@ impl PublicLimits {
     }
 
     /// A slot for one more turn of `publication`, if fewer than `max` run.
-    pub fn admit_turn(&self, publication: PublicationId, max: u32) -> Result<RunningSlot, ApiError> {
+    pub fn admit_turn(
+        &self,
+        publication: PublicationId,
+        max: u32,
+    ) -> Result<RunningSlot, ApiError> {
         let mut count = self.running.entry(publication).or_insert(0);
         if *count >= max {
             drop(count);
@@ -270,7 +274,9 @@ mod tests {
         limits.send(publication, "v2", ip(1), 2, 3).unwrap();
         assert!(limits.send(publication, "v3", ip(1), 2, 3).is_err());
         // Another publication counts apart.
-        limits.send(PublicationId::new(), "v1", ip(1), 2, 3).unwrap();
+        limits
+            .send(PublicationId::new(), "v1", ip(1), 2, 3)
+            .unwrap();
         // A changed quota starts afresh.
         limits.send(publication, "v1", ip(2), 5, 30).unwrap();
     }

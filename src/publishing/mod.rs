@@ -8,8 +8,9 @@ pub mod chats;
 pub mod client_ip;
 pub mod domains;
 pub mod limits;
-pub mod visitors;
+pub mod names;
 pub mod rules;
+pub mod visitors;
 
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, OrgId, PublicationId};

@@ -228,7 +228,11 @@ impl VisitorKeys {
 
     /// The visitor a secret names, if it was made for `publication`
     /// (compared in constant time).
-    pub fn open_visitor_secret(&self, publication: PublicationId, secret: &str) -> Option<VisitorId> {
+    pub fn open_visitor_secret(
+        &self,
+        publication: PublicationId,
+        secret: &str,
+    ) -> Option<VisitorId> {
         let bytes = URL_SAFE_NO_PAD
             .decode(secret.strip_prefix(SECRET_PREFIX)?)
             .ok()?;
@@ -244,7 +248,10 @@ impl VisitorKeys {
 
     /// The visitor of a host identity: the same on every device.
     pub fn host_visitor(&self, publication: PublicationId, sub: &str) -> VisitorId {
-        let mac = hmac(&self.visitor, &[b"ext", publication.as_bytes(), sub.as_bytes()]);
+        let mac = hmac(
+            &self.visitor,
+            &[b"ext", publication.as_bytes(), sub.as_bytes()],
+        );
         let mut id = [0u8; 16];
         id.copy_from_slice(&mac[..16]);
         VisitorId(id)
@@ -252,7 +259,10 @@ impl VisitorKeys {
 
     /// The invite code of `thread` at its invite generation.
     pub fn invite_code(&self, thread: ThreadId, generation: u64) -> String {
-        let mac = hmac(&self.invite, &[thread.as_bytes(), &generation.to_be_bytes()]);
+        let mac = hmac(
+            &self.invite,
+            &[thread.as_bytes(), &generation.to_be_bytes()],
+        );
         URL_SAFE_NO_PAD.encode(&mac[..16])
     }
 
@@ -313,7 +323,9 @@ pub fn verify_user_token(
     let sub = claims.sub.ok_or("userToken: sub and exp are required")?;
     let sub_chars = sub.chars().count();
     if sub_chars == 0 || sub_chars > MAX_SUB_CHARS {
-        return Err(format!("userToken: sub must be 1–{MAX_SUB_CHARS} characters"));
+        return Err(format!(
+            "userToken: sub must be 1–{MAX_SUB_CHARS} characters"
+        ));
     }
     if claims.exp > now + MAX_USER_TOKEN_SECS + 60 {
         return Err("userToken: exp may be at most 24 h ahead".into());
@@ -332,7 +344,9 @@ pub fn verify_user_token(
         .as_ref()
         .is_some_and(|n| n.chars().count() > MAX_NAME_CHARS)
     {
-        return Err(format!("userToken: name is longer than {MAX_NAME_CHARS} characters"));
+        return Err(format!(
+            "userToken: name is longer than {MAX_NAME_CHARS} characters"
+        ));
     }
     Ok(HostIdentity {
         sub,

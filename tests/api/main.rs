@@ -46,3 +46,4 @@ mod tools;
 mod vendor_options;
 mod vendor_rig;
 mod vendors;
+mod visitors;

@@ -22,6 +22,8 @@ enum Needs {
     Platform,
     /// JWT callers (users and admins), never keys.
     Jwt,
+    /// A public chat's visitor token, nothing else (`publishing.md` column V).
+    Visitor,
 }
 
 /// The contract's table, per mounted route.
@@ -41,6 +43,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/agents/{agent_id}/plan") => Member,
         ("GET", "/api/orgs/settings") => Member,
         ("GET", "/api/public/chat/{slug}") => Nobody,
+        ("POST", "/api/public/chat/{slug}/session") => Nobody,
+        (_, path) if path.starts_with("/api/public/chat/{slug}/") => Visitor,
         ("POST", "/api/orgs/settings") => Admin,
         ("GET", "/api/agents/{agent_id}/publish" | "/api/agents/{agent_id}/multiplayer") => Member,
         ("POST" | "PATCH" | "DELETE", "/api/agents/{agent_id}/publish") => Admin,
@@ -97,17 +101,34 @@ enum Kind {
     AdminKey,
     AdminJwt,
     PlatformKey,
+    /// A visitor of the walk's publication.
+    Visitor,
 }
+
+/// Every kind of caller the walk tries.
+const KINDS: [Kind; 7] = [
+    Kind::Anonymous,
+    Kind::User,
+    Kind::Member,
+    Kind::AdminKey,
+    Kind::AdminJwt,
+    Kind::PlatformKey,
+    Kind::Visitor,
+];
+
+/// The walk's publication's slug.
+const SLUG: &str = "walked-slug";
 
 fn admits(needs: Needs, kind: Kind) -> bool {
     use Kind::*;
     match needs {
         Needs::Nobody => true,
-        Needs::Anyone => kind != Anonymous,
+        Needs::Anyone => !matches!(kind, Anonymous | Visitor),
         Needs::Member => matches!(kind, Member | AdminKey | AdminJwt | PlatformKey),
         Needs::Admin => matches!(kind, AdminKey | AdminJwt | PlatformKey),
         Needs::Platform => kind == PlatformKey,
         Needs::Jwt => matches!(kind, User | AdminJwt),
+        Needs::Visitor => kind == Visitor,
     }
 }
 
@@ -158,6 +179,12 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
             json!({"mcpServerId": mcp})
         }
         ("PATCH", "/api/agents/{agent_id}/mcps/{mcp_id}/services") => json!({"enabled": null}),
+        ("POST", "/api/public/chat/{slug}/session") => json!({}),
+        ("POST", "/api/public/chat/{slug}/threads") => json!({"displayName": "Walker"}),
+        ("POST", "/api/public/chat/{slug}/threads/{thread_id}/messages") => {
+            json!({"content": "hi"})
+        }
+        ("POST", "/api/public/chat/{slug}/threads/{thread_id}/stop") => json!({}),
         ("POST", "/api/tools/execute") => {
             json!({"name": format!("hook-{}", &agent[agent.len() - 12..]), "arguments": {}})
         }
@@ -171,9 +198,34 @@ struct Callers {
     admin_key: String,
 }
 
+/// A new visitor of the walk's publication.
+async fn visitor(server: &Server) -> Api {
+    let session = server
+        .anonymous()
+        .post(&format!("/api/public/chat/{SLUG}/session"), json!({}))
+        .await
+        .expect(200);
+    server.api(session["token"].as_str().unwrap())
+}
+
+/// A thread of `visitor`'s (through the public chat).
+async fn visitor_thread(visitor: &Api) -> String {
+    visitor
+        .post(
+            &format!("/api/public/chat/{SLUG}/threads"),
+            json!({"displayName": "Walker"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 impl Callers {
-    fn api(&self, server: &Server, kind: Kind) -> Api {
+    async fn api(&self, server: &Server, kind: Kind) -> Api {
         match kind {
+            Kind::Visitor => visitor(server).await,
             Kind::Anonymous => server.anonymous(),
             Kind::User => server.api(&jwt(
                 json!({"sub": "alice", "exp": exp_in(600), "org_id": self.org}),
@@ -191,8 +243,20 @@ impl Callers {
 #[tokio::test]
 async fn every_route_admits_exactly_the_roles_of_the_contract() {
     // Tools call a closed local port: refused at once, no DNS involved.
-    let server = Server::start_with(Options::default().env("CONFER_OUTBOUND_ALLOW", "127.0.0.1:9"));
+    // Every visitor is new, and mints are not limited.
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1:9")
+            .env("CONFER_PUBLIC_MINTS_PER_IP_PER_MIN", "0"),
+    );
     let root = server.admin();
+    let published = root.agent("published").await;
+    root.post(
+        &format!("/api/agents/{published}/publish"),
+        json!({"slug": SLUG, "mode": "multiplayer"}),
+    )
+    .await
+    .expect(201);
     let org = root.org_id().await;
     let member_key = root
         .post("/api/keys", json!({"name": "member", "role": "member"}))
@@ -218,19 +282,17 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
     for (method, path) in routes {
         let needs = needs(method, path)
             .unwrap_or_else(|| panic!("route {method} {path} has no entry in the role table"));
-        for kind in [
-            Kind::Anonymous,
-            Kind::User,
-            Kind::Member,
-            Kind::AdminKey,
-            Kind::AdminJwt,
-            Kind::PlatformKey,
-        ] {
-            let api = callers.api(&server, kind);
+        let public = needs == Needs::Visitor;
+        for kind in KINDS {
+            let api = callers.api(&server, kind).await;
             // Fresh resources for each call, so deletes do not interfere.
             let agent = root.agent("walked").await;
-            let user = callers.api(&server, Kind::User);
-            let own_thread = if kind == Kind::User {
+            let user = callers.api(&server, Kind::User).await;
+            let own_thread = if public && kind == Kind::Visitor {
+                visitor_thread(&api).await
+            } else if public {
+                visitor_thread(&visitor(&server).await).await
+            } else if kind == Kind::User {
                 user.thread(&agent, json!({"kind": "multiplayer"})).await
             } else {
                 root.thread(&agent, json!({"kind": "multiplayer"})).await
@@ -308,7 +370,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{todo_id}", &todos[0])
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{file:.*}", "index.html")
-                    .replace("{slug}", "walked-slug");
+                    .replace("{slug}", SLUG);
                 if *path == "/api/threads" && *method == "GET" {
                     concrete.push_str(&format!("?agentId={agent}"));
                 }
@@ -331,17 +393,43 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     "{kind:?} must be admitted to {method} {path}: {status} {}",
                     reply.body
                 );
-            } else if kind == Kind::Anonymous {
+            } else if kind == Kind::Anonymous || public {
+                // Keys and JWTs are no credential on the public routes.
                 assert_eq!(status, 401, "{kind:?} {method} {path}: {}", reply.body);
+            } else if kind == Kind::Visitor {
+                assert_eq!(status, 403, "{kind:?} {method} {path}: {}", reply.body);
+                let detail = reply.body["detail"].as_str().unwrap_or_default();
+                assert!(
+                    detail.contains("/api/public/chat/"),
+                    "names the prefix: {detail}"
+                );
             } else {
                 assert_eq!(status, 403, "{kind:?} {method} {path}: {}", reply.body);
                 assert_eq!(reply.body["error"], "FORBIDDEN");
                 let detail = reply.body["detail"].as_str().unwrap_or_default();
                 assert!(detail.contains("requires"), "names the role: {detail}");
             }
+            // A visitor reaches only its own threads of its publication:
+            // another visitor's, or an org thread, is 404.
+            if kind == Kind::Visitor && public && path.contains("{thread_id}") {
+                let others = visitor_thread(&visitor(&server).await).await;
+                let org_thread = root.thread(&published, json!({})).await;
+                for foreign in [others, org_thread] {
+                    let foreign = (foreign, String::new(), [String::new(), String::new()]);
+                    let reply = api
+                        .request(method_of.clone(), &concrete(&foreign), body_on(&foreign))
+                        .await;
+                    assert_eq!(
+                        reply.status.as_u16(),
+                        404,
+                        "visitor on another's thread: {method} {path}: {}",
+                        reply.body
+                    );
+                }
+            }
             // An end user reaches only its own threads (and their plans):
             // another's is 403.
-            if kind == Kind::User && (path.contains("{thread_id}") || plans) {
+            if kind == Kind::User && !public && (path.contains("{thread_id}") || plans) {
                 let foreign = plan_of(root.thread(&agent, json!({})).await).await;
                 let reply = api
                     .request(method_of, &concrete(&foreign), body_on(&foreign))
@@ -532,15 +620,17 @@ async fn unknown_methods_are_405_with_allow() {
     assert_eq!(body["error"], "METHOD_NOT_ALLOWED");
 }
 
-/// The role scopes `/openapi.json` states for `needs` (see `src/api/openapi.rs`).
-fn stated_scopes(needs: Needs) -> Option<Vec<&'static str>> {
+/// The scheme and role scopes `/openapi.json` states for `needs` (see
+/// `src/api/openapi.rs`).
+fn stated_scopes(needs: Needs) -> Option<(&'static str, Vec<&'static str>)> {
     match needs {
         Needs::Nobody => None,
-        Needs::Anyone => Some(vec![]),
-        Needs::Member => Some(vec!["member"]),
-        Needs::Admin => Some(vec!["admin"]),
-        Needs::Platform => Some(vec!["platform_admin"]),
-        Needs::Jwt => Some(vec!["jwt"]),
+        Needs::Anyone => Some(("bearer", vec![])),
+        Needs::Member => Some(("bearer", vec!["member"])),
+        Needs::Admin => Some(("bearer", vec!["admin"])),
+        Needs::Platform => Some(("bearer", vec!["platform_admin"])),
+        Needs::Jwt => Some(("bearer", vec!["jwt"])),
+        Needs::Visitor => Some(("visitor", vec![])),
     }
 }
 
@@ -554,15 +644,21 @@ async fn the_api_description_states_the_role_of_every_route() {
         let operation = &doc["paths"][path.replace(":.*}", "}")][method.to_lowercase()];
         let stated = operation["security"].as_array().and_then(|requirements| {
             requirements.iter().find_map(|r| {
-                r["bearer"].as_array().map(|scopes| {
-                    scopes
-                        .iter()
-                        .map(|s| s.as_str().unwrap_or_default().to_owned())
-                        .collect::<Vec<_>>()
-                })
+                let (scheme, scopes) = r.as_object()?.iter().next()?;
+                let scopes = scopes
+                    .as_array()?
+                    .iter()
+                    .map(|s| s.as_str().unwrap_or_default().to_owned())
+                    .collect::<Vec<_>>();
+                Some((scheme.clone(), scopes))
             })
         });
-        let expected = stated_scopes(needs).map(|s| s.iter().map(|s| (*s).to_owned()).collect());
+        let expected = stated_scopes(needs).map(|(scheme, s)| {
+            (
+                scheme.to_owned(),
+                s.iter().map(|s| (*s).to_owned()).collect(),
+            )
+        });
         if stated != expected {
             wrong.push(format!(
                 "{method} {path}: states {stated:?}, admits {needs:?}"

@@ -113,7 +113,10 @@ mod tests {
             is_error: Some(true),
         };
         let text = shown(&result);
-        assert!(!text.contains("s3") && text.contains("\"isError\":true"), "{text}");
+        assert!(
+            !text.contains("s3") && text.contains("\"isError\":true"),
+            "{text}"
+        );
         assert_eq!(shown(&ThreadEvent::Thinking { delta: "hm".into() }), "");
         assert_eq!(
             shown(&ThreadEvent::RequiresAction { tool_calls: vec![] }),

@@ -6,3 +6,6 @@
 
 pub mod config;
 pub mod events;
+pub mod messages;
+pub mod session;
+pub mod threads;

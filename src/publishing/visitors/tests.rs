@@ -38,10 +38,22 @@ fn tokens_round_trip_and_refuse_tampering_expiry_and_other_keys() {
     assert_eq!(keys().verify_token(&token).unwrap(), wanted);
 
     let other = VisitorKeys::derive(&[9u8; 32]);
-    assert_eq!(other.verify_token(&token).unwrap_err(), "visitor token invalid");
-    let expired = keys().mint_token(&claims(publication, now - 1), now - 10).unwrap();
-    assert_eq!(keys().verify_token(&expired).unwrap_err(), "visitor token expired");
-    assert!(keys().verify_token(token.trim_start_matches("cfv_")).is_err());
+    assert_eq!(
+        other.verify_token(&token).unwrap_err(),
+        "visitor token invalid"
+    );
+    let expired = keys()
+        .mint_token(&claims(publication, now - 1), now - 10)
+        .unwrap();
+    assert_eq!(
+        keys().verify_token(&expired).unwrap_err(),
+        "visitor token expired"
+    );
+    assert!(
+        keys()
+            .verify_token(token.trim_start_matches("cfv_"))
+            .is_err()
+    );
     let mut tampered = token.clone();
     tampered.pop();
     tampered.push(if token.ends_with('A') { 'B' } else { 'A' });
@@ -54,8 +66,14 @@ fn secrets_resume_their_visitor_on_their_publication_only() {
     let visitor = VisitorId::random();
     let secret = keys().visitor_secret(publication, visitor);
     assert!(secret.starts_with("cvs_"));
-    assert_eq!(keys().open_visitor_secret(publication, &secret), Some(visitor));
-    assert_eq!(keys().open_visitor_secret(PublicationId::new(), &secret), None);
+    assert_eq!(
+        keys().open_visitor_secret(publication, &secret),
+        Some(visitor)
+    );
+    assert_eq!(
+        keys().open_visitor_secret(PublicationId::new(), &secret),
+        None
+    );
     let mut forged = secret.clone();
     forged.replace_range(4..6, "AA");
     assert_eq!(keys().open_visitor_secret(publication, &forged), None);
@@ -104,11 +122,17 @@ fn user_token(secret: &str, claims: serde_json::Value) -> String {
 fn user_tokens_follow_rule_two() {
     let now = chrono::Utc::now().timestamp();
     let secret = "cfi_s3cret";
-    let good = user_token(secret, json!({"sub": "u1", "exp": now + 600, "name": "Ann"}));
+    let good = user_token(
+        secret,
+        json!({"sub": "u1", "exp": now + 600, "name": "Ann"}),
+    );
     let identity = verify_user_token(&good, secret, "help", now).unwrap();
     assert_eq!(identity.sub, "u1");
     assert_eq!(identity.name.as_deref(), Some("Ann"));
-    let with_aud = user_token(secret, json!({"sub": "u1", "exp": now + 600, "aud": "help"}));
+    let with_aud = user_token(
+        secret,
+        json!({"sub": "u1", "exp": now + 600, "aud": "help"}),
+    );
     assert!(verify_user_token(&with_aud, secret, "help", now).is_ok());
 
     let refused = |claims: serde_json::Value, key: &str| {
@@ -116,15 +140,23 @@ fn user_tokens_follow_rule_two() {
     };
     assert!(refused(json!({"sub": "u1", "exp": now + 600}), "other").contains("signature"));
     assert!(refused(json!({"sub": "u1", "exp": now - 120}), secret).contains("expired"));
-    assert!(verify_user_token(
-        &user_token(secret, json!({"sub": "u1", "exp": now - 30})),
-        secret,
-        "help",
-        now
-    )
-    .is_ok());
+    assert!(
+        verify_user_token(
+            &user_token(secret, json!({"sub": "u1", "exp": now - 30})),
+            secret,
+            "help",
+            now
+        )
+        .is_ok()
+    );
     assert!(refused(json!({"sub": "u1", "exp": now + 90_000}), secret).contains("24 h"));
-    assert!(refused(json!({"sub": "u1", "exp": now + 60, "aud": "other"}), secret).contains("aud"));
+    assert!(
+        refused(
+            json!({"sub": "u1", "exp": now + 60, "aud": "other"}),
+            secret
+        )
+        .contains("aud")
+    );
     assert!(refused(json!({"exp": now + 60}), secret).contains("required"));
     assert!(refused(json!({"sub": "", "exp": now + 60}), secret).contains("sub"));
     let long = "x".repeat(129);
@@ -138,5 +170,9 @@ fn user_tokens_follow_rule_two() {
         &EncodingKey::from_secret(secret.as_bytes()),
     )
     .unwrap();
-    assert!(verify_user_token(&hs512, secret, "help", now).unwrap_err().contains("HS256"));
+    assert!(
+        verify_user_token(&hs512, secret, "help", now)
+            .unwrap_err()
+            .contains("HS256")
+    );
 }
