@@ -53,6 +53,7 @@ use self::mcps::attachments;
 use self::mcps::oauth as mcp_oauth;
 use self::public::config as public_chat;
 use self::public::messages as public_messages;
+use self::public::people as public_people;
 use self::public::session as public_session;
 use self::public::threads as public_threads;
 use crate::error::{ApiError, code_for_status, error_response};
@@ -132,6 +133,11 @@ route_table! {
     },
     "/api/public/chat/{slug}/threads/{thread_id}/stream" => { GET => public_messages::stream },
     "/api/public/chat/{slug}/threads/{thread_id}/stop" => { POST => public_messages::stop },
+    "/api/public/chat/{slug}/threads/{thread_id}/invite" => { POST => public_people::invite },
+    "/api/public/chat/{slug}/threads/{thread_id}/join" => { POST => public_people::join },
+    "/api/public/chat/{slug}/threads/{thread_id}/participants" => {
+        GET => public_people::participants, DELETE => public_people::remove,
+    },
     "/api/admin/backup" => { GET => admin::backup },
     "/api/admin/export" => { GET => admin::export },
     "/api/usage" => { GET => usage::list },

@@ -9,7 +9,6 @@ use super::extract::JsonBody;
 use super::timestamp;
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
-use crate::publishing::WhoCanInvite;
 use crate::state::AppState;
 use crate::store::threads::ParticipantPut;
 
@@ -109,18 +108,12 @@ pub async fn add(
             "thread: participants exist only on multiplayer threads".into(),
         ));
     }
-    let owner_only = config.who_can_invite == WhoCanInvite::Owner;
     let is_owner = caller.sees_whole_org()
         || caller
             .jwt_user()
             .is_some_and(|u| u.sub == thread.created_by)
         || inviter.is_some_and(|p| p.role == ParticipantRole::Owner);
-    if owner_only && !is_owner {
-        return Err(ApiError::Forbidden(
-            "participants: only the thread's owners may add participants (whoCanInvite: owner)"
-                .into(),
-        ));
-    }
+    config.who_can_invite.check(is_owner)?;
     let body = body.into_inner();
     let user_id = body.user_id.trim().to_owned();
     if user_id.is_empty() {

@@ -200,6 +200,19 @@ pub enum WhoCanInvite {
     Participants,
 }
 
+impl WhoCanInvite {
+    /// Multiplayer rule 2, for API callers and visitors alike: under `owner`
+    /// only the thread's owners add participants or get invite links.
+    pub fn check(self, is_owner: bool) -> Result<(), crate::error::ApiError> {
+        if self == Self::Owner && !is_owner {
+            return Err(crate::error::ApiError::Forbidden(
+                "participants: only the thread's owners may invite (whoCanInvite: owner)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// How visitors are named in multiplayer threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]

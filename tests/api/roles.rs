@@ -184,7 +184,19 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/public/chat/{slug}/threads/{thread_id}/messages") => {
             json!({"content": "hi"})
         }
-        ("POST", "/api/public/chat/{slug}/threads/{thread_id}/stop") => json!({}),
+        (
+            "POST",
+            "/api/public/chat/{slug}/threads/{thread_id}/stop"
+            | "/api/public/chat/{slug}/threads/{thread_id}/invite",
+        ) => {
+            json!({})
+        }
+        ("POST", "/api/public/chat/{slug}/threads/{thread_id}/join") => {
+            json!({"code": "wrong", "displayName": "Walker"})
+        }
+        ("DELETE", "/api/public/chat/{slug}/threads/{thread_id}/participants") => {
+            json!({"participantId": "0000000000000000"})
+        }
         ("POST", "/api/tools/execute") => {
             json!({"name": format!("hook-{}", &agent[agent.len() - 12..]), "arguments": {}})
         }
@@ -253,7 +265,8 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
     let published = root.agent("published").await;
     root.post(
         &format!("/api/agents/{published}/publish"),
-        json!({"slug": SLUG, "mode": "multiplayer"}),
+        json!({"slug": SLUG, "mode": "multiplayer",
+               "limits": {"ipMessagesPerMinute": 6000, "visitorMessagesPerMinute": 600}}),
     )
     .await
     .expect(201);

@@ -482,3 +482,174 @@ async fn a_chat_runs_at_most_its_concurrent_turns() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
+
+/// Multiplayer chats: an invite link joins, the cap holds, `rotate` kills
+/// the old code, `owner` keeps invitations to owners, participants are
+/// shown without their ids, and owners remove others while members may
+/// only leave.
+#[tokio::test]
+async fn visitors_join_a_multiplayer_chat_by_link() {
+    let server = Server::start();
+    let admin = server.admin();
+    let agent = publish(&admin, "together", json!({"mode": "multiplayer"})).await;
+    admin
+        .put(
+            &format!("/api/agents/{agent}/multiplayer"),
+            json!({"maxParticipants": 2}),
+        )
+        .await
+        .expect(200);
+    let owner = visit(&server, "together", json!({})).await;
+    let detail = owner
+        .api
+        .post(&owner.path("/threads"), json!({}))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.starts_with("displayName"), "{detail}");
+    let thread = owner.thread(json!({"displayName": "Ann"})).await;
+    assert_eq!(thread["kind"], "multiplayer");
+    assert_eq!(thread["role"], "owner");
+    let id = thread["id"].as_str().unwrap();
+    let invite = owner
+        .api
+        .post(&owner.path(&format!("/threads/{id}/invite")), json!({}))
+        .await
+        .expect(200);
+    let url = invite["invite_url"].as_str().unwrap().to_owned();
+    let (page, fragment) = url.split_once("#join=").unwrap();
+    assert!(page.ends_with("/c/together"), "{url}");
+    let (thread_part, code) = fragment.split_once('.').unwrap();
+    assert_eq!(thread_part, id);
+
+    let guest = visit(&server, "together", json!({})).await;
+    let join = guest.path(&format!("/threads/{id}/join"));
+    guest
+        .api
+        .post(&join, json!({"code": "wrong", "displayName": "Bo"}))
+        .await
+        .expect_error(404, "NOT_FOUND");
+    // Not yet a participant: the thread is not found.
+    guest
+        .api
+        .get(&guest.path(&format!("/threads/{id}")))
+        .await
+        .expect_error(404, "NOT_FOUND");
+    // The same name is made unique.
+    let joined = guest
+        .api
+        .post(&join, json!({"code": code, "displayName": "Ann"}))
+        .await
+        .expect(200);
+    assert_eq!(joined["role"], "member");
+    let people = guest
+        .api
+        .get(&guest.path(&format!("/threads/{id}/participants")))
+        .await
+        .expect(200);
+    let names: Vec<&str> = people["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["display_name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"Ann") && names.contains(&"Ann 2"),
+        "{people}"
+    );
+    let text = people.to_string();
+    assert!(!text.contains("visitor:"), "ids are hidden: {text}");
+    let me = people["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["is_you"] == true)
+        .unwrap()
+        .clone();
+    assert_eq!(me["display_name"], "Ann 2");
+
+    // The third is past the cap of two.
+    let third = visit(&server, "together", json!({})).await;
+    third
+        .api
+        .post(
+            &third.path(&format!("/threads/{id}/join")),
+            json!({"code": code, "displayName": "Cy"}),
+        )
+        .await
+        .expect_error(409, "CONFLICT");
+
+    // A member may not remove the owner, but may leave.
+    let owner_entry = people["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["is_you"] == false)
+        .unwrap()
+        .clone();
+    let members = guest.path(&format!("/threads/{id}/participants"));
+    guest
+        .api
+        .delete_with(&members, json!({"participantId": owner_entry["id"]}))
+        .await
+        .expect_error(403, "FORBIDDEN");
+
+    // Under `owner`, a member gets no invite link; the owner does.
+    admin
+        .put(
+            &format!("/api/agents/{agent}/multiplayer"),
+            json!({"whoCanInvite": "owner"}),
+        )
+        .await
+        .expect(200);
+    guest
+        .api
+        .post(&guest.path(&format!("/threads/{id}/invite")), json!({}))
+        .await
+        .expect_error(403, "FORBIDDEN");
+    // Rotating kills the old code.
+    let rotated = owner
+        .api
+        .post(
+            &owner.path(&format!("/threads/{id}/invite")),
+            json!({"rotate": true}),
+        )
+        .await
+        .expect(200);
+    assert_ne!(rotated["invite_url"], invite["invite_url"]);
+    guest
+        .api
+        .delete_with(&members, json!({"participantId": me["id"]}))
+        .await
+        .expect(200);
+    guest
+        .api
+        .post(&join, json!({"code": code, "displayName": "Bo"}))
+        .await
+        .expect_error(404, "NOT_FOUND");
+    let new_code = rotated["invite_url"]
+        .as_str()
+        .unwrap()
+        .rsplit_once('.')
+        .unwrap()
+        .1
+        .to_owned();
+    guest
+        .api
+        .post(&join, json!({"code": new_code, "displayName": "Bo"}))
+        .await
+        .expect(200);
+    // A single chat has no invitations.
+    publish(&admin, "alone", json!({})).await;
+    let solo = visit(&server, "alone", json!({})).await;
+    let thread = solo.thread(json!({})).await;
+    solo.api
+        .post(
+            &solo.path(&format!(
+                "/threads/{}/invite",
+                thread["id"].as_str().unwrap()
+            )),
+            json!({}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+}

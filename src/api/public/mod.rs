@@ -7,5 +7,6 @@
 pub mod config;
 pub mod events;
 pub mod messages;
+pub mod people;
 pub mod session;
 pub mod threads;
