@@ -176,6 +176,10 @@ pub struct UsageRecord {
     pub cache_write_tokens: u64,
     /// Thread metadata overlaid with the message's metadata.
     pub metadata: Metadata,
+    /// The publication whose visitor's send made the call: its daily token
+    /// budget counts it (`publishing.md` rule 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publication_id: Option<crate::PublicationId>,
     pub stopped: bool,
     /// True when the token counts were estimated (a stop cut the vendor off).
     #[serde(default)]

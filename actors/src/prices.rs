@@ -94,6 +94,7 @@ mod tests {
             cache_read_tokens: 0,
             cache_write_tokens: 0,
             metadata: Default::default(),
+            publication_id: None,
             stopped: false,
             estimated: false,
             step: None,

@@ -12,6 +12,9 @@ pub struct VendorOptions {
     pub openai: OpenAiOptions,
     /// `streamThinking`: relay thinking text as `thinking` events.
     pub stream_thinking: bool,
+    /// A cap on each call's output tokens (a public chat's
+    /// `maxOutputTokens`); `None`: the provider's own limit.
+    pub max_output_tokens: Option<u32>,
 }
 
 /// Vendor A options.

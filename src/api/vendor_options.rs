@@ -85,6 +85,7 @@ pub fn validated(
             .unwrap_or_default(),
         openai: openai.map(openai_options).transpose()?.unwrap_or_default(),
         stream_thinking: stream_thinking.unwrap_or(false),
+        max_output_tokens: None,
     })
 }
 

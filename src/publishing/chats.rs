@@ -18,6 +18,8 @@ pub struct PublicChats {
     pub proxies: TrustedProxies,
     /// Threads one publication may hold.
     pub max_threads: u64,
+    /// The running public turns' budget reservations.
+    pub reservations: super::budget::Reservations,
 }
 
 impl PublicChats {
@@ -40,6 +42,7 @@ impl PublicChats {
             ),
             proxies: TrustedProxies::parse(&settings.trusted_proxies)?,
             max_threads: settings.public_max_threads,
+            reservations: super::budget::Reservations::default(),
         })
     }
 }

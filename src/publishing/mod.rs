@@ -4,6 +4,7 @@
 //! the store keeps them (`store::publications`), the HTTP layer shapes them
 //! (`api::publish`, `api::org_settings`, `api::multiplayer`).
 
+pub mod budget;
 pub mod chats;
 pub mod client_ip;
 pub mod domains;

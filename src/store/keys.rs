@@ -39,6 +39,7 @@
 //! | `publications`     | org ++ agent                                  | `Publication` (identity secret sealed) |
 //! | `publication_slugs`| slug (UTF-8), unique in the instance          | org ++ agent     |
 //! | `org_settings`     | org                                           | `OrgSettings`    |
+//! | `publication_days` | publication ++ day BE (u32, days since 1970)  | u64 BE, tokens of its visitors' calls |
 //! | `trace_days`       | org ++ day BE (u32, days since 1970) ++ agent ++ model (UTF-8) | `DayAggregate` (binary, merged) |
 //!
 //! Traces and their indexes are not in sled: see `traces` (files under
@@ -58,7 +59,7 @@
 //! and results the listing leaves out, in order, with its own sequence.
 
 use chrono::{DateTime, Utc};
-use confer_actors::{AgentId, OrgId, ThreadId};
+use confer_actors::{AgentId, OrgId, PublicationId, ThreadId};
 
 /// Tree names, one per entity or index.
 pub mod trees {
@@ -100,6 +101,7 @@ pub mod trees {
     pub const PUBLICATIONS: &str = "publications";
     pub const PUBLICATION_SLUGS: &str = "publication_slugs";
     pub const ORG_SETTINGS: &str = "org_settings";
+    pub const PUBLICATION_DAYS: &str = "publication_days";
 }
 
 /// Days since 1970-01-01 of an instant (UTC).
@@ -108,6 +110,14 @@ pub fn day_number(at: DateTime<Utc>) -> u32 {
 }
 
 /// `org ++ day ++ agent ++ model`: one day aggregate.
+/// The `publication_days` key of `publication`'s `day`.
+pub fn publication_day(publication: PublicationId, day: u32) -> [u8; 20] {
+    let mut key = [0u8; 20];
+    key[..16].copy_from_slice(publication.as_bytes());
+    key[16..].copy_from_slice(&day.to_be_bytes());
+    key
+}
+
 pub fn trace_day_key(org: OrgId, day: u32, agent: AgentId, model: &str) -> Vec<u8> {
     let mut key = trace_day(org, day);
     key.extend_from_slice(agent.as_bytes());

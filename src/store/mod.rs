@@ -165,6 +165,8 @@ pub struct SledStore {
     plans_by_thread: Tree,
     publications: Tree,
     publication_slugs: Tree,
+    /// The tokens each publication's visitors spent each day.
+    publication_days: Tree,
     org_settings: Tree,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
@@ -283,6 +285,7 @@ impl SledStore {
             plans_by_thread: tree(trees::PLANS_BY_THREAD)?,
             publications: tree(trees::PUBLICATIONS)?,
             publication_slugs: tree(trees::PUBLICATION_SLUGS)?,
+            publication_days: tree(trees::PUBLICATION_DAYS)?,
             org_settings: tree(trees::ORG_SETTINGS)?,
             trace_files,
             trace_days,

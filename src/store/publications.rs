@@ -233,6 +233,47 @@ impl SledStore {
     }
 }
 
+impl SledStore {
+    /// The tokens `publication`'s visitors' calls spent on `day` (days
+    /// since 1970, UTC), as flushed with their usage records.
+    pub fn publication_tokens(
+        &self,
+        publication: confer_actors::PublicationId,
+        day: u32,
+    ) -> Result<u64, StoreError> {
+        Ok(self
+            .publication_days
+            .get(keys::publication_day(publication, day))
+            .map_err(engine)?
+            .map_or(0, |v| keys::read_u64(&v)))
+    }
+
+    /// The input tokens of `thread`'s latest model call (0 before the first):
+    /// what its next call will send at least.
+    pub fn last_input_tokens(
+        &self,
+        org: OrgId,
+        thread: confer_actors::ThreadId,
+    ) -> Result<u64, StoreError> {
+        let prefix = keys::pair(org.as_bytes(), thread.as_bytes());
+        let Some(entry) = self
+            .usage_by_thread
+            .range(prefix.to_vec()..keys::timeline_end(&prefix, None))
+            .next_back()
+        else {
+            return Ok(0);
+        };
+        let (key, _) = entry.map_err(engine)?;
+        let suffix = &key[prefix.len()..];
+        let (Some(micros), Some(id)) = (suffix.get(..8), keys::timeline_id(&key)) else {
+            return Ok(0);
+        };
+        let usage_key = keys::timeline(org.as_bytes(), keys::read_u64(micros), &id);
+        let record: Option<confer_actors::UsageRecord> = Self::get(&self.usage, &usage_key)?;
+        Ok(record.map_or(0, |r| r.input_tokens))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

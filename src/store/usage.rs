@@ -92,6 +92,7 @@ pub(super) struct UsageTrees<'a> {
     pub(super) by_thread: &'a TransactionalTree,
     pub(super) by_agent: &'a TransactionalTree,
     pub(super) clocks: &'a TransactionalTree,
+    pub(super) publication_days: &'a TransactionalTree,
 }
 
 type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
@@ -114,6 +115,18 @@ impl<'a> UsageTrees<'a> {
         let agent_prefix = keys::pair(org_bytes, record.agent_id.as_bytes());
         self.by_agent
             .insert(keys::timeline(&agent_prefix, at, id), &[])?;
+        // A visitor's call counts against its publication's day, in the
+        // record's own transaction (so in its flush).
+        if let Some(publication) = record.publication_id {
+            let key = keys::publication_day(publication, keys::day_number(record.created_at));
+            let spent = self
+                .publication_days
+                .get(key)?
+                .map_or(0, |v| keys::read_u64(&v));
+            let tokens = record.input_tokens + record.output_tokens;
+            self.publication_days
+                .insert(&key, &spent.saturating_add(tokens).to_be_bytes())?;
+        }
         Ok(record)
     }
 

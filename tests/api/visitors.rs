@@ -653,3 +653,95 @@ async fn visitors_join_a_multiplayer_chat_by_link() {
         .await
         .expect_error(422, "VALIDATION_ERROR");
 }
+
+/// A chat's daily budget: sends go until one would pass it, which is 429
+/// `BUDGET_EXHAUSTED` with `Retry-After` to midnight and stores nothing;
+/// `usage_today.tokens` is the sum of the chat's usage records, also after
+/// a restart.
+#[tokio::test]
+async fn a_chat_stops_at_its_daily_budget() {
+    let server = Server::start();
+    let admin = server.admin();
+    let agent = publish(
+        &admin,
+        "thrifty",
+        json!({"limits": {"dailyTokenBudget": 1000, "maxOutputTokens": 64,
+                          "visitorMessagesPerMinute": 600, "ipMessagesPerMinute": 6000}}),
+    )
+    .await;
+    let guest = visit(&server, "thrifty", json!({})).await;
+    let thread = guest.thread(json!({})).await;
+    let id = thread["id"].as_str().unwrap().to_owned();
+    let path = guest.path(&format!("/threads/{id}/messages"));
+    let message = "the quick brown fox jumps over the lazy dog ".repeat(4);
+    let mut sent = 0;
+    let refusal = loop {
+        let stream = guest.open_send(&id, json!({"content": message}), &[]).await;
+        if stream.status != 200 {
+            break stream;
+        }
+        assert_eq!(done_of(&stream.collect().await)["ok"], true);
+        sent += 1;
+        assert!(sent < 100, "the budget never ran out");
+    };
+    assert!(sent >= 1, "at least one send fits");
+    assert_eq!(refusal.status, 429);
+    let wait: u64 = refusal.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=86_400).contains(&wait), "{wait}");
+    let history = guest.api.get(&path).await.expect(200);
+    assert_eq!(
+        history["total"],
+        sent * 2,
+        "the refused send stored nothing"
+    );
+    let refused = guest
+        .api
+        .post(&path, json!({"content": message}))
+        .await
+        .expect_error(429, "BUDGET_EXHAUSTED");
+    assert!(refused.contains("dailyTokenBudget"), "{refused}");
+
+    let usage = admin
+        .get(&format!("/api/usage?agentId={agent}&limit=200"))
+        .await
+        .expect(200);
+    let records = usage["records"].as_array().unwrap();
+    assert_eq!(records.len(), sent as usize);
+    let total: u64 = records
+        .iter()
+        .map(|r| r["input_tokens"].as_u64().unwrap() + r["output_tokens"].as_u64().unwrap())
+        .sum();
+    let publication = admin
+        .get(&format!("/api/agents/{agent}/publish"))
+        .await
+        .expect(200);
+    let today = &publication["usage_today"];
+    assert_eq!(today["tokens"], total, "{today}");
+    assert_eq!(today["reserved"], 0);
+    assert_eq!(today["budget"], 1000);
+    assert!(
+        today["resets_at"]
+            .as_str()
+            .unwrap()
+            .ends_with("T00:00:00.000000Z")
+    );
+
+    let server = server.kill_and_restart();
+    let after = server
+        .admin()
+        .get(&format!("/api/agents/{agent}/publish"))
+        .await
+        .expect(200);
+    assert_eq!(after["usage_today"]["tokens"], total);
+    // The same token still works (the instance key is kept), and the
+    // thread's next send still does not fit.
+    let again = server.api(guest.session["token"].as_str().unwrap());
+    again
+        .post(&path, json!({"content": message}))
+        .await
+        .expect_error(429, "BUDGET_EXHAUSTED");
+}

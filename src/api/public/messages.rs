@@ -2,14 +2,18 @@
 //! `…/stream` and `…/stop` under `/api/public/chat/{slug}` (`publishing.md`
 //! "Visitors" rules 4, 6, 8, 9). The same turns as `/api/threads`, with
 //! the public chat's rules: only `content` and `ifBusy` may be sent, the
-//! limits are counted before anything happens, the turn runs only the
+//! limits are counted and the day's token budget reserved before anything
+//! happens, each call's output is capped, the turn runs only the
 //! publication's public tools, and its stream shows only public events.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use confer_actors::{IfBusy, Metadata, PublicTurn, ThreadId, ThreadStore, TurnRequest};
+use chrono::Utc;
+use confer_actors::{
+    IfBusy, Metadata, PublicTurn, ThreadId, ThreadStore, TurnRequest, VendorOptions,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -22,7 +26,9 @@ use crate::api::streams::{self, StreamQuery};
 use crate::auth::access;
 use crate::auth::visitor::Visitor;
 use crate::error::ApiError;
+use crate::publishing::budget;
 use crate::state::AppState;
+use crate::store::keys;
 
 /// `POST …/messages` body: nothing but these two.
 #[derive(Deserialize, Serialize, utoipa::ToSchema)]
@@ -78,9 +84,16 @@ pub async fn send(
     let body = visitor_send(body.into_inner(), limits.max_message_chars)?;
     let key = idempotency::from_header(&http)?;
     let (org, user) = (publication.org_id, visitor.user_id.clone());
-    let (thread, (agent, participant)) =
+    let now = Utc::now();
+    let (id, today) = (publication.id, keys::day_number(now));
+    let (thread, (agent, participant, spent, last_input)) =
         access::visitor_thread_and(&state, &visitor, path.into_inner().1, move |s, t| {
-            Ok((s.agent(org, t.agent_id)?, s.participant(t.id, &user)?))
+            Ok((
+                s.agent(org, t.agent_id)?,
+                s.participant(t.id, &user)?,
+                s.publication_tokens(id, today)?,
+                s.last_input_tokens(org, t.id)?,
+            ))
         })
         .await?;
     // Before any effect: the quotas, then a running-turn slot, which the
@@ -96,6 +109,18 @@ pub async fn send(
         .public
         .limits
         .admit_turn(publication.id, limits.max_concurrent_turns)?;
+    let cost = budget::send_cost(
+        last_input,
+        body.content.chars().count(),
+        limits.max_output_tokens,
+    );
+    let reservation = state.public.reservations.reserve(
+        publication.id,
+        cost,
+        spent,
+        limits.daily_token_budget,
+        now,
+    )?;
     let sender_name = participant
         .and_then(|p| p.display_name)
         .or_else(|| visitor.name.clone());
@@ -130,8 +155,12 @@ pub async fn send(
         public: Some(Arc::new(PublicTurn {
             publication: publication.id,
             tools: publication.public_tools.clone(),
-            hold: Box::new(slot),
+            hold: Box::new((slot, reservation)),
         })),
+        options: Arc::new(VendorOptions {
+            max_output_tokens: Some(limits.max_output_tokens),
+            ..VendorOptions::default()
+        }),
         ..TurnRequest::default()
     };
     messages::answer(

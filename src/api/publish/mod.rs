@@ -127,6 +127,18 @@ fn not_published() -> ApiError {
     ApiError::NotFound("publication: the agent is not published".into())
 }
 
+/// The tokens `publication`'s visitors spent today (UTC).
+async fn spent_today(state: &AppState, publication: &Publication) -> Result<u64, ApiError> {
+    let (id, today) = (
+        publication.id,
+        crate::store::keys::day_number(chrono::Utc::now()),
+    );
+    Ok(state
+        .store
+        .run(move |s| s.publication_tokens(id, today))
+        .await?)
+}
+
 /// The org's embed domains, parsed.
 async fn org_domains(
     state: &AppState,
@@ -153,11 +165,13 @@ pub async fn get(
         .run(move |s| Ok((s.publication(org, agent.id)?, s.org_settings(org)?)))
         .await?;
     let publication = publication.ok_or_else(not_published)?;
+    let spent = spent_today(&state, &publication).await?;
     Ok(HttpResponse::Ok().json(PublicationView::of(
         &state,
         publication,
         &settings.origins(),
         None,
+        spent,
     )))
 }
 
@@ -200,8 +214,9 @@ pub async fn create(
         })
         .await?;
     match created {
-        PublicationCreated::Stored(publication) => Ok(HttpResponse::Created()
-            .json(PublicationView::of(&state, *publication, &domains, shown))),
+        PublicationCreated::Stored(publication) => Ok(HttpResponse::Created().json(
+            PublicationView::of(&state, *publication, &domains, shown, 0),
+        )),
         PublicationCreated::AlreadyPublished => Err(ApiError::Conflict(
             "publication: the agent is already published".into(),
         )),
@@ -253,7 +268,14 @@ pub async fn update(
         Updated::Gone => return Err(not_published()),
         Updated::Refused(error) => return Err(error),
     };
-    Ok(HttpResponse::Ok().json(PublicationView::of(&state, publication, &domains, shown)))
+    let spent = spent_today(&state, &publication).await?;
+    Ok(HttpResponse::Ok().json(PublicationView::of(
+        &state,
+        publication,
+        &domains,
+        shown,
+        spent,
+    )))
 }
 
 /// `DELETE /api/agents/{id}/publish`: the record and its slug go in one

@@ -34,6 +34,19 @@ impl From<&PublicationLimits> for LimitsView {
     }
 }
 
+/// Today's (UTC) tokens of a publication against its budget.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct UsageToday {
+    /// Spent by its visitors' calls today (every token kind).
+    tokens: u64,
+    /// Held by its running turns.
+    reserved: u64,
+    /// `limits.daily_token_budget`; null: none.
+    budget: Option<u64>,
+    /// The next UTC midnight.
+    resets_at: String,
+}
+
 /// A publication as every route returns it.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct PublicationView {
@@ -64,6 +77,7 @@ pub struct PublicationView {
     /// Its own list (or the org's), each covered by the org's list now.
     effective_allowed_domains: Vec<String>,
     has_identity_secret: bool,
+    usage_today: UsageToday,
     generation: u64,
     created_at: String,
     updated_at: String,
@@ -81,13 +95,14 @@ pub fn page_url(state: &AppState, slug: &str) -> String {
 }
 
 impl PublicationView {
-    /// The view of `publication`; `identity_secret` only in the answer
-    /// that made it.
+    /// The view of `publication`, of whose budget `spent` is gone today;
+    /// `identity_secret` only in the answer that made it.
     pub fn of(
         state: &AppState,
         publication: Publication,
         org_domains: &[EmbedOrigin],
         identity_secret: Option<String>,
+        spent: u64,
     ) -> Self {
         let url = page_url(state, &publication.slug);
         let effective = publication
@@ -105,6 +120,12 @@ impl PublicationView {
             visibility: publication.identity.visibility(),
             effective_allowed_domains: effective,
             has_identity_secret: publication.identity_secret.is_some(),
+            usage_today: UsageToday {
+                tokens: spent,
+                reserved: state.public.reservations.reserved(publication.id),
+                budget: publication.limits.daily_token_budget,
+                resets_at: timestamp(crate::publishing::budget::resets_at(chrono::Utc::now())),
+            },
             limits: LimitsView::from(&publication.limits),
             slug: publication.slug,
             title: publication.title,

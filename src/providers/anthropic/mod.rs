@@ -198,7 +198,11 @@ impl ModelProvider for AnthropicProvider {
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
         let url = format!("{}/v1/messages", self.base_url.trim_end_matches('/'));
-        let body = request_body(&request, self.max_tokens);
+        let max_tokens = request
+            .options
+            .max_output_tokens
+            .map_or(self.max_tokens, |cap| cap.min(self.max_tokens));
+        let body = request_body(&request, max_tokens);
         let compacting = request.compaction.is_some();
         let key = request.api_key.or_else(|| self.platform_key.clone());
         let client = self.client.clone();

@@ -86,6 +86,9 @@ pub fn request_body(request: &ModelRequest) -> Value {
     if request.tool_choice_none && !request.tools.is_empty() {
         body["tool_choice"] = json!("none");
     }
+    if let Some(cap) = request.options.max_output_tokens {
+        body["max_completion_tokens"] = json!(cap);
+    }
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools

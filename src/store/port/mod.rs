@@ -90,6 +90,7 @@ impl ThreadStore for SledStore {
             &self.usage_by_thread,
             &self.usage_by_agent,
             &self.org_clocks,
+            &self.publication_days,
         );
         let mut trace_write = None;
         let stored = loop {
@@ -165,6 +166,7 @@ impl ThreadStore for SledStore {
                         by_thread: &t.7,
                         by_agent: &t.8,
                         clocks: &t.9,
+                        publication_days: &t.10,
                     };
                     for record in &billed {
                         usage_trees.link(record, answer)?;
@@ -267,13 +269,15 @@ impl ThreadStore for SledStore {
             &self.usage_by_thread,
             &self.usage_by_agent,
             &self.org_clocks,
+            &self.publication_days,
         )
-            .transaction(|(usage, by_thread, by_agent, clocks)| {
+            .transaction(|(usage, by_thread, by_agent, clocks, publication_days)| {
                 let trees = UsageTrees {
                     usage,
                     by_thread,
                     by_agent,
                     clocks,
+                    publication_days,
                 };
                 trees.insert(record.clone())
             })
