@@ -308,9 +308,15 @@ pub async fn delete(
         })
         .await?;
     stored(outcome, "agent")?;
-    state
+    let unpublished = state
         .store
         .write(move |s| s.delete_publication(org, id))
         .await?;
+    if let Some(publication) = unpublished {
+        state
+            .public
+            .end_sessions(&state.runtime, publication.id)
+            .await;
+    }
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use tokio::sync::watch;
+
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{
     Admission, Agent, IfBusy, Message, Metadata, OrgId, Role, ThreadId, ThreadStore,
@@ -254,6 +256,7 @@ pub async fn send(
         if_busy,
         agent,
         Audience::Full,
+        None,
     )
     .await
 }
@@ -268,6 +271,7 @@ pub(super) async fn answer(
     if_busy: IfBusy,
     agent: Option<Agent>,
     audience: Audience,
+    until: Option<watch::Receiver<()>>,
 ) -> Result<HttpResponse, ApiError> {
     let admission = state
         .runtime
@@ -282,6 +286,7 @@ pub(super) async fn answer(
             keep_alive,
             false,
             audience,
+            until.clone(),
         )),
         Admission::Duplicate {
             reader: Some(reader),
@@ -292,6 +297,7 @@ pub(super) async fn answer(
             keep_alive,
             true,
             audience,
+            until.clone(),
         )),
         Admission::Duplicate {
             turn,

@@ -13,6 +13,7 @@ use actix_web::HttpResponse;
 use actix_web::http::header;
 use bytes::Bytes;
 use confer_actors::{FrameId, FrameReader, Ready, ThreadEvent};
+use tokio::sync::watch;
 use tokio::time::Sleep;
 
 /// The keep-alive comment: one line, no blank line after it.
@@ -87,9 +88,13 @@ pub fn response(
     keep_alive: Duration,
     replayed: bool,
     audience: Audience,
+    until: Option<watch::Receiver<()>>,
 ) -> HttpResponse {
     struct State {
         reader: FrameReader,
+        /// Ends the stream when its sender goes (a public chat's sessions
+        /// were revoked).
+        until: Option<watch::Receiver<()>>,
         first: Option<Bytes>,
         quiet: Pin<Box<Sleep>>,
         last_sent: Instant,
@@ -99,6 +104,7 @@ pub fn response(
     }
     let state = State {
         reader,
+        until,
         first: preamble.0,
         quiet: Box::pin(tokio::time::sleep(keep_alive)),
         last_sent: Instant::now(),
@@ -138,6 +144,7 @@ pub fn response(
                     state.last_sent = Instant::now();
                     return Some((Ok(Bytes::from(out)), state));
                 }
+                () = ended(&mut state.until) => return None,
                 () = &mut state.quiet => {
                     let due = state.last_sent + keep_alive;
                     let now = Instant::now();
@@ -160,6 +167,16 @@ pub fn response(
         response.insert_header(("Idempotent-Replayed", "true"));
     }
     response.streaming(body)
+}
+
+/// Resolves when `until`'s sender is dropped (or sends); never without one.
+async fn ended(until: &mut Option<watch::Receiver<()>>) {
+    match until {
+        Some(until) => {
+            let _ = until.changed().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 /// A stream of `events` made for one answer (a repeated keyed send whose

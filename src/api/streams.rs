@@ -5,6 +5,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{FrameId, OrgId, Position, ThreadEvent, ThreadId};
 use serde::Deserialize;
+use tokio::sync::watch;
 
 use super::sse::{self, Audience, Preamble};
 use crate::auth::{Caller, access};
@@ -64,6 +65,7 @@ pub async fn stream(
         after,
         query.follow,
         Audience::Full,
+        None,
     )
     .await
 }
@@ -77,6 +79,7 @@ pub(super) async fn open(
     after: Option<FrameId>,
     follow: bool,
     audience: Audience,
+    until: Option<watch::Receiver<()>>,
 ) -> Result<HttpResponse, ApiError> {
     if state.runtime.is_closing() {
         return Err(TurnError::ShuttingDown.into());
@@ -103,6 +106,7 @@ pub(super) async fn open(
             state.settings.keep_alive(),
             false,
             audience,
+            until,
         ));
     }
     if let Some(at) = after {
@@ -125,6 +129,7 @@ pub(super) async fn open(
             state.settings.keep_alive(),
             false,
             audience,
+            until,
         )),
     }
 }

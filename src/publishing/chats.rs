@@ -1,6 +1,10 @@
 //! The public chats' shared state: the visitor keys, the limits and the
 //! settings every visitor request reads (`publishing.md` "Visitors").
 
+use confer_actors::{PublicationId, Runtime};
+use dashmap::DashMap;
+use tokio::sync::watch;
+
 use super::client_ip::TrustedProxies;
 use super::limits::{DEFAULT_CAP, PublicLimits};
 use super::visitors::VisitorKeys;
@@ -20,6 +24,55 @@ pub struct PublicChats {
     pub max_threads: u64,
     /// The running public turns' budget reservations.
     pub reservations: super::budget::Reservations,
+    /// What closes each publication's public streams.
+    pub closers: StreamClosers,
+}
+
+/// Closers kept before the idle ones (no stream left) are dropped.
+const CLOSERS_BEFORE_PRUNING: usize = 1024;
+
+/// One sender per publication with open public streams: dropping it closes
+/// them all. Bounded: past `prune_at` entries, those without a stream left
+/// are dropped before another is added.
+pub struct StreamClosers {
+    senders: DashMap<PublicationId, watch::Sender<()>>,
+    prune_at: usize,
+}
+
+impl StreamClosers {
+    /// Closers pruned past `prune_at` entries.
+    pub fn new(prune_at: usize) -> Self {
+        Self {
+            senders: DashMap::new(),
+            prune_at,
+        }
+    }
+
+    /// What a public stream of `publication` waits on.
+    pub fn subscribe(&self, publication: PublicationId) -> watch::Receiver<()> {
+        if self.senders.len() >= self.prune_at {
+            self.senders.retain(|_, closer| closer.receiver_count() > 0);
+        }
+        self.senders
+            .entry(publication)
+            .or_insert_with(|| watch::channel(()).0)
+            .subscribe()
+    }
+
+    /// Closes every stream of `publication`.
+    pub fn close(&self, publication: PublicationId) {
+        self.senders.remove(&publication);
+    }
+
+    /// Publications with a closer.
+    pub fn len(&self) -> usize {
+        self.senders.len()
+    }
+
+    /// Whether no publication has one.
+    pub fn is_empty(&self) -> bool {
+        self.senders.is_empty()
+    }
 }
 
 impl PublicChats {
@@ -43,6 +96,45 @@ impl PublicChats {
             proxies: TrustedProxies::parse(&settings.trusted_proxies)?,
             max_threads: settings.public_max_threads,
             reservations: super::budget::Reservations::default(),
+            closers: StreamClosers::new(CLOSERS_BEFORE_PRUNING),
         })
+    }
+
+    /// What a public stream of `publication` waits on: it ends when the
+    /// publication's sessions do.
+    pub fn closer(&self, publication: PublicationId) -> watch::Receiver<()> {
+        self.closers.subscribe(publication)
+    }
+
+    /// Ends what `publication`'s sessions started (a pause, `revokeSessions`
+    /// or a delete, `publishing.md` rule 6): its public streams close, and
+    /// its turns stop as `/stop` stops them, their queued sends dropped.
+    pub async fn end_sessions(&self, runtime: &Runtime, publication: PublicationId) {
+        self.closers.close(publication);
+        for thread in self.limits.running_threads(publication) {
+            if let Err(error) = runtime.stop(thread, true).await {
+                tracing::warn!(%error, %thread, "stopping a public turn failed");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[tokio::test]
+    async fn closers_end_their_streams_and_stay_bounded() {
+        let closers = StreamClosers::new(2);
+        let (a, b) = (PublicationId::new(), PublicationId::new());
+        let mut open = closers.subscribe(a);
+        drop(closers.subscribe(b));
+        assert_eq!(closers.len(), 2);
+        // At the bound, b's (no stream left) goes before c's is added.
+        let _c = closers.subscribe(PublicationId::new());
+        assert_eq!(closers.len(), 2);
+        closers.close(a);
+        assert!(open.changed().await.is_err(), "the stream sees its end");
     }
 }

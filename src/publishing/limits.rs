@@ -12,7 +12,7 @@ use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use confer_actors::PublicationId;
+use confer_actors::{PublicationId, ThreadId};
 use dashmap::DashMap;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
@@ -104,24 +104,39 @@ pub struct PublicLimits {
     sends: QuotaMap<(PublicationId, String)>,
     ip_sends: QuotaMap<(PublicationId, IpKey)>,
     mints: QuotaMap<IpKey>,
-    running: Arc<DashMap<PublicationId, u32>>,
+    running: Arc<DashMap<PublicationId, Running>>,
     pruned: Mutex<Instant>,
+}
+
+/// A publication's turns admitted and not done, by thread.
+#[derive(Debug, Default)]
+struct Running {
+    count: u32,
+    threads: std::collections::HashMap<ThreadId, u32>,
 }
 
 /// One turn counted against its publication's `maxConcurrentTurns` until
 /// dropped (the turn holds it to its end).
 #[derive(Debug)]
 pub struct RunningSlot {
-    running: Arc<DashMap<PublicationId, u32>>,
+    running: Arc<DashMap<PublicationId, Running>>,
     publication: PublicationId,
+    thread: ThreadId,
 }
 
 impl Drop for RunningSlot {
     fn drop(&mut self) {
         // Removed at zero, so the map holds only publications with turns.
-        self.running.remove_if_mut(&self.publication, |_, count| {
-            *count = count.saturating_sub(1);
-            *count == 0
+        let thread = self.thread;
+        self.running.remove_if_mut(&self.publication, |_, running| {
+            running.count = running.count.saturating_sub(1);
+            if let Some(n) = running.threads.get_mut(&thread) {
+                *n -= 1;
+                if *n == 0 {
+                    running.threads.remove(&thread);
+                }
+            }
+            running.count == 0
         });
     }
 }
@@ -183,17 +198,19 @@ impl PublicLimits {
         Ok(())
     }
 
-    /// A slot for one more turn of `publication`, if fewer than `max` run.
+    /// A slot for one more turn of `publication` on `thread`, if fewer
+    /// than `max` run.
     pub fn admit_turn(
         &self,
         publication: PublicationId,
+        thread: ThreadId,
         max: u32,
     ) -> Result<RunningSlot, ApiError> {
-        let mut count = self.running.entry(publication).or_insert(0);
-        if *count >= max {
-            drop(count);
+        let mut running = self.running.entry(publication).or_default();
+        if running.count >= max {
+            drop(running);
             // Not counted: the entry may have been made just now.
-            self.running.remove_if(&publication, |_, c| *c == 0);
+            self.running.remove_if(&publication, |_, r| r.count == 0);
             return Err(ApiError::Refused {
                 code: confer_actors::codes::RATE_LIMITED,
                 detail: format!(
@@ -202,16 +219,26 @@ impl PublicLimits {
                 retry_after: Some(2),
             });
         }
-        *count += 1;
+        running.count += 1;
+        *running.threads.entry(thread).or_insert(0) += 1;
         Ok(RunningSlot {
             running: Arc::clone(&self.running),
             publication,
+            thread,
         })
     }
 
-    /// Turns of `publication` running now.
+    /// Turns of `publication` admitted and not done.
     pub fn running(&self, publication: PublicationId) -> u32 {
-        self.running.get(&publication).map_or(0, |c| *c)
+        self.running.get(&publication).map_or(0, |r| r.count)
+    }
+
+    /// The threads with turns of `publication` admitted and not done.
+    pub fn running_threads(&self, publication: PublicationId) -> Vec<ThreadId> {
+        self.running
+            .get(&publication)
+            .map(|r| r.threads.keys().copied().collect())
+            .unwrap_or_default()
     }
 
     /// Keys held by every map (for tests and metrics).
@@ -311,17 +338,23 @@ mod tests {
     fn running_turns_are_counted_and_forgotten_at_zero() {
         let limits = PublicLimits::new(5.0, 20, DEFAULT_CAP);
         let publication = PublicationId::new();
-        let a = limits.admit_turn(publication, 2).unwrap();
-        let b = limits.admit_turn(publication, 2).unwrap();
-        let ApiError::Refused { retry_after, .. } = limits.admit_turn(publication, 2).unwrap_err()
+        let (t1, t2) = (ThreadId::new(), ThreadId::new());
+        let a = limits.admit_turn(publication, t1, 2).unwrap();
+        let b = limits.admit_turn(publication, t2, 2).unwrap();
+        assert_eq!(limits.running_threads(publication).len(), 2);
+        let ApiError::Refused { retry_after, .. } =
+            limits.admit_turn(publication, t1, 2).unwrap_err()
         else {
             panic!("not refused")
         };
         assert_eq!(retry_after, Some(2));
         assert_eq!(limits.running(publication), 2);
         drop(a);
-        let c = limits.admit_turn(publication, 2).unwrap();
-        drop((b, c));
+        assert_eq!(limits.running_threads(publication), vec![t2]);
+        let c = limits.admit_turn(publication, t2, 2).unwrap();
+        drop(b);
+        assert_eq!(limits.running_threads(publication), vec![t2]);
+        drop(c);
         assert_eq!(limits.running(publication), 0);
         assert_eq!(limits.tracked(), 0);
     }

@@ -745,3 +745,72 @@ async fn a_chat_stops_at_its_daily_budget() {
         .await
         .expect_error(429, "BUDGET_EXHAUSTED");
 }
+
+/// A running public turn and its stream end within a second of a
+/// `revokeSessions` or a DELETE: the turn stops as `/stop` stops it, the
+/// visitor's stream closes, old tokens are 401; after the DELETE the org
+/// still reads the thread and the slug is free.
+#[tokio::test]
+async fn revoking_or_deleting_stops_public_turns_at_once() {
+    let server = Server::start_with(Options::default().env("CONFER_BUILTIN_DELAY_MS", "200"));
+    let admin = server.admin();
+    let agent = publish(&admin, "helpdesk", json!({})).await;
+    let publish_path = format!("/api/agents/{agent}/publish");
+    let long = "one two three four five six seven eight nine ten eleven twelve";
+
+    for how in ["revoke", "delete"] {
+        let guest = visit(&server, "helpdesk", json!({})).await;
+        let thread = guest.thread(json!({})).await;
+        let id = thread["id"].as_str().unwrap().to_owned();
+        let mut running = guest.open_send(&id, json!({"content": long}), &[]).await;
+        assert_eq!(running.status, 200);
+        running.next_within(Duration::from_secs(10)).await.unwrap();
+        // The org watches the same turn through the API.
+        let mut watch = admin.open_watch(&id, "", Some("1.0")).await;
+        assert_eq!(watch.status, 200);
+        let asked = std::time::Instant::now();
+        match how {
+            "revoke" => {
+                admin
+                    .patch(&publish_path, json!({"revokeSessions": true}))
+                    .await
+                    .expect(200);
+            }
+            _ => {
+                admin.delete(&publish_path).await.expect(200);
+            }
+        }
+        // The visitor's stream closes without its `done`.
+        let rest = tokio::time::timeout(Duration::from_secs(1), running.collect())
+            .await
+            .expect("the public stream closed within 1 s");
+        assert!(events_of(&rest, "done").is_empty(), "{how}: {rest:?}");
+        // The turn was stopped, well before its dozen tokens at 200 ms.
+        let done = loop {
+            let frame = watch.next_within(Duration::from_secs(2)).await.unwrap();
+            if frame.event == "done" {
+                break frame.data;
+            }
+        };
+        assert!(asked.elapsed() < Duration::from_secs(1), "{how}");
+        assert_eq!(done["stopped"], true, "{how}: {done}");
+        guest
+            .api
+            .get(&guest.path("/threads"))
+            .await
+            .expect_error(401, "UNAUTHORIZED");
+        // The org still reads the thread and the visitor's message.
+        let seen = admin.get(&format!("/api/threads/{id}")).await.expect(200);
+        assert!(seen["publication_id"].is_string());
+        assert_eq!(admin.history(&id).await[0]["content"], long, "{how}");
+    }
+    // The slug is free again.
+    let other = admin.agent("Next").await;
+    admin
+        .post(
+            &format!("/api/agents/{other}/publish"),
+            json!({"slug": "helpdesk"}),
+        )
+        .await
+        .expect(201);
+}

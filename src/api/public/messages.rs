@@ -105,10 +105,11 @@ pub async fn send(
         limits.visitor_messages_per_minute,
         limits.ip_messages_per_minute,
     )?;
-    let slot = state
-        .public
-        .limits
-        .admit_turn(publication.id, limits.max_concurrent_turns)?;
+    let slot =
+        state
+            .public
+            .limits
+            .admit_turn(publication.id, thread.id, limits.max_concurrent_turns)?;
     let cost = budget::send_cost(
         last_input,
         body.content.chars().count(),
@@ -163,6 +164,7 @@ pub async fn send(
         }),
         ..TurnRequest::default()
     };
+    let until = state.public.closer(publication.id);
     messages::answer(
         &state,
         org,
@@ -171,6 +173,7 @@ pub async fn send(
         if_busy,
         agent,
         Audience::Public,
+        Some(until),
     )
     .await
 }
@@ -188,6 +191,7 @@ pub async fn stream(
     let after = streams::resume_point(&request, &query)?;
     let thread = access::visitor_thread(&state, &visitor, path.into_inner().1).await?;
     let org = visitor.publication.org_id;
+    let until = state.public.closer(visitor.publication.id);
     streams::open(
         &state,
         org,
@@ -195,6 +199,7 @@ pub async fn stream(
         after,
         query.follow,
         Audience::Public,
+        Some(until),
     )
     .await
 }

@@ -246,13 +246,16 @@ pub async fn update(
     let domains = org_domains(&state, org).await?;
     let checked = domains.clone();
     let fresh = identity_secret()?;
-    let (outcome, shown) = state
+    let (outcome, shown, bumped) = state
         .store
         .write(move |s| {
             let mut shown = None;
+            let mut bumped = false;
             let outcome = s.update_publication(org, agent.id, |publication| {
+                let before = publication.generation;
                 let (mut publication, applied) =
                     rules::apply(publication, changes.clone(), &checked, || fresh.clone())?;
+                bumped = publication.generation != before;
                 if let Some(plain) = applied.new_identity_secret {
                     publication.identity_secret =
                         Some(s.seal_identity_secret(&publication, &plain)?);
@@ -260,7 +263,7 @@ pub async fn update(
                 }
                 Ok::<_, ApiError>(publication)
             })?;
-            Ok((outcome, shown))
+            Ok((outcome, shown, bumped))
         })
         .await?;
     let publication = match outcome {
@@ -268,6 +271,12 @@ pub async fn update(
         Updated::Gone => return Err(not_published()),
         Updated::Refused(error) => return Err(error),
     };
+    if bumped {
+        state
+            .public
+            .end_sessions(&state.runtime, publication.id)
+            .await;
+    }
     let spent = spent_today(&state, &publication).await?;
     Ok(HttpResponse::Ok().json(PublicationView::of(
         &state,
@@ -288,10 +297,11 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    state
+    let deleted = state
         .store
         .write(move |s| s.delete_publication(org, agent.id))
         .await?
         .ok_or_else(not_published)?;
+    state.public.end_sessions(&state.runtime, deleted.id).await;
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }
