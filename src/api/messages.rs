@@ -3,8 +3,6 @@
 
 use std::time::Instant;
 
-use tokio::sync::watch;
-
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{
     Admission, Agent, IfBusy, Message, Metadata, OrgId, Role, ThreadId, ThreadStore,
@@ -256,7 +254,6 @@ pub async fn send(
         if_busy,
         agent,
         Audience::Full,
-        None,
     )
     .await
 }
@@ -271,7 +268,6 @@ pub(super) async fn answer(
     if_busy: IfBusy,
     agent: Option<Agent>,
     audience: Audience,
-    until: Option<watch::Receiver<()>>,
 ) -> Result<HttpResponse, ApiError> {
     let admission = state
         .runtime
@@ -285,8 +281,7 @@ pub(super) async fn answer(
             reader,
             keep_alive,
             false,
-            audience,
-            until.clone(),
+            audience.clone(),
         )),
         Admission::Duplicate {
             reader: Some(reader),
@@ -296,8 +291,7 @@ pub(super) async fn answer(
             reader,
             keep_alive,
             true,
-            audience,
-            until.clone(),
+            audience.clone(),
         )),
         Admission::Duplicate {
             turn,
@@ -305,7 +299,7 @@ pub(super) async fn answer(
             record,
         } => {
             let frames = replayed::rebuilt_turn(state, thread, turn, record.map(|r| *r)).await?;
-            Ok(sse::replay(&frames, audience))
+            Ok(sse::replay(&frames, &audience))
         }
         Admission::Refused(refusal) => Err(TurnError::Refused(refusal).into()),
     }

@@ -20,18 +20,20 @@ use tokio::time::Sleep;
 const KEEP_ALIVE_LINE: &[u8] = b": keep-alive\n";
 
 /// Who reads a stream: an API caller sees every event; a public chat's
-/// visitor a filtered few (`publishing.md` rule 9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// visitor a filtered few (`publishing.md` rule 9), until its publication's
+/// sessions end (the receiver's sender is dropped).
+#[derive(Clone, Debug)]
 pub enum Audience {
     Full,
-    Public,
+    Public(watch::Receiver<()>),
 }
 
 /// Appends `event` for `audience` (nothing when the audience does not see it).
-fn encode_for(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent, audience: Audience) {
-    match audience {
-        Audience::Full => encode_into(out, id, event),
-        Audience::Public => super::public::events::encode_public(out, id, event),
+fn encode_for(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent, public: bool) {
+    if public {
+        super::public::events::encode_public(out, id, event);
+    } else {
+        encode_into(out, id, event);
     }
 }
 
@@ -88,8 +90,11 @@ pub fn response(
     keep_alive: Duration,
     replayed: bool,
     audience: Audience,
-    until: Option<watch::Receiver<()>>,
 ) -> HttpResponse {
+    let (public, until) = match audience {
+        Audience::Full => (false, None),
+        Audience::Public(until) => (true, Some(until)),
+    };
     struct State {
         reader: FrameReader,
         /// Ends the stream when its sender goes (a public chat's sessions
@@ -128,11 +133,11 @@ pub fn response(
                 frame = state.reader.next() => {
                     let frame = frame?;
                     let mut out = Vec::with_capacity(256);
-                    encode_for(&mut out, frame.id, &frame.event, audience);
+                    encode_for(&mut out, frame.id, &frame.event, public);
                     while out.len() < BATCH_BYTES {
                         match state.reader.try_next() {
                             Ready::Frame(frame) => {
-                                encode_for(&mut out, frame.id, &frame.event, audience);
+                                encode_for(&mut out, frame.id, &frame.event, public);
                             }
                             Ready::Wait => break,
                             Ready::End => {
@@ -181,10 +186,11 @@ async fn ended(until: &mut Option<watch::Receiver<()>>) {
 
 /// A stream of `events` made for one answer (a repeated keyed send whose
 /// turn is no longer kept), marked `Idempotent-Replayed`.
-pub fn replay(events: &[ThreadEvent], audience: Audience) -> HttpResponse {
+pub fn replay(events: &[ThreadEvent], audience: &Audience) -> HttpResponse {
+    let public = matches!(audience, Audience::Public(_));
     let mut body = Vec::new();
     for event in events {
-        encode_for(&mut body, None, event, audience);
+        encode_for(&mut body, None, event, public);
     }
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))

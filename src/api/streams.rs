@@ -5,7 +5,6 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{FrameId, OrgId, Position, ThreadEvent, ThreadId};
 use serde::Deserialize;
-use tokio::sync::watch;
 
 use super::sse::{self, Audience, Preamble};
 use crate::auth::{Caller, access};
@@ -65,7 +64,6 @@ pub async fn stream(
         after,
         query.follow,
         Audience::Full,
-        None,
     )
     .await
 }
@@ -79,7 +77,6 @@ pub(super) async fn open(
     after: Option<FrameId>,
     follow: bool,
     audience: Audience,
-    until: Option<watch::Receiver<()>>,
 ) -> Result<HttpResponse, ApiError> {
     if state.runtime.is_closing() {
         return Err(TurnError::ShuttingDown.into());
@@ -105,8 +102,7 @@ pub(super) async fn open(
             reader,
             state.settings.keep_alive(),
             false,
-            audience,
-            until,
+            audience.clone(),
         ));
     }
     if let Some(at) = after {
@@ -128,8 +124,7 @@ pub(super) async fn open(
             reader,
             state.settings.keep_alive(),
             false,
-            audience,
-            until,
+            audience.clone(),
         )),
     }
 }

@@ -172,8 +172,7 @@ pub async fn send(
         request,
         if_busy,
         agent,
-        Audience::Public,
-        Some(until),
+        Audience::Public(until),
     )
     .await
 }
@@ -198,8 +197,7 @@ pub async fn stream(
         thread.id,
         after,
         query.follow,
-        Audience::Public,
-        Some(until),
+        Audience::Public(until),
     )
     .await
 }
