@@ -814,3 +814,86 @@ async fn revoking_or_deleting_stops_public_turns_at_once() {
         .await
         .expect(201);
 }
+
+/// A public chat runs only the tools its publication lists: the vendor is
+/// offered only those, a webhook not listed is never called from the chat
+/// (an API send calls it), a listed one is, with the visitor as `userId`;
+/// the visitor's stream carries no arguments or results.
+#[tokio::test]
+async fn a_public_chat_runs_only_its_public_tools() {
+    use crate::mock::{Reply, fixture};
+    let (vendor, hooks, server) = crate::org_tools::rig().await;
+    let admin = server.admin();
+    for name in ["get_weather", "get_time"] {
+        crate::org_tools::tool(&admin, &hooks, name, json!({})).await;
+    }
+    let agent = admin
+        .agent_with(json!({"name": "Tooled", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    admin
+        .post(
+            &format!("/api/agents/{agent}/publish"),
+            json!({"slug": "weather", "publicTools": ["get_weather"]}),
+        )
+        .await
+        .expect(201);
+    hooks.push(Reply::json(200, json!({"value": "sunny"})));
+    vendor.push(Reply::stream(fixture("openai_tool_calls.sse")));
+    vendor.push(Reply::stream(fixture("openai_text.sse")));
+    let guest = visit(&server, "weather", json!({})).await;
+    let thread = guest.thread(json!({})).await;
+    let frames = guest
+        .say(thread["id"].as_str().unwrap(), "Weather in Paris?")
+        .await;
+    assert_eq!(done_of(&frames)["ok"], true);
+
+    let requests = vendor.requests();
+    let offered: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(offered, ["get_weather"]);
+    let calls = hooks.requests();
+    assert_eq!(calls.len(), 1, "get_time was never called");
+    assert_eq!(calls[0].body["toolName"], "get_weather");
+    let visitor = format!("visitor:{}", guest.session["visitor_id"].as_str().unwrap());
+    assert_eq!(calls[0].body["userId"], visitor);
+
+    let shown: Vec<&Frame> = frames
+        .iter()
+        .filter(|f| f.event.starts_with("tool_"))
+        .collect();
+    assert!(!shown.is_empty());
+    for frame in &shown {
+        let text = frame.data.to_string();
+        assert!(
+            !text.contains("Paris") && !text.contains("sunny") && !text.contains("arguments"),
+            "{}: {text}",
+            frame.event
+        );
+    }
+    let call = frames.iter().find(|f| f.event == "tool_call").unwrap();
+    assert_eq!(
+        call.data,
+        json!({"tool": {"id": "call_A", "name": "get_weather"}})
+    );
+
+    // An API send on the same agent offers and calls both.
+    hooks.push(Reply::json(200, json!({"value": "sunny"})));
+    hooks.push(Reply::json(200, json!({"value": "noon"})));
+    vendor.push(Reply::stream(fixture("openai_tool_calls.sse")));
+    vendor.push(Reply::stream(fixture("openai_text.sse")));
+    let org_thread = admin.thread(&agent, json!({})).await;
+    let frames = admin
+        .say(&org_thread, json!({"content": "Weather in Paris?"}))
+        .await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    let names: Vec<String> = hooks
+        .requests()
+        .iter()
+        .map(|c| c.body["toolName"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.contains(&"get_time".to_owned()), "{names:?}");
+}
