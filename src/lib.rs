@@ -145,6 +145,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     let metrics = observability::metrics::install();
     let store = open_store(&settings)?;
     store.set_trace_retention_days(settings.trace_retention_days);
+    store.set_public_max_threads(settings.public_max_threads);
     let traces = Arc::new(confer_actors::RunningTraces::default());
 
     let extra_ca = settings.extra_ca_pem()?;
@@ -262,6 +263,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         traces,
         metrics,
     });
+    publishing::retention::start(store.clone());
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;
     let open_files = connections::raise_open_file_limit();

@@ -313,10 +313,7 @@ pub async fn delete(
         .write(move |s| s.delete_publication(org, id))
         .await?;
     if let Some(publication) = unpublished {
-        state
-            .public
-            .end_sessions(&state.runtime, publication.id)
-            .await;
+        super::publish::unpublished(&state, publication.id).await?;
     }
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }

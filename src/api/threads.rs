@@ -200,6 +200,10 @@ pub async fn create(
                 .json(ThreadView::from(thread)))
         }
         Created::KeyReused => Err(TurnError::Refused(Refusal::KeyReused).into()),
+        // An API thread names no publication.
+        Created::PublicationFull => Err(ApiError::Internal(
+            "an API thread was counted against a publication".into(),
+        )),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod client_ip;
 pub mod domains;
 pub mod limits;
 pub mod names;
+pub mod retention;
 pub mod rules;
 pub mod visitors;
 

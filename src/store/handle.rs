@@ -92,6 +92,13 @@ impl Store {
     }
 
     /// Keeps traces `days` days (at least 1); the sweep applies it.
+    /// Sets how many threads one publication may hold.
+    pub fn set_public_max_threads(&self, max: u64) {
+        self.inner
+            .public_max_threads
+            .store(max, std::sync::atomic::Ordering::Relaxed);
+    }
+
     pub fn set_trace_retention_days(&self, days: u32) {
         self.inner
             .trace_retention_days

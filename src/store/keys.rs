@@ -39,6 +39,8 @@
 //! | `publications`     | org ++ agent                                  | `Publication` (identity secret sealed) |
 //! | `publication_slugs`| slug (UTF-8), unique in the instance          | org ++ agent     |
 //! | `org_settings`     | org                                           | `OrgSettings`    |
+//! | `publication_threads` | publication                               | u64 BE, its threads |
+//! | `publication_threads` | publication ++ thread                     | last activity µs BE ++ org |
 //! | `publication_days` | publication ++ day BE (u32, days since 1970)  | u64 BE, tokens of its visitors' calls |
 //! | `trace_days`       | org ++ day BE (u32, days since 1970) ++ agent ++ model (UTF-8) | `DayAggregate` (binary, merged) |
 //!
@@ -102,6 +104,7 @@ pub mod trees {
     pub const PUBLICATION_SLUGS: &str = "publication_slugs";
     pub const ORG_SETTINGS: &str = "org_settings";
     pub const PUBLICATION_DAYS: &str = "publication_days";
+    pub const PUBLICATION_THREADS: &str = "publication_threads";
 }
 
 /// Days since 1970-01-01 of an instant (UTC).

@@ -36,6 +36,7 @@ pub mod port;
 pub mod publications;
 pub mod purge;
 pub mod records;
+pub mod retention;
 pub mod scan;
 mod sealed;
 pub mod threads;
@@ -167,6 +168,11 @@ pub struct SledStore {
     publication_slugs: Tree,
     /// The tokens each publication's visitors spent each day.
     publication_days: Tree,
+    /// Each publication's visitor threads (its retention sweep's state) and
+    /// their count.
+    publication_threads: Tree,
+    /// Threads one publication may hold (`CONFER_PUBLIC_MAX_THREADS`).
+    public_max_threads: std::sync::atomic::AtomicU64,
     org_settings: Tree,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
@@ -286,6 +292,8 @@ impl SledStore {
             publications: tree(trees::PUBLICATIONS)?,
             publication_slugs: tree(trees::PUBLICATION_SLUGS)?,
             publication_days: tree(trees::PUBLICATION_DAYS)?,
+            publication_threads: tree(trees::PUBLICATION_THREADS)?,
+            public_max_threads: std::sync::atomic::AtomicU64::new(100_000),
             org_settings: tree(trees::ORG_SETTINGS)?,
             trace_files,
             trace_days,

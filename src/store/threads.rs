@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use sled::Transactional;
 
 use super::codec::{decode, encode};
-use super::{Page, SledStore, abort, engine, keys, next_org_instant, tx_error};
+use super::{Page, SledStore, abort, engine, keys, next_org_instant, retention, tx_error};
 
 /// The marker of a deleted thread whose keys are still being removed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -60,6 +60,8 @@ pub enum Created {
     Repeat(ThreadId),
     /// The key was seen with another request.
     KeyReused,
+    /// The thread's publication holds as many threads as it may.
+    PublicationFull,
 }
 
 impl SledStore {
@@ -75,6 +77,9 @@ impl SledStore {
             Created::Repeat(_) | Created::KeyReused => {
                 Err(StoreError::Codec("an unkeyed creation met a key".into()))
             }
+            Created::PublicationFull => Err(StoreError::Codec(
+                "the thread's publication holds as many threads as it may".into(),
+            )),
         }
     }
 
@@ -91,6 +96,9 @@ impl SledStore {
         let _writing = self.gate.writing();
         let org = thread.org_id;
         let keyed = keyed.map(|(key, request)| (keys::keyed_send(org.as_bytes(), &key), request));
+        let max_public = self
+            .public_max_threads
+            .load(std::sync::atomic::Ordering::Relaxed);
         (
             &self.threads,
             &self.threads_by_agent,
@@ -98,9 +106,10 @@ impl SledStore {
             &self.org_clocks,
             &self.participants,
             &self.idempotency,
+            &self.publication_threads,
         )
             .transaction(
-                |(threads, by_agent, by_user, clocks, participants, keyed_tree)| {
+                |(threads, by_agent, by_user, clocks, participants, keyed_tree, public)| {
                     if let Some((key, request)) = &keyed {
                         if let Some(bytes) = keyed_tree.get(key.as_slice())? {
                             let seen: KeyedCreation = decode(&bytes).map_err(abort)?;
@@ -124,6 +133,18 @@ impl SledStore {
                         keyed_tree.insert(key.as_slice(), encode(&record).map_err(abort)?)?;
                     }
                     let at = next_org_instant(clocks, org, thread.created_at)?;
+                    if let Some(publication) = thread.publication_id
+                        && !retention::count_in(
+                            public,
+                            publication,
+                            thread.id,
+                            at,
+                            org,
+                            max_public,
+                        )?
+                    {
+                        return Ok(Created::PublicationFull);
+                    }
                     let mut stored = thread.clone();
                     stored.created_at = keys::from_micros(at);
                     stored.updated_at = stored.created_at;
@@ -159,9 +180,10 @@ impl SledStore {
             &self.context_seqs,
             &self.turn_seqs,
             &self.deleted_threads,
+            &self.publication_threads,
         )
             .transaction(
-                |(threads, by_agent, by_user, seqs, context_seqs, turn_seqs, markers)| {
+                |(threads, by_agent, by_user, seqs, context_seqs, turn_seqs, markers, public)| {
                     let key = keys::pair(org.as_bytes(), id.as_bytes());
                     let Some(bytes) = threads.remove(&key[..])? else {
                         return Ok(false);
@@ -172,6 +194,9 @@ impl SledStore {
                     seqs.remove(id.as_bytes())?;
                     context_seqs.remove(id.as_bytes())?;
                     turn_seqs.remove(id.as_bytes())?;
+                    if let Some(publication) = thread.publication_id {
+                        retention::uncount_in(public, publication, id)?;
+                    }
                     let marker = DeletedThread {
                         org_id: org,
                         agent_id: thread.agent_id,

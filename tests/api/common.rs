@@ -183,6 +183,14 @@ impl Server {
         }
     }
 
+    /// SIGKILL; the data directory and options, to start again after
+    /// changing the store offline.
+    pub fn kill(mut self) -> (Arc<tempfile::TempDir>, Options) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        (Arc::clone(&self.data), self.options.clone())
+    }
+
     /// SIGKILL, then a new process on the same data directory.
     pub fn kill_and_restart(mut self) -> Self {
         self.child.kill().unwrap();

@@ -897,3 +897,86 @@ async fn a_public_chat_runs_only_its_public_tools() {
         .collect();
     assert!(names.contains(&"get_time".to_owned()), "{names:?}");
 }
+
+/// A chat holds at most `CONFER_PUBLIC_MAX_THREADS` threads (409), and a
+/// visitor thread idle past `retentionDays` is deleted by the sweep, which
+/// runs again at every start: one left idle while the server was down goes
+/// at the next start, a recent one stays.
+#[tokio::test]
+async fn visitor_threads_are_capped_and_swept_after_their_retention() {
+    let server = Server::start_with(Options::default().env("CONFER_PUBLIC_MAX_THREADS", "2"));
+    let admin = server.admin();
+    let agent = publish(&admin, "kept", json!({"retentionDays": 1})).await;
+    let publication = admin
+        .get(&format!("/api/agents/{agent}/publish"))
+        .await
+        .expect(200);
+    let org: confer_actors::OrgId = publication["org_id"].as_str().unwrap().parse().unwrap();
+    let publication_id: confer_actors::PublicationId =
+        publication["id"].as_str().unwrap().parse().unwrap();
+    let agent_id: confer_actors::AgentId = agent.parse().unwrap();
+    let (data, options) = server.kill();
+
+    // Offline: an old visitor thread (the org has no thread yet, so its
+    // clock takes the old time), then a recent one.
+    let (old, recent) = {
+        let store = confer::store::Store::open(data.path()).unwrap();
+        let made = store.with_inner(|s| {
+            let mut ids = Vec::new();
+            for age in [chrono::TimeDelta::days(3), chrono::TimeDelta::zero()] {
+                let at = chrono::Utc::now() - age;
+                let thread = confer_actors::Thread {
+                    id: confer_actors::ThreadId::new(),
+                    org_id: org,
+                    agent_id,
+                    title: None,
+                    kind: confer_actors::ThreadKind::Single,
+                    active_profile: None,
+                    metadata: Default::default(),
+                    system_prompt_overlay: None,
+                    resource_bindings: Vec::new(),
+                    created_by: "visitor:0000".into(),
+                    publication_id: Some(publication_id),
+                    invite_generation: 0,
+                    created_at: at,
+                    updated_at: at,
+                };
+                ids.push(s.create_thread(&thread, None).unwrap().id);
+            }
+            ids
+        });
+        store.flush_now().unwrap();
+        (made[0], made[1])
+    };
+    let server = Server::start_in(data, options);
+    let admin = server.admin();
+    crate::common::eventually(
+        Duration::from_secs(10),
+        "the old thread swept",
+        async || {
+            let reply = admin.get(&format!("/api/threads/{old}")).await;
+            (reply.status == 404).then_some(())
+        },
+    )
+    .await;
+    admin
+        .get(&format!("/api/threads/{recent}"))
+        .await
+        .expect(200);
+
+    // Two threads held (the recent one and this one): the third is refused.
+    let guest = visit(&server, "kept", json!({})).await;
+    guest.thread(json!({})).await;
+    let detail = guest
+        .api
+        .post(&guest.path("/threads"), json!({}))
+        .await
+        .expect_error(409, "CONFLICT");
+    assert!(detail.contains("CONFER_PUBLIC_MAX_THREADS"), "{detail}");
+    // Deleting one frees its place.
+    admin
+        .delete(&format!("/api/threads/{recent}"))
+        .await
+        .expect(200);
+    guest.thread(json!({})).await;
+}

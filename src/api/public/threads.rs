@@ -17,6 +17,7 @@ use crate::publishing::PublicationMode;
 use crate::publishing::names::display_name;
 use crate::state::AppState;
 use crate::store::SledStore;
+use crate::store::threads::Created;
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
@@ -234,16 +235,19 @@ pub async fn create(
                 |t| Ok(t.publication_id == Some(publication.id)),
             )?;
             if mine.items.len() >= MAX_PER_VISITOR {
-                return Ok(None);
+                return Ok(Err(format!(
+                    "threads: a visitor may keep {MAX_PER_VISITOR} threads in this chat"
+                )));
             }
-            s.create_thread_keyed(&thread, owner.as_ref(), None)?;
-            Ok(Some((thread, owner)))
+            match s.create_thread_keyed(&thread, owner.as_ref(), None)? {
+                Created::New(stored) => Ok(Ok((*stored, owner))),
+                _ => Ok(Err(
+                    "threads: this chat holds as many threads as it may (CONFER_PUBLIC_MAX_THREADS)"
+                        .to_owned(),
+                )),
+            }
         })
         .await?;
-    let (thread, owner) = created.ok_or_else(|| {
-        ApiError::Conflict(format!(
-            "threads: a visitor may keep {MAX_PER_VISITOR} threads in this chat"
-        ))
-    })?;
+    let (thread, owner) = created.map_err(ApiError::Conflict)?;
     Ok(HttpResponse::Ok().json(VisitorThread::new(thread, owner.as_ref())))
 }

@@ -4,7 +4,7 @@
 //! the slug unique in the record's own transaction.
 
 use actix_web::{HttpResponse, web};
-use confer_actors::AgentId;
+use confer_actors::{AgentId, PublicationId};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -125,6 +125,18 @@ fn identity_secret() -> Result<String, ApiError> {
 
 fn not_published() -> ApiError {
     ApiError::NotFound("publication: the agent is not published".into())
+}
+
+/// What follows a publication's delete (its own, or its agent's): its
+/// sessions end and its threads leave its index (they stay as org threads,
+/// out of retention).
+pub async fn unpublished(state: &AppState, publication: PublicationId) -> Result<(), ApiError> {
+    state.public.end_sessions(&state.runtime, publication).await;
+    state
+        .store
+        .write(move |s| s.forget_publication_threads(publication))
+        .await?;
+    Ok(())
 }
 
 /// The tokens `publication`'s visitors spent today (UTC).
@@ -302,6 +314,6 @@ pub async fn delete(
         .write(move |s| s.delete_publication(org, agent.id))
         .await?
         .ok_or_else(not_published)?;
-    state.public.end_sessions(&state.runtime, deleted.id).await;
+    unpublished(&state, deleted.id).await?;
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }
