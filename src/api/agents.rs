@@ -313,7 +313,7 @@ pub async fn delete(
         .write(move |s| s.delete_publication(org, id))
         .await?;
     if let Some(publication) = unpublished {
-        super::publish::unpublished(&state, publication.id).await?;
+        super::publish::unpublished(&state, &publication).await?;
     }
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }

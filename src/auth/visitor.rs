@@ -65,10 +65,20 @@ async fn authenticate(req: HttpRequest) -> Result<Visitor, ApiError> {
         .verify_token(&token)
         .map_err(|e| ApiError::Unauthorized(e.into()))?;
     let slug = req.match_info().get("slug").unwrap_or_default().to_owned();
-    let publication = state
-        .store
-        .run(move |s| s.publication_by_slug(&slug))
-        .await?
+    let publication = match state.public.slugs.get(&slug) {
+        Ok(kept) => Some(kept),
+        Err(epoch) => {
+            let read = state
+                .store
+                .run(move |s| s.publication_by_slug(&slug))
+                .await?;
+            if let Some(publication) = &read {
+                state.public.slugs.offer(publication, epoch);
+            }
+            read
+        }
+    };
+    let publication = publication
         .filter(|p| p.id == claims.publication)
         .ok_or_else(|| {
             ApiError::Unauthorized("visitor token: not a session of this chat".into())

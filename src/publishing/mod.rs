@@ -12,6 +12,7 @@ pub mod limits;
 pub mod names;
 pub mod retention;
 pub mod rules;
+pub mod slug_cache;
 pub mod visitors;
 
 use chrono::{DateTime, Utc};

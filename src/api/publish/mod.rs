@@ -4,7 +4,7 @@
 //! the slug unique in the record's own transaction.
 
 use actix_web::{HttpResponse, web};
-use confer_actors::{AgentId, PublicationId};
+use confer_actors::AgentId;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -130,7 +130,9 @@ fn not_published() -> ApiError {
 /// What follows a publication's delete (its own, or its agent's): its
 /// sessions end and its threads leave its index (they stay as org threads,
 /// out of retention).
-pub async fn unpublished(state: &AppState, publication: PublicationId) -> Result<(), ApiError> {
+pub async fn unpublished(state: &AppState, publication: &Publication) -> Result<(), ApiError> {
+    state.public.slugs.forget(&publication.slug);
+    let publication = publication.id;
     state.public.end_sessions(&state.runtime, publication).await;
     state
         .store
@@ -283,6 +285,7 @@ pub async fn update(
         Updated::Gone => return Err(not_published()),
         Updated::Refused(error) => return Err(error),
     };
+    state.public.slugs.forget(&publication.slug);
     if bumped {
         state
             .public
@@ -314,6 +317,6 @@ pub async fn delete(
         .write(move |s| s.delete_publication(org, agent.id))
         .await?
         .ok_or_else(not_published)?;
-    unpublished(&state, deleted.id).await?;
+    unpublished(&state, &deleted).await?;
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }
