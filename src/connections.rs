@@ -1,6 +1,7 @@
 //! Client connections at the socket level: the open-file limit they draw
 //! on, the cap on how many are open, and how long one may leave our writes
-//! unaccepted (`security.md` "Limits", `streams.md`).
+//! unaccepted (`security.md` "Limits", `streams.md`), and binding the
+//! listen address.
 
 use std::any::Any;
 use std::time::Duration;
@@ -61,4 +62,17 @@ fn set_user_timeout(stream: &TcpStream, limit: Duration) -> std::io::Result<()> 
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 fn set_user_timeout(_: &TcpStream, _: Duration) -> std::io::Result<()> {
     Ok(())
+}
+
+/// Binds the listen address. Done first, before anything is created, so a
+/// taken port fails at once with one line (and exit code 2 from `main`).
+pub fn bind(settings: &Settings) -> anyhow::Result<std::net::TcpListener> {
+    std::net::TcpListener::bind(&settings.bind).map_err(|error| {
+        let why = match error.kind() {
+            std::io::ErrorKind::AddrInUse => "address in use".to_owned(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+            _ => error.to_string(),
+        };
+        anyhow::anyhow!("cannot listen on {}: {why}", settings.bind)
+    })
 }

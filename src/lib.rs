@@ -46,18 +46,7 @@ use crate::settings::Settings;
 use crate::state::AppState;
 use crate::store::Store;
 
-/// Binds the listen address. Done first, before anything is created, so a
-/// taken port fails at once with one line (and exit code 2 from `main`).
-pub fn bind(settings: &Settings) -> anyhow::Result<std::net::TcpListener> {
-    std::net::TcpListener::bind(&settings.bind).map_err(|error| {
-        let why = match error.kind() {
-            std::io::ErrorKind::AddrInUse => "address in use".to_owned(),
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            _ => error.to_string(),
-        };
-        anyhow::anyhow!("cannot listen on {}: {why}", settings.bind)
-    })
-}
+pub use crate::connections::bind;
 
 /// `bind` with its port replaced by `port` (`serve --port`).
 pub fn with_port(bind: &str, port: u16) -> String {
@@ -145,7 +134,6 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
     let metrics = observability::metrics::install();
     let store = open_store(&settings)?;
     store.set_trace_retention_days(settings.trace_retention_days);
-    store.set_public_max_threads(settings.public_max_threads);
     let traces = Arc::new(confer_actors::RunningTraces::default());
 
     let extra_ca = settings.extra_ca_pem()?;
@@ -238,12 +226,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         },
     );
 
-    let instance_key = store
-        .write(|s| s.visitor_instance_key())
-        .await
-        .context("reading the visitor instance key")?;
-    let public = publishing::chats::PublicChats::new(&settings, &instance_key)
-        .map_err(anyhow::Error::msg)?;
+    let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
         public,
@@ -263,7 +246,6 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
         traces,
         metrics,
     });
-    publishing::retention::start(store.clone());
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;
     let open_files = connections::raise_open_file_limit();

@@ -9,6 +9,7 @@ use super::client_ip::TrustedProxies;
 use super::limits::{DEFAULT_CAP, PublicLimits};
 use super::visitors::VisitorKeys;
 use crate::settings::Settings;
+use crate::store::Store;
 
 /// Visitor token lifetimes the settings may choose, in seconds.
 const TOKEN_TTL_SECS: std::ops::RangeInclusive<u64> = 60..=3600;
@@ -78,6 +79,21 @@ impl StreamClosers {
 }
 
 impl PublicChats {
+    /// The state of a starting server: the instance key read (made at the
+    /// first start), the store told the thread cap, the retention sweep
+    /// started.
+    pub async fn start(settings: &Settings, store: &Store) -> anyhow::Result<Self> {
+        use anyhow::Context;
+        let instance_key = store
+            .write(|s| s.visitor_instance_key())
+            .await
+            .context("reading the visitor instance key")?;
+        let chats = Self::new(settings, &instance_key).map_err(anyhow::Error::msg)?;
+        store.set_public_max_threads(settings.public_max_threads);
+        super::retention::start(store.clone());
+        Ok(chats)
+    }
+
     /// The state for `settings`, with keys from `instance_key`; a setting
     /// out of its range is an error naming it.
     pub fn new(settings: &Settings, instance_key: &[u8; 32]) -> Result<Self, String> {

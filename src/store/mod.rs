@@ -9,10 +9,10 @@
 //! [`agents`] (agents and their configuration), [`plans`],
 //! [`usage`], [`update`] (compare-and-swap), `sealed` (encrypted fields),
 //! [`format`] (the format version checked at open), [`gate`] (writes
-//! against a backup), [`backup`] and [`check`] (the operator's commands).
-//! Multi-key updates that must agree (a record and its index entries) run
-//! in one sled transaction. Every method here
-//! is synchronous and may touch the disk: async code calls them through
+//! against a backup), [`backup`] and [`check`] (the operator's commands),
+//! [`publications`] and [`retention`] (public chats). Multi-key updates that
+//! must agree (a record and its index entries) run in one sled transaction.
+//! Every method here is synchronous and may touch the disk: async code calls them through
 //! [`Store::run`], which moves them to the blocking pool, and acknowledges a
 //! write only after [`Store::write`] has flushed it.
 
@@ -164,14 +164,12 @@ pub struct SledStore {
     agent_integrations: Tree,
     plans: Tree,
     plans_by_thread: Tree,
+    /// Publications and what the store keeps of their visitors: slugs, the
+    /// tokens spent each day, threads (see `publications`, `retention`).
     publications: Tree,
     publication_slugs: Tree,
-    /// The tokens each publication's visitors spent each day.
     publication_days: Tree,
-    /// Each publication's visitor threads (its retention sweep's state) and
-    /// their count.
     publication_threads: Tree,
-    /// Threads one publication may hold (`CONFER_PUBLIC_MAX_THREADS`).
     public_max_threads: std::sync::atomic::AtomicU64,
     org_settings: Tree,
     /// Traces and their indexes, in files of their own (see `traces`).

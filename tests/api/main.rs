@@ -46,4 +46,6 @@ mod tools;
 mod vendor_options;
 mod vendor_rig;
 mod vendors;
+mod visitor_chats;
+mod visitor_limits;
 mod visitors;

@@ -24,6 +24,7 @@ mod model_step;
 mod model_stream;
 mod outcome;
 mod prepare;
+mod public;
 mod tool_step;
 
 use std::sync::Arc;
@@ -49,6 +50,7 @@ use crate::trace::TraceRecorder;
 
 pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
+pub use public::PublicTurn;
 
 /// What a turn needs from outside: the store, the models and the tools
 /// Confer runs itself.
@@ -114,39 +116,6 @@ pub struct TurnRequest {
     pub otel_trace_id: Option<String>,
     /// Set when a public chat's visitor sent it (`publishing.md` rule 8).
     pub public: Option<Arc<PublicTurn>>,
-}
-
-/// What a turn started through a public chat may do, and what it holds
-/// until it ends (`publishing.md` rules 6–8).
-pub struct PublicTurn {
-    pub publication: crate::PublicationId,
-    /// The only server-side tools it may run (the publication's
-    /// `public_tools`), under the agent's default profile; never a client
-    /// tool, `propose_profile_switch`, a computer or a delegate tool.
-    pub tools: Vec<String>,
-    /// Released when the turn's request is dropped, at the turn's end (or a
-    /// queued send's drop): the publication's running-turn slot and budget
-    /// reservation.
-    pub hold: Box<dyn std::any::Any + Send + Sync>,
-}
-
-impl std::fmt::Debug for PublicTurn {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PublicTurn")
-            .field("publication", &self.publication)
-            .field("tools", &self.tools)
-            .finish_non_exhaustive()
-    }
-}
-
-impl PublicTurn {
-    /// Whether a public turn may be offered the server-side tool `name`.
-    pub fn offers(&self, name: &str) -> bool {
-        let never = name == crate::tools::PROPOSE_PROFILE_SWITCH
-            || name.starts_with("computer_")
-            || name.starts_with("delegate__");
-        !never && self.tools.iter().any(|t| t == name)
-    }
 }
 
 /// Where a turn's frames go: its thread's frame log, under its number.
