@@ -25,6 +25,7 @@ pub mod multiplayer;
 pub mod openapi;
 pub mod org_settings;
 pub mod orgs;
+pub mod pages;
 pub mod participants;
 pub mod plan_config;
 pub mod plans;
@@ -123,6 +124,9 @@ route_table! {
     },
     "/api/agents/{agent_id}/multiplayer" => { GET => multiplayer::get, PUT => multiplayer::put },
     "/api/public/chat/{slug}" => { GET => public_chat::config },
+    "/c/{slug}" => { GET => pages::chat },
+    "/c/{slug}/embed.js" => { GET => pages::embed },
+    "/assets/{name}" => { GET => pages::asset },
     "/api/public/chat/{slug}/session" => { POST => public_session::mint },
     "/api/public/chat/{slug}/threads" => {
         GET => public_threads::list, POST => public_threads::create,

@@ -120,7 +120,7 @@ fn docs_config() -> Arc<Config<'static>> {
 
 /// Whether the request accepts a gzip body (`Accept-Encoding` names `gzip`
 /// or `*` with a quality above zero).
-fn accepts_gzip(request: &HttpRequest) -> bool {
+pub(super) fn accepts_gzip(request: &HttpRequest) -> bool {
     let Some(accepted) = request
         .headers()
         .get(header::ACCEPT_ENCODING)

@@ -26,6 +26,7 @@ mod observability;
 mod operations;
 mod org_tools;
 mod outbound;
+mod pages;
 mod participants;
 mod plan_changes;
 mod plan_tools;

@@ -44,6 +44,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/orgs/settings") => Member,
         ("GET", "/api/public/chat/{slug}") => Nobody,
         ("POST", "/api/public/chat/{slug}/session") => Nobody,
+        ("GET", "/c/{slug}" | "/c/{slug}/embed.js" | "/assets/{name}") => Nobody,
         (_, path) if path.starts_with("/api/public/chat/{slug}/") => Visitor,
         ("POST", "/api/orgs/settings") => Admin,
         ("GET", "/api/agents/{agent_id}/publish" | "/api/agents/{agent_id}/multiplayer") => Member,
@@ -383,7 +384,8 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{todo_id}", &todos[0])
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{file:.*}", "index.html")
-                    .replace("{slug}", SLUG);
+                    .replace("{slug}", SLUG)
+                    .replace("{name}", "missing.0000000000.js");
                 if *path == "/api/threads" && *method == "GET" {
                     concrete.push_str(&format!("?agentId={agent}"));
                 }

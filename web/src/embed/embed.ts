@@ -1,0 +1,128 @@
+// embed.js (publishing.md "Pages" rules 8–9): a launcher button in a
+// closed shadow root that opens the chat page in a sandboxed iframe. The
+// same bytes serve every slug: origin and slug come from the script's own
+// `src`. The host talks to the frame by postMessage only, checking who
+// speaks; the browser enforces where the page may be framed.
+
+interface ConferChat {
+  open(): void;
+  close(): void;
+  identify(userToken: string): void;
+}
+
+declare global {
+  interface Window {
+    ConferChat?: ConferChat;
+  }
+}
+
+const script = document.currentScript as HTMLScriptElement | null;
+
+function boot(script: HTMLScriptElement): void {
+  const src = new URL(script.src);
+  const match = /^\/c\/([^/]+)\/embed\.js$/.exec(src.pathname);
+  if (!match) return;
+  const slug = match[1] ?? "";
+  const origin = src.origin;
+  const marker = `data-confer-chat-${slug}`;
+  // A second copy for the same slug is inert.
+  if (document.documentElement.hasAttribute(marker)) return;
+  document.documentElement.setAttribute(marker, "");
+
+  const position = script.dataset.position === "left" ? "left" : "right";
+  let userToken = script.dataset.userToken ?? null;
+
+  const host = document.createElement("div");
+  const root = host.attachShadow({ mode: "closed" });
+  const style = document.createElement("style");
+  style.textContent = `
+    .launcher { position: fixed; bottom: 20px; ${position}: 20px; z-index: 2147483000;
+      width: 56px; height: 56px; border-radius: 50%; border: none; cursor: pointer;
+      background: #2563eb; color: #fff; font: 600 24px/1 system-ui, sans-serif;
+      box-shadow: 0 4px 14px rgba(0,0,0,.25); }
+    .launcher:focus-visible { outline: 3px solid #111827; outline-offset: 3px; }
+    .frame { position: fixed; bottom: 88px; ${position}: 20px; z-index: 2147483000;
+      width: 400px; height: 640px; max-height: calc(100vh - 108px); border: none;
+      border-radius: 12px; box-shadow: 0 8px 30px rgba(0,0,0,.3); background: #fff; }
+    @media (max-width: 480px) {
+      .frame { inset: 0; width: 100vw; height: 100vh; max-height: none; border-radius: 0; }
+    }
+    [hidden] { display: none !important; }`;
+  const button = document.createElement("button");
+  button.className = "launcher";
+  button.type = "button";
+  button.textContent = "💬";
+  button.setAttribute("aria-expanded", "false");
+  root.append(style, button);
+  // The launcher is named by the host's `data-title`, then by the page
+  // itself once open: the host never reads Confer (no CORS on the public
+  // surface, and a denied site must reach nothing but the framed document).
+  function name(title: string): void {
+    button.setAttribute("aria-label", title ? `Open chat: ${title}` : "Open chat");
+    if (frame) frame.title = title || "Chat";
+  }
+
+  let frame: HTMLIFrameElement | null = null;
+  name(script.dataset.title ?? "");
+
+  function identifyFrame(): void {
+    if (frame?.contentWindow && userToken) {
+      frame.contentWindow.postMessage({ type: "confer:identify", userToken }, origin);
+    }
+  }
+
+  function open(): void {
+    if (!frame) {
+      frame = document.createElement("iframe");
+      frame.className = "frame";
+      frame.title = button.getAttribute("aria-label")?.replace(/^Open chat: /, "") || "Chat";
+      frame.setAttribute(
+        "sandbox",
+        "allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox",
+      );
+      frame.src = `${origin}/c/${encodeURIComponent(slug)}?embed=1`;
+      root.appendChild(frame);
+    }
+    frame.hidden = false;
+    button.setAttribute("aria-expanded", "true");
+  }
+
+  function close(): void {
+    if (frame) frame.hidden = true;
+    button.setAttribute("aria-expanded", "false");
+    button.focus();
+  }
+
+  button.addEventListener("click", () => {
+    if (button.getAttribute("aria-expanded") === "true") close();
+    else open();
+  });
+
+  window.addEventListener("message", (event) => {
+    if (!frame || event.source !== frame.contentWindow || event.origin !== origin) return;
+    const data = event.data as { type?: string; title?: string };
+    if (data?.type === "confer:ready") {
+      if (typeof data.title === "string") name(data.title);
+      identifyFrame();
+    }
+    if (data?.type === "confer:close") close();
+  });
+
+  window.ConferChat = {
+    open,
+    close,
+    identify(token: string) {
+      userToken = token;
+      identifyFrame();
+    },
+  };
+  document.body.appendChild(host);
+  if (script.dataset.open === "true") open();
+}
+
+if (script) {
+  if (document.body) boot(script);
+  else document.addEventListener("DOMContentLoaded", () => boot(script));
+}
+
+export {};
