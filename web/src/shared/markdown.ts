@@ -48,8 +48,9 @@ const INLINE =
 /** Appends `text`'s inline markup to `parent`. */
 export function appendInline(parent: Node, text: string): void {
   let at = 0;
-  INLINE.lastIndex = 0;
-  for (let match = INLINE.exec(text); match; match = INLINE.exec(text)) {
+  // matchAll scans a copy of the pattern: the recursive calls below cannot
+  // move this loop's place (a shared `lastIndex` made it loop forever).
+  for (const match of text.matchAll(INLINE)) {
     if (match.index > at) parent.appendChild(document.createTextNode(text.slice(at, match.index)));
     at = match.index + match[0].length;
     const [, , code, imageAlt, imageSrc, linkText, linkHref, strong1, strong2, strike, em1, em2] =

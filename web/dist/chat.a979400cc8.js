@@ -35,8 +35,7 @@
   var INLINE = /(`+)([\s\S]*?[^`])\1(?!`)|!\[([^\]]*)\]\(([^)\s]+)[^)]*\)|\[([^\]]+)\]\(([^)\s]+)[^)]*\)|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|~~([\s\S]+?)~~|\*([^*\s][^*]*?)\*|_([^_\s][^_]*?)_/g;
   function appendInline(parent, text) {
     let at = 0;
-    INLINE.lastIndex = 0;
-    for (let match = INLINE.exec(text); match; match = INLINE.exec(text)) {
+    for (const match of text.matchAll(INLINE)) {
       if (match.index > at) parent.appendChild(document.createTextNode(text.slice(at, match.index)));
       at = match.index + match[0].length;
       const [, , code, imageAlt, imageSrc, linkText, linkHref, strong1, strong2, strike, em1, em2] = match;
