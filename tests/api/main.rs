@@ -9,6 +9,7 @@ mod aimock;
 mod api_description;
 mod auth;
 mod backups;
+mod browser;
 mod cli;
 mod compaction;
 mod configs;
