@@ -42,6 +42,30 @@ fn per_minute(per_minute: u32) -> Option<(Quota, u32)> {
     Some((Quota::per_minute(burst), per_minute))
 }
 
+/// When limiter state was last pruned: due once a minute, to one caller.
+pub struct PruneClock(Mutex<Instant>);
+
+impl Default for PruneClock {
+    fn default() -> Self {
+        Self(Mutex::new(Instant::now()))
+    }
+}
+
+impl PruneClock {
+    /// Whether this caller should prune now (a minute has passed and no
+    /// other caller is pruning); the clock restarts when it says yes.
+    pub fn due(&self) -> bool {
+        let Ok(mut pruned) = self.0.try_lock() else {
+            return false; // another request is pruning
+        };
+        let due = pruned.elapsed() >= PRUNE_EVERY;
+        if due {
+            *pruned = Instant::now();
+        }
+        due
+    }
+}
+
 /// Who a user limit counts.
 type UserKey = (OrgId, String);
 
@@ -57,7 +81,7 @@ pub struct RateLimits {
     users: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
     user_sends: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
     keys: DashMap<ApiKeyId, KeyLimiter>,
-    pruned: Mutex<Instant>,
+    pruned: PruneClock,
 }
 
 fn refusal(what: &str, limit: u32, wait: Duration) -> ApiError {
@@ -78,7 +102,7 @@ impl RateLimits {
             users: keyed(per_second(user_rps)),
             user_sends: keyed(per_minute(user_sends_per_minute)),
             keys: DashMap::new(),
-            pruned: Mutex::new(Instant::now()),
+            pruned: PruneClock::default(),
         }
     }
 
@@ -151,17 +175,7 @@ impl RateLimits {
     }
 
     fn prune_if_due(&self) {
-        let due = {
-            let Ok(mut pruned) = self.pruned.try_lock() else {
-                return; // another request is pruning
-            };
-            let due = pruned.elapsed() >= PRUNE_EVERY;
-            if due {
-                *pruned = Instant::now();
-            }
-            due
-        };
-        if due {
+        if self.pruned.due() {
             self.prune(PRUNE_EVERY);
         }
     }

@@ -17,7 +17,6 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use bytes::Bytes;
-use confer_actors::ThreadStore;
 
 use super::openapi::accepts_gzip;
 use crate::error::ApiError;
@@ -64,15 +63,9 @@ async fn published(
     Ok(state
         .store
         .run(move |s| {
-            let Some(publication) = s.publication_by_slug(&slug)? else {
+            let Some(publication) = s.live_publication_by_slug(&slug)? else {
                 return Ok(None);
             };
-            let live = s
-                .agent(publication.org_id, publication.agent_id)?
-                .is_some_and(|a| !a.is_deleted());
-            if !live {
-                return Ok(None);
-            }
             let org = s.org_settings(publication.org_id)?.origins();
             let framers = publication
                 .effective_domains(&org)

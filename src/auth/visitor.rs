@@ -10,6 +10,7 @@ use std::pin::Pin;
 
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
+use confer_actors::Metadata;
 
 use super::bearer;
 use crate::error::ApiError;
@@ -31,6 +32,33 @@ pub struct Visitor {
     pub origin: Option<String>,
     /// What the IP limits count.
     pub ip: IpKey,
+}
+
+impl Visitor {
+    /// Counts a send (or a thread's creation) against the publication's
+    /// per-visitor and per-IP quotas; before it has any effect.
+    pub fn count_send(&self, state: &AppState) -> Result<(), ApiError> {
+        let limits = &self.publication.limits;
+        state.public.limits.send(
+            self.publication.id,
+            &self.user_id,
+            self.ip,
+            limits.visitor_messages_per_minute,
+            limits.ip_messages_per_minute,
+        )
+    }
+
+    /// What the visitor's threads and sends record (and usage records and
+    /// traces inherit): the publication, the visitor and the embedding site.
+    pub fn metadata(&self) -> Metadata {
+        let mut metadata = Metadata::new();
+        metadata.insert("publication".into(), self.publication.slug.clone());
+        metadata.insert("visitor".into(), self.user_id.clone());
+        if let Some(origin) = &self.origin {
+            metadata.insert("origin".into(), origin.clone());
+        }
+        metadata
+    }
 }
 
 /// The IP a request counts against: the peer, or behind a trusted proxy the

@@ -9,7 +9,7 @@
 
 use std::hash::Hash;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use confer_actors::{PublicationId, ThreadId};
@@ -19,6 +19,7 @@ use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
 use super::client_ip::IpKey;
 use crate::error::ApiError;
+use crate::limits::PruneClock;
 
 /// How often idle limiter entries are dropped.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
@@ -105,7 +106,7 @@ pub struct PublicLimits {
     ip_sends: QuotaMap<(PublicationId, IpKey)>,
     mints: QuotaMap<IpKey>,
     running: Arc<DashMap<PublicationId, Running>>,
-    pruned: Mutex<Instant>,
+    pruned: PruneClock,
 }
 
 /// A publication's turns admitted and not done, by thread.
@@ -153,7 +154,7 @@ impl PublicLimits {
             ip_sends: QuotaMap::new(cap),
             mints: QuotaMap::new(cap),
             running: Arc::new(DashMap::new()),
-            pruned: Mutex::new(Instant::now()),
+            pruned: PruneClock::default(),
         }
     }
 
@@ -251,17 +252,7 @@ impl PublicLimits {
     }
 
     fn prune_if_due(&self) {
-        let due = {
-            let Ok(mut pruned) = self.pruned.try_lock() else {
-                return; // another request is pruning
-            };
-            let due = pruned.elapsed() >= PRUNE_EVERY;
-            if due {
-                *pruned = Instant::now();
-            }
-            due
-        };
-        if due {
+        if self.pruned.due() {
             self.prune(PRUNE_EVERY);
         }
     }

@@ -98,6 +98,20 @@ impl SledStore {
         Self::get(&self.publications, &key)
     }
 
+    /// The publication holding `slug`, if its agent is not deleted (a
+    /// deleted agent's publication goes with it; this also covers the
+    /// moment between the two writes).
+    pub fn live_publication_by_slug(&self, slug: &str) -> Result<Option<Publication>, StoreError> {
+        use confer_actors::ThreadStore;
+        let Some(publication) = self.publication_by_slug(slug)? else {
+            return Ok(None);
+        };
+        let live = self
+            .agent(publication.org_id, publication.agent_id)?
+            .is_some_and(|a| !a.is_deleted());
+        Ok(live.then_some(publication))
+    }
+
     /// Seals `plain` as `publication`'s identity secret.
     pub fn seal_identity_secret(
         &self,

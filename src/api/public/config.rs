@@ -6,8 +6,6 @@
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
-use confer_actors::ThreadStore;
-
 use crate::error::ApiError;
 use crate::publishing::{DisplayNames, Identity, Persistence, PublicationMode, PublicationStatus};
 use crate::state::AppState;
@@ -43,15 +41,9 @@ pub async fn config(
     let found = state
         .store
         .run(move |s| {
-            let Some(publication) = s.publication_by_slug(&slug)? else {
+            let Some(publication) = s.live_publication_by_slug(&slug)? else {
                 return Ok(None);
             };
-            let live = s
-                .agent(publication.org_id, publication.agent_id)?
-                .is_some_and(|a| !a.is_deleted());
-            if !live {
-                return Ok(None);
-            }
             let names = s
                 .multiplayer_config(publication.org_id, publication.agent_id)?
                 .display_names;

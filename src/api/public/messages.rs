@@ -11,9 +11,7 @@ use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{
-    IfBusy, Metadata, PublicTurn, ThreadId, ThreadStore, TurnRequest, VendorOptions,
-};
+use confer_actors::{IfBusy, PublicTurn, ThreadId, ThreadStore, TurnRequest, VendorOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -98,13 +96,7 @@ pub async fn send(
         .await?;
     // Before any effect: the quotas, then a running-turn slot, which the
     // turn holds to its end.
-    state.public.limits.send(
-        publication.id,
-        &visitor.user_id,
-        visitor.ip,
-        limits.visitor_messages_per_minute,
-        limits.ip_messages_per_minute,
-    )?;
+    visitor.count_send(&state)?;
     let slot =
         state
             .public
@@ -134,18 +126,12 @@ pub async fn send(
             Some(&visitor.user_id),
         )
     });
-    let mut metadata = Metadata::new();
-    metadata.insert("publication".into(), publication.slug.clone());
-    metadata.insert("visitor".into(), visitor.user_id.clone());
-    if let Some(origin) = &visitor.origin {
-        metadata.insert("origin".into(), origin.clone());
-    }
     let if_busy = body.if_busy.map_or(IfBusy::Queue, IfBusy::from);
     let request = TurnRequest {
         content: body.content,
         sender_name,
         sender_id: Some(visitor.user_id.clone()),
-        metadata,
+        metadata: visitor.metadata(),
         user_id: visitor.user_id.clone(),
         // A visitor never uses a person's OAuth tokens (`per_user` MCP
         // tools answer "authorization required").

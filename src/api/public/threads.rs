@@ -5,7 +5,7 @@
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{Metadata, Participant, ParticipantRole, Thread, ThreadId, ThreadKind};
+use confer_actors::{Participant, ParticipantRole, Thread, ThreadId, ThreadKind};
 use serde::{Deserialize, Serialize};
 
 use crate::api::extract::parse_json;
@@ -162,7 +162,6 @@ pub async fn create(
         return Err(ApiError::invalid("title", "at most 200 characters"));
     }
     let publication = visitor.publication.clone();
-    let limits = &publication.limits;
     let kind = match publication.mode {
         PublicationMode::Single => ThreadKind::Single,
         PublicationMode::Multiplayer => ThreadKind::Multiplayer,
@@ -192,19 +191,7 @@ pub async fn create(
             })
         }
     };
-    state.public.limits.send(
-        publication.id,
-        &visitor.user_id,
-        visitor.ip,
-        limits.visitor_messages_per_minute,
-        limits.ip_messages_per_minute,
-    )?;
-    let mut metadata = Metadata::new();
-    metadata.insert("publication".into(), publication.slug.clone());
-    metadata.insert("visitor".into(), visitor.user_id.clone());
-    if let Some(origin) = &visitor.origin {
-        metadata.insert("origin".into(), origin.clone());
-    }
+    visitor.count_send(&state)?;
     let thread = Thread {
         id: ThreadId::new(),
         org_id: publication.org_id,
@@ -212,7 +199,7 @@ pub async fn create(
         title: body.title,
         kind,
         active_profile: None,
-        metadata,
+        metadata: visitor.metadata(),
         system_prompt_overlay: None,
         resource_bindings: Vec::new(),
         created_by: visitor.user_id.clone(),
