@@ -1,6 +1,8 @@
 //! The public chat page in a real browser: Debian's Chromium driven headless
 //! by playwright-core (`tests/peers/chat-page.mjs`), against the real server
-//! on the built-in echo model. Screenshots go to `target/browser-artifacts/`.
+//! on the built-in echo model: the page itself, a reload mid-answer, and the
+//! embed on an allowed and a denied site. Screenshots go to
+//! `target/browser-artifacts/`.
 
 use std::path::Path;
 use std::process::Command;
@@ -11,9 +13,22 @@ use crate::common::{Options, Server, peers_dir};
 use crate::visitors::publish;
 
 #[tokio::test]
-async fn a_visitor_chats_with_the_keyboard_and_hostile_markdown_stays_text() {
+async fn a_visitor_chats_on_the_page_and_in_an_allowed_embed_only() {
     let server = Server::start_with(Options::default().env("CONFER_BUILTIN_DELAY_MS", "100"));
     let admin = server.admin();
+    // The host pages' port, on the org's allow-list as allowed.localhost.
+    let host_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    admin
+        .post(
+            "/api/orgs/settings",
+            json!({"allowedEmbedDomains": [format!("http://allowed.localhost:{host_port}")]}),
+        )
+        .await
+        .expect(200);
     publish(
         &admin,
         "browser",
@@ -28,6 +43,7 @@ async fn a_visitor_chats_with_the_keyboard_and_hostile_markdown_stays_text() {
             .arg(base)
             .arg("browser")
             .arg(&artifacts)
+            .arg(host_port.to_string())
             .output()
             .expect("node runs")
     })

@@ -2,14 +2,18 @@
 // chat page, as a visitor would (publishing.md "Acceptance" 1, 4, 5 in
 // part): keyboard only, an answer streamed in several renderings, hostile
 // Markdown echoed back, a phone's 320 px. Usage:
-//   node chat-page.mjs BASE SLUG ARTIFACTS_DIR
+//   node chat-page.mjs BASE SLUG ARTIFACTS_DIR HOST_PORT
+// HOST_PORT: where this script serves the host pages of the embed tests,
+// as http://allowed.localhost:HOST_PORT (on the chat's allow-list) and
+// http://denied.localhost:HOST_PORT (not on it).
 // Prints one JSON object of what it saw; exits 1 on a broken expectation.
 
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
-const [base, slug, artifacts] = process.argv.slice(2);
+const [base, slug, artifacts, hostPort] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const failures = [];
 const expect = (ok, what) => {
@@ -94,6 +98,93 @@ try {
   seen.width320 = { scroll, client };
   expect(scroll <= client, `no horizontal scroll at 320 px (${scroll} > ${client})`);
   await page.screenshot({ path: join(artifacts, "phone-320.png") });
+  await page.setViewportSize({ width: 1024, height: 768 });
+
+  // Reload mid-answer: the rest of the answer comes once, from the turn
+  // that was running; the history holds one assistant message for it.
+  await page.fill("#message", "alpha beta gamma delta epsilon zeta eta theta iota kappa");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => {
+    const live = document.querySelector('.message.assistant[aria-busy="true"] .body');
+    return live && live.textContent.split(" ").length >= 3;
+  });
+  await page.reload();
+  await page.waitForFunction(
+    () => [...document.querySelectorAll(".message.assistant:not(.greeting) .body")].some((b) => b.textContent.includes("kappa")),
+    null,
+    { timeout: 20000 },
+  );
+  await page.waitForTimeout(500);
+  const kappas = await page.$$eval(".message.assistant:not(.greeting) .body", (els) =>
+    els.filter((b) => b.textContent.includes("alpha")).length,
+  );
+  seen.reloadAnswers = kappas;
+  expect(kappas === 1, `the reloaded answer shows once (${kappas})`);
+
+  // The embed on an allowed site, then on a denied one.
+  const host = createServer((request, response) => {
+    response.setHeader("content-type", "text/html; charset=utf-8");
+    response.end(
+      `<!doctype html><html><body><h1>Host</h1><script async src="${base}/c/${slug}/embed.js" data-open="true" data-title="Help"></script></body></html>`,
+    );
+  });
+  await new Promise((ready) => host.listen(Number(hostPort), "127.0.0.1", ready));
+  try {
+    const allowed = await browser.newPage();
+    await allowed.goto(`http://allowed.localhost:${hostPort}/`);
+    const frame = await (async () => {
+      for (let i = 0; i < 100; i += 1) {
+        const found = allowed.frames().find((f) => f.url().includes(`/c/${slug}?embed=1`));
+        if (found) return found;
+        await allowed.waitForTimeout(100);
+      }
+      return null;
+    })();
+    expect(frame !== null, "the launcher opened the frame");
+    if (frame) {
+      await frame.waitForSelector(".message.greeting", { timeout: 10000 });
+      await frame.evaluate(() => {
+        window.__renderings = 0;
+        new MutationObserver((records) => {
+          for (const record of records) {
+            if (record.target.closest?.('.message.assistant[aria-busy="true"]')) window.__renderings += 1;
+          }
+        }).observe(document.querySelector(".transcript"), { childList: true, subtree: true });
+      });
+      await frame.fill("#message", words);
+      await frame.press("#message", "Enter");
+      await frame.waitForSelector('.message.assistant[aria-busy="false"]:not(.greeting)', { timeout: 20000 });
+      seen.embedRenderings = await frame.evaluate(() => window.__renderings);
+      expect(seen.embedRenderings >= 3, `embed: at least 3 renderings (${seen.embedRenderings})`);
+      const answer = await frame.textContent(".message.assistant:not(.greeting) .body");
+      expect(answer?.trim() === words, `embed: the answer is the echo (${answer})`);
+    }
+    await allowed.screenshot({ path: join(artifacts, "embed-open.png") });
+
+    const denied = await browser.newPage();
+    const reached = [];
+    const refused = [];
+    denied.on("console", (message) => {
+      if (message.text().includes("frame-ancestors")) refused.push(message.text());
+    });
+    denied.on("request", (request) => {
+      if (request.url().startsWith(base) && !request.url().endsWith("/embed.js")) reached.push(request.url());
+    });
+    await denied.goto(`http://denied.localhost:${hostPort}/`);
+    await denied.waitForTimeout(2000);
+    seen.deniedRequests = reached;
+    expect(refused.length > 0, "a frame-ancestors violation is logged");
+    expect(
+      reached.length === 1 && reached[0].includes(`/c/${slug}?embed=1`),
+      `only the document reaches Confer (${reached})`,
+    );
+    const framed = denied.frames().find((f) => f.url().includes(`/c/${slug}`));
+    const greeting = framed ? await framed.$(".message.greeting").catch(() => null) : null;
+    expect(greeting === null, "the denied frame shows no chat");
+    await denied.screenshot({ path: join(artifacts, "embed-denied.png") });
+  } finally {
+    host.close();
+  }
 } finally {
   await browser.close();
 }

@@ -19,7 +19,7 @@
     style.textContent = `
     .launcher { position: fixed; bottom: 20px; ${position}: 20px; z-index: 2147483000;
       width: 56px; height: 56px; border-radius: 50%; border: none; cursor: pointer;
-      background: #2563eb; color: #fff; font: 600 24px/1 system-ui, sans-serif;
+      background: #2563eb; color: #fff; font: 600 15px/1 system-ui, sans-serif;
       box-shadow: 0 4px 14px rgba(0,0,0,.25); }
     .launcher:focus-visible { outline: 3px solid #111827; outline-offset: 3px; }
     .frame { position: fixed; bottom: 88px; ${position}: 20px; z-index: 2147483000;
@@ -32,7 +32,7 @@
     const button = document.createElement("button");
     button.className = "launcher";
     button.type = "button";
-    button.textContent = "💬";
+    button.textContent = "Chat";
     button.setAttribute("aria-expanded", "false");
     root.append(style, button);
     function name(title) {

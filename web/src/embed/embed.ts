@@ -38,7 +38,7 @@ function boot(script: HTMLScriptElement): void {
   style.textContent = `
     .launcher { position: fixed; bottom: 20px; ${position}: 20px; z-index: 2147483000;
       width: 56px; height: 56px; border-radius: 50%; border: none; cursor: pointer;
-      background: #2563eb; color: #fff; font: 600 24px/1 system-ui, sans-serif;
+      background: #2563eb; color: #fff; font: 600 15px/1 system-ui, sans-serif;
       box-shadow: 0 4px 14px rgba(0,0,0,.25); }
     .launcher:focus-visible { outline: 3px solid #111827; outline-offset: 3px; }
     .frame { position: fixed; bottom: 88px; ${position}: 20px; z-index: 2147483000;
@@ -51,7 +51,7 @@ function boot(script: HTMLScriptElement): void {
   const button = document.createElement("button");
   button.className = "launcher";
   button.type = "button";
-  button.textContent = "💬";
+  button.textContent = "Chat";
   button.setAttribute("aria-expanded", "false");
   root.append(style, button);
   // The launcher is named by the host's `data-title`, then by the page
