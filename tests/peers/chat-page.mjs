@@ -11,6 +11,7 @@
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 
 const [base, slug, artifacts, hostPort] = process.argv.slice(2);
@@ -99,6 +100,20 @@ try {
   expect(scroll <= client, `no horizontal scroll at 320 px (${scroll} > ${client})`);
   await page.screenshot({ path: join(artifacts, "phone-320.png") });
   await page.setViewportSize({ width: 1024, height: 768 });
+
+  // axe (its script needs the page's policy bypassed, publishing.md
+  // "Acceptance"): no serious or critical violation, with a conversation
+  // on the page.
+  const audited = await browser.newContext({ bypassCSP: true });
+  const auditPage = await audited.newPage();
+  await auditPage.goto(`${base}/c/${slug}`);
+  await auditPage.waitForSelector(".message.greeting");
+  const audit = await new AxeBuilder({ page: auditPage }).analyze();
+  const serious = audit.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  seen.axe = serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(audit.passes.length > 0, "axe ran its rules");
+  expect(serious.length === 0, `axe: no serious or critical violation (${seen.axe})`);
+  await audited.close();
 
   // Reload mid-answer: the rest of the answer comes once, from the turn
   // that was running; the history holds one assistant message for it.
