@@ -123,7 +123,12 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
 
 /// Runs the server on `listener` until SIGINT/SIGTERM, then finishes
 /// in-flight requests and flushes the store.
-pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyhow::Result<()> {
+pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> anyhow::Result<()> {
+    // Unset, the public URL is the address actually bound (the bind
+    // setting's port may be 0): one rule for every link Confer hands out.
+    if settings.public_url.is_none() {
+        settings.public_url = Some(format!("http://{}", listener.local_addr()?));
+    }
     let settings = Arc::new(settings);
     // Before any store call (the bound is set once per process).
     confer_actors::set_store_concurrency(settings.store_concurrency);
@@ -173,13 +178,7 @@ pub async fn serve(settings: Settings, listener: std::net::TcpListener) -> anyho
                 settings.mcp_stdio_uid,
             )
             .map_err(anyhow::Error::msg)?,
-            // Unset: the address actually bound (the bind setting's port
-            // may be 0).
-            public_url: settings.public_url.clone().unwrap_or_else(|| {
-                listener
-                    .local_addr()
-                    .map_or_else(|_| settings.public_url(), |a| format!("http://{a}"))
-            }),
+            public_url: settings.public_url(),
         },
     );
     let engine = Arc::new(Engine {
