@@ -51,6 +51,8 @@ pub struct Settings {
     pub store_concurrency: usize,
     pub trace_retention_days: u32,
     pub trace_payloads: bool,
+    /// Whether `/console` is served (`publishing.md` "Console").
+    pub console: bool,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

@@ -1,6 +1,6 @@
-// Builds web/dist/ (publishing.md "Build"): the chat page's script and
-// style named by their content hash and loaded with Subresource Integrity,
-// the page itself, and embed.js (one name: its URL is in hosts' pages).
+// Builds web/dist/ (publishing.md "Build"): the chat page's and the
+// console's scripts and styles named by their content hash and loaded with
+// Subresource Integrity, the pages themselves, and embed.js (one name: its URL is in hosts' pages).
 // Unminified and committed, so `cargo build` needs no Node. `--check`
 // builds into a temporary directory and fails when dist/ differs.
 
@@ -37,17 +37,24 @@ function hashed(stem, ext, bytes) {
   };
 }
 
+/** A page and its hashed script and style: `src/{stem}/{stem}.html` with
+ * `{{stem.js}}`, `{{stem.css}}` and their `.integrity` filled in. */
+async function page(files, stem) {
+  const js = hashed(stem, "js", await bundle(`src/${stem}/main.ts`));
+  const css = hashed(stem, "css", readFileSync(join(here, `src/${stem}/${stem}.css`)));
+  for (const asset of [js, css]) files.set(asset.name, asset.bytes);
+  const html = readFileSync(join(here, `src/${stem}/${stem}.html`), "utf8")
+    .replaceAll(`{{${stem}.js}}`, js.name)
+    .replaceAll(`{{${stem}.js.integrity}}`, js.integrity)
+    .replaceAll(`{{${stem}.css}}`, css.name)
+    .replaceAll(`{{${stem}.css.integrity}}`, css.integrity);
+  files.set(`${stem}.html`, Buffer.from(html));
+}
+
 async function produce() {
   const files = new Map();
-  const chatJs = hashed("chat", "js", await bundle("src/chat/main.ts"));
-  const chatCss = hashed("chat", "css", readFileSync(join(here, "src/chat/chat.css")));
-  for (const asset of [chatJs, chatCss]) files.set(asset.name, asset.bytes);
-  const page = readFileSync(join(here, "src/chat/chat.html"), "utf8")
-    .replaceAll("{{chat.js}}", chatJs.name)
-    .replaceAll("{{chat.js.integrity}}", chatJs.integrity)
-    .replaceAll("{{chat.css}}", chatCss.name)
-    .replaceAll("{{chat.css.integrity}}", chatCss.integrity);
-  files.set("chat.html", Buffer.from(page));
+  await page(files, "chat");
+  await page(files, "console");
   files.set("embed.js", Buffer.from(await bundle("src/embed/embed.ts")));
   return files;
 }

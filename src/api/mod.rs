@@ -127,6 +127,7 @@ route_table! {
     "/c/{slug}" => { GET => pages::chat },
     "/c/{slug}/embed.js" => { GET => pages::embed },
     "/assets/{name}" => { GET => pages::asset },
+    "/console" => { GET => pages::console },
     "/api/public/chat/{slug}/session" => { POST => public_session::mint },
     "/api/public/chat/{slug}/threads" => {
         GET => public_threads::list, POST => public_threads::create,

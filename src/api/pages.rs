@@ -1,6 +1,7 @@
-//! The web face's pages (`publishing.md` "Pages", "Build"): the public chat
-//! page `/c/{slug}`, its launcher `/c/{slug}/embed.js`, and the hashed
-//! assets `/assets/{name}` the page loads with Subresource Integrity. The
+//! The web face's pages (`publishing.md` "Pages", "Console", "Build"): the
+//! public chat page `/c/{slug}`, its launcher `/c/{slug}/embed.js`, the
+//! operator console `/console`, and the hashed assets `/assets/{name}` the
+//! pages load with Subresource Integrity. The
 //! files are `web/dist/`, built from `web/src/` by `node web/build.mjs` and
 //! embedded in the binary; no credential, no CORS headers.
 //!
@@ -131,6 +132,31 @@ pub async fn embed(
         .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
         .insert_header(("cross-origin-resource-policy", "cross-origin"))
         .body(file("embed.js")?))
+}
+
+/// The console's policy: the chat page's, but images only from Confer
+/// (and `data:`) and frames only of Confer's own pages (a published chat's
+/// preview); the framing middleware adds `frame-ancestors 'none'` and
+/// `X-Frame-Options: DENY`, as for every page that names no framer.
+const CONSOLE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; \
+     form-action 'none'; require-trusted-types-for 'script'; trusted-types 'none'";
+
+/// `GET /console`: the operator console (`publishing.md` "Console"); 404
+/// when `console` is off. No credential: the page asks for an API key and
+/// keeps it in the tab's sessionStorage.
+#[utoipa::path(get, path = "/console", tag = "pages", operation_id = "page_console", responses((status = 200, description = "The operator console", content_type = "text/html"), (status = 404, description = "The console is turned off (`CONFER_CONSOLE=false`)", body = crate::error::ErrorBody<'static>)))]
+pub async fn console(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    if !state.settings.console {
+        return Err(ApiError::NotFound("no such route".into()));
+    }
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CONTENT_SECURITY_POLICY, CONSOLE_POLICY))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header(("cross-origin-opener-policy", "same-origin"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .body(file("console.html")?))
 }
 
 /// Whether `name` is a hashed asset: `{stem}.{10 hex}.{ext}`.

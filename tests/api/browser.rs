@@ -1,7 +1,9 @@
-//! The public chat page in a real browser: Debian's Chromium driven headless
-//! by playwright-core (`tests/peers/chat-page.mjs`), against the real server
-//! on the built-in echo model: the page itself, a reload mid-answer, and the
-//! embed on an allowed and a denied site. Screenshots go to
+//! The public chat page and the operator console in a real browser:
+//! Debian's Chromium driven headless by playwright-core
+//! (`tests/peers/chat-page.mjs`, `tests/peers/console.mjs`), against the
+//! real server on the built-in echo model: the page itself, a reload
+//! mid-answer, the embed on an allowed and a denied site, and the console's
+//! sign-in, agents, chat, logs and analytics. Screenshots go to
 //! `target/browser-artifacts/`.
 
 use std::path::Path;
@@ -9,7 +11,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::common::{Options, Server, peers_dir};
+use crate::common::{BOOTSTRAP_KEY, Options, Server, peers_dir};
 use crate::visitors::publish;
 
 #[tokio::test]
@@ -35,15 +37,33 @@ async fn a_visitor_chats_on_the_page_and_in_an_allowed_embed_only() {
         json!({"greeting": "Hello! Ask me **anything**."}),
     )
     .await;
-    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
-    let base = server.base.clone();
+    drive(
+        "chat-page.mjs",
+        vec![
+            server.base.clone(),
+            "browser".into(),
+            artifacts(),
+            host_port.to_string(),
+        ],
+    )
+    .await;
+}
+
+/// `target/browser-artifacts/`, where the scripts write their screenshots.
+fn artifacts() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/browser-artifacts")
+        .display()
+        .to_string()
+}
+
+/// Runs the browser script `script` of `tests/peers/` with `args`; it
+/// prints what it saw and exits non-zero on a broken expectation.
+async fn drive(script: &'static str, args: Vec<String>) {
     let out = tokio::task::spawn_blocking(move || {
         Command::new("node")
-            .arg(peers_dir("playwright-core").join("chat-page.mjs"))
-            .arg(base)
-            .arg("browser")
-            .arg(&artifacts)
-            .arg(host_port.to_string())
+            .arg(peers_dir("playwright-core").join(script))
+            .args(args)
             .output()
             .expect("node runs")
     })
@@ -52,4 +72,14 @@ async fn a_visitor_chats_on_the_page_and_in_an_allowed_embed_only() {
     let said = String::from_utf8_lossy(&out.stdout);
     eprintln!("{said}{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{said}");
+}
+
+#[tokio::test]
+async fn an_operator_signs_in_to_the_console_and_chats() {
+    let server = Server::start_with(Options::default().env("CONFER_BUILTIN_DELAY_MS", "100"));
+    drive(
+        "console.mjs",
+        vec![server.base.clone(), BOOTSTRAP_KEY.into(), artifacts()],
+    )
+    .await;
 }

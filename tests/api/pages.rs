@@ -66,6 +66,13 @@ async fn the_chat_page_is_framed_only_by_its_allowed_sites() {
     )
     .await;
     publish(&admin, "other", json!({})).await;
+    // Without CONFER_PUBLIC_URL, links name the address Confer listens on
+    // (they named the bind setting, port 0, before).
+    let shown = admin
+        .get(&format!("/api/agents/{agent}/publish"))
+        .await
+        .expect(200);
+    assert_eq!(shown["url"], format!("{}/c/framed", server.base));
     let client = reqwest::Client::new();
     let get = |path: &str, gzip: bool| {
         let mut request = client.get(format!("{}{path}", server.base));
@@ -193,6 +200,61 @@ async fn the_chat_page_is_framed_only_by_its_allowed_sites() {
         get("/c/framed/embed.js", false).await.unwrap().status(),
         404
     );
+}
+
+/// The console (`publishing.md` "Console" rule 3): its own policy (no
+/// framer, images and frames from Confer only), `X-Frame-Options: DENY`,
+/// `Cross-Origin-Opener-Policy`, never cached, no CORS, its assets by
+/// integrity; 404 with `CONFER_CONSOLE=false`.
+#[tokio::test]
+async fn the_console_is_never_framed_or_cached() {
+    let server = Server::start();
+    let client = reqwest::Client::new();
+    let page = client
+        .get(format!("{}/console", server.base))
+        .header("origin", "https://elsewhere.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(
+        header(&page, "content-security-policy"),
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+         connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; \
+         require-trusted-types-for 'script'; trusted-types 'none'; frame-ancestors 'none'"
+    );
+    assert_eq!(header(&page, "x-frame-options"), "DENY");
+    assert_eq!(header(&page, "cross-origin-opener-policy"), "same-origin");
+    assert_eq!(header(&page, "cache-control"), "no-store");
+    assert!(
+        page.headers()
+            .keys()
+            .all(|n| !n.as_str().starts_with("access-control-"))
+    );
+    let html = page.text().await.unwrap();
+    assert!(!html.contains("<script>") && !html.contains("style="));
+    let assets = assets_of(&html);
+    assert_eq!(assets.len(), 2, "{html}");
+    for (path, integrity) in &assets {
+        let bytes = client
+            .get(format!("{}{path}", server.base))
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let digest = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(&bytes));
+        assert_eq!(integrity, &format!("sha256-{digest}"), "{path}");
+    }
+
+    let off = Server::start_with(crate::common::Options::default().env("CONFER_CONSOLE", "false"));
+    let missing = client
+        .get(format!("{}/console", off.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
 }
 
 /// `web/dist` is the build of `web/src` (`node web/build.mjs --check`), and

@@ -44,7 +44,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/orgs/settings") => Member,
         ("GET", "/api/public/chat/{slug}") => Nobody,
         ("POST", "/api/public/chat/{slug}/session") => Nobody,
-        ("GET", "/c/{slug}" | "/c/{slug}/embed.js" | "/assets/{name}") => Nobody,
+        ("GET", "/c/{slug}" | "/c/{slug}/embed.js" | "/assets/{name}" | "/console") => Nobody,
         (_, path) if path.starts_with("/api/public/chat/{slug}/") => Visitor,
         ("POST", "/api/orgs/settings") => Admin,
         ("GET", "/api/agents/{agent_id}/publish" | "/api/agents/{agent_id}/multiplayer") => Member,

@@ -5,6 +5,7 @@
 // resumed after a reload from the turn that was running.
 
 import { render } from "../shared/markdown";
+import { LiveAnswer as Live } from "../shared/live";
 import { readEvents, type StreamEvent } from "../shared/sse";
 import { PageStore, type Persistence } from "../shared/store";
 import { ChatError, Session } from "./session";
@@ -55,12 +56,17 @@ const base = `/api/public/chat/${encodeURIComponent(slug)}`;
 function parentOrigin(): string | null {
   if (!embedded || window.parent === window) return null;
   const ancestors = location.ancestorOrigins;
-  if (ancestors && ancestors.length > 0) return ancestors[0] ?? null;
-  try {
-    return document.referrer ? new URL(document.referrer).origin : null;
-  } catch {
-    return null;
+  let origin: string | null = null;
+  if (ancestors && ancestors.length > 0) origin = ancestors[0] ?? null;
+  else {
+    try {
+      origin = document.referrer ? new URL(document.referrer).origin : null;
+    } catch {
+      origin = null;
+    }
   }
+  // Confer's own console previews the page: not an embedding site.
+  return origin === location.origin ? null : origin;
 }
 
 function say(text: string): void {
@@ -100,33 +106,9 @@ function show(role: string, content: string, sender: string | null = null): HTML
   return node;
 }
 
-/** An answer being streamed: re-rendered at most once per frame. */
-class LiveAnswer {
-  private text = "";
-  private scheduled = false;
-  readonly node: HTMLDivElement;
-
-  constructor() {
-    this.node = bubble("assistant", null);
-    this.node.setAttribute("aria-busy", "true");
-  }
-
-  add(delta: string): void {
-    this.text += delta;
-    if (this.scheduled) return;
-    this.scheduled = true;
-    requestAnimationFrame(() => {
-      this.scheduled = false;
-      this.node.querySelector(".body")?.replaceChildren(render(this.text));
-      this.node.scrollIntoView({ block: "end" });
-    });
-  }
-
-  finish(content: string | null): void {
-    if (content !== null) this.text = content;
-    this.node.querySelector(".body")?.replaceChildren(render(this.text));
-    this.node.setAttribute("aria-busy", "false");
-  }
+/** A new assistant bubble, streaming. */
+function answer(): Live {
+  return new Live(bubble("assistant", null), (node) => node.scrollIntoView({ block: "end" }));
 }
 
 async function start(): Promise<void> {
@@ -305,18 +287,18 @@ class Chat {
       this.store.set("turn", null);
       return;
     }
-    await this.stream(response, new LiveAnswer());
+    await this.stream(response, answer());
   }
 
   private async follow(): Promise<void> {
     const response = await this.session.request(`/threads/${this.thread}/stream?follow=true`);
-    let live: LiveAnswer | null = null;
+    let live: Live | null = null;
     await readEvents(response, (event) => {
       const data = event.data as Record<string, unknown>;
       if (event.event === "meta" && !this.running) {
         const message = data.userMessage as { content: string; senderName: string | null } | null;
         if (message) show("user", message.content, message.senderName);
-        live = new LiveAnswer();
+        live = answer();
       } else if (event.event === "token" && live && !this.running) {
         live.add(String(data.delta ?? ""));
       } else if (event.event === "done" && live) {
@@ -350,7 +332,7 @@ class Chat {
         body: JSON.stringify({ content }),
         signal: controller.signal,
       });
-      await this.stream(response, new LiveAnswer());
+      await this.stream(response, answer());
     } catch (error) {
       if (!(error instanceof DOMException && error.name === "AbortError")) this.fail(error);
     } finally {
@@ -359,7 +341,7 @@ class Chat {
     }
   }
 
-  private async stream(response: Response, live: LiveAnswer): Promise<void> {
+  private async stream(response: Response, live: Live): Promise<void> {
     let finished = false;
     await readEvents(response, (event: StreamEvent) => {
       const data = (event.data ?? {}) as Record<string, unknown>;

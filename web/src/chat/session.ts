@@ -3,38 +3,15 @@
 // or two minutes before it expires; and every request of the public chat
 // API made with it.
 
+import { failure } from "../shared/errors";
 import type { PageStore } from "../shared/store";
+
+export { ApiFailure as ChatError } from "../shared/errors";
 
 interface Minted {
   token: string;
   expires_in: number;
   visitor_secret: string;
-}
-
-/** An API error the page shows. */
-export class ChatError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    detail: string,
-    readonly retryAfter: number | null,
-  ) {
-    super(detail);
-  }
-}
-
-async function failure(response: Response): Promise<ChatError> {
-  let code = "ERROR";
-  let detail = response.statusText;
-  try {
-    const body = (await response.json()) as { error?: string; detail?: string };
-    code = body.error ?? code;
-    detail = body.detail ?? detail;
-  } catch {
-    // not JSON: keep the status text
-  }
-  const retry = Number(response.headers.get("retry-after"));
-  return new ChatError(response.status, code, detail, Number.isFinite(retry) && retry > 0 ? retry : null);
 }
 
 /** The public chat API of one slug, with the visitor's session. */

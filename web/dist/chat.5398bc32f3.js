@@ -175,6 +175,45 @@
     return out;
   }
 
+  // src/shared/live.ts
+  var LiveAnswer = class {
+    constructor(node, onPaint = () => {
+    }) {
+      __publicField(this, "node", node);
+      __publicField(this, "onPaint", onPaint);
+      __publicField(this, "text", "");
+      __publicField(this, "scheduled", false);
+      __publicField(this, "firstFrameAt", null);
+      this.node.setAttribute("aria-busy", "true");
+    }
+    paint() {
+      this.node.querySelector(".body")?.replaceChildren(render(this.text));
+      this.onPaint(this.node);
+    }
+    /** Adds a token's delta; the bubble shows it at the next frame. */
+    add(delta) {
+      const first = this.text === "" && this.firstFrameAt === null;
+      this.text += delta;
+      if (first) this.firstFrameAt = performance.now();
+      if (this.scheduled) return;
+      this.scheduled = true;
+      requestAnimationFrame(() => {
+        this.scheduled = false;
+        this.paint();
+        const start2 = this.firstFrameAt;
+        if (start2 === null || start2 < 0) return;
+        this.firstFrameAt = -1;
+        setTimeout(() => performance.measure("confer:first-token-paint", { start: start2, end: performance.now() }), 0);
+      });
+    }
+    /** Ends the answer with the stream's final text (null: what was streamed). */
+    finish(content) {
+      if (content !== null) this.text = content;
+      this.paint();
+      this.node.setAttribute("aria-busy", "false");
+    }
+  };
+
   // src/shared/sse.ts
   var SseParser = class {
     constructor() {
@@ -273,8 +312,8 @@
     }
   };
 
-  // src/chat/session.ts
-  var ChatError = class extends Error {
+  // src/shared/errors.ts
+  var ApiFailure = class extends Error {
     constructor(status, code, detail, retryAfter) {
       super(detail);
       __publicField(this, "status", status);
@@ -292,8 +331,10 @@
     } catch {
     }
     const retry = Number(response.headers.get("retry-after"));
-    return new ChatError(response.status, code, detail, Number.isFinite(retry) && retry > 0 ? retry : null);
+    return new ApiFailure(response.status, code, detail, Number.isFinite(retry) && retry > 0 ? retry : null);
   }
+
+  // src/chat/session.ts
   var Session = class {
     constructor(base2, store, origin) {
       __publicField(this, "base", base2);
@@ -380,12 +421,16 @@
   function parentOrigin() {
     if (!embedded || window.parent === window) return null;
     const ancestors = location.ancestorOrigins;
-    if (ancestors && ancestors.length > 0) return ancestors[0] ?? null;
-    try {
-      return document.referrer ? new URL(document.referrer).origin : null;
-    } catch {
-      return null;
+    let origin = null;
+    if (ancestors && ancestors.length > 0) origin = ancestors[0] ?? null;
+    else {
+      try {
+        origin = document.referrer ? new URL(document.referrer).origin : null;
+      } catch {
+        origin = null;
+      }
     }
+    return origin === location.origin ? null : origin;
   }
   function say(text) {
     statusRegion.textContent = text;
@@ -419,30 +464,9 @@
     node.scrollIntoView({ block: "end" });
     return node;
   }
-  var LiveAnswer = class {
-    constructor() {
-      __publicField(this, "text", "");
-      __publicField(this, "scheduled", false);
-      __publicField(this, "node");
-      this.node = bubble("assistant", null);
-      this.node.setAttribute("aria-busy", "true");
-    }
-    add(delta) {
-      this.text += delta;
-      if (this.scheduled) return;
-      this.scheduled = true;
-      requestAnimationFrame(() => {
-        this.scheduled = false;
-        this.node.querySelector(".body")?.replaceChildren(render(this.text));
-        this.node.scrollIntoView({ block: "end" });
-      });
-    }
-    finish(content) {
-      if (content !== null) this.text = content;
-      this.node.querySelector(".body")?.replaceChildren(render(this.text));
-      this.node.setAttribute("aria-busy", "false");
-    }
-  };
+  function answer() {
+    return new LiveAnswer(bubble("assistant", null), (node) => node.scrollIntoView({ block: "end" }));
+  }
   async function start() {
     document.body.classList.toggle("embedded", embedded);
     const response = await fetch(base);
@@ -607,7 +631,7 @@
         this.store.set("turn", null);
         return;
       }
-      await this.stream(response, new LiveAnswer());
+      await this.stream(response, answer());
     }
     async follow() {
       const response = await this.session.request(`/threads/${this.thread}/stream?follow=true`);
@@ -617,7 +641,7 @@
         if (event.event === "meta" && !this.running) {
           const message = data.userMessage;
           if (message) show("user", message.content, message.senderName);
-          live = new LiveAnswer();
+          live = answer();
         } else if (event.event === "token" && live && !this.running) {
           live.add(String(data.delta ?? ""));
         } else if (event.event === "done" && live) {
@@ -650,7 +674,7 @@
           body: JSON.stringify({ content }),
           signal: controller.signal
         });
-        await this.stream(response, new LiveAnswer());
+        await this.stream(response, answer());
       } catch (error) {
         if (!(error instanceof DOMException && error.name === "AbortError")) this.fail(error);
       } finally {
@@ -701,7 +725,7 @@
       say(on ? "The assistant is answering… (Escape stops)" : "");
     }
     fail(error) {
-      if (error instanceof ChatError) {
+      if (error instanceof ApiFailure) {
         const wait = error.retryAfter ? ` Try again in ${error.retryAfter} s.` : "";
         say(`${error.message}.${wait}`);
       } else {
