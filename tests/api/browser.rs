@@ -37,6 +37,10 @@ async fn a_visitor_chats_on_the_page_and_in_an_allowed_embed_only() {
         json!({"greeting": "Hello! Ask me **anything**."}),
     )
     .await;
+    // The reload test's server: 200 ms per token (publishing.md
+    // "Acceptance" 3).
+    let slow = Server::start_with(Options::default().env("CONFER_BUILTIN_DELAY_MS", "200"));
+    let slow_agent = publish(&slow.admin(), "browser", json!({"greeting": "Hi."})).await;
     drive(
         "chat-page.mjs",
         vec![
@@ -44,9 +48,30 @@ async fn a_visitor_chats_on_the_page_and_in_an_allowed_embed_only() {
             "browser".into(),
             artifacts(),
             host_port.to_string(),
+            slow.base.clone(),
         ],
     )
     .await;
+    // The reloaded answer is stored once.
+    let threads = slow
+        .admin()
+        .get(&format!("/api/threads?agentId={slow_agent}"))
+        .await
+        .expect(200);
+    assert_eq!(threads["threads"].as_array().unwrap().len(), 1, "{threads}");
+    let thread = threads["threads"][0]["id"].as_str().unwrap();
+    let history = slow
+        .admin()
+        .get(&format!("/api/threads/{thread}/messages"))
+        .await
+        .expect(200);
+    let roles: Vec<&str> = history["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant"], "{history}");
 }
 
 /// `target/browser-artifacts/`, where the scripts write their screenshots.

@@ -4,10 +4,11 @@
 // hostile Markdown echoed back, a phone's 320 px, axe, a reload
 // mid-answer, the embed on an allowed and a denied site; and the first
 // token's frame-to-paint latency. Usage:
-//   node chat-page.mjs BASE SLUG ARTIFACTS_DIR HOST_PORT
+//   node chat-page.mjs BASE SLUG ARTIFACTS_DIR HOST_PORT RELOAD_BASE
 // HOST_PORT: where this script serves the host pages of the embed tests,
 // as http://allowed.localhost:HOST_PORT (on the chat's allow-list) and
-// http://denied.localhost:HOST_PORT (not on it).
+// http://denied.localhost:HOST_PORT (not on it). RELOAD_BASE: a second
+// server, 200 ms per token, with SLUG published too (the reload test).
 // Prints one JSON object of what it saw; exits 1 on a broken expectation.
 
 import { mkdirSync } from "node:fs";
@@ -16,7 +17,7 @@ import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { countRenderings, Expectations, findFrame, firstTokenPaints, launch, renderings, stopWithEscape } from "./browser-kit.mjs";
 
-const [base, slug, artifacts, hostPort] = process.argv.slice(2);
+const [base, slug, artifacts, hostPort, reloadBase] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const run = new Expectations();
 const { seen } = run;
@@ -114,26 +115,31 @@ try {
   expect(serious.length === 0, `axe: no serious or critical violation (${seen.axe})`);
   await audited.close();
 
-  // Reload mid-answer: the rest of the answer comes once, from the turn
-  // that was running; the history holds one assistant message for it.
-  await page.fill("#message", "alpha beta gamma delta epsilon zeta eta theta iota kappa");
-  await page.keyboard.press("Enter");
-  await page.waitForFunction(() => {
+  // Reload mid-answer, on a server pacing 200 ms per token (RELOAD_BASE):
+  // the rest of the answer comes once, from the turn that was running (the
+  // Rust side then checks the history holds one answer).
+  const reloading = await browser.newPage();
+  await reloading.goto(`${reloadBase}/c/${slug}`);
+  await reloading.waitForSelector(".message.greeting");
+  await reloading.fill("#message", "alpha beta gamma delta epsilon zeta eta theta iota kappa");
+  await reloading.keyboard.press("Enter");
+  await reloading.waitForFunction(() => {
     const live = document.querySelector('.message.assistant[aria-busy="true"] .body');
     return live && live.textContent.split(" ").length >= 3;
   });
-  await page.reload();
-  await page.waitForFunction(
+  await reloading.reload();
+  await reloading.waitForFunction(
     () => [...document.querySelectorAll(".message.assistant:not(.greeting) .body")].some((b) => b.textContent.includes("kappa")),
     null,
     { timeout: 20000 },
   );
-  await page.waitForTimeout(500);
-  const kappas = await page.$$eval(".message.assistant:not(.greeting) .body", (els) =>
+  await reloading.waitForTimeout(500);
+  const kappas = await reloading.$$eval(".message.assistant:not(.greeting) .body", (els) =>
     els.filter((b) => b.textContent.includes("alpha")).length,
   );
   seen.reloadAnswers = kappas;
   expect(kappas === 1, `the reloaded answer shows once (${kappas})`);
+  await reloading.close();
 
   // The embed on an allowed site, then on a denied one.
   const host = createServer((request, response) => {

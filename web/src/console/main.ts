@@ -61,7 +61,11 @@ function showSignIn(main: HTMLElement, note = ""): void {
           if (location.hash === "" || location.hash === "#/") location.hash = "#/agents";
           else void showRoute();
         })
-        .catch((error: unknown) => showSignIn(main, `Not signed in: ${explain(error)}`));
+        .catch((error: unknown) => {
+          // A key that did not work is not kept, whatever the refusal.
+          if (apiKey()) signOut();
+          showSignIn(main, `Not signed in: ${explain(error)}`);
+        });
     }),
   );
   say(note);

@@ -1017,7 +1017,10 @@
         void get("/api/agents").then(() => {
           if (location.hash === "" || location.hash === "#/") location.hash = "#/agents";
           else void showRoute();
-        }).catch((error) => showSignIn(main2, `Not signed in: ${explain(error)}`));
+        }).catch((error) => {
+          if (apiKey()) signOut();
+          showSignIn(main2, `Not signed in: ${explain(error)}`);
+        });
       })
     );
     say(note);
