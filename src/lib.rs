@@ -11,6 +11,7 @@ pub mod cli;
 pub mod connections;
 pub mod error;
 pub mod export;
+pub mod knowledge;
 pub mod limits;
 pub mod observability;
 pub mod outbound;
@@ -226,9 +227,12 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     );
 
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
+    let knowledge = knowledge::ingest::Ingestion::from_settings(&store, &settings)
+        .context("starting the knowledge ingestion")?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
         public,
+        knowledge,
         runtime,
         store: store.clone(),
         jwt,

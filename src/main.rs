@@ -1,7 +1,7 @@
 //! The `confer` binary: parses the command line (`operations.md`) and runs
 //! [`confer::serve`] or one of the operator's commands in [`confer::cli`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
@@ -109,6 +109,18 @@ enum Command {
     Check {
         #[command(flatten)]
         remote: RemoteArgs,
+    },
+    /// (Internal) parse one knowledge file in this child process, under a
+    /// memory limit; the server runs it and reads `--out`.
+    #[command(hide = true)]
+    KnowledgeParse {
+        #[arg(long)]
+        kind: String,
+        #[arg(long)]
+        max_text_bytes: usize,
+        #[arg(long)]
+        out: PathBuf,
+        input: PathBuf,
     },
 }
 
@@ -219,7 +231,9 @@ fn run(command: Command, settings: Settings) -> Result<String, CliError> {
             remote.remote()?.as_ref(),
         ),
         Command::Check { remote } => data::check(&settings, remote.remote()?.as_ref()),
-        Command::Serve { .. } | Command::Config => Ok(String::new()),
+        Command::Serve { .. } | Command::Config | Command::KnowledgeParse { .. } => {
+            Ok(String::new())
+        }
     }
 }
 
@@ -252,6 +266,17 @@ fn serve(mut settings: Settings, bind: Option<String>, port: Option<u16>) -> Exi
 fn main() -> ExitCode {
     confer::allocator::tune();
     let cli = Cli::parse();
+    // The parser child needs no settings: it must start even when the
+    // service's configuration is being changed under it.
+    if let Command::KnowledgeParse {
+        kind,
+        max_text_bytes,
+        out,
+        input,
+    } = &cli.command
+    {
+        return knowledge_parse(kind, *max_text_bytes, out, input);
+    }
     let mut settings = match Settings::load(cli.config.as_deref()) {
         Ok(settings) => settings,
         Err(error) => {
@@ -269,5 +294,20 @@ fn main() -> ExitCode {
                 .map_err(|e| CliError::Usage(format!("invalid configuration: {e}"))),
         ),
         command => finish(run(command, settings)),
+    }
+}
+
+/// `confer knowledge-parse`: exit 0 with an answer in `out`, 2 on bad use.
+fn knowledge_parse(kind: &str, max_text_bytes: usize, out: &Path, input: &Path) -> ExitCode {
+    let Ok(kind) = serde_json::from_value(serde_json::Value::String(kind.to_owned())) else {
+        eprintln!("confer knowledge-parse: unknown kind {kind}");
+        return ExitCode::from(2);
+    };
+    match confer::knowledge::parse::child_main(kind, input, out, max_text_bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("confer knowledge-parse: {error}");
+            ExitCode::from(1)
+        }
     }
 }

@@ -53,6 +53,15 @@ pub struct Settings {
     pub trace_payloads: bool,
     /// Whether `/console` is served (`publishing.md` "Console").
     pub console: bool,
+    /// Knowledge documents (`knowledge.md` §7).
+    pub knowledge_max_upload_bytes: u64,
+    pub knowledge_max_text_bytes: usize,
+    pub knowledge_max_chunks_per_doc: usize,
+    pub knowledge_max_docs_per_org: usize,
+    pub knowledge_max_docs_per_thread: usize,
+    pub knowledge_workers: usize,
+    pub knowledge_parse_timeout_secs: u64,
+    pub knowledge_attempt_timeout_secs: u64,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

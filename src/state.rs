@@ -34,6 +34,8 @@ pub struct AppState {
     pub traces: Arc<confer_actors::RunningTraces>,
     /// Visitor keys, limits and settings of the public chats.
     pub public: crate::publishing::chats::PublicChats,
+    /// Knowledge documents: their files, ingestion and purge.
+    pub knowledge: Arc<crate::knowledge::ingest::Ingestion>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

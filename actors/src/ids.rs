@@ -106,6 +106,10 @@ id_type!(
     TraceId
 );
 id_type!(
+    /// A knowledge document (`knowledge.md` §1).
+    DocumentId
+);
+id_type!(
     /// A span of a trace.
     SpanId
 );

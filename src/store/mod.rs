@@ -29,6 +29,7 @@ pub mod gate;
 mod handle;
 pub mod integrations;
 pub mod keys;
+pub mod knowledge;
 pub mod mcps;
 pub mod oauth;
 pub mod plans;
@@ -172,6 +173,7 @@ pub struct SledStore {
     publication_threads: Tree,
     public_max_threads: std::sync::atomic::AtomicU64,
     org_settings: Tree,
+    knowledge: knowledge::KnowledgeTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -200,34 +202,10 @@ pub struct SledStore {
     gate: gate::WriteGate,
 }
 
-/// How long an open waits for sled's lock file. After the last handle to a
-/// database in this process is dropped, sled's own I/O threads may hold the
-/// lock a moment longer: `confer check --url` restores a backup (which
-/// opens and closes it) and opens it at once, and CI saw that open refused.
-/// A lock another process holds is still refused, after this long.
-const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Opens `config`'s database, retrying a refused lock for [`LOCK_WAIT`].
-fn open_waiting_for_the_lock(config: &sled::Config) -> Result<sled::Db, StoreError> {
-    let until = std::time::Instant::now() + LOCK_WAIT;
-    loop {
-        match config.open() {
-            Ok(db) => return Ok(db),
-            Err(error)
-                if error.to_string().contains("could not acquire lock")
-                    && std::time::Instant::now() < until =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(error) => return Err(engine(error)),
-        }
-    }
-}
-
 impl SledStore {
     /// Opens (or creates) the database in `dir`, sealing secrets with `secrets`.
     pub fn open(dir: &Path, secrets: Arc<SecretBox>) -> Result<Self, StoreError> {
-        let db = open_waiting_for_the_lock(
+        let db = durability::open_waiting_for_the_lock(
             &sled::Config::new()
                 .path(dir)
                 .cache_capacity(STORE_CACHE_BYTES),
@@ -293,6 +271,7 @@ impl SledStore {
             publication_threads: tree(trees::PUBLICATION_THREADS)?,
             public_max_threads: std::sync::atomic::AtomicU64::new(100_000),
             org_settings: tree(trees::ORG_SETTINGS)?,
+            knowledge: knowledge::KnowledgeTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,

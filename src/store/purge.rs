@@ -71,7 +71,9 @@ impl SledStore {
             self.participants.apply_batch(people).map_err(engine)?;
             return Ok(removed);
         }
-        removed = self.purge_plans(marker.org_id, id, batch)?;
+        // Plans, and the thread's knowledge documents (their purge follows).
+        removed = self.purge_plans(marker.org_id, id, batch)?
+            + self.delete_scope_documents(marker.org_id, crate::knowledge::Scope::Thread(id))?;
         if removed > 0 {
             return Ok(removed);
         }

@@ -66,7 +66,7 @@ fn an_open_waits_briefly_for_the_lock() {
         "a held lock is refused"
     );
     assert!(
-        started.elapsed() >= super::LOCK_WAIT,
+        started.elapsed() >= super::durability::LOCK_WAIT,
         "after waiting for it"
     );
     let release = std::thread::spawn(move || {

@@ -273,5 +273,29 @@ fn flusher(shared: &Shared, flush: &FlushFn) {
     }
 }
 
+/// How long an open waits for sled's lock file. After the last handle to a
+/// database in this process is dropped, sled's own I/O threads may hold the
+/// lock a moment longer: `confer check --url` restores a backup (which
+/// opens and closes it) and opens it at once, and CI saw that open refused.
+/// A lock another process holds is still refused, after this long.
+pub(super) const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Opens `config`'s database, retrying a refused lock for [`LOCK_WAIT`].
+pub(super) fn open_waiting_for_the_lock(config: &sled::Config) -> Result<sled::Db, StoreError> {
+    let until = std::time::Instant::now() + LOCK_WAIT;
+    loop {
+        match config.open() {
+            Ok(db) => return Ok(db),
+            Err(error)
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < until =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(error) => return Err(super::engine(error)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

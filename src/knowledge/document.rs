@@ -1,0 +1,139 @@
+//! The records of knowledge: a document, its chunks and its ingestion job
+//! (`knowledge.md` §1–2).
+
+use chrono::{DateTime, Utc};
+use confer_actors::{AgentId, DocumentId, OrgId, ThreadId};
+use serde::{Deserialize, Serialize};
+
+/// Where a document is reachable: the whole org, one agent, one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "id", rename_all = "lowercase")]
+pub enum Scope {
+    Org,
+    Agent(AgentId),
+    Thread(ThreadId),
+}
+
+impl Scope {
+    /// `org`, `agent` or `thread`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Org => "org",
+            Self::Agent(_) => "agent",
+            Self::Thread(_) => "thread",
+        }
+    }
+
+    /// The scope's id as the API shows it (the org's for `org`).
+    pub fn id(&self, org: OrgId) -> String {
+        match self {
+            Self::Org => org.to_string(),
+            Self::Agent(agent) => agent.to_string(),
+            Self::Thread(thread) => thread.to_string(),
+        }
+    }
+
+    /// The 17 bytes that key the scope in the store's indexes.
+    pub fn key(&self, org: OrgId) -> [u8; 17] {
+        let (tag, id) = match self {
+            Self::Org => (0u8, org.as_bytes()),
+            Self::Agent(agent) => (1, agent.as_bytes()),
+            Self::Thread(thread) => (2, thread.as_bytes()),
+        };
+        let mut key = [0u8; 17];
+        key[0] = tag;
+        key[1..].copy_from_slice(id);
+        key
+    }
+}
+
+/// Where a document is in its ingestion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DocumentStatus {
+    Queued,
+    Parsing,
+    Indexing,
+    Ready,
+    Failed,
+}
+
+impl DocumentStatus {
+    /// Whether a job still runs or waits for the document.
+    pub fn in_progress(self) -> bool {
+        matches!(self, Self::Queued | Self::Parsing | Self::Indexing)
+    }
+}
+
+/// An uploaded document.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Document {
+    pub id: DocumentId,
+    pub org_id: OrgId,
+    pub title: String,
+    /// The uploaded file's name.
+    pub source_ref: String,
+    pub scope: Scope,
+    /// `text/markdown`, `text/plain`, `text/html`, `application/pdf` or the
+    /// DOCX type.
+    pub content_type: String,
+    pub size_bytes: u64,
+    /// Hex SHA-256 of the file: its name under `knowledge/files/{org}/`.
+    pub sha256: String,
+    pub status: DocumentStatus,
+    /// A fixed reason (never a parser's text).
+    pub error: Option<String>,
+    pub attempts: u32,
+    /// The generation of chunks searches count (`None`: none yet).
+    pub searchable_generation: Option<u64>,
+    /// The last generation an attempt wrote or is writing.
+    pub last_generation: u64,
+    /// PDF only: its page count.
+    pub pages: Option<u32>,
+    pub chunk_count: u64,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub indexed_at: Option<DateTime<Utc>>,
+}
+
+/// One chunk of a document's text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Chunk {
+    /// `{doc}:{generation}:{n}`.
+    pub id: String,
+    pub doc_id: String,
+    /// Its place in the document, from 0.
+    pub n: u32,
+    pub text: String,
+    /// `Title › H1 › H2`: the headings above `start`.
+    pub breadcrumb: String,
+    /// Character offsets in the document's text (`end` exclusive).
+    pub start: u64,
+    pub end: u64,
+    /// 1-based pages of `start` and of the last character (PDF only).
+    pub page: Option<u32>,
+    pub page_end: Option<u32>,
+}
+
+/// What a job does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobKind {
+    Ingest,
+    Reindex,
+}
+
+/// A document's ingestion job: at most one per document.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct IngestJob {
+    pub doc_id: DocumentId,
+    pub org_id: OrgId,
+    pub kind: JobKind,
+    /// The attempts begun (a claim counts one before any work).
+    pub attempt: u32,
+    /// Set while an attempt holds the job; past it, the holder is gone.
+    pub lease_until: Option<DateTime<Utc>>,
+    pub next_attempt_at: DateTime<Utc>,
+    pub error: Option<String>,
+}

@@ -1,0 +1,295 @@
+//! The ingestion worker (`knowledge.md` §2): claims the oldest due job
+//! (its lease and attempt flushed before any work), parses the file in a
+//! child process, chunks the text, writes the chunks under a new
+//! generation and makes it searchable in one transaction. Retryable
+//! failures come back after 10 s, then 60 s; the third, or a deterministic
+//! one, fails the document. At start, jobs cut short by a restart are
+//! requeued or failed before any worker runs. The same service runs the
+//! background purge of deleted documents.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{TimeDelta, Utc};
+use confer_actors::{DocumentId, StoreError};
+use tokio::sync::{Notify, broadcast};
+
+use super::chunk::chunks;
+use super::files::KnowledgeFiles;
+use super::filetype::FileType;
+use super::parse::{ChildParser, ParseFailure};
+use super::{Document, IngestJob};
+use crate::settings::Settings;
+use crate::store::Store;
+use crate::store::knowledge::MAX_ATTEMPTS;
+use crate::store::purge::PURGE_BATCH;
+
+/// How the worker is set up (`CONFER_KNOWLEDGE_*`).
+#[derive(Clone, Debug)]
+pub struct IngestConfig {
+    pub workers: usize,
+    pub attempt_timeout: Duration,
+    pub max_chunks_per_doc: usize,
+}
+
+/// The ingestion service: its workers, its purge, and the news of each
+/// document whose job ended.
+pub struct Ingestion {
+    store: Store,
+    files: KnowledgeFiles,
+    parser: ChildParser,
+    config: IngestConfig,
+    work: Notify,
+    purge: Notify,
+    ended: broadcast::Sender<DocumentId>,
+}
+
+/// When an attempt that failed as `attempt` is tried again (`None`: never).
+fn retry_delay(attempt: u32) -> Option<TimeDelta> {
+    match attempt {
+        1 => Some(TimeDelta::seconds(10)),
+        2 => Some(TimeDelta::seconds(60)),
+        _ => None,
+    }
+}
+
+/// How an attempt ended, before it is recorded.
+enum Outcome {
+    Ready,
+    Failed {
+        reason: String,
+        retryable: bool,
+        generation: Option<u64>,
+    },
+    /// The document was deleted meanwhile.
+    Gone,
+}
+
+impl Ingestion {
+    /// [`Ingestion::start`] as `settings` say, on `{data_dir}/knowledge`.
+    pub fn from_settings(store: &Store, settings: &Settings) -> anyhow::Result<Arc<Self>> {
+        Ok(Self::start(
+            store.clone(),
+            KnowledgeFiles::open(&settings.data_dir)?,
+            ChildParser::from_settings(settings)?,
+            IngestConfig {
+                workers: settings.knowledge_workers,
+                attempt_timeout: Duration::from_secs(settings.knowledge_attempt_timeout_secs),
+                max_chunks_per_doc: settings.knowledge_max_chunks_per_doc,
+            },
+        )?)
+    }
+
+    /// Recovers the jobs a restart cut short, then starts the workers and
+    /// the purge on the current runtime.
+    pub fn start(
+        store: Store,
+        files: KnowledgeFiles,
+        parser: ChildParser,
+        config: IngestConfig,
+    ) -> Result<Arc<Self>, StoreError> {
+        let recovered = store.with_inner(|s| s.recover_jobs())?;
+        if recovered > 0 {
+            store.flush_now()?;
+            tracing::warn!(
+                recovered,
+                "knowledge jobs interrupted by a restart were requeued"
+            );
+        }
+        let (ended, _) = broadcast::channel(256);
+        let service = Arc::new(Self {
+            store,
+            files,
+            parser,
+            config,
+            work: Notify::new(),
+            purge: Notify::new(),
+            ended,
+        });
+        for _ in 0..service.config.workers.max(1) {
+            tokio::spawn(Arc::clone(&service).work_loop());
+        }
+        tokio::spawn(Arc::clone(&service).purge_loop());
+        Ok(service)
+    }
+
+    /// The stored files.
+    pub fn files(&self) -> &KnowledgeFiles {
+        &self.files
+    }
+
+    /// Tells the workers a job was queued.
+    pub fn queued(&self) {
+        self.work.notify_waiters();
+        self.work.notify_one();
+    }
+
+    /// Tells the purge a document was deleted.
+    pub fn deleted(&self) {
+        self.purge.notify_one();
+    }
+
+    /// Each document whose job ends (ready or failed), from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<DocumentId> {
+        self.ended.subscribe()
+    }
+
+    async fn work_loop(self: Arc<Self>) {
+        loop {
+            let lease = TimeDelta::from_std(self.config.attempt_timeout)
+                .unwrap_or(TimeDelta::minutes(10))
+                + TimeDelta::seconds(30);
+            match self
+                .store
+                .write(move |s| s.claim_job(Utc::now(), lease))
+                .await
+            {
+                Ok(Some((job, document))) => self.attempt(job, document).await,
+                Ok(None) => {
+                    // A queued job wakes us; a retry falls due on its own.
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(1), self.work.notified()).await;
+                }
+                Err(error) => {
+                    tracing::error!(%error, "claiming a knowledge job failed");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }
+
+    async fn attempt(&self, job: IngestJob, document: Document) {
+        let id = document.id;
+        let outcome =
+            match tokio::time::timeout(self.config.attempt_timeout, self.run(&document)).await {
+                Ok(Ok(outcome)) => outcome,
+                Ok(Err(error)) => Outcome::Failed {
+                    reason: format!("writer error: {error}"),
+                    retryable: true,
+                    generation: None,
+                },
+                Err(_) => Outcome::Failed {
+                    reason: "attempt timeout".into(),
+                    retryable: true,
+                    generation: None,
+                },
+            };
+        let recorded = match outcome {
+            Outcome::Ready | Outcome::Gone => Ok(()),
+            Outcome::Failed {
+                reason,
+                retryable,
+                generation,
+            } => {
+                let retry_at = retryable
+                    .then(|| retry_delay(job.attempt))
+                    .flatten()
+                    .filter(|_| job.attempt < MAX_ATTEMPTS)
+                    .map(|delay| Utc::now() + delay);
+                if generation.is_some() {
+                    self.purge.notify_one();
+                }
+                tracing::warn!(doc = %id, attempt = job.attempt, %reason, retried = retry_at.is_some(), "knowledge attempt failed");
+                self.store
+                    .write(move |s| s.fail_attempt(&job, &reason, retry_at, generation))
+                    .await
+                    .map(|_| ())
+            }
+        };
+        if let Err(error) = recorded {
+            tracing::error!(%error, doc = %id, "recording a knowledge attempt failed");
+        }
+        let _ = self.ended.send(id);
+    }
+
+    /// Parses, chunks and indexes `document`.
+    async fn run(&self, document: &Document) -> Result<Outcome, StoreError> {
+        let failed = |reason: &str, retryable: bool, generation: Option<u64>| Outcome::Failed {
+            reason: reason.to_owned(),
+            retryable,
+            generation,
+        };
+        let Some(kind) = FileType::from_content_type(&document.content_type) else {
+            return Ok(failed("unsupported type", false, None));
+        };
+        let path = self.files.path(document.org_id, &document.sha256);
+        let parsed = match self.parser.parse(kind, &path).await {
+            Ok(parsed) => parsed,
+            Err(ParseFailure::Deterministic(reason)) => return Ok(failed(&reason, false, None)),
+            Err(ParseFailure::Retryable(reason)) => return Ok(failed(&reason, true, None)),
+        };
+        let (org, id) = (document.org_id, document.id);
+        let Some(generation) = self.store.write(move |s| s.begin_indexing(org, id)).await? else {
+            return Ok(Outcome::Gone);
+        };
+        let pages = parsed
+            .page_starts
+            .as_ref()
+            .map(|p| u32::try_from(p.len()).unwrap_or(u32::MAX));
+        let drafts = tokio::task::spawn_blocking(move || {
+            chunks(&parsed.text, parsed.page_starts.as_deref())
+        })
+        .await
+        .map_err(|e| StoreError::Engine(format!("chunking: {e}")))?;
+        if drafts.len() > self.config.max_chunks_per_doc {
+            return Ok(failed("too many chunks", false, None));
+        }
+        if drafts.is_empty() {
+            return Ok(failed("no extractable text", false, None));
+        }
+        let count = drafts.len() as u64;
+        if let Err(error) = self
+            .store
+            .run(move |s| s.put_chunks(id, generation, &drafts))
+            .await
+        {
+            tracing::error!(%error, doc = %id, "writing chunks failed");
+            return Ok(failed("writer error", true, Some(generation)));
+        }
+        let stored = self
+            .store
+            .write(move |s| s.finish_ingest(org, id, generation, count, pages))
+            .await?;
+        if !stored {
+            self.purge.notify_one();
+            return Ok(Outcome::Gone);
+        }
+        Ok(Outcome::Ready)
+    }
+
+    async fn purge_loop(self: Arc<Self>) {
+        loop {
+            let files = self.files.clone();
+            let step = self
+                .store
+                .run(move |s| s.knowledge_purge_step(&files, PURGE_BATCH))
+                .await;
+            match step {
+                Ok(0) => {
+                    // A delete wakes it; a thread's purge deletes its
+                    // documents without a handle on this service, so it
+                    // also looks every few seconds.
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(5), self.purge.notified()).await;
+                }
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::error!(%error, "the knowledge purge failed; retrying");
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_come_after_ten_then_sixty_seconds_then_never() {
+        assert_eq!(retry_delay(1), Some(TimeDelta::seconds(10)));
+        assert_eq!(retry_delay(2), Some(TimeDelta::seconds(60)));
+        assert_eq!(retry_delay(3), None);
+    }
+}

@@ -1,0 +1,15 @@
+//! Knowledge documents (`knowledge.md`): what an org uploads for its agents
+//! to answer from. This part owns the documents' life: the upload's file
+//! type ([`filetype`]), the parsers run in a child process ([`parse`]), the
+//! chunks with their offsets, pages and heading breadcrumbs ([`chunk`]), the
+//! stored files ([`files`]) and the ingestion jobs' worker ([`ingest`]).
+//! The records and their store layout are in `crate::store::knowledge`.
+
+pub mod chunk;
+pub mod document;
+pub mod files;
+pub mod filetype;
+pub mod ingest;
+pub mod parse;
+
+pub use document::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};
