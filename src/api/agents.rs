@@ -315,5 +315,14 @@ pub async fn delete(
     if let Some(publication) = unpublished {
         super::publish::unpublished(&state, &publication).await?;
     }
+    let scope = crate::knowledge::Scope::Agent(id);
+    if state
+        .store
+        .write(move |s| s.delete_scope_documents(org, scope))
+        .await?
+        > 0
+    {
+        state.knowledge.deleted();
+    }
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }

@@ -17,6 +17,7 @@ pub mod health;
 pub mod idempotency;
 pub mod integrations;
 pub mod keys;
+pub mod knowledge;
 pub mod logs;
 pub mod mcps;
 pub mod messages;
@@ -177,6 +178,13 @@ route_table! {
         GET => integrations::attached_list, POST => integrations::attach,
         DELETE => integrations::detach,
     },
+    "/api/knowledge" => { GET => knowledge::list },
+    // Before `{document_id}`, which would otherwise take the path.
+    "/api/knowledge/upload" => { POST => knowledge::upload },
+    "/api/knowledge/{document_id}" => { GET => knowledge::get, DELETE => knowledge::delete },
+    "/api/knowledge/{document_id}/chunks" => { GET => knowledge::chunks },
+    "/api/knowledge/{document_id}/file" => { GET => knowledge::file },
+    "/api/knowledge/{document_id}/reindex" => { POST => knowledge::reindex },
     "/api/plans" => { GET => plans::list, POST => plans::create },
     "/api/plans/{plan_id}" => {
         GET => plans::get, PATCH => plans::update, DELETE => plans::delete,

@@ -153,3 +153,63 @@ pub async fn visitor_thread(
         .await
         .map(|(thread, ())| thread)
 }
+
+/// Whether `caller` may read (`write`: add, reindex, delete) the knowledge
+/// documents of `scope` (`knowledge.md` §6): a thread's as it may use the
+/// thread (404/403 as for the thread); the org's and an agent's, admins
+/// always, members to read, end users never (403). An agent the org does
+/// not have is 404.
+pub async fn knowledge_scope(
+    state: &AppState,
+    caller: &Caller,
+    scope: crate::knowledge::Scope,
+    write: bool,
+) -> Result<(), ApiError> {
+    use crate::auth::Role;
+    use crate::knowledge::Scope;
+    match scope {
+        Scope::Thread(id) => thread(state, caller, id).await.map(|_| ()),
+        Scope::Org | Scope::Agent(_) => {
+            if let Scope::Agent(agent) = scope {
+                let org = caller.org_id;
+                if state
+                    .store
+                    .run(move |s| s.agent(org, agent))
+                    .await?
+                    .is_none()
+                {
+                    return Err(ApiError::not_found("agent"));
+                }
+            }
+            match caller.role() {
+                Role::Admin => Ok(()),
+                Role::Member if !write => Ok(()),
+                Role::Member => Err(ApiError::Forbidden(
+                    "requires an admin: members add and remove the documents of threads only".into(),
+                )),
+                Role::User => Err(ApiError::Forbidden(
+                    "requires an admin or a member: end users reach the documents of their threads only"
+                        .into(),
+                )),
+            }
+        }
+    }
+}
+
+/// Loads a knowledge document of the caller's org that it may read
+/// (`write`: change); another org's is 404.
+pub async fn knowledge_document(
+    state: &AppState,
+    caller: &Caller,
+    id: confer_actors::DocumentId,
+    write: bool,
+) -> Result<crate::knowledge::Document, ApiError> {
+    let org = caller.org_id;
+    let document = state
+        .store
+        .run(move |s| s.document(org, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("document"))?;
+    knowledge_scope(state, caller, document.scope, write).await?;
+    Ok(document)
+}

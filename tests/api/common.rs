@@ -400,6 +400,48 @@ impl Api {
         Self::reply(request.send().await.expect("request")).await
     }
 
+    /// A `multipart/form-data` POST: text `fields`, then each of `files`
+    /// as `file` parts `(file name, bytes)`.
+    pub async fn multipart(
+        &self,
+        path: &str,
+        fields: &[(&str, &str)],
+        files: &[(&str, &[u8])],
+    ) -> Reply {
+        let boundary = "confer-test-boundary-7f3a";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(
+                format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                    .as_bytes(),
+            );
+        }
+        for (file_name, bytes) in files {
+            body.extend_from_slice(
+                format!(
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
+                     Content-Type: application/octet-stream\r\n\r\n"
+                )
+                .as_bytes(),
+            );
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        let mut request = self
+            .client
+            .post(format!("{}{}", self.base, path))
+            .header(
+                "content-type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(body);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        Self::reply(request.send().await.expect("request")).await
+    }
+
     async fn reply(response: reqwest::Response) -> Reply {
         let status = response.status();
         let content_type = response

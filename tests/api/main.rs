@@ -17,6 +17,7 @@ mod conversation;
 mod durability;
 mod errors;
 mod integrations;
+mod knowledge;
 mod limits;
 mod llmock;
 mod mcp;

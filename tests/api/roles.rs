@@ -90,6 +90,17 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             "POST" | "DELETE" | "PATCH",
             "/api/agents/{agent_id}/mcps" | "/api/agents/{agent_id}/mcps/{mcp_id}/services",
         ) => Admin,
+        // The walk's document is the org's (knowledge.md §6): members read,
+        // admins write; a thread's document is `knowledge.rs`'s to check.
+        ("GET", "/api/knowledge") => Member,
+        (
+            "GET",
+            "/api/knowledge/{document_id}"
+            | "/api/knowledge/{document_id}/chunks"
+            | "/api/knowledge/{document_id}/file",
+        ) => Member,
+        ("POST", "/api/knowledge/upload" | "/api/knowledge/{document_id}/reindex") => Admin,
+        ("DELETE", "/api/knowledge/{document_id}") => Admin,
         _ => return None,
     })
 }
@@ -350,6 +361,21 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
             } else {
                 String::new()
             };
+            // An org document, for the knowledge routes.
+            let document = if path.contains("{document_id}") {
+                root.multipart(
+                    "/api/knowledge/upload",
+                    &[],
+                    &[("walk.md", format!("# Walk\n\n{agent}").as_bytes())],
+                )
+                .await
+                .expect(201)["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            } else {
+                String::new()
+            };
             let plans = path.starts_with("/api/plans");
             // A plan of two todos, the second after the first.
             let plan_of = |thread: String| {
@@ -382,6 +408,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{integration_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{plan_id}", plan)
                     .replace("{todo_id}", &todos[0])
+                    .replace("{document_id}", &document)
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{file:.*}", "index.html")
                     .replace("{slug}", SLUG)
@@ -398,9 +425,14 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
             let body_on = |(thread, _, todos): &(String, String, [String; 2])| {
                 body_for(method, path, [&agent, thread, &todos[1], &mcp])
             };
-            let reply = api
-                .request(method_of.clone(), &concrete(&own), body_on(&own))
-                .await;
+            let reply = if *path == "/api/knowledge/upload" {
+                let content = format!("# Uploaded\n\n{agent} {kind:?}");
+                api.multipart(path, &[], &[("walk.md", content.as_bytes())])
+                    .await
+            } else {
+                api.request(method_of.clone(), &concrete(&own), body_on(&own))
+                    .await
+            };
             let status = reply.status.as_u16();
             if admits(needs, kind) {
                 assert!(
