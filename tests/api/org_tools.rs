@@ -78,6 +78,9 @@ async fn tools_are_validated_unique_and_their_secret_is_shown_once() {
             "name",
         ),
         (json!({"name": "has space", "url": url}), "name"),
+        (json!({"name": "search_knowledge", "url": url}), "name"),
+        (json!({"name": "remember", "url": url}), "name"),
+        (json!({"name": "recall", "url": url}), "name"),
         (json!({"name": "ok", "url": "https://10.0.0.1/x"}), "url"),
         (
             json!({"name": "ok", "url": url, "timeoutMs": 50}),

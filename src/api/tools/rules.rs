@@ -14,6 +14,8 @@ const MAX_DESCRIPTION_CHARS: usize = 4_096;
 const MAX_PARAMETERS_BYTES: usize = 64 * 1024;
 /// Names the platform keeps for its own tools.
 const RESERVED_PREFIXES: [&str; 4] = ["plan_", "todo_", "query_", "count_"];
+/// The knowledge and memory tools' names (`knowledge.md` §7).
+const RESERVED_NAMES: [&str; 3] = ["search_knowledge", "remember", "recall"];
 
 pub(super) fn validate_name(name: &str) -> Result<(), ApiError> {
     if !confer_actors::gating::is_model_facing_name(name) {
@@ -26,11 +28,13 @@ pub(super) fn validate_name(name: &str) -> Result<(), ApiError> {
         return Err(ApiError::invalid("name", "must not contain `__`"));
     }
     if name == confer_actors::tools::PROPOSE_PROFILE_SWITCH
+        || RESERVED_NAMES.contains(&name)
         || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
     {
         return Err(ApiError::invalid(
             "name",
-            "is reserved (propose_profile_switch, or a plan_, todo_, query_ or count_ prefix)",
+            "is reserved (propose_profile_switch, search_knowledge, remember, recall, or a \
+             plan_, todo_, query_ or count_ prefix)",
         ));
     }
     Ok(())
