@@ -182,6 +182,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             public_url: settings.public_url(),
         },
     );
+    let knowledge_search = knowledge::search::KnowledgeSearch::from_settings(&store, &settings)
+        .context("opening the knowledge index")?;
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
@@ -227,12 +229,14 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     );
 
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
-    let knowledge = knowledge::ingest::Ingestion::from_settings(&store, &settings)
-        .context("starting the knowledge ingestion")?;
+    let knowledge =
+        knowledge::ingest::Ingestion::from_settings(&store, &settings, &knowledge_search)
+            .context("starting the knowledge ingestion")?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
         public,
         knowledge,
+        knowledge_search,
         runtime,
         store: store.clone(),
         jwt,

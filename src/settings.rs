@@ -62,6 +62,10 @@ pub struct Settings {
     pub knowledge_workers: usize,
     pub knowledge_parse_timeout_secs: u64,
     pub knowledge_attempt_timeout_secs: u64,
+    pub knowledge_writer_memory_mb: usize,
+    pub knowledge_commit_docs: usize,
+    pub knowledge_commit_ms: u64,
+    pub knowledge_search_threads: usize,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

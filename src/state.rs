@@ -36,6 +36,8 @@ pub struct AppState {
     pub public: crate::publishing::chats::PublicChats,
     /// Knowledge documents: their files, ingestion and purge.
     pub knowledge: Arc<crate::knowledge::ingest::Ingestion>,
+    /// Knowledge search and its index (`knowledge.md` §3).
+    pub knowledge_search: Arc<crate::knowledge::search::KnowledgeSearch>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

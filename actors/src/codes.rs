@@ -60,6 +60,8 @@ error_codes! {
     INTERNAL = Some(500), true;
     STORE_UNAVAILABLE = Some(503), false;
     SHUTTING_DOWN = Some(503), true;
+    /// Too many knowledge searches wait (`knowledge.md`): come back in 1 s.
+    SEARCH_BUSY = Some(503), false;
     /// A queued send dropped by `interrupt` or `stop {queued}`.
     CANCELLED = None, true;
     PROVIDER_AUTH = None, true;

@@ -181,6 +181,7 @@ route_table! {
     "/api/knowledge" => { GET => knowledge::list },
     // Before `{document_id}`, which would otherwise take the path.
     "/api/knowledge/upload" => { POST => knowledge::upload },
+    "/api/knowledge/search" => { POST => knowledge::search },
     "/api/knowledge/{document_id}" => { GET => knowledge::get, DELETE => knowledge::delete },
     "/api/knowledge/{document_id}/chunks" => { GET => knowledge::chunks },
     "/api/knowledge/{document_id}/file" => { GET => knowledge::file },

@@ -17,11 +17,14 @@ use tokio::sync::{Notify, broadcast};
 use super::chunk::chunks;
 use super::files::KnowledgeFiles;
 use super::filetype::FileType;
+use super::index::KnowledgeIndex;
 use super::parse::{ChildParser, ParseFailure};
+use super::search::KnowledgeSearch;
 use super::{Document, IngestJob};
 use crate::settings::Settings;
 use crate::store::Store;
 use crate::store::knowledge::MAX_ATTEMPTS;
+use crate::store::knowledge::changes::IndexChange;
 use crate::store::purge::PURGE_BATCH;
 
 /// How the worker is set up (`CONFER_KNOWLEDGE_*`).
@@ -36,6 +39,7 @@ pub struct IngestConfig {
 /// document whose job ended.
 pub struct Ingestion {
     store: Store,
+    index: Arc<KnowledgeIndex>,
     files: KnowledgeFiles,
     parser: ChildParser,
     config: IngestConfig,
@@ -67,9 +71,14 @@ enum Outcome {
 
 impl Ingestion {
     /// [`Ingestion::start`] as `settings` say, on `{data_dir}/knowledge`.
-    pub fn from_settings(store: &Store, settings: &Settings) -> anyhow::Result<Arc<Self>> {
+    pub fn from_settings(
+        store: &Store,
+        settings: &Settings,
+        search: &KnowledgeSearch,
+    ) -> anyhow::Result<Arc<Self>> {
         Ok(Self::start(
             store.clone(),
+            Arc::clone(search.index()),
             KnowledgeFiles::open(&settings.data_dir)?,
             ChildParser::from_settings(settings)?,
             IngestConfig {
@@ -84,6 +93,7 @@ impl Ingestion {
     /// the purge on the current runtime.
     pub fn start(
         store: Store,
+        index: Arc<KnowledgeIndex>,
         files: KnowledgeFiles,
         parser: ChildParser,
         config: IngestConfig,
@@ -99,6 +109,7 @@ impl Ingestion {
         let (ended, _) = broadcast::channel(256);
         let service = Arc::new(Self {
             store,
+            index,
             files,
             parser,
             config,
@@ -244,6 +255,19 @@ impl Ingestion {
             .await
         {
             tracing::error!(%error, doc = %id, "writing chunks failed");
+            return Ok(failed("writer error", true, Some(generation)));
+        }
+        // Searchable only once the index holds the chunks: the job waits
+        // for the commit holding its change (the attempt's deadline bounds
+        // the wait).
+        let change = IndexChange::AddGeneration {
+            org_id: org,
+            doc_id: id,
+            generation,
+        };
+        let seq = self.store.run(move |s| s.log_index_change(&change)).await?;
+        self.index.changed(seq).await;
+        if !self.index.committed(seq, self.config.attempt_timeout).await {
             return Ok(failed("writer error", true, Some(generation)));
         }
         let stored = self

@@ -2,14 +2,18 @@
 //! to answer from. This part owns the documents' life: the upload's file
 //! type ([`filetype`]), the parsers run in a child process ([`parse`]), the
 //! chunks with their offsets, pages and heading breadcrumbs ([`chunk`]), the
-//! stored files ([`files`]) and the ingestion jobs' worker ([`ingest`]).
+//! stored files ([`files`]), the ingestion jobs' worker ([`ingest`]), the
+//! tantivy index fed by the store's change log ([`index`]) and the
+//! searches over it ([`search`]).
 //! The records and their store layout are in `crate::store::knowledge`.
 
 pub mod chunk;
 pub mod document;
 pub mod files;
 pub mod filetype;
+pub mod index;
 pub mod ingest;
 pub mod parse;
+pub mod search;
 
 pub use document::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};

@@ -44,6 +44,20 @@ async fn upload(api: &Api, name: &str, bytes: &[u8], fields: &[(&str, &str)]) ->
     reply.body
 }
 
+/// The chunk ids `POST /api/knowledge/search` answers for `query` in the
+/// org's documents (`bm25`).
+async fn search(api: &Api, query: &str) -> Vec<Value> {
+    let answer = api
+        .post(
+            "/api/knowledge/search",
+            json!({"query": query, "mode": "bm25", "topK": 20}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(answer["mode"], "bm25", "{answer}");
+    answer["results"].as_array().unwrap().clone()
+}
+
 async fn chunks(api: &Api, id: &str) -> Vec<Value> {
     api.get(&format!("/api/knowledge/{id}/chunks?limit=200"))
         .await
@@ -214,6 +228,43 @@ async fn documents_of_every_kind_become_ready_with_pages_and_breadcrumbs() {
     assert_eq!(second[0]["source_ref"], "page.html");
     let failed = admin.get("/api/knowledge?status=failed").await.expect(200);
     assert_eq!(failed.as_array().unwrap().len(), 1);
+
+    // Search: the page-2 fact (case and stem folded), the DOCX's heading
+    // (its breadcrumb is indexed), never the HTML's script.
+    let found = search(&admin, "marmalades").await;
+    assert_eq!(found[0]["doc_id"], pdf["id"], "{found:?}");
+    assert_eq!(found[0]["page"], 2);
+    assert!(found[0]["text"].as_str().unwrap().contains("Marmalade"));
+    assert_eq!(found[0]["bm25_rank"], 1);
+    assert!(found[0]["score"].as_f64().unwrap() > 0.0);
+    let found = search(&admin, "requirements newton").await;
+    assert_eq!(found[0]["doc_id"], docx["id"], "{found:?}");
+    assert!(search(&admin, "hiddenScriptToken").await.is_empty());
+    // The index outlives a restart, and a rebuild gives the same answers.
+    let before: Vec<Value> = search(&admin, "tide noon nine marmalade").await;
+    assert!(before.len() >= 3, "{before:?}");
+    let (data, options) = server.kill();
+    std::fs::remove_dir_all(data.path().join("knowledge/index")).unwrap();
+    let server = Server::start_in(data, options);
+    let admin = server.admin();
+    let after = eventually(
+        Duration::from_secs(30),
+        "the index is rebuilt",
+        async || {
+            let answer = admin
+                .post(
+                    "/api/knowledge/search",
+                    json!({"query": "tide noon nine marmalade", "mode": "bm25", "topK": 20}),
+                )
+                .await
+                .expect(200);
+            (answer["partial"] == false).then(|| answer["results"].as_array().unwrap().clone())
+        },
+    )
+    .await;
+    let ids =
+        |hits: &[Value]| -> Vec<Value> { hits.iter().map(|h| h["chunk_id"].clone()).collect() };
+    assert_eq!(ids(&after), ids(&before));
 }
 
 /// An upload that must be refused: status, detail, fields, files.
@@ -447,6 +498,7 @@ async fn a_deleted_document_is_gone_at_once_and_its_file_purged() {
     let admin = server.admin();
     let doc = upload(&admin, "gone.md", b"# Gone\n\nSoon.", &[]).await;
     let id = doc["id"].as_str().unwrap().to_owned();
+    assert_eq!(search(&admin, "soon").await[0]["doc_id"], doc["id"]);
     let file = server
         .data_dir()
         .join("knowledge/files")
@@ -461,6 +513,7 @@ async fn a_deleted_document_is_gone_at_once_and_its_file_purged() {
         .get(&format!("/api/knowledge/{id}"))
         .await
         .expect_error(404, "NOT_FOUND");
+    assert!(search(&admin, "soon").await.is_empty(), "no hit at once");
     admin
         .get(&format!("/api/knowledge/{id}/chunks"))
         .await
@@ -505,11 +558,22 @@ async fn ingestion_cut_by_a_crash_is_requeued_then_ready_once() {
         .await
         .expect(201);
     let id = reply["id"].as_str().unwrap().to_owned();
+    // Until it is ready, no search finds its chunks (they are written, and
+    // indexed, before the document is).
+    // A search answered before a read that says "not ready" found nothing.
+    let unready_finds_nothing = async |admin: &Api| -> Value {
+        let hits = search(admin, "paragraph 4321").await;
+        let doc = admin.get(&format!("/api/knowledge/{id}")).await.expect(200);
+        if doc["status"] != "ready" {
+            assert!(hits.is_empty(), "{doc}: {hits:?}");
+        }
+        doc
+    };
     eventually(
         Duration::from_secs(30),
         "the job is under way",
         async || {
-            let doc = admin.get(&format!("/api/knowledge/{id}")).await.expect(200);
+            let doc = unready_finds_nothing(&admin).await;
             matches!(doc["status"].as_str(), Some("parsing" | "indexing")).then_some(())
         },
     )
@@ -527,12 +591,20 @@ async fn ingestion_cut_by_a_crash_is_requeued_then_ready_once() {
         Duration::from_secs(120),
         "the document is ready",
         async || {
-            let doc = admin.get(&format!("/api/knowledge/{id}")).await.expect(200);
+            let doc = unready_finds_nothing(&admin).await;
             (doc["status"] == "ready").then_some(doc)
         },
     )
     .await;
     assert_eq!(ready["attempts"], 2);
+    let found = search(&admin, "paragraph 4321").await;
+    assert!(
+        found[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("of paragraph 4321 is"),
+        "{found:?}"
+    );
     assert_eq!(ready["error"], Value::Null);
     let count = ready["chunk_count"].as_u64().unwrap();
     assert!(count > 1000 && count <= 10_000, "{count}");

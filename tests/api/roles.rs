@@ -101,6 +101,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ) => Member,
         ("POST", "/api/knowledge/upload" | "/api/knowledge/{document_id}/reindex") => Admin,
         ("DELETE", "/api/knowledge/{document_id}") => Admin,
+        // Without a threadId: the org's documents (end users: 403).
+        ("POST", "/api/knowledge/search") => Member,
         _ => return None,
     })
 }
@@ -162,6 +164,7 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST" | "PATCH", "/api/agents/{agent_id}/publish") => json!({"description": "walk"}),
         ("PUT", "/api/agents/{agent_id}/multiplayer") => json!({"maxParticipants": 5}),
         ("POST", "/api/plans") => json!({"threadId": thread, "title": "walk"}),
+        ("POST", "/api/knowledge/search") => json!({"query": "walk"}),
         ("PATCH", "/api/plans/{plan_id}") => json!({"title": "changed"}),
         ("POST", "/api/plans/{plan_id}/todos") => json!({"content": "walk"}),
         ("PATCH", "/api/plans/{plan_id}/todos/{todo_id}") => json!({"status": "done"}),

@@ -1,5 +1,6 @@
 //! `/api/knowledge`: an org's documents (`knowledge.md` §1, §6): upload
-//! (`upload`), list, get, chunks, the file, reindex, delete. Who may reach
+//! (`upload`), list, get, chunks, the file, reindex, delete, search
+//! (`search`). Who may reach
 //! a document is decided in one place, `auth::access::knowledge_scope`.
 
 use actix_web::http::header;
@@ -13,8 +14,10 @@ use crate::knowledge::{Chunk, Document, DocumentStatus, JobKind, Scope};
 use crate::state::AppState;
 use crate::store::knowledge::Reindexed;
 
+mod search;
 mod upload;
 
+pub use self::search::{__path_search, search};
 pub use self::upload::{__path_upload, upload};
 
 /// A document as the API shows it.

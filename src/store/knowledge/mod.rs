@@ -11,6 +11,7 @@
 //! | `knowledge_jobs`      | doc                                        | `IngestJob`     |
 //! | `chunks`              | doc ++ generation BE ++ n BE (u32)         | `Chunk`         |
 //! | `knowledge_purges`    | doc ++ generation BE (`u64::MAX`: all)     | `KnowledgePurge`|
+//! | `knowledge_changes`   | seq u64 BE (see [`changes`])               | `IndexChange`   |
 //!
 //! A document's chunks count only in its `searchable_generation`: an
 //! attempt writes a new generation beside the old, and one transaction
@@ -30,6 +31,7 @@ use super::{SledStore, abort, engine, tx_error};
 use crate::knowledge::files::KnowledgeFiles;
 use crate::knowledge::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};
 
+pub mod changes;
 mod jobs;
 mod purge;
 
@@ -48,6 +50,9 @@ pub struct KnowledgeTrees {
     pub(super) jobs: sled::Tree,
     pub(super) chunks: sled::Tree,
     pub(super) purges: sled::Tree,
+    pub(super) changes: sled::Tree,
+    /// Held while the change log is appended to or read.
+    pub(super) changes_lock: std::sync::Mutex<()>,
     /// Held while a file is kept for a new document and while a purge
     /// releases one, so a file is never removed under a document that has
     /// just taken it.
@@ -66,6 +71,8 @@ impl KnowledgeTrees {
             jobs: tree("knowledge_jobs")?,
             chunks: tree("chunks")?,
             purges: tree("knowledge_purges")?,
+            changes: tree("knowledge_changes")?,
+            changes_lock: std::sync::Mutex::new(()),
             file_lock: std::sync::Mutex::new(()),
         })
     }

@@ -5,6 +5,7 @@
 use confer_actors::{DocumentId, OrgId, StoreError};
 use sled::Transactional;
 
+use super::changes::IndexChange;
 use super::{
     KnowledgePurge, WHOLE_DOCUMENT, chunk_prefix, count, doc_key, file_key, hash_key, scope_key,
 };
@@ -104,6 +105,19 @@ impl SledStore {
             k.chunks.apply_batch(doomed).map_err(engine)?;
             return Ok(removed);
         }
+        // The index drops the entries too (hits on them already count for
+        // nothing: the store's check); logged again if a crash comes
+        // before the marker goes, which is harmless.
+        let doc_id = DocumentId::from_bytes(
+            marker_key[..16]
+                .try_into()
+                .map_err(|_| StoreError::Codec("purge marker".into()))?,
+        );
+        let generation = (!whole)
+            .then(|| <[u8; 8]>::try_from(&marker_key[16..24]).ok())
+            .flatten()
+            .map(u64::from_be_bytes);
+        self.log_index_change(&IndexChange::RemoveGeneration { doc_id, generation })?;
         if let Some(sha256) = &marker.sha256 {
             let _files = k
                 .file_lock

@@ -1,0 +1,230 @@
+//! The index's one writer (`knowledge.md` §3): a thread with one tantivy
+//! `IndexWriter` that applies the store's change log in order, commits
+//! every `commit_docs` changes or `commit_every` with the last change's
+//! sequence in the commit, then prunes the log. At start it rebuilds an
+//! index it could not trust from sled, or replays the changes after the
+//! last commit.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use tantivy::{Index, IndexReader, IndexWriter, TantivyDocument, Term};
+use tokio::sync::watch;
+
+use super::{CommitMark, Fields, IndexConfig, SCHEMA_VERSION, scope_term};
+use crate::store::Store;
+use crate::store::knowledge::changes::IndexChange;
+
+/// Changes read from the log at once.
+const READ_BATCH: usize = 256;
+
+/// The writer thread's state.
+pub(super) struct IndexWriterTask {
+    store: Store,
+    writer: IndexWriter,
+    reader: IndexReader,
+    fields: Fields,
+    config: IndexConfig,
+    committed: watch::Sender<u64>,
+    rebuilding: Arc<AtomicBool>,
+    /// Documents added or removed since the last commit.
+    pending_docs: usize,
+    /// The first change applied since the last commit, if any.
+    pending_since: Option<Instant>,
+}
+
+impl IndexWriterTask {
+    pub(super) fn new(
+        store: Store,
+        index: &Index,
+        reader: IndexReader,
+        fields: Fields,
+        config: IndexConfig,
+        committed: watch::Sender<u64>,
+        rebuilding: Arc<AtomicBool>,
+    ) -> tantivy::Result<Self> {
+        // One indexing thread: the server's cores answer turns.
+        let writer = index.writer_with_num_threads(1, config.writer_memory_bytes)?;
+        Ok(Self {
+            store,
+            writer,
+            reader,
+            fields,
+            config,
+            committed,
+            rebuilding,
+            pending_docs: 0,
+            pending_since: None,
+        })
+    }
+
+    /// Runs until every sender of `woken` is gone.
+    pub(super) fn run(mut self, woken: Receiver<()>, mut applied: u64) {
+        if self.rebuilding.load(Ordering::Relaxed) {
+            while let Err(error) = self.rebuild() {
+                tracing::error!(%error, "rebuilding the knowledge index failed; retrying");
+                std::thread::sleep(Duration::from_secs(5));
+            }
+            // The whole log again: a change it holds may be for a
+            // generation not yet searchable when the rebuild read sled.
+            applied = 0;
+            // The mark says complete only after a commit past the rebuild.
+            self.pending_since = Some(Instant::now());
+        }
+        loop {
+            match self.apply_log(applied) {
+                Ok(last) => applied = last,
+                Err(error) => {
+                    tracing::error!(%error, "applying knowledge index changes failed; retrying");
+                    std::thread::sleep(Duration::from_secs(1));
+                    continue;
+                }
+            }
+            let wait = match self.pending_since {
+                Some(since) => self.config.commit_every.saturating_sub(since.elapsed()),
+                None => self.config.commit_every,
+            };
+            if self.pending_since.is_some()
+                && (wait.is_zero() || self.pending_docs >= self.config.commit_docs)
+            {
+                if let Err(error) = self.commit(applied, true) {
+                    tracing::error!(%error, "committing the knowledge index failed; retrying");
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                continue;
+            }
+            match woken.recv_timeout(wait.max(Duration::from_millis(1))) {
+                Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    if self.pending_since.is_some() {
+                        let _ = self.commit(applied, true);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Applies the log's changes after `applied`, committing whenever
+    /// `commit_docs` are pending; returns the last one applied.
+    fn apply_log(&mut self, mut applied: u64) -> anyhow::Result<u64> {
+        loop {
+            let batch = self
+                .store
+                .with_inner(|s| s.index_changes_after(applied, READ_BATCH))?;
+            if batch.is_empty() {
+                return Ok(applied);
+            }
+            for (seq, change) in batch {
+                self.pending_docs += self.apply(&change)?;
+                self.pending_since.get_or_insert_with(Instant::now);
+                applied = seq;
+                if self.pending_docs >= self.config.commit_docs {
+                    self.commit(applied, true)?;
+                }
+            }
+        }
+    }
+
+    /// Applies one change; returns how many index entries it touched.
+    fn apply(&mut self, change: &IndexChange) -> anyhow::Result<usize> {
+        let f = self.fields;
+        match change {
+            IndexChange::AddGeneration {
+                org_id,
+                doc_id,
+                generation,
+            } => {
+                let (org, id, generation) = (*org_id, *doc_id, *generation);
+                let found = self
+                    .store
+                    .with_inner(|s| s.generation_chunks(org, id, generation))?;
+                // Once, however often it is applied.
+                let doc_gen = format!("{id}:{generation}");
+                self.writer
+                    .delete_term(Term::from_field_text(f.doc_gen, &doc_gen));
+                let Some((scope, chunks)) = found else {
+                    return Ok(1);
+                };
+                let scope = scope_term(org, &scope);
+                for chunk in &chunks {
+                    let mut doc = TantivyDocument::default();
+                    doc.add_text(f.chunk, &chunk.id);
+                    doc.add_text(f.scope, &scope);
+                    doc.add_text(f.doc, id.to_string());
+                    doc.add_text(f.doc_gen, &doc_gen);
+                    doc.add_text(f.text, &chunk.text);
+                    doc.add_text(f.breadcrumb, &chunk.breadcrumb);
+                    self.writer.add_document(doc)?;
+                }
+                Ok(chunks.len().max(1))
+            }
+            IndexChange::RemoveGeneration { doc_id, generation } => {
+                let term = match generation {
+                    Some(generation) => {
+                        Term::from_field_text(f.doc_gen, &format!("{doc_id}:{generation}"))
+                    }
+                    None => Term::from_field_text(f.doc, &doc_id.to_string()),
+                };
+                self.writer.delete_term(term);
+                Ok(1)
+            }
+        }
+    }
+
+    /// Commits with `seq` as the last change held, makes it visible to
+    /// searches, announces it and prunes the log.
+    fn commit(&mut self, seq: u64, complete: bool) -> anyhow::Result<()> {
+        let mark = serde_json::to_string(&CommitMark {
+            schema: SCHEMA_VERSION,
+            seq,
+            complete,
+        })?;
+        let mut prepared = self.writer.prepare_commit()?;
+        prepared.set_payload(&mark);
+        prepared.commit()?;
+        self.reader.reload()?;
+        self.pending_docs = 0;
+        self.pending_since = None;
+        if complete {
+            self.committed.send_replace(seq);
+            self.store.with_inner(|s| s.prune_index_changes(seq))?;
+        }
+        Ok(())
+    }
+
+    /// Indexes every searchable generation in sled, committing as it goes
+    /// (marked incomplete, so a crash meanwhile rebuilds again).
+    fn rebuild(&mut self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        self.writer.delete_all_documents()?;
+        let generations = self.store.with_inner(|s| s.searchable_generations())?;
+        let mut chunks = 0;
+        for found in &generations {
+            let change = IndexChange::AddGeneration {
+                org_id: found.org_id,
+                doc_id: found.doc_id,
+                generation: found.generation,
+            };
+            let added = self.apply(&change)?;
+            chunks += added;
+            self.pending_docs += added;
+            if self.pending_docs >= self.config.commit_docs * 10 {
+                self.commit(0, false)?;
+            }
+        }
+        // Complete only once the log is replayed on top (in `run`): the
+        // mark stays incomplete until then.
+        self.commit(0, false)?;
+        self.rebuilding.store(false, Ordering::Relaxed);
+        tracing::info!(
+            documents = generations.len(),
+            chunks,
+            took_ms = started.elapsed().as_millis() as u64,
+            "knowledge index rebuilt from the store"
+        );
+        Ok(())
+    }
+}

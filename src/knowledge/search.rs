@@ -1,0 +1,282 @@
+//! Knowledge search (`knowledge.md` §3): a query checked and analyzed,
+//! run on the blocking pool under the search slots (at most
+//! `search_threads` at once, 64 more may wait, each gives up after 5 s),
+//! its hits kept only where the store says their generation is the
+//! document's searchable one. The API's `POST /api/knowledge/search` and
+//! the `search_knowledge` tool both come here.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use confer_actors::{DocumentId, OrgId};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+
+use super::index::{self, IndexConfig, KnowledgeIndex};
+use super::{Chunk, Document, Scope};
+use crate::settings::Settings;
+use crate::store::Store;
+
+/// The longest query, in characters.
+pub const MAX_QUERY_CHARS: usize = 1_000;
+/// The most terms a query may analyze to.
+pub const MAX_QUERY_TERMS: usize = 64;
+/// Searches that may wait for a slot; more are refused (`SEARCH_BUSY`).
+const MAX_WAITING: usize = 64;
+/// How long a search may take, waiting included.
+const SEARCH_DEADLINE: Duration = Duration::from_secs(5);
+/// Hits each ranking contributes before fusion and filtering.
+const CANDIDATES: usize = 50;
+
+/// How results are ranked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// Reciprocal-rank fusion of BM25 and vectors (BM25 alone without
+    /// vectors).
+    #[default]
+    Hybrid,
+    Bm25,
+    Vector,
+}
+
+/// A search, its scopes already decided by the caller's access.
+#[derive(Clone, Debug)]
+pub struct SearchRequest {
+    pub org: OrgId,
+    pub scopes: Vec<Scope>,
+    pub query: String,
+    pub top_k: usize,
+    pub mode: SearchMode,
+}
+
+/// One result, with its document and chunk (for the tool's sources and
+/// citations).
+#[derive(Clone, Debug)]
+pub struct SearchHit {
+    pub document: Document,
+    pub chunk: Chunk,
+    pub score: f32,
+    pub bm25_rank: Option<usize>,
+    pub vector_rank: Option<usize>,
+}
+
+/// A search's answer.
+#[derive(Clone, Debug)]
+pub struct SearchAnswer {
+    pub hits: Vec<SearchHit>,
+    /// The ranking used (`hybrid` becomes `bm25` without vectors).
+    pub mode: SearchMode,
+    /// The index is being rebuilt: results may miss documents.
+    pub partial: bool,
+}
+
+/// Why a search did not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// A field breaks a rule: `field: rule`.
+    #[error("{0}")]
+    Invalid(String),
+    /// Too many searches wait, or this one waited too long.
+    #[error("too many knowledge searches are running; retry shortly")]
+    Busy,
+    #[error("knowledge search failed: {0}")]
+    Failed(String),
+}
+
+/// The search service: the index and the slots.
+pub struct KnowledgeSearch {
+    store: Store,
+    index: Arc<KnowledgeIndex>,
+    slots: Arc<Semaphore>,
+    threads: usize,
+    /// Searches running or waiting for a slot.
+    in_flight: AtomicUsize,
+}
+
+/// The analyzed terms of `query`, or why it is refused.
+pub fn query_terms(query: &str) -> Result<Vec<String>, SearchError> {
+    if query.trim().is_empty() {
+        return Err(SearchError::Invalid("query: must not be empty".into()));
+    }
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(SearchError::Invalid(format!(
+            "query: at most {MAX_QUERY_CHARS} characters"
+        )));
+    }
+    let terms = index::terms(query);
+    if terms.len() > MAX_QUERY_TERMS {
+        return Err(SearchError::Invalid(format!(
+            "query: at most {MAX_QUERY_TERMS} terms"
+        )));
+    }
+    Ok(terms)
+}
+
+impl KnowledgeSearch {
+    /// Opens `{data_dir}/knowledge/index/` and its writer as `settings`
+    /// say.
+    pub fn from_settings(store: &Store, settings: &Settings) -> anyhow::Result<Arc<Self>> {
+        let index = KnowledgeIndex::open(
+            store.clone(),
+            IndexConfig {
+                dir: settings.data_dir.join("knowledge").join("index"),
+                writer_memory_bytes: settings.knowledge_writer_memory_mb.max(16) << 20,
+                commit_docs: settings.knowledge_commit_docs.max(1),
+                commit_every: Duration::from_millis(settings.knowledge_commit_ms.max(1)),
+            },
+        )?;
+        Ok(Arc::new(Self::new(
+            store.clone(),
+            index,
+            settings.knowledge_search_threads,
+        )))
+    }
+
+    /// Searches `index` with at most `threads` at once.
+    pub fn new(store: Store, index: Arc<KnowledgeIndex>, threads: usize) -> Self {
+        Self {
+            store,
+            index,
+            slots: Arc::new(Semaphore::new(threads.max(1))),
+            threads: threads.max(1),
+            in_flight: AtomicUsize::new(0),
+        }
+    }
+
+    /// The index (for the writer's news).
+    pub fn index(&self) -> &Arc<KnowledgeIndex> {
+        &self.index
+    }
+
+    /// Runs `request`.
+    pub async fn search(&self, request: SearchRequest) -> Result<SearchAnswer, SearchError> {
+        if request.mode == SearchMode::Vector {
+            return Err(SearchError::Invalid(
+                "mode: the org has no embeddings configured".into(),
+            ));
+        }
+        let terms = query_terms(&request.query)?;
+        let _counted = InFlight::enter(&self.in_flight, self.threads + MAX_WAITING)
+            .ok_or(SearchError::Busy)?;
+        tokio::time::timeout(SEARCH_DEADLINE, self.run(request, terms))
+            .await
+            .map_err(|_| SearchError::Busy)?
+    }
+
+    async fn run(
+        &self,
+        request: SearchRequest,
+        terms: Vec<String>,
+    ) -> Result<SearchAnswer, SearchError> {
+        let _slot = Arc::clone(&self.slots)
+            .acquire_owned()
+            .await
+            .map_err(|_| SearchError::Busy)?;
+        let (index, store) = (Arc::clone(&self.index), self.store.clone());
+        let partial = index.rebuilding();
+        let hits = tokio::task::spawn_blocking(move || {
+            let scopes: Vec<String> = request
+                .scopes
+                .iter()
+                .map(|scope| index::scope_term(request.org, scope))
+                .collect();
+            let found = index
+                .search(&scopes, &terms, CANDIDATES.max(request.top_k * 3))
+                .map_err(|e| SearchError::Failed(e.to_string()))?;
+            let mut hits = Vec::with_capacity(request.top_k);
+            for hit in found {
+                let Some((doc, generation, n)) = parse_chunk_id(&hit.chunk_id) else {
+                    continue;
+                };
+                let stored = store
+                    .with_inner(|s| s.searchable_chunk(request.org, doc, generation, n))
+                    .map_err(|e| SearchError::Failed(e.to_string()))?;
+                if let Some((document, chunk)) = stored {
+                    hits.push(SearchHit {
+                        document,
+                        chunk,
+                        score: hit.score,
+                        bm25_rank: Some(hits.len() + 1),
+                        vector_rank: None,
+                    });
+                }
+                if hits.len() == request.top_k {
+                    break;
+                }
+            }
+            Ok::<_, SearchError>(hits)
+        })
+        .await
+        .map_err(|e| SearchError::Failed(e.to_string()))??;
+        Ok(SearchAnswer {
+            hits,
+            mode: SearchMode::Bm25,
+            partial,
+        })
+    }
+}
+
+/// A search counted in flight until it is dropped (answered, timed out,
+/// or abandoned by its client).
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn enter(count: &'a AtomicUsize, bound: usize) -> Option<Self> {
+        if count.fetch_add(1, Ordering::AcqRel) >= bound {
+            count.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Self(count))
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `{doc}:{generation}:{n}`.
+fn parse_chunk_id(id: &str) -> Option<(DocumentId, u64, u32)> {
+    let mut parts = id.split(':');
+    let doc = parts.next()?.parse().ok()?;
+    let generation = parts.next()?.parse().ok()?;
+    let n = parts.next()?.parse().ok()?;
+    Some((doc, generation, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_are_bounded_in_characters_and_terms() {
+        assert!(matches!(query_terms("  "), Err(SearchError::Invalid(_))));
+        let long = "a".repeat(MAX_QUERY_CHARS + 1);
+        assert!(
+            matches!(query_terms(&long), Err(SearchError::Invalid(d)) if d.contains("characters"))
+        );
+        let many = "word ".repeat(MAX_QUERY_TERMS + 1);
+        assert!(matches!(query_terms(&many), Err(SearchError::Invalid(d)) if d.contains("terms")));
+        assert_eq!(query_terms("Marmalade jars").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn searches_past_the_bound_are_refused_until_one_ends() {
+        let count = AtomicUsize::new(0);
+        let first = InFlight::enter(&count, 2).expect("first");
+        let _second = InFlight::enter(&count, 2).expect("second");
+        assert!(InFlight::enter(&count, 2).is_none());
+        drop(first);
+        assert!(InFlight::enter(&count, 2).is_some());
+    }
+
+    #[test]
+    fn chunk_ids_parse_back() {
+        let doc = DocumentId::new();
+        assert_eq!(parse_chunk_id(&format!("{doc}:3:17")), Some((doc, 3, 17)));
+        assert_eq!(parse_chunk_id("nope"), None);
+    }
+}
