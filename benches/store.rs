@@ -21,6 +21,7 @@ fn message(thread: ThreadId, text: &str) -> Message {
         sender_name: None,
         sender_id: None,
         created_at: Utc::now(),
+        citations: Vec::new(),
     }
 }
 

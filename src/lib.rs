@@ -184,12 +184,15 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     );
     let knowledge_search = knowledge::search::KnowledgeSearch::from_settings(&store, &settings)
         .context("opening the knowledge index")?;
+    let memories = knowledge::memories::MemoryBook::start(&store, &knowledge_search, &settings);
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
         resolver: Arc::new(resolver::HttpResolver::new(outbound.clone())),
         tools: Arc::new(tools::ServerToolbox::new(
             tools::plans::PlanTools::new(store.clone()),
+            tools::knowledge::KnowledgeTools::new(store.clone(), Arc::clone(&knowledge_search)),
+            tools::memory::MemoryTools::new(store.clone(), Arc::clone(&memories)),
             tools::webhook::WebhookTools::new(
                 store.clone(),
                 outbound.clone(),
@@ -237,6 +240,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         public,
         knowledge,
         knowledge_search,
+        memories,
         runtime,
         store: store.clone(),
         jwt,

@@ -38,6 +38,8 @@ pub struct AppState {
     pub knowledge: Arc<crate::knowledge::ingest::Ingestion>,
     /// Knowledge search and its index (`knowledge.md` §3).
     pub knowledge_search: Arc<crate::knowledge::search::KnowledgeSearch>,
+    /// Agents' memories (`knowledge.md` §5).
+    pub memories: Arc<crate::knowledge::memories::MemoryBook>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

@@ -132,6 +132,9 @@ pub struct Message {
     pub sender_name: Option<String>,
     pub sender_id: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// The knowledge sources the answer cited (assistant messages only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<crate::citations::Citation>,
 }
 
 /// `owner` or `member` of a multiplayer thread.
@@ -263,6 +266,41 @@ pub struct PlanConfig {
     pub enabled: bool,
     pub auto_create: bool,
     pub require_approval: bool,
+}
+
+/// How an agent reaches its knowledge (`knowledge.md` §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KnowledgeMode {
+    /// The model decides: `search_knowledge` is offered.
+    #[default]
+    Tool,
+    /// No tool: the message's best chunks go in the briefing.
+    Inject,
+}
+
+/// An agent's knowledge configuration (`GET/PUT /api/agents/{id}/knowledge`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(default)]
+pub struct KnowledgeConfig {
+    pub enabled: bool,
+    /// Whether the org's documents are in reach (the agent's and the
+    /// thread's always are).
+    pub include_org: bool,
+    pub mode: KnowledgeMode,
+    /// Chunks a search gives (1–20).
+    pub top_k: u32,
+}
+
+impl Default for KnowledgeConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            include_org: true,
+            mode: KnowledgeMode::Tool,
+            top_k: 6,
+        }
+    }
 }
 
 /// Per-agent context compaction configuration.

@@ -101,6 +101,10 @@ pub enum ThreadEvent {
     /// nothing changes unless the client PATCHes the thread.
     #[schema(title = "profile_switch_proposal")]
     ProfileSwitchProposal { target: String, reason: String },
+    /// The answer cited a knowledge source (`knowledge.md` §4): right
+    /// after the token that completed its marker, once per source.
+    #[schema(title = "citation")]
+    Citation(Box<crate::citations::Citation>),
     /// A tool needs the end user to connect an account (an MCP server's
     /// OAuth, `tools.md` §8); its `tool_result` follows.
     #[schema(title = "auth_challenge")]
@@ -243,6 +247,7 @@ impl ThreadEvent {
             Self::ToolExecuting { .. } => "tool_executing",
             Self::Compaction { .. } => "compaction",
             Self::ToolResult { .. } => "tool_result",
+            Self::Citation(_) => "citation",
             Self::ProfileSwitchProposal { .. } => "profile_switch_proposal",
             Self::AuthChallenge { .. } => "auth_challenge",
             Self::RequiresAction { .. } => "requires_action",

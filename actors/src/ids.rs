@@ -110,6 +110,10 @@ id_type!(
     DocumentId
 );
 id_type!(
+    /// An agent's memory of a user, or of every user (`knowledge.md` §5).
+    MemoryId
+);
+id_type!(
     /// A span of a trace.
     SpanId
 );

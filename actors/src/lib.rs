@@ -7,6 +7,7 @@
 //! actix-web, reqwest or sled, so everything here can be tested with in-memory
 //! fakes; the adapters live in the `confer` crate.
 
+pub mod citations;
 pub mod codes;
 pub mod compaction;
 pub mod context;

@@ -181,6 +181,19 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// An agent's plan configuration (all off when unset).
     fn plan_config(&self, org: OrgId, agent: AgentId) -> Result<PlanConfig, StoreError>;
 
+    /// An agent's knowledge configuration; stores without knowledge say
+    /// it is off.
+    fn knowledge_config(
+        &self,
+        _org: OrgId,
+        _agent: AgentId,
+    ) -> Result<crate::domain::KnowledgeConfig, StoreError> {
+        Ok(crate::domain::KnowledgeConfig {
+            enabled: false,
+            ..Default::default()
+        })
+    }
+
     /// `limit` messages starting after `offset`, oldest first, and the total.
     fn messages(
         &self,

@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde_json::{Value, json};
 
-use crate::domain::PlanConfig;
+use crate::domain::{KnowledgeConfig, PlanConfig};
 use crate::events::ThreadEvent;
 use crate::ids::{AgentId, OrgId, ThreadId};
 use crate::provider::{ToolCall, ToolDefinition};
@@ -60,6 +60,22 @@ pub struct ToolScope {
     pub end_user: bool,
     /// The agent's plan configuration: whether the plan tools are offered.
     pub plans: PlanConfig,
+    /// The agent's knowledge configuration; `enabled` once the turn is
+    /// prepared: knowledge takes part in it (injected, or its tool offered).
+    pub knowledge: KnowledgeConfig,
+    /// A public turn (a visitor's, a channel contact's): no injection, and
+    /// knowledge only through a public `search_knowledge` (`publishing.md`
+    /// rule 8).
+    pub public: bool,
+    /// A multiplayer thread's turn: shared memories only.
+    pub multiplayer: bool,
+    /// The agent keeps memories (its memory tools are offered before
+    /// gating): recalled memories may go in the briefing.
+    pub memory: bool,
+    /// What the send says (what injected knowledge is searched for).
+    pub message: Arc<str>,
+    /// The knowledge sources this turn numbered, and its citations.
+    pub sources: Arc<crate::citations::TurnSources>,
     /// What this turn's calls tell it besides their results.
     pub notes: Arc<CallNotes>,
 }
@@ -203,6 +219,12 @@ pub struct ServerTools {
 
 /// The future of the tools offered to a turn.
 pub type OfferedFuture = Pin<Box<dyn Future<Output = ServerTools> + Send>>;
+
+/// The built-in knowledge tool's name (`knowledge.md` §4).
+pub const SEARCH_KNOWLEDGE: &str = "search_knowledge";
+/// The built-in memory tools' names (`knowledge.md` §5).
+pub const REMEMBER: &str = "remember";
+pub const RECALL: &str = "recall";
 
 /// The future of a briefing: text for the system prompt, if any.
 pub type BriefingFuture = Pin<Box<dyn Future<Output = Option<String>> + Send>>;

@@ -129,6 +129,7 @@ pub(crate) fn fill_thread(data: &Path, thread: &str, count: usize) {
             sender_name: None,
             sender_id: None,
             created_at: chrono::Utc::now(),
+            citations: Vec::new(),
         };
         let write = ThreadAppend {
             listed: Some(message),

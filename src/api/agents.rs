@@ -315,6 +315,12 @@ pub async fn delete(
     if let Some(publication) = unpublished {
         super::publish::unpublished(&state, &publication).await?;
     }
+    // Its memories go with it: hidden at once, purged after.
+    state
+        .store
+        .write(move |s| s.forget_memories(org, Some(id), None))
+        .await?;
+    state.memories.forgotten();
     let scope = crate::knowledge::Scope::Agent(id);
     if state
         .store

@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use confer_actors::citations::Citation;
 use confer_actors::{
     Admission, Agent, IfBusy, Message, Metadata, OrgId, Role, ThreadId, ThreadStore,
     ToolDefinition, ToolResult, TurnRequest,
@@ -32,6 +33,39 @@ pub struct MessageView {
     content: String,
     sender_name: Option<String>,
     created_at: String,
+    /// The knowledge sources the answer cited (`[]` if none); they outlive
+    /// the documents.
+    citations: Vec<CitationView>,
+}
+
+/// A stored citation, as history shows it (snake case, `knowledge.md` §4).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct CitationView {
+    n: u32,
+    doc_id: String,
+    title: String,
+    source_ref: String,
+    page: Option<u32>,
+    chunk_id: String,
+    quote: String,
+    start: u64,
+    end: u64,
+}
+
+impl From<Citation> for CitationView {
+    fn from(c: Citation) -> Self {
+        Self {
+            n: c.n,
+            doc_id: c.doc_id,
+            title: c.title,
+            source_ref: c.source_ref,
+            page: c.page,
+            chunk_id: c.chunk_id,
+            quote: c.quote,
+            start: c.start,
+            end: c.end,
+        }
+    }
 }
 
 impl From<Message> for MessageView {
@@ -42,6 +76,7 @@ impl From<Message> for MessageView {
             content: message.content,
             sender_name: message.sender_name,
             created_at: timestamp(message.created_at),
+            citations: message.citations.into_iter().map(Into::into).collect(),
         }
     }
 }

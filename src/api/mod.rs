@@ -20,6 +20,7 @@ pub mod keys;
 pub mod knowledge;
 pub mod logs;
 pub mod mcps;
+pub mod memories;
 pub mod messages;
 pub mod metrics;
 pub mod multiplayer;
@@ -178,6 +179,17 @@ route_table! {
         GET => integrations::attached_list, POST => integrations::attach,
         DELETE => integrations::detach,
     },
+    "/api/agents/{agent_id}/knowledge" => {
+        GET => knowledge::get_config, PUT => knowledge::put_config,
+    },
+    "/api/agents/{agent_id}/memory" => {
+        GET => memories::get_config, PUT => memories::put_config, POST => memories::recall,
+    },
+    "/api/agents/{agent_id}/memories" => {
+        GET => memories::list, POST => memories::create, DELETE => memories::forget,
+    },
+    "/api/agents/{agent_id}/memories/{memory_id}" => { DELETE => memories::delete },
+    "/api/memories" => { DELETE => memories::forget_everywhere },
     "/api/knowledge" => { GET => knowledge::list },
     // Before `{document_id}`, which would otherwise take the path.
     "/api/knowledge/upload" => { POST => knowledge::upload },

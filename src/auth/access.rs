@@ -213,3 +213,22 @@ pub async fn knowledge_document(
     knowledge_scope(state, caller, document.scope, write).await?;
     Ok(document)
 }
+
+/// Whose memories a caller names (`knowledge.md` §6): an end user its own
+/// (and, reading, the shared set), never another user's (403); an admin or
+/// a member any user's, or every user's when it names none.
+pub fn memory_user(caller: &Caller, named: Option<&str>) -> Result<Option<String>, ApiError> {
+    use crate::auth::Role;
+    match caller.role() {
+        Role::User => {
+            let own = caller.user_id();
+            match named {
+                Some(other) if other != own => Err(ApiError::Forbidden(
+                    "requires an admin or a member: end users reach their own memories only".into(),
+                )),
+                _ => Ok(Some(own)),
+            }
+        }
+        Role::Admin | Role::Member => Ok(named.map(str::to_owned)),
+    }
+}

@@ -15,6 +15,8 @@ pub struct ChunkDraft {
     pub end: u64,
     pub page: Option<u32>,
     pub page_end: Option<u32>,
+    /// Document offsets inside the chunk where a page begins (PDF only).
+    pub page_breaks: Vec<u64>,
 }
 
 /// What separates the breadcrumb's headings.
@@ -132,6 +134,15 @@ pub fn chunks(text: &str, page_starts: Option<&[u64]>) -> Vec<ChunkDraft> {
                 ),
                 None => (None, None),
             };
+            let page_breaks = page_starts
+                .map(|starts| {
+                    starts
+                        .iter()
+                        .copied()
+                        .filter(|at| *at > start && *at < end)
+                        .collect()
+                })
+                .unwrap_or_default();
             ChunkDraft {
                 n: u32::try_from(n).unwrap_or(u32::MAX),
                 text: chunk.to_owned(),
@@ -140,6 +151,7 @@ pub fn chunks(text: &str, page_starts: Option<&[u64]>) -> Vec<ChunkDraft> {
                 end,
                 page,
                 page_end,
+                page_breaks,
             }
         })
         .collect()

@@ -114,6 +114,20 @@ pub struct Chunk {
     /// 1-based pages of `start` and of the last character (PDF only).
     pub page: Option<u32>,
     pub page_end: Option<u32>,
+    /// Document offsets inside the chunk where a page begins (PDF only):
+    /// the page of a quote's start. Kept, not shown by the API.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(ignore)]
+    pub page_breaks: Vec<u64>,
+}
+
+impl Chunk {
+    /// The page of document offset `at` inside the chunk (PDF only).
+    pub fn page_at(&self, at: u64) -> Option<u32> {
+        let breaks = self.page_breaks.iter().filter(|b| **b <= at).count();
+        self.page
+            .map(|page| page + u32::try_from(breaks).unwrap_or(u32::MAX))
+    }
 }
 
 /// What a job does.

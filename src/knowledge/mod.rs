@@ -4,7 +4,8 @@
 //! chunks with their offsets, pages and heading breadcrumbs ([`chunk`]), the
 //! stored files ([`files`]), the ingestion jobs' worker ([`ingest`]), the
 //! tantivy index fed by the store's change log ([`index`]) and the
-//! searches over it ([`search`]).
+//! searches over it ([`search`]); and the agents' memories beside them
+//! ([`memory`]: the records, [`memories`]: the service).
 //! The records and their store layout are in `crate::store::knowledge`.
 
 pub mod chunk;
@@ -13,6 +14,8 @@ pub mod files;
 pub mod filetype;
 pub mod index;
 pub mod ingest;
+pub mod memories;
+pub mod memory;
 pub mod parse;
 pub mod search;
 

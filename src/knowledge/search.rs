@@ -158,33 +158,17 @@ impl KnowledgeSearch {
             ));
         }
         let terms = query_terms(&request.query)?;
-        let _counted = InFlight::enter(&self.in_flight, self.threads + MAX_WAITING)
-            .ok_or(SearchError::Busy)?;
-        tokio::time::timeout(SEARCH_DEADLINE, self.run(request, terms))
-            .await
-            .map_err(|_| SearchError::Busy)?
-    }
-
-    async fn run(
-        &self,
-        request: SearchRequest,
-        terms: Vec<String>,
-    ) -> Result<SearchAnswer, SearchError> {
-        let _slot = Arc::clone(&self.slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| SearchError::Busy)?;
-        let (index, store) = (Arc::clone(&self.index), self.store.clone());
-        let partial = index.rebuilding();
+        let partial = self.index.rebuilding();
+        let scopes: Vec<String> = request
+            .scopes
+            .iter()
+            .map(|scope| index::scope_term(request.org, scope))
+            .collect();
+        let found = self
+            .raw(scopes, terms, CANDIDATES.max(request.top_k * 3))
+            .await?;
+        let store = self.store.clone();
         let hits = tokio::task::spawn_blocking(move || {
-            let scopes: Vec<String> = request
-                .scopes
-                .iter()
-                .map(|scope| index::scope_term(request.org, scope))
-                .collect();
-            let found = index
-                .search(&scopes, &terms, CANDIDATES.max(request.top_k * 3))
-                .map_err(|e| SearchError::Failed(e.to_string()))?;
             let mut hits = Vec::with_capacity(request.top_k);
             for hit in found {
                 let Some((doc, generation, n)) = parse_chunk_id(&hit.chunk_id) else {
@@ -215,6 +199,33 @@ impl KnowledgeSearch {
             mode: SearchMode::Bm25,
             partial,
         })
+    }
+
+    /// The index's hits for `terms` (analyzed) in `scopes` (scope terms),
+    /// under the same slots and deadline as a search; the caller checks
+    /// each in the store.
+    pub async fn raw(
+        &self,
+        scopes: Vec<String>,
+        terms: Vec<String>,
+        limit: usize,
+    ) -> Result<Vec<super::index::IndexHit>, SearchError> {
+        let _counted = InFlight::enter(&self.in_flight, self.threads + MAX_WAITING)
+            .ok_or(SearchError::Busy)?;
+        let run = async {
+            let _slot = Arc::clone(&self.slots)
+                .acquire_owned()
+                .await
+                .map_err(|_| SearchError::Busy)?;
+            let index = Arc::clone(&self.index);
+            tokio::task::spawn_blocking(move || index.search(&scopes, &terms, limit))
+                .await
+                .map_err(|e| SearchError::Failed(e.to_string()))?
+                .map_err(|e| SearchError::Failed(e.to_string()))
+        };
+        tokio::time::timeout(SEARCH_DEADLINE, run)
+            .await
+            .map_err(|_| SearchError::Busy)?
     }
 }
 

@@ -72,6 +72,28 @@ impl SledStore {
         Self::put(&self.agent_configs, &key, config)
     }
 
+    /// An agent's knowledge configuration (`knowledge.md` §4 defaults when
+    /// unset).
+    pub fn knowledge_config(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<confer_actors::KnowledgeConfig, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Knowledge);
+        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
+    }
+
+    /// An agent's memory configuration (`knowledge.md` §5 defaults when
+    /// unset).
+    pub fn memory_config(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<crate::knowledge::memory::MemoryConfig, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Memory);
+        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
+    }
+
     /// An agent's plan configuration (all off when unset).
     pub fn plan_config(&self, org: OrgId, agent: AgentId) -> Result<PlanConfig, StoreError> {
         let key = keys::agent_config(org, agent, ConfigKind::Plans);

@@ -180,6 +180,8 @@ pub enum ConfigKind {
     Compaction = 2,
     Plans = 3,
     Multiplayer = 4,
+    Knowledge = 5,
+    Memory = 6,
 }
 
 /// `a ++ b`, the key of an org-owned record or an index prefix.

@@ -280,6 +280,7 @@ mod tests {
                 sender_name: None,
                 sender_id: None,
                 created_at: Utc::now(),
+                citations: Vec::new(),
             };
             let context = ContextMessage::text(ContextRole::User, format!("m{n}"));
             store

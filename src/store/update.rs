@@ -9,8 +9,8 @@
 //! transactions, so a delete transaction and an update cannot interleave.
 
 use confer_actors::{
-    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, PlanConfig, PlanId, StoreError,
-    Thread, ThreadId,
+    Agent, AgentId, CompactionConfig, CredentialConfig, KnowledgeConfig, OrgId, PlanConfig, PlanId,
+    StoreError, Thread, ThreadId,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -19,6 +19,7 @@ use sled::Tree;
 use super::codec::{decode, encode};
 use super::keys::{self, ConfigKind};
 use super::{SledStore, engine};
+use crate::knowledge::memory::MemoryConfig;
 use crate::plans::Plan;
 
 /// The outcome of an update: the record as stored, `Gone` when there was
@@ -156,6 +157,30 @@ impl SledStore {
     ) -> Result<Updated<PlanConfig, E>, StoreError> {
         let _writing = self.gate.writing();
         let key = keys::agent_config(org, agent, ConfigKind::Plans);
+        swap(&self.agent_configs, &key, or_default, change)
+    }
+
+    /// Changes an agent's knowledge configuration (from the defaults).
+    pub fn update_knowledge_config<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: impl FnMut(KnowledgeConfig) -> Result<KnowledgeConfig, E>,
+    ) -> Result<Updated<KnowledgeConfig, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::agent_config(org, agent, ConfigKind::Knowledge);
+        swap(&self.agent_configs, &key, or_default, change)
+    }
+
+    /// Changes an agent's memory configuration (from the defaults).
+    pub fn update_memory_config<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: impl FnMut(MemoryConfig) -> Result<MemoryConfig, E>,
+    ) -> Result<Updated<MemoryConfig, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::agent_config(org, agent, ConfigKind::Memory);
         swap(&self.agent_configs, &key, or_default, change)
     }
 

@@ -2,44 +2,57 @@
 //! [`ToolExecutor`] port: one module per kind ([`plans`]: the built-in plan
 //! tools; [`webhook`]: the org's webhook tools; [`integrations`]: the
 //! query tools of the agent's databases; [`mcp`]: the tools of the MCP
-//! servers attached to the agent). [`ServerToolbox`] offers them by kind
+//! servers attached to the agent; [`knowledge`]: `search_knowledge` and
+//! the knowledge briefing; [`memory`]: `remember`, `recall` and the
+//! recalled memories). [`ServerToolbox`] offers them by kind
 //! and sends each call to its kind.
 
 pub mod integrations;
+pub mod knowledge;
 pub mod mcp;
+pub mod memory;
 pub mod org_cache;
 pub mod plans;
 pub mod webhook;
 
 use confer_actors::ToolCall;
 use confer_actors::tools::{
-    BriefingFuture, NOT_AVAILABLE, OfferedFuture, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
+    BriefingFuture, NOT_AVAILABLE, OfferedFuture, RECALL, REMEMBER, SEARCH_KNOWLEDGE, ToolExecutor,
+    ToolFuture, ToolOutput, ToolScope,
 };
 
 use self::integrations::IntegrationTools;
+use self::knowledge::KnowledgeTools;
 use self::mcp::McpTools;
+use self::memory::MemoryTools;
 use self::plans::PlanTools;
 use self::webhook::WebhookTools;
 
 /// Every kind of server-side tool.
 pub struct ServerToolbox {
     plans: PlanTools,
+    knowledge: KnowledgeTools,
+    memory: MemoryTools,
     webhooks: WebhookTools,
     integrations: IntegrationTools,
     mcps: McpTools,
 }
 
 impl ServerToolbox {
-    /// The built-in plan tools, the org's webhooks, its databases and its
-    /// MCP servers.
+    /// The built-in plan and knowledge tools, the org's webhooks, its
+    /// databases and its MCP servers.
     pub fn new(
         plans: PlanTools,
+        knowledge: KnowledgeTools,
+        memory: MemoryTools,
         webhooks: WebhookTools,
         integrations: IntegrationTools,
         mcps: McpTools,
     ) -> Self {
         Self {
             plans,
+            knowledge,
+            memory,
             webhooks,
             integrations,
             mcps,
@@ -68,19 +81,43 @@ impl ToolExecutor for ServerToolbox {
         let integration = self.integrations.offered(scope);
         let mcp = self.mcps.offered(scope);
         let enabled = scope.plans.enabled;
+        let (knowledge, memory, scope) =
+            (self.knowledge.clone(), self.memory.clone(), scope.clone());
         Box::pin(async move {
-            let (mut tools, integration, mcp) =
-                futures_util::future::join3(org, integration, mcp).await;
+            let (mut tools, integration, mcp, knowledge, remembers) = futures_util::future::join5(
+                org,
+                integration,
+                mcp,
+                knowledge.offered(&scope),
+                memory.offered(&scope),
+            )
+            .await;
             tools.integration = integration.integration;
             tools.mcp = mcp.mcp;
             if enabled {
                 tools.builtin.extend(plans::definitions());
             }
+            tools.builtin.extend(knowledge);
+            tools.builtin.extend(remembers);
             tools
         })
     }
 
     fn execute(&self, scope: &ToolScope, call: &ToolCall) -> ToolFuture {
+        if call.name == SEARCH_KNOWLEDGE {
+            if !scope.knowledge.enabled {
+                return Box::pin(async { ToolOutput::error(NOT_AVAILABLE) });
+            }
+            let (tools, scope, call) = (self.knowledge.clone(), scope.clone(), call.clone());
+            return Box::pin(async move { tools.execute(scope, call).await });
+        }
+        if call.name == REMEMBER || call.name == RECALL {
+            if !scope.memory {
+                return Box::pin(async { ToolOutput::error(NOT_AVAILABLE) });
+            }
+            let (tools, scope, call) = (self.memory.clone(), scope.clone(), call.clone());
+            return Box::pin(async move { tools.execute(scope, call).await });
+        }
         if !plans::is_plan_tool(&call.name) {
             // An integration's tool first (its kind comes before MCP's in
             // the offer), then by the name's shape.
@@ -106,7 +143,9 @@ impl ToolExecutor for ServerToolbox {
     }
 
     fn deadline(&self, call: &ToolCall) -> std::time::Duration {
-        if plans::is_plan_tool(&call.name) {
+        if plans::is_plan_tool(&call.name)
+            || [SEARCH_KNOWLEDGE, REMEMBER, RECALL].contains(&call.name.as_str())
+        {
             confer_actors::tools::DEFAULT_TOOL_DEADLINE
         } else if is_mcp_tool(&call.name) {
             MCP_DEADLINE
@@ -115,8 +154,29 @@ impl ToolExecutor for ServerToolbox {
         }
     }
 
+    /// The plan (while plans are on), then knowledge's part, then the
+    /// recalled memories.
     fn briefing(&self, scope: &ToolScope) -> BriefingFuture {
-        let (tools, scope) = (self.plans.clone(), scope.clone());
-        Box::pin(async move { tools.briefing(scope).await })
+        let (plans, knowledge, memory, scope) = (
+            self.plans.clone(),
+            self.knowledge.clone(),
+            self.memory.clone(),
+            scope.clone(),
+        );
+        Box::pin(async move {
+            let plan = match scope.plans.enabled {
+                true => plans.briefing(scope.clone()).await,
+                false => None,
+            };
+            let parts: Vec<String> = [
+                plan,
+                knowledge.briefing(&scope).await,
+                memory.briefing(&scope).await,
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            (!parts.is_empty()).then(|| parts.join("\n\n"))
+        })
     }
 }

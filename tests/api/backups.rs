@@ -244,6 +244,7 @@ fn user_message(thread: ThreadId, content: String) -> ThreadAppend {
         sender_name: None,
         sender_id: None,
         created_at: Utc::now(),
+        citations: Vec::new(),
     };
     ThreadAppend {
         listed: Some(message),

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::common::{Api, Options, Server, eventually, exp_in, jwt, peers_dir};
 
 /// The documents `knowledge-files.py` writes, in a fresh directory.
-fn real_files() -> (tempfile::TempDir, PathBuf) {
+pub fn real_files() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let peers = peers_dir("playwright-core");
     let out = std::process::Command::new(peers.join(".venv/bin/python"))
@@ -31,7 +31,7 @@ fn real_files() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Uploads `name` to the org and waits for its job (`?wait=30`).
-async fn upload(api: &Api, name: &str, bytes: &[u8], fields: &[(&str, &str)]) -> Value {
+pub async fn upload(api: &Api, name: &str, bytes: &[u8], fields: &[(&str, &str)]) -> Value {
     let reply = api
         .multipart("/api/knowledge/upload?wait=30", fields, &[(name, bytes)])
         .await;

@@ -103,6 +103,15 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("DELETE", "/api/knowledge/{document_id}") => Admin,
         // Without a threadId: the org's documents (end users: 403).
         ("POST", "/api/knowledge/search") => Member,
+        ("GET", "/api/agents/{agent_id}/knowledge") => Member,
+        ("PUT", "/api/agents/{agent_id}/knowledge") => Admin,
+        ("GET", "/api/agents/{agent_id}/memory") => Member,
+        ("PUT", "/api/agents/{agent_id}/memory") => Admin,
+        // End users on their own memories (knowledge.md §6).
+        ("POST", "/api/agents/{agent_id}/memory") => Anyone,
+        ("GET" | "POST" | "DELETE", "/api/agents/{agent_id}/memories") => Anyone,
+        ("DELETE", "/api/agents/{agent_id}/memories/{memory_id}") => Anyone,
+        ("DELETE", "/api/memories") => Admin,
         _ => return None,
     })
 }
@@ -165,6 +174,10 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("PUT", "/api/agents/{agent_id}/multiplayer") => json!({"maxParticipants": 5}),
         ("POST", "/api/plans") => json!({"threadId": thread, "title": "walk"}),
         ("POST", "/api/knowledge/search") => json!({"query": "walk"}),
+        ("PUT", "/api/agents/{agent_id}/knowledge") => json!({"topK": 5}),
+        ("PUT", "/api/agents/{agent_id}/memory") => json!({"injectCount": 3}),
+        ("POST", "/api/agents/{agent_id}/memory") => json!({"query": "walk"}),
+        ("POST", "/api/agents/{agent_id}/memories") => json!({"content": "walk"}),
         ("PATCH", "/api/plans/{plan_id}") => json!({"title": "changed"}),
         ("POST", "/api/plans/{plan_id}/todos") => json!({"content": "walk"}),
         ("PATCH", "/api/plans/{plan_id}/todos/{todo_id}") => json!({"status": "done"}),
@@ -412,6 +425,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{plan_id}", plan)
                     .replace("{todo_id}", &todos[0])
                     .replace("{document_id}", &document)
+                    .replace("{memory_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{file:.*}", "index.html")
                     .replace("{slug}", SLUG)

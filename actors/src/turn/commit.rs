@@ -51,6 +51,7 @@ impl Turn {
                     sender_name: None,
                     sender_id: None,
                     created_at: Utc::now(),
+                    citations: self.scope.sources.citations(),
                 });
         // The earlier steps' entries are kept whatever happened (their tools
         // ran; they are in the cached history already); the last call's only

@@ -281,7 +281,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
     };
     loop {
         // Read before the compaction estimate, which counts the prompt.
-        if turn.scope.plans.enabled {
+        if turn.scope.plans.enabled || turn.scope.knowledge.enabled || turn.scope.memory {
             turn.briefing = Box::pin(turn.engine.tools.briefing(&turn.scope)).await;
         }
         // Checked first: most calls need no boxed compaction step at all.

@@ -122,6 +122,7 @@ impl Turn {
             emitter: &self.emitter,
             joiner,
             thinking: self.request.options.stream_thinking,
+            sources: self.scope.knowledge.enabled.then_some(&*self.scope.sources),
         };
         let mut outcome = consume(stream, relay, &mut self.cancel).await;
         crate::gating::fix_call_ids(&self.history, &mut outcome.tool_calls);

@@ -85,6 +85,8 @@ pub(super) struct Relay<'a> {
     pub(super) joiner: Option<&'static str>,
     /// Whether thinking text is relayed as `thinking` events.
     pub(super) thinking: bool,
+    /// The turn's knowledge sources, when its answer may cite them.
+    pub(super) sources: Option<&'a crate::citations::TurnSources>,
 }
 
 /// Reads the model stream to its end, relaying text as `token` events and
@@ -98,6 +100,7 @@ pub(super) async fn consume(
         emitter,
         mut joiner,
         thinking,
+        sources,
     } = relay;
     let mut outcome = ModelOutcome::empty();
     let mut reasoning: BTreeMap<usize, ReasoningBlock> = BTreeMap::new();
@@ -132,7 +135,15 @@ pub(super) async fn consume(
                         emitter.emit(ThreadEvent::Token { delta: joiner.to_owned() });
                     }
                     outcome.content.push_str(&delta);
+                    // Only a token with a `]` may complete a marker.
+                    let cites = sources.filter(|_| delta.contains(']'));
+                    let token_len = delta.len();
                     emitter.emit(ThreadEvent::Token { delta });
+                    if let Some(sources) = cites {
+                        for citation in sources.citations_completed(&outcome.content, token_len) {
+                            emitter.emit(ThreadEvent::Citation(Box::new(citation)));
+                        }
+                    }
                 }
                 Some(ModelEvent::ToolCallStart { index, id, name }) => {
                     let call = calls.entry(index).or_default();

@@ -52,6 +52,7 @@ impl Turn {
                 s.credentials(org, thread.agent_id)?,
                 s.compaction(org, thread.agent_id)?,
                 s.plan_config(org, thread.agent_id)?,
+                s.knowledge_config(org, thread.agent_id)?,
             );
             let history = match history {
                 Some(history) => history,
@@ -60,7 +61,7 @@ impl Turn {
             Ok(Some((thread, agent, configs, history)))
         })
         .await;
-        let (thread, agent, (credentials, compaction, plans), history) = match loaded {
+        let (thread, agent, (credentials, compaction, plans, knowledge), history) = match loaded {
             Ok(Some(loaded)) => loaded,
             Ok(None) => {
                 emitter.fail(codes::NOT_FOUND, "thread not found", String::new());
@@ -111,16 +112,28 @@ impl Turn {
         ));
         // Server-side tools a client-side tool of the same name shadows are
         // left out (the client's comes first, `tools.md` §4).
-        let scope = ToolScope {
+        let mut scope = ToolScope {
             org,
             agent: agent.id,
             thread: thread_id,
             user_id: request.user_id.clone(),
             end_user: request.end_user,
             plans,
+            knowledge,
+            public: request.public.is_some(),
+            multiplayer: thread.kind == ThreadKind::Multiplayer,
+            memory: false,
+            message: Arc::from(request.content.as_str()),
+            sources: Arc::default(),
             notes: std::sync::Arc::default(),
         };
         let server_tools = engine.tools.offered(&scope).await;
+        // Before gating: a publication that keeps the memory tools private
+        // still recalls its visitor's own memories.
+        scope.memory = server_tools
+            .builtin
+            .iter()
+            .any(|t| t.name == crate::tools::REMEMBER);
         // Each server-side tool's kind, by name (the first kind wins, as
         // in the offer).
         let mut kinds: std::collections::HashMap<String, &'static str> = Default::default();
@@ -165,6 +178,18 @@ impl Turn {
                 )
             })
             .collect();
+        // Knowledge briefs the model when it injects, or when its tool is
+        // offered (`Cite knowledge sources as [n].`).
+        let knowledge_briefs = knowledge.enabled
+            && match knowledge.mode {
+                crate::domain::KnowledgeMode::Inject => public.is_none(),
+                crate::domain::KnowledgeMode::Tool => offered
+                    .tools
+                    .iter()
+                    .any(|t| t.name == crate::tools::SEARCH_KNOWLEDGE),
+            };
+        // From here the scope says whether knowledge takes part in the turn.
+        scope.knowledge.enabled = knowledge_briefs;
         let fallbacks_tried = super::fallback_step::fallback_cursor(&route.provider);
         Ok(Self {
             engine,
@@ -237,6 +262,7 @@ impl Turn {
             sender_name: request.sender_name.clone(),
             sender_id: request.sender_id.clone(),
             created_at: self.started_at,
+            citations: Vec::new(),
         });
         self.user_message_id = listed.as_ref().map(|m| m.id);
         self.keyed = request.idempotency.map(|key| {

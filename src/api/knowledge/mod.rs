@@ -14,10 +14,12 @@ use crate::knowledge::{Chunk, Document, DocumentStatus, JobKind, Scope};
 use crate::state::AppState;
 use crate::store::knowledge::Reindexed;
 
+mod agent;
 mod search;
 mod upload;
 
-pub use self::search::{__path_search, search};
+pub use self::agent::{__path_get_config, __path_put_config, get_config, put_config};
+pub use self::search::{__path_search, search, search_error};
 pub use self::upload::{__path_upload, upload};
 
 /// A document as the API shows it.
@@ -190,6 +192,10 @@ pub async fn chunks(
         if let Some(last) = page.last() {
             response.insert_header(("x-next-cursor", last.n.to_string()));
         }
+    }
+    // The page breaks are the store's, for citations; not the API's.
+    for chunk in &mut page {
+        chunk.page_breaks.clear();
     }
     Ok(response.json(page))
 }

@@ -41,6 +41,7 @@ pub fn encode_public(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent
         ThreadEvent::Meta(_)
         | ThreadEvent::Token { .. }
         | ThreadEvent::Compaction { .. }
+        | ThreadEvent::Citation(_)
         | ThreadEvent::ToolExecuting { .. }
         | ThreadEvent::Error { .. }
         | ThreadEvent::Queued { .. }

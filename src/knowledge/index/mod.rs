@@ -31,6 +31,8 @@ use crate::store::Store;
 /// Bumped when the schema or the analyzer changes: an index of another
 /// version is rebuilt.
 const SCHEMA_VERSION: u32 = 1;
+/// What a memory's id starts with in the `chunk` field.
+pub const MEMORY_HIT: &str = "m:";
 /// The analyzer's name in the index.
 const ANALYZER: &str = "confer_en";
 
@@ -46,10 +48,12 @@ pub struct IndexConfig {
 /// The fields of an indexed chunk.
 #[derive(Clone, Copy)]
 struct Fields {
-    /// The chunk's id (`{doc}:{generation}:{n}`), stored.
+    /// The chunk's id (`{doc}:{generation}:{n}`), or a memory's
+    /// (`m:{id}`), stored.
     chunk: Field,
-    /// `org:{org}`, `agent:{id}`, `thread:{id}`.
+    /// `org:{org}`, `agent:{id}`, `thread:{id}`, `mem:{agent}:{owner}`.
     scope: Field,
+    /// The document's id, or the memory's.
     doc: Field,
     /// `{doc}:{generation}`: what a superseded generation's removal names.
     doc_gen: Field,

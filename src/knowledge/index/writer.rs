@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use tantivy::{Index, IndexReader, IndexWriter, TantivyDocument, Term};
 use tokio::sync::watch;
 
-use super::{CommitMark, Fields, IndexConfig, SCHEMA_VERSION, scope_term};
+use super::{CommitMark, Fields, IndexConfig, MEMORY_HIT, SCHEMA_VERSION, scope_term};
 use crate::store::Store;
 use crate::store::knowledge::changes::IndexChange;
 
@@ -161,6 +161,30 @@ impl IndexWriterTask {
                 }
                 Ok(chunks.len().max(1))
             }
+            IndexChange::AddMemory {
+                org_id,
+                agent_id,
+                memory_id,
+            } => {
+                let (org, agent, id) = (*org_id, *agent_id, *memory_id);
+                let key = id.to_string();
+                self.writer.delete_term(Term::from_field_text(f.doc, &key));
+                let found = self.store.with_inner(|s| s.memory(org, agent, id))?;
+                if let Some(memory) = found {
+                    let mut doc = TantivyDocument::default();
+                    doc.add_text(f.chunk, format!("{MEMORY_HIT}{key}"));
+                    doc.add_text(f.scope, memory.owner().scope_term(agent));
+                    doc.add_text(f.doc, &key);
+                    doc.add_text(f.text, &memory.content);
+                    self.writer.add_document(doc)?;
+                }
+                Ok(1)
+            }
+            IndexChange::RemoveMemory { memory_id } => {
+                self.writer
+                    .delete_term(Term::from_field_text(f.doc, &memory_id.to_string()));
+                Ok(1)
+            }
             IndexChange::RemoveGeneration { doc_id, generation } => {
                 let term = match generation {
                     Some(generation) => {
@@ -215,6 +239,17 @@ impl IndexWriterTask {
                 self.commit(0, false)?;
             }
         }
+        let memories = self.store.with_inner(|s| s.memory_ids())?;
+        for (org_id, agent_id, memory_id) in &memories {
+            self.pending_docs += self.apply(&IndexChange::AddMemory {
+                org_id: *org_id,
+                agent_id: *agent_id,
+                memory_id: *memory_id,
+            })?;
+            if self.pending_docs >= self.config.commit_docs * 10 {
+                self.commit(0, false)?;
+            }
+        }
         // Complete only once the log is replayed on top (in `run`): the
         // mark stays incomplete until then.
         self.commit(0, false)?;
@@ -222,6 +257,7 @@ impl IndexWriterTask {
         tracing::info!(
             documents = generations.len(),
             chunks,
+            memories = memories.len(),
             took_ms = started.elapsed().as_millis() as u64,
             "knowledge index rebuilt from the store"
         );

@@ -263,6 +263,7 @@ fn message(thread: ThreadId, content: String) -> ThreadAppend {
             sender_name: None,
             sender_id: None,
             created_at: Utc::now(),
+            citations: Vec::new(),
         }),
         context: vec![ContextMessage::text(ContextRole::User, content)],
         ..ThreadAppend::default()

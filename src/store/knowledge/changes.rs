@@ -8,7 +8,7 @@
 //! |---------------------|------------|---------------|
 //! | `knowledge_changes` | seq u64 BE | `IndexChange` |
 
-use confer_actors::{DocumentId, OrgId, StoreError};
+use confer_actors::{AgentId, DocumentId, MemoryId, OrgId, StoreError};
 use serde::{Deserialize, Serialize};
 
 use super::{chunk_prefix, doc_key};
@@ -31,6 +31,15 @@ pub enum IndexChange {
     RemoveGeneration {
         doc_id: DocumentId,
         generation: Option<u64>,
+    },
+    /// Index a memory (again: applying it twice leaves one copy).
+    AddMemory {
+        org_id: OrgId,
+        agent_id: AgentId,
+        memory_id: MemoryId,
+    },
+    RemoveMemory {
+        memory_id: MemoryId,
     },
 }
 
@@ -143,6 +152,26 @@ impl SledStore {
             .map(|value| decode(&value.map_err(engine)?))
             .collect::<Result<_, _>>()?;
         Ok(Some((document.scope, chunks)))
+    }
+
+    /// Whether a document of `scopes` is searchable (the knowledge tool is
+    /// offered only then).
+    pub fn any_searchable(&self, org: OrgId, scopes: &[Scope]) -> Result<bool, StoreError> {
+        let k = &self.knowledge;
+        for scope in scopes {
+            let prefix = [org.as_bytes().as_slice(), &scope.key(org)].concat();
+            for key in k.by_scope.scan_prefix(&prefix).keys() {
+                let key = key.map_err(engine)?;
+                let id: [u8; 16] = key[key.len() - 16..]
+                    .try_into()
+                    .map_err(|_| StoreError::Codec("document key".into()))?;
+                let found = self.document(org, DocumentId::from_bytes(id))?;
+                if found.is_some_and(|d| d.searchable_generation.is_some()) {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// The chunk `n` of generation `generation` with its document, only if

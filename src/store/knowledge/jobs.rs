@@ -109,6 +109,7 @@ impl SledStore {
                     end: draft.end,
                     page: draft.page,
                     page_end: draft.page_end,
+                    page_breaks: draft.page_breaks.clone(),
                 };
                 let key = [prefix.as_slice(), &draft.n.to_be_bytes()].concat();
                 writes.insert(key, encode(&chunk)?);

@@ -13,6 +13,8 @@
 //! | `knowledge_purges`    | doc ++ generation BE (`u64::MAX`: all)     | `KnowledgePurge`|
 //! | `knowledge_changes`   | seq u64 BE (see [`changes`])               | `IndexChange`   |
 //!
+//! Memories have their own trees ([`memories`]).
+//!
 //! A document's chunks count only in its `searchable_generation`: an
 //! attempt writes a new generation beside the old, and one transaction
 //! makes it the searchable one, marks the document `ready` and queues the
@@ -33,6 +35,7 @@ use crate::knowledge::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scop
 
 pub mod changes;
 mod jobs;
+pub mod memories;
 mod purge;
 
 /// The generation of a purge marker that removes the whole document.
@@ -51,6 +54,7 @@ pub struct KnowledgeTrees {
     pub(super) chunks: sled::Tree,
     pub(super) purges: sled::Tree,
     pub(super) changes: sled::Tree,
+    pub(super) memories: memories::MemoryTrees,
     /// Held while the change log is appended to or read.
     pub(super) changes_lock: std::sync::Mutex<()>,
     /// Held while a file is kept for a new document and while a purge
@@ -72,6 +76,7 @@ impl KnowledgeTrees {
             chunks: tree("chunks")?,
             purges: tree("knowledge_purges")?,
             changes: tree("knowledge_changes")?,
+            memories: memories::MemoryTrees::open(db)?,
             changes_lock: std::sync::Mutex::new(()),
             file_lock: std::sync::Mutex::new(()),
         })

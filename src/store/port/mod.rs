@@ -239,6 +239,14 @@ impl ThreadStore for SledStore {
         SledStore::plan_config(self, org, agent)
     }
 
+    fn knowledge_config(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<confer_actors::KnowledgeConfig, StoreError> {
+        SledStore::knowledge_config(self, org, agent)
+    }
+
     fn messages(
         &self,
         thread: ThreadId,

@@ -88,6 +88,7 @@ fn the_answer_links_the_usage_of_every_model_call_of_its_turn() {
         sender_name: None,
         sender_id: None,
         created_at: Utc::now(),
+        citations: Vec::new(),
     };
     let write = ThreadAppend {
         turn: Some(7),
