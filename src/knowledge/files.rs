@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 
 use confer_actors::OrgId;
 
+/// Where uploaded files live under the data directory (backups carry
+/// them; never `knowledge/index/`, a cache).
+pub const KNOWLEDGE_FILES_DIR: &str = "knowledge/files";
+
 /// Where knowledge files live.
 #[derive(Clone, Debug)]
 pub struct KnowledgeFiles {

@@ -70,6 +70,10 @@ async fn a_backup_taken_during_50_streams_restores_every_acknowledged_message() 
         }
     }
     assert_eq!(acknowledged.len(), 100);
+    // A knowledge document: its file goes in the backup, the index not.
+    let document = crate::knowledge::upload(&api, "kept.md", b"# Kept\n\nBacked up.", &[]).await;
+    assert_eq!(document["status"], "ready");
+    assert!(server.data_dir().join("knowledge/index").exists());
 
     // 50 answers streaming while the backup runs.
     let mut streams = Vec::new();
@@ -131,6 +135,13 @@ async fn a_backup_taken_during_50_streams_restores_every_acknowledged_message() 
         "{}",
         said(&out)
     );
+    let kept = restored
+        .join("knowledge/files")
+        .join(document["org_id"].as_str().unwrap())
+        .join(document["sha256"].as_str().unwrap());
+    assert_eq!(std::fs::read(&kept).unwrap(), b"# Kept\n\nBacked up.");
+    assert!(!restored.join("knowledge/index").exists());
+    assert!(said(&out).contains("documents"), "{}", said(&out));
     let export = scratch.path().join("restored.jsonl");
     let out = confer(&restored, &["export", "--out", export.to_str().unwrap()]);
     assert!(out.status.success(), "{}", said(&out));

@@ -2,15 +2,19 @@
 //! record must decode (large values: their file present, of the stub's
 //! length), every index entry must point at its record and every record
 //! have its index entries, sequence counters must cover their entries, and
-//! every sealed secret must open with the configured key. Memory is one set
+//! every sealed secret must open with the configured key; knowledge's
+//! chunks, files and their references agree (`knowledge`). Memory is one set
 //! of thread ids (16 bytes each) and of usage keys; records are read one at
 //! a time.
 
 use std::collections::{BTreeMap, HashSet};
 
 use confer_actors::{ContextMessage, Message, StoreError, Thread, ThreadId, UsageRecord};
-use sled::Tree;
 
+mod helpers;
+mod knowledge;
+
+use self::helpers::{check_index, count_decoded};
 use super::codec::decode;
 use super::integrations::Integration;
 use super::keys::{self, ConfigKind};
@@ -30,7 +34,7 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    fn problem(&mut self, text: String) {
+    pub(crate) fn problem(&mut self, text: String) {
         // A broken store can have millions of the same problem.
         if self.problems.len() < 100 {
             self.problems.push(text);
@@ -55,6 +59,7 @@ impl SledStore {
         self.check_tools(&mut report)?;
         self.check_slugged(&mut report)?;
         self.check_plans(&mut report)?;
+        self.check_knowledge(&mut report)?;
         for problem in self.unopenable_secrets()? {
             report.problem(problem);
         }
@@ -352,50 +357,4 @@ impl SledStore {
         }
         Ok(problems)
     }
-}
-
-/// Checks an index with one entry per record of `records`: every entry
-/// names a record (its key from `record_key(entry key, entry value)`), and
-/// there are as many entries as the `count` records.
-fn check_index(
-    index: &Tree,
-    records: &Tree,
-    count: u64,
-    record_key: impl Fn(&[u8], &[u8]) -> Vec<u8>,
-    what: &str,
-    report: &mut CheckReport,
-) -> Result<(), StoreError> {
-    for entry in index.iter() {
-        let (key, value) = entry.map_err(engine)?;
-        if !records
-            .contains_key(record_key(&key, &value))
-            .map_err(engine)?
-        {
-            report.problem(format!("a {what} names a record that does not exist"));
-        }
-    }
-    if index.len() as u64 != count {
-        report.problem(format!(
-            "{count} records but {} {what} entries",
-            index.len()
-        ));
-    }
-    Ok(())
-}
-
-/// Counts a tree's records, noting each that does not decode.
-fn count_decoded<T: serde::de::DeserializeOwned>(
-    tree: &Tree,
-    what: &str,
-    report: &mut CheckReport,
-) -> Result<u64, StoreError> {
-    let mut count = 0;
-    for entry in tree.iter() {
-        let (key, value) = entry.map_err(engine)?;
-        count += 1;
-        if let Err(e) = decode::<T>(&value) {
-            report.problem(format!("{what} key {}: {e}", hex::encode(&key)));
-        }
-    }
-    Ok(count)
 }
