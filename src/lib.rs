@@ -182,8 +182,9 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             public_url: settings.public_url(),
         },
     );
-    let knowledge_search = knowledge::search::KnowledgeSearch::from_settings(&store, &settings)
-        .context("opening the knowledge index")?;
+    let knowledge_search =
+        knowledge::search::KnowledgeSearch::from_settings(&store, &settings, &outbound)
+            .context("opening the knowledge index")?;
     let memories = knowledge::memories::MemoryBook::start(&store, &knowledge_search, &settings);
     let engine = Arc::new(Engine {
         store: store.as_port(),

@@ -194,6 +194,10 @@ route_table! {
     // Before `{document_id}`, which would otherwise take the path.
     "/api/knowledge/upload" => { POST => knowledge::upload },
     "/api/knowledge/search" => { POST => knowledge::search },
+    "/api/knowledge/embeddings" => {
+        GET => knowledge::get_embeddings, PUT => knowledge::put_embeddings,
+        DELETE => knowledge::delete_embeddings,
+    },
     "/api/knowledge/{document_id}" => { GET => knowledge::get, DELETE => knowledge::delete },
     "/api/knowledge/{document_id}/chunks" => { GET => knowledge::chunks },
     "/api/knowledge/{document_id}/file" => { GET => knowledge::file },

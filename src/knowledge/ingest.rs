@@ -15,6 +15,7 @@ use confer_actors::{DocumentId, StoreError};
 use tokio::sync::{Notify, broadcast};
 
 use super::chunk::chunks;
+use super::embed::Embedder;
 use super::files::KnowledgeFiles;
 use super::filetype::FileType;
 use super::index::KnowledgeIndex;
@@ -40,6 +41,7 @@ pub struct IngestConfig {
 pub struct Ingestion {
     store: Store,
     index: Arc<KnowledgeIndex>,
+    embedder: Arc<Embedder>,
     files: KnowledgeFiles,
     parser: ChildParser,
     config: IngestConfig,
@@ -79,6 +81,7 @@ impl Ingestion {
         Ok(Self::start(
             store.clone(),
             Arc::clone(search.index()),
+            Arc::clone(search.embedder()),
             KnowledgeFiles::open(&settings.data_dir)?,
             ChildParser::from_settings(settings)?,
             IngestConfig {
@@ -94,6 +97,7 @@ impl Ingestion {
     pub fn start(
         store: Store,
         index: Arc<KnowledgeIndex>,
+        embedder: Arc<Embedder>,
         files: KnowledgeFiles,
         parser: ChildParser,
         config: IngestConfig,
@@ -110,6 +114,7 @@ impl Ingestion {
         let service = Arc::new(Self {
             store,
             index,
+            embedder,
             files,
             parser,
             config,
@@ -278,6 +283,8 @@ impl Ingestion {
             self.purge.notify_one();
             return Ok(Outcome::Gone);
         }
+        // Ready without vectors: the embedder finds the new chunks.
+        self.embedder.changed();
         Ok(Outcome::Ready)
     }
 

@@ -10,6 +10,7 @@
 
 pub mod chunk;
 pub mod document;
+pub mod embed;
 pub mod files;
 pub mod filetype;
 pub mod index;
@@ -18,5 +19,6 @@ pub mod memories;
 pub mod memory;
 pub mod parse;
 pub mod search;
+pub mod vectors;
 
 pub use document::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};

@@ -13,10 +13,14 @@ use confer_actors::{DocumentId, OrgId};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
+use super::embed::Embedder;
 use super::index::{self, IndexConfig, KnowledgeIndex};
+use super::vectors::{cosine, fuse};
 use super::{Chunk, Document, Scope};
+use crate::outbound::Outbound;
 use crate::settings::Settings;
 use crate::store::Store;
+use crate::store::knowledge::vectors::EmbeddingConfig;
 
 /// The longest query, in characters.
 pub const MAX_QUERY_CHARS: usize = 1_000;
@@ -49,6 +53,8 @@ pub struct SearchRequest {
     pub query: String,
     pub top_k: usize,
     pub mode: SearchMode,
+    /// The least cosine (`vector` mode only).
+    pub min_score: Option<f32>,
 }
 
 /// One result, with its document and chunk (for the tool's sources and
@@ -89,6 +95,7 @@ pub enum SearchError {
 pub struct KnowledgeSearch {
     store: Store,
     index: Arc<KnowledgeIndex>,
+    embedder: Arc<Embedder>,
     slots: Arc<Semaphore>,
     threads: usize,
     /// Searches running or waiting for a slot.
@@ -117,7 +124,11 @@ pub fn query_terms(query: &str) -> Result<Vec<String>, SearchError> {
 impl KnowledgeSearch {
     /// Opens `{data_dir}/knowledge/index/` and its writer as `settings`
     /// say.
-    pub fn from_settings(store: &Store, settings: &Settings) -> anyhow::Result<Arc<Self>> {
+    pub fn from_settings(
+        store: &Store,
+        settings: &Settings,
+        outbound: &Outbound,
+    ) -> anyhow::Result<Arc<Self>> {
         let index = KnowledgeIndex::open(
             store.clone(),
             IndexConfig {
@@ -127,18 +138,26 @@ impl KnowledgeSearch {
                 commit_every: Duration::from_millis(settings.knowledge_commit_ms.max(1)),
             },
         )?;
+        let embedder = Embedder::start(store.clone(), outbound.clone());
         Ok(Arc::new(Self::new(
             store.clone(),
             index,
+            embedder,
             settings.knowledge_search_threads,
         )))
     }
 
     /// Searches `index` with at most `threads` at once.
-    pub fn new(store: Store, index: Arc<KnowledgeIndex>, threads: usize) -> Self {
+    pub fn new(
+        store: Store,
+        index: Arc<KnowledgeIndex>,
+        embedder: Arc<Embedder>,
+        threads: usize,
+    ) -> Self {
         Self {
             store,
             index,
+            embedder,
             slots: Arc::new(Semaphore::new(threads.max(1))),
             threads: threads.max(1),
             in_flight: AtomicUsize::new(0),
@@ -150,40 +169,103 @@ impl KnowledgeSearch {
         &self.index
     }
 
-    /// Runs `request`.
+    /// The embedder (for its news, and the embeddings routes).
+    pub fn embedder(&self) -> &Arc<Embedder> {
+        &self.embedder
+    }
+
+    /// Runs `request`: BM25, vectors, or their fusion (the default when
+    /// the org has embeddings).
     pub async fn search(&self, request: SearchRequest) -> Result<SearchAnswer, SearchError> {
-        if request.mode == SearchMode::Vector {
-            return Err(SearchError::Invalid(
-                "mode: the org has no embeddings configured".into(),
-            ));
-        }
         let terms = query_terms(&request.query)?;
+        let org = request.org;
+        let configured = self
+            .store
+            .run(move |s| s.embedding_config(org))
+            .await
+            .map_err(|e| SearchError::Failed(e.to_string()))?
+            .is_some();
+        let mut mode = match (request.mode, configured) {
+            (SearchMode::Vector, false) => {
+                return Err(SearchError::Invalid(
+                    "mode: the org has no embeddings configured".into(),
+                ));
+            }
+            (_, false) => SearchMode::Bm25,
+            (mode, true) => mode,
+        };
         let partial = self.index.rebuilding();
-        let scopes: Vec<String> = request
-            .scopes
-            .iter()
-            .map(|scope| index::scope_term(request.org, scope))
-            .collect();
-        let found = self
-            .raw(scopes, terms, CANDIDATES.max(request.top_k * 3))
-            .await?;
+        let query_vector = match mode {
+            SearchMode::Bm25 => None,
+            _ => self.embedder.embed_query(org, &request.query).await,
+        };
+        if query_vector.is_none() {
+            // Not embedded within 3 s (or not yet possible): BM25 alone.
+            mode = SearchMode::Bm25;
+        }
+        let bm25 = match mode {
+            SearchMode::Vector => Vec::new(),
+            _ => {
+                let scopes = request
+                    .scopes
+                    .iter()
+                    .map(|scope| index::scope_term(org, scope))
+                    .collect();
+                self.raw(scopes, terms, CANDIDATES.max(request.top_k * 3))
+                    .await?
+            }
+        };
+        let vector = match query_vector {
+            Some((config, query)) => {
+                let store = self.store.clone();
+                let scopes = request.scopes.clone();
+                let least = request.min_score.filter(|_| mode == SearchMode::Vector);
+                self.slotted(move || vector_ranking(&store, org, &scopes, &config, &query, least))
+                    .await?
+            }
+            None => Vec::new(),
+        };
+        let ranked: Vec<(String, f32, Option<usize>, Option<usize>)> = match mode {
+            SearchMode::Bm25 => bm25
+                .into_iter()
+                .enumerate()
+                .map(|(i, hit)| (hit.chunk_id, hit.score, Some(i + 1), None))
+                .collect(),
+            SearchMode::Vector => vector
+                .into_iter()
+                .enumerate()
+                .map(|(i, (id, cosine))| (id, cosine, None, Some(i + 1)))
+                .collect(),
+            SearchMode::Hybrid => {
+                let bm25: Vec<String> = bm25
+                    .into_iter()
+                    .take(CANDIDATES)
+                    .map(|h| h.chunk_id)
+                    .collect();
+                let vector: Vec<String> = vector.into_iter().map(|(id, _)| id).collect();
+                fuse(&bm25, &vector)
+                    .into_iter()
+                    .map(|(id, score, b, v)| (id, score as f32, b, v))
+                    .collect()
+            }
+        };
         let store = self.store.clone();
         let hits = tokio::task::spawn_blocking(move || {
             let mut hits = Vec::with_capacity(request.top_k);
-            for hit in found {
-                let Some((doc, generation, n)) = parse_chunk_id(&hit.chunk_id) else {
+            for (id, score, bm25_rank, vector_rank) in ranked {
+                let Some((doc, generation, n)) = parse_chunk_id(&id) else {
                     continue;
                 };
                 let stored = store
-                    .with_inner(|s| s.searchable_chunk(request.org, doc, generation, n))
+                    .with_inner(|s| s.searchable_chunk(org, doc, generation, n))
                     .map_err(|e| SearchError::Failed(e.to_string()))?;
                 if let Some((document, chunk)) = stored {
                     hits.push(SearchHit {
                         document,
                         chunk,
-                        score: hit.score,
-                        bm25_rank: Some(hits.len() + 1),
-                        vector_rank: None,
+                        score,
+                        bm25_rank,
+                        vector_rank,
                     });
                 }
                 if hits.len() == request.top_k {
@@ -196,20 +278,34 @@ impl KnowledgeSearch {
         .map_err(|e| SearchError::Failed(e.to_string()))??;
         Ok(SearchAnswer {
             hits,
-            mode: SearchMode::Bm25,
+            mode,
             partial,
         })
     }
 
     /// The index's hits for `terms` (analyzed) in `scopes` (scope terms),
-    /// under the same slots and deadline as a search; the caller checks
-    /// each in the store.
+    /// under the search slots; the caller checks each in the store.
     pub async fn raw(
         &self,
         scopes: Vec<String>,
         terms: Vec<String>,
         limit: usize,
     ) -> Result<Vec<super::index::IndexHit>, SearchError> {
+        let index = Arc::clone(&self.index);
+        self.slotted(move || {
+            index
+                .search(&scopes, &terms, limit)
+                .map_err(|e| SearchError::Failed(e.to_string()))
+        })
+        .await
+    }
+
+    /// Runs `work` on the blocking pool in a search slot (at most
+    /// `search_threads` at once, 64 more waiting, 5 s in all).
+    async fn slotted<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, SearchError> + Send + 'static,
+    ) -> Result<T, SearchError> {
         let _counted = InFlight::enter(&self.in_flight, self.threads + MAX_WAITING)
             .ok_or(SearchError::Busy)?;
         let run = async {
@@ -217,16 +313,51 @@ impl KnowledgeSearch {
                 .acquire_owned()
                 .await
                 .map_err(|_| SearchError::Busy)?;
-            let index = Arc::clone(&self.index);
-            tokio::task::spawn_blocking(move || index.search(&scopes, &terms, limit))
+            tokio::task::spawn_blocking(work)
                 .await
                 .map_err(|e| SearchError::Failed(e.to_string()))?
-                .map_err(|e| SearchError::Failed(e.to_string()))
         };
         tokio::time::timeout(SEARCH_DEADLINE, run)
             .await
             .map_err(|_| SearchError::Busy)?
     }
+}
+
+/// The exact scan: the best [`CANDIDATES`] chunks of `scopes` by cosine
+/// with `query` (at least `least`), as chunk ids.
+fn vector_ranking(
+    store: &Store,
+    org: OrgId,
+    scopes: &[Scope],
+    config: &EmbeddingConfig,
+    query: &[i8],
+    least: Option<f32>,
+) -> Result<Vec<(String, f32)>, SearchError> {
+    let vectors = store
+        .with_inner(|s| s.scope_vectors(org, scopes, &config.model, query.len()))
+        .map_err(|e| SearchError::Failed(e.to_string()))?;
+    let mut scored: Vec<(Vec<u8>, f32)> = vectors
+        .into_iter()
+        .map(|(key, components)| {
+            let score = cosine(&components, query);
+            (key, score)
+        })
+        .filter(|(_, score)| least.is_none_or(|least| *score >= least))
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.truncate(CANDIDATES);
+    Ok(scored
+        .into_iter()
+        .filter_map(|(key, score)| chunk_id_of(&key).map(|id| (id, score)))
+        .collect())
+}
+
+/// The id (`{doc}:{generation}:{n}`) of a chunk's store key.
+fn chunk_id_of(key: &[u8]) -> Option<String> {
+    let doc = DocumentId::from_bytes(key.get(..16)?.try_into().ok()?);
+    let generation = u64::from_be_bytes(key.get(16..24)?.try_into().ok()?);
+    let n = u32::from_be_bytes(key.get(24..28)?.try_into().ok()?);
+    Some(format!("{doc}:{generation}:{n}"))
 }
 
 /// A search counted in flight until it is dropped (answered, timed out,

@@ -163,6 +163,7 @@ impl KnowledgeTools {
                 query,
                 top_k: top_k as usize,
                 mode: SearchMode::Hybrid,
+                min_score: None,
             })
             .await
             .map_err(|e| e.to_string())?;

@@ -15,6 +15,7 @@ mod compaction;
 mod configs;
 mod conversation;
 mod durability;
+mod embeddings;
 mod errors;
 mod integrations;
 mod knowledge;

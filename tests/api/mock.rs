@@ -227,6 +227,8 @@ struct Shared {
     requests: Vec<Recorded>,
     /// When the server under test closed a connection the mock was streaming on.
     closed: Vec<Instant>,
+    /// The answer when the script is empty (a peer that answers forever).
+    otherwise: Option<Reply>,
 }
 
 /// A mock HTTP(S) peer.
@@ -280,6 +282,12 @@ impl Mock {
     /// Queues the answers of the next requests, in order.
     pub fn push(&self, reply: Reply) -> &Self {
         self.shared.lock().unwrap().script.push_back(reply);
+        self
+    }
+
+    /// Answers every request the script does not with `reply`.
+    pub fn otherwise(&self, reply: Reply) -> &Self {
+        self.shared.lock().unwrap().otherwise = Some(reply);
         self
     }
 
@@ -412,7 +420,10 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
         // scripted reply stays for the next request).
         match refusal {
             Some(refused) => Some(refused),
-            None => shared.script.pop_front(),
+            None => shared
+                .script
+                .pop_front()
+                .or_else(|| shared.otherwise.clone()),
         }
     };
     // Notice at once when the server under test hangs up.

@@ -103,6 +103,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("DELETE", "/api/knowledge/{document_id}") => Admin,
         // Without a threadId: the org's documents (end users: 403).
         ("POST", "/api/knowledge/search") => Member,
+        ("GET", "/api/knowledge/embeddings") => Member,
+        ("PUT" | "DELETE", "/api/knowledge/embeddings") => Admin,
         ("GET", "/api/agents/{agent_id}/knowledge") => Member,
         ("PUT", "/api/agents/{agent_id}/knowledge") => Admin,
         ("GET", "/api/agents/{agent_id}/memory") => Member,
@@ -174,6 +176,9 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("PUT", "/api/agents/{agent_id}/multiplayer") => json!({"maxParticipants": 5}),
         ("POST", "/api/plans") => json!({"threadId": thread, "title": "walk"}),
         ("POST", "/api/knowledge/search") => json!({"query": "walk"}),
+        ("PUT", "/api/knowledge/embeddings") => {
+            json!({"baseUrl": "http://127.0.0.1:9/v1", "model": "walk"})
+        }
         ("PUT", "/api/agents/{agent_id}/knowledge") => json!({"topK": 5}),
         ("PUT", "/api/agents/{agent_id}/memory") => json!({"injectCount": 3}),
         ("POST", "/api/agents/{agent_id}/memory") => json!({"query": "walk"}),

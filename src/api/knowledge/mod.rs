@@ -15,10 +15,15 @@ use crate::state::AppState;
 use crate::store::knowledge::Reindexed;
 
 mod agent;
+mod embeddings;
 mod search;
 mod upload;
 
 pub use self::agent::{__path_get_config, __path_put_config, get_config, put_config};
+pub use self::embeddings::{
+    __path_delete_embeddings, __path_get_embeddings, __path_put_embeddings, delete_embeddings,
+    get_embeddings, put_embeddings,
+};
 pub use self::search::{__path_search, search, search_error};
 pub use self::upload::{__path_upload, upload};
 
@@ -42,7 +47,7 @@ pub struct DocumentView {
     searchable: bool,
     pages: Option<u32>,
     chunk_count: u64,
-    /// Vectors are not built yet: always null.
+    /// `{model, embedded, pending}` when the org has embeddings, else null.
     #[schema(value_type = Option<Object>)]
     embedding: Option<serde_json::Value>,
     created_by: String,
@@ -76,6 +81,40 @@ impl From<Document> for DocumentView {
             indexed_at: d.indexed_at.map(super::timestamp),
         }
     }
+}
+
+/// The documents as shown, each with its vectors' progress when the org
+/// has embeddings.
+pub async fn views(
+    state: &AppState,
+    documents: Vec<Document>,
+) -> Result<Vec<DocumentView>, ApiError> {
+    let Some(org) = documents.first().map(|d| d.org_id) else {
+        return Ok(Vec::new());
+    };
+    let progress = state
+        .store
+        .run(move |s| {
+            let Some(config) = s.embedding_config(org)? else {
+                return Ok(documents.into_iter().map(|d| (d, None)).collect::<Vec<_>>());
+            };
+            documents
+                .into_iter()
+                .map(|d| {
+                    let (embedded, pending) = s.document_vectors(&d, &config.model, config.dimensions())?;
+                    let shown = serde_json::json!({"model": config.model, "embedded": embedded, "pending": pending});
+                    Ok((d, Some(shown)))
+                })
+                .collect()
+        })
+        .await?;
+    Ok(progress
+        .into_iter()
+        .map(|(d, embedding)| DocumentView {
+            embedding,
+            ..DocumentView::from(d)
+        })
+        .collect())
 }
 
 /// A scope from the API's `scopeType` and `scopeId` (`org`: absent or the
@@ -147,7 +186,7 @@ pub async fn list(
     if let Some(next) = next {
         response.insert_header(("x-next-cursor", next.to_string()));
     }
-    Ok(response.json(page.into_iter().map(DocumentView::from).collect::<Vec<_>>()))
+    Ok(response.json(views(&state, page).await?))
 }
 
 /// `GET /api/knowledge/{id}`
@@ -158,7 +197,8 @@ pub async fn get(
     path: web::Path<DocumentId>,
 ) -> Result<HttpResponse, ApiError> {
     let document = access::knowledge_document(&state, &caller, path.into_inner(), false).await?;
-    Ok(HttpResponse::Ok().json(DocumentView::from(document)))
+    let shown = views(&state, vec![document]).await?.pop();
+    Ok(HttpResponse::Ok().json(shown))
 }
 
 /// `GET /api/knowledge/{id}/chunks` query.

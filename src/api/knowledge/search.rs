@@ -152,6 +152,7 @@ pub async fn search(
             query: body.query,
             top_k: top_k as usize,
             mode,
+            min_score: body.min_score,
         })
         .await
         .map_err(search_error)?;

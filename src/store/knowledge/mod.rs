@@ -13,7 +13,8 @@
 //! | `knowledge_purges`    | doc ++ generation BE (`u64::MAX`: all)     | `KnowledgePurge`|
 //! | `knowledge_changes`   | seq u64 BE (see [`changes`])               | `IndexChange`   |
 //!
-//! Memories have their own trees ([`memories`]).
+//! Memories have their own trees ([`memories`]), embeddings theirs
+//! ([`vectors`]).
 //!
 //! A document's chunks count only in its `searchable_generation`: an
 //! attempt writes a new generation beside the old, and one transaction
@@ -37,6 +38,7 @@ pub mod changes;
 mod jobs;
 pub mod memories;
 mod purge;
+pub mod vectors;
 
 /// The generation of a purge marker that removes the whole document.
 pub(super) const WHOLE_DOCUMENT: u64 = u64::MAX;

@@ -102,6 +102,10 @@ impl SledStore {
             removed += 1;
         }
         if removed > 0 {
+            // The chunks' vectors share their keys: they go first.
+            self.vector_tree()?
+                .apply_batch(doomed.clone())
+                .map_err(engine)?;
             k.chunks.apply_batch(doomed).map_err(engine)?;
             return Ok(removed);
         }

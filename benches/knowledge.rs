@@ -1,0 +1,208 @@
+//! Knowledge benchmark (`knowledge.md` §8 point 9): the real `confer`
+//! binary (release under `cargo bench`) on a temporary data directory.
+//!
+//! - Ingestion: an 8 MB Markdown document uploaded and waited for
+//!   (`?wait=60`: parse in the child, chunk, store, index commit): MB/s.
+//! - Search at `KNOWLEDGE_BENCH_CHUNKS` chunks (default 100,000, in ~1.5 MB
+//!   documents of a seeded synthetic vocabulary): `POST
+//!   /api/knowledge/search` latency, BM25, 1,000 queries of 2–4 words, one
+//!   at a time (HTTP included).
+//! - Memory: the index's bytes on disk and the server's RSS.
+//!
+//! Run: `cargo bench --bench knowledge` (prints markdown tables).
+
+// A benchmark aborts on setup failure: there is nothing to measure then.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+#[path = "support/mod.rs"]
+mod support;
+
+const KEY: &str = "bench-key-0123456789abcdef0123456789";
+const QUERIES: usize = 1_000;
+
+/// A small seeded generator (xorshift), so every run indexes the same text.
+struct Words(u64);
+
+impl Words {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A word of a 20,000-word vocabulary, frequent words more often
+    /// (the square of a uniform draw leans to small ranks).
+    fn word(&mut self) -> String {
+        let u = (self.next() % 10_000) as f64 / 10_000.0;
+        let rank = (u * u * 20_000.0) as u64;
+        let mut word = String::new();
+        let mut n = rank + 7;
+        while n > 0 {
+            word.push(char::from(b'a' + (n % 23) as u8));
+            n /= 23;
+        }
+        word
+    }
+
+    /// Markdown of about `bytes`: a heading every 20 paragraphs.
+    fn markdown(&mut self, bytes: usize) -> String {
+        let mut text = String::with_capacity(bytes + 2_000);
+        let mut paragraph = 0;
+        while text.len() < bytes {
+            if paragraph % 20 == 0 {
+                text.push_str(&format!("## Part {}\n\n", paragraph / 20));
+            }
+            for _ in 0..180 {
+                text.push_str(&self.word());
+                text.push(' ');
+            }
+            text.push_str(".\n\n");
+            paragraph += 1;
+        }
+        text
+    }
+}
+
+/// A multipart body of one file part.
+fn multipart(name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
+    let boundary = "confer-bench-boundary-7d1f";
+    let mut body = format!(
+        "--{boundary}\r\ncontent-disposition: form-data; name=\"file\"; filename=\"{name}\"\r\ncontent-type: text/markdown\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// Uploads `text` and waits for its job; the document.
+async fn upload(http: &reqwest::Client, base: &str, name: &str, text: &str) -> Value {
+    let (content_type, body) = multipart(name, text.as_bytes());
+    let reply = http
+        .post(format!("{base}/api/knowledge/upload?wait=60"))
+        .bearer_auth(KEY)
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert!(reply.status().is_success(), "{name}: {}", reply.status());
+    let document: Value = reply.json().await.unwrap();
+    assert_eq!(document["status"], "ready", "{document}");
+    document
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::main]
+async fn main() {
+    let chunks_wanted: usize = std::env::var("KNOWLEDGE_BENCH_CHUNKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let data = tempfile::tempdir().unwrap();
+    let mut command = support::confer_command(data.path(), KEY);
+    command.stderr(Stdio::null());
+    let (child, base) = support::spawn_listening(command);
+    let server = support::RunningServer { child, base, data };
+    let pid = server.child.id();
+    let http = reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .timeout(Duration::from_secs(120))
+        .build()
+        .unwrap();
+    let base = server.base.clone();
+    let mut words = Words(0x9e37_79b9_7f4a_7c15);
+
+    // Ingestion of one 8 MB document, end to end.
+    let big = words.markdown(8_000_000);
+    let started = Instant::now();
+    let document = upload(&http, &base, "big.md", &big).await;
+    let took = started.elapsed();
+    let mut chunks = document["chunk_count"].as_u64().unwrap() as usize;
+    let ingest_mbs = big.len() as f64 / 1e6 / took.as_secs_f64();
+
+    // The rest of the corpus, in ~1.5 MB documents.
+    let mut seeded_bytes = big.len();
+    let seeding = Instant::now();
+    let mut n = 0;
+    while chunks < chunks_wanted {
+        let text = words.markdown(1_500_000);
+        seeded_bytes += text.len();
+        let document = upload(&http, &base, &format!("part-{n}.md"), &text).await;
+        chunks += document["chunk_count"].as_u64().unwrap() as usize;
+        n += 1;
+    }
+    let seeding_mbs = (seeded_bytes - big.len()) as f64 / 1e6 / seeding.elapsed().as_secs_f64();
+
+    // Queries of 2–4 words of the vocabulary.
+    let mut times = Vec::with_capacity(QUERIES);
+    let mut found = 0usize;
+    for q in 0..QUERIES + 50 {
+        let count = 2 + (words.next() % 3) as usize;
+        let query: Vec<String> = (0..count).map(|_| words.word()).collect();
+        let started = Instant::now();
+        let answer = support::post_json(
+            &http,
+            &base,
+            KEY,
+            "/api/knowledge/search",
+            json!({"query": query.join(" "), "mode": "bm25", "topK": 6}),
+        )
+        .await;
+        let took = started.elapsed();
+        if q >= 50 {
+            times.push(took);
+            found += answer["results"].as_array().map_or(0, Vec::len);
+        }
+    }
+    times.sort();
+
+    let index_bytes = dir_bytes(&server.data.path().join("knowledge/index"));
+    println!(
+        "\n## Knowledge ({chunks} chunks, {:.0} MB of Markdown)\n",
+        seeded_bytes as f64 / 1e6
+    );
+    println!("| measure | value |");
+    println!("|---|---|");
+    println!("| ingestion, one 8 MB document (MB/s) | {ingest_mbs:.1} |");
+    println!("| ingestion, 1.5 MB documents one after another (MB/s) | {seeding_mbs:.1} |");
+    println!(
+        "| tantivy index on disk (MiB) | {:.1} |",
+        index_bytes as f64 / 1048576.0
+    );
+    println!(
+        "| server RSS after the queries (MiB) | {:.1} |",
+        rss_mib(pid)
+    );
+    println!(
+        "| results per query (mean of topK 6) | {:.2} |",
+        found as f64 / QUERIES as f64
+    );
+    support::print_latencies(&[("bm25 search, HTTP included (ms)", &times)]);
+}

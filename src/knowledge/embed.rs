@@ -1,0 +1,264 @@
+//! The embedder (`knowledge.md` §3): each org's OpenAI-compatible
+//! embedding server, called through the outbound policy (`POST
+//! {baseUrl}/embeddings {model, input, dimensions?}`, answers ≤ 32 MiB), a
+//! background loop that embeds pending chunks a batch at a time (a failure
+//! leaves them pending and retries after 30 s doubling to 1 h; `ready`
+//! never waits for vectors), the end of a re-embed (old vectors dropped),
+//! and the query's vector within 3 s.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use confer_actors::OrgId;
+use secrecy::ExposeSecret;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::Notify;
+
+use super::vectors::{StoredVector, quantize};
+use crate::outbound::{Outbound, read_capped};
+use crate::store::Store;
+use crate::store::knowledge::vectors::EmbeddingConfig;
+
+/// The largest answer read from an embedding server.
+const MAX_ANSWER_BYTES: usize = 32 << 20;
+/// How long a query waits for its vector before searching BM25 alone.
+const QUERY_WITHIN: Duration = Duration::from_secs(3);
+/// The first retry's delay, and the longest.
+const FIRST_BACKOFF_SECS: u64 = 30;
+const MAX_BACKOFF_SECS: u64 = 3_600;
+
+#[derive(Deserialize)]
+struct Answer {
+    data: Vec<Datum>,
+}
+
+#[derive(Deserialize)]
+struct Datum {
+    #[serde(default)]
+    index: usize,
+    embedding: Vec<f32>,
+}
+
+/// The embedding service.
+pub struct Embedder {
+    store: Store,
+    outbound: Outbound,
+    work: Notify,
+}
+
+impl Embedder {
+    /// The service, its loop started on the current runtime.
+    pub fn start(store: Store, outbound: Outbound) -> Arc<Self> {
+        let embedder = Arc::new(Self {
+            store,
+            outbound,
+            work: Notify::new(),
+        });
+        tokio::spawn(Arc::clone(&embedder).work_loop());
+        embedder
+    }
+
+    /// Tells the loop there may be chunks to embed (a document ready, a
+    /// configuration changed).
+    pub fn changed(&self) {
+        self.work.notify_one();
+    }
+
+    /// The vectors of `texts` from the org's server, in order.
+    async fn call(
+        &self,
+        org: OrgId,
+        config: &EmbeddingConfig,
+        texts: Vec<String>,
+    ) -> Result<Vec<Vec<f32>>, String> {
+        let url = format!("{}/embeddings", config.base_url.trim_end_matches('/'));
+        let mut body = json!({"model": config.model, "input": texts});
+        if let Some(dims) = config.dims {
+            body["dimensions"] = json!(dims);
+        }
+        let mut request = self
+            .outbound
+            .request(reqwest::Method::POST, &url)
+            .map_err(|e| e.to_string())?
+            .timeout(Duration::from_millis(u64::from(config.timeout_ms)))
+            .json(&body);
+        let store = self.store.clone();
+        let stored = config.clone();
+        let key = store
+            .run(move |s| s.embedding_key(org, &stored))
+            .await
+            .map_err(|_| "the API key does not open".to_owned())?;
+        if let Some(key) = key {
+            request = request.bearer_auth(key.expose_secret());
+        }
+        let response = self
+            .outbound
+            .send(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("the embedding server answered {}", status.as_u16()));
+        }
+        let bytes = read_capped(response, MAX_ANSWER_BYTES)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut answer: Answer = serde_json::from_slice(&bytes)
+            .map_err(|_| "the embedding server's answer is not an embeddings list".to_owned())?;
+        if answer.data.len() != texts.len() {
+            return Err("the embedding server answered another number of vectors".into());
+        }
+        answer.data.sort_by_key(|d| d.index);
+        Ok(answer.data.into_iter().map(|d| d.embedding).collect())
+    }
+
+    /// The query's quantized vector and the configuration it is of, within
+    /// 3 s; `None` without a configuration, its dimensions unknown, or on
+    /// any failure (the search is then BM25 alone).
+    pub async fn embed_query(&self, org: OrgId, text: &str) -> Option<(EmbeddingConfig, Vec<i8>)> {
+        let config = self
+            .store
+            .run(move |s| s.embedding_config(org))
+            .await
+            .ok()??;
+        let dims = config.dimensions()?;
+        let made =
+            tokio::time::timeout(QUERY_WITHIN, self.call(org, &config, vec![text.to_owned()]))
+                .await
+                .ok()?
+                .ok()?;
+        let vector = made.into_iter().next().filter(|v| v.len() == dims)?;
+        Some((config, quantize(&vector)?))
+    }
+
+    async fn work_loop(self: Arc<Self>) {
+        loop {
+            let configs = match self.store.run(|s| s.embedding_configs()).await {
+                Ok(configs) => configs,
+                Err(error) => {
+                    tracing::error!(%error, "reading embedding configurations failed");
+                    Vec::new()
+                }
+            };
+            let mut worked = false;
+            for (org, config) in configs {
+                if config.retry_at.is_some_and(|at| at > Utc::now()) {
+                    continue;
+                }
+                worked |= self.step(org, config).await;
+            }
+            if !worked {
+                let _ = tokio::time::timeout(Duration::from_secs(5), self.work.notified()).await;
+            }
+        }
+    }
+
+    /// Embeds one batch of the org's pending chunks; whether it did any.
+    async fn step(&self, org: OrgId, config: EmbeddingConfig) -> bool {
+        let (model, dims, limit) = (
+            config.model.clone(),
+            config.dimensions(),
+            config.batch_size.max(1) as usize,
+        );
+        let found = self
+            .store
+            .run(move |s| s.pending_chunks(org, &model, dims, limit))
+            .await;
+        let pending = match found {
+            Ok(pending) => pending,
+            Err(error) => {
+                tracing::error!(%error, "reading pending chunks failed");
+                return false;
+            }
+        };
+        let at = (config.base_url.clone(), config.model.clone());
+        if pending.is_empty() {
+            if config.reembed_from.is_some()
+                && let Some(dims) = config.dimensions()
+            {
+                // The re-embed ended: the old model's vectors go.
+                let model = config.model.clone();
+                let done = self
+                    .store
+                    .write(move |s| {
+                        s.prune_vectors(org, &model, dims)?;
+                        s.update_embedding_state(org, (&at.0, &at.1), |c| c.reembed_from = None)
+                    })
+                    .await;
+                if let Err(error) = done {
+                    tracing::error!(%error, "ending a re-embed failed");
+                }
+            }
+            return false;
+        }
+        let (keys, texts): (Vec<_>, Vec<_>) = pending.into_iter().unzip();
+        let outcome = self.call(org, &config, texts).await.and_then(|vectors| {
+            let dims = config
+                .dimensions()
+                .unwrap_or_else(|| vectors.first().map_or(0, Vec::len));
+            if dims == 0 || vectors.iter().any(|v| v.len() != dims) {
+                return Err(format!(
+                    "the embedding server answered vectors of another length than {dims}"
+                ));
+            }
+            let made = keys
+                .into_iter()
+                .zip(vectors)
+                .filter_map(|(key, v)| {
+                    quantize(&v).map(|components| {
+                        (
+                            key,
+                            StoredVector {
+                                model: config.model.clone(),
+                                components,
+                            },
+                        )
+                    })
+                })
+                .collect::<Vec<_>>();
+            Ok((dims, made))
+        });
+        let recorded = match outcome {
+            Ok((dims, made)) => {
+                let learned = config.dims.is_none() && config.learned_dims.is_none();
+                self.store
+                    .write(move |s| {
+                        s.put_vectors(made)?;
+                        s.update_embedding_state(org, (&at.0, &at.1), |c| {
+                            if learned {
+                                c.learned_dims = Some(dims as u32);
+                            }
+                            c.last_error = None;
+                            c.retry_at = None;
+                            c.backoff_secs = 0;
+                        })
+                    })
+                    .await
+            }
+            Err(error) => {
+                tracing::warn!(%org, %error, "embedding chunks failed; they stay pending");
+                let backoff = if config.backoff_secs == 0 {
+                    FIRST_BACKOFF_SECS
+                } else {
+                    (config.backoff_secs * 2).min(MAX_BACKOFF_SECS)
+                };
+                self.store
+                    .write(move |s| {
+                        s.update_embedding_state(org, (&at.0, &at.1), |c| {
+                            c.last_error = Some(error.clone());
+                            c.backoff_secs = backoff;
+                            c.retry_at =
+                                Some(Utc::now() + chrono::TimeDelta::seconds(backoff as i64));
+                        })
+                    })
+                    .await
+            }
+        };
+        if let Err(error) = recorded {
+            tracing::error!(%error, "recording an embedding step failed");
+        }
+        true
+    }
+}

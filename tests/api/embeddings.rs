@@ -1,0 +1,228 @@
+//! Knowledge vectors (`knowledge.md` §3, §8 point 6) with a feature-hashing
+//! embedder (character trigrams into 256 dimensions) on a loopback,
+//! allow-listed `/v1/embeddings`: `vector` finds "colour" for "color"
+//! where `bm25` does not; with the embedder down a document is still
+//! `ready` and its chunks pending, then embedded; a model change
+//! re-embeds; `hybrid` fuses both rankings.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{Options, Server, eventually};
+use crate::knowledge::upload;
+use crate::mock::{Mock, Reply};
+
+/// Character trigrams of the lower-cased text, hashed into 256 buckets.
+fn trigram_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; 256];
+    let chars: Vec<char> = format!("  {}  ", text.to_lowercase()).chars().collect();
+    for w in chars.windows(3) {
+        let mut h: u32 = 2166136261;
+        for c in w {
+            h = (h ^ *c as u32).wrapping_mul(16777619);
+        }
+        v[(h % 256) as usize] += 1.0;
+    }
+    v
+}
+
+/// The embedder: answers `{data: [{index, embedding}]}` while `up`.
+async fn embedder(up: Arc<AtomicBool>) -> Mock {
+    let mock = Mock::start("/v1").await;
+    mock.otherwise(Reply::computed(move |request| {
+        if !up.load(Ordering::SeqCst) {
+            return Reply::json(503, json!({"error": "down"}));
+        }
+        let inputs = request.body["input"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let data: Vec<Value> = inputs
+            .iter()
+            .enumerate()
+            .map(
+                |(i, t)| json!({"index": i, "embedding": trigram_vector(t.as_str().unwrap_or(""))}),
+            )
+            .collect();
+        Reply::json(200, json!({"object": "list", "data": data}))
+    }));
+    mock
+}
+
+async fn status(api: &crate::common::Api) -> Value {
+    api.get("/api/knowledge/embeddings").await.expect(200)
+}
+
+#[tokio::test]
+async fn vectors_find_what_words_miss_and_follow_the_model() {
+    let up = Arc::new(AtomicBool::new(false));
+    let mock = embedder(Arc::clone(&up)).await;
+    let server = Server::start_with(Options::default().env("CONFER_OUTBOUND_ALLOW", "127.0.0.1"));
+    let api = server.admin();
+    assert_eq!(status(&api).await["configured"], false);
+    api.post(
+        "/api/knowledge/search",
+        json!({"query": "colour", "mode": "vector"}),
+    )
+    .await
+    .expect_error(422, "VALIDATION_ERROR");
+    api.put(
+        "/api/knowledge/embeddings",
+        json!({"baseUrl": "ftp://127.0.0.1/v1", "model": "trigram"}),
+    )
+    .await
+    .expect_error(422, "VALIDATION_ERROR");
+    // The embedder is down: documents are ready all the same, pending.
+    let config = api
+        .put(
+            "/api/knowledge/embeddings",
+            json!({"baseUrl": mock.base, "model": "trigram", "apiKey": "sk-embed", "batchSize": 8}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(config["has_api_key"], true);
+    assert!(config.get("api_key").is_none());
+    let doc = upload(
+        &api,
+        "paint.md",
+        b"# Paint\n\nThe favourite colour of the house is a deep blue.",
+        &[],
+    )
+    .await;
+    upload(
+        &api,
+        "tea.md",
+        b"# Tea\n\nOolong is brewed at ninety degrees.",
+        &[],
+    )
+    .await;
+    assert_eq!(doc["status"], "ready");
+    let pending = eventually(
+        Duration::from_secs(20),
+        "an embedding failure is noted",
+        async || {
+            let s = status(&api).await;
+            (s["status"] == "error").then_some(s)
+        },
+    )
+    .await;
+    assert_eq!(pending["pending_chunks"], 2, "{pending}");
+    assert!(
+        pending["last_error"].as_str().unwrap().contains("503"),
+        "{pending}"
+    );
+    // Words alone miss the spelling; vectors cannot run yet.
+    let bm25 = api
+        .post(
+            "/api/knowledge/search",
+            json!({"query": "color", "mode": "bm25"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(bm25["results"], json!([]));
+
+    // Up again (the retry is 30 s away: a PUT restarts at once).
+    up.store(true, Ordering::SeqCst);
+    api.put(
+        "/api/knowledge/embeddings",
+        json!({"baseUrl": mock.base, "model": "trigram", "batchSize": 8}),
+    )
+    .await
+    .expect(200);
+    let ready = eventually(
+        Duration::from_secs(20),
+        "every chunk is embedded",
+        async || {
+            let s = status(&api).await;
+            (s["pending_chunks"] == 0 && s["status"] == "ready").then_some(s)
+        },
+    )
+    .await;
+    assert_eq!(ready["dims"], 256, "{ready}");
+    assert_eq!(ready["has_api_key"], true, "the same URL keeps its key");
+    let auth = mock
+        .requests()
+        .last()
+        .unwrap()
+        .header("authorization")
+        .map(str::to_owned);
+    assert_eq!(auth.as_deref(), Some("Bearer sk-embed"));
+    let vector = api
+        .post(
+            "/api/knowledge/search",
+            json!({"query": "color", "mode": "vector", "topK": 1}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(vector["mode"], "vector", "{vector}");
+    assert_eq!(vector["results"][0]["doc_id"], doc["id"], "{vector}");
+    assert_eq!(vector["results"][0]["vector_rank"], 1);
+    let hybrid = api
+        .post(
+            "/api/knowledge/search",
+            json!({"query": "colour of the house"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(hybrid["mode"], "hybrid", "{hybrid}");
+    assert_eq!(hybrid["results"][0]["doc_id"], doc["id"]);
+    assert_eq!(hybrid["results"][0]["bm25_rank"], 1);
+    assert_eq!(hybrid["results"][0]["vector_rank"], 1);
+    api.post(
+        "/api/knowledge/search",
+        json!({"query": "color", "mode": "vector", "minScore": 0.99}),
+    )
+    .await
+    .expect(200);
+
+    // A model change re-embeds every chunk with the new model.
+    let before = mock.requests().len();
+    let changed = api
+        .put(
+            "/api/knowledge/embeddings",
+            json!({"baseUrl": mock.base, "model": "trigram-2"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        changed["reembed"],
+        json!({"from_model": "trigram"}),
+        "{changed}"
+    );
+    eventually(Duration::from_secs(20), "the re-embed ends", async || {
+        let s = status(&api).await;
+        (s["pending_chunks"] == 0 && s["reembed"].is_null()).then_some(())
+    })
+    .await;
+    let models: Vec<String> = mock.requests()[before..]
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(models.iter().any(|m| m == "trigram-2"), "{models:?}");
+    let document = api
+        .get(&format!("/api/knowledge/{}", doc["id"].as_str().unwrap()))
+        .await
+        .expect(200);
+    assert_eq!(
+        document["embedding"],
+        json!({"model": "trigram-2", "embedded": 1, "pending": 0}),
+        "{document}"
+    );
+    // Another base URL forgets the key.
+    let moved = api
+        .put(
+            "/api/knowledge/embeddings",
+            json!({"baseUrl": format!("{}/", mock.base), "model": "trigram-2"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        moved["has_api_key"], true,
+        "a trailing slash is the same URL"
+    );
+    api.delete("/api/knowledge/embeddings").await.expect(200);
+    assert_eq!(status(&api).await["configured"], false);
+}
