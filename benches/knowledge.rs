@@ -7,6 +7,9 @@
 //!   documents of a seeded synthetic vocabulary): `POST
 //!   /api/knowledge/search` latency, BM25, 1,000 queries of 2–4 words, one
 //!   at a time (HTTP included).
+//! - Vectors: a feature-hashing embedder (character trigrams, 384
+//!   dimensions) on loopback embeds the corpus; then `vector` and `hybrid`
+//!   latency by the exact scan of the cached vectors.
 //! - Memory: the index's bytes on disk and the server's RSS.
 //!
 //! Run: `cargo bench --bench knowledge` (prints markdown tables).
@@ -69,6 +72,81 @@ impl Words {
     }
 }
 
+/// Character trigrams of the lower-cased text hashed into 384 buckets.
+fn trigram_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; 384];
+    let chars: Vec<char> = text.to_lowercase().chars().collect();
+    for w in chars.windows(3) {
+        let mut h: u32 = 2_166_136_261;
+        for c in w {
+            h = (h ^ *c as u32).wrapping_mul(16_777_619);
+        }
+        v[(h % 384) as usize] += 1.0;
+    }
+    v
+}
+
+/// The embedding server: `POST /v1/embeddings` answered with trigram
+/// vectors.
+async fn serve_embeddings(mut socket: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    while let Some((_, body)) = support::read_http_request(&mut socket).await {
+        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let data: Vec<Value> = request["input"]
+            .as_array()
+            .map(|inputs| {
+                inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| json!({"index": i, "embedding": trigram_vector(t.as_str().unwrap_or(""))}))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let answer = json!({"object": "list", "data": data}).to_string();
+        let out = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
+            answer.len()
+        );
+        if socket.write_all(out.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// `count` timed searches of 2–4 vocabulary words in `mode`, after 20
+/// unmeasured ones.
+async fn timed_searches(
+    http: &reqwest::Client,
+    base: &str,
+    words: &mut Words,
+    mode: &str,
+    count: usize,
+) -> (Vec<Duration>, usize) {
+    let mut times = Vec::with_capacity(count);
+    let mut found = 0;
+    for q in 0..count + 20 {
+        let n = 2 + (words.next() % 3) as usize;
+        let query: Vec<String> = (0..n).map(|_| words.word()).collect();
+        let started = Instant::now();
+        let answer = support::post_json(
+            http,
+            base,
+            KEY,
+            "/api/knowledge/search",
+            json!({"query": query.join(" "), "mode": mode, "topK": 6}),
+        )
+        .await;
+        let took = started.elapsed();
+        assert_eq!(answer["mode"], mode, "{answer}");
+        if q >= 20 {
+            times.push(took);
+            found += answer["results"].as_array().map_or(0, Vec::len);
+        }
+    }
+    times.sort();
+    (times, found)
+}
+
 /// A multipart body of one file part.
 fn multipart(name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
     let boundary = "confer-bench-boundary-7d1f";
@@ -125,9 +203,19 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let embedder = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let _ = socket.set_nodelay(true);
+            tokio::spawn(serve_embeddings(socket));
+        }
+    });
     let data = tempfile::tempdir().unwrap();
     let mut command = support::confer_command(data.path(), KEY);
-    command.stderr(Stdio::null());
+    command
+        .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+        .stderr(Stdio::null());
     let (child, base) = support::spawn_listening(command);
     let server = support::RunningServer { child, base, data };
     let pid = server.child.id();
@@ -139,8 +227,13 @@ async fn main() {
     let base = server.base.clone();
     let mut words = Words(0x9e37_79b9_7f4a_7c15);
 
-    // Ingestion of one 8 MB document, end to end.
+    // Ingestion of one 8 MB document, end to end; and its chunking alone,
+    // in this process (the part of it the splitter takes).
     let big = words.markdown(8_000_000);
+    let chunking = Instant::now();
+    let drafts = confer::knowledge::chunk::chunks(&big, None);
+    let chunking = chunking.elapsed();
+    assert!(!drafts.is_empty());
     let started = Instant::now();
     let document = upload(&http, &base, "big.md", &big).await;
     let took = started.elapsed();
@@ -161,27 +254,38 @@ async fn main() {
     let seeding_mbs = (seeded_bytes - big.len()) as f64 / 1e6 / seeding.elapsed().as_secs_f64();
 
     // Queries of 2–4 words of the vocabulary.
-    let mut times = Vec::with_capacity(QUERIES);
-    let mut found = 0usize;
-    for q in 0..QUERIES + 50 {
-        let count = 2 + (words.next() % 3) as usize;
-        let query: Vec<String> = (0..count).map(|_| words.word()).collect();
-        let started = Instant::now();
-        let answer = support::post_json(
-            &http,
-            &base,
-            KEY,
-            "/api/knowledge/search",
-            json!({"query": query.join(" "), "mode": "bm25", "topK": 6}),
-        )
-        .await;
-        let took = started.elapsed();
-        if q >= 50 {
-            times.push(took);
-            found += answer["results"].as_array().map_or(0, Vec::len);
+    let (times, found) = timed_searches(&http, &base, &mut words, "bm25", QUERIES).await;
+    let bm25_rss = rss_mib(pid);
+
+    // Vectors of every chunk, then the vector and hybrid searches.
+    let embedding = Instant::now();
+    let put = http
+        .put(format!("{base}/api/knowledge/embeddings"))
+        .bearer_auth(KEY)
+        .json(&json!({"baseUrl": format!("http://{embedder}/v1"), "model": "trigram-384", "batchSize": 2048}))
+        .send()
+        .await
+        .unwrap();
+    assert!(put.status().is_success(), "{}", put.status());
+    loop {
+        let status: Value = http
+            .get(format!("{base}/api/knowledge/embeddings"))
+            .bearer_auth(KEY)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if status["pending_chunks"] == 0 && status["dims"] == 384 {
+            break;
         }
+        assert!(status["last_error"].is_null(), "{status}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    times.sort();
+    let embedded_per_s = chunks as f64 / embedding.elapsed().as_secs_f64();
+    let (vector_times, _) = timed_searches(&http, &base, &mut words, "vector", 300).await;
+    let (hybrid_times, _) = timed_searches(&http, &base, &mut words, "hybrid", 300).await;
 
     let index_bytes = dir_bytes(&server.data.path().join("knowledge/index"));
     println!(
@@ -193,16 +297,27 @@ async fn main() {
     println!("| ingestion, one 8 MB document (MB/s) | {ingest_mbs:.1} |");
     println!("| ingestion, 1.5 MB documents one after another (MB/s) | {seeding_mbs:.1} |");
     println!(
+        "| of which chunking the 8 MB document, in-process (s; MB/s) | {:.2}; {:.1} |",
+        chunking.as_secs_f64(),
+        big.len() as f64 / 1e6 / chunking.as_secs_f64()
+    );
+    println!(
         "| tantivy index on disk (MiB) | {:.1} |",
         index_bytes as f64 / 1048576.0
     );
+    println!("| server RSS after the BM25 queries (MiB) | {bm25_rss:.1} |");
     println!(
-        "| server RSS after the queries (MiB) | {:.1} |",
+        "| server RSS with 384-d vectors cached (MiB) | {:.1} |",
         rss_mib(pid)
     );
+    println!("| embedding the corpus, loopback embedder (chunks/s) | {embedded_per_s:.0} |");
     println!(
         "| results per query (mean of topK 6) | {:.2} |",
         found as f64 / QUERIES as f64
     );
-    support::print_latencies(&[("bm25 search, HTTP included (ms)", &times)]);
+    support::print_latencies(&[
+        ("bm25 search, HTTP included (ms)", &times),
+        ("vector search, exact scan, 384-d (ms)", &vector_times),
+        ("hybrid search, 384-d (ms)", &hybrid_times),
+    ]);
 }

@@ -4,6 +4,7 @@
 //! The route table below is the whole API at a glance.
 
 pub mod admin;
+pub mod agent_config;
 pub mod agents;
 pub mod analytics;
 pub mod body_rules;

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::Notify;
 
+use super::vector_cache::VectorCache;
 use super::vectors::{StoredVector, quantize};
 use crate::outbound::{Outbound, read_capped};
 use crate::store::Store;
@@ -45,15 +46,17 @@ struct Datum {
 pub struct Embedder {
     store: Store,
     outbound: Outbound,
+    vectors: Arc<VectorCache>,
     work: Notify,
 }
 
 impl Embedder {
     /// The service, its loop started on the current runtime.
-    pub fn start(store: Store, outbound: Outbound) -> Arc<Self> {
+    pub fn start(store: Store, outbound: Outbound, vectors: Arc<VectorCache>) -> Arc<Self> {
         let embedder = Arc::new(Self {
             store,
             outbound,
+            vectors,
             work: Notify::new(),
         });
         tokio::spawn(Arc::clone(&embedder).work_loop());
@@ -64,6 +67,11 @@ impl Embedder {
     /// configuration changed).
     pub fn changed(&self) {
         self.work.notify_one();
+    }
+
+    /// Tells the searches' cache that the org's vectors changed.
+    pub fn vectors_changed(&self, org: OrgId) {
+        self.vectors.changed(org);
     }
 
     /// The vectors of `texts` from the org's server, in order.
@@ -190,6 +198,7 @@ impl Embedder {
                 if let Err(error) = done {
                     tracing::error!(%error, "ending a re-embed failed");
                 }
+                self.vectors.changed(org);
             }
             return false;
         }
@@ -259,6 +268,7 @@ impl Embedder {
         if let Err(error) = recorded {
             tracing::error!(%error, "recording an embedding step failed");
         }
+        self.vectors.changed(org);
         true
     }
 }

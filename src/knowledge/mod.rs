@@ -19,6 +19,7 @@ pub mod memories;
 pub mod memory;
 pub mod parse;
 pub mod search;
+pub mod vector_cache;
 pub mod vectors;
 
 pub use document::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};

@@ -15,7 +15,8 @@ use tokio::sync::Semaphore;
 
 use super::embed::Embedder;
 use super::index::{self, IndexConfig, KnowledgeIndex};
-use super::vectors::{cosine, fuse};
+use super::vector_cache::{OrgVectors, VectorCache};
+use super::vectors::fuse;
 use super::{Chunk, Document, Scope};
 use crate::outbound::Outbound;
 use crate::settings::Settings;
@@ -96,6 +97,7 @@ pub struct KnowledgeSearch {
     store: Store,
     index: Arc<KnowledgeIndex>,
     embedder: Arc<Embedder>,
+    vectors: Arc<VectorCache>,
     slots: Arc<Semaphore>,
     threads: usize,
     /// Searches running or waiting for a slot.
@@ -138,11 +140,12 @@ impl KnowledgeSearch {
                 commit_every: Duration::from_millis(settings.knowledge_commit_ms.max(1)),
             },
         )?;
-        let embedder = Embedder::start(store.clone(), outbound.clone());
+        let vectors = Arc::new(VectorCache::new(settings.knowledge_vector_cache_mb << 20));
+        let embedder = Embedder::start(store.clone(), outbound.clone(), Arc::clone(&vectors));
         Ok(Arc::new(Self::new(
             store.clone(),
             index,
-            embedder,
+            (embedder, vectors),
             settings.knowledge_search_threads,
         )))
     }
@@ -151,13 +154,14 @@ impl KnowledgeSearch {
     pub fn new(
         store: Store,
         index: Arc<KnowledgeIndex>,
-        embedder: Arc<Embedder>,
+        (embedder, vectors): (Arc<Embedder>, Arc<VectorCache>),
         threads: usize,
     ) -> Self {
         Self {
             store,
             index,
             embedder,
+            vectors,
             slots: Arc::new(Semaphore::new(threads.max(1))),
             threads: threads.max(1),
             in_flight: AtomicUsize::new(0),
@@ -217,11 +221,13 @@ impl KnowledgeSearch {
         };
         let vector = match query_vector {
             Some((config, query)) => {
-                let store = self.store.clone();
+                let (store, cache) = (self.store.clone(), Arc::clone(&self.vectors));
                 let scopes = request.scopes.clone();
                 let least = request.min_score.filter(|_| mode == SearchMode::Vector);
-                self.slotted(move || vector_ranking(&store, org, &scopes, &config, &query, least))
-                    .await?
+                self.slotted(move || {
+                    vector_ranking(&store, &cache, org, &scopes, (&config, &query), least)
+                })
+                .await?
             }
             None => Vec::new(),
         };
@@ -324,29 +330,25 @@ impl KnowledgeSearch {
 }
 
 /// The exact scan: the best [`CANDIDATES`] chunks of `scopes` by cosine
-/// with `query` (at least `least`), as chunk ids.
+/// with `query` (at least `least`), as chunk ids, over the org's cached
+/// vectors.
 fn vector_ranking(
     store: &Store,
+    cache: &VectorCache,
     org: OrgId,
     scopes: &[Scope],
-    config: &EmbeddingConfig,
-    query: &[i8],
+    (config, query): (&EmbeddingConfig, &[i8]),
     least: Option<f32>,
 ) -> Result<Vec<(String, f32)>, SearchError> {
-    let vectors = store
-        .with_inner(|s| s.scope_vectors(org, scopes, &config.model, query.len()))
-        .map_err(|e| SearchError::Failed(e.to_string()))?;
-    let mut scored: Vec<(Vec<u8>, f32)> = vectors
-        .into_iter()
-        .map(|(key, components)| {
-            let score = cosine(&components, query);
-            (key, score)
+    let (model, dims) = (config.model.as_str(), query.len());
+    let vectors = cache
+        .get_or_load(org, model, dims, || {
+            let found = store.with_inner(|s| s.org_vectors(org, model, dims))?;
+            Ok(OrgVectors::new(model, dims, found))
         })
-        .filter(|(_, score)| least.is_none_or(|least| *score >= least))
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    scored.truncate(CANDIDATES);
-    Ok(scored
+        .map_err(|e| SearchError::Failed(e.to_string()))?;
+    Ok(vectors
+        .scan(scopes, query, least, CANDIDATES)
         .into_iter()
         .filter_map(|(key, score)| chunk_id_of(&key).map(|id| (id, score)))
         .collect())

@@ -119,9 +119,11 @@ mod tests {
         let ids = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let fused = fuse(&ids(&["a", "b", "c"]), &ids(&["c", "b", "d"]));
         let order: Vec<&str> = fused.iter().map(|f| f.0.as_str()).collect();
-        // b: 1/62 + 1/62; c: 1/63 + 1/61; a: 1/61; d: 1/63.
-        assert_eq!(order, ["b", "c", "a", "d"]);
-        assert_eq!(fused[0].2, Some(2));
+        // c: 1/63 + 1/61 (0.032266) just above b: 2/62 (0.032258); then
+        // a: 1/61, d: 1/63.
+        assert_eq!(order, ["c", "b", "a", "d"]);
+        assert_eq!(fused[0].2, Some(3));
+        assert_eq!(fused[0].3, Some(1));
         assert_eq!(fused[3].2, None);
         // Same sum: the better BM25 rank first.
         let tied = fuse(&ids(&["x", "y"]), &ids(&["y", "x"]));

@@ -6,13 +6,14 @@ use actix_web::{HttpResponse, web};
 use confer_actors::{AgentId, KnowledgeConfig, KnowledgeMode};
 use serde::{Deserialize, Serialize};
 
-use crate::api::agents::live_agent;
+use crate::api::agent_config;
 use crate::api::extract::JsonBody;
-use crate::auth::{Admin, Caller, Member};
-use crate::error::{ApiError, stored};
+use crate::auth::{Admin, Member};
+use crate::error::ApiError;
 use crate::state::AppState;
 
-/// The configuration as returned.
+/// The configuration as returned (its schema; `agent_config` shapes it).
+#[allow(dead_code)]
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct KnowledgeConfigView {
     agent_id: String,
@@ -49,14 +50,6 @@ impl PutKnowledgeConfig {
     }
 }
 
-fn view(caller: &Caller, agent: AgentId, config: KnowledgeConfig) -> HttpResponse {
-    HttpResponse::Ok().json(KnowledgeConfigView {
-        agent_id: agent.to_string(),
-        org_id: caller.org_id.to_string(),
-        config,
-    })
-}
-
 /// `GET /api/agents/{id}/knowledge`
 #[utoipa::path(get, path = "/api/agents/{agent_id}/knowledge", tag = "agents", operation_id = "knowledge_config_get", security(("bearer" = ["member"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "The knowledge configuration (the defaults when never set)", body = KnowledgeConfigView)))]
 pub async fn get_config(
@@ -64,13 +57,10 @@ pub async fn get_config(
     caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
-    let agent = live_agent(&state, &caller, path.into_inner()).await?;
-    let org = caller.org_id;
-    let config = state
-        .store
-        .run(move |s| s.knowledge_config(org, agent.id))
-        .await?;
-    Ok(view(&caller, agent.id, config))
+    agent_config::get(&state, &caller, path.into_inner(), |s, org, agent| {
+        s.knowledge_config(org, agent)
+    })
+    .await
 }
 
 /// `PUT /api/agents/{id}/knowledge`
@@ -83,15 +73,8 @@ pub async fn put_config(
 ) -> Result<HttpResponse, ApiError> {
     let changes = body.into_inner();
     changes.check()?;
-    let agent = live_agent(&state, &caller, path.into_inner()).await?;
-    let org = caller.org_id;
-    let outcome = state
-        .store
-        .write(move |s| {
-            s.update_knowledge_config(org, agent.id, |config| {
-                Ok::<_, ApiError>(changes.apply(config))
-            })
-        })
-        .await?;
-    Ok(view(&caller, agent.id, stored(outcome, "agent")?))
+    agent_config::put(&state, &caller, path.into_inner(), move |s, org, agent| {
+        s.update_knowledge_config(org, agent, |config| Ok(changes.apply(config)))
+    })
+    .await
 }

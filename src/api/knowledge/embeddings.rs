@@ -185,5 +185,6 @@ pub async fn delete_embeddings(
         .store
         .write(move |s| s.delete_embedding_config(org))
         .await?;
+    state.knowledge_search.embedder().vectors_changed(org);
     Ok(HttpResponse::Ok().json(serde_json::json!({"ok": true})))
 }

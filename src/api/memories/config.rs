@@ -6,14 +6,15 @@ use actix_web::{HttpResponse, web};
 use confer_actors::AgentId;
 use serde::{Deserialize, Serialize};
 
-use crate::api::agents::live_agent;
+use crate::api::agent_config;
 use crate::api::extract::JsonBody;
-use crate::auth::{Admin, Caller, Member};
-use crate::error::{ApiError, stored};
+use crate::auth::{Admin, Member};
+use crate::error::ApiError;
 use crate::knowledge::memory::{MemoryConfig, MemoryScope};
 use crate::state::AppState;
 
-/// The configuration as returned.
+/// The configuration as returned (its schema; `agent_config` shapes it).
+#[allow(dead_code)]
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct MemoryConfigView {
     agent_id: String,
@@ -72,14 +73,6 @@ impl PutMemoryConfig {
     }
 }
 
-fn view(caller: &Caller, agent: AgentId, config: MemoryConfig) -> HttpResponse {
-    HttpResponse::Ok().json(MemoryConfigView {
-        agent_id: agent.to_string(),
-        org_id: caller.org_id.to_string(),
-        config,
-    })
-}
-
 /// `GET /api/agents/{id}/memory`
 #[utoipa::path(get, path = "/api/agents/{agent_id}/memory", tag = "agents", operation_id = "memory_config_get", security(("bearer" = ["member"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "The memory configuration (the defaults when never set)", body = MemoryConfigView)))]
 pub async fn get_config(
@@ -87,13 +80,10 @@ pub async fn get_config(
     caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
-    let agent = live_agent(&state, &caller, path.into_inner()).await?;
-    let org = caller.org_id;
-    let config = state
-        .store
-        .run(move |s| s.memory_config(org, agent.id))
-        .await?;
-    Ok(view(&caller, agent.id, config))
+    agent_config::get(&state, &caller, path.into_inner(), |s, org, agent| {
+        s.memory_config(org, agent)
+    })
+    .await
 }
 
 /// `PUT /api/agents/{id}/memory`
@@ -106,15 +96,8 @@ pub async fn put_config(
 ) -> Result<HttpResponse, ApiError> {
     let changes = body.into_inner();
     changes.check()?;
-    let agent = live_agent(&state, &caller, path.into_inner()).await?;
-    let org = caller.org_id;
-    let outcome = state
-        .store
-        .write(move |s| {
-            s.update_memory_config(org, agent.id, |config| {
-                Ok::<_, ApiError>(changes.apply(config))
-            })
-        })
-        .await?;
-    Ok(view(&caller, agent.id, stored(outcome, "agent")?))
+    agent_config::put(&state, &caller, path.into_inner(), move |s, org, agent| {
+        s.update_memory_config(org, agent, |config| Ok(changes.apply(config)))
+    })
+    .await
 }

@@ -52,8 +52,8 @@ impl EmbeddingConfig {
     }
 }
 
-/// A chunk's store key and its vector's components.
-pub type ChunkVector = (Vec<u8>, Vec<i8>);
+/// A chunk's store key, its document's scope and its vector's components.
+pub type ScopedVector = (Vec<u8>, Scope, Vec<i8>);
 
 fn key_aad(org: OrgId) -> String {
     crate::secrets::aad(&org.to_string(), "embeddings", "config", "api_key")
@@ -259,23 +259,22 @@ impl SledStore {
         vectors.apply_batch(batch).map_err(engine)
     }
 
-    /// The vectors of `model` with `dims` components of the searchable
-    /// chunks of `scopes`: (chunk key, components).
-    pub fn scope_vectors(
+    /// The org's vectors of `model` with `dims` components, each with its
+    /// chunk's key and its document's scope (what the cache holds).
+    pub fn org_vectors(
         &self,
         org: OrgId,
-        scopes: &[Scope],
         model: &str,
         dims: usize,
-    ) -> Result<Vec<ChunkVector>, StoreError> {
+    ) -> Result<Vec<ScopedVector>, StoreError> {
         let vectors = self.vectors()?;
         let mut found = Vec::new();
-        for (document, generation) in self.searchable_of(org, Some(scopes))? {
+        for (document, generation) in self.searchable_of(org, None)? {
             for entry in vectors.scan_prefix(chunk_prefix(document.id, generation)) {
                 let (key, value) = entry.map_err(engine)?;
                 if let Some(vector) = StoredVector::decode(&value).filter(|v| v.is_of(model, dims))
                 {
-                    found.push((key.to_vec(), vector.components));
+                    found.push((key.to_vec(), document.scope, vector.components));
                 }
             }
         }

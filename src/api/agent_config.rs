@@ -1,0 +1,68 @@
+//! What the per-agent configuration routes share (`…/knowledge`,
+//! `…/memory`): the answer (the agent's and org's ids, then the fields),
+//! and the read and the compare-and-swap write of a live agent's record.
+
+use actix_web::HttpResponse;
+use confer_actors::{AgentId, OrgId, StoreError};
+use serde::Serialize;
+
+use super::agents::live_agent;
+use crate::auth::Caller;
+use crate::error::{ApiError, stored};
+use crate::state::AppState;
+use crate::store::SledStore;
+use crate::store::update::Updated;
+
+/// A configuration as returned.
+#[derive(Serialize)]
+struct ConfigView<T> {
+    agent_id: String,
+    org_id: String,
+    #[serde(flatten)]
+    config: T,
+}
+
+fn view<T: Serialize>(caller: &Caller, agent: AgentId, config: T) -> HttpResponse {
+    HttpResponse::Ok().json(ConfigView {
+        agent_id: agent.to_string(),
+        org_id: caller.org_id.to_string(),
+        config,
+    })
+}
+
+/// 200 with the live agent `id`'s configuration as `read` finds it.
+pub async fn get<T, F>(
+    state: &AppState,
+    caller: &Caller,
+    id: AgentId,
+    read: F,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Serialize + Send + 'static,
+    F: FnOnce(&SledStore, OrgId, AgentId) -> Result<T, StoreError> + Send + 'static,
+{
+    let agent = live_agent(state, caller, id).await?;
+    let org = caller.org_id;
+    let config = state.store.run(move |s| read(s, org, agent.id)).await?;
+    Ok(view(caller, agent.id, config))
+}
+
+/// 200 with the live agent `id`'s configuration once `write` (a
+/// compare-and-swap) stored it; 404 if the agent went meanwhile.
+pub async fn put<T, F>(
+    state: &AppState,
+    caller: &Caller,
+    id: AgentId,
+    write: F,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Serialize + Send + 'static,
+    F: FnOnce(&SledStore, OrgId, AgentId) -> Result<Updated<T, ApiError>, StoreError>
+        + Send
+        + 'static,
+{
+    let agent = live_agent(state, caller, id).await?;
+    let org = caller.org_id;
+    let outcome = state.store.write(move |s| write(s, org, agent.id)).await?;
+    Ok(view(caller, agent.id, stored(outcome, "agent")?))
+}
