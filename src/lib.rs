@@ -182,18 +182,15 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             public_url: settings.public_url(),
         },
     );
-    let knowledge_search =
-        knowledge::search::KnowledgeSearch::from_settings(&store, &settings, &outbound)
-            .context("opening the knowledge index")?;
-    let memories = knowledge::memories::MemoryBook::start(&store, &knowledge_search, &settings);
+    let knowledge = knowledge::KnowledgeServices::start(&store, &settings, &outbound)?;
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider: Arc::new(ProviderRouter::new(&settings, client)),
         resolver: Arc::new(resolver::HttpResolver::new(outbound.clone())),
         tools: Arc::new(tools::ServerToolbox::new(
             tools::plans::PlanTools::new(store.clone()),
-            tools::knowledge::KnowledgeTools::new(store.clone(), Arc::clone(&knowledge_search)),
-            tools::memory::MemoryTools::new(store.clone(), Arc::clone(&memories)),
+            tools::knowledge::KnowledgeTools::new(store.clone(), Arc::clone(&knowledge.search)),
+            tools::memory::MemoryTools::new(store.clone(), Arc::clone(&knowledge.memories)),
             tools::webhook::WebhookTools::new(
                 store.clone(),
                 outbound.clone(),
@@ -233,15 +230,12 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     );
 
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
-    let knowledge =
-        knowledge::ingest::Ingestion::from_settings(&store, &settings, &knowledge_search)
-            .context("starting the knowledge ingestion")?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
         public,
-        knowledge,
-        knowledge_search,
-        memories,
+        knowledge: knowledge.ingestion,
+        knowledge_search: knowledge.search,
+        memories: knowledge.memories,
         runtime,
         store: store.clone(),
         jwt,

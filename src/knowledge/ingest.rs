@@ -229,6 +229,8 @@ impl Ingestion {
             return Ok(failed("unsupported type", false, None));
         };
         let path = self.files.path(document.org_id, &document.sha256);
+        // Each phase's time, in the ready line (where ingestion spends it).
+        let started = std::time::Instant::now();
         let parsed = match self.parser.parse(kind, &path).await {
             Ok(parsed) => parsed,
             Err(ParseFailure::Deterministic(reason)) => return Ok(failed(&reason, false, None)),
@@ -242,6 +244,7 @@ impl Ingestion {
             .page_starts
             .as_ref()
             .map(|p| u32::try_from(p.len()).unwrap_or(u32::MAX));
+        let parse_ms = started.elapsed().as_millis() as u64;
         let drafts = tokio::task::spawn_blocking(move || {
             chunks(&parsed.text, parsed.page_starts.as_deref())
         })
@@ -254,6 +257,7 @@ impl Ingestion {
             return Ok(failed("no extractable text", false, None));
         }
         let count = drafts.len() as u64;
+        let chunk_ms = started.elapsed().as_millis() as u64 - parse_ms;
         if let Err(error) = self
             .store
             .run(move |s| s.put_chunks(id, generation, &drafts))
@@ -270,6 +274,7 @@ impl Ingestion {
             doc_id: id,
             generation,
         };
+        let write_ms = started.elapsed().as_millis() as u64 - parse_ms - chunk_ms;
         let seq = self.store.run(move |s| s.log_index_change(&change)).await?;
         self.index.changed(seq).await;
         if !self.index.committed(seq, self.config.attempt_timeout).await {
@@ -285,6 +290,12 @@ impl Ingestion {
         }
         // Ready without vectors: the embedder finds the new chunks.
         self.embedder.changed();
+        let total_ms = started.elapsed().as_millis() as u64;
+        tracing::info!(
+            doc = %id, chunks = count, parse_ms, chunk_ms, write_ms,
+            index_ms = total_ms - parse_ms - chunk_ms - write_ms,
+            "knowledge document ready"
+        );
         Ok(Outcome::Ready)
     }
 

@@ -23,3 +23,33 @@ pub mod vector_cache;
 pub mod vectors;
 
 pub use document::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};
+
+/// Knowledge's services, started: the search (its index and embedder),
+/// the memories and the ingestion workers.
+pub struct KnowledgeServices {
+    pub search: std::sync::Arc<search::KnowledgeSearch>,
+    pub memories: std::sync::Arc<memories::MemoryBook>,
+    pub ingestion: std::sync::Arc<ingest::Ingestion>,
+}
+
+impl KnowledgeServices {
+    /// Opens the index, recovers the ingestion jobs a restart cut short,
+    /// and starts every background task on the current runtime.
+    pub fn start(
+        store: &crate::store::Store,
+        settings: &crate::settings::Settings,
+        outbound: &crate::outbound::Outbound,
+    ) -> anyhow::Result<Self> {
+        use anyhow::Context;
+        let search = search::KnowledgeSearch::from_settings(store, settings, outbound)
+            .context("opening the knowledge index")?;
+        let memories = memories::MemoryBook::start(store, &search, settings);
+        let ingestion = ingest::Ingestion::from_settings(store, settings, &search)
+            .context("starting the knowledge ingestion")?;
+        Ok(Self {
+            search,
+            memories,
+            ingestion,
+        })
+    }
+}

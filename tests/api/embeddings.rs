@@ -223,6 +223,39 @@ async fn vectors_find_what_words_miss_and_follow_the_model() {
         moved["has_api_key"], true,
         "a trailing slash is the same URL"
     );
+    // Deleting the document takes its vectors with its chunks.
+    let tea = crate::knowledge::upload(&api, "gone.md", b"# Gone\n\nSoon purged.", &[]).await;
+    eventually(
+        Duration::from_secs(20),
+        "its chunk is embedded",
+        async || (status(&api).await["pending_chunks"] == 0).then_some(()),
+    )
+    .await;
+    api.delete(&format!("/api/knowledge/{}", tea["id"].as_str().unwrap()))
+        .await
+        .expect(200);
+    let check = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+            .args(["check", "--url", &server.base])
+            .env_clear()
+            .env("CONFER_ADMIN_KEY", crate::common::BOOTSTRAP_KEY)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    eventually(
+        Duration::from_secs(20),
+        "the purge takes the vector",
+        async || {
+            let (ok, said) = check();
+            assert!(ok, "{said}");
+            said.contains("vectors: 2").then_some(())
+        },
+    )
+    .await;
     api.delete("/api/knowledge/embeddings").await.expect(200);
     assert_eq!(status(&api).await["configured"], false);
 }

@@ -536,6 +536,7 @@ async fn a_deleted_document_is_gone_at_once_and_its_file_purged() {
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{said}");
     assert!(said.contains("chunks: 0"), "{said}");
+    assert!(said.contains("vectors: 0"), "{said}");
     // The same content again is a new document.
     let again = upload(&admin, "gone.md", b"# Gone\n\nSoon.", &[]).await;
     assert_ne!(again["id"], doc["id"]);

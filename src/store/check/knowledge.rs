@@ -134,6 +134,19 @@ impl SledStore {
                 hex::encode(key)
             ));
         }
+        // A vector shares its chunk's key: none may outlive its chunk.
+        let mut vectors = 0u64;
+        for key in self.vector_tree()?.iter().keys() {
+            let key = key.map_err(engine)?;
+            vectors += 1;
+            if !k.chunks.contains_key(&key).map_err(engine)? {
+                report.problem(format!(
+                    "a vector of chunk {} that no longer exists",
+                    hex::encode(&key)
+                ));
+            }
+        }
+        report.counts.insert("vectors", vectors);
         self.check_knowledge_files(report)?;
         report
             .counts

@@ -68,8 +68,9 @@ impl SledStore {
         self.vector_tree()
     }
 
-    /// The vectors' tree (the purge removes a chunk's with it).
-    pub(super) fn vector_tree(&self) -> Result<sled::Tree, StoreError> {
+    /// The vectors' tree (the purge removes a chunk's with it; the check
+    /// reads it).
+    pub(crate) fn vector_tree(&self) -> Result<sled::Tree, StoreError> {
         self.db.open_tree("chunk_vectors").map_err(engine)
     }
 

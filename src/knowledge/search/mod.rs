@@ -5,14 +5,15 @@
 //! document's searchable one. The API's `POST /api/knowledge/search` and
 //! the `search_knowledge` tool both come here.
 
+mod slots;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use confer_actors::{DocumentId, OrgId};
 use serde::{Deserialize, Serialize};
-use tokio::sync::Semaphore;
 
+use self::slots::SearchSlots;
 use super::embed::Embedder;
 use super::index::{self, IndexConfig, KnowledgeIndex};
 use super::vector_cache::{OrgVectors, VectorCache};
@@ -27,10 +28,6 @@ use crate::store::knowledge::vectors::EmbeddingConfig;
 pub const MAX_QUERY_CHARS: usize = 1_000;
 /// The most terms a query may analyze to.
 pub const MAX_QUERY_TERMS: usize = 64;
-/// Searches that may wait for a slot; more are refused (`SEARCH_BUSY`).
-const MAX_WAITING: usize = 64;
-/// How long a search may take, waiting included.
-const SEARCH_DEADLINE: Duration = Duration::from_secs(5);
 /// Hits each ranking contributes before fusion and filtering.
 const CANDIDATES: usize = 50;
 
@@ -98,10 +95,7 @@ pub struct KnowledgeSearch {
     index: Arc<KnowledgeIndex>,
     embedder: Arc<Embedder>,
     vectors: Arc<VectorCache>,
-    slots: Arc<Semaphore>,
-    threads: usize,
-    /// Searches running or waiting for a slot.
-    in_flight: AtomicUsize,
+    slots: SearchSlots,
 }
 
 /// The analyzed terms of `query`, or why it is refused.
@@ -162,9 +156,7 @@ impl KnowledgeSearch {
             index,
             embedder,
             vectors,
-            slots: Arc::new(Semaphore::new(threads.max(1))),
-            threads: threads.max(1),
-            in_flight: AtomicUsize::new(0),
+            slots: SearchSlots::new(threads),
         }
     }
 
@@ -224,10 +216,11 @@ impl KnowledgeSearch {
                 let (store, cache) = (self.store.clone(), Arc::clone(&self.vectors));
                 let scopes = request.scopes.clone();
                 let least = request.min_score.filter(|_| mode == SearchMode::Vector);
-                self.slotted(move || {
-                    vector_ranking(&store, &cache, org, &scopes, (&config, &query), least)
-                })
-                .await?
+                self.slots
+                    .run(move || {
+                        vector_ranking(&store, &cache, org, &scopes, (&config, &query), least)
+                    })
+                    .await?
             }
             None => Vec::new(),
         };
@@ -298,34 +291,13 @@ impl KnowledgeSearch {
         limit: usize,
     ) -> Result<Vec<super::index::IndexHit>, SearchError> {
         let index = Arc::clone(&self.index);
-        self.slotted(move || {
-            index
-                .search(&scopes, &terms, limit)
-                .map_err(|e| SearchError::Failed(e.to_string()))
-        })
-        .await
-    }
-
-    /// Runs `work` on the blocking pool in a search slot (at most
-    /// `search_threads` at once, 64 more waiting, 5 s in all).
-    async fn slotted<T: Send + 'static>(
-        &self,
-        work: impl FnOnce() -> Result<T, SearchError> + Send + 'static,
-    ) -> Result<T, SearchError> {
-        let _counted = InFlight::enter(&self.in_flight, self.threads + MAX_WAITING)
-            .ok_or(SearchError::Busy)?;
-        let run = async {
-            let _slot = Arc::clone(&self.slots)
-                .acquire_owned()
-                .await
-                .map_err(|_| SearchError::Busy)?;
-            tokio::task::spawn_blocking(work)
-                .await
-                .map_err(|e| SearchError::Failed(e.to_string()))?
-        };
-        tokio::time::timeout(SEARCH_DEADLINE, run)
+        self.slots
+            .run(move || {
+                index
+                    .search(&scopes, &terms, limit)
+                    .map_err(|e| SearchError::Failed(e.to_string()))
+            })
             .await
-            .map_err(|_| SearchError::Busy)?
     }
 }
 
@@ -362,26 +334,6 @@ fn chunk_id_of(key: &[u8]) -> Option<String> {
     Some(format!("{doc}:{generation}:{n}"))
 }
 
-/// A search counted in flight until it is dropped (answered, timed out,
-/// or abandoned by its client).
-struct InFlight<'a>(&'a AtomicUsize);
-
-impl<'a> InFlight<'a> {
-    fn enter(count: &'a AtomicUsize, bound: usize) -> Option<Self> {
-        if count.fetch_add(1, Ordering::AcqRel) >= bound {
-            count.fetch_sub(1, Ordering::AcqRel);
-            return None;
-        }
-        Some(Self(count))
-    }
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
 /// `{doc}:{generation}:{n}`.
 fn parse_chunk_id(id: &str) -> Option<(DocumentId, u64, u32)> {
     let mut parts = id.split(':');
@@ -405,16 +357,6 @@ mod tests {
         let many = "word ".repeat(MAX_QUERY_TERMS + 1);
         assert!(matches!(query_terms(&many), Err(SearchError::Invalid(d)) if d.contains("terms")));
         assert_eq!(query_terms("Marmalade jars").unwrap().len(), 2);
-    }
-
-    #[test]
-    fn searches_past_the_bound_are_refused_until_one_ends() {
-        let count = AtomicUsize::new(0);
-        let first = InFlight::enter(&count, 2).expect("first");
-        let _second = InFlight::enter(&count, 2).expect("second");
-        assert!(InFlight::enter(&count, 2).is_none());
-        drop(first);
-        assert!(InFlight::enter(&count, 2).is_some());
     }
 
     #[test]
