@@ -160,13 +160,8 @@ async fn a_backup_taken_during_50_streams_restores_every_acknowledged_message() 
     drop(store);
 
     // The same check through the running server.
-    let out = Command::new(env!("CARGO_BIN_EXE_confer"))
-        .args(["check", "--url", &server.base])
-        .env_clear()
-        .env("CONFER_ADMIN_KEY", BOOTSTRAP_KEY)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", said(&out));
+    let (ok, output) = crate::common::confer_check(&server.base);
+    assert!(ok, "{output}");
 
     // A restore refuses a directory that holds something, and a changed file.
     let out = confer(&restored, &["restore", "--from", file.to_str().unwrap()]);

@@ -527,6 +527,23 @@ impl Api {
     }
 }
 
+/// `confer check --url` against a running server: whether it passed, and
+/// what it printed (both streams).
+pub fn confer_check(base: &str) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+        .args(["check", "--url", base])
+        .env_clear()
+        .env("CONFER_ADMIN_KEY", BOOTSTRAP_KEY)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), said)
+}
+
 /// A signed HS256 JWT for tests.
 pub fn jwt(claims: Value) -> String {
     jsonwebtoken::encode(

@@ -234,23 +234,11 @@ async fn vectors_find_what_words_miss_and_follow_the_model() {
     api.delete(&format!("/api/knowledge/{}", tea["id"].as_str().unwrap()))
         .await
         .expect(200);
-    let check = || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
-            .args(["check", "--url", &server.base])
-            .env_clear()
-            .env("CONFER_ADMIN_KEY", crate::common::BOOTSTRAP_KEY)
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
-    };
     eventually(
         Duration::from_secs(20),
         "the purge takes the vector",
         async || {
-            let (ok, said) = check();
+            let (ok, said) = crate::common::confer_check(&server.base);
             assert!(ok, "{said}");
             said.contains("vectors: 2").then_some(())
         },

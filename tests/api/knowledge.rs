@@ -527,14 +527,8 @@ async fn a_deleted_document_is_gone_at_once_and_its_file_purged() {
     })
     .await;
     // Nothing of it is left: `confer check` through the server agrees.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
-        .args(["check", "--url", &server.base])
-        .env_clear()
-        .env("CONFER_ADMIN_KEY", crate::common::BOOTSTRAP_KEY)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{said}");
+    let (ok, said) = crate::common::confer_check(&server.base);
+    assert!(ok, "{said}");
     assert!(said.contains("chunks: 0"), "{said}");
     assert!(said.contains("vectors: 0"), "{said}");
     // The same content again is a new document.
