@@ -215,7 +215,13 @@ async fn main() {
     let mut command = support::confer_command(data.path(), KEY);
     command
         .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-        .stderr(Stdio::null());
+        // `KNOWLEDGE_BENCH_LOG=1` shows the server's log (each document's
+        // phases in its "ready" line).
+        .stderr(if std::env::var_os("KNOWLEDGE_BENCH_LOG").is_some() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        });
     let (child, base) = support::spawn_listening(command);
     let server = support::RunningServer { child, base, data };
     let pid = server.child.id();

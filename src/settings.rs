@@ -68,6 +68,7 @@ pub struct Settings {
     pub knowledge_search_threads: usize,
     pub knowledge_max_memories_per_org: u64,
     pub knowledge_vector_cache_mb: usize,
+    pub knowledge_exact_scan_max: usize,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

@@ -4,17 +4,20 @@
 //! background loop that embeds pending chunks a batch at a time (a failure
 //! leaves them pending and retries after 30 s doubling to 1 h; `ready`
 //! never waits for vectors), the end of a re-embed (old vectors dropped),
-//! and the query's vector within 3 s.
+//! and the query's vector within 3 s. At most two requests are in flight
+//! to an org's server at once.
 
-use std::sync::Arc;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::Utc;
 use confer_actors::OrgId;
+use lru::LruCache;
 use secrecy::ExposeSecret;
 use serde::Deserialize;
 use serde_json::json;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use super::vector_cache::VectorCache;
 use super::vectors::{StoredVector, quantize};
@@ -29,6 +32,10 @@ const QUERY_WITHIN: Duration = Duration::from_secs(3);
 /// The first retry's delay, and the longest.
 const FIRST_BACKOFF_SECS: u64 = 30;
 const MAX_BACKOFF_SECS: u64 = 3_600;
+/// Requests in flight to one org's server at most.
+const IN_FLIGHT_PER_ORG: usize = 2;
+/// Orgs whose request slots are tracked (the least recent forgotten).
+const TRACKED_ORGS: usize = 4_096;
 
 #[derive(Deserialize)]
 struct Answer {
@@ -48,6 +55,8 @@ pub struct Embedder {
     outbound: Outbound,
     vectors: Arc<VectorCache>,
     work: Notify,
+    /// Each org's request slots.
+    in_flight: Mutex<LruCache<OrgId, Arc<Semaphore>>>,
 }
 
 impl Embedder {
@@ -58,6 +67,9 @@ impl Embedder {
             outbound,
             vectors,
             work: Notify::new(),
+            in_flight: Mutex::new(LruCache::new(
+                NonZeroUsize::new(TRACKED_ORGS).unwrap_or(NonZeroUsize::MIN),
+            )),
         });
         tokio::spawn(Arc::clone(&embedder).work_loop());
         embedder
@@ -74,6 +86,19 @@ impl Embedder {
         self.vectors.changed(org);
     }
 
+    /// One of the org's request slots, once free.
+    async fn slot(&self, org: OrgId) -> Option<OwnedSemaphorePermit> {
+        let slots = {
+            // A panic while holding it leaves a consistent map behind.
+            let mut map = self
+                .in_flight
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(map.get_or_insert(org, || Arc::new(Semaphore::new(IN_FLIGHT_PER_ORG))))
+        };
+        slots.acquire_owned().await.ok()
+    }
+
     /// The vectors of `texts` from the org's server, in order.
     async fn call(
         &self,
@@ -81,6 +106,7 @@ impl Embedder {
         config: &EmbeddingConfig,
         texts: Vec<String>,
     ) -> Result<Vec<Vec<f32>>, String> {
+        let _slot = self.slot(org).await;
         let url = format!("{}/embeddings", config.base_url.trim_end_matches('/'));
         let mut body = json!({"model": config.model, "input": texts});
         if let Some(dims) = config.dims {
@@ -126,19 +152,31 @@ impl Embedder {
     /// 3 s; `None` without a configuration, its dimensions unknown, or on
     /// any failure (the search is then BM25 alone).
     pub async fn embed_query(&self, org: OrgId, text: &str) -> Option<(EmbeddingConfig, Vec<i8>)> {
+        let (config, mut vectors) = self.embed_now(org, vec![text.to_owned()]).await?;
+        Some((config, vectors.pop()??))
+    }
+
+    /// The quantized vectors of `texts` (in order; `None` for a zero
+    /// vector) within 3 s, as [`Embedder::embed_query`].
+    pub async fn embed_now(
+        &self,
+        org: OrgId,
+        texts: Vec<String>,
+    ) -> Option<(EmbeddingConfig, Vec<Option<Vec<i8>>>)> {
         let config = self
             .store
             .run(move |s| s.embedding_config(org))
             .await
             .ok()??;
         let dims = config.dimensions()?;
-        let made =
-            tokio::time::timeout(QUERY_WITHIN, self.call(org, &config, vec![text.to_owned()]))
-                .await
-                .ok()?
-                .ok()?;
-        let vector = made.into_iter().next().filter(|v| v.len() == dims)?;
-        Some((config, quantize(&vector)?))
+        let made = tokio::time::timeout(QUERY_WITHIN, self.call(org, &config, texts))
+            .await
+            .ok()?
+            .ok()?;
+        if made.iter().any(|v| v.len() != dims) {
+            return None;
+        }
+        Some((config, made.iter().map(|v| quantize(v)).collect()))
     }
 
     async fn work_loop(self: Arc<Self>) {

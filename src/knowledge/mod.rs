@@ -20,6 +20,7 @@ pub mod memory;
 pub mod parse;
 pub mod search;
 pub mod vector_cache;
+pub mod vector_graph;
 pub mod vectors;
 
 pub use document::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};

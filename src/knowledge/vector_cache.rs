@@ -3,7 +3,9 @@
 //! in an LRU by org within `vector_cache_mb`. An org's entry is reloaded
 //! when the embedder has written since (at most once a second: a search
 //! may miss vectors a second old, never find a deleted document's, which
-//! the store's check drops).
+//! the store's check drops). An org's HNSW graph (`vector_graph`) lives
+//! in its entry and counts against the same budget; one is built at a
+//! time, on a thread of its own.
 
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
@@ -13,6 +15,7 @@ use confer_actors::{OrgId, StoreError};
 use lru::LruCache;
 
 use super::Scope;
+use super::vector_graph::{GraphView, VectorGraph};
 use super::vectors::cosine;
 
 /// How stale an entry may be while the embedder writes.
@@ -62,6 +65,20 @@ impl OrgVectors {
         self.keys.is_empty()
     }
 
+    /// The `i`th vector: its chunk key, scope and components.
+    pub fn get(&self, i: usize) -> (&[u8], Scope, &[i8]) {
+        (
+            &self.keys[i],
+            self.scopes[i],
+            &self.components[i * self.dims..(i + 1) * self.dims],
+        )
+    }
+
+    /// How many vectors `scopes` hold.
+    pub fn count_in(&self, scopes: &[Scope]) -> usize {
+        self.scopes.iter().filter(|s| scopes.contains(s)).count()
+    }
+
     /// The best `limit` of `scopes` by cosine with `query` (at least
     /// `least`): (chunk key, cosine), best first.
     pub fn scan(
@@ -71,15 +88,35 @@ impl OrgVectors {
         least: Option<f32>,
         limit: usize,
     ) -> Vec<(Vec<u8>, f32)> {
+        self.best(0..self.len(), scopes, query, least, limit)
+    }
+
+    /// [`OrgVectors::scan`] of the vectors at `indexes` only.
+    pub fn scan_some(
+        &self,
+        indexes: &[usize],
+        scopes: &[Scope],
+        query: &[i8],
+        least: Option<f32>,
+        limit: usize,
+    ) -> Vec<(Vec<u8>, f32)> {
+        self.best(indexes.iter().copied(), scopes, query, least, limit)
+    }
+
+    fn best(
+        &self,
+        indexes: impl Iterator<Item = usize>,
+        scopes: &[Scope],
+        query: &[i8],
+        least: Option<f32>,
+        limit: usize,
+    ) -> Vec<(Vec<u8>, f32)> {
         if query.len() != self.dims || self.dims == 0 {
             return Vec::new();
         }
-        let mut scored: Vec<(usize, f32)> = self
-            .components
-            .chunks_exact(self.dims)
-            .enumerate()
-            .filter(|(i, _)| scopes.contains(&self.scopes[*i]))
-            .map(|(i, v)| (i, cosine(v, query)))
+        let mut scored: Vec<(usize, f32)> = indexes
+            .filter(|i| *i < self.len() && scopes.contains(&self.scopes[*i]))
+            .map(|i| (i, cosine(self.get(i).2, query)))
             .filter(|(_, score)| least.is_none_or(|least| *score >= least))
             .collect();
         let by_score = |a: &(usize, f32), b: &(usize, f32)| {
@@ -100,9 +137,27 @@ impl OrgVectors {
 
 struct Entry {
     vectors: Arc<OrgVectors>,
+    /// The org's graph against `vectors`, once built.
+    graph: Option<Arc<GraphView>>,
     /// The org's write count when it was loaded.
     generation: u64,
     loaded: Instant,
+}
+
+impl Entry {
+    fn bytes(&self) -> usize {
+        self.vectors.bytes()
+            + self
+                .graph
+                .as_ref()
+                .map_or(0, |view| view.graph().bytes() + view.bytes())
+    }
+}
+
+/// An org's vectors, and its graph when one is built and current enough.
+pub struct Loaded {
+    pub vectors: Arc<OrgVectors>,
+    pub graph: Option<Arc<GraphView>>,
 }
 
 struct Inner {
@@ -110,6 +165,8 @@ struct Inner {
     bytes: usize,
     /// Writes per org (bumped by the embedder).
     generations: LruCache<OrgId, u64>,
+    /// Whether a graph is being built (one at a time).
+    building: bool,
 }
 
 /// The cache.
@@ -127,6 +184,7 @@ impl VectorCache {
                 entries: LruCache::new(orgs),
                 bytes: 0,
                 generations: LruCache::new(orgs),
+                building: false,
             }),
             budget,
         }
@@ -147,57 +205,148 @@ impl VectorCache {
     }
 
     /// The org's vectors of `model` with `dims` components, from the cache
-    /// or `load`ed (and kept when they fit).
+    /// or `load`ed (and kept when they fit), with the org's graph if it
+    /// has one.
     pub fn get_or_load(
         &self,
         org: OrgId,
         model: &str,
         dims: usize,
         load: impl FnOnce() -> Result<OrgVectors, StoreError>,
-    ) -> Result<Arc<OrgVectors>, StoreError> {
-        {
+    ) -> Result<Loaded, StoreError> {
+        let old_graph = {
             let mut inner = self.lock();
             let generation = inner.generations.get(&org).copied().unwrap_or(0);
-            if let Some(entry) = inner.entries.get(&org)
-                && entry.vectors.model == model
-                && entry.vectors.dims == dims
-                && (entry.generation == generation || entry.loaded.elapsed() < RELOAD_EVERY)
-            {
-                return Ok(Arc::clone(&entry.vectors));
+            match inner.entries.get(&org) {
+                Some(entry)
+                    if entry.vectors.model == model
+                        && entry.vectors.dims == dims
+                        && (entry.generation == generation
+                            || entry.loaded.elapsed() < RELOAD_EVERY) =>
+                {
+                    return Ok(Loaded {
+                        vectors: Arc::clone(&entry.vectors),
+                        graph: entry.graph.clone(),
+                    });
+                }
+                Some(entry) => entry.graph.as_ref().map(|view| Arc::clone(view.graph())),
+                None => None,
             }
-        }
+        };
         let generation = self.lock().generations.get(&org).copied().unwrap_or(0);
         let vectors = Arc::new(load()?);
+        // The graph carried over to the new snapshot (outside the lock: a
+        // pass over every key).
+        let graph = old_graph
+            .and_then(|graph| graph.view(&vectors))
+            .map(Arc::new);
+        let entry = Entry {
+            vectors: Arc::clone(&vectors),
+            graph: graph.clone(),
+            generation,
+            loaded: Instant::now(),
+        };
+        self.keep(org, entry);
+        Ok(Loaded { vectors, graph })
+    }
+
+    /// Puts `entry` in the cache in place of the org's, evicting the
+    /// least recently used orgs to make room; one bigger than the budget
+    /// is not kept.
+    fn keep(&self, org: OrgId, entry: Entry) {
         let mut inner = self.lock();
         if let Some(old) = inner.entries.pop(&org) {
-            inner.bytes -= old.vectors.bytes();
+            inner.bytes -= old.bytes();
         }
-        let size = vectors.bytes();
-        if size <= self.budget {
-            while inner.bytes + size > self.budget {
-                let Some((_, evicted)) = inner.entries.pop_lru() else {
-                    break;
-                };
-                inner.bytes -= evicted.vectors.bytes();
-            }
-            inner.bytes += size;
-            if let Some((_, evicted)) = inner.entries.push(
-                org,
-                Entry {
-                    vectors: Arc::clone(&vectors),
-                    generation,
-                    loaded: Instant::now(),
-                },
-            ) {
-                inner.bytes -= evicted.vectors.bytes();
-            }
+        let size = entry.bytes();
+        if size > self.budget {
+            return;
         }
-        Ok(vectors)
+        while inner.bytes + size > self.budget {
+            let Some((_, evicted)) = inner.entries.pop_lru() else {
+                break;
+            };
+            inner.bytes -= evicted.bytes();
+        }
+        inner.bytes += size;
+        if let Some((_, evicted)) = inner.entries.push(org, entry) {
+            inner.bytes -= evicted.bytes();
+        }
+    }
+
+    /// Starts building the org's graph from `vectors` on a thread of its
+    /// own, unless one is being built or it would not fit the budget
+    /// beside them. The graph joins the org's entry when done (if the
+    /// entry is still of the same model).
+    pub fn build_graph(self: &Arc<Self>, org: OrgId, vectors: Arc<OrgVectors>) {
+        let needed = vectors.bytes() + VectorGraph::estimated_bytes(vectors.len(), vectors.dims);
+        {
+            let mut inner = self.lock();
+            if inner.building || needed > self.budget {
+                return;
+            }
+            inner.building = true;
+        }
+        let cache = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("knowledge-graph".into())
+            .spawn(move || {
+                let _building = Building(&cache);
+                let started = Instant::now();
+                let graph = Arc::new(VectorGraph::build(&vectors));
+                tracing::info!(
+                    %org, points = graph.len(), took_ms = started.elapsed().as_millis() as u64,
+                    "knowledge vector graph built"
+                );
+                cache.install(org, &graph);
+            });
+        if let Err(error) = spawned {
+            tracing::error!(%error, "starting a knowledge graph build failed");
+            self.lock().building = false;
+        }
+    }
+
+    /// Adds `graph` to the org's entry, seen from the entry's vectors.
+    fn install(&self, org: OrgId, graph: &Arc<VectorGraph>) {
+        let current = self
+            .lock()
+            .entries
+            .peek(&org)
+            .map(|entry| (Arc::clone(&entry.vectors), entry.generation, entry.loaded));
+        let Some((vectors, generation, loaded)) = current else {
+            return;
+        };
+        let Some(view) = graph.view(&vectors) else {
+            return;
+        };
+        self.keep(
+            org,
+            Entry {
+                vectors,
+                graph: Some(Arc::new(view)),
+                generation,
+                loaded,
+            },
+        );
+    }
+
+    /// Whether a graph is being built.
+    pub fn building(&self) -> bool {
+        self.lock().building
     }
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
         self.lock().bytes
+    }
+}
+
+/// Marks the end of a graph build, however it ends.
+struct Building<'a>(&'a VectorCache);
+
+impl Drop for Building<'_> {
+    fn drop(&mut self) {
+        self.0.lock().building = false;
     }
 }
 

@@ -247,3 +247,125 @@ async fn vectors_find_what_words_miss_and_follow_the_model() {
     api.delete("/api/knowledge/embeddings").await.expect(200);
     assert_eq!(status(&api).await["configured"], false);
 }
+
+#[tokio::test]
+async fn past_the_exact_scan_the_graph_answers_once_built() {
+    let up = Arc::new(AtomicBool::new(true));
+    let mock = embedder(up).await;
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+            .env("CONFER_KNOWLEDGE_EXACT_SCAN_MAX", "1"),
+    );
+    let api = server.admin();
+    api.put(
+        "/api/knowledge/embeddings",
+        json!({"baseUrl": mock.base, "model": "trigram"}),
+    )
+    .await
+    .expect(200);
+    let paint = upload(
+        &api,
+        "paint.md",
+        b"# Paint\n\nThe favourite colour of the house is a deep blue.",
+        &[],
+    )
+    .await;
+    upload(&api, "tea.md", b"# Tea\n\nOolong is brewed hot.", &[]).await;
+    upload(&api, "bikes.md", b"# Bikes\n\nChains need oil.", &[]).await;
+    eventually(
+        Duration::from_secs(20),
+        "every chunk is embedded",
+        async || (status(&api).await["pending_chunks"] == 0).then_some(()),
+    )
+    .await;
+    let search = async || {
+        api.post(
+            "/api/knowledge/search",
+            json!({"query": "color", "mode": "vector", "topK": 1}),
+        )
+        .await
+        .expect(200)
+    };
+    // Three vectors in scope, past the exact scan's one: the first search
+    // starts the graph and is answered by the scan, partial.
+    let first = search().await;
+    assert_eq!(first["partial"], true, "{first}");
+    assert_eq!(first["results"][0]["doc_id"], paint["id"], "{first}");
+    let built = eventually(Duration::from_secs(20), "the graph is built", async || {
+        let answer = search().await;
+        (answer["partial"] == false).then_some(answer)
+    })
+    .await;
+    assert_eq!(built["results"][0]["doc_id"], paint["id"], "{built}");
+    // A document added since is found by the graph's view of it.
+    let sky = upload(&api, "sky.md", b"# Sky\n\nThe sky has a colour too.", &[]).await;
+    eventually(
+        Duration::from_secs(20),
+        "the new chunk is found",
+        async || {
+            let answer = api
+                .post(
+                    "/api/knowledge/search",
+                    json!({"query": "sky colour", "mode": "vector", "topK": 1}),
+                )
+                .await
+                .expect(200);
+            (answer["results"][0]["doc_id"] == sky["id"]).then_some(())
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn two_embedding_requests_at_most_are_in_flight_per_org() {
+    // An embedder that answers after 1.5 s and notes when each request
+    // came.
+    let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mock = Mock::start("/v1").await;
+    let noted = Arc::clone(&arrivals);
+    mock.otherwise(Reply::computed(move |request| {
+        noted.lock().unwrap().push(std::time::Instant::now());
+        let n = request.body["input"].as_array().map_or(0, Vec::len);
+        let data: Vec<Value> = (0..n)
+            .map(|i| json!({"index": i, "embedding": trigram_vector("x")}))
+            .collect();
+        Reply::After(
+            Duration::from_millis(1_500),
+            Box::new(Reply::json(200, json!({"object": "list", "data": data}))),
+        )
+    }));
+    let server = Server::start_with(Options::default().env("CONFER_OUTBOUND_ALLOW", "127.0.0.1"));
+    let api = server.admin();
+    api.put(
+        "/api/knowledge/embeddings",
+        json!({"baseUrl": mock.base, "model": "trigram", "dims": 256}),
+    )
+    .await
+    .expect(200);
+    upload(&api, "one.md", b"# One\n\nA line.", &[]).await;
+    eventually(
+        Duration::from_secs(20),
+        "the chunk is embedded",
+        async || (status(&api).await["pending_chunks"] == 0).then_some(()),
+    )
+    .await;
+    let before = arrivals.lock().unwrap().len();
+    let searches = (0..4).map(|_| {
+        api.post(
+            "/api/knowledge/search",
+            json!({"query": "line", "mode": "hybrid"}),
+        )
+    });
+    for answer in futures_util::future::join_all(searches).await {
+        answer.expect(200);
+    }
+    let seen = arrivals.lock().unwrap()[before..].to_vec();
+    assert!(seen.len() >= 3, "{} requests", seen.len());
+    // Two at once: the third waited for one of the first two to answer.
+    assert!(
+        seen[2] - seen[0] >= Duration::from_millis(1_000),
+        "{:?}",
+        seen.iter().map(|t| *t - seen[0]).collect::<Vec<_>>()
+    );
+}

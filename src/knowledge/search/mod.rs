@@ -6,6 +6,7 @@
 //! the `search_knowledge` tool both come here.
 
 mod slots;
+mod vector;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,15 +15,15 @@ use confer_actors::{DocumentId, OrgId};
 use serde::{Deserialize, Serialize};
 
 use self::slots::SearchSlots;
+use self::vector::{VectorRanking, vector_ranking};
 use super::embed::Embedder;
 use super::index::{self, IndexConfig, KnowledgeIndex};
-use super::vector_cache::{OrgVectors, VectorCache};
+use super::vector_cache::VectorCache;
 use super::vectors::fuse;
 use super::{Chunk, Document, Scope};
 use crate::outbound::Outbound;
 use crate::settings::Settings;
 use crate::store::Store;
-use crate::store::knowledge::vectors::EmbeddingConfig;
 
 /// The longest query, in characters.
 pub const MAX_QUERY_CHARS: usize = 1_000;
@@ -96,6 +97,9 @@ pub struct KnowledgeSearch {
     embedder: Arc<Embedder>,
     vectors: Arc<VectorCache>,
     slots: SearchSlots,
+    /// Vectors a query's scopes may hold for the exact scan; beyond, the
+    /// graph.
+    exact_scan_max: usize,
 }
 
 /// The analyzed terms of `query`, or why it is refused.
@@ -141,6 +145,7 @@ impl KnowledgeSearch {
             index,
             (embedder, vectors),
             settings.knowledge_search_threads,
+            settings.knowledge_exact_scan_max,
         )))
     }
 
@@ -150,6 +155,7 @@ impl KnowledgeSearch {
         index: Arc<KnowledgeIndex>,
         (embedder, vectors): (Arc<Embedder>, Arc<VectorCache>),
         threads: usize,
+        exact_scan_max: usize,
     ) -> Self {
         Self {
             store,
@@ -157,6 +163,7 @@ impl KnowledgeSearch {
             embedder,
             vectors,
             slots: SearchSlots::new(threads),
+            exact_scan_max,
         }
     }
 
@@ -190,7 +197,7 @@ impl KnowledgeSearch {
             (_, false) => SearchMode::Bm25,
             (mode, true) => mode,
         };
-        let partial = self.index.rebuilding();
+        let mut partial = self.index.rebuilding();
         let query_vector = match mode {
             SearchMode::Bm25 => None,
             _ => self.embedder.embed_query(org, &request.query).await,
@@ -216,11 +223,25 @@ impl KnowledgeSearch {
                 let (store, cache) = (self.store.clone(), Arc::clone(&self.vectors));
                 let scopes = request.scopes.clone();
                 let least = request.min_score.filter(|_| mode == SearchMode::Vector);
-                self.slots
+                let exact_scan_max = self.exact_scan_max;
+                let VectorRanking {
+                    hits,
+                    partial: fallback,
+                } = self
+                    .slots
                     .run(move || {
-                        vector_ranking(&store, &cache, org, &scopes, (&config, &query), least)
+                        vector_ranking(
+                            &store,
+                            &cache,
+                            exact_scan_max,
+                            (org, &scopes),
+                            (&config, &query),
+                            least,
+                        )
                     })
-                    .await?
+                    .await?;
+                partial |= fallback;
+                hits
             }
             None => Vec::new(),
         };
@@ -299,39 +320,6 @@ impl KnowledgeSearch {
             })
             .await
     }
-}
-
-/// The exact scan: the best [`CANDIDATES`] chunks of `scopes` by cosine
-/// with `query` (at least `least`), as chunk ids, over the org's cached
-/// vectors.
-fn vector_ranking(
-    store: &Store,
-    cache: &VectorCache,
-    org: OrgId,
-    scopes: &[Scope],
-    (config, query): (&EmbeddingConfig, &[i8]),
-    least: Option<f32>,
-) -> Result<Vec<(String, f32)>, SearchError> {
-    let (model, dims) = (config.model.as_str(), query.len());
-    let vectors = cache
-        .get_or_load(org, model, dims, || {
-            let found = store.with_inner(|s| s.org_vectors(org, model, dims))?;
-            Ok(OrgVectors::new(model, dims, found))
-        })
-        .map_err(|e| SearchError::Failed(e.to_string()))?;
-    Ok(vectors
-        .scan(scopes, query, least, CANDIDATES)
-        .into_iter()
-        .filter_map(|(key, score)| chunk_id_of(&key).map(|id| (id, score)))
-        .collect())
-}
-
-/// The id (`{doc}:{generation}:{n}`) of a chunk's store key.
-fn chunk_id_of(key: &[u8]) -> Option<String> {
-    let doc = DocumentId::from_bytes(key.get(..16)?.try_into().ok()?);
-    let generation = u64::from_be_bytes(key.get(16..24)?.try_into().ok()?);
-    let n = u32::from_be_bytes(key.get(24..28)?.try_into().ok()?);
-    Some(format!("{doc}:{generation}:{n}"))
 }
 
 /// `{doc}:{generation}:{n}`.
