@@ -183,10 +183,24 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         },
     );
     let knowledge = knowledge::KnowledgeServices::start(&store, &settings, &outbound)?;
+    let provider: Arc<dyn confer_actors::ModelProvider> =
+        Arc::new(ProviderRouter::new(&settings, client));
+    let resolver: Arc<dyn confer_actors::CredentialResolver> =
+        Arc::new(resolver::HttpResolver::new(outbound.clone()));
+    knowledge::collect::MemoryCollector::start(
+        store.clone(),
+        (
+            Arc::clone(&knowledge.memories),
+            Arc::clone(knowledge.search.embedder()),
+        ),
+        (Arc::clone(&provider), Arc::clone(&resolver)),
+        Arc::clone(&prices),
+        knowledge.memories.collections(),
+    );
     let engine = Arc::new(Engine {
         store: store.as_port(),
-        provider: Arc::new(ProviderRouter::new(&settings, client)),
-        resolver: Arc::new(resolver::HttpResolver::new(outbound.clone())),
+        provider,
+        resolver,
         tools: Arc::new(tools::ServerToolbox::new(
             tools::plans::PlanTools::new(store.clone()),
             tools::knowledge::KnowledgeTools::new(store.clone(), Arc::clone(&knowledge.search)),

@@ -213,6 +213,8 @@ pub enum UsagePurpose {
     Answer,
     /// The summary call of Confer's compaction.
     Compaction,
+    /// The call that collects memories after a turn (`knowledge.md` §5).
+    Memory,
 }
 
 /// Per-agent configuration of the bring-your-own-key credential resolver.

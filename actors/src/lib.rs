@@ -50,7 +50,8 @@ pub use prices::{ModelPrice, PriceTable};
 pub use provider::{
     CallOrigin, CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver,
     FinishReason, KeyRequest, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
-    ModelStream, ReasoningBlock, ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
+    ModelStream, ReasoningBlock, ReasoningPiece, ResolvedKey, SideCall, ToolCall, ToolDefinition,
+    VendorKey, estimate_tokens, read_side_call,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use send_rules::BrokenRule;

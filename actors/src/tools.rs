@@ -229,6 +229,21 @@ pub const RECALL: &str = "recall";
 /// The future of a briefing: text for the system prompt, if any.
 pub type BriefingFuture = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
+/// A turn that ended with an answer: status ok, no call left to the
+/// client (what a memory collection reads, `knowledge.md` §5).
+#[derive(Clone, Debug)]
+pub struct AnsweredTurn {
+    /// The turn's number in its thread.
+    pub turn: u64,
+    /// The model the turn answered with, as the send or the agent named it.
+    pub model: String,
+    /// The answer's text (every step's).
+    pub answer: String,
+}
+
+/// The future of [`ToolExecutor::turn_answered`].
+pub type AnsweredFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+
 /// The tools Confer runs itself.
 pub trait ToolExecutor: Send + Sync + 'static {
     /// The server-side tools a turn may offer, before gating.
@@ -250,6 +265,12 @@ pub trait ToolExecutor: Send + Sync + 'static {
     /// preamble and overlays of the system prompt.
     fn briefing(&self, _scope: &ToolScope) -> BriefingFuture {
         Box::pin(async { None })
+    }
+
+    /// Told once a turn answered, after its answer is durable and its
+    /// stream ended; run on its own task (the turn never waits for it).
+    fn turn_answered(&self, _scope: &ToolScope, _turn: AnsweredTurn) -> AnsweredFuture {
+        Box::pin(async {})
     }
 }
 

@@ -30,6 +30,8 @@ pub struct MemoryBook {
     search: Arc<KnowledgeSearch>,
     max_per_org: u64,
     purge: Notify,
+    /// Told of each memory collection queued (the collector waits on it).
+    collections: Arc<Notify>,
 }
 
 /// A recalled memory and its BM25 score.
@@ -47,9 +49,26 @@ impl MemoryBook {
             search: Arc::clone(search),
             max_per_org: settings.knowledge_max_memories_per_org,
             purge: Notify::new(),
+            collections: Arc::new(Notify::new()),
         });
         tokio::spawn(Arc::clone(&book).purge_loop());
         book
+    }
+
+    /// What the memory collector waits on: a collection was queued.
+    pub fn collections(&self) -> Arc<Notify> {
+        Arc::clone(&self.collections)
+    }
+
+    /// Queues the collection of a turn's memories (durable when it
+    /// answers) and wakes the collector.
+    pub async fn queue_collection(
+        &self,
+        job: crate::store::knowledge::collect::CollectJob,
+    ) -> Result<(), StoreError> {
+        self.store.write(move |s| s.put_collect_job(&job)).await?;
+        self.collections.notify_one();
+        Ok(())
     }
 
     /// Writes `memory` (evicting past `max_per_owner`); answers once it is

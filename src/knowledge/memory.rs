@@ -126,6 +126,55 @@ pub fn check_content(content: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Who writes a memory from a turn (a `remember` call, a collection).
+pub struct Author<'a> {
+    pub org: OrgId,
+    pub agent: AgentId,
+    pub thread: ThreadId,
+    /// The turn's sender.
+    pub user_id: &'a str,
+    /// A public turn: its sender's own memories only.
+    pub public: bool,
+    /// A multiplayer thread's turn: shared memories only.
+    pub multiplayer: bool,
+}
+
+impl Author<'_> {
+    /// The memory this author writes with `config`'s tool scope, or why
+    /// it may not (`knowledge.md` §5: no personal memory in a shared
+    /// thread, no shared one from a public chat).
+    pub fn memory(
+        &self,
+        config: &MemoryConfig,
+        content: String,
+        source: MemorySource,
+    ) -> Result<Memory, String> {
+        check_content(&content)?;
+        let user_id = match config.tool_scope {
+            MemoryScope::User if self.multiplayer => {
+                return Err("personal memories are not kept in shared threads".into());
+            }
+            MemoryScope::Agent if self.public => {
+                return Err("shared memories are not written from public chats".into());
+            }
+            MemoryScope::User => Some(self.user_id.to_owned()),
+            MemoryScope::Agent => None,
+        };
+        Ok(Memory {
+            id: MemoryId::new(),
+            org_id: self.org,
+            agent_id: self.agent,
+            scope: config.tool_scope,
+            user_id,
+            content: content.trim().to_owned(),
+            source,
+            thread_id: Some(self.thread),
+            created_at: Utc::now(),
+            last_recalled_at: None,
+        })
+    }
+}
+
 /// An agent's memory configuration (`GET/PUT /api/agents/{id}/memory`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(default)]

@@ -9,6 +9,7 @@
 //! The records and their store layout are in `crate::store::knowledge`.
 
 pub mod chunk;
+pub mod collect;
 pub mod document;
 pub mod embed;
 pub mod files;

@@ -6,16 +6,16 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use confer_actors::tools::{RECALL, REMEMBER, ToolOutput, ToolScope};
-use confer_actors::{MemoryId, ToolCall, ToolDefinition};
+use confer_actors::tools::{AnsweredTurn, RECALL, REMEMBER, ToolOutput, ToolScope};
+use confer_actors::{ToolCall, ToolDefinition};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::knowledge::collect::{collects, transcript};
 use crate::knowledge::memories::MemoryBook;
-use crate::knowledge::memory::{
-    Memory, MemoryConfig, MemoryScope, MemorySource, Owner, check_content,
-};
+use crate::knowledge::memory::{Author, Memory, MemoryConfig, MemorySource, Owner};
 use crate::store::Store;
+use crate::store::knowledge::collect::CollectJob;
 use crate::store::knowledge::memories::MemoryWritten;
 
 /// The memory tools and briefing.
@@ -78,37 +78,22 @@ pub fn readable_owners(scope: &ToolScope) -> Vec<Owner> {
     }
 }
 
-/// The memory a turn's `remember` (or its collection) writes, or why it
-/// may not.
+/// The memory a turn's `remember` writes, or why it may not.
 pub fn turn_memory(
     scope: &ToolScope,
     config: &MemoryConfig,
     content: String,
     source: MemorySource,
 ) -> Result<Memory, String> {
-    check_content(&content)?;
-    let user_id = match config.tool_scope {
-        MemoryScope::User if scope.multiplayer => {
-            return Err("personal memories are not kept in shared threads".into());
-        }
-        MemoryScope::Agent if scope.public => {
-            return Err("shared memories are not written from public chats".into());
-        }
-        MemoryScope::User => Some(scope.user_id.clone()),
-        MemoryScope::Agent => None,
+    let author = Author {
+        org: scope.org,
+        agent: scope.agent,
+        thread: scope.thread,
+        user_id: &scope.user_id,
+        public: scope.public,
+        multiplayer: scope.multiplayer,
     };
-    Ok(Memory {
-        id: MemoryId::new(),
-        org_id: scope.org,
-        agent_id: scope.agent,
-        scope: config.tool_scope,
-        user_id,
-        content: content.trim().to_owned(),
-        source,
-        thread_id: Some(scope.thread),
-        created_at: Utc::now(),
-        last_recalled_at: None,
-    })
+    author.memory(config, content, source)
 }
 
 impl MemoryTools {
@@ -182,6 +167,35 @@ impl MemoryTools {
                 ok(json!({ "memories": memories }))
             }
             Err(error) => ToolOutput::error(error.to_string()),
+        }
+    }
+
+    /// Queues the collection of `turn`'s memories when the agent collects
+    /// them and the turn may be collected.
+    pub async fn turn_answered(&self, scope: &ToolScope, turn: AnsweredTurn) {
+        if !scope.memory {
+            return;
+        }
+        let Some(config) = self.config(scope).await else {
+            return;
+        };
+        if !collects(&config, scope.public, scope.multiplayer) {
+            return;
+        }
+        let job = CollectJob {
+            org_id: scope.org,
+            agent_id: scope.agent,
+            thread_id: scope.thread,
+            turn: turn.turn,
+            user_id: scope.user_id.clone(),
+            multiplayer: scope.multiplayer,
+            model: turn.model,
+            transcript: transcript(&scope.message, &turn.answer, config.collect_budget_tokens),
+            attempts: 0,
+            due_at: Utc::now(),
+        };
+        if let Err(error) = self.book.queue_collection(job).await {
+            tracing::error!(%error, "queueing a memory collection failed");
         }
     }
 

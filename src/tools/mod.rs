@@ -17,8 +17,8 @@ pub mod webhook;
 
 use confer_actors::ToolCall;
 use confer_actors::tools::{
-    BriefingFuture, NOT_AVAILABLE, OfferedFuture, RECALL, REMEMBER, SEARCH_KNOWLEDGE, ToolExecutor,
-    ToolFuture, ToolOutput, ToolScope,
+    AnsweredFuture, AnsweredTurn, BriefingFuture, NOT_AVAILABLE, OfferedFuture, RECALL, REMEMBER,
+    SEARCH_KNOWLEDGE, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
 };
 
 use self::integrations::IntegrationTools;
@@ -178,5 +178,11 @@ impl ToolExecutor for ServerToolbox {
             .collect();
             (!parts.is_empty()).then(|| parts.join("\n\n"))
         })
+    }
+
+    /// The memories' collection, when the agent collects them.
+    fn turn_answered(&self, scope: &ToolScope, turn: AnsweredTurn) -> AnsweredFuture {
+        let (memory, scope) = (self.memory.clone(), scope.clone());
+        Box::pin(async move { memory.turn_answered(&scope, turn).await })
     }
 }

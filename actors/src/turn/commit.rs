@@ -17,6 +17,7 @@ use crate::idempotency::{IdempotencyRecord, OutcomeKind, TurnOutcome};
 use crate::ids::{MessageId, UsageId};
 use crate::ports::ThreadAppend;
 use crate::provider::{ContextMessage, ContextRole, estimate_tokens};
+use crate::tools::AnsweredTurn;
 use crate::trace::{SpanAttributes, SpanKind, Stamp, TraceRecord, TraceStatus};
 use crate::turn_metrics;
 
@@ -95,7 +96,16 @@ impl Turn {
         let status = trace_status(&outcome);
         turn_metrics::turn_ended(status, self.trace.started().instant.elapsed());
         outcome.content = content;
+        let answered_turn = (status == TraceStatus::Ok && message_id.is_some() && !requires_action)
+            .then(|| AnsweredTurn {
+                turn: self.number,
+                model: self.model.clone(),
+                answer: outcome.content.clone(),
+            });
         self.end_stream(outcome, message_id, usage, requires_action);
+        if let Some(answered) = answered_turn {
+            tokio::spawn(self.engine.tools.turn_answered(&self.scope, answered));
+        }
         Some(self.history)
     }
 

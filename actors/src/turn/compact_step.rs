@@ -13,7 +13,6 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use futures_util::StreamExt;
 
 use super::model_step::CallKey;
 use super::prepare::append_durably;
@@ -23,54 +22,13 @@ use crate::domain::{UsagePurpose, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
 use crate::ports::ThreadAppend;
 use crate::provider::{
-    CompactionBlock, ContextMessage, ContextRole, ModelError, ModelEvent, ModelRequest,
-    ModelStream, estimate_tokens, view_for,
+    CompactionBlock, ContextMessage, ContextRole, ModelRequest, SideCall, estimate_tokens,
+    read_side_call, view_for,
 };
 use crate::trace::{SpanAttributes, SpanKind, Stamp};
 
 /// The provider that compacts natively (its own block, `model_step`).
 const NATIVE_PROVIDER: &str = "anthropic";
-
-/// What the summary call gave.
-struct SummaryCall {
-    accepted: bool,
-    text: String,
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    failure: Option<ModelError>,
-}
-
-/// Reads a summary call to its end (nothing is relayed to the client).
-async fn read_summary(mut stream: ModelStream) -> SummaryCall {
-    let mut call = SummaryCall {
-        accepted: false,
-        text: String::new(),
-        input_tokens: None,
-        output_tokens: None,
-        failure: None,
-    };
-    while let Some(event) = stream.next().await {
-        match event {
-            ModelEvent::Accepted => call.accepted = true,
-            ModelEvent::Text(piece) => call.text.push_str(&piece),
-            ModelEvent::Usage {
-                input_tokens,
-                output_tokens,
-                ..
-            } => {
-                call.input_tokens = input_tokens.or(call.input_tokens);
-                call.output_tokens = output_tokens.or(call.output_tokens);
-            }
-            ModelEvent::Finish(_) => break,
-            ModelEvent::Error(error) => {
-                call.failure = Some(error);
-                break;
-            }
-            _ => {}
-        }
-    }
-    call
-}
 
 impl Turn {
     /// Whether this model call may need Confer's compaction at all (the
@@ -112,7 +70,7 @@ impl Turn {
         };
         let from = Stamp::now();
         let stream = self.engine.provider.stream(request);
-        let call = until_cancelled(&mut self.cancel, read_summary(stream)).await?;
+        let call = until_cancelled(&mut self.cancel, read_side_call(stream)).await?;
         let attributes = SpanAttributes {
             method: Some("summary".to_owned()),
             ..SpanAttributes::default()
@@ -176,7 +134,7 @@ impl Turn {
     /// Writes the summary call's usage record (linked to the answer later).
     async fn bill_summary(
         &mut self,
-        call: &SummaryCall,
+        call: &SideCall,
         key: &CallKey,
         estimated_input: impl FnOnce() -> u64,
     ) {

@@ -35,6 +35,7 @@ use crate::knowledge::files::KnowledgeFiles;
 use crate::knowledge::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};
 
 pub mod changes;
+pub mod collect;
 mod jobs;
 pub mod memories;
 mod purge;
@@ -57,6 +58,8 @@ pub struct KnowledgeTrees {
     pub(super) purges: sled::Tree,
     pub(super) changes: sled::Tree,
     pub(super) memories: memories::MemoryTrees,
+    /// Memory collections to run, by thread and turn.
+    pub(super) collect_jobs: sled::Tree,
     /// Held while the change log is appended to or read.
     pub(super) changes_lock: std::sync::Mutex<()>,
     /// Held while a file is kept for a new document and while a purge
@@ -79,6 +82,7 @@ impl KnowledgeTrees {
             purges: tree("knowledge_purges")?,
             changes: tree("knowledge_changes")?,
             memories: memories::MemoryTrees::open(db)?,
+            collect_jobs: tree("memory_collect_jobs")?,
             changes_lock: std::sync::Mutex::new(()),
             file_lock: std::sync::Mutex::new(()),
         })

@@ -119,6 +119,24 @@ impl SledStore {
         Ok(())
     }
 
+    /// Adds a model call made outside a turn (a memory collection's) to
+    /// today's aggregates of its org and its user: its tokens and cost,
+    /// no turn (durable with the next flush).
+    pub fn add_call_to_days(
+        &self,
+        org: OrgId,
+        user: &str,
+        (agent, model): (AgentId, &str),
+        call: &DayAggregate,
+    ) -> Result<(), StoreError> {
+        let day = keys::day_number(Utc::now());
+        self.day_merges
+            .add(keys::trace_day_key(org, day, agent, model), call)?;
+        self.day_merges
+            .add(keys::user_trace_day_key(org, user, day, agent, model), call)?;
+        Ok(())
+    }
+
     /// The day aggregates of `org` for days `first..=last`, with their day,
     /// agent and model.
     pub fn trace_days(
