@@ -149,10 +149,17 @@ impl GraphView {
     }
 
     /// The best `limit` of `scopes` by cosine with `query` (at least
-    /// `least`): the graph's search (ef max(64, 4 × limit), filtered to
-    /// live points of the scopes) merged with the exact scan of the
-    /// unlinked vectors of `vectors`, the snapshot this view was made
-    /// against. (chunk key, cosine), best first.
+    /// `least`): the graph's `ef` = max(64, 4 × limit) nearest, kept to
+    /// live points of the scopes, merged with the exact scan of the
+    /// unlinked vectors of `vectors` (the snapshot this view was made
+    /// against); (chunk key, cosine), best first. `None` when fewer than
+    /// `limit` of the nearest are in the scopes while the scopes hold
+    /// more: the caller scans instead.
+    ///
+    /// The scopes are kept after the search, not given to it: `hnsw_rs`'s
+    /// filtered search never stops early and visits the whole graph. The
+    /// graph serves only scopes holding more than `exact_scan_max`, a
+    /// large share of its points, so its nearest rarely miss them.
     pub fn search(
         &self,
         vectors: &OrgVectors,
@@ -160,28 +167,33 @@ impl GraphView {
         query: &[i8],
         least: Option<f32>,
         limit: usize,
-    ) -> Vec<(Vec<u8>, f32)> {
+    ) -> Option<Vec<(Vec<u8>, f32)>> {
         let graph = &self.graph;
         if query.len() != graph.dims {
-            return Vec::new();
+            return Some(Vec::new());
         }
         let ef = (4 * limit).max(64);
-        let keep = |id: &usize| {
-            self.alive.get(*id).copied().unwrap_or(false)
-                && graph.scopes.get(*id).is_some_and(|s| scopes.contains(s))
-        };
-        let mut found: Vec<(Vec<u8>, f32)> = graph
-            .hnsw
-            .search_filter(query, limit, ef, Some(&keep))
+        let nearest = graph.hnsw.search(query, ef, ef);
+        let reached = nearest.len();
+        let mut found: Vec<(Vec<u8>, f32)> = nearest
             .into_iter()
+            .filter(|n| {
+                self.alive.get(n.d_id).copied().unwrap_or(false)
+                    && graph.scopes.get(n.d_id).is_some_and(|s| scopes.contains(s))
+            })
             .filter_map(|n| Some((graph.keys.get(n.d_id)?.clone(), 1.0 - n.distance)))
-            .filter(|(_, score)| least.is_none_or(|least| *score >= least))
             .collect();
+        if found.len() < limit && reached == ef {
+            // The scopes' points are too far down the graph's answer.
+            return None;
+        }
+        found.retain(|(_, score)| least.is_none_or(|least| *score >= least));
+        found.truncate(limit);
         found.extend(vectors.scan_some(&self.tail, scopes, query, least, limit));
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         found.dedup_by(|a, b| a.0 == b.0);
         found.truncate(limit);
-        found
+        Some(found)
     }
 
     /// What the view holds beyond its graph.
@@ -240,7 +252,9 @@ mod tests {
         let mut same = 0;
         for (_, _, query) in &queries {
             let exact = keys(&vectors.scan(&[Scope::Org], query, None, 10));
-            let approx = view.search(&vectors, &[Scope::Org], query, None, 10);
+            let approx = view
+                .search(&vectors, &[Scope::Org], query, None, 10)
+                .unwrap();
             assert_eq!(approx.len(), 10);
             same += approx.iter().filter(|(key, _)| exact.contains(key)).count();
         }
@@ -248,10 +262,16 @@ mod tests {
         assert!(same >= 450, "recall {same}/500");
         // The scope filter holds: the agent's points only.
         let scope = [Scope::Agent(agent)];
-        let agents = view.search(&vectors, &scope, &queries[0].2, None, 10);
+        let agents = view
+            .search(&vectors, &scope, &queries[0].2, None, 10)
+            .unwrap();
         let exact = keys(&vectors.scan(&scope, &queries[0].2, None, 10));
         assert!(agents.iter().filter(|(key, _)| exact.contains(key)).count() >= 8);
-        assert!(agents.iter().all(|(key, _)| index_of(key).is_multiple_of(5)));
+        assert!(
+            agents
+                .iter()
+                .all(|(key, _)| index_of(key).is_multiple_of(5))
+        );
     }
 
     #[test]
@@ -277,10 +297,14 @@ mod tests {
         let vectors = OrgVectors::new("m", 32, later);
         let view = graph.view(&vectors).unwrap();
         assert!(!view.is_stale());
-        let hits = view.search(&vectors, &[Scope::Org], &added.2, None, 2);
+        let hits = view
+            .search(&vectors, &[Scope::Org], &added.2, None, 2)
+            .unwrap();
         let keys: Vec<&Vec<u8>> = hits.iter().map(|h| &h.0).collect();
         assert!(keys.contains(&&added.0) && keys.contains(&&first[21].0));
-        let hits = view.search(&vectors, &[Scope::Org], &removed.2, None, 5);
+        let hits = view
+            .search(&vectors, &[Scope::Org], &removed.2, None, 5)
+            .unwrap();
         assert!(hits.iter().all(|h| h.0 != removed.0));
         // A quarter removed: rebuilt.
         let shrunk = OrgVectors::new("m", 32, first[..150].to_vec());

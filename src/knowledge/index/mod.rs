@@ -4,7 +4,10 @@
 //! queries under a required scope filter. Everything here can be thrown
 //! away: a missing, unreadable or older index is rebuilt from sled.
 
+mod analysis;
 mod writer;
+
+use analysis::analyzer;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,10 +20,6 @@ use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
-};
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
-    TextAnalyzer,
 };
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 use tokio::sync::watch;
@@ -77,16 +76,6 @@ fn schema() -> (Schema, Fields) {
         breadcrumb: builder.add_text_field("breadcrumb", analyzed),
     };
     (builder.build(), fields)
-}
-
-/// Lower case, ASCII folding, the English stemmer (`knowledge.md` §3).
-fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .filter(Stemmer::new(Language::English))
-        .build()
 }
 
 /// The terms the index holds for `text`, in order (repeats kept).

@@ -47,10 +47,10 @@ pub(super) fn vector_ranking(
                 if view.is_stale() {
                     cache.build_graph(org, Arc::clone(vectors));
                 }
-                (
-                    view.search(vectors, scopes, query, least, CANDIDATES),
-                    false,
-                )
+                let found = view.search(vectors, scopes, query, least, CANDIDATES);
+                // The graph's nearest missed the scopes: the exact scan.
+                let found = found.unwrap_or_else(|| vectors.scan(scopes, query, least, CANDIDATES));
+                (found, false)
             }
             None => {
                 cache.build_graph(org, Arc::clone(vectors));
