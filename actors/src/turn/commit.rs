@@ -96,7 +96,12 @@ impl Turn {
         let status = trace_status(&outcome);
         turn_metrics::turn_ended(status, self.trace.started().instant.elapsed());
         outcome.content = content;
-        let answered_turn = (status == TraceStatus::Ok && message_id.is_some() && !requires_action)
+        // Only the memories listen (auto-collect): a turn of an agent
+        // without them copies nothing and spawns nothing.
+        let answered_turn = (self.scope.memory
+            && status == TraceStatus::Ok
+            && message_id.is_some()
+            && !requires_action)
             .then(|| AnsweredTurn {
                 turn: self.number,
                 model: self.model.clone(),
