@@ -166,9 +166,10 @@ mod tests {
     fn the_memo_is_bounded() {
         let mut filter = MemoStemmer.transform(SimpleTokenizer::default());
         let words: String = (0..MAX_STEMS + 10).map(|i| format!("w{i} ")).collect();
-        let mut stream = filter.token_stream(&words);
-        while stream.advance() {}
-        drop(stream);
+        {
+            let mut stream = filter.token_stream(&words);
+            while stream.advance() {}
+        }
         assert!(filter.memo.len() <= MAX_STEMS && !filter.memo.is_empty());
     }
 }
