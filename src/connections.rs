@@ -76,3 +76,11 @@ pub fn bind(settings: &Settings) -> anyhow::Result<std::net::TcpListener> {
         anyhow::anyhow!("cannot listen on {}: {why}", settings.bind)
     })
 }
+
+/// `bind` with its port replaced by `port` (`serve --port`).
+pub fn with_port(bind: &str, port: u16) -> String {
+    match bind.rsplit_once(':') {
+        Some((host, _)) => format!("{host}:{port}"),
+        None => format!("{bind}:{port}"),
+    }
+}

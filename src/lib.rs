@@ -34,7 +34,9 @@ use std::time::Duration;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
-use confer_actors::{Engine, Retention, Runtime, RuntimeConfig, ThreadLimits};
+use confer_actors::{
+    CredentialResolver, Engine, ModelProvider, Retention, Runtime, RuntimeConfig, ThreadLimits,
+};
 use secrecy::ExposeSecret;
 
 use crate::api::extract::{BodyLimit, path_config, query_config};
@@ -47,15 +49,7 @@ use crate::settings::Settings;
 use crate::state::AppState;
 use crate::store::Store;
 
-pub use crate::connections::bind;
-
-/// `bind` with its port replaced by `port` (`serve --port`).
-pub fn with_port(bind: &str, port: u16) -> String {
-    match bind.rsplit_once(':') {
-        Some((host, _)) => format!("{host}:{port}"),
-        None => format!("{bind}:{port}"),
-    }
-}
+pub use crate::connections::{bind, with_port};
 
 /// The JWT verifier the configuration asks for (none when JWT auth is off).
 pub fn jwt_verifier(settings: &Settings) -> anyhow::Result<Option<JwtVerifier>> {
@@ -183,20 +177,10 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         },
     );
     let knowledge = knowledge::KnowledgeServices::start(&store, &settings, &outbound)?;
-    let provider: Arc<dyn confer_actors::ModelProvider> =
-        Arc::new(ProviderRouter::new(&settings, client));
-    let resolver: Arc<dyn confer_actors::CredentialResolver> =
+    let provider: Arc<dyn ModelProvider> = Arc::new(ProviderRouter::new(&settings, client));
+    let resolver: Arc<dyn CredentialResolver> =
         Arc::new(resolver::HttpResolver::new(outbound.clone()));
-    knowledge::collect::MemoryCollector::start(
-        store.clone(),
-        (
-            Arc::clone(&knowledge.memories),
-            Arc::clone(knowledge.search.embedder()),
-        ),
-        (Arc::clone(&provider), Arc::clone(&resolver)),
-        Arc::clone(&prices),
-        knowledge.memories.collections(),
-    );
+    knowledge.start_collector(&store, (&provider, &resolver), &prices);
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider,

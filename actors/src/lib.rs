@@ -7,6 +7,7 @@
 //! actix-web, reqwest or sled, so everything here can be tested with in-memory
 //! fakes; the adapters live in the `confer` crate.
 
+pub mod call_notes;
 pub mod citations;
 pub mod codes;
 pub mod compaction;
@@ -23,6 +24,7 @@ pub mod prices;
 pub mod provider;
 pub mod registry;
 pub mod send_rules;
+pub mod side_call;
 pub mod thread_actor;
 pub mod timings;
 pub mod tools;
@@ -50,11 +52,12 @@ pub use prices::{ModelPrice, PriceTable};
 pub use provider::{
     CallOrigin, CompactionBlock, ContextMessage, ContextRole, ContextView, CredentialResolver,
     FinishReason, KeyRequest, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
-    ModelStream, ReasoningBlock, ReasoningPiece, ResolvedKey, SideCall, ToolCall, ToolDefinition,
-    VendorKey, estimate_tokens, read_side_call,
+    ModelStream, ReasoningBlock, ReasoningPiece, ResolvedKey, ToolCall, ToolDefinition, VendorKey,
+    estimate_tokens,
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use send_rules::BrokenRule;
+pub use side_call::{SideCall, read_side_call};
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};
 pub use timings::TurnTimings;
 pub use trace::{

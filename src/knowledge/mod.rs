@@ -24,14 +24,16 @@ pub mod vector_cache;
 pub mod vector_graph;
 pub mod vectors;
 
+use std::sync::Arc;
+
 pub use document::{Chunk, Document, DocumentStatus, IngestJob, JobKind, Scope};
 
 /// Knowledge's services, started: the search (its index and embedder),
 /// the memories and the ingestion workers.
 pub struct KnowledgeServices {
-    pub search: std::sync::Arc<search::KnowledgeSearch>,
-    pub memories: std::sync::Arc<memories::MemoryBook>,
-    pub ingestion: std::sync::Arc<ingest::Ingestion>,
+    pub search: Arc<search::KnowledgeSearch>,
+    pub memories: Arc<memories::MemoryBook>,
+    pub ingestion: Arc<ingest::Ingestion>,
 }
 
 impl KnowledgeServices {
@@ -53,5 +55,28 @@ impl KnowledgeServices {
             memories,
             ingestion,
         })
+    }
+
+    /// Starts auto-collect's collector, which calls the models as turns
+    /// do (with their provider and credential resolver).
+    pub fn start_collector(
+        &self,
+        store: &crate::store::Store,
+        (provider, resolver): (
+            &Arc<dyn confer_actors::ModelProvider>,
+            &Arc<dyn confer_actors::CredentialResolver>,
+        ),
+        prices: &Arc<confer_actors::PriceTable>,
+    ) {
+        collect::MemoryCollector::start(
+            store.clone(),
+            (
+                Arc::clone(&self.memories),
+                Arc::clone(self.search.embedder()),
+            ),
+            (Arc::clone(provider), Arc::clone(resolver)),
+            Arc::clone(prices),
+            self.memories.collections(),
+        );
     }
 }

@@ -14,126 +14,13 @@ use std::time::{Duration, Instant};
 use confer_actors::{OrgId, StoreError};
 use lru::LruCache;
 
-use super::Scope;
 use super::vector_graph::{GraphView, VectorGraph};
-use super::vectors::cosine;
+pub use super::vectors::OrgVectors;
 
 /// How stale an entry may be while the embedder writes.
 const RELOAD_EVERY: Duration = Duration::from_secs(1);
 /// Orgs the cache tracks at most (their bytes bound it first).
 const MAX_ORGS: usize = 4_096;
-
-/// An org's vectors of one model: chunk keys, scopes and components.
-pub struct OrgVectors {
-    pub model: String,
-    pub dims: usize,
-    keys: Vec<Vec<u8>>,
-    scopes: Vec<Scope>,
-    components: Vec<i8>,
-}
-
-impl OrgVectors {
-    /// Packs `found` (chunk key, scope, components of `dims`).
-    pub fn new(model: &str, dims: usize, found: Vec<(Vec<u8>, Scope, Vec<i8>)>) -> Self {
-        let mut vectors = Self {
-            model: model.to_owned(),
-            dims,
-            keys: Vec::with_capacity(found.len()),
-            scopes: Vec::with_capacity(found.len()),
-            components: Vec::with_capacity(found.len() * dims),
-        };
-        for (key, scope, components) in found {
-            if components.len() == dims {
-                vectors.keys.push(key);
-                vectors.scopes.push(scope);
-                vectors.components.extend_from_slice(&components);
-            }
-        }
-        vectors
-    }
-
-    /// What the entry holds, in bytes.
-    pub fn bytes(&self) -> usize {
-        self.components.len() + self.keys.len() * (28 + std::mem::size_of::<Scope>() + 24)
-    }
-
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// The `i`th vector: its chunk key, scope and components.
-    pub fn get(&self, i: usize) -> (&[u8], Scope, &[i8]) {
-        (
-            &self.keys[i],
-            self.scopes[i],
-            &self.components[i * self.dims..(i + 1) * self.dims],
-        )
-    }
-
-    /// How many vectors `scopes` hold.
-    pub fn count_in(&self, scopes: &[Scope]) -> usize {
-        self.scopes.iter().filter(|s| scopes.contains(s)).count()
-    }
-
-    /// The best `limit` of `scopes` by cosine with `query` (at least
-    /// `least`): (chunk key, cosine), best first.
-    pub fn scan(
-        &self,
-        scopes: &[Scope],
-        query: &[i8],
-        least: Option<f32>,
-        limit: usize,
-    ) -> Vec<(Vec<u8>, f32)> {
-        self.best(0..self.len(), scopes, query, least, limit)
-    }
-
-    /// [`OrgVectors::scan`] of the vectors at `indexes` only.
-    pub fn scan_some(
-        &self,
-        indexes: &[usize],
-        scopes: &[Scope],
-        query: &[i8],
-        least: Option<f32>,
-        limit: usize,
-    ) -> Vec<(Vec<u8>, f32)> {
-        self.best(indexes.iter().copied(), scopes, query, least, limit)
-    }
-
-    fn best(
-        &self,
-        indexes: impl Iterator<Item = usize>,
-        scopes: &[Scope],
-        query: &[i8],
-        least: Option<f32>,
-        limit: usize,
-    ) -> Vec<(Vec<u8>, f32)> {
-        if query.len() != self.dims || self.dims == 0 {
-            return Vec::new();
-        }
-        let mut scored: Vec<(usize, f32)> = indexes
-            .filter(|i| *i < self.len() && scopes.contains(&self.scopes[*i]))
-            .map(|i| (i, cosine(self.get(i).2, query)))
-            .filter(|(_, score)| least.is_none_or(|least| *score >= least))
-            .collect();
-        let by_score = |a: &(usize, f32), b: &(usize, f32)| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| self.keys[a.0].cmp(&self.keys[b.0]))
-        };
-        if scored.len() > limit {
-            scored.select_nth_unstable_by(limit, by_score);
-            scored.truncate(limit);
-        }
-        scored.sort_by(by_score);
-        scored
-            .into_iter()
-            .map(|(i, score)| (self.keys[i].clone(), score))
-            .collect()
-    }
-}
 
 struct Entry {
     vectors: Arc<OrgVectors>,
@@ -353,32 +240,13 @@ impl Drop for Building<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::knowledge::Scope;
 
     fn vectors(n: usize) -> OrgVectors {
         let found = (0..n)
             .map(|i| (vec![i as u8; 28], Scope::Org, vec![i as i8, 1, 0, 0]))
             .collect();
         OrgVectors::new("m", 4, found)
-    }
-
-    #[test]
-    fn the_scan_keeps_the_best_of_the_scopes() {
-        let mut found: Vec<(Vec<u8>, Scope, Vec<i8>)> = vec![
-            (vec![1; 28], Scope::Org, vec![127, 0]),
-            (vec![2; 28], Scope::Org, vec![0, 127]),
-            (
-                vec![3; 28],
-                Scope::Agent(confer_actors::AgentId::new()),
-                vec![127, 0],
-            ),
-        ];
-        found.push((vec![4; 28], Scope::Org, vec![90, 90]));
-        let packed = OrgVectors::new("m", 2, found);
-        let best = packed.scan(&[Scope::Org], &[127, 0], None, 2);
-        assert_eq!(best.len(), 2);
-        assert_eq!(best[0].0, vec![1; 28]);
-        assert_eq!(best[1].0, vec![4; 28]);
-        assert!(packed.scan(&[Scope::Org], &[127, 0], Some(0.99), 5).len() == 1);
     }
 
     #[test]

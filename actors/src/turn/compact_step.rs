@@ -22,9 +22,9 @@ use crate::domain::{UsagePurpose, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
 use crate::ports::ThreadAppend;
 use crate::provider::{
-    CompactionBlock, ContextMessage, ContextRole, ModelRequest, SideCall, estimate_tokens,
-    read_side_call, view_for,
+    CompactionBlock, ContextMessage, ContextRole, ModelRequest, estimate_tokens, view_for,
 };
+use crate::side_call::{SideCall, read_side_call};
 use crate::trace::{SpanAttributes, SpanKind, Stamp};
 
 /// The provider that compacts natively (its own block, `model_step`).
