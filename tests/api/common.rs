@@ -179,7 +179,14 @@ impl Server {
             stderr_reader: Some(stderr_reader),
             data,
             options,
-            client: reqwest::Client::new(),
+            // Pooled connections are not reused past 2 s idle: the server
+            // closes them at 5 s (actix's keep-alive), and a request sent
+            // on one as it closes fails with `IncompleteMessage` (seen once
+            // in the role walk under the full suite).
+            client: reqwest::Client::builder()
+                .pool_idle_timeout(Duration::from_secs(2))
+                .build()
+                .expect("the test client builds"),
         }
     }
 
