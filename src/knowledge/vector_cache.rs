@@ -217,11 +217,6 @@ impl VectorCache {
         );
     }
 
-    /// Whether a graph is being built.
-    pub fn building(&self) -> bool {
-        self.lock().building
-    }
-
     /// Bytes held.
     pub fn bytes(&self) -> usize {
         self.lock().bytes
