@@ -153,11 +153,17 @@ impl Embedder {
     /// any failure (the search is then BM25 alone).
     pub async fn embed_query(&self, org: OrgId, text: &str) -> Option<(EmbeddingConfig, Vec<i8>)> {
         let (config, mut vectors) = self.embed_now(org, vec![text.to_owned()]).await?;
-        Some((config, vectors.pop()??))
+        let vector = vectors.pop()??;
+        // Comparable with the stored vectors only once their size is known.
+        (config.dimensions()? == vector.len()).then_some((config, vector))
     }
 
     /// The quantized vectors of `texts` (in order; `None` for a zero
-    /// vector) within 3 s, as [`Embedder::embed_query`].
+    /// vector) within 3 s; `None` without a configuration, on any failure,
+    /// or when the answer's vectors differ in size (from each other, or
+    /// from the org's dimensions once known). Before the org's first
+    /// batch the vectors are still comparable with each other (the
+    /// collector's dedupe needs nothing more).
     pub async fn embed_now(
         &self,
         org: OrgId,
@@ -168,11 +174,11 @@ impl Embedder {
             .run(move |s| s.embedding_config(org))
             .await
             .ok()??;
-        let dims = config.dimensions()?;
         let made = tokio::time::timeout(QUERY_WITHIN, self.call(org, &config, texts))
             .await
             .ok()?
             .ok()?;
+        let dims = config.dimensions().or_else(|| made.first().map(Vec::len))?;
         if made.iter().any(|v| v.len() != dims) {
             return None;
         }

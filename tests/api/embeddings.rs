@@ -16,7 +16,7 @@ use crate::knowledge::upload;
 use crate::mock::{Mock, Reply};
 
 /// Character trigrams of the lower-cased text, hashed into 256 buckets.
-fn trigram_vector(text: &str) -> Vec<f32> {
+pub(crate) fn trigram_vector(text: &str) -> Vec<f32> {
     let mut v = vec![0f32; 256];
     let chars: Vec<char> = format!("  {}  ", text.to_lowercase()).chars().collect();
     for w in chars.windows(3) {
@@ -30,7 +30,7 @@ fn trigram_vector(text: &str) -> Vec<f32> {
 }
 
 /// The embedder: answers `{data: [{index, embedding}]}` while `up`.
-async fn embedder(up: Arc<AtomicBool>) -> Mock {
+pub(crate) async fn embedder(up: Arc<AtomicBool>) -> Mock {
     let mock = Mock::start("/v1").await;
     mock.otherwise(Reply::computed(move |request| {
         if !up.load(Ordering::SeqCst) {

@@ -2,7 +2,8 @@
 //! on the mock OpenAI vendor: a JWT user's `remember` survives SIGKILL and
 //! is recalled; another user never sees it (list, recall, `userId`,
 //! auto-inject), nor does a multiplayer thread; forgetting empties recall;
-//! past `maxMemories` the least recently recalled goes.
+//! past `maxMemories` the least recently recalled goes; a collected note
+//! within cosine 0.90 of a kept one is dropped.
 
 use serde_json::{Value, json};
 
@@ -334,4 +335,127 @@ async fn a_turns_memories_are_collected_and_billed_as_memory() {
     let stats = admin.get("/api/analytics?period=7d").await.expect(200);
     assert_eq!(stats["summary"]["total_turns"], 1, "{stats}");
     assert_eq!(stats["summary"]["input_tokens"], input, "{stats}");
+}
+
+/// The cosine of two trigram vectors.
+fn trigram_cosine(a: &str, b: &str) -> f32 {
+    let (a, b) = (
+        crate::embeddings::trigram_vector(a),
+        crate::embeddings::trigram_vector(b),
+    );
+    let dot: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (norm(&a) * norm(&b))
+}
+
+#[tokio::test]
+async fn a_collected_memory_close_to_a_kept_one_is_dropped() {
+    let kept = "Alice drinks green tea every morning";
+    let near = "Alice drinks green tea every single morning";
+    let other = "Alice drinks black coffee after lunch on Fridays";
+    // The premise, in the embedder's own geometry: one repeats, one not.
+    assert!(
+        trigram_cosine(kept, near) >= 0.90,
+        "{}",
+        trigram_cosine(kept, near)
+    );
+    assert!(
+        trigram_cosine(kept, other) < 0.90,
+        "{}",
+        trigram_cosine(kept, other)
+    );
+
+    let vendor = Mock::start("/v1").await;
+    let embedder = crate::embeddings::embedder(std::sync::Arc::new(
+        std::sync::atomic::AtomicBool::new(true),
+    ))
+    .await;
+    let server = Server::start_with(
+        crate::common::Options::default()
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1"),
+    );
+    let admin = server.admin();
+    let org = admin.org_id().await;
+    admin
+        .put(
+            "/api/knowledge/embeddings",
+            json!({"baseUrl": embedder.base, "model": "trigram"}),
+        )
+        .await
+        .expect(200);
+    let agent = admin
+        .agent_with(json!({"name": "Collector", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    admin
+        .put(
+            &format!("/api/agents/{agent}/memory"),
+            json!({"enabled": true, "autoCollect": true}),
+        )
+        .await
+        .expect(200);
+    let path = format!("/api/agents/{agent}/memories?userId=alice");
+    admin
+        .post(
+            &format!("/api/agents/{agent}/memories"),
+            json!({"content": kept, "userId": "alice"}),
+        )
+        .await
+        .expect(201);
+    // Findable by words before the turn, as the dedupe looks it up so.
+    crate::common::eventually(
+        std::time::Duration::from_secs(10),
+        "the kept memory is indexed",
+        async || {
+            let found = recall(
+                &admin,
+                &agent,
+                json!({"query": "green tea", "userId": "alice"}),
+            )
+            .await;
+            (!found.is_empty()).then_some(())
+        },
+    )
+    .await;
+
+    let alice = user(&server, &org, "alice");
+    let thread = alice.thread(&agent, json!({})).await;
+    vendor.push(Reply::stream(openai_answer("Noted.", 5)));
+    vendor.push(Reply::stream(openai_answer(
+        &json!({"memories": [near, other]}).to_string(),
+        12,
+    )));
+    let frames = alice
+        .say(
+            &thread,
+            json!({"content": "Tea mornings, coffee on Fridays."}),
+        )
+        .await;
+    assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+    // The job takes its notes in order: once the second is kept, the
+    // first was judged.
+    let listed = crate::common::eventually(
+        std::time::Duration::from_secs(20),
+        "the collected memory is kept",
+        async || {
+            let listed = admin.get(&path).await.expect(200);
+            (listed.as_array().unwrap().len() > 1).then_some(listed)
+        },
+    )
+    .await;
+    let mut contents: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    contents.sort_unstable();
+    assert_eq!(contents, [other, kept], "{listed}");
+    // Dropped by the vectors' cosine: the embedder was asked about it.
+    let asked = embedder
+        .requests()
+        .iter()
+        .any(|r| r.body["input"].to_string().contains(near));
+    assert!(asked, "the near copy was never embedded");
 }
