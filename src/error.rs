@@ -43,6 +43,10 @@ pub enum ApiError {
     /// 422: well-formed, but a value breaks a rule.
     #[error("{0}")]
     Validation(String),
+    /// 422 naming each field that breaks its schema (`errors`, ≤ 10; the
+    /// detail names the first).
+    #[error("{}", crate::runners::schema::first_error(.0))]
+    InvalidFields(Vec<crate::runners::schema::FieldError>),
     /// 408: the client stopped sending its request.
     #[error("{0}")]
     RequestTimeout(String),
@@ -118,7 +122,7 @@ impl ApiError {
             Self::Conflict(_) => codes::CONFLICT,
             Self::PreconditionFailed { .. } => codes::PRECONDITION_FAILED,
             Self::PayloadTooLarge(_) => codes::PAYLOAD_TOO_LARGE,
-            Self::Validation(_) => codes::VALIDATION_ERROR,
+            Self::Validation(_) | Self::InvalidFields(_) => codes::VALIDATION_ERROR,
             Self::RequestTimeout(_) => codes::REQUEST_TIMEOUT,
             Self::RateLimited { .. } => codes::RATE_LIMITED,
             Self::StoreUnavailable(_) => codes::STORE_UNAVAILABLE,
@@ -130,6 +134,7 @@ impl ApiError {
     fn detail(&self) -> &str {
         match self {
             Self::Internal(_) => "internal error",
+            Self::InvalidFields(errors) => errors.first().map_or("invalid", |e| e.message.as_str()),
             Self::BadRequest(d)
             | Self::Unauthorized(d)
             | Self::Forbidden(d)
@@ -194,6 +199,13 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         if let Self::Internal(cause) = self {
             tracing::error!(%cause, "internal error");
+        }
+        if let Self::InvalidFields(errors) = self {
+            return HttpResponse::UnprocessableEntity().json(serde_json::json!({
+                "error": self.code(),
+                "detail": self.to_string(),
+                "errors": errors,
+            }));
         }
         if let Self::PreconditionFailed { detail, current } = self {
             return HttpResponse::PreconditionFailed().json(StaleBody {

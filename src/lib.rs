@@ -19,6 +19,7 @@ pub mod plans;
 pub mod providers;
 pub mod publishing;
 pub mod resolver;
+pub mod runners;
 pub mod secrets;
 pub mod settings;
 pub mod state;
@@ -198,7 +199,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             tools::mcp::McpTools::new(Arc::clone(&mcps)),
         )),
         traces: Arc::clone(&traces),
-        prices,
+        prices: Arc::clone(&prices),
         trace_payloads: settings.trace_payloads,
     });
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -227,6 +228,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         },
     );
 
+    let runs = runners::worker::RunWorker::start(store.clone(), runtime.clone(), prices);
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
@@ -235,6 +237,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         knowledge_search: knowledge.search,
         memories: knowledge.memories,
         runtime,
+        runs,
         store: store.clone(),
         jwt,
         outbound,

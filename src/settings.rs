@@ -69,6 +69,7 @@ pub struct Settings {
     pub knowledge_max_memories_per_org: u64,
     pub knowledge_vector_cache_mb: usize,
     pub knowledge_exact_scan_max: usize,
+    pub max_runners_per_org: usize,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

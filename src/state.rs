@@ -40,6 +40,8 @@ pub struct AppState {
     pub knowledge_search: Arc<crate::knowledge::search::KnowledgeSearch>,
     /// Agents' memories (`knowledge.md` §5).
     pub memories: Arc<crate::knowledge::memories::MemoryBook>,
+    /// Starts and drives runners' runs (`runners.md`).
+    pub runs: Arc<crate::runners::worker::RunWorker>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

@@ -53,6 +53,10 @@ error_codes! {
     /// A publication's daily token budget is spent (`publishing.md` rule 7).
     BUDGET_EXHAUSTED = Some(429), false;
     THREAD_QUEUE_FULL = Some(429), false;
+    /// A runner has `max_queued_runs` runs queued, paused or asking.
+    RUNNER_QUEUE_FULL = Some(429), false;
+    /// A paused run's budget limit still holds (a resume).
+    BUDGET_EXCEEDED = Some(409), false;
     /// Before the stream (429) or for a queued turn whose org queue filled.
     ORG_QUEUE_FULL = Some(429), true;
     TOO_MANY_READERS = Some(429), false;
@@ -64,6 +68,10 @@ error_codes! {
     SEARCH_BUSY = Some(503), false;
     /// A queued send dropped by `interrupt` or `stop {queued}`.
     CANCELLED = None, true;
+    /// A JSON run's answer did not match its schema after the repairs.
+    OUTPUT_INVALID = None, true;
+    /// A run interrupted by more restarts than it may be.
+    INTERRUPTED = None, true;
     PROVIDER_AUTH = None, true;
     PROVIDER_RATE_LIMITED = None, true;
     PROVIDER_UNAVAILABLE = None, true;

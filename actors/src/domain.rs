@@ -83,6 +83,14 @@ pub enum ThreadKind {
     Multiplayer,
 }
 
+/// What made a thread that no client opened (`runners.md` Runs §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadOrigin {
+    /// A runner's run: unlisted, read-only to clients.
+    Run,
+}
+
 /// A conversation thread.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Thread {
@@ -107,6 +115,9 @@ pub struct Thread {
     /// derived from it, so the old code stops working.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub invite_generation: u64,
+    /// `run` for a run's hidden thread; `None` for the API's threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<ThreadOrigin>,
     /// Unique within the org (microseconds, bumped on a collision).
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

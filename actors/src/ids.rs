@@ -117,6 +117,14 @@ id_type!(
     /// A span of a trace.
     SpanId
 );
+id_type!(
+    /// A runner: an agent's headless pipeline (`runners.md`).
+    RunnerId
+);
+id_type!(
+    /// One run of a runner.
+    RunId
+);
 
 #[cfg(test)]
 mod tests {

@@ -35,6 +35,7 @@ pub mod plans;
 pub mod public;
 pub mod publish;
 pub mod replayed;
+pub mod runners;
 pub mod sse;
 pub mod stop;
 pub mod streams;
@@ -60,6 +61,8 @@ use self::public::messages as public_messages;
 use self::public::people as public_people;
 use self::public::session as public_session;
 use self::public::threads as public_threads;
+use self::runners::events as run_events;
+use self::runners::runs;
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in
@@ -203,6 +206,18 @@ route_table! {
     "/api/knowledge/{document_id}/chunks" => { GET => knowledge::chunks },
     "/api/knowledge/{document_id}/file" => { GET => knowledge::file },
     "/api/knowledge/{document_id}/reindex" => { POST => knowledge::reindex },
+    "/api/runners" => { GET => runners::list, POST => runners::create },
+    "/api/runners/{runner_id}" => {
+        GET => runners::get, PATCH => runners::update, DELETE => runners::delete,
+    },
+    "/api/runners/{runner_id}/budget" => {
+        GET => runners::get_budget, PUT => runners::put_budget,
+    },
+    "/api/runners/{runner_id}/runs" => { GET => runs::list, POST => runs::start },
+    "/api/runners/{runner_id}/runs/{run_id}" => { GET => runs::get },
+    "/api/runners/{runner_id}/runs/{run_id}/events" => { GET => run_events::stream },
+    "/api/runners/{runner_id}/runs/{run_id}/cancel" => { POST => runs::cancel },
+    "/api/runners/{runner_id}/runs/{run_id}/resume" => { POST => runs::resume },
     "/api/plans" => { GET => plans::list, POST => plans::create },
     "/api/plans/{plan_id}" => {
         GET => plans::get, PATCH => plans::update, DELETE => plans::delete,

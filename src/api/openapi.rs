@@ -69,6 +69,7 @@ JSON. Names: `meta` (first), `token`, `tool_call`, `tool_executing`, \
         (name = "publishing", description = "Public chats: publications, embed domains, multiplayer settings"),
         (name = "usage", description = "Usage records"),
         (name = "observability", description = "Turn traces (logs) and analytics"),
+        (name = "runners", description = "Runners, their budgets and runs"),
     ),
     components(schemas(confer_actors::ThreadEvent))
 )]

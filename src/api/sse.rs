@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tokio::time::Sleep;
 
 /// The keep-alive comment: one line, no blank line after it.
-const KEEP_ALIVE_LINE: &[u8] = b": keep-alive\n";
+pub(super) const KEEP_ALIVE_LINE: &[u8] = b": keep-alive\n";
 
 /// Who reads a stream: an API caller sees every event; a public chat's
 /// visitor a filtered few (`publishing.md` rule 9), until its publication's

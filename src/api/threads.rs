@@ -174,6 +174,7 @@ pub async fn create(
         created_by: caller.user_id(),
         publication_id: None,
         invite_generation: 0,
+        origin: None,
         created_at: now,
         updated_at: now,
     };
@@ -227,7 +228,7 @@ pub async fn update(
     path: web::Path<ThreadId>,
     body: JsonBody<UpdateThread>,
 ) -> Result<HttpResponse, ApiError> {
-    let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    let thread = access::changeable_thread(&state, &caller, path.into_inner()).await?;
     let body = body.into_inner();
     let (org, id) = (thread.org_id, thread.id);
     let outcome = state
@@ -264,7 +265,7 @@ pub async fn delete(
     caller: Caller,
     path: web::Path<ThreadId>,
 ) -> Result<HttpResponse, ApiError> {
-    let thread = access::thread(&state, &caller, path.into_inner()).await?;
+    let thread = access::changeable_thread(&state, &caller, path.into_inner()).await?;
     let (org, id) = (thread.org_id, thread.id);
     // A running answer ends now; its late writes land on a deleted thread's
     // keys, which the purge removes.

@@ -26,7 +26,14 @@ pub fn may_use_thread(
     let Principal::User(user) = &caller.principal else {
         return Ok(true); // API keys are admins or members
     };
-    if user.admin || thread.created_by == user.sub {
+    if user.admin {
+        return Ok(true);
+    }
+    // A run's thread is read by admins and members only (`runners.md`).
+    if thread.origin.is_some() {
+        return Ok(false);
+    }
+    if thread.created_by == user.sub {
         return Ok(true);
     }
     Ok(
@@ -74,6 +81,43 @@ where
         None => Err(ApiError::not_found("thread")),
         Some((thread, Some(extra))) => Ok((thread, extra)),
         Some((_, None)) => Err(ApiError::Forbidden("no access to this thread".into())),
+    }
+}
+
+/// [`thread`] for a change (a send, a stop, an edit, a delete): a run's
+/// thread is driven by its run alone (409).
+pub async fn changeable_thread(
+    state: &AppState,
+    caller: &Caller,
+    id: ThreadId,
+) -> Result<Thread, ApiError> {
+    let thread = thread(state, caller, id).await?;
+    driven_by_itself(&thread)?;
+    Ok(thread)
+}
+
+/// [`thread_and`] for a change: see [`changeable_thread`].
+pub async fn changeable_thread_and<T, F>(
+    state: &AppState,
+    caller: &Caller,
+    id: ThreadId,
+    also: F,
+) -> Result<(Thread, T), ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&SledStore, &Thread) -> Result<T, StoreError> + Send + 'static,
+{
+    let (thread, extra) = thread_and(state, caller, id, also).await?;
+    driven_by_itself(&thread)?;
+    Ok((thread, extra))
+}
+
+fn driven_by_itself(thread: &Thread) -> Result<(), ApiError> {
+    match thread.origin {
+        Some(confer_actors::ThreadOrigin::Run) => Err(ApiError::Conflict(
+            "the thread is a run's: cancel or resume the run instead".into(),
+        )),
+        None => Ok(()),
     }
 }
 

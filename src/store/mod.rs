@@ -38,6 +38,7 @@ pub mod publications;
 pub mod purge;
 pub mod records;
 pub mod retention;
+pub mod runners;
 pub mod scan;
 mod sealed;
 pub mod threads;
@@ -174,6 +175,8 @@ pub struct SledStore {
     public_max_threads: std::sync::atomic::AtomicU64,
     org_settings: Tree,
     knowledge: knowledge::KnowledgeTrees,
+    /// Runners and runs (see `runners`).
+    runners: runners::RunnerTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -272,6 +275,7 @@ impl SledStore {
             public_max_threads: std::sync::atomic::AtomicU64::new(100_000),
             org_settings: tree(trees::ORG_SETTINGS)?,
             knowledge: knowledge::KnowledgeTrees::open(&db)?,
+            runners: runners::RunnerTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,

@@ -44,6 +44,7 @@ pub(crate) fn test_thread(
         created_by: by.into(),
         publication_id: None,
         invite_generation: 0,
+        origin: None,
         created_at: now,
         updated_at: now,
     }

@@ -152,8 +152,11 @@ impl SledStore {
                         &keys::pair(org.as_bytes(), stored.id.as_bytes())[..],
                         encode(&stored).map_err(abort)?,
                     )?;
-                    by_agent.insert(agent_entry(&stored), &[])?;
-                    by_user.insert(user_entry(&stored, &stored.created_by), &[])?;
+                    // A run's thread is unlisted: no index finds it.
+                    if stored.origin.is_none() {
+                        by_agent.insert(agent_entry(&stored), &[])?;
+                        by_user.insert(user_entry(&stored, &stored.created_by), &[])?;
+                    }
                     if let Some(owner) = owner {
                         participants.insert(
                             keys::participant(stored.id, &owner.user_id),

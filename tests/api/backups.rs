@@ -234,6 +234,7 @@ fn loaded_thread(org: confer_actors::OrgId, title: Option<String>) -> Thread {
         created_by: "loader".into(),
         publication_id: None,
         invite_generation: 0,
+        origin: None,
         created_at: now,
         updated_at: now,
     }

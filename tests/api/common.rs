@@ -673,6 +673,15 @@ impl Api {
         EventStream::of(request.send().await.expect("send"))
     }
 
+    /// Opens an SSE `GET path` (the status is checked by the caller).
+    pub async fn open_get(&self, path: &str) -> EventStream {
+        let mut request = self.client.get(format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        EventStream::of(request.send().await.expect("open"))
+    }
+
     /// Opens `GET /api/threads/{thread}/stream{query}`, with `Last-Event-ID`
     /// when given (the status is checked by the caller).
     pub async fn open_watch(&self, thread: &str, query: &str, last: Option<&str>) -> EventStream {

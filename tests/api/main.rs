@@ -41,6 +41,7 @@ mod prompt_caching;
 mod publishing;
 mod resolver;
 mod roles;
+mod runners;
 mod secrets;
 mod stream_correctness;
 mod streams;

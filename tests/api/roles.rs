@@ -114,6 +114,26 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET" | "POST" | "DELETE", "/api/agents/{agent_id}/memories") => Anyone,
         ("DELETE", "/api/agents/{agent_id}/memories/{memory_id}") => Anyone,
         ("DELETE", "/api/memories") => Admin,
+        // Runners (runners.md Routes): reads A M, writes A; starting,
+        // cancelling and resuming a run A M.
+        (
+            "GET",
+            "/api/runners"
+            | "/api/runners/{runner_id}"
+            | "/api/runners/{runner_id}/budget"
+            | "/api/runners/{runner_id}/runs"
+            | "/api/runners/{runner_id}/runs/{run_id}"
+            | "/api/runners/{runner_id}/runs/{run_id}/events",
+        ) => Member,
+        ("POST", "/api/runners") => Admin,
+        ("PATCH" | "DELETE", "/api/runners/{runner_id}") => Admin,
+        ("PUT", "/api/runners/{runner_id}/budget") => Admin,
+        (
+            "POST",
+            "/api/runners/{runner_id}/runs"
+            | "/api/runners/{runner_id}/runs/{run_id}/cancel"
+            | "/api/runners/{runner_id}/runs/{run_id}/resume",
+        ) => Member,
         _ => return None,
     })
 }
@@ -190,6 +210,13 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
             json!({"dependsOn": [todo]})
         }
         ("POST", "/api/agents") => json!({"name": "walk"}),
+        ("POST", "/api/runners") => {
+            json!({"agentId": agent, "name": "walk", "instructions": "Say {{ input.word }}"})
+        }
+        ("PATCH", "/api/runners/{runner_id}") => json!({"description": "changed"}),
+        ("PUT", "/api/runners/{runner_id}/budget") => json!({"maxSteps": 10}),
+        ("POST", "/api/runners/{runner_id}/runs") => json!({"input": {"word": "walk"}}),
+        ("POST", "/api/runners/{runner_id}/runs/{run_id}/resume") => json!({}),
         ("PATCH", "/api/agents/{agent_id}") => json!({"description": "changed"}),
         ("PUT", "/api/agents/{agent_id}/credentials") => {
             json!({"enabled": true, "resolverUrl": "https://resolver.example/k", "rotateSecret": true})
@@ -397,6 +424,29 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
             } else {
                 String::new()
             };
+            // A runner of the agent with one run, for the runner routes.
+            let (runner, run) = if path.contains("{runner_id}") {
+                let runner = root
+                    .post(
+                        "/api/runners",
+                        json!({"agentId": agent, "name": "walked", "instructions": "hi"}),
+                    )
+                    .await
+                    .expect(201)["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                let run = root
+                    .post(&format!("/api/runners/{runner}/runs"), json!({}))
+                    .await
+                    .expect(201)["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                (runner, run)
+            } else {
+                (String::new(), String::new())
+            };
             let plans = path.starts_with("/api/plans");
             // A plan of two todos, the second after the first.
             let plan_of = |thread: String| {
@@ -430,6 +480,8 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{plan_id}", plan)
                     .replace("{todo_id}", &todos[0])
                     .replace("{document_id}", &document)
+                    .replace("{runner_id}", &runner)
+                    .replace("{run_id}", &run)
                     .replace("{memory_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{file:.*}", "index.html")

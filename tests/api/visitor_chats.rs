@@ -303,6 +303,7 @@ async fn visitor_threads_are_capped_and_swept_after_their_retention() {
                     created_by: "visitor:0000".into(),
                     publication_id: Some(publication_id),
                     invite_generation: 0,
+                    origin: None,
                     created_at: at,
                     updated_at: at,
                 };

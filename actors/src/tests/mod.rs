@@ -297,6 +297,7 @@ impl Fixture {
             created_by: "test".into(),
             publication_id: None,
             invite_generation: 0,
+            origin: None,
             created_at: now,
             updated_at: now,
         };

@@ -205,6 +205,7 @@ pub async fn create(
         created_by: visitor.user_id.clone(),
         publication_id: Some(publication.id),
         invite_generation: 0,
+        origin: None,
         created_at: now,
         updated_at: now,
     };

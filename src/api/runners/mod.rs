@@ -1,0 +1,372 @@
+//! `/api/runners`: runners and their budgets (`runners.md` Routes). Reads
+//! are A M, writes A; another org's runner is 404. The field rules live in
+//! `crate::runners::rules`; runs are in `runs`, their events in `events`.
+
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use confer_actors::{AgentId, Metadata, OrgId, RunnerId, ThreadStore, ToolDefinition};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::extract::{JsonBody, Patch};
+use crate::auth::{Admin, Member};
+use crate::error::ApiError;
+use crate::runners::rules::RunnerDraft;
+use crate::runners::{Budget, CompletionWebhook, OutputMode, Runner};
+use crate::state::AppState;
+use crate::store::update::Updated;
+
+pub mod events;
+pub mod runs;
+
+/// `GET /api/runners` query.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only the runners of this project.
+    project_id: Option<String>,
+}
+
+/// `POST /api/runners` and `PATCH /api/runners/{id}` body: on a PATCH only
+/// the fields present change, and `null` clears a nullable one.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunnerBody {
+    #[schema(value_type = Option<uuid::Uuid>)]
+    agent_id: Option<AgentId>,
+    name: Option<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    description: Patch<String>,
+    /// A `minijinja` template over `{input, run, now}`.
+    instructions: Option<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    system_prompt_overlay: Patch<String>,
+    #[schema(value_type = Option<Object>)]
+    input_schema: Option<Value>,
+    output_mode: Option<OutputMode>,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    output_schema: Patch<Value>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    model: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    tool_profile: Patch<String>,
+    #[schema(value_type = Option<Vec<Object>>)]
+    client_tools: Option<Vec<ToolDefinition>>,
+    max_concurrent_runs: Option<u32>,
+    max_queued_runs: Option<u32>,
+    resume_timeout_secs: Option<u64>,
+    #[serde(default)]
+    #[schema(value_type = Option<CompletionWebhook>)]
+    completion_webhook: Patch<CompletionWebhook>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    project_id: Patch<String>,
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
+    metadata: Option<Metadata>,
+}
+
+impl RunnerBody {
+    fn into_draft(self) -> RunnerDraft {
+        RunnerDraft {
+            agent_id: self.agent_id,
+            name: self.name,
+            description: self.description.into_change(),
+            instructions: self.instructions,
+            system_prompt_overlay: self.system_prompt_overlay.into_change(),
+            input_schema: self.input_schema,
+            output_mode: self.output_mode,
+            output_schema: self.output_schema.into_change(),
+            model: self.model.into_change(),
+            tool_profile: self.tool_profile.into_change(),
+            client_tools: self.client_tools,
+            max_concurrent_runs: self.max_concurrent_runs,
+            max_queued_runs: self.max_queued_runs,
+            resume_timeout_secs: self.resume_timeout_secs,
+            completion_webhook: self.completion_webhook.into_change(),
+            project_id: self.project_id.into_change(),
+            metadata: self.metadata,
+        }
+    }
+}
+
+/// A budget (`GET/PUT …/budget`), with today's spend.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BudgetView {
+    #[schema(value_type = uuid::Uuid)]
+    runner_id: RunnerId,
+    #[serde(flatten)]
+    budget: Budget,
+    today: Today,
+}
+
+/// The runner's spend of the current UTC day.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Today {
+    day: String,
+    cost_usd: f64,
+    runs: u64,
+}
+
+/// `PUT …/budget` body: any limit, `null` clears it.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetBody {
+    #[serde(default)]
+    #[schema(value_type = Option<u64>)]
+    max_tokens: Patch<u64>,
+    #[serde(default)]
+    #[schema(value_type = Option<f64>)]
+    max_cost_usd: Patch<f64>,
+    #[serde(default)]
+    #[schema(value_type = Option<u32>)]
+    max_steps: Patch<u32>,
+    #[serde(default)]
+    #[schema(value_type = Option<u64>)]
+    max_duration_secs: Patch<u64>,
+    #[serde(default)]
+    #[schema(value_type = Option<f64>)]
+    daily_cost_usd: Patch<f64>,
+}
+
+/// `{ok: true}`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Deleted {
+    ok: bool,
+}
+
+/// The URL rule of a completion webhook: the outbound policy's shape check.
+fn url_check(state: &AppState) -> impl Fn(&str) -> Result<(), String> + '_ {
+    |url| state.outbound.policy().check_url(url).map(|_| ())
+}
+
+/// A live runner of the caller's org, or 404.
+pub(super) async fn live_runner(
+    state: &AppState,
+    org: OrgId,
+    id: RunnerId,
+) -> Result<Runner, ApiError> {
+    state
+        .store
+        .run(move |s| s.runner(org, id))
+        .await?
+        .filter(|r| r.deleted_at.is_none())
+        .ok_or_else(|| ApiError::not_found("runner"))
+}
+
+fn stored(updated: Updated<Runner, String>) -> Result<Runner, ApiError> {
+    match updated {
+        Updated::Stored(runner) => Ok(runner),
+        Updated::Gone => Err(ApiError::not_found("runner")),
+        Updated::Refused(rule) => Err(ApiError::Validation(rule)),
+    }
+}
+
+/// `GET /api/runners[?projectId=]`: the org's runners, oldest first.
+#[utoipa::path(get, path = "/api/runners", tag = "runners", operation_id = "runners_list", security(("bearer" = ["member"])), params(ListQuery), responses((status = 200, description = "The org's runners", body = [Runner])))]
+pub async fn list(
+    state: web::Data<AppState>,
+    caller: Member,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let org = caller.org_id;
+    let mut runners = state.store.run(move |s| s.runners(org)).await?;
+    if let Some(project) = &query.project_id {
+        runners.retain(|r| r.project_id.as_ref() == Some(project));
+    }
+    Ok(HttpResponse::Ok().json(runners))
+}
+
+/// `POST /api/runners`.
+#[utoipa::path(post, path = "/api/runners", tag = "runners", operation_id = "runners_create", security(("bearer" = ["admin"])), request_body = RunnerBody, responses((status = 201, description = "The runner", body = Runner), (status = 409, description = "The agent was deleted, or the org has `CONFER_MAX_RUNNERS_PER_ORG` runners", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule (the detail names it)", body = crate::error::ErrorBody<'static>)))]
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Admin,
+    body: JsonBody<RunnerBody>,
+) -> Result<HttpResponse, ApiError> {
+    let org = caller.org_id;
+    let runner = body
+        .into_inner()
+        .into_draft()
+        .create(org, url_check(&state))
+        .map_err(ApiError::Validation)?;
+    let agent_id = runner.agent_id;
+    let agent = state
+        .store
+        .run(move |s| s.agent(org, agent_id))
+        .await?
+        .ok_or_else(|| ApiError::invalid("agentId", "no such agent"))?;
+    if agent.is_deleted() {
+        return Err(ApiError::Conflict("agentId: the agent was deleted".into()));
+    }
+    let max = state.settings.max_runners_per_org;
+    let record = runner.clone();
+    if !state
+        .store
+        .write(move |s| s.put_runner(&record, max))
+        .await?
+    {
+        return Err(ApiError::Conflict(format!(
+            "the org has {max} runners (CONFER_MAX_RUNNERS_PER_ORG)"
+        )));
+    }
+    Ok(HttpResponse::Created().json(runner))
+}
+
+/// `GET /api/runners/{id}`.
+#[utoipa::path(get, path = "/api/runners/{runner_id}", tag = "runners", operation_id = "runners_get", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), responses((status = 200, description = "The runner", body = Runner), (status = 404, description = "No such runner in the org", body = crate::error::ErrorBody<'static>)))]
+pub async fn get(
+    state: web::Data<AppState>,
+    caller: Member,
+    path: web::Path<RunnerId>,
+) -> Result<HttpResponse, ApiError> {
+    let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(runner))
+}
+
+/// `PATCH /api/runners/{id}`.
+#[utoipa::path(patch, path = "/api/runners/{runner_id}", tag = "runners", operation_id = "runners_update", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = RunnerBody, responses((status = 200, description = "The runner as changed", body = Runner), (status = 404, description = "No such runner in the org", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule (the detail names it)", body = crate::error::ErrorBody<'static>)))]
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Admin,
+    path: web::Path<RunnerId>,
+    body: JsonBody<RunnerBody>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = (caller.org_id, path.into_inner());
+    let body = body.into_inner();
+    // Checked against the stored runner first: a refused PATCH stores nothing.
+    let current = live_runner(&state, org, id).await?;
+    let draft = body.into_draft();
+    let patched = draft
+        .update(current, url_check(&state))
+        .map_err(ApiError::Validation)?;
+    let updated = state
+        .store
+        .write(move |s| {
+            s.update_runner(org, id, |stored| {
+                if stored.version + 1 != patched.version {
+                    // Changed meanwhile: the caller's PATCH was checked
+                    // against an older runner.
+                    return Err("the runner changed meanwhile; send the PATCH again".to_owned());
+                }
+                let mut next = patched.clone();
+                next.budget = stored.budget;
+                Ok(next)
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(stored(updated)?))
+}
+
+/// `DELETE /api/runners/{id}`: soft; its waiting runs are cancelled, its
+/// running ones stopped; its runs stay readable.
+#[utoipa::path(delete, path = "/api/runners/{runner_id}", tag = "runners", operation_id = "runners_delete", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), responses((status = 200, description = "Deleted", body = Deleted), (status = 404, description = "No such runner in the org", body = crate::error::ErrorBody<'static>)))]
+pub async fn delete(
+    state: web::Data<AppState>,
+    caller: Admin,
+    path: web::Path<RunnerId>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = (caller.org_id, path.into_inner());
+    let running = state
+        .store
+        .write(move |s| s.delete_runner(org, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("runner"))?;
+    for run in running {
+        let _ = state.runs.cancel(org, run.id).await;
+    }
+    Ok(HttpResponse::Ok().json(Deleted { ok: true }))
+}
+
+/// The budget with the runs started since the UTC day began and their
+/// cost.
+async fn budget_view(state: &AppState, runner: &Runner) -> Result<BudgetView, ApiError> {
+    let (org, id) = (runner.org_id, runner.id);
+    let midnight = Utc::now()
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .map(|t| t.and_utc())
+        .unwrap_or_else(Utc::now);
+    let (runs, cost_usd) = state
+        .store
+        .run(move |s| s.runs_since(org, id, midnight))
+        .await?;
+    Ok(BudgetView {
+        runner_id: runner.id,
+        budget: runner.budget.clone(),
+        today: Today {
+            day: midnight.format("%Y-%m-%d").to_string(),
+            cost_usd,
+            runs,
+        },
+    })
+}
+
+/// `GET /api/runners/{id}/budget`.
+#[utoipa::path(get, path = "/api/runners/{runner_id}/budget", tag = "runners", operation_id = "runners_budget_get", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), responses((status = 200, description = "The budget", body = BudgetView)))]
+pub async fn get_budget(
+    state: web::Data<AppState>,
+    caller: Member,
+    path: web::Path<RunnerId>,
+) -> Result<HttpResponse, ApiError> {
+    let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(budget_view(&state, &runner).await?))
+}
+
+fn positive<T: PartialOrd + Default + Copy>(
+    field: &str,
+    patch: Patch<T>,
+    current: Option<T>,
+) -> Result<Option<T>, String> {
+    match patch.into_change() {
+        None => Ok(current),
+        Some(None) => Ok(None),
+        Some(Some(v)) if v > T::default() => Ok(Some(v)),
+        Some(Some(_)) => Err(format!("{field}: must be positive (null clears it)")),
+    }
+}
+
+/// `PUT /api/runners/{id}/budget`: the limits present change.
+#[utoipa::path(put, path = "/api/runners/{runner_id}/budget", tag = "runners", operation_id = "runners_budget_put", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = BudgetBody, responses((status = 200, description = "The budget", body = BudgetView), (status = 422, description = "A limit is not positive", body = crate::error::ErrorBody<'static>)))]
+pub async fn put_budget(
+    state: web::Data<AppState>,
+    caller: Admin,
+    path: web::Path<RunnerId>,
+    body: JsonBody<BudgetBody>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = (caller.org_id, path.into_inner());
+    let body = body.into_inner();
+    let current = live_runner(&state, org, id).await?.budget;
+    let budget = (|| {
+        Ok::<_, String>(Budget {
+            max_tokens: positive("maxTokens", body.max_tokens, current.max_tokens)?,
+            max_cost_usd: positive("maxCostUsd", body.max_cost_usd, current.max_cost_usd)?,
+            max_steps: positive("maxSteps", body.max_steps, current.max_steps)?,
+            max_duration_secs: positive(
+                "maxDurationSecs",
+                body.max_duration_secs,
+                current.max_duration_secs,
+            )?,
+            daily_cost_usd: positive("dailyCostUsd", body.daily_cost_usd, current.daily_cost_usd)?,
+        })
+    })()
+    .map_err(ApiError::Validation)?;
+    let updated = state
+        .store
+        .write(move |s| {
+            s.update_runner(org, id, |mut r| {
+                r.budget = budget.clone();
+                r.version += 1;
+                r.updated_at = Utc::now();
+                Ok::<_, String>(r)
+            })
+        })
+        .await?;
+    let runner = stored(updated)?;
+    Ok(HttpResponse::Ok().json(budget_view(&state, &runner).await?))
+}

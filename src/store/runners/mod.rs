@@ -1,0 +1,271 @@
+//! Runners and their runs (`runners.md`).
+//!
+//! | tree              | key                                         | value    |
+//! |-------------------|---------------------------------------------|----------|
+//! | `runners`         | org ++ runner                               | `Runner` (with its budget) |
+//! | `runs`            | org ++ run                                  | `RunRecord` |
+//! | `runs_by_runner`  | org ++ runner ++ created µs BE ++ run       | empty    |
+//! | `run_queue`       | queued µs BE ++ run                         | org      |
+//! | `runs_open`       | run                                         | org      |
+//! | `runner_backlog`  | org ++ runner                               | u64 BE: runs queued or waiting |
+//!
+//! Every change of a run goes through [`save_run`], in the transaction
+//! that makes it, so the indexes always agree with the record: a queued
+//! run is in `run_queue` (FIFO by the time it was queued), a running or
+//! waiting one in `runs_open` (the restart and expiry scans), and the
+//! backlog counts the runs `max_queued_runs` limits.
+
+use chrono::{DateTime, Utc};
+use confer_actors::{OrgId, RunId, RunnerId, StoreError};
+use sled::transaction::{ConflictableTransactionError, TransactionalTree};
+
+use super::codec::{decode, encode};
+use super::keys;
+use super::update::{Updated, swap};
+use super::{SledStore, abort, engine};
+use crate::runners::{RunRecord, RunStatus, Runner};
+
+/// The runner trees.
+pub struct RunnerTrees {
+    runners: sled::Tree,
+    runs: sled::Tree,
+    by_runner: sled::Tree,
+    queue: sled::Tree,
+    open: sled::Tree,
+    backlog: sled::Tree,
+}
+
+impl RunnerTrees {
+    /// Opens (or creates) the trees in `db`.
+    pub fn open(db: &sled::Db) -> Result<Self, StoreError> {
+        let tree = |name: &str| db.open_tree(name).map_err(engine);
+        Ok(Self {
+            runners: tree("runners")?,
+            runs: tree("runs")?,
+            by_runner: tree("runs_by_runner")?,
+            queue: tree("run_queue")?,
+            open: tree("runs_open")?,
+            backlog: tree("runner_backlog")?,
+        })
+    }
+}
+
+/// The outcome of a run's creation.
+#[derive(Debug)]
+pub enum RunCreated {
+    Stored(Box<RunRecord>),
+    /// The runner has `max_queued_runs` queued or waiting.
+    QueueFull,
+    /// The runner was deleted meanwhile.
+    RunnerGone,
+}
+
+/// Whether a run in `status` counts against `max_queued_runs`.
+fn in_backlog(status: RunStatus) -> bool {
+    matches!(
+        status,
+        RunStatus::Queued | RunStatus::RequiresAction | RunStatus::Paused
+    )
+}
+
+fn run_key(org: OrgId, run: RunId) -> [u8; 32] {
+    keys::pair(org.as_bytes(), run.as_bytes())
+}
+
+fn queue_key(run: &RunRecord, at: DateTime<Utc>) -> Vec<u8> {
+    [&keys::micros(at).to_be_bytes()[..], run.id.as_bytes()].concat()
+}
+
+fn timeline_key(run: &RunRecord) -> Vec<u8> {
+    [
+        run.org_id.as_bytes().as_slice(),
+        run.runner_id.as_bytes(),
+        &keys::micros(run.created_at).to_be_bytes(),
+        run.id.as_bytes(),
+    ]
+    .concat()
+}
+
+fn read_u64(bytes: Option<sled::IVec>) -> u64 {
+    bytes
+        .and_then(|b| <[u8; 8]>::try_from(b.as_ref()).ok())
+        .map_or(0, u64::from_be_bytes)
+}
+
+type Tx = ConflictableTransactionError<StoreError>;
+
+/// The run trees inside one transaction.
+struct RunTx<'a> {
+    runs: &'a TransactionalTree,
+    queue: &'a TransactionalTree,
+    open: &'a TransactionalTree,
+    backlog: &'a TransactionalTree,
+}
+
+impl RunTx<'_> {
+    fn read(&self, org: OrgId, id: RunId) -> Result<Option<RunRecord>, Tx> {
+        self.runs
+            .get(run_key(org, id))?
+            .map(|b| decode(&b).map_err(abort))
+            .transpose()
+    }
+
+    /// Writes `new` over `old` (none: a creation), keeping the indexes.
+    /// A run going back to `queued` is queued at `now` (the end of the
+    /// FIFO).
+    fn save(&self, old: Option<&RunRecord>, new: &RunRecord) -> Result<(), Tx> {
+        let (org, id) = (new.org_id, new.id);
+        let old_status = old.map(|r| r.status);
+        if old_status != Some(new.status) {
+            if let Some(old) = old.filter(|o| o.status == RunStatus::Queued) {
+                self.queue
+                    .remove(queue_key(old, keys::from_micros(old.progress.queued_us)))?;
+            }
+            if new.status == RunStatus::Queued {
+                self.queue.insert(
+                    queue_key(new, keys::from_micros(new.progress.queued_us)),
+                    org.as_bytes().as_slice(),
+                )?;
+            }
+            let open = |s: RunStatus| !s.is_terminal() && s != RunStatus::Queued;
+            if open(new.status) {
+                self.open.insert(id.as_bytes(), org.as_bytes().as_slice())?;
+            } else if old_status.is_some_and(open) {
+                self.open.remove(id.as_bytes())?;
+            }
+            let was = old_status.is_some_and(in_backlog);
+            let is = in_backlog(new.status);
+            if was != is {
+                let key = keys::pair(org.as_bytes(), new.runner_id.as_bytes());
+                let count = read_u64(self.backlog.get(key)?);
+                let count = if is {
+                    count + 1
+                } else {
+                    count.saturating_sub(1)
+                };
+                self.backlog.insert(&key[..], &count.to_be_bytes())?;
+            }
+        }
+        self.runs
+            .insert(&run_key(org, id)[..], encode(new).map_err(abort)?)?;
+        Ok(())
+    }
+}
+
+mod runs;
+#[cfg(test)]
+mod tests;
+
+impl SledStore {
+    // ---- runners -------------------------------------------------------------
+
+    /// Stores a new runner unless the org has `max` live ones.
+    pub fn put_runner(&self, runner: &Runner, max: usize) -> Result<bool, StoreError> {
+        let _writing = self.gate.writing();
+        let live = self
+            .runners
+            .runners
+            .scan_prefix(runner.org_id.as_bytes())
+            .values()
+            .filter_map(Result::ok)
+            .filter_map(|b| decode::<Runner>(&b).ok())
+            .filter(|r| r.deleted_at.is_none())
+            .count();
+        if live >= max {
+            return Ok(false);
+        }
+        self.runners
+            .runners
+            .insert(
+                &keys::pair(runner.org_id.as_bytes(), runner.id.as_bytes())[..],
+                encode(runner)?,
+            )
+            .map_err(engine)?;
+        Ok(true)
+    }
+
+    /// The runner, deleted or not.
+    pub fn runner(&self, org: OrgId, id: RunnerId) -> Result<Option<Runner>, StoreError> {
+        Self::get(
+            &self.runners.runners,
+            &keys::pair(org.as_bytes(), id.as_bytes()),
+        )
+    }
+
+    /// The org's live runners, oldest first (UUIDv7 order).
+    pub fn runners(&self, org: OrgId) -> Result<Vec<Runner>, StoreError> {
+        let mut out = Vec::new();
+        for entry in self.runners.runners.scan_prefix(org.as_bytes()).values() {
+            let runner: Runner = decode(&entry.map_err(engine)?)?;
+            if runner.deleted_at.is_none() {
+                out.push(runner);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Changes a live runner by compare-and-swap.
+    pub fn update_runner<E>(
+        &self,
+        org: OrgId,
+        id: RunnerId,
+        change: impl FnMut(Runner) -> Result<Runner, E>,
+    ) -> Result<Updated<Runner, E>, StoreError> {
+        let _writing = self.gate.writing();
+        swap(
+            &self.runners.runners,
+            &keys::pair(org.as_bytes(), id.as_bytes()),
+            |bytes| {
+                Ok(match bytes {
+                    Some(b) => Some(decode::<Runner>(b)?).filter(|r| r.deleted_at.is_none()),
+                    None => None,
+                })
+            },
+            change,
+        )
+    }
+
+    /// Soft-deletes a runner and cancels its queued and waiting runs
+    /// (`runner_deleted`); returns the runs still running (the caller
+    /// stops them), or `None` when the runner was already gone.
+    pub fn delete_runner(
+        &self,
+        org: OrgId,
+        id: RunnerId,
+    ) -> Result<Option<Vec<RunRecord>>, StoreError> {
+        let deleted = self.update_runner(org, id, |mut r| {
+            r.deleted_at = Some(Utc::now());
+            Ok::<_, ()>(r)
+        })?;
+        if !matches!(deleted, Updated::Stored(_)) {
+            return Ok(None);
+        }
+        let mut running = Vec::new();
+        let prefix = keys::pair(org.as_bytes(), id.as_bytes());
+        for entry in self.runners.by_runner.scan_prefix(prefix).keys() {
+            let key = entry.map_err(engine)?;
+            let Some(run_id) = keys::timeline_id(&key) else {
+                continue;
+            };
+            let run_id = RunId::from_bytes(run_id);
+            let cancelled = self.change_run(org, run_id, |run| {
+                if run.status == RunStatus::Queued || run.status.is_waiting() {
+                    run.status = RunStatus::Cancelled;
+                    run.status_reason = Some("runner_deleted".into());
+                    run.ended_at = Some(Utc::now());
+                    run.expires_at = None;
+                    Ok(())
+                } else {
+                    Err(())
+                }
+            })?;
+            if let Updated::Refused(()) = cancelled
+                && let Some(run) = self.run(org, run_id)?
+                && run.status == RunStatus::Running
+            {
+                running.push(run);
+            }
+        }
+        Ok(Some(running))
+    }
+}

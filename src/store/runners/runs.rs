@@ -1,0 +1,187 @@
+//! A runner's runs in the store: creation under the backlog cap, reads,
+//! pages, changes with their indexes (see the parent's layout).
+
+use chrono::{DateTime, Utc};
+use confer_actors::{OrgId, RunId, RunnerId, StoreError};
+use sled::Transactional;
+
+use super::{RunCreated, RunTx, read_u64, run_key, timeline_key};
+use crate::runners::{Run, RunRecord, RunStatus, Runner};
+use crate::store::codec::decode;
+use crate::store::keys;
+use crate::store::update::Updated;
+use crate::store::{Page, SledStore, abort, engine, next_org_instant, tx_error};
+
+impl SledStore {
+    /// Stores a new queued run unless its runner's backlog is full (or the
+    /// runner went); `created_at` is made unique within the org.
+    pub fn create_run(&self, run: &RunRecord, max_queued: u32) -> Result<RunCreated, StoreError> {
+        let _writing = self.gate.writing();
+        let t = &self.runners;
+        (
+            &t.runners,
+            &t.runs,
+            &t.by_runner,
+            &t.queue,
+            &t.open,
+            &t.backlog,
+            &self.org_clocks,
+        )
+            .transaction(|(runners, runs, by_runner, queue, open, backlog, clocks)| {
+                let runner_key = keys::pair(run.org_id.as_bytes(), run.runner_id.as_bytes());
+                let live = runners
+                    .get(runner_key)?
+                    .map(|b| decode::<Runner>(&b).map_err(abort))
+                    .transpose()?
+                    .is_some_and(|r| r.deleted_at.is_none());
+                if !live {
+                    return Ok(RunCreated::RunnerGone);
+                }
+                if read_u64(backlog.get(runner_key)?) >= u64::from(max_queued) {
+                    return Ok(RunCreated::QueueFull);
+                }
+                let at = next_org_instant(clocks, run.org_id, run.created_at)?;
+                let mut stored = run.clone();
+                stored.created_at = keys::from_micros(at);
+                stored.progress.queued_us = at;
+                by_runner.insert(timeline_key(&stored), &[])?;
+                let tx = RunTx {
+                    runs,
+                    queue,
+                    open,
+                    backlog,
+                };
+                tx.save(None, &stored)?;
+                Ok(RunCreated::Stored(Box::new(stored)))
+            })
+            .map_err(tx_error)
+    }
+
+    /// The run.
+    pub fn run(&self, org: OrgId, id: RunId) -> Result<Option<RunRecord>, StoreError> {
+        Self::get(&self.runners.runs, &run_key(org, id))
+    }
+
+    /// A runner's runs, newest first, strictly older than `before`,
+    /// keeping those `keep` accepts.
+    pub fn list_runs(
+        &self,
+        org: OrgId,
+        runner: RunnerId,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+        keep: impl Fn(&Run) -> bool,
+    ) -> Result<Page<Run>, StoreError> {
+        let prefix = keys::pair(org.as_bytes(), runner.as_bytes());
+        self.timeline_page(
+            &self.runners.by_runner,
+            &prefix,
+            before,
+            limit,
+            |key, _| {
+                let Some(id) = keys::timeline_id(key) else {
+                    return Ok(None);
+                };
+                Ok(self
+                    .run(org, RunId::from_bytes(id))?
+                    .map(|record| record.run)
+                    .filter(|run| keep(run)))
+            },
+            |run| run.created_at,
+        )
+    }
+
+    /// The runner's runs created at or after `since`, and their cost.
+    pub fn runs_since(
+        &self,
+        org: OrgId,
+        runner: RunnerId,
+        since: DateTime<Utc>,
+    ) -> Result<(u64, f64), StoreError> {
+        let prefix = keys::pair(org.as_bytes(), runner.as_bytes());
+        let start = [&prefix[..], &keys::micros(since).to_be_bytes()].concat();
+        let end = [&prefix[..], &u64::MAX.to_be_bytes()].concat();
+        let (mut runs, mut cost) = (0, 0.0);
+        for entry in self.runners.by_runner.range(start..end).keys() {
+            let key = entry.map_err(engine)?;
+            let Some(id) = keys::timeline_id(&key) else {
+                continue;
+            };
+            if let Some(run) = self.run(org, RunId::from_bytes(id))? {
+                runs += 1;
+                cost += run.usage.cost_usd;
+            }
+        }
+        Ok((runs, cost))
+    }
+
+    /// Changes a run in one transaction with its indexes; `change` may
+    /// refuse (nothing is written). A run going back to `queued` joins
+    /// the end of the queue.
+    pub fn change_run<E>(
+        &self,
+        org: OrgId,
+        id: RunId,
+        change: impl Fn(&mut RunRecord) -> Result<(), E>,
+    ) -> Result<Updated<RunRecord, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let t = &self.runners;
+        (&t.runs, &t.queue, &t.open, &t.backlog)
+            .transaction(|(runs, queue, open, backlog)| {
+                let tx = RunTx {
+                    runs,
+                    queue,
+                    open,
+                    backlog,
+                };
+                let Some(old) = tx.read(org, id)? else {
+                    return Ok(Updated::Gone);
+                };
+                let mut new = old.clone();
+                if let Err(refusal) = change(&mut new) {
+                    return Ok(Updated::Refused(refusal));
+                }
+                if new.status == RunStatus::Queued && old.status != RunStatus::Queued {
+                    new.progress.queued_us =
+                        keys::micros(Utc::now()).max(old.progress.queued_us + 1);
+                }
+                tx.save(Some(&old), &new)?;
+                Ok(Updated::Stored(new))
+            })
+            .map_err(tx_error)
+    }
+
+    /// Queued runs, oldest queued first: `(org, run)`.
+    pub fn queued_runs(&self, limit: usize) -> Result<Vec<(OrgId, RunId)>, StoreError> {
+        let mut out = Vec::new();
+        for entry in self.runners.queue.iter() {
+            let (key, org) = entry.map_err(engine)?;
+            let (Some(id), Ok(org)) = (keys::timeline_id(&key), <[u8; 16]>::try_from(&org[..]))
+            else {
+                continue;
+            };
+            out.push((OrgId::from_bytes(org), RunId::from_bytes(id)));
+            if out.len() == limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs running or waiting: `(org, run)` (the restart and expiry
+    /// scans).
+    pub fn open_runs(&self) -> Result<Vec<(OrgId, RunId)>, StoreError> {
+        let mut out = Vec::new();
+        for entry in self.runners.open.iter() {
+            let (key, org) = entry.map_err(engine)?;
+            let (Ok(id), Ok(org)) = (
+                <[u8; 16]>::try_from(&key[..]),
+                <[u8; 16]>::try_from(&org[..]),
+            ) else {
+                continue;
+            };
+            out.push((OrgId::from_bytes(org), RunId::from_bytes(id)));
+        }
+        Ok(out)
+    }
+}
