@@ -113,6 +113,7 @@ pub fn against_thread(
         }
     }
     if adds_nothing(request)
+        && !request.continuation
         && !context
             .last()
             .is_some_and(ContextMessage::is_paused_compaction)
@@ -226,6 +227,12 @@ mod tests {
             Some(serde_json::from_value(serde_json::json!({"summary": "so far"})).unwrap());
         assert!(paused.is_paused_compaction());
         assert_eq!(check(&empty, &[paused]), Ok(()));
+        // A run's continuation may be empty whatever the context ends with.
+        let continuing = TurnRequest {
+            continuation: true,
+            ..TurnRequest::default()
+        };
+        assert_eq!(check(&continuing, &context), Ok(()));
     }
 
     #[test]

@@ -10,8 +10,9 @@ use chrono::Utc;
 use confer_actors::{Admission, IfBusy, ThreadEvent, ThreadStore, ToolResult, TurnRequest};
 use serde_json::{Value, json};
 
+use super::budget::{self, RunBudget};
 use super::output::{self, JsonOutcome};
-use super::worker::{RunWorker, bank_running_time, end};
+use super::worker::{RunWorker, end};
 use super::{
     MAX_RENDERED_BYTES, OutputMode, RunError, RunRecord, RunStatus, Runner, schema, template,
 };
@@ -23,9 +24,19 @@ struct TurnEnd {
     ok: bool,
     content: String,
     stopped: bool,
-    paused: bool,
+    /// `compaction`, or `budget_exceeded` with the limit in `limit`.
+    paused: Option<&'static str>,
+    limit: Option<String>,
     tool_calls: Vec<confer_actors::ToolCall>,
     error: Option<RunError>,
+}
+
+/// Why a run's turn did not start.
+enum TurnRefused {
+    /// For now (a full queue, an unreadable store): the run waits its turn.
+    Retry(String),
+    /// For good (a rule of the send): the run fails.
+    Fail(String),
 }
 
 impl RunWorker {
@@ -49,19 +60,17 @@ impl RunWorker {
                     return;
                 }
             };
-            let end = match self.turn(&run, &runner, content).await {
+            let end = match self.turn(&run, &runner, content, started).await {
                 Ok(end) => end,
-                Err(error) => {
-                    // Refused (the org's queue is full, say): queued again.
+                Err(TurnRefused::Retry(error)) => {
+                    // The org's queue is full, say: queued again.
                     tracing::warn!(run = %run.id, %error, "a run's turn was not admitted");
-                    let requeued = self
-                        .save(&run, |r| {
-                            r.status = RunStatus::Queued;
-                            bank_running_time(r);
-                        })
-                        .await;
-                    let _ = requeued;
+                    self.save(&run, |r| r.status = RunStatus::Queued).await;
                     tokio::time::sleep(Duration::from_secs(1)).await;
+                    return;
+                }
+                Err(TurnRefused::Fail(detail)) => {
+                    self.settle_failed(&run, "VALIDATION_ERROR", &detail).await;
                     return;
                 }
             };
@@ -70,7 +79,12 @@ impl RunWorker {
                 return;
             }
             let elapsed = started.elapsed().as_millis() as u64;
-            let usage = self.usage_of(&run).await;
+            let (org, thread, prices) = (run.org_id, run.thread_id, Arc::clone(&self.prices));
+            let usage = self
+                .store
+                .run(move |s| budget::thread_usage(s, &prices, org, thread))
+                .await
+                .unwrap_or_else(|_| run.usage.clone());
             let decided = decide(&run, &runner, validator.as_ref(), &end);
             let (turn, answer) = (
                 end.turn,
@@ -124,13 +138,14 @@ impl RunWorker {
         run: &RunRecord,
         runner: &Runner,
         content: String,
-    ) -> Result<TurnEnd, String> {
+        started: Instant,
+    ) -> Result<TurnEnd, TurnRefused> {
         let (org, agent_id) = (run.org_id, run.agent_id);
         let agent = self
             .store
             .run(move |s| s.agent(org, agent_id))
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| TurnRefused::Retry(e.to_string()))?;
         let mut overlay = runner.system_prompt_overlay.clone().unwrap_or_default();
         if let (OutputMode::Json, Some(schema)) = (runner.output_mode, &runner.output_schema) {
             if !overlay.is_empty() {
@@ -142,6 +157,13 @@ impl RunWorker {
         metadata.insert("runner_id".into(), run.runner_id.to_string());
         metadata.insert("run_id".into(), run.id.to_string());
         let instructed = !content.is_empty() && !run.progress.instructed;
+        let budget = Arc::new(RunBudget::new(
+            self.store.clone(),
+            Arc::clone(&self.prices),
+            run.clone(),
+            started,
+        ));
+        let content_is_empty = content.is_empty();
         let request = TurnRequest {
             content,
             sender_name: None,
@@ -168,16 +190,23 @@ impl RunWorker {
             if_busy: Some(IfBusy::Queue.as_str()),
             otel_trace_id: None,
             public: None,
+            budget: Some(Arc::clone(&budget) as Arc<dyn confer_actors::TurnBudget>),
+            continuation: content_is_empty,
         };
         let admission = self
             .runtime
             .post(org, run.thread_id, request, IfBusy::Queue, agent)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| TurnRefused::Retry(e.to_string()))?;
         let (turn, mut reader) = match admission {
             Admission::Accepted { turn, reader } => (turn, reader),
-            Admission::Duplicate { .. } => return Err("a duplicate send".into()),
-            Admission::Refused(refusal) => return Err(format!("{refusal:?}")),
+            Admission::Duplicate { .. } => {
+                return Err(TurnRefused::Fail("a duplicate send".into()));
+            }
+            Admission::Refused(confer_actors::Refusal::Rule(rule)) => {
+                return Err(TurnRefused::Fail(rule.to_string()));
+            }
+            Admission::Refused(refusal) => return Err(TurnRefused::Retry(refusal.to_string())),
         };
         if instructed {
             // Sent: a restart continues the thread instead of sending again.
@@ -213,44 +242,14 @@ impl RunWorker {
                     end.ok = done.ok;
                     end.content = done.content.clone();
                     end.stopped = done.stopped == Some(true);
-                    end.paused = done.paused.is_some();
+                    end.paused = done.paused;
+                    end.limit = budget.hit();
                     break;
                 }
                 _ => {}
             }
         }
         Ok(end)
-    }
-
-    /// What the run's thread spent so far: its usage records, priced.
-    async fn usage_of(&self, run: &RunRecord) -> super::RunUsage {
-        let (org, thread) = (run.org_id, run.thread_id);
-        let prices = Arc::clone(&self.prices);
-        let records = self
-            .store
-            .run(move |s| {
-                s.list_usage(
-                    org,
-                    crate::store::usage::UsageFilter {
-                        agent: None,
-                        thread: Some(thread),
-                    },
-                    None,
-                    10_000,
-                    |_| Ok(true),
-                )
-            })
-            .await;
-        let mut usage = super::RunUsage::default();
-        if let Ok(page) = records {
-            for record in &page.items {
-                usage.input_tokens += record.input_tokens;
-                usage.output_tokens += record.output_tokens;
-                usage.cost_usd += prices.cost_nanos(record).unwrap_or(0) as f64 / 1e9;
-                usage.steps += 1;
-            }
-        }
-        usage
     }
 
     async fn settle_failed(&self, run: &RunRecord, code: &'static str, detail: &str) {
@@ -274,6 +273,8 @@ enum Decision {
     Succeeded(Value),
     Failed(RunError),
     Cancelled,
+    /// The budget's `limit` paused it; it waits `timeout` seconds.
+    Paused(String, u64),
 }
 
 impl Decision {
@@ -296,6 +297,12 @@ impl Decision {
             Self::Failed(error) => {
                 end(run, RunStatus::Failed);
                 run.error = Some(error.clone());
+            }
+            Self::Paused(limit, timeout) => {
+                run.status = RunStatus::Paused;
+                run.status_reason = Some("budget_exceeded".into());
+                run.limit = Some(limit.clone());
+                run.expires_at = Some(Utc::now() + chrono::Duration::seconds(*timeout as i64));
             }
             Self::Cancelled => {
                 end(run, RunStatus::Cancelled);
@@ -323,7 +330,10 @@ fn decide(
     }
     let mut answers = run.progress.answers.clone();
     answers.push(end.content.clone());
-    if end.paused {
+    if let Some(limit) = &end.limit {
+        return Decision::Paused(limit.clone(), runner.resume_timeout_secs);
+    }
+    if end.paused.is_some() {
         // A compaction pause continues at once (an empty send).
         return Decision::Continue;
     }

@@ -13,6 +13,7 @@ use confer_actors::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod budget;
 mod drive;
 pub mod output;
 pub mod rules;
@@ -105,10 +106,6 @@ pub struct Runner {
     pub updated_at: DateTime<Utc>,
     /// Bumped by every change.
     pub version: u64,
-    /// Kept with the record, answered by `GET …/budget`.
-    #[serde(default, skip_serializing)]
-    #[schema(ignore)]
-    pub budget: Budget,
     /// Set by DELETE: gone from the API, its runs still readable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(ignore)]

@@ -6,7 +6,7 @@ use chrono::Utc;
 use confer_actors::{AgentId, Metadata, OrgId, RunnerId, ToolDefinition};
 use serde_json::{Value, json};
 
-use super::{Budget, CompletionWebhook, OutputMode, Runner, schema, template};
+use super::{CompletionWebhook, OutputMode, Runner, schema, template};
 
 /// The events a completion webhook may name.
 pub const WEBHOOK_EVENTS: [&str; 6] = [
@@ -106,7 +106,6 @@ impl RunnerDraft {
             created_at: now,
             updated_at: now,
             version: 1,
-            budget: Budget::default(),
             deleted_at: None,
         };
         let mut runner = self.apply_to(blank, &check_url)?;
@@ -268,7 +267,6 @@ mod tests {
         assert_eq!(runner.max_queued_runs, 100);
         assert_eq!(runner.resume_timeout_secs, 86_400);
         assert_eq!(runner.input_schema, json!({"type": "object"}));
-        assert_eq!(runner.budget.max_steps, Some(50));
         assert_eq!(runner.version, 1);
     }
 

@@ -101,7 +101,6 @@ impl RunWorker {
                         } else {
                             run.attempt += 1;
                             run.status = RunStatus::Queued;
-                            bank_running_time(run);
                         }
                         Ok(())
                     })
@@ -177,7 +176,7 @@ impl RunWorker {
                             return Err(());
                         }
                         run.status = RunStatus::Running;
-                        run.started_at = Some(Utc::now());
+                        run.started_at.get_or_insert_with(Utc::now);
                         Ok(())
                     })
                 })
@@ -269,6 +268,19 @@ impl RunWorker {
         }
     }
 
+    /// The budget limit `run` would break with its next call, read now
+    /// (a paused run resumes only without one).
+    pub async fn limit_now(
+        &self,
+        run: &RunRecord,
+    ) -> Result<Option<&'static str>, confer_actors::StoreError> {
+        let (prices, run) = (Arc::clone(&self.prices), run.clone());
+        let ran_ms = run.progress.ran_ms;
+        self.store
+            .run(move |s| super::budget::limit_now(s, &prices, &run, ran_ms))
+            .await
+    }
+
     /// Cancels a run: a waiting or queued one at once, a running one by
     /// stopping its turn (the worker then ends it `cancelled`). Whether
     /// the run is (or will be) cancelled; `None` if there is no such run.
@@ -325,12 +337,4 @@ pub(super) fn end(run: &mut RunRecord, status: RunStatus) {
     run.ended_at = Some(Utc::now());
     run.expires_at = None;
     run.pending_tool_calls.clear();
-}
-
-/// Adds the current start's running time to the banked time.
-pub(super) fn bank_running_time(run: &mut RunRecord) {
-    if let Some(started) = run.started_at {
-        let ms = (Utc::now() - started).num_milliseconds().max(0) as u64;
-        run.progress.ran_ms = run.progress.ran_ms.max(ms);
-    }
 }

@@ -342,3 +342,130 @@ async fn a_run_cut_by_kill_9_is_queued_again_and_finishes() {
     let output = run["output"].as_str().unwrap();
     assert!(output.contains("tick"), "{run}");
 }
+
+#[tokio::test]
+async fn a_run_pauses_at_its_step_budget_and_resumes_once_raised() {
+    let (vendor, hooks, server) = crate::org_tools::rig().await;
+    let admin = server.admin();
+    crate::org_tools::tool(&admin, &hooks, "lookup", json!({})).await;
+    for _ in 0..2 {
+        hooks.push(Reply::json(200, json!({"found": "the answer"})));
+    }
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "lookup",
+        &json!({"q": 1}),
+    )));
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_2",
+        "lookup",
+        &json!({"q": 2}),
+    )));
+    vendor.push(Reply::stream(openai_answer("All found.", 10)));
+    let agent = admin
+        .agent_with(json!({"name": "Seeker", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    let runner = runner(
+        &admin,
+        json!({"agentId": agent, "name": "Seek", "instructions": "Find it."}),
+    )
+    .await;
+    let budget = format!("/api/runners/{runner}/budget");
+    let set = admin.put(&budget, json!({"maxSteps": 2})).await.expect(200);
+    assert_eq!(set["max_steps"], 2, "{set}");
+    admin
+        .put(&budget, json!({"maxTokens": 0}))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+
+    let run = start(&admin, &runner, json!({})).await;
+    let id = run["id"].as_str().unwrap();
+    let run = run_when(&admin, &runner, id, status_is("paused")).await;
+    assert_eq!(run["status_reason"], "budget_exceeded", "{run}");
+    assert_eq!(run["limit"], "max_steps", "{run}");
+    assert_eq!(run["usage"]["steps"], 2, "{run}");
+    assert_eq!(vendor.requests().len(), 2, "no third call");
+    assert_eq!(hooks.requests().len(), 2, "both tool calls ran");
+
+    let resume = format!("/api/runners/{runner}/runs/{id}/resume");
+    let detail = admin
+        .post(&resume, json!({}))
+        .await
+        .expect_error(409, "BUDGET_EXCEEDED");
+    assert!(detail.contains("max_steps"), "{detail}");
+
+    admin.put(&budget, json!({"maxSteps": 3})).await.expect(200);
+    admin.post(&resume, json!({})).await.expect(200);
+    let run = run_when(&admin, &runner, id, |r| r["ended_at"].is_string()).await;
+    assert_eq!(run["status"], "succeeded", "{run}");
+    assert_eq!(run["output"], "All found.");
+    assert_eq!(run["usage"]["steps"], 3, "{run}");
+    let third = vendor.requests()[2].body.to_string();
+    assert!(
+        third.contains("call_2") && third.contains("the answer"),
+        "{third}"
+    );
+}
+
+#[tokio::test]
+async fn a_days_cost_limit_pauses_the_next_run_before_any_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let prices = dir.path().join("prices.toml");
+    std::fs::write(
+        &prices,
+        "[[model]]\npattern = \"builtin/echo\"\ninput = 1000.0\noutput = 1000.0\n",
+    )
+    .unwrap();
+    let server =
+        Server::start_with(Options::default().env("CONFER_PRICES_FILE", prices.to_str().unwrap()));
+    let admin = server.admin();
+    let agent = admin.agent("Priced").await;
+    let runner = runner(
+        &admin,
+        json!({"agentId": agent, "name": "Priced", "instructions": "Say something priced."}),
+    )
+    .await;
+    let budget = format!("/api/runners/{runner}/budget");
+    admin
+        .put(&budget, json!({"dailyCostUsd": 0.001}))
+        .await
+        .expect(200);
+    let first = start(&admin, &runner, json!({})).await;
+    let first = first["id"].as_str().unwrap();
+    let done = run_when(&admin, &runner, first, |r| r["ended_at"].is_string()).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert!(
+        done["usage"]["cost_usd"].as_f64().unwrap() > 0.001,
+        "{done}"
+    );
+    let today = admin.get(&budget).await.expect(200);
+    assert!(
+        today["today"]["cost_usd"].as_f64().unwrap() > 0.001,
+        "{today}"
+    );
+
+    let second = start(&admin, &runner, json!({})).await;
+    let (second, thread) = (
+        second["id"].as_str().unwrap(),
+        second["thread_id"].as_str().unwrap().to_owned(),
+    );
+    let run = run_when(&admin, &runner, second, status_is("paused")).await;
+    assert_eq!(run["limit"], "daily_cost_usd", "{run}");
+    let usage = admin
+        .get(&format!("/api/usage?threadId={thread}"))
+        .await
+        .expect(200);
+    assert_eq!(usage["records"], json!([]), "no call was made: {usage}");
+    let resume = format!("/api/runners/{runner}/runs/{second}/resume");
+    admin
+        .post(&resume, json!({}))
+        .await
+        .expect_error(409, "BUDGET_EXCEEDED");
+    admin
+        .put(&budget, json!({"dailyCostUsd": 100}))
+        .await
+        .expect(200);
+    admin.post(&resume, json!({})).await.expect(200);
+    let run = run_when(&admin, &runner, second, |r| r["ended_at"].is_string()).await;
+    assert_eq!(run["status"], "succeeded", "{run}");
+}

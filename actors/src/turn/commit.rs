@@ -41,19 +41,21 @@ impl Turn {
         content.push_str(&outcome.content);
         // An answer that only calls tools, or a pause after compaction, adds
         // nothing to the listed history.
-        let listed =
-            (answered && !outcome.paused && (outcome.tool_calls.is_empty() || !content.is_empty()))
-                .then(|| Message {
-                    id: MessageId::new(),
-                    thread_id: self.thread_id,
-                    seq: 0,
-                    role: Role::Assistant,
-                    content: content.clone(),
-                    sender_name: None,
-                    sender_id: None,
-                    created_at: Utc::now(),
-                    citations: self.scope.sources.citations(),
-                });
+        let listed = (answered
+            && !outcome.paused
+            && outcome.budget_hit.is_none()
+            && (outcome.tool_calls.is_empty() || !content.is_empty()))
+        .then(|| Message {
+            id: MessageId::new(),
+            thread_id: self.thread_id,
+            seq: 0,
+            role: Role::Assistant,
+            content: content.clone(),
+            sender_name: None,
+            sender_id: None,
+            created_at: Utc::now(),
+            citations: self.scope.sources.citations(),
+        });
         // The earlier steps' entries are kept whatever happened (their tools
         // ran; they are in the cached history already); the last call's only
         // when it answered.
@@ -293,7 +295,11 @@ impl Turn {
             stopped: outcome.stopped_by.is_some().then_some(true),
             requires_action: requires_action.then_some(true),
             gap: None,
-            paused: outcome.paused.then_some("compaction"),
+            paused: if outcome.budget_hit.is_some() {
+                Some("budget_exceeded")
+            } else {
+                outcome.paused.then_some("compaction")
+            },
         })));
     }
 }
@@ -323,7 +329,9 @@ fn with_outcome(
         ),
         (None, Some(CancelReason::Stop)) => (OutcomeKind::Stopped, None),
         (None, None) if requires_action => (OutcomeKind::RequiresAction, None),
-        (None, None) if outcome.paused => (OutcomeKind::Paused, None),
+        (None, None) if outcome.paused || outcome.budget_hit.is_some() => {
+            (OutcomeKind::Paused, None)
+        }
         (None, None) => (OutcomeKind::Ok, None),
     };
     IdempotencyRecord {

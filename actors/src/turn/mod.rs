@@ -17,6 +17,7 @@
 //! model continues. A send without results while calls are pending answers
 //! them with a "not executed" output so the vendor context stays valid.
 
+mod budget;
 mod commit;
 mod compact_step;
 mod fallback_step;
@@ -48,6 +49,7 @@ use crate::timings::{PhaseClock, TurnTimings};
 use crate::tools::{self, CallPlan, MAX_TOOL_STEPS, ToolExecutor, ToolScope};
 use crate::trace::TraceRecorder;
 
+pub use budget::{BudgetFuture, TurnBudget};
 pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
 pub use public::PublicTurn;
@@ -116,6 +118,12 @@ pub struct TurnRequest {
     pub otel_trace_id: Option<String>,
     /// Set when a public chat's visitor sent it (`publishing.md` rule 8).
     pub public: Option<Arc<PublicTurn>>,
+    /// The sender's limits, asked before each model call (a run's budget).
+    pub budget: Option<Arc<dyn TurnBudget>>,
+    /// An empty send that continues the context as it stands (a run
+    /// resumed after its budget paused it, or started again after a
+    /// restart); never set by a client's send.
+    pub continuation: bool,
 }
 
 /// Where a turn's frames go: its thread's frame log, under its number.
@@ -284,6 +292,12 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         if turn.scope.plans.enabled || turn.scope.knowledge.enabled || turn.scope.memory {
             turn.briefing = Box::pin(turn.engine.tools.briefing(&turn.scope)).await;
         }
+        // Before the call and its compaction, which the budget counts.
+        if let Some(budget) = &turn.request.budget
+            && let Some(limit) = budget.before_call(turn.step).await
+        {
+            return Box::pin(turn.commit(ModelOutcome::paused_by_budget(limit))).await;
+        }
         // Checked first: most calls need no boxed compaction step at all.
         let compacted = if turn.may_compact() {
             Box::pin(turn.compact_if_due(&key)).await
@@ -327,13 +341,14 @@ impl Turn {
     /// turn with `requires_action` once the server-side ones have run.
     fn after_model_call(&self, outcome: ModelOutcome) -> AfterModelCall {
         let ended = outcome.failure.is_some() || outcome.stopped_by.is_some();
-        if ended || outcome.tool_calls.is_empty() || self.step > MAX_TOOL_STEPS {
+        let cap = self.step_cap();
+        if ended || outcome.tool_calls.is_empty() || self.step > cap {
             return AfterModelCall::Commit(outcome);
         }
         let is_client = |call: &ToolCall| self.client_tools.iter().any(|t| t.name == call.name);
         let is_server = |call: &ToolCall| self.server_tools.iter().any(|t| t.name == call.name);
         let is_builtin = |call: &ToolCall| call.name == tools::PROPOSE_PROFILE_SWITCH;
-        let at_limit = self.step == MAX_TOOL_STEPS;
+        let at_limit = self.step == cap;
         let mut plans = Vec::new();
         let mut client = Vec::new();
         for call in &outcome.tool_calls {
@@ -367,6 +382,15 @@ impl Turn {
             plans,
             then,
         }
+    }
+
+    /// Model calls the turn may make before its last is made without tools:
+    /// [`MAX_TOOL_STEPS`], or what the send's budget says.
+    pub(super) fn step_cap(&self) -> u32 {
+        self.request
+            .budget
+            .as_ref()
+            .map_or(MAX_TOOL_STEPS, |budget| budget.step_cap())
     }
 
     /// The thread's metadata overlaid with the send's, for the usage record.

@@ -10,7 +10,6 @@ use super::{CancelReason, ModelOutcome, Turn, until_cancelled};
 use crate::codes;
 use crate::provider::{CallOrigin, KeyRequest, ModelRequest, VendorKey, estimate_tokens};
 use crate::timings::micros_between;
-use crate::tools::MAX_TOOL_STEPS;
 use crate::trace::{SpanAttributes, SpanKind, Stamp};
 use crate::turn_metrics;
 
@@ -101,7 +100,7 @@ impl Turn {
                 .cloned()
                 .collect(),
             api_key: key.api_key.clone(),
-            tool_choice_none: self.step > MAX_TOOL_STEPS,
+            tool_choice_none: self.step > self.step_cap(),
             compaction: self.compaction.enabled.then(|| self.compaction.clone()),
             options: Arc::clone(&self.request.options),
         };

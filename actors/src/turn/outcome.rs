@@ -43,6 +43,8 @@ pub struct ModelOutcome {
     pub(super) lead: &'static str,
     /// The vendor compacted the context and paused before answering.
     pub(super) paused: bool,
+    /// The limit of the send's budget that ended the turn before a call.
+    pub(super) budget_hit: Option<String>,
     /// The vendor's per-iteration usage (a call in which it compacted).
     pub(super) iterations: Option<serde_json::Value>,
 }
@@ -76,6 +78,7 @@ impl ModelOutcome {
             recorded: false,
             lead: "",
             paused: false,
+            budget_hit: None,
             iterations: None,
         }
     }
@@ -84,6 +87,16 @@ impl ModelOutcome {
     pub(super) fn stopped_before_the_call(reason: CancelReason) -> Self {
         Self {
             stopped_by: Some(reason),
+            ..Self::empty()
+        }
+    }
+
+    /// The end of a turn its budget paused before a call (nothing to
+    /// record: the earlier steps are).
+    pub(super) fn paused_by_budget(limit: String) -> Self {
+        Self {
+            budget_hit: Some(limit),
+            recorded: true,
             ..Self::empty()
         }
     }

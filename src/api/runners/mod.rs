@@ -254,9 +254,7 @@ pub async fn update(
                     // against an older runner.
                     return Err("the runner changed meanwhile; send the PATCH again".to_owned());
                 }
-                let mut next = patched.clone();
-                next.budget = stored.budget;
-                Ok(next)
+                Ok(patched.clone())
             })
         })
         .await?;
@@ -287,6 +285,7 @@ pub async fn delete(
 /// cost.
 async fn budget_view(state: &AppState, runner: &Runner) -> Result<BudgetView, ApiError> {
     let (org, id) = (runner.org_id, runner.id);
+    let budget = state.store.run(move |s| s.runner_budget(org, id)).await?;
     let midnight = Utc::now()
         .date_naive()
         .and_hms_opt(0, 0, 0)
@@ -294,11 +293,11 @@ async fn budget_view(state: &AppState, runner: &Runner) -> Result<BudgetView, Ap
         .unwrap_or_else(Utc::now);
     let (runs, cost_usd) = state
         .store
-        .run(move |s| s.runs_since(org, id, midnight))
+        .run(move |s| s.runs_since(org, id, midnight, None))
         .await?;
     Ok(BudgetView {
         runner_id: runner.id,
-        budget: runner.budget.clone(),
+        budget,
         today: Today {
             day: midnight.format("%Y-%m-%d").to_string(),
             cost_usd,
@@ -341,32 +340,35 @@ pub async fn put_budget(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = (caller.org_id, path.into_inner());
     let body = body.into_inner();
-    let current = live_runner(&state, org, id).await?.budget;
-    let budget = (|| {
-        Ok::<_, String>(Budget {
-            max_tokens: positive("maxTokens", body.max_tokens, current.max_tokens)?,
-            max_cost_usd: positive("maxCostUsd", body.max_cost_usd, current.max_cost_usd)?,
-            max_steps: positive("maxSteps", body.max_steps, current.max_steps)?,
+    let runner = live_runner(&state, org, id).await?;
+    let change = move |current: Budget| {
+        Ok(Budget {
+            max_tokens: positive("maxTokens", body.max_tokens.clone(), current.max_tokens)?,
+            max_cost_usd: positive(
+                "maxCostUsd",
+                body.max_cost_usd.clone(),
+                current.max_cost_usd,
+            )?,
+            max_steps: positive("maxSteps", body.max_steps.clone(), current.max_steps)?,
             max_duration_secs: positive(
                 "maxDurationSecs",
-                body.max_duration_secs,
+                body.max_duration_secs.clone(),
                 current.max_duration_secs,
             )?,
-            daily_cost_usd: positive("dailyCostUsd", body.daily_cost_usd, current.daily_cost_usd)?,
+            daily_cost_usd: positive(
+                "dailyCostUsd",
+                body.daily_cost_usd.clone(),
+                current.daily_cost_usd,
+            )?,
         })
-    })()
-    .map_err(ApiError::Validation)?;
-    let updated = state
+    };
+    match state
         .store
-        .write(move |s| {
-            s.update_runner(org, id, |mut r| {
-                r.budget = budget.clone();
-                r.version += 1;
-                r.updated_at = Utc::now();
-                Ok::<_, String>(r)
-            })
-        })
-        .await?;
-    let runner = stored(updated)?;
+        .write(move |s| s.update_runner_budget(org, id, change))
+        .await?
+    {
+        Updated::Refused(rule) => return Err(ApiError::Validation(rule)),
+        Updated::Gone | Updated::Stored(_) => {}
+    }
     Ok(HttpResponse::Ok().json(budget_view(&state, &runner).await?))
 }

@@ -309,10 +309,16 @@ pub async fn resume(
             (result.tool_call_id, result.output)
         })
         .collect();
+    // A paused run resumes once its limit no longer holds (raised, or a
+    // new day for the daily cost).
+    let holding = match run.status {
+        RunStatus::Paused => state.runs.limit_now(&run).await?,
+        _ => None,
+    };
     let (org, id) = (run.org_id, run.id);
     let changed = state
         .store
-        .write(move |s| s.change_run(org, id, |run| resume_rules(run, &results)))
+        .write(move |s| s.change_run(org, id, |run| resume_rules(run, &results, holding)))
         .await?;
     match changed {
         Updated::Stored(run) => {
@@ -325,7 +331,11 @@ pub async fn resume(
 }
 
 /// A resume's rules, inside the run's transaction.
-fn resume_rules(run: &mut RunRecord, results: &[(String, String)]) -> Result<(), ApiError> {
+fn resume_rules(
+    run: &mut RunRecord,
+    results: &[(String, String)],
+    holding: Option<&str>,
+) -> Result<(), ApiError> {
     match run.status {
         RunStatus::RequiresAction => {
             let pending: Vec<&str> = run
@@ -356,14 +366,20 @@ fn resume_rules(run: &mut RunRecord, results: &[(String, String)]) -> Result<(),
             run.status = RunStatus::Queued;
             Ok(())
         }
-        RunStatus::Paused => Err(ApiError::Refused {
-            code: codes::BUDGET_EXCEEDED,
-            detail: format!(
-                "the run's budget limit {} still holds",
-                run.limit.as_deref().unwrap_or("(unknown)")
-            ),
-            retry_after: None,
-        }),
+        RunStatus::Paused => match holding {
+            Some(limit) => Err(ApiError::Refused {
+                code: codes::BUDGET_EXCEEDED,
+                detail: format!("the run's budget limit {limit} still holds; raise it first"),
+                retry_after: None,
+            }),
+            None => {
+                run.status = RunStatus::Queued;
+                run.status_reason = None;
+                run.limit = None;
+                run.expires_at = None;
+                Ok(())
+            }
+        },
         status => Err(ApiError::Conflict(format!(
             "the run is {}; only a waiting run resumes",
             status.as_str()

@@ -2,7 +2,8 @@
 //!
 //! | tree              | key                                         | value    |
 //! |-------------------|---------------------------------------------|----------|
-//! | `runners`         | org ++ runner                               | `Runner` (with its budget) |
+//! | `runners`         | org ++ runner                               | `Runner` |
+//! | `runner_budgets`  | org ++ runner                               | `Budget` (absent: the default) |
 //! | `runs`            | org ++ run                                  | `RunRecord` |
 //! | `runs_by_runner`  | org ++ runner ++ created µs BE ++ run       | empty    |
 //! | `run_queue`       | queued µs BE ++ run                         | org      |
@@ -23,11 +24,12 @@ use super::codec::{decode, encode};
 use super::keys;
 use super::update::{Updated, swap};
 use super::{SledStore, abort, engine};
-use crate::runners::{RunRecord, RunStatus, Runner};
+use crate::runners::{Budget, RunRecord, RunStatus, Runner};
 
 /// The runner trees.
 pub struct RunnerTrees {
     runners: sled::Tree,
+    budgets: sled::Tree,
     runs: sled::Tree,
     by_runner: sled::Tree,
     queue: sled::Tree,
@@ -41,6 +43,7 @@ impl RunnerTrees {
         let tree = |name: &str| db.open_tree(name).map_err(engine);
         Ok(Self {
             runners: tree("runners")?,
+            budgets: tree("runner_budgets")?,
             runs: tree("runs")?,
             by_runner: tree("runs_by_runner")?,
             queue: tree("run_queue")?,
@@ -202,6 +205,36 @@ impl SledStore {
             }
         }
         Ok(out)
+    }
+
+    /// The runner's budget (a new runner's default until one is put).
+    pub fn runner_budget(&self, org: OrgId, id: RunnerId) -> Result<Budget, StoreError> {
+        Ok(Self::get(
+            &self.runners.budgets,
+            &keys::pair(org.as_bytes(), id.as_bytes()),
+        )?
+        .unwrap_or_default())
+    }
+
+    /// Changes the runner's budget by compare-and-swap.
+    pub fn update_runner_budget<E>(
+        &self,
+        org: OrgId,
+        id: RunnerId,
+        change: impl FnMut(Budget) -> Result<Budget, E>,
+    ) -> Result<Updated<Budget, E>, StoreError> {
+        let _writing = self.gate.writing();
+        swap(
+            &self.runners.budgets,
+            &keys::pair(org.as_bytes(), id.as_bytes()),
+            |bytes| {
+                Ok(Some(match bytes {
+                    Some(b) => decode(b)?,
+                    None => Budget::default(),
+                }))
+            },
+            change,
+        )
     }
 
     /// Changes a live runner by compare-and-swap.

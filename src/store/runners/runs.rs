@@ -91,12 +91,14 @@ impl SledStore {
         )
     }
 
-    /// The runner's runs created at or after `since`, and their cost.
+    /// The runner's runs created at or after `since` (but `except`), and
+    /// their cost as recorded.
     pub fn runs_since(
         &self,
         org: OrgId,
         runner: RunnerId,
         since: DateTime<Utc>,
+        except: Option<RunId>,
     ) -> Result<(u64, f64), StoreError> {
         let prefix = keys::pair(org.as_bytes(), runner.as_bytes());
         let start = [&prefix[..], &keys::micros(since).to_be_bytes()].concat();
@@ -107,7 +109,11 @@ impl SledStore {
             let Some(id) = keys::timeline_id(&key) else {
                 continue;
             };
-            if let Some(run) = self.run(org, RunId::from_bytes(id))? {
+            let id = RunId::from_bytes(id);
+            if Some(id) == except {
+                continue;
+            }
+            if let Some(run) = self.run(org, id)? {
                 runs += 1;
                 cost += run.usage.cost_usd;
             }
