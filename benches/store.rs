@@ -175,6 +175,7 @@ fn logs_benches(c: &mut Criterion) {
                 otel_trace_id: None,
                 started: Stamp::now(),
                 payloads: false,
+                run: None,
             },
             &running,
         );

@@ -228,7 +228,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         },
     );
 
-    let runs = runners::worker::RunWorker::start(store.clone(), runtime.clone(), prices);
+    let fallback = settings.fallback_provider.clone();
+    let runs = runners::worker::RunWorker::start(store.clone(), runtime.clone(), prices, fallback);
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {

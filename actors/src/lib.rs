@@ -63,5 +63,7 @@ pub use timings::TurnTimings;
 pub use trace::{
     RunningTraces, Span, SpanAttributes, SpanKind, SpanStatus, Trace, TraceRecord, TraceStatus,
 };
-pub use turn::{BudgetFuture, Engine, PublicTurn, ToolResult, TurnBudget, TurnRequest};
+pub use turn::{
+    BudgetFuture, Engine, PublicTurn, RunTag, RunTurn, ToolResult, TurnBudget, TurnRequest,
+};
 pub use vendor_options::{AnthropicCache, AnthropicOptions, OpenAiOptions, VendorOptions};

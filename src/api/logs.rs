@@ -26,6 +26,14 @@ pub struct LogsQuery {
     agent_id: Option<AgentId>,
     #[serde(rename = "threadId")]
     thread_id: Option<ThreadId>,
+    /// A runner's run turns only.
+    #[serde(rename = "runnerId")]
+    #[param(value_type = Option<uuid::Uuid>)]
+    runner_id: Option<confer_actors::RunnerId>,
+    /// One run's turns only.
+    #[serde(rename = "runId")]
+    #[param(value_type = Option<uuid::Uuid>)]
+    run_id: Option<confer_actors::RunId>,
     /// `running`, `ok`, `error` or `stopped`.
     status: Option<String>,
     /// A substring of the model or the error code.
@@ -118,6 +126,8 @@ pub async fn list(
     let thread = query.thread_id;
     let filters = TraceQuery {
         agent,
+        runner: query.runner_id,
+        run: query.run_id,
         status,
         q: query.q.clone().filter(|q| !q.is_empty()),
         since,

@@ -276,8 +276,8 @@ pub async fn send(
             .and_then(|v| v.to_str().ok())
             .and_then(confer_actors::trace::traceparent_trace_id),
         public: None,
-        budget: None,
         continuation: false,
+        run: None,
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.

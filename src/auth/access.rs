@@ -91,9 +91,9 @@ pub async fn changeable_thread(
     caller: &Caller,
     id: ThreadId,
 ) -> Result<Thread, ApiError> {
-    let thread = thread(state, caller, id).await?;
-    driven_by_itself(&thread)?;
-    Ok(thread)
+    changeable_thread_and(state, caller, id, |_, _| Ok(()))
+        .await
+        .map(|(thread, ())| thread)
 }
 
 /// [`thread_and`] for a change: see [`changeable_thread`].

@@ -44,6 +44,31 @@ pub fn thread_usage(
     Ok(usage)
 }
 
+/// A cost limit of `budget` that `model` cannot be held to, having no
+/// price (`runners.md` Budgets §4): the refusal, naming the limit and the
+/// model. `fallback` is the provider of unrecognised model names.
+pub fn unpriced_cost_limit(
+    budget: &Budget,
+    model: &str,
+    prices: &PriceTable,
+    fallback: &str,
+) -> Option<String> {
+    let field = if budget.max_cost_usd.is_some() {
+        "maxCostUsd"
+    } else if budget.daily_cost_usd.is_some() {
+        "dailyCostUsd"
+    } else {
+        return None;
+    };
+    let route = crate::providers::route(model, fallback);
+    if prices.price(&route.provider, &route.model).is_some() {
+        return None;
+    }
+    Some(format!(
+        "{field}: the model {model} has no price (add it to CONFER_PRICES_FILE)"
+    ))
+}
+
 /// The first limit of `budget` that `spent` (and `ran_ms` of running
 /// time, and `day_cost_usd` of the runner's day) has reached.
 pub fn limit_reached(

@@ -51,6 +51,10 @@ impl RunWorker {
             }
             None => None,
         };
+        if let Some(refusal) = self.unpriced_now(&run, &runner).await {
+            self.settle_failed(&run, "VALIDATION_ERROR", &refusal).await;
+            return;
+        }
         let started = Instant::now();
         loop {
             let content = match self.next_content(&run, &runner) {
@@ -190,8 +194,14 @@ impl RunWorker {
             if_busy: Some(IfBusy::Queue.as_str()),
             otel_trace_id: None,
             public: None,
-            budget: Some(Arc::clone(&budget) as Arc<dyn confer_actors::TurnBudget>),
             continuation: content_is_empty,
+            run: Some(Arc::new(confer_actors::RunTurn {
+                tag: confer_actors::RunTag {
+                    runner_id: run.runner_id,
+                    run_id: run.id,
+                },
+                budget: Arc::clone(&budget) as Arc<dyn confer_actors::TurnBudget>,
+            })),
         };
         let admission = self
             .runtime
@@ -250,6 +260,23 @@ impl RunWorker {
             }
         }
         Ok(end)
+    }
+
+    /// A cost limit the run's model has no price for, read now.
+    async fn unpriced_now(&self, run: &RunRecord, runner: &Runner) -> Option<String> {
+        let (org, id, agent) = (run.org_id, run.runner_id, run.agent_id);
+        let (budget, agent) = self
+            .store
+            .run(move |s| {
+                Ok::<_, confer_actors::StoreError>((
+                    s.runner_budget(org, id)?,
+                    s.agent(org, agent)?,
+                ))
+            })
+            .await
+            .ok()?;
+        let model = runner.model.clone().or(agent.map(|a| a.default_model))?;
+        self.unpriced(&budget, &model)
     }
 
     async fn settle_failed(&self, run: &RunRecord, code: &'static str, detail: &str) {

@@ -238,6 +238,45 @@ pub struct RunRecord {
     pub progress: RunProgress,
 }
 
+impl RunRecord {
+    /// A new queued run of `runner` (not stored yet), on a new thread.
+    pub fn queued(
+        runner: &Runner,
+        input: Value,
+        metadata: Metadata,
+        trigger: RunTrigger,
+        created_by: String,
+    ) -> Self {
+        let run = Run {
+            id: RunId::new(),
+            org_id: runner.org_id,
+            runner_id: runner.id,
+            agent_id: runner.agent_id,
+            thread_id: ThreadId::new(),
+            status: RunStatus::Queued,
+            status_reason: None,
+            limit: None,
+            trigger,
+            input,
+            output: None,
+            error: None,
+            pending_tool_calls: Vec::new(),
+            usage: RunUsage::default(),
+            attempt: 1,
+            metadata,
+            created_by,
+            created_at: Utc::now(),
+            started_at: None,
+            ended_at: None,
+            expires_at: None,
+        };
+        Self {
+            run,
+            progress: RunProgress::default(),
+        }
+    }
+}
+
 impl std::ops::Deref for RunRecord {
     type Target = Run;
     fn deref(&self) -> &Run {

@@ -32,6 +32,8 @@ pub struct RunWorker {
     pub(super) store: Store,
     pub(super) runtime: Runtime,
     pub(super) prices: Arc<PriceTable>,
+    /// The provider of model names no provider claims (for prices).
+    pub(super) fallback_provider: String,
     wake: Notify,
     /// Running runs per runner (bounded by [`MAX_RUNNING`] in all).
     running: Mutex<HashMap<RunnerId, usize>>,
@@ -40,12 +42,18 @@ pub struct RunWorker {
 
 impl RunWorker {
     /// Starts the worker: requeues interrupted runs, then dispatches.
-    pub fn start(store: Store, runtime: Runtime, prices: Arc<PriceTable>) -> Arc<Self> {
+    pub fn start(
+        store: Store,
+        runtime: Runtime,
+        prices: Arc<PriceTable>,
+        fallback_provider: String,
+    ) -> Arc<Self> {
         let (changes, _) = broadcast::channel(CHANGES_KEPT);
         let worker = Arc::new(Self {
             store,
             runtime,
             prices,
+            fallback_provider,
             wake: Notify::new(),
             running: Mutex::new(HashMap::new()),
             changes,
@@ -266,6 +274,12 @@ impl RunWorker {
                 None
             }
         }
+    }
+
+    /// The refusal of `budget` for `model`, if it sets a cost limit the
+    /// model has no price for.
+    pub fn unpriced(&self, budget: &super::Budget, model: &str) -> Option<String> {
+        super::budget::unpriced_cost_limit(budget, model, &self.prices, &self.fallback_provider)
     }
 
     /// The budget limit `run` would break with its next call, read now

@@ -115,6 +115,29 @@ async fn a_run_renders_its_instruction_and_answers_on_a_hidden_thread() {
     assert!(run["started_at"].is_string() && run["ended_at"].is_string());
     assert!(run.get("progress").is_none(), "{run}");
 
+    // Its trace is a run turn naming both; its usage records carry both.
+    let logs = admin
+        .get(&format!("/api/logs?runId={id}"))
+        .await
+        .expect(200);
+    let traces = logs["traces"].as_array().unwrap();
+    assert_eq!(traces.len(), 1, "{logs}");
+    assert_eq!(traces[0]["name"], "run-turn");
+    assert_eq!(traces[0]["runner_id"], runner.as_str());
+    let logs = admin
+        .get(&format!(
+            "/api/logs?runnerId={}",
+            run["thread_id"].as_str().unwrap()
+        ))
+        .await
+        .expect(200);
+    assert_eq!(logs["traces"], json!([]), "{logs}");
+    let usage = admin
+        .get(&format!("/api/usage?threadId={thread}"))
+        .await
+        .expect(200);
+    assert_eq!(usage["records"][0]["metadata"]["run_id"], id, "{usage}");
+
     // The hidden thread: readable, never listed, driven by its run alone.
     let history = admin
         .get(&format!("/api/threads/{thread}/messages"))
@@ -468,4 +491,41 @@ async fn a_days_cost_limit_pauses_the_next_run_before_any_call() {
     admin.post(&resume, json!({})).await.expect(200);
     let run = run_when(&admin, &runner, second, |r| r["ended_at"].is_string()).await;
     assert_eq!(run["status"], "succeeded", "{run}");
+}
+
+#[tokio::test]
+async fn a_cost_limit_needs_a_priced_model() {
+    let server = Server::start();
+    let admin = server.admin();
+    let agent = admin
+        .agent_with(json!({"name": "Unpriced", "defaultModel": "openai/some-unpriced-model"}))
+        .await;
+    let runner = runner(
+        &admin,
+        json!({"agentId": agent, "name": "Unpriced", "instructions": "hi"}),
+    )
+    .await;
+    let budget = format!("/api/runners/{runner}/budget");
+    let detail = admin
+        .put(&budget, json!({"maxCostUsd": 1.0}))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.contains("some-unpriced-model"), "{detail}");
+    // A priced model takes the limit; going back to an unpriced one is refused.
+    admin
+        .patch(
+            &format!("/api/runners/{runner}"),
+            json!({"model": "builtin/echo"}),
+        )
+        .await
+        .expect(200);
+    admin
+        .put(&budget, json!({"maxCostUsd": 1.0}))
+        .await
+        .expect(200);
+    let detail = admin
+        .patch(&format!("/api/runners/{runner}"), json!({"model": null}))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.starts_with("model:"), "{detail}");
 }

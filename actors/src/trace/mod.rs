@@ -18,6 +18,8 @@ pub const MAX_SPANS: usize = 500;
 
 /// The name of every turn's trace and root span.
 pub const TURN_NAME: &str = "chat-turn";
+/// The name of a runner's run turn's trace (`runners.md`).
+pub const RUN_TURN_NAME: &str = "run-turn";
 
 /// Running traces kept in memory at most (one per running turn); past it a
 /// turn still runs and is stored, it is only not listed while it runs.
@@ -194,6 +196,13 @@ pub struct Trace {
     pub span_count: u32,
     pub error_code: Option<String>,
     pub metadata: Metadata,
+    /// The runner and run of a run's turn (`null` elsewhere).
+    #[serde(default)]
+    #[schema(value_type = Option<uuid::Uuid>)]
+    pub runner_id: Option<crate::RunnerId>,
+    #[serde(default)]
+    #[schema(value_type = Option<uuid::Uuid>)]
+    pub run_id: Option<crate::RunId>,
 }
 
 /// A finished trace as stored: the header, its spans and its cost in

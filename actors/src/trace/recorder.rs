@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    MAX_SPANS, RunningTraces, Span, SpanAttributes, SpanKind, SpanStatus, Stamp, TURN_NAME, Trace,
-    TraceRecord, TraceStatus, cut, hex_of,
+    MAX_SPANS, RUN_TURN_NAME, RunningTraces, Span, SpanAttributes, SpanKind, SpanStatus, Stamp,
+    TURN_NAME, Trace, TraceRecord, TraceStatus, cut, hex_of,
 };
 use crate::domain::{Metadata, UsageRecord};
 use crate::ids::{AgentId, OrgId, SpanId, ThreadId, TraceId};
@@ -26,6 +26,8 @@ pub struct TraceStart {
     pub started: Stamp,
     /// Whether inputs and outputs are recorded.
     pub payloads: bool,
+    /// The runner and run whose turn it is, if it is one.
+    pub run: Option<crate::RunTag>,
 }
 
 /// Collects a turn's spans as its steps end; [`TraceRecorder::finish`]
@@ -69,7 +71,12 @@ impl TraceRecorder {
             agent_id: start.agent,
             thread_id: start.thread,
             user_id: start.user_id,
-            name: TURN_NAME.to_owned(),
+            name: if start.run.is_some() {
+                RUN_TURN_NAME
+            } else {
+                TURN_NAME
+            }
+            .to_owned(),
             status: TraceStatus::Running,
             started_at: start.started.at,
             ended_at: None,
@@ -87,6 +94,8 @@ impl TraceRecorder {
             span_count: 1,
             error_code: None,
             metadata: Metadata::new(),
+            runner_id: start.run.map(|r| r.runner_id),
+            run_id: start.run.map(|r| r.run_id),
         };
         let listed = running.insert(&trace).then(|| Running {
             traces: Arc::clone(running),

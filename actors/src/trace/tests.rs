@@ -16,6 +16,7 @@ fn start(running: &Arc<RunningTraces>) -> TraceRecorder {
             if_busy: Some("queue"),
             otel_trace_id: None,
             started: Stamp::now(),
+            run: None,
             payloads: true,
         },
         running,

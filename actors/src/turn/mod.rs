@@ -82,6 +82,22 @@ pub struct ToolResult {
     pub output: String,
 }
 
+/// The runner and run a turn belongs to (`runners.md`: its trace is a
+/// `run-turn` naming both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunTag {
+    pub runner_id: crate::RunnerId,
+    pub run_id: crate::RunId,
+}
+
+/// What a runner's run adds to its turns.
+#[derive(Debug)]
+pub struct RunTurn {
+    pub tag: RunTag,
+    /// The run's limits, asked before each model call.
+    pub budget: Arc<dyn TurnBudget>,
+}
+
 /// A user's send, as the HTTP layer validated it.
 #[derive(Clone, Debug, Default)]
 pub struct TurnRequest {
@@ -118,8 +134,10 @@ pub struct TurnRequest {
     pub otel_trace_id: Option<String>,
     /// Set when a public chat's visitor sent it (`publishing.md` rule 8).
     pub public: Option<Arc<PublicTurn>>,
-    /// The sender's limits, asked before each model call (a run's budget).
-    pub budget: Option<Arc<dyn TurnBudget>>,
+    /// Set on a runner's run's turn: its ids (the trace names them) and
+    /// its budget. Behind one pointer: the turn's task holds the request
+    /// (`a_turn_task_stays_small`).
+    pub run: Option<Arc<RunTurn>>,
     /// An empty send that continues the context as it stands (a run
     /// resumed after its budget paused it, or started again after a
     /// restart); never set by a client's send.
@@ -293,7 +311,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
             turn.briefing = Box::pin(turn.engine.tools.briefing(&turn.scope)).await;
         }
         // Before the call and its compaction, which the budget counts.
-        if let Some(budget) = &turn.request.budget
+        if let Some(budget) = turn.request.run.as_ref().map(|run| &run.budget)
             && let Some(limit) = budget.before_call(turn.step).await
         {
             return Box::pin(turn.commit(ModelOutcome::paused_by_budget(limit))).await;
@@ -388,9 +406,9 @@ impl Turn {
     /// [`MAX_TOOL_STEPS`], or what the send's budget says.
     pub(super) fn step_cap(&self) -> u32 {
         self.request
-            .budget
+            .run
             .as_ref()
-            .map_or(MAX_TOOL_STEPS, |budget| budget.step_cap())
+            .map_or(MAX_TOOL_STEPS, |run| run.budget.step_cap())
     }
 
     /// The thread's metadata overlaid with the send's, for the usage record.

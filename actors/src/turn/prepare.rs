@@ -107,6 +107,7 @@ impl Turn {
                 otel_trace_id: request.otel_trace_id.clone(),
                 started: stamp,
                 payloads: engine.trace_payloads,
+                run: request.run.as_ref().map(|run| run.tag),
             },
             &engine.traces,
         ));

@@ -145,6 +145,16 @@ fn url_check(state: &AppState) -> impl Fn(&str) -> Result<(), String> + '_ {
     |url| state.outbound.policy().check_url(url).map(|_| ())
 }
 
+/// The model `runner`'s runs answer with: its own, else its agent's.
+async fn runner_model(state: &AppState, runner: &Runner) -> Result<String, ApiError> {
+    if let Some(model) = &runner.model {
+        return Ok(model.clone());
+    }
+    let (org, agent) = (runner.org_id, runner.agent_id);
+    let agent = state.store.run(move |s| s.agent(org, agent)).await?;
+    Ok(agent.map_or_else(|| state.default_model.clone(), |a| a.default_model))
+}
+
 /// A live runner of the caller's org, or 404.
 pub(super) async fn live_runner(
     state: &AppState,
@@ -245,6 +255,12 @@ pub async fn update(
     let patched = draft
         .update(current, url_check(&state))
         .map_err(ApiError::Validation)?;
+    // A new model must have a price if the budget limits cost.
+    let model = runner_model(&state, &patched).await?;
+    let budget = state.store.run(move |s| s.runner_budget(org, id)).await?;
+    if let Some(refusal) = state.runs.unpriced(&budget, &model) {
+        return Err(ApiError::invalid("model", refusal));
+    }
     let updated = state
         .store
         .write(move |s| {
@@ -341,8 +357,10 @@ pub async fn put_budget(
     let (org, id) = (caller.org_id, path.into_inner());
     let body = body.into_inner();
     let runner = live_runner(&state, org, id).await?;
+    let model = runner_model(&state, &runner).await?;
+    let runs = std::sync::Arc::clone(&state.runs);
     let change = move |current: Budget| {
-        Ok(Budget {
+        let budget = Budget {
             max_tokens: positive("maxTokens", body.max_tokens.clone(), current.max_tokens)?,
             max_cost_usd: positive(
                 "maxCostUsd",
@@ -360,7 +378,11 @@ pub async fn put_budget(
                 body.daily_cost_usd.clone(),
                 current.daily_cost_usd,
             )?,
-        })
+        };
+        match runs.unpriced(&budget, &model) {
+            Some(refusal) => Err(refusal),
+            None => Ok(budget),
+        }
     };
     match state
         .store

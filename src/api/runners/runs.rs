@@ -5,7 +5,7 @@
 
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
-use confer_actors::{Metadata, RunId, RunnerId, Thread, ThreadId, ThreadKind, ThreadOrigin};
+use confer_actors::{Metadata, RunId, RunnerId, Thread, ThreadKind, ThreadOrigin};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -17,9 +17,7 @@ use crate::auth::Member;
 use crate::error::ApiError;
 use crate::runners::schema::{self, FieldError};
 use crate::runners::worker::CancelRefusal;
-use crate::runners::{
-    Run, RunProgress, RunRecord, RunStatus, RunTrigger, RunUsage, Runner, TriggerKind,
-};
+use crate::runners::{Run, RunRecord, RunStatus, RunTrigger, Runner, TriggerKind};
 use crate::state::AppState;
 use crate::store::runners::RunCreated;
 use crate::store::update::Updated;
@@ -120,7 +118,7 @@ pub async fn start(
         return Err(ApiError::InvalidFields(errors));
     }
     let metadata = body.metadata.unwrap_or_default();
-    let run = new_run(
+    let run = RunRecord::queued(
         &runner,
         input,
         metadata,
@@ -133,43 +131,6 @@ pub async fn start(
     );
     let run = queue(&state, &runner, run).await?;
     Ok(HttpResponse::Created().json(run))
-}
-
-/// A new queued run of `runner` (not stored).
-pub fn new_run(
-    runner: &Runner,
-    input: Value,
-    metadata: Metadata,
-    trigger: RunTrigger,
-    created_by: String,
-) -> RunRecord {
-    let run = Run {
-        id: RunId::new(),
-        org_id: runner.org_id,
-        runner_id: runner.id,
-        agent_id: runner.agent_id,
-        thread_id: ThreadId::new(),
-        status: RunStatus::Queued,
-        status_reason: None,
-        limit: None,
-        trigger,
-        input,
-        output: None,
-        error: None,
-        pending_tool_calls: Vec::new(),
-        usage: RunUsage::default(),
-        attempt: 1,
-        metadata,
-        created_by,
-        created_at: Utc::now(),
-        started_at: None,
-        ended_at: None,
-        expires_at: None,
-    };
-    RunRecord {
-        run,
-        progress: RunProgress::default(),
-    }
 }
 
 /// Stores `run` with its hidden thread and tells the worker.

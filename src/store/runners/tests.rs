@@ -2,9 +2,9 @@
 //! soft delete.
 
 use super::*;
-use crate::runners::{Run, RunProgress, RunTrigger, RunUsage, TriggerKind};
+use crate::runners::{RunTrigger, TriggerKind};
 use crate::store::testing::test_secrets;
-use confer_actors::{AgentId, Metadata, ThreadId};
+use confer_actors::{AgentId, Metadata};
 
 fn temp_store() -> (tempfile::TempDir, SledStore) {
     let dir = tempfile::tempdir().unwrap();
@@ -24,36 +24,18 @@ fn runner(org: OrgId) -> Runner {
 }
 
 fn run(runner: &Runner) -> RunRecord {
-    RunRecord {
-        progress: RunProgress::default(),
-        run: Run {
-            id: RunId::new(),
-            org_id: runner.org_id,
-            runner_id: runner.id,
-            agent_id: runner.agent_id,
-            thread_id: ThreadId::new(),
-            status: RunStatus::Queued,
-            status_reason: None,
-            limit: None,
-            trigger: RunTrigger {
-                kind: TriggerKind::Manual,
-                id: None,
-                scheduled_for: None,
-            },
-            input: serde_json::json!({}),
-            output: None,
-            error: None,
-            pending_tool_calls: Vec::new(),
-            usage: RunUsage::default(),
-            attempt: 1,
-            metadata: Metadata::new(),
-            created_by: "apikey:x".into(),
-            created_at: Utc::now(),
-            started_at: None,
-            ended_at: None,
-            expires_at: None,
-        },
-    }
+    let trigger = RunTrigger {
+        kind: TriggerKind::Manual,
+        id: None,
+        scheduled_for: None,
+    };
+    RunRecord::queued(
+        runner,
+        serde_json::json!({}),
+        Metadata::new(),
+        trigger,
+        "apikey:x".into(),
+    )
 }
 
 #[test]

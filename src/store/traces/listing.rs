@@ -53,6 +53,9 @@ impl TraceScope<'_> {
 #[derive(Clone, Debug)]
 pub struct TraceQuery {
     pub agent: Option<confer_actors::AgentId>,
+    /// A runner's run turns only, or one run's.
+    pub runner: Option<confer_actors::RunnerId>,
+    pub run: Option<confer_actors::RunId>,
     pub status: Option<TraceStatus>,
     /// A substring of `model` or `error_code`.
     pub q: Option<String>,
@@ -68,6 +71,8 @@ impl TraceQuery {
     pub fn newest(limit: usize) -> Self {
         Self {
             agent: None,
+            runner: None,
+            run: None,
             status: None,
             q: None,
             since: None,
@@ -80,6 +85,8 @@ impl TraceQuery {
     /// Whether `trace` passes the filters other than the scope.
     pub fn accepts(&self, trace: &Trace) -> bool {
         self.agent.is_none_or(|a| a == trace.agent_id)
+            && self.runner.is_none_or(|r| trace.runner_id == Some(r))
+            && self.run.is_none_or(|r| trace.run_id == Some(r))
             && self.status.is_none_or(|s| s == trace.status)
             && self.q.as_deref().is_none_or(|q| {
                 trace.model.contains(q)

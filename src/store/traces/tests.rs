@@ -32,6 +32,7 @@ pub(super) fn finished(org: OrgId, agent: AgentId, thread: ThreadId, user: &str)
             otel_trace_id: None,
             started: Stamp::now(),
             payloads: false,
+            run: None,
         },
         &running,
     );
