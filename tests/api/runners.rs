@@ -357,6 +357,15 @@ async fn a_run_cut_by_kill_9_is_queued_again_and_finishes() {
     let run = start(&admin, &runner, json!({})).await;
     let id = run["id"].as_str().unwrap().to_owned();
     run_when(&admin, &runner, &id, status_is("running")).await;
+    // A read may see a change before its flush: a write answered after it
+    // (the store flushes everything before it) makes `running` durable.
+    admin
+        .put(
+            &format!("/api/runners/{runner}/budget"),
+            json!({"maxSteps": 50}),
+        )
+        .await
+        .expect(200);
     let server = server.kill_and_restart();
     let admin = server.admin();
     let run = run_when(&admin, &runner, &id, |r| r["ended_at"].is_string()).await;
