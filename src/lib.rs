@@ -20,6 +20,7 @@ pub mod providers;
 pub mod publishing;
 pub mod resolver;
 pub mod runners;
+pub mod scheduler;
 pub mod secrets;
 pub mod settings;
 pub mod state;
@@ -230,6 +231,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
 
     let fallback = settings.fallback_provider.clone();
     let runs = runners::worker::RunWorker::start(store.clone(), runtime.clone(), prices, fallback);
+    let scheduler =
+        scheduler::firing::Scheduler::start(store.clone(), runtime.clone(), Arc::clone(&runs));
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
@@ -239,6 +242,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         memories: knowledge.memories,
         runtime,
         runs,
+        scheduler,
         store: store.clone(),
         jwt,
         outbound,

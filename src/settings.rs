@@ -70,6 +70,8 @@ pub struct Settings {
     pub knowledge_vector_cache_mb: usize,
     pub knowledge_exact_scan_max: usize,
     pub max_runners_per_org: usize,
+    pub max_schedules_per_org: usize,
+    pub schedule_min_interval_secs: u64,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

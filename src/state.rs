@@ -42,6 +42,8 @@ pub struct AppState {
     pub memories: Arc<crate::knowledge::memories::MemoryBook>,
     /// Starts and drives runners' runs (`runners.md`).
     pub runs: Arc<crate::runners::worker::RunWorker>,
+    /// Fires scheduled tasks (`runners.md` Scheduling).
+    pub scheduler: Arc<crate::scheduler::firing::Scheduler>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

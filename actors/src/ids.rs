@@ -125,6 +125,11 @@ id_type!(
     /// One run of a runner.
     RunId
 );
+id_type!(
+    /// A scheduled task of an agent, or a runner's schedule trigger
+    /// (`runners.md` Scheduling).
+    ScheduleId
+);
 
 #[cfg(test)]
 mod tests {

@@ -315,10 +315,15 @@ pub async fn delete(
     if let Some(publication) = unpublished {
         super::publish::unpublished(&state, &publication).await?;
     }
-    // Its memories go with it: hidden at once, purged after.
+    // Its memories go with it: hidden at once, purged after; its
+    // scheduled tasks at once (the scheduler also drops those of a
+    // deleted agent, should a crash come between).
     state
         .store
-        .write(move |s| s.forget_memories(org, Some(id), None))
+        .write(move |s| {
+            s.delete_scheduled_tasks(org, id)?;
+            s.forget_memories(org, Some(id), None)
+        })
         .await?;
     state.memories.forgotten();
     let scope = crate::knowledge::Scope::Agent(id);

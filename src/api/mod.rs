@@ -36,6 +36,7 @@ pub mod public;
 pub mod publish;
 pub mod replayed;
 pub mod runners;
+pub mod scheduled_tasks;
 pub mod sse;
 pub mod stop;
 pub mod streams;
@@ -193,6 +194,9 @@ route_table! {
         GET => memories::list, POST => memories::create, DELETE => memories::forget,
     },
     "/api/agents/{agent_id}/memories/{memory_id}" => { DELETE => memories::delete },
+    "/api/agents/{agent_id}/scheduled-tasks" => {
+        GET => scheduled_tasks::get, PUT => scheduled_tasks::put,
+    },
     "/api/memories" => { DELETE => memories::forget_everywhere },
     "/api/knowledge" => { GET => knowledge::list },
     // Before `{document_id}`, which would otherwise take the path.

@@ -8,7 +8,8 @@
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    AgentId, Metadata, OrgId, RunId, RunnerId, ThreadId, ToolCall, ToolDefinition,
+    AgentId, Metadata, OrgId, RunId, RunnerId, Thread, ThreadId, ThreadKind, ThreadOrigin,
+    ToolCall, ToolDefinition,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -277,6 +278,29 @@ impl RunRecord {
     }
 }
 
+impl RunRecord {
+    /// The run's hidden thread (`origin: "run"`), as made with the run.
+    pub fn thread(&self, runner: &Runner) -> Thread {
+        Thread {
+            id: self.thread_id,
+            org_id: self.org_id,
+            agent_id: self.agent_id,
+            title: Some(runner.name.clone()),
+            kind: ThreadKind::Single,
+            active_profile: None,
+            metadata: self.metadata.clone(),
+            system_prompt_overlay: None,
+            resource_bindings: Vec::new(),
+            created_by: self.created_by.clone(),
+            publication_id: None,
+            invite_generation: 0,
+            origin: Some(ThreadOrigin::Run),
+            created_at: self.created_at,
+            updated_at: self.created_at,
+        }
+    }
+}
+
 impl std::ops::Deref for RunRecord {
     type Target = Run;
     fn deref(&self) -> &Run {
@@ -314,6 +338,10 @@ pub struct RunProgress {
     pub cancel_requested: bool,
     /// When it was last queued (µs): its place in the queue's key.
     pub queued_us: u64,
+    /// A run this one waits for (a schedule's `overlap: queue`): it
+    /// starts once that one has ended.
+    #[serde(default)]
+    pub after: Option<RunId>,
 }
 
 impl Run {

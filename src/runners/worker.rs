@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use confer_actors::{OrgId, PriceTable, RunId, RunnerId, Runtime};
+use confer_actors::{OrgId, PriceTable, RunId, RunnerId, Runtime, ThreadStore};
 use tokio::sync::{Notify, broadcast};
 
 use super::{MAX_RESTARTS, RunError, RunRecord, RunStatus, Runner};
@@ -148,7 +148,18 @@ impl RunWorker {
             if self.running_now().values().sum::<usize>() >= MAX_RUNNING {
                 return Ok(());
             }
-            let Some(run) = self.store.run(move |s| s.run(org, id)).await? else {
+            let read = self
+                .store
+                .run(move |s| {
+                    let Some(run) = s.run(org, id)? else {
+                        return Ok(None);
+                    };
+                    let waits = crate::scheduler::firing::waits_for(s, &run)?;
+                    Ok(Some((run, waits)))
+                })
+                .await?;
+            let Some((run, None)) = read else {
+                // Gone, or waiting for an earlier run of its schedule.
                 continue;
             };
             let runner = match runners.get(&run.runner_id) {
@@ -176,9 +187,15 @@ impl RunWorker {
             if !room {
                 continue;
             }
+            let thread = run.thread(&runner);
             let started = self
                 .store
                 .write(move |s| {
+                    // A schedule's run is made without its thread (the
+                    // firing's transaction holds the runs only).
+                    if s.thread(org, thread.id)?.is_none() {
+                        s.create_thread(&thread, None)?;
+                    }
                     s.change_run(org, id, |run| {
                         if run.status != RunStatus::Queued {
                             return Err(());

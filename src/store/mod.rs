@@ -40,6 +40,7 @@ pub mod records;
 pub mod retention;
 pub mod runners;
 pub mod scan;
+pub mod schedules;
 mod sealed;
 pub mod threads;
 pub mod tools;
@@ -177,6 +178,8 @@ pub struct SledStore {
     knowledge: knowledge::KnowledgeTrees,
     /// Runners and runs (see `runners`).
     runners: runners::RunnerTrees,
+    /// Scheduled tasks, their due index and outbox (see `schedules`).
+    schedules: schedules::ScheduleTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -276,6 +279,7 @@ impl SledStore {
             org_settings: tree(trees::ORG_SETTINGS)?,
             knowledge: knowledge::KnowledgeTrees::open(&db)?,
             runners: runners::RunnerTrees::open(&db)?,
+            schedules: schedules::ScheduleTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,

@@ -1,4 +1,4 @@
-//! Helpers the store's unit tests share: a secret key, a thread, and
+//! Helpers the store's unit tests share: a secret key, an agent, a thread, and
 //! reopening a store; and the test of opening a store whose lock is held.
 
 use std::path::Path;
@@ -47,6 +47,25 @@ pub(crate) fn test_thread(
         origin: None,
         created_at: now,
         updated_at: now,
+    }
+}
+
+/// A new live agent of `org` on `builtin/echo`, for unit tests.
+pub(crate) fn test_agent(org: OrgId) -> confer_actors::Agent {
+    let now = Utc::now();
+    confer_actors::Agent {
+        id: confer_actors::AgentId::new(),
+        org_id: org,
+        name: "a".into(),
+        description: String::new(),
+        stable_preamble: String::new(),
+        default_model: "builtin/echo".into(),
+        tool_profiles: None,
+        default_profile: None,
+        runtime_provider: confer_actors::RuntimeProvider::default(),
+        created_at: now,
+        updated_at: now,
+        deleted_at: None,
     }
 }
 

@@ -202,24 +202,10 @@ mod tests {
     use super::*;
     use crate::store::test_secrets;
     use chrono::Utc;
-    use confer_actors::{RuntimeProvider, ThreadStore};
+    use confer_actors::ThreadStore;
 
     fn agent(org: OrgId) -> Agent {
-        let now = Utc::now();
-        Agent {
-            id: AgentId::new(),
-            org_id: org,
-            name: "a".into(),
-            description: String::new(),
-            stable_preamble: String::new(),
-            default_model: "builtin/echo".into(),
-            tool_profiles: None,
-            default_profile: None,
-            runtime_provider: RuntimeProvider::default(),
-            created_at: now,
-            updated_at: now,
-            deleted_at: None,
-        }
+        crate::store::testing::test_agent(org)
     }
 
     #[test]

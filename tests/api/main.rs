@@ -42,6 +42,7 @@ mod publishing;
 mod resolver;
 mod roles;
 mod runners;
+mod schedules;
 mod secrets;
 mod stream_correctness;
 mod streams;

@@ -114,6 +114,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET" | "POST" | "DELETE", "/api/agents/{agent_id}/memories") => Anyone,
         ("DELETE", "/api/agents/{agent_id}/memories/{memory_id}") => Anyone,
         ("DELETE", "/api/memories") => Admin,
+        ("GET", "/api/agents/{agent_id}/scheduled-tasks") => Member,
+        ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => Admin,
         // Runners (runners.md Routes): reads A M, writes A; starting,
         // cancelling and resuming a run A M.
         (
@@ -215,6 +217,7 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         }
         ("PATCH", "/api/runners/{runner_id}") => json!({"description": "changed"}),
         ("PUT", "/api/runners/{runner_id}/budget") => json!({"maxSteps": 10}),
+        ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
         ("POST", "/api/runners/{runner_id}/runs") => json!({"input": {"word": "walk"}}),
         ("POST", "/api/runners/{runner_id}/runs/{run_id}/resume") => json!({}),
         ("PATCH", "/api/agents/{agent_id}") => json!({"description": "changed"}),

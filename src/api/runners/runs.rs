@@ -5,7 +5,7 @@
 
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
-use confer_actors::{Metadata, RunId, RunnerId, Thread, ThreadKind, ThreadOrigin};
+use confer_actors::{Metadata, RunId, RunnerId};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -135,24 +135,7 @@ pub async fn start(
 
 /// Stores `run` with its hidden thread and tells the worker.
 pub async fn queue(state: &AppState, runner: &Runner, run: RunRecord) -> Result<Run, ApiError> {
-    let now = Utc::now();
-    let thread = Thread {
-        id: run.thread_id,
-        org_id: run.org_id,
-        agent_id: run.agent_id,
-        title: Some(runner.name.clone()),
-        kind: ThreadKind::Single,
-        active_profile: None,
-        metadata: run.metadata.clone(),
-        system_prompt_overlay: None,
-        resource_bindings: Vec::new(),
-        created_by: run.created_by.clone(),
-        publication_id: None,
-        invite_generation: 0,
-        origin: Some(ThreadOrigin::Run),
-        created_at: now,
-        updated_at: now,
-    };
+    let thread = run.thread(runner);
     let max_queued = runner.max_queued_runs;
     let created = state
         .store

@@ -23,18 +23,18 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 use super::codec::{decode, encode};
 use super::keys;
 use super::update::{Updated, swap};
-use super::{SledStore, abort, engine};
+use super::{SledStore, abort, engine, next_org_instant};
 use crate::runners::{Budget, RunRecord, RunStatus, Runner};
 
 /// The runner trees.
 pub struct RunnerTrees {
-    runners: sled::Tree,
+    pub(in crate::store) runners: sled::Tree,
     budgets: sled::Tree,
-    runs: sled::Tree,
-    by_runner: sled::Tree,
-    queue: sled::Tree,
-    open: sled::Tree,
-    backlog: sled::Tree,
+    pub(in crate::store) runs: sled::Tree,
+    pub(in crate::store) by_runner: sled::Tree,
+    pub(in crate::store) queue: sled::Tree,
+    pub(in crate::store) open: sled::Tree,
+    pub(in crate::store) backlog: sled::Tree,
 }
 
 impl RunnerTrees {
@@ -71,7 +71,7 @@ fn in_backlog(status: RunStatus) -> bool {
     )
 }
 
-fn run_key(org: OrgId, run: RunId) -> [u8; 32] {
+pub(in crate::store) fn run_key(org: OrgId, run: RunId) -> [u8; 32] {
     keys::pair(org.as_bytes(), run.as_bytes())
 }
 
@@ -95,7 +95,7 @@ fn read_u64(bytes: Option<sled::IVec>) -> u64 {
         .map_or(0, u64::from_be_bytes)
 }
 
-type Tx = ConflictableTransactionError<StoreError>;
+pub(in crate::store) type Tx = ConflictableTransactionError<StoreError>;
 
 /// The run trees inside one transaction.
 struct RunTx<'a> {
@@ -152,6 +152,56 @@ impl RunTx<'_> {
         self.runs
             .insert(&run_key(org, id)[..], encode(new).map_err(abort)?)?;
         Ok(())
+    }
+}
+
+/// The trees a run's creation writes, inside one transaction (a run
+/// create, or a schedule's firing).
+pub(in crate::store) struct NewRunTx<'a> {
+    pub runners: &'a TransactionalTree,
+    pub runs: &'a TransactionalTree,
+    pub by_runner: &'a TransactionalTree,
+    pub queue: &'a TransactionalTree,
+    pub open: &'a TransactionalTree,
+    pub backlog: &'a TransactionalTree,
+    pub clocks: &'a TransactionalTree,
+}
+
+impl NewRunTx<'_> {
+    /// Stores `run` queued unless its runner went or its backlog holds
+    /// `max_queued`; `created_at` is made unique within the org.
+    pub fn create(&self, run: &RunRecord, max_queued: u32) -> Result<RunCreated, Tx> {
+        let runner_key = keys::pair(run.org_id.as_bytes(), run.runner_id.as_bytes());
+        let live = self
+            .runners
+            .get(runner_key)?
+            .map(|b| decode::<Runner>(&b).map_err(abort))
+            .transpose()?
+            .is_some_and(|r| r.deleted_at.is_none());
+        if !live {
+            return Ok(RunCreated::RunnerGone);
+        }
+        if read_u64(self.backlog.get(runner_key)?) >= u64::from(max_queued) {
+            return Ok(RunCreated::QueueFull);
+        }
+        let at = next_org_instant(self.clocks, run.org_id, run.created_at)?;
+        let mut stored = run.clone();
+        stored.created_at = keys::from_micros(at);
+        stored.progress.queued_us = at;
+        self.by_runner.insert(timeline_key(&stored), &[])?;
+        let tx = RunTx {
+            runs: self.runs,
+            queue: self.queue,
+            open: self.open,
+            backlog: self.backlog,
+        };
+        tx.save(None, &stored)?;
+        Ok(RunCreated::Stored(Box::new(stored)))
+    }
+
+    /// Whether the run exists.
+    pub fn exists(&self, org: OrgId, id: RunId) -> Result<bool, Tx> {
+        Ok(self.runs.get(run_key(org, id))?.is_some())
     }
 }
 

@@ -5,12 +5,11 @@ use chrono::{DateTime, Utc};
 use confer_actors::{OrgId, RunId, RunnerId, StoreError};
 use sled::Transactional;
 
-use super::{RunCreated, RunTx, read_u64, run_key, timeline_key};
-use crate::runners::{Run, RunRecord, RunStatus, Runner};
-use crate::store::codec::decode;
+use super::{NewRunTx, RunCreated, RunTx, run_key};
+use crate::runners::{Run, RunRecord, RunStatus};
 use crate::store::keys;
 use crate::store::update::Updated;
-use crate::store::{Page, SledStore, abort, engine, next_org_instant, tx_error};
+use crate::store::{Page, SledStore, engine, tx_error};
 
 impl SledStore {
     /// Stores a new queued run unless its runner's backlog is full (or the
@@ -28,31 +27,16 @@ impl SledStore {
             &self.org_clocks,
         )
             .transaction(|(runners, runs, by_runner, queue, open, backlog, clocks)| {
-                let runner_key = keys::pair(run.org_id.as_bytes(), run.runner_id.as_bytes());
-                let live = runners
-                    .get(runner_key)?
-                    .map(|b| decode::<Runner>(&b).map_err(abort))
-                    .transpose()?
-                    .is_some_and(|r| r.deleted_at.is_none());
-                if !live {
-                    return Ok(RunCreated::RunnerGone);
-                }
-                if read_u64(backlog.get(runner_key)?) >= u64::from(max_queued) {
-                    return Ok(RunCreated::QueueFull);
-                }
-                let at = next_org_instant(clocks, run.org_id, run.created_at)?;
-                let mut stored = run.clone();
-                stored.created_at = keys::from_micros(at);
-                stored.progress.queued_us = at;
-                by_runner.insert(timeline_key(&stored), &[])?;
-                let tx = RunTx {
+                NewRunTx {
+                    runners,
                     runs,
+                    by_runner,
                     queue,
                     open,
                     backlog,
-                };
-                tx.save(None, &stored)?;
-                Ok(RunCreated::Stored(Box::new(stored)))
+                    clocks,
+                }
+                .create(run, max_queued)
             })
             .map_err(tx_error)
     }

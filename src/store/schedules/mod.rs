@@ -1,0 +1,393 @@
+//! Scheduled tasks and their firings (`runners.md` Scheduling).
+//!
+//! | tree              | key                               | value          |
+//! |-------------------|-----------------------------------|----------------|
+//! | `schedules`       | org ++ agent ++ schedule          | `ScheduledTask` |
+//! | `schedules_due`   | next fire µs BE ++ schedule       | org ++ agent   |
+//! | `schedule_outbox` | schedule ++ slot µs BE            | `OutboxSend`   |
+//!
+//! A task is in `schedules_due` exactly when it has a `next_fire_at`;
+//! [`SledStore::fire_schedule`] advances it in the transaction that makes
+//! the slots' runs (or outbox sends), so the two never disagree.
+
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use confer_actors::{AgentId, OrgId, RunId, ScheduleId, StoreError};
+use sled::Transactional;
+use sled::transaction::{ConflictableTransactionError, TransactionalTree};
+
+use super::codec::{decode, encode};
+use super::keys;
+use super::runners::{NewRunTx, RunCreated};
+use super::{SledStore, abort, engine, tx_error};
+use crate::runners::RunRecord;
+use crate::scheduler::{OutboxSend, RecentFiring, ScheduledTask};
+
+/// The schedule trees.
+pub struct ScheduleTrees {
+    tasks: sled::Tree,
+    due: sled::Tree,
+    outbox: sled::Tree,
+    /// One replacement of an agent's tasks at a time (the org's count is
+    /// read outside the transaction).
+    replacing: Mutex<()>,
+}
+
+impl ScheduleTrees {
+    /// Opens (or creates) the trees in `db`.
+    pub fn open(db: &sled::Db) -> Result<Self, StoreError> {
+        let tree = |name: &str| db.open_tree(name).map_err(engine);
+        Ok(Self {
+            tasks: tree("schedules")?,
+            due: tree("schedules_due")?,
+            outbox: tree("schedule_outbox")?,
+            replacing: Mutex::new(()),
+        })
+    }
+}
+
+fn task_key(org: OrgId, agent: AgentId, id: ScheduleId) -> Vec<u8> {
+    [org.as_bytes().as_slice(), agent.as_bytes(), id.as_bytes()].concat()
+}
+
+fn due_key(at: DateTime<Utc>, id: ScheduleId) -> Vec<u8> {
+    [&keys::micros(at).to_be_bytes()[..], id.as_bytes()].concat()
+}
+
+fn outbox_key(id: ScheduleId, slot: DateTime<Utc>) -> Vec<u8> {
+    [id.as_bytes().as_slice(), &keys::micros(slot).to_be_bytes()].concat()
+}
+
+type Tx = ConflictableTransactionError<StoreError>;
+
+/// Writes `new` over `old` in `tasks`, moving its `schedules_due` entry.
+fn save_task(
+    tasks: &TransactionalTree,
+    due: &TransactionalTree,
+    old: Option<&ScheduledTask>,
+    new: &ScheduledTask,
+) -> Result<(), Tx> {
+    if let Some(at) = old.and_then(|o| o.next_fire_at) {
+        due.remove(due_key(at, new.id))?;
+    }
+    if let Some(at) = new.next_fire_at {
+        due.insert(
+            due_key(at, new.id),
+            keys::pair(new.org_id.as_bytes(), new.agent_id.as_bytes()).as_slice(),
+        )?;
+    }
+    tasks.insert(
+        task_key(new.org_id, new.agent_id, new.id),
+        encode(new).map_err(abort)?,
+    )?;
+    Ok(())
+}
+
+/// Why a replacement of an agent's tasks was refused.
+#[derive(Debug, PartialEq)]
+pub enum ReplaceRefused {
+    /// The org would hold more than its schedules allow.
+    OrgFull { max: usize },
+}
+
+/// A due schedule's firing, planned from the task as read (`version`).
+pub struct Firing {
+    /// The task as it will be stored (its `version` is the one read + 1).
+    pub task: ScheduledTask,
+    /// The slots' runs, oldest first; one that exists is left alone.
+    pub runs: Vec<(DateTime<Utc>, RunRecord)>,
+    /// The runner's `max_queued_runs`.
+    pub max_queued: u32,
+    /// Message sends for the outbox.
+    pub sends: Vec<OutboxSend>,
+}
+
+/// What a firing stored.
+pub enum Fired {
+    /// The task changed since it was read: nothing was written.
+    Changed,
+    /// The runs made (those that existed are not repeated).
+    Stored {
+        task: Box<ScheduledTask>,
+        runs: Vec<RunRecord>,
+    },
+}
+
+impl SledStore {
+    /// An agent's tasks, in creation (UUIDv7) order.
+    pub fn scheduled_tasks(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<Vec<ScheduledTask>, StoreError> {
+        let prefix = keys::pair(org.as_bytes(), agent.as_bytes());
+        self.schedules
+            .tasks
+            .scan_prefix(prefix)
+            .values()
+            .map(|v| decode(&v.map_err(engine)?))
+            .collect()
+    }
+
+    /// One task.
+    pub fn scheduled_task(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        id: ScheduleId,
+    ) -> Result<Option<ScheduledTask>, StoreError> {
+        Self::get(&self.schedules.tasks, &task_key(org, agent, id))
+    }
+
+    /// Replaces an agent's tasks with what `build` makes of the stored
+    /// ones, unless the org would hold more than `max_per_org`. `build`
+    /// runs again when a firing changed a task meanwhile.
+    pub fn replace_scheduled_tasks<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        max_per_org: usize,
+        build: impl Fn(&[ScheduledTask]) -> Result<Vec<ScheduledTask>, E>,
+    ) -> Result<Result<Vec<ScheduledTask>, Result<E, ReplaceRefused>>, StoreError> {
+        let _writing = self.gate.writing();
+        // A poisoned lock only means a panic elsewhere; the trees are intact.
+        let _one = self
+            .schedules
+            .replacing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let t = &self.schedules;
+        loop {
+            let stored = self.scheduled_tasks(org, agent)?;
+            let new = match build(&stored) {
+                Ok(new) => new,
+                Err(e) => return Ok(Err(Ok(e))),
+            };
+            let in_org = t.tasks.scan_prefix(org.as_bytes()).keys().count();
+            if in_org - stored.len() + new.len() > max_per_org {
+                return Ok(Err(Err(ReplaceRefused::OrgFull { max: max_per_org })));
+            }
+            let written = (&t.tasks, &t.due).transaction(|(tasks, due)| {
+                for old in &stored {
+                    let key = task_key(org, agent, old.id);
+                    let now: Option<ScheduledTask> = tasks
+                        .get(&key)?
+                        .map(|b| decode(&b).map_err(abort))
+                        .transpose()?;
+                    if now.as_ref().map(|n| n.version) != Some(old.version) {
+                        return Ok(false);
+                    }
+                    if !new.iter().any(|n| n.id == old.id) {
+                        if let Some(at) = old.next_fire_at {
+                            due.remove(due_key(at, old.id))?;
+                        }
+                        tasks.remove(key)?;
+                    }
+                }
+                for task in &new {
+                    let old = stored.iter().find(|o| o.id == task.id);
+                    if old.is_none() && tasks.get(task_key(org, agent, task.id))?.is_some() {
+                        return Ok(false);
+                    }
+                    save_task(tasks, due, old, task)?;
+                }
+                Ok(true)
+            });
+            if written.map_err(tx_error)? {
+                return Ok(Ok(new));
+            }
+        }
+    }
+
+    /// Deletes an agent's tasks (the agent was deleted).
+    pub fn delete_scheduled_tasks(&self, org: OrgId, agent: AgentId) -> Result<(), StoreError> {
+        let result = self.replace_scheduled_tasks(org, agent, usize::MAX, |_| {
+            Ok::<_, std::convert::Infallible>(Vec::new())
+        })?;
+        debug_assert!(result.is_ok());
+        Ok(())
+    }
+
+    /// The earliest `next_fire_at` of any schedule.
+    pub fn earliest_schedule(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        Ok(self
+            .schedules
+            .due
+            .first()
+            .map_err(engine)?
+            .and_then(|(key, _)| key.get(..8).map(keys::read_u64))
+            .map(keys::from_micros))
+    }
+
+    /// Schedules due at `now`, earliest first, at most `limit`.
+    pub fn due_schedules(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<(OrgId, AgentId, ScheduleId)>, StoreError> {
+        let end = (keys::micros(now) + 1).to_be_bytes();
+        let mut out = Vec::new();
+        for entry in self.schedules.due.range(..end.as_slice()).take(limit) {
+            let (key, value) = entry.map_err(engine)?;
+            let (Some(id), Some(org), Some(agent)) = (
+                key.get(8..24).and_then(|b| <[u8; 16]>::try_from(b).ok()),
+                value.get(..16).and_then(|b| <[u8; 16]>::try_from(b).ok()),
+                value.get(16..32).and_then(|b| <[u8; 16]>::try_from(b).ok()),
+            ) else {
+                continue;
+            };
+            out.push((
+                OrgId::from_bytes(org),
+                AgentId::from_bytes(agent),
+                ScheduleId::from_bytes(id),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Stores `firing` in one transaction if the task is still at the
+    /// version it was planned from: the slots' runs (by their derived
+    /// ids, so a slot's run is never made twice), the outbox sends, the
+    /// task's new `next_fire_at` and `recent`. A full backlog or a
+    /// deleted runner turns a slot's run into a recorded skip.
+    pub fn fire_schedule(&self, firing: &Firing) -> Result<Fired, StoreError> {
+        let _writing = self.gate.writing();
+        let (s, r) = (&self.schedules, &self.runners);
+        let task = &firing.task;
+        (
+            &s.tasks,
+            &s.due,
+            &s.outbox,
+            &r.runners,
+            &r.runs,
+            &r.by_runner,
+            &r.queue,
+            &r.open,
+            &r.backlog,
+            &self.org_clocks,
+        )
+            .transaction(
+                |(tasks, due, outbox, runners, runs, by_runner, queue, open, backlog, clocks)| {
+                    let key = task_key(task.org_id, task.agent_id, task.id);
+                    let Some(old) = tasks
+                        .get(&key)?
+                        .map(|b| decode::<ScheduledTask>(&b).map_err(abort))
+                        .transpose()?
+                    else {
+                        return Ok(Fired::Changed);
+                    };
+                    if old.version + 1 != task.version {
+                        return Ok(Fired::Changed);
+                    }
+                    let new_runs = NewRunTx {
+                        runners,
+                        runs,
+                        by_runner,
+                        queue,
+                        open,
+                        backlog,
+                        clocks,
+                    };
+                    let mut stored = task.clone();
+                    let mut made = Vec::new();
+                    let mut entries = Vec::new();
+                    for (slot, run) in &firing.runs {
+                        if new_runs.exists(run.org_id, run.id)? {
+                            entries.push(RecentFiring::fired(*slot, Some(run.id)));
+                            continue;
+                        }
+                        match new_runs.create(run, firing.max_queued)? {
+                            RunCreated::Stored(run) => {
+                                entries.push(RecentFiring::fired(*slot, Some(run.id)));
+                                stored.last_run = Some(run.id);
+                                made.push(*run);
+                            }
+                            RunCreated::QueueFull => {
+                                entries.push(RecentFiring::skipped(*slot, "queue_full", None));
+                            }
+                            RunCreated::RunnerGone => {
+                                entries.push(RecentFiring::skipped(*slot, "runner_deleted", None));
+                            }
+                        }
+                    }
+                    for send in &firing.sends {
+                        outbox.insert(
+                            outbox_key(send.schedule_id, send.slot),
+                            encode(send).map_err(abort)?,
+                        )?;
+                        entries.push(RecentFiring::fired(send.slot, None));
+                    }
+                    entries.sort_by_key(|e| e.slot);
+                    stored.record(entries);
+                    save_task(tasks, due, Some(&old), &stored)?;
+                    Ok(Fired::Stored {
+                        task: Box::new(stored),
+                        runs: made,
+                    })
+                },
+            )
+            .map_err(tx_error)
+    }
+
+    /// Changes a task by compare-and-swap (a later outcome recorded).
+    pub fn change_scheduled_task(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        id: ScheduleId,
+        change: impl Fn(&mut ScheduledTask),
+    ) -> Result<Option<ScheduledTask>, StoreError> {
+        let _writing = self.gate.writing();
+        let t = &self.schedules;
+        (&t.tasks, &t.due)
+            .transaction(|(tasks, due)| {
+                let Some(old) = tasks
+                    .get(task_key(org, agent, id))?
+                    .map(|b| decode::<ScheduledTask>(&b).map_err(abort))
+                    .transpose()?
+                else {
+                    return Ok(None);
+                };
+                let mut new = old.clone();
+                change(&mut new);
+                new.version = old.version + 1;
+                save_task(tasks, due, Some(&old), &new)?;
+                Ok(Some(new))
+            })
+            .map_err(tx_error)
+    }
+
+    /// Message sends not yet admitted, oldest slot first per schedule.
+    pub fn schedule_outbox(&self, limit: usize) -> Result<Vec<OutboxSend>, StoreError> {
+        self.schedules
+            .outbox
+            .iter()
+            .values()
+            .take(limit)
+            .map(|v| decode(&v.map_err(engine)?))
+            .collect()
+    }
+
+    /// Removes an admitted (or refused) send from the outbox.
+    pub fn remove_outbox_send(&self, send: &OutboxSend) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        self.schedules
+            .outbox
+            .remove(outbox_key(send.schedule_id, send.slot))
+            .map_err(engine)?;
+        Ok(())
+    }
+
+    /// Whether a run exists (the overlap rule's earlier firing).
+    pub fn run_status(
+        &self,
+        org: OrgId,
+        id: RunId,
+    ) -> Result<Option<crate::runners::RunStatus>, StoreError> {
+        Ok(self.run(org, id)?.map(|r| r.status))
+    }
+}
+
+#[cfg(test)]
+mod tests;
