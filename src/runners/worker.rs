@@ -154,7 +154,7 @@ impl RunWorker {
                     let Some(run) = s.run(org, id)? else {
                         return Ok(None);
                     };
-                    let waits = crate::scheduler::firing::waits_for(s, &run)?;
+                    let waits = crate::scheduler::due::waits_for(s, &run)?;
                     Ok(Some((run, waits)))
                 })
                 .await?;

@@ -11,8 +11,9 @@
 //! work starts after the flush. A restart, kill -9 included, finds either
 //! the slot unfired or its run made, never both.
 //!
-//! `cron` parses patterns, `plan` picks the slots, `rules` checks a PUT's
-//! items, `firing` is the task that sleeps until the earliest schedule;
+//! `cron` parses patterns, `plan` picks the slots, `due` plans and stores
+//! a firing, `rules` checks a PUT's items, `firing` is the task that
+//! sleeps until the earliest schedule;
 //! the store's layout is `crate::store::schedules`, the routes
 //! `crate::api::scheduled_tasks`.
 
@@ -23,6 +24,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 pub mod cron;
+pub mod due;
 pub mod firing;
 pub mod plan;
 pub mod rules;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::runners::Runner;
-use crate::scheduler::firing::fire_one;
+use crate::scheduler::due::fire_one;
 use crate::scheduler::rules::{Place, TaskBody, task};
 use crate::scheduler::{Missed, TaskAction, slot_run_id};
 use crate::store::testing::test_secrets;
@@ -254,7 +254,7 @@ fn overlap_skips_or_queues_behind_an_unfinished_run() {
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].progress.after, Some(first));
     assert_eq!(
-        crate::scheduler::firing::waits_for(&store, &runs[0]).unwrap(),
+        crate::scheduler::due::waits_for(&store, &runs[0]).unwrap(),
         Some(first)
     );
 }
