@@ -17,7 +17,7 @@ use dashmap::DashMap;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-use confer_actors::{ApiKeyId, OrgId};
+use confer_actors::{ApiKeyId, OrgId, TriggerId};
 
 use crate::error::ApiError;
 
@@ -81,6 +81,9 @@ pub struct RateLimits {
     users: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
     user_sends: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
     keys: DashMap<ApiKeyId, KeyLimiter>,
+    /// Webhook triggers' `rate_limit_per_min` (one entry per trigger
+    /// whose token was presented: bounded by the stored triggers).
+    triggers: DashMap<TriggerId, KeyLimiter>,
     pruned: PruneClock,
 }
 
@@ -102,6 +105,7 @@ impl RateLimits {
             users: keyed(per_second(user_rps)),
             user_sends: keyed(per_minute(user_sends_per_minute)),
             keys: DashMap::new(),
+            triggers: DashMap::new(),
             pruned: PruneClock::default(),
         }
     }
@@ -141,26 +145,45 @@ impl RateLimits {
         let Some((quota, burst)) = per_second(rps) else {
             return Ok(());
         };
-        let mut entry = self.keys.entry(id).or_insert_with(|| KeyLimiter {
+        Self::check_entry(&self.keys, id, quota, burst, rps, "requests")
+    }
+
+    /// Counts one request to webhook trigger `id`, `per_minute` a minute
+    /// (GCRA, all at once at most).
+    pub fn trigger_request(&self, id: TriggerId, per_minute: u32) -> Result<(), ApiError> {
+        self.prune_if_due();
+        let Some((quota, burst)) = self::per_minute(per_minute) else {
+            return Ok(());
+        };
+        let rate = f64::from(per_minute) / 60.0;
+        Self::check_entry(&self.triggers, id, quota, burst, rate, "webhook requests")
+    }
+
+    /// Checks `id`'s limiter in `map`, made afresh when its rate changed.
+    fn check_entry<K: std::hash::Hash + Eq>(
+        map: &DashMap<K, KeyLimiter>,
+        id: K,
+        quota: Quota,
+        burst: u32,
+        rps: f64,
+        what: &str,
+    ) -> Result<(), ApiError> {
+        let fresh = || KeyLimiter {
             limiter: RateLimiter::direct(quota),
             burst,
             rps,
             used: Instant::now(),
-        });
-        // The key's limit changed (a new record): start it afresh.
+        };
+        let mut entry = map.entry(id).or_insert_with(fresh);
+        // The limit changed (a new record): start it afresh.
         if (entry.rps - rps).abs() > f64::EPSILON {
-            *entry = KeyLimiter {
-                limiter: RateLimiter::direct(quota),
-                burst,
-                rps,
-                used: Instant::now(),
-            };
+            *entry = fresh();
         }
         entry.used = Instant::now();
         let burst = entry.burst;
         entry.limiter.check().map_err(|not_until| {
             refusal(
-                "requests",
+                what,
                 burst,
                 not_until.wait_time_from(DefaultClock::default().now()),
             )
@@ -170,6 +193,7 @@ impl RateLimits {
     /// Callers with limiter state (for tests and metrics).
     pub fn tracked(&self) -> usize {
         self.keys.len()
+            + self.triggers.len()
             + self.users.as_ref().map_or(0, |(l, _)| l.len())
             + self.user_sends.as_ref().map_or(0, |(l, _)| l.len())
     }
@@ -188,6 +212,8 @@ impl RateLimits {
         }
         self.keys.retain(|_, entry| entry.used.elapsed() < idle);
         self.keys.shrink_to_fit();
+        self.triggers.retain(|_, entry| entry.used.elapsed() < idle);
+        self.triggers.shrink_to_fit();
     }
 }
 

@@ -84,6 +84,19 @@ fn request_id(req: &ServiceRequest) -> String {
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
 }
 
+/// The path as logged: a webhook's secret path token shows as its
+/// prefix (`runners.md` Objects).
+pub fn loggable_path(path: &str) -> String {
+    const WEBHOOKS: &str = "/api/runners/webhooks/";
+    match path.strip_prefix(WEBHOOKS) {
+        Some(token) => format!(
+            "{WEBHOOKS}{}…",
+            crate::runners::triggers::token_prefix(token)
+        ),
+        None => path.to_owned(),
+    }
+}
+
 /// Middleware: one `request` log line per request, the request's id on every
 /// line its handler logs, and the `x-request-id` header.
 pub async fn request_log(
@@ -92,7 +105,7 @@ pub async fn request_log(
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let started = Instant::now();
     let method = req.method().clone();
-    let path = req.path().to_owned();
+    let path = loggable_path(req.path());
     let id = request_id(&req);
     // Every line the request's handler logs carries its id (the span's field).
     let span = tracing::info_span!("request", request_id = %id);

@@ -126,6 +126,10 @@ id_type!(
     RunId
 );
 id_type!(
+    /// A runner's trigger: a webhook, a schedule or a button.
+    TriggerId
+);
+id_type!(
     /// A scheduled task of an agent, or a runner's schedule trigger
     /// (`runners.md` Scheduling).
     ScheduleId

@@ -64,6 +64,7 @@ use self::public::session as public_session;
 use self::public::threads as public_threads;
 use self::runners::events as run_events;
 use self::runners::runs;
+use self::runners::{triggers as runner_triggers, webhooks as runner_webhooks};
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in
@@ -211,11 +212,19 @@ route_table! {
     "/api/knowledge/{document_id}/file" => { GET => knowledge::file },
     "/api/knowledge/{document_id}/reindex" => { POST => knowledge::reindex },
     "/api/runners" => { GET => runners::list, POST => runners::create },
+    // Before `{runner_id}`'s routes of the same length.
+    "/api/runners/webhooks/{token}" => { POST => runner_webhooks::receive },
     "/api/runners/{runner_id}" => {
         GET => runners::get, PATCH => runners::update, DELETE => runners::delete,
     },
     "/api/runners/{runner_id}/budget" => {
         GET => runners::get_budget, PUT => runners::put_budget,
+    },
+    "/api/runners/{runner_id}/triggers" => {
+        GET => runner_triggers::list, POST => runner_triggers::create,
+    },
+    "/api/runners/{runner_id}/triggers/{trigger_id}" => {
+        PATCH => runner_triggers::update, DELETE => runner_triggers::delete,
     },
     "/api/runners/{runner_id}/runs" => { GET => runs::list, POST => runs::start },
     "/api/runners/{runner_id}/runs/{run_id}" => { GET => runs::get },

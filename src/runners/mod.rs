@@ -20,6 +20,7 @@ pub mod output;
 pub mod rules;
 pub mod schema;
 pub mod template;
+pub mod triggers;
 pub mod worker;
 
 /// Runners an org may keep (`CONFER_MAX_RUNNERS_PER_ORG`'s default).

@@ -57,3 +57,4 @@ mod vendors;
 mod visitor_chats;
 mod visitor_limits;
 mod visitors;
+mod webhooks;

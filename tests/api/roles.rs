@@ -129,6 +129,11 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ) => Member,
         ("POST", "/api/runners") => Admin,
         ("PATCH" | "DELETE", "/api/runners/{runner_id}") => Admin,
+        ("GET", "/api/runners/{runner_id}/triggers") => Member,
+        ("POST", "/api/runners/{runner_id}/triggers") => Admin,
+        ("PATCH" | "DELETE", "/api/runners/{runner_id}/triggers/{trigger_id}") => Admin,
+        // The path token is the credential (P).
+        ("POST", "/api/runners/webhooks/{token}") => Nobody,
         ("PUT", "/api/runners/{runner_id}/budget") => Admin,
         (
             "POST",
@@ -217,6 +222,9 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         }
         ("PATCH", "/api/runners/{runner_id}") => json!({"description": "changed"}),
         ("PUT", "/api/runners/{runner_id}/budget") => json!({"maxSteps": 10}),
+        ("POST", "/api/runners/{runner_id}/triggers") => json!({"kind": "webhook"}),
+        ("PATCH", "/api/runners/{runner_id}/triggers/{trigger_id}") => json!({"enabled": true}),
+        ("POST", "/api/runners/webhooks/{token}") => json!({"word": "walk"}),
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
         ("POST", "/api/runners/{runner_id}/runs") => json!({"input": {"word": "walk"}}),
         ("POST", "/api/runners/{runner_id}/runs/{run_id}/resume") => json!({}),
@@ -485,6 +493,8 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{document_id}", &document)
                     .replace("{runner_id}", &runner)
                     .replace("{run_id}", &run)
+                    .replace("{trigger_id}", "0190d1f2-0000-7000-8000-000000000000")
+                    .replace("{token}", "whk_walk")
                     .replace("{memory_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{file:.*}", "index.html")

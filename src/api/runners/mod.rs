@@ -18,6 +18,8 @@ use crate::store::update::Updated;
 
 pub mod events;
 pub mod runs;
+pub mod triggers;
+pub mod webhooks;
 
 /// `GET /api/runners` query.
 #[derive(Deserialize, utoipa::IntoParams)]

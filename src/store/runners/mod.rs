@@ -35,6 +35,8 @@ pub struct RunnerTrees {
     pub(in crate::store) queue: sled::Tree,
     pub(in crate::store) open: sled::Tree,
     pub(in crate::store) backlog: sled::Tree,
+    /// Triggers and the inbound webhooks' state (see `triggers`).
+    triggers: triggers::TriggerTrees,
 }
 
 impl RunnerTrees {
@@ -49,6 +51,7 @@ impl RunnerTrees {
             queue: tree("run_queue")?,
             open: tree("runs_open")?,
             backlog: tree("runner_backlog")?,
+            triggers: triggers::TriggerTrees::open(db)?,
         })
     }
 }
@@ -208,6 +211,7 @@ impl NewRunTx<'_> {
 mod runs;
 #[cfg(test)]
 mod tests;
+pub mod triggers;
 
 impl SledStore {
     // ---- runners -------------------------------------------------------------
