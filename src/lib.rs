@@ -28,6 +28,7 @@ pub mod store;
 pub mod telemetry;
 pub mod thread_priority;
 pub mod tools;
+pub mod webhooks;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -233,6 +234,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let runs = runners::worker::RunWorker::start(store.clone(), runtime.clone(), prices, fallback);
     let scheduler =
         scheduler::firing::Scheduler::start(store.clone(), runtime.clone(), Arc::clone(&runs));
+    webhooks::deliveries::DeliveryWorker::start(store.clone(), outbound.clone());
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {

@@ -64,7 +64,10 @@ use self::public::session as public_session;
 use self::public::threads as public_threads;
 use self::runners::events as run_events;
 use self::runners::runs;
-use self::runners::{triggers as runner_triggers, webhooks as runner_webhooks};
+use self::runners::{
+    budget as runner_budget, deliveries as runner_deliveries, triggers as runner_triggers,
+    webhooks as runner_webhooks,
+};
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in
@@ -218,7 +221,7 @@ route_table! {
         GET => runners::get, PATCH => runners::update, DELETE => runners::delete,
     },
     "/api/runners/{runner_id}/budget" => {
-        GET => runners::get_budget, PUT => runners::put_budget,
+        GET => runner_budget::get_budget, PUT => runner_budget::put_budget,
     },
     "/api/runners/{runner_id}/triggers" => {
         GET => runner_triggers::list, POST => runner_triggers::create,
@@ -226,6 +229,7 @@ route_table! {
     "/api/runners/{runner_id}/triggers/{trigger_id}" => {
         PATCH => runner_triggers::update, DELETE => runner_triggers::delete,
     },
+    "/api/runners/{runner_id}/deliveries" => { GET => runner_deliveries::list },
     "/api/runners/{runner_id}/runs" => { GET => runs::list, POST => runs::start },
     "/api/runners/{runner_id}/runs/{run_id}" => { GET => runs::get },
     "/api/runners/{runner_id}/runs/{run_id}/events" => { GET => run_events::stream },

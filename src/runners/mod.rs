@@ -343,6 +343,10 @@ pub struct RunProgress {
     /// starts once that one has ended.
     #[serde(default)]
     pub after: Option<RunId>,
+    /// Completion webhook deliveries written for it (each delivery's id
+    /// counts its occurrence).
+    #[serde(default)]
+    pub deliveries: u32,
 }
 
 impl Run {

@@ -14,6 +14,7 @@ mod cli;
 mod compaction;
 mod configs;
 mod conversation;
+mod deliveries;
 mod durability;
 mod embeddings;
 mod errors;

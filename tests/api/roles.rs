@@ -129,7 +129,9 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ) => Member,
         ("POST", "/api/runners") => Admin,
         ("PATCH" | "DELETE", "/api/runners/{runner_id}") => Admin,
-        ("GET", "/api/runners/{runner_id}/triggers") => Member,
+        ("GET", "/api/runners/{runner_id}/triggers" | "/api/runners/{runner_id}/deliveries") => {
+            Member
+        }
         ("POST", "/api/runners/{runner_id}/triggers") => Admin,
         ("PATCH" | "DELETE", "/api/runners/{runner_id}/triggers/{trigger_id}") => Admin,
         // The path token is the credential (P).

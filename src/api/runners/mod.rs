@@ -3,7 +3,6 @@
 //! `crate::runners::rules`; runs are in `runs`, their events in `events`.
 
 use actix_web::{HttpResponse, web};
-use chrono::Utc;
 use confer_actors::{AgentId, Metadata, OrgId, RunnerId, ThreadStore, ToolDefinition};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -12,10 +11,12 @@ use super::extract::{JsonBody, Patch};
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
 use crate::runners::rules::RunnerDraft;
-use crate::runners::{Budget, CompletionWebhook, OutputMode, Runner};
+use crate::runners::{CompletionWebhook, OutputMode, Runner};
 use crate::state::AppState;
 use crate::store::update::Updated;
 
+pub mod budget;
+pub mod deliveries;
 pub mod events;
 pub mod runs;
 pub mod triggers;
@@ -71,6 +72,24 @@ pub struct RunnerBody {
     project_id: Patch<String>,
     #[schema(value_type = Option<BTreeMap<String, String>>)]
     metadata: Option<Metadata>,
+    /// PATCH: a new completion secret (the old one dies at once).
+    rotate_webhook_secret: Option<bool>,
+}
+
+/// A runner, with the completion secret its call made (shown once: on
+/// create with a `completionWebhook`, on a PATCH that sets a new URL or
+/// has `rotateWebhookSecret`).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RunnerWithSecret {
+    #[serde(flatten)]
+    runner: Runner,
+    /// `whsec_` and base64: the Standard Webhooks key of its deliveries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    webhook_secret: Option<String>,
+}
+
+fn new_webhook_secret() -> Result<String, ApiError> {
+    crate::webhooks::new_secret().map_err(|e| ApiError::Internal(format!("randomness: {e}")))
 }
 
 impl RunnerBody {
@@ -97,45 +116,6 @@ impl RunnerBody {
     }
 }
 
-/// A budget (`GET/PUT …/budget`), with today's spend.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct BudgetView {
-    #[schema(value_type = uuid::Uuid)]
-    runner_id: RunnerId,
-    #[serde(flatten)]
-    budget: Budget,
-    today: Today,
-}
-
-/// The runner's spend of the current UTC day.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Today {
-    day: String,
-    cost_usd: f64,
-    runs: u64,
-}
-
-/// `PUT …/budget` body: any limit, `null` clears it.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct BudgetBody {
-    #[serde(default)]
-    #[schema(value_type = Option<u64>)]
-    max_tokens: Patch<u64>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>)]
-    max_cost_usd: Patch<f64>,
-    #[serde(default)]
-    #[schema(value_type = Option<u32>)]
-    max_steps: Patch<u32>,
-    #[serde(default)]
-    #[schema(value_type = Option<u64>)]
-    max_duration_secs: Patch<u64>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>)]
-    daily_cost_usd: Patch<f64>,
-}
-
 /// `{ok: true}`.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct Deleted {
@@ -148,7 +128,7 @@ fn url_check(state: &AppState) -> impl Fn(&str) -> Result<(), String> + '_ {
 }
 
 /// The model `runner`'s runs answer with: its own, else its agent's.
-async fn runner_model(state: &AppState, runner: &Runner) -> Result<String, ApiError> {
+pub(super) async fn runner_model(state: &AppState, runner: &Runner) -> Result<String, ApiError> {
     if let Some(model) = &runner.model {
         return Ok(model.clone());
     }
@@ -195,7 +175,7 @@ pub async fn list(
 }
 
 /// `POST /api/runners`.
-#[utoipa::path(post, path = "/api/runners", tag = "runners", operation_id = "runners_create", security(("bearer" = ["admin"])), request_body = RunnerBody, responses((status = 201, description = "The runner", body = Runner), (status = 409, description = "The agent was deleted, or the org has `CONFER_MAX_RUNNERS_PER_ORG` runners", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule (the detail names it)", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(post, path = "/api/runners", tag = "runners", operation_id = "runners_create", security(("bearer" = ["admin"])), request_body = RunnerBody, responses((status = 201, description = "The runner (and its completion secret)", body = RunnerWithSecret), (status = 409, description = "The agent was deleted, or the org has `CONFER_MAX_RUNNERS_PER_ORG` runners", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule (the detail names it)", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Admin,
@@ -218,16 +198,30 @@ pub async fn create(
     }
     let max = state.settings.max_runners_per_org;
     let record = runner.clone();
+    let secret = match runner.completion_webhook {
+        Some(_) => Some(new_webhook_secret()?),
+        None => None,
+    };
+    let sealed = secret.clone();
     if !state
         .store
-        .write(move |s| s.put_runner(&record, max))
+        .write(move |s| {
+            let stored = s.put_runner(&record, max)?;
+            if stored && sealed.is_some() {
+                s.put_runner_secret(record.org_id, record.id, sealed.as_deref())?;
+            }
+            Ok(stored)
+        })
         .await?
     {
         return Err(ApiError::Conflict(format!(
             "the org has {max} runners (CONFER_MAX_RUNNERS_PER_ORG)"
         )));
     }
-    Ok(HttpResponse::Created().json(runner))
+    Ok(HttpResponse::Created().json(RunnerWithSecret {
+        runner,
+        webhook_secret: secret,
+    }))
 }
 
 /// `GET /api/runners/{id}`.
@@ -242,7 +236,7 @@ pub async fn get(
 }
 
 /// `PATCH /api/runners/{id}`.
-#[utoipa::path(patch, path = "/api/runners/{runner_id}", tag = "runners", operation_id = "runners_update", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = RunnerBody, responses((status = 200, description = "The runner as changed", body = Runner), (status = 404, description = "No such runner in the org", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule (the detail names it)", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(patch, path = "/api/runners/{runner_id}", tag = "runners", operation_id = "runners_update", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = RunnerBody, responses((status = 200, description = "The runner as changed (and a new completion secret)", body = RunnerWithSecret), (status = 404, description = "No such runner in the org", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule (the detail names it)", body = crate::error::ErrorBody<'static>)))]
 pub async fn update(
     state: web::Data<AppState>,
     caller: Admin,
@@ -253,6 +247,8 @@ pub async fn update(
     let body = body.into_inner();
     // Checked against the stored runner first: a refused PATCH stores nothing.
     let current = live_runner(&state, org, id).await?;
+    let rotate = body.rotate_webhook_secret == Some(true);
+    let old_url = current.completion_webhook.as_ref().map(|h| h.url.clone());
     let draft = body.into_draft();
     let patched = draft
         .update(current, url_check(&state))
@@ -263,20 +259,35 @@ pub async fn update(
     if let Some(refusal) = state.runs.unpriced(&budget, &model) {
         return Err(ApiError::invalid("model", refusal));
     }
+    // The URL decides where the secret's signatures go: a new URL gets
+    // a new secret, and no URL keeps none.
+    let new_url = patched.completion_webhook.as_ref().map(|h| h.url.clone());
+    let secret = match &new_url {
+        Some(_) if rotate || new_url != old_url => Some(new_webhook_secret()?),
+        _ => None,
+    };
+    let (sealed, forget) = (secret.clone(), new_url.is_none());
     let updated = state
         .store
         .write(move |s| {
-            s.update_runner(org, id, |stored| {
+            let updated = s.update_runner(org, id, |stored| {
                 if stored.version + 1 != patched.version {
                     // Changed meanwhile: the caller's PATCH was checked
                     // against an older runner.
                     return Err("the runner changed meanwhile; send the PATCH again".to_owned());
                 }
                 Ok(patched.clone())
-            })
+            })?;
+            if matches!(updated, Updated::Stored(_)) && (sealed.is_some() || forget) {
+                s.put_runner_secret(org, id, sealed.as_deref())?;
+            }
+            Ok(updated)
         })
         .await?;
-    Ok(HttpResponse::Ok().json(stored(updated)?))
+    Ok(HttpResponse::Ok().json(RunnerWithSecret {
+        runner: stored(updated)?,
+        webhook_secret: secret,
+    }))
 }
 
 /// `DELETE /api/runners/{id}`: soft; its waiting runs are cancelled, its
@@ -297,102 +308,4 @@ pub async fn delete(
         let _ = state.runs.cancel(org, run.id).await;
     }
     Ok(HttpResponse::Ok().json(Deleted { ok: true }))
-}
-
-/// The budget with the runs started since the UTC day began and their
-/// cost.
-async fn budget_view(state: &AppState, runner: &Runner) -> Result<BudgetView, ApiError> {
-    let (org, id) = (runner.org_id, runner.id);
-    let budget = state.store.run(move |s| s.runner_budget(org, id)).await?;
-    let midnight = Utc::now()
-        .date_naive()
-        .and_hms_opt(0, 0, 0)
-        .map(|t| t.and_utc())
-        .unwrap_or_else(Utc::now);
-    let (runs, cost_usd) = state
-        .store
-        .run(move |s| s.runs_since(org, id, midnight, None))
-        .await?;
-    Ok(BudgetView {
-        runner_id: runner.id,
-        budget,
-        today: Today {
-            day: midnight.format("%Y-%m-%d").to_string(),
-            cost_usd,
-            runs,
-        },
-    })
-}
-
-/// `GET /api/runners/{id}/budget`.
-#[utoipa::path(get, path = "/api/runners/{runner_id}/budget", tag = "runners", operation_id = "runners_budget_get", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), responses((status = 200, description = "The budget", body = BudgetView)))]
-pub async fn get_budget(
-    state: web::Data<AppState>,
-    caller: Member,
-    path: web::Path<RunnerId>,
-) -> Result<HttpResponse, ApiError> {
-    let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(budget_view(&state, &runner).await?))
-}
-
-fn positive<T: PartialOrd + Default + Copy>(
-    field: &str,
-    patch: Patch<T>,
-    current: Option<T>,
-) -> Result<Option<T>, String> {
-    match patch.into_change() {
-        None => Ok(current),
-        Some(None) => Ok(None),
-        Some(Some(v)) if v > T::default() => Ok(Some(v)),
-        Some(Some(_)) => Err(format!("{field}: must be positive (null clears it)")),
-    }
-}
-
-/// `PUT /api/runners/{id}/budget`: the limits present change.
-#[utoipa::path(put, path = "/api/runners/{runner_id}/budget", tag = "runners", operation_id = "runners_budget_put", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = BudgetBody, responses((status = 200, description = "The budget", body = BudgetView), (status = 422, description = "A limit is not positive", body = crate::error::ErrorBody<'static>)))]
-pub async fn put_budget(
-    state: web::Data<AppState>,
-    caller: Admin,
-    path: web::Path<RunnerId>,
-    body: JsonBody<BudgetBody>,
-) -> Result<HttpResponse, ApiError> {
-    let (org, id) = (caller.org_id, path.into_inner());
-    let body = body.into_inner();
-    let runner = live_runner(&state, org, id).await?;
-    let model = runner_model(&state, &runner).await?;
-    let runs = std::sync::Arc::clone(&state.runs);
-    let change = move |current: Budget| {
-        let budget = Budget {
-            max_tokens: positive("maxTokens", body.max_tokens.clone(), current.max_tokens)?,
-            max_cost_usd: positive(
-                "maxCostUsd",
-                body.max_cost_usd.clone(),
-                current.max_cost_usd,
-            )?,
-            max_steps: positive("maxSteps", body.max_steps.clone(), current.max_steps)?,
-            max_duration_secs: positive(
-                "maxDurationSecs",
-                body.max_duration_secs.clone(),
-                current.max_duration_secs,
-            )?,
-            daily_cost_usd: positive(
-                "dailyCostUsd",
-                body.daily_cost_usd.clone(),
-                current.daily_cost_usd,
-            )?,
-        };
-        match runs.unpriced(&budget, &model) {
-            Some(refusal) => Err(refusal),
-            None => Ok(budget),
-        }
-    };
-    match state
-        .store
-        .write(move |s| s.update_runner_budget(org, id, change))
-        .await?
-    {
-        Updated::Refused(rule) => return Err(ApiError::Validation(rule)),
-        Updated::Gone | Updated::Stored(_) => {}
-    }
-    Ok(HttpResponse::Ok().json(budget_view(&state, &runner).await?))
 }

@@ -4,7 +4,6 @@
 //! the worker (`crate::runners::worker`) drives it.
 
 use actix_web::{HttpResponse, web};
-use chrono::{DateTime, Utc};
 use confer_actors::{Metadata, RunId, RunnerId};
 use serde::Deserialize;
 use serde_json::Value;
@@ -12,7 +11,7 @@ use serde_json::Value;
 use super::live_runner;
 use crate::api::extract::JsonBody;
 use crate::api::messages::ToolResultBody;
-use crate::api::{page_limit, timestamp};
+use crate::api::{page_limit, parse_cursor, timestamp};
 use crate::auth::Member;
 use crate::error::ApiError;
 use crate::runners::schema::{self, FieldError};
@@ -176,14 +175,7 @@ pub async fn list(
         .await?
         .ok_or_else(|| ApiError::not_found("runner"))?;
     let limit = page_limit(query.limit, 50, 200);
-    let before = match &query.cursor {
-        Some(cursor) => Some(
-            DateTime::parse_from_rfc3339(cursor)
-                .map_err(|_| ApiError::BadRequest("cursor: not a cursor this API gave".into()))?
-                .with_timezone(&Utc),
-        ),
-        None => None,
-    };
+    let before = parse_cursor(query.cursor.as_deref())?;
     let (status, trigger) = (query.status, query.trigger);
     let page = state
         .store

@@ -37,6 +37,8 @@ pub struct RunnerTrees {
     pub(in crate::store) backlog: sled::Tree,
     /// Triggers and the inbound webhooks' state (see `triggers`).
     triggers: triggers::TriggerTrees,
+    /// Completion webhooks' deliveries and secrets (see `deliveries`).
+    deliveries: deliveries::DeliveryTrees,
 }
 
 impl RunnerTrees {
@@ -52,6 +54,7 @@ impl RunnerTrees {
             open: tree("runs_open")?,
             backlog: tree("runner_backlog")?,
             triggers: triggers::TriggerTrees::open(db)?,
+            deliveries: deliveries::DeliveryTrees::open(db)?,
         })
     }
 }
@@ -100,12 +103,14 @@ fn read_u64(bytes: Option<sled::IVec>) -> u64 {
 
 pub(in crate::store) type Tx = ConflictableTransactionError<StoreError>;
 
-/// The run trees inside one transaction.
+/// The run trees inside one transaction (and, for a status change,
+/// the trees its completion webhook's delivery goes to).
 struct RunTx<'a> {
     runs: &'a TransactionalTree,
     queue: &'a TransactionalTree,
     open: &'a TransactionalTree,
     backlog: &'a TransactionalTree,
+    events: Option<deliveries::EventTx<'a>>,
 }
 
 impl RunTx<'_> {
@@ -122,6 +127,15 @@ impl RunTx<'_> {
     fn save(&self, old: Option<&RunRecord>, new: &RunRecord) -> Result<(), Tx> {
         let (org, id) = (new.org_id, new.id);
         let old_status = old.map(|r| r.status);
+        let mut reported;
+        let new = match &self.events {
+            Some(events) if old_status != Some(new.status) => {
+                reported = new.clone();
+                events.report(&mut reported)?;
+                &reported
+            }
+            _ => new,
+        };
         if old_status != Some(new.status) {
             if let Some(old) = old.filter(|o| o.status == RunStatus::Queued) {
                 self.queue
@@ -197,6 +211,8 @@ impl NewRunTx<'_> {
             queue: self.queue,
             open: self.open,
             backlog: self.backlog,
+            // A new run is queued: no event to report.
+            events: None,
         };
         tx.save(None, &stored)?;
         Ok(RunCreated::Stored(Box::new(stored)))
@@ -208,6 +224,7 @@ impl NewRunTx<'_> {
     }
 }
 
+pub mod deliveries;
 mod runs;
 #[cfg(test)]
 mod tests;

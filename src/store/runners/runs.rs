@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use confer_actors::{OrgId, RunId, RunnerId, StoreError};
 use sled::Transactional;
 
+use super::deliveries::EventTx;
 use super::{NewRunTx, RunCreated, RunTx, run_key};
 use crate::runners::{Run, RunRecord, RunStatus};
 use crate::store::keys;
@@ -116,28 +117,46 @@ impl SledStore {
     ) -> Result<Updated<RunRecord, E>, StoreError> {
         let _writing = self.gate.writing();
         let t = &self.runners;
-        (&t.runs, &t.queue, &t.open, &t.backlog)
-            .transaction(|(runs, queue, open, backlog)| {
-                let tx = RunTx {
-                    runs,
-                    queue,
-                    open,
-                    backlog,
-                };
-                let Some(old) = tx.read(org, id)? else {
-                    return Ok(Updated::Gone);
-                };
-                let mut new = old.clone();
-                if let Err(refusal) = change(&mut new) {
-                    return Ok(Updated::Refused(refusal));
-                }
-                if new.status == RunStatus::Queued && old.status != RunStatus::Queued {
-                    new.progress.queued_us =
-                        keys::micros(Utc::now()).max(old.progress.queued_us + 1);
-                }
-                tx.save(Some(&old), &new)?;
-                Ok(Updated::Stored(new))
-            })
+        let d = &t.deliveries;
+        (
+            &t.runs,
+            &t.queue,
+            &t.open,
+            &t.backlog,
+            &t.runners,
+            &d.deliveries,
+            &d.queue,
+            &d.pending,
+        )
+            .transaction(
+                |(runs, queue, open, backlog, runners, deliveries, dq, pending)| {
+                    let tx = RunTx {
+                        runs,
+                        queue,
+                        open,
+                        backlog,
+                        events: Some(EventTx {
+                            runners,
+                            deliveries,
+                            queue: dq,
+                            pending,
+                        }),
+                    };
+                    let Some(old) = tx.read(org, id)? else {
+                        return Ok(Updated::Gone);
+                    };
+                    let mut new = old.clone();
+                    if let Err(refusal) = change(&mut new) {
+                        return Ok(Updated::Refused(refusal));
+                    }
+                    if new.status == RunStatus::Queued && old.status != RunStatus::Queued {
+                        new.progress.queued_us =
+                            keys::micros(Utc::now()).max(old.progress.queued_us + 1);
+                    }
+                    tx.save(Some(&old), &new)?;
+                    Ok(Updated::Stored(new))
+                },
+            )
             .map_err(tx_error)
     }
 
