@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::common::{Api, Options, Server, eventually};
@@ -288,14 +289,19 @@ async fn a_client_tool_waits_for_a_resume_with_exactly_its_results() {
         )
         .await
         .expect_error(422, "VALIDATION_ERROR");
+    let results = json!({"toolResults": [{"toolCallId": "call_1", "output": {"found": "the x"}}]});
+    let key = [("Idempotency-Key", "resume-1")];
     let resumed = admin
-        .post(
-            &resume,
-            json!({"toolResults": [{"toolCallId": "call_1", "output": {"found": "the x"}}]}),
-        )
+        .request_with(Method::POST, &resume, Some(results.clone()), &key)
         .await
         .expect(200);
     assert_eq!(resumed["status"], "queued");
+    // A retry of the keyed resume answers the run, not 409.
+    let again = admin
+        .request_with(Method::POST, &resume, Some(results), &key)
+        .await
+        .expect(200);
+    assert_eq!(again["id"], resumed["id"]);
     let run = run_when(&admin, &runner, id, |r| r["ended_at"].is_string()).await;
     assert_eq!(run["status"], "succeeded", "{run}");
     assert_eq!(run["output"], "Found it.");
@@ -537,4 +543,63 @@ async fn a_cost_limit_needs_a_priced_model() {
         .await
         .expect_error(422, "VALIDATION_ERROR");
     assert!(detail.starts_with("model:"), "{detail}");
+}
+
+#[tokio::test]
+async fn a_keyed_run_create_answers_its_first_run_again() {
+    let server = Server::start();
+    let admin = server.admin();
+    let agent = admin.agent("Keyed").await;
+    let runner = runner(
+        &admin,
+        json!({"agentId": agent, "name": "Keyed", "instructions": "Say {{ input.w }}"}),
+    )
+    .await;
+    let runs = format!("/api/runners/{runner}/runs");
+    let key = [("Idempotency-Key", "create-1")];
+    let first = admin
+        .request_with(
+            Method::POST,
+            &runs,
+            Some(json!({"input": {"w": "a"}})),
+            &key,
+        )
+        .await;
+    assert_eq!(first.status.as_u16(), 201);
+    let first = first.body;
+    let again = admin
+        .request_with(
+            Method::POST,
+            &runs,
+            Some(json!({"input": {"w": "a"}})),
+            &key,
+        )
+        .await
+        .expect(201);
+    assert_eq!(again["id"], first["id"]);
+    admin
+        .request_with(
+            Method::POST,
+            &runs,
+            Some(json!({"input": {"w": "b"}})),
+            &key,
+        )
+        .await
+        .expect_error(422, "IDEMPOTENCY_KEY_REUSED");
+    // Another caller's same key is its own.
+    let member = server.api(&admin.new_key("member").await);
+    let theirs = member
+        .request_with(
+            Method::POST,
+            &runs,
+            Some(json!({"input": {"w": "a"}})),
+            &key,
+        )
+        .await
+        .expect(201);
+    assert_ne!(theirs["id"], first["id"]);
+    let listed = admin.get(&runs).await.expect(200);
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    let id = first["id"].as_str().unwrap();
+    run_when(&admin, &runner, id, status_is("succeeded")).await;
 }

@@ -3,13 +3,15 @@
 //! hidden thread (`origin: "run"`) that this module creates with the run;
 //! the worker (`crate::runners::worker`) drives it.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::{Metadata, RunId, RunnerId};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use super::live_runner;
 use crate::api::extract::JsonBody;
+use crate::api::idempotency;
 use crate::api::messages::ToolResultBody;
 use crate::api::{page_limit, parse_cursor, timestamp};
 use crate::auth::Member;
@@ -18,7 +20,7 @@ use crate::runners::schema::{self, FieldError};
 use crate::runners::worker::CancelRefusal;
 use crate::runners::{Run, RunRecord, RunStatus, RunTrigger, Runner, TriggerKind};
 use crate::state::AppState;
-use crate::store::runners::RunCreated;
+use crate::store::runners::triggers::{KeyedRun, KeyedRunRequest};
 use crate::store::update::Updated;
 use confer_actors::codes;
 
@@ -96,19 +98,35 @@ fn input_errors(runner: &Runner, input: &Value) -> Result<Vec<FieldError>, ApiEr
 }
 
 /// `POST /api/runners/{id}/runs`: a queued run on a new hidden thread.
-#[utoipa::path(post, path = "/api/runners/{runner_id}/runs", tag = "runners", operation_id = "runs_start", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = StartRun, responses((status = 201, description = "The run, queued", body = Run), (status = 422, description = "`VALIDATION_ERROR`: the input breaks the schema (`errors: [{path, message}]`)", body = crate::error::ErrorBody<'static>), (status = 429, description = "`RUNNER_QUEUE_FULL`", body = crate::error::ErrorBody<'static>)))]
+/// An `Idempotency-Key` (scope: the runner and the caller) makes a retry
+/// answer the first run, with `Idempotent-Replayed: true`.
+#[utoipa::path(post, path = "/api/runners/{runner_id}/runs", tag = "runners", operation_id = "runs_start", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id"), ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry answer the first run")), request_body = StartRun, responses((status = 201, description = "The run, queued", body = Run), (status = 422, description = "`VALIDATION_ERROR`: the input breaks the schema (`errors: [{path, message}]`); `IDEMPOTENCY_KEY_REUSED`", body = crate::error::ErrorBody<'static>), (status = 429, description = "`RUNNER_QUEUE_FULL`", body = crate::error::ErrorBody<'static>)))]
 pub async fn start(
     state: web::Data<AppState>,
     caller: Member,
     path: web::Path<RunnerId>,
     body: JsonBody<StartRun>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
+    let key = idempotency::from_header(&http)?;
     let runner = live_runner(&state, org, path.into_inner()).await?;
     let body = body.into_inner();
     let input = body
         .input
         .unwrap_or_else(|| Value::Object(Default::default()));
+    let metadata = body.metadata.unwrap_or_default();
+    let keyed = key.map(|key| {
+        let request = json!({"input": input, "metadata": metadata}).to_string();
+        (
+            caller_key(b"run-create", &caller.user_id(), &key),
+            hex::encode(Sha256::digest(request.as_bytes())),
+        )
+    });
+    // A repeat is answered whatever the other rules now say.
+    if let Some(replayed) = replay(&state, runner.id.as_bytes(), keyed.as_ref()).await? {
+        return replayed_answer(&state, org, replayed, HttpResponse::Created()).await;
+    }
     if serde_json::to_vec(&input).map_or(usize::MAX, |b| b.len()) > MAX_INPUT_BYTES {
         return Err(ApiError::invalid("input", "over 256 KiB"));
     }
@@ -116,7 +134,6 @@ pub async fn start(
     if !errors.is_empty() {
         return Err(ApiError::InvalidFields(errors));
     }
-    let metadata = body.metadata.unwrap_or_default();
     let run = RunRecord::queued(
         &runner,
         input,
@@ -128,32 +145,93 @@ pub async fn start(
         },
         caller.user_id(),
     );
-    let run = queue(&state, &runner, run).await?;
-    Ok(HttpResponse::Created().json(run))
-}
-
-/// Stores `run` with its hidden thread and tells the worker.
-pub async fn queue(state: &AppState, runner: &Runner, run: RunRecord) -> Result<Run, ApiError> {
-    let thread = run.thread(runner);
     let max_queued = runner.max_queued_runs;
+    let thread = run.thread(&runner);
     let created = state
         .store
         .write(move |s| {
-            s.create_thread(&thread, None)?;
-            s.create_run(&run, max_queued)
+            let request = KeyedRunRequest {
+                scope: *run.runner_id.as_bytes(),
+                nonce: None,
+                key: keyed,
+            };
+            let created = s.create_keyed_run(&run, max_queued, &request)?;
+            if matches!(created, KeyedRun::Created(_)) {
+                s.create_thread(&thread, None)?;
+            }
+            Ok(created)
         })
         .await?;
     match created {
-        RunCreated::Stored(run) => {
+        KeyedRun::Created(run) => {
             state.runs.changed(&run);
-            Ok(run.run)
+            Ok(HttpResponse::Created().json(run.run))
         }
-        RunCreated::QueueFull => Err(ApiError::Refused {
-            code: codes::RUNNER_QUEUE_FULL,
-            detail: format!("the runner has {max_queued} runs queued or waiting (maxQueuedRuns)"),
-            retry_after: Some(5),
-        }),
-        RunCreated::RunnerGone => Err(ApiError::not_found("runner")),
+        KeyedRun::Replayed(id) => {
+            replayed_answer(&state, org, Ok(id), HttpResponse::Created()).await
+        }
+        KeyedRun::KeyReused => Err(super::webhooks::key_reused()),
+        KeyedRun::QueueFull => Err(queue_full(max_queued)),
+        KeyedRun::RunnerGone | KeyedRun::NonceUsed => Err(ApiError::not_found("runner")),
+    }
+}
+
+/// The hash of a caller's `Idempotency-Key` for `what`.
+fn caller_key(what: &[u8], caller: &str, key: &str) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    for part in [what, caller.as_bytes(), key.as_bytes()] {
+        hasher.update((part.len() as u64).to_be_bytes());
+        hasher.update(part);
+    }
+    hasher.finalize().into()
+}
+
+/// A key seen in `scope`: `Ok(run)` for the same request, `Err` for
+/// another; `None`: unseen (or no key).
+async fn replay(
+    state: &AppState,
+    scope: &[u8; 16],
+    keyed: Option<&([u8; 32], String)>,
+) -> Result<Option<Result<RunId, ()>>, ApiError> {
+    let Some((key, request)) = keyed.cloned() else {
+        return Ok(None);
+    };
+    let scope = *scope;
+    let seen = state.store.run(move |s| s.run_key(&scope, &key)).await?;
+    Ok(seen.map(|seen| {
+        if seen.request == request {
+            Ok(seen.run_id)
+        } else {
+            Err(())
+        }
+    }))
+}
+
+/// The answer to a repeated key: the run as it is now, or 422.
+async fn replayed_answer(
+    state: &AppState,
+    org: confer_actors::OrgId,
+    replayed: Result<RunId, ()>,
+    mut answer: actix_web::HttpResponseBuilder,
+) -> Result<HttpResponse, ApiError> {
+    let Ok(id) = replayed else {
+        return Err(super::webhooks::key_reused());
+    };
+    let run = state
+        .store
+        .run(move |s| s.run(org, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("run"))?;
+    Ok(answer
+        .insert_header(("Idempotent-Replayed", "true"))
+        .json(run.run))
+}
+
+fn queue_full(max_queued: u32) -> ApiError {
+    ApiError::Refused {
+        code: codes::RUNNER_QUEUE_FULL,
+        detail: format!("the runner has {max_queued} runs queued or waiting (maxQueuedRuns)"),
+        retry_after: Some(5),
     }
 }
 
@@ -227,13 +305,15 @@ pub async fn cancel(
 
 /// `POST …/runs/{runId}/resume`: a `requires_action` run takes the results
 /// of exactly its pending calls and is queued again.
-#[utoipa::path(post, path = "/api/runners/{runner_id}/runs/{run_id}/resume", tag = "runners", operation_id = "runs_resume", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id"), ("run_id" = uuid::Uuid, Path, description = "The run's id")), request_body = ResumeRun, responses((status = 200, description = "The run, queued again", body = Run), (status = 409, description = "`BUDGET_EXCEEDED` (a paused run's limit holds) or `CONFLICT` (not waiting)", body = crate::error::ErrorBody<'static>), (status = 422, description = "The results do not answer exactly the pending calls", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(post, path = "/api/runners/{runner_id}/runs/{run_id}/resume", tag = "runners", operation_id = "runs_resume", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id"), ("run_id" = uuid::Uuid, Path, description = "The run's id"), ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry answer the run as the first resume left it")), request_body = ResumeRun, responses((status = 200, description = "The run, queued again", body = Run), (status = 409, description = "`BUDGET_EXCEEDED` (a paused run's limit holds) or `CONFLICT` (not waiting)", body = crate::error::ErrorBody<'static>), (status = 422, description = "The results do not answer exactly the pending calls", body = crate::error::ErrorBody<'static>)))]
 pub async fn resume(
     state: web::Data<AppState>,
     caller: Member,
     path: web::Path<RunPath>,
     body: JsonBody<ResumeRun>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let key = idempotency::from_header(&http)?;
     let run = find_run(&state, caller.org_id, &path).await?;
     let results: Vec<(String, String)> = body
         .into_inner()
@@ -245,6 +325,17 @@ pub async fn resume(
             (result.tool_call_id, result.output)
         })
         .collect();
+    let keyed = key.map(|key| {
+        let request = serde_json::to_string(&results).unwrap_or_default();
+        (
+            caller_key(b"run-resume", &caller.user_id(), &key),
+            hex::encode(Sha256::digest(request.as_bytes())),
+        )
+    });
+    // A repeat is answered whatever the other rules now say.
+    if let Some(replayed) = replay(&state, run.id.as_bytes(), keyed.as_ref()).await? {
+        return replayed_answer(&state, run.org_id, replayed, HttpResponse::Ok()).await;
+    }
     // A paused run resumes once its limit no longer holds (raised, or a
     // new day for the daily cost).
     let holding = match run.status {
@@ -254,7 +345,13 @@ pub async fn resume(
     let (org, id) = (run.org_id, run.id);
     let changed = state
         .store
-        .write(move |s| s.change_run(org, id, |run| resume_rules(run, &results, holding)))
+        .write(move |s| {
+            let changed = s.change_run(org, id, |run| resume_rules(run, &results, holding))?;
+            if let (Updated::Stored(run), Some((key, request))) = (&changed, keyed) {
+                s.remember_run_key(run.id.as_bytes(), &key, run.id, request)?;
+            }
+            Ok(changed)
+        })
         .await?;
     match changed {
         Updated::Stored(run) => {

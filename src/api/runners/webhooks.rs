@@ -22,7 +22,7 @@ use crate::runners::schema;
 use crate::runners::triggers::{SignatureRefused, TriggerRecord, verify};
 use crate::runners::{Run, RunRecord, RunTrigger, Runner, TriggerKind};
 use crate::state::AppState;
-use crate::store::runners::triggers::{WebhookRequest, WebhookRun};
+use crate::store::runners::triggers::{KeyedRun, KeyedRunRequest};
 
 /// The header a repeat's answer carries.
 const REPLAYED: &str = "Idempotent-Replayed";
@@ -117,7 +117,7 @@ pub async fn receive(
         let (trigger, hash) = (record.trigger.id, *hash);
         if let Some(seen) = state
             .store
-            .run(move |s| s.webhook_key(trigger, &hash))
+            .run(move |s| s.run_key(trigger.as_bytes(), &hash))
             .await?
         {
             return repeat(seen.run_id, &seen.request == request_hash);
@@ -151,6 +151,7 @@ pub async fn receive(
         Run::trigger_user(TriggerKind::Webhook, &trigger_id),
     );
     let max_queued = runner.max_queued_runs;
+    let thread = run.thread(&runner);
     let (trigger, nonce) = (
         record.trigger.id,
         settings
@@ -160,30 +161,34 @@ pub async fn receive(
     let created = state
         .store
         .write(move |s| {
-            let request = WebhookRequest {
-                trigger,
+            let request = KeyedRunRequest {
+                scope: *trigger.as_bytes(),
                 nonce: nonce.as_deref(),
                 key: key.clone(),
             };
-            s.create_webhook_run(&run, max_queued, &request)
+            let created = s.create_keyed_run(&run, max_queued, &request)?;
+            if matches!(created, KeyedRun::Created(_)) {
+                s.create_thread(&thread, None)?;
+            }
+            Ok(created)
         })
         .await?;
     match created {
-        WebhookRun::Created(run) => {
+        KeyedRun::Created(run) => {
             state.runs.changed(&run);
             Ok(HttpResponse::Accepted().json(json!({ "run_id": run.id })))
         }
-        WebhookRun::Replayed(run) => repeat(run, true),
-        WebhookRun::KeyReused => Err(key_reused()),
-        WebhookRun::NonceUsed => Err(ApiError::Unauthorized(format!(
+        KeyedRun::Replayed(run) => repeat(run, true),
+        KeyedRun::KeyReused => Err(key_reused()),
+        KeyedRun::NonceUsed => Err(ApiError::Unauthorized(format!(
             "{NONCE_HEADER}: already used"
         ))),
-        WebhookRun::QueueFull => Err(ApiError::Refused {
+        KeyedRun::QueueFull => Err(ApiError::Refused {
             code: codes::RUNNER_QUEUE_FULL,
             detail: format!("the runner has {max_queued} runs queued or waiting (maxQueuedRuns)"),
             retry_after: Some(5),
         }),
-        WebhookRun::RunnerGone => Err(ApiError::not_found("webhook")),
+        KeyedRun::RunnerGone => Err(ApiError::not_found("webhook")),
     }
 }
 
@@ -210,7 +215,7 @@ async fn trigger_of(state: &AppState, token: &str) -> Result<(TriggerRecord, Run
         .ok_or_else(|| ApiError::not_found("webhook"))
 }
 
-fn key_reused() -> ApiError {
+pub(super) fn key_reused() -> ApiError {
     ApiError::Refused {
         code: codes::IDEMPOTENCY_KEY_REUSED,
         detail: "the idempotency key was used for a different body".into(),
@@ -219,7 +224,7 @@ fn key_reused() -> ApiError {
 }
 
 /// The answer to a repeated key: its run (the same body), or 422.
-fn repeat(run: confer_actors::RunId, same_body: bool) -> Result<HttpResponse, ApiError> {
+pub(super) fn repeat(run: confer_actors::RunId, same_body: bool) -> Result<HttpResponse, ApiError> {
     if !same_body {
         return Err(key_reused());
     }

@@ -6,10 +6,12 @@
 //! | `runner_triggers`  | org ++ runner ++ trigger    | `TriggerRecord` (secret sealed) |
 //! | `webhook_tokens`   | SHA-256 of the token        | `TokenEntry`                   |
 //! | `webhook_nonces`   | trigger ++ nonce            | expiry µs BE                   |
-//! | `webhook_keys`     | trigger ++ SHA-256 of key   | `WebhookKey`                   |
+//! | `webhook_keys`     | scope ++ SHA-256 of key     | `WebhookKey`                   |
 //!
 //! Tokens are kept as their hashes only; a webhook's run, its nonce and
-//! its idempotency key are written in one transaction.
+//! its idempotency key are written in one transaction. The keys tree also
+//! holds run creates' and resumes' `Idempotency-Key`s (scope: the runner
+//! or the run; the key's hash covers the caller).
 
 use chrono::{DateTime, Duration, Utc};
 use confer_actors::{OrgId, RunId, RunnerId, StoreError, TriggerId};
@@ -57,9 +59,10 @@ pub struct WebhookKey {
     pub created_at: DateTime<Utc>,
 }
 
-/// A webhook's request in the run's transaction.
-pub struct WebhookRequest<'a> {
-    pub trigger: TriggerId,
+/// A keyed run creation's request in the run's transaction.
+pub struct KeyedRunRequest<'a> {
+    /// The trigger (a webhook), or the runner (a run create).
+    pub scope: [u8; 16],
     /// The signed request's nonce.
     pub nonce: Option<&'a str>,
     /// SHA-256 of the idempotency key, and the request's hash.
@@ -68,7 +71,7 @@ pub struct WebhookRequest<'a> {
 
 /// What a webhook's run creation did.
 #[derive(Debug)]
-pub enum WebhookRun {
+pub enum KeyedRun {
     Created(Box<RunRecord>),
     /// The key's run (the same request).
     Replayed(RunId),
@@ -84,12 +87,12 @@ fn trigger_key(org: OrgId, runner: RunnerId, id: TriggerId) -> Vec<u8> {
     [org.as_bytes().as_slice(), runner.as_bytes(), id.as_bytes()].concat()
 }
 
-fn nonce_key(trigger: TriggerId, nonce: &str) -> Vec<u8> {
-    [trigger.as_bytes().as_slice(), nonce.as_bytes()].concat()
+fn nonce_key(scope: &[u8; 16], nonce: &str) -> Vec<u8> {
+    [scope.as_slice(), nonce.as_bytes()].concat()
 }
 
-fn webhook_key(trigger: TriggerId, key: &[u8; 32]) -> Vec<u8> {
-    [trigger.as_bytes().as_slice(), key].concat()
+fn scoped_key(scope: &[u8; 16], key: &[u8; 32]) -> Vec<u8> {
+    [scope.as_slice(), key].concat()
 }
 
 fn secret_aad(trigger: &Trigger) -> String {
@@ -290,30 +293,53 @@ impl SledStore {
             .runners
             .triggers
             .nonces
-            .get(nonce_key(trigger, nonce))
+            .get(nonce_key(trigger.as_bytes(), nonce))
             .map_err(engine)?
             .is_some_and(|expiry| keys::read_u64(&expiry) > now))
     }
 
-    /// The run an idempotency key (its SHA-256) made in the last 24 hours.
-    pub fn webhook_key(
+    /// The run an idempotency key (its SHA-256) of `scope` (a trigger,
+    /// a runner or a run) named in the last 24 hours.
+    pub fn run_key(
         &self,
-        trigger: TriggerId,
+        scope: &[u8; 16],
         key: &[u8; 32],
     ) -> Result<Option<WebhookKey>, StoreError> {
         let found: Option<WebhookKey> =
-            Self::get(&self.runners.triggers.keys, &webhook_key(trigger, key))?;
+            Self::get(&self.runners.triggers.keys, &scoped_key(scope, key))?;
         Ok(found.filter(|k| Utc::now() - k.created_at < Duration::hours(KEY_KEEP_HOURS)))
     }
 
-    /// Creates a webhook's run with its nonce and idempotency key, in one
-    /// transaction.
-    pub fn create_webhook_run(
+    /// Records an idempotency key of `scope` for `run` (a resume's).
+    pub fn remember_run_key(
+        &self,
+        scope: &[u8; 16],
+        key: &[u8; 32],
+        run: RunId,
+        request: String,
+    ) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        let entry = WebhookKey {
+            run_id: run,
+            request,
+            created_at: Utc::now(),
+        };
+        self.runners
+            .triggers
+            .keys
+            .insert(scoped_key(scope, key), encode(&entry)?)
+            .map_err(engine)?;
+        Ok(())
+    }
+
+    /// Creates a run with its nonce and idempotency key (a webhook's, or
+    /// a keyed run create's), in one transaction.
+    pub fn create_keyed_run(
         &self,
         run: &RunRecord,
         max_queued: u32,
-        request: &WebhookRequest<'_>,
-    ) -> Result<WebhookRun, StoreError> {
+        request: &KeyedRunRequest<'_>,
+    ) -> Result<KeyedRun, StoreError> {
         let _writing = self.gate.writing();
         let (r, t) = (&self.runners, &self.runners.triggers);
         let now = Utc::now();
@@ -331,24 +357,24 @@ impl SledStore {
             .transaction(
                 |(runners, runs, by_runner, queue, open, backlog, clocks, nonces, keys_tree)| {
                     if let Some((key, hash)) = &request.key
-                        && let Some(bytes) = keys_tree.get(webhook_key(request.trigger, key))?
+                        && let Some(bytes) = keys_tree.get(scoped_key(&request.scope, key))?
                     {
                         let seen: WebhookKey = decode(&bytes).map_err(abort)?;
                         if now - seen.created_at < Duration::hours(KEY_KEEP_HOURS) {
                             return Ok(if &seen.request == hash {
-                                WebhookRun::Replayed(seen.run_id)
+                                KeyedRun::Replayed(seen.run_id)
                             } else {
-                                WebhookRun::KeyReused
+                                KeyedRun::KeyReused
                             });
                         }
                     }
-                    let nonce = request.nonce.map(|n| nonce_key(request.trigger, n));
+                    let nonce = request.nonce.map(|n| nonce_key(&request.scope, n));
                     if let Some(key) = &nonce {
                         let live = nonces
                             .get(key)?
                             .is_some_and(|e| keys::read_u64(&e) > keys::micros(now));
                         if live {
-                            return Ok(WebhookRun::NonceUsed);
+                            return Ok(KeyedRun::NonceUsed);
                         }
                     }
                     // A refused creation writes nothing, so neither is the
@@ -365,8 +391,8 @@ impl SledStore {
                     .create(run, max_queued)?;
                     let run = match created {
                         RunCreated::Stored(run) => run,
-                        RunCreated::QueueFull => return Ok(WebhookRun::QueueFull),
-                        RunCreated::RunnerGone => return Ok(WebhookRun::RunnerGone),
+                        RunCreated::QueueFull => return Ok(KeyedRun::QueueFull),
+                        RunCreated::RunnerGone => return Ok(KeyedRun::RunnerGone),
                     };
                     if let Some(key) = &nonce {
                         let expiry = keys::micros(now + Duration::seconds(NONCE_KEEP_SECS));
@@ -379,11 +405,11 @@ impl SledStore {
                             created_at: now,
                         };
                         keys_tree.insert(
-                            webhook_key(request.trigger, key),
+                            scoped_key(&request.scope, key),
                             encode(&entry).map_err(abort)?,
                         )?;
                     }
-                    Ok(WebhookRun::Created(run))
+                    Ok(KeyedRun::Created(run))
                 },
             )
             .map_err(tx_error)
