@@ -179,15 +179,6 @@ async fn upload(http: &reqwest::Client, base: &str, name: &str, text: &str) -> V
     document
 }
 
-fn rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kib| kib / 1024.0)
-}
-
 fn dir_bytes(dir: &std::path::Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|entries| {
@@ -273,7 +264,7 @@ async fn main() {
 
     // Queries of 2–4 words of the vocabulary.
     let (times, found) = timed_searches(&http, &base, &mut words, "bm25", QUERIES).await;
-    let bm25_rss = rss_mib(pid);
+    let bm25_rss = support::rss_mib(pid);
 
     // Vectors of every chunk, then the vector and hybrid searches.
     let embedding = Instant::now();
@@ -304,7 +295,7 @@ async fn main() {
     let embedded_per_s = chunks as f64 / embedding.elapsed().as_secs_f64();
     let (vector_times, _) = timed_searches(&http, &base, &mut words, "vector", 300).await;
     let (hybrid_times, _) = timed_searches(&http, &base, &mut words, "hybrid", 300).await;
-    let scan_rss = rss_mib(pid);
+    let scan_rss = support::rss_mib(pid);
 
     // The same store behind the default bound: the first vector search
     // starts the graph; timed once it answers.
@@ -331,7 +322,7 @@ async fn main() {
     let graph_build = building.elapsed();
     let (graph_times, _) = timed_searches(&http, &base, &mut words, "vector", 300).await;
     let (graph_hybrid_times, _) = timed_searches(&http, &base, &mut words, "hybrid", 300).await;
-    let graph_rss = rss_mib(pid);
+    let graph_rss = support::rss_mib(pid);
 
     let index_bytes = dir_bytes(&server.data.path().join("knowledge/index"));
     println!(
