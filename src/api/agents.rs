@@ -326,6 +326,20 @@ pub async fn delete(
         })
         .await?;
     state.memories.forgotten();
+    // Its runners go as a runner DELETE takes them (runners.md Runs §10).
+    let running = state
+        .store
+        .write(move |s| {
+            let mut running = Vec::new();
+            for runner in s.runners(org)?.into_iter().filter(|r| r.agent_id == id) {
+                running.extend(s.delete_runner(org, runner.id)?.unwrap_or_default());
+            }
+            Ok(running)
+        })
+        .await?;
+    for run in running {
+        let _ = state.runs.cancel(org, run.id).await;
+    }
     let scope = crate::knowledge::Scope::Agent(id);
     if state
         .store

@@ -261,3 +261,61 @@ async fn a_per_second_task_fires_no_slot_twice_across_five_kill_9s() {
         }
     }
 }
+
+#[tokio::test]
+async fn deleting_a_runner_stops_its_tasks_and_deleting_the_agent_takes_its_runners() {
+    let server = Server::start();
+    let admin = server.admin();
+    let agent = admin.agent("Owner").await;
+    let runner = admin
+        .post(
+            "/api/runners",
+            json!({"agentId": agent, "name": "Nightly", "instructions": "go"}),
+        )
+        .await
+        .expect(201);
+    let runner = runner["id"].as_str().unwrap().to_owned();
+    let other = admin
+        .post(
+            "/api/runners",
+            json!({"agentId": agent, "name": "Kept until the agent goes", "instructions": "go"}),
+        )
+        .await
+        .expect(201);
+    let other = other["id"].as_str().unwrap().to_owned();
+    admin
+        .post(
+            &format!("/api/runners/{runner}/triggers"),
+            json!({"kind": "webhook"}),
+        )
+        .await
+        .expect(201);
+    put_tasks(
+        &admin,
+        &agent,
+        json!([{"name": "nightly", "cron": "0 3 * * *",
+                "action": {"kind": "run", "runnerId": runner}}]),
+    )
+    .await
+    .expect(200);
+    admin
+        .delete(&format!("/api/runners/{runner}"))
+        .await
+        .expect(200);
+    let tasks = admin
+        .get(&format!("/api/agents/{agent}/scheduled-tasks"))
+        .await
+        .expect(200);
+    assert_eq!(tasks[0]["enabled"], false, "{tasks}");
+    assert_eq!(tasks[0]["next_fire_at"], Value::Null);
+    assert_eq!(tasks[0]["recent"][0]["reason"], "runner_deleted");
+
+    admin
+        .delete(&format!("/api/agents/{agent}"))
+        .await
+        .expect(200);
+    admin
+        .get(&format!("/api/runners/{other}"))
+        .await
+        .expect_error(404, "NOT_FOUND");
+}

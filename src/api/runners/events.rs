@@ -92,7 +92,10 @@ pub async fn stream(
     let keep_alive = state.settings.keep_alive();
     tokio::spawn(relay(
         reader,
-        changes,
+        Changes {
+            changes,
+            store: state.store.clone(),
+        },
         run,
         Bytes::from(first),
         tx,
@@ -121,9 +124,16 @@ impl Latest {
     }
 }
 
+/// The worker's run changes, and the store to read the run from when the
+/// stream fell behind them.
+struct Changes {
+    changes: broadcast::Receiver<Arc<RunRecord>>,
+    store: crate::store::Store,
+}
+
 async fn relay(
     mut reader: confer_actors::FrameReader,
-    mut changes: broadcast::Receiver<Arc<RunRecord>>,
+    Changes { mut changes, store }: Changes,
     run: RunRecord,
     first: Bytes,
     tx: mpsc::Sender<Bytes>,
@@ -173,7 +183,15 @@ async fn relay(
                 match change {
                     Ok(run) if run.id == id => latest = Latest { run },
                     Ok(_) => continue,
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // Changes were missed: the store has the run as
+                        // it is now.
+                        let org = latest.run.org_id;
+                        match store.run(move |s| s.run(org, id)).await {
+                            Ok(Some(run)) => latest = Latest { run: Arc::new(run) },
+                            _ => continue,
+                        }
+                    }
                     Err(broadcast::error::RecvError::Closed) => return,
                 }
                 if !in_turn && held.is_none() && latest.run.status != told {

@@ -344,6 +344,10 @@ impl SledStore {
         if !matches!(deleted, Updated::Stored(_)) {
             return Ok(None);
         }
+        // Its tokens are 404 from here on (the webhook route also checks
+        // the runner), and the tasks that start it stop.
+        self.drop_triggers(org, id)?;
+        self.stop_tasks_of_runner(org, id)?;
         let mut running = Vec::new();
         let prefix = keys::pair(org.as_bytes(), id.as_bytes());
         for entry in self.runners.by_runner.scan_prefix(prefix).keys() {

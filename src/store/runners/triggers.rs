@@ -281,6 +281,26 @@ impl SledStore {
         Ok(true)
     }
 
+    /// Deletes every trigger of a runner and their tokens (the runner
+    /// was deleted).
+    pub fn drop_triggers(&self, org: OrgId, runner: RunnerId) -> Result<(), StoreError> {
+        let prefix = keys::pair(org.as_bytes(), runner.as_bytes());
+        let ids: Vec<TriggerId> = self
+            .runners
+            .triggers
+            .triggers
+            .scan_prefix(prefix)
+            .keys()
+            .filter_map(Result::ok)
+            .filter_map(|k| k.get(32..48).and_then(|b| <[u8; 16]>::try_from(b).ok()))
+            .map(TriggerId::from_bytes)
+            .collect();
+        for id in ids {
+            self.delete_trigger(org, runner, id)?;
+        }
+        Ok(())
+    }
+
     /// What the token (its SHA-256) opens, if anything.
     pub fn webhook_token(&self, hash: &[u8; 32]) -> Result<Option<TokenEntry>, StoreError> {
         Self::get(&self.runners.triggers.tokens, hash)

@@ -13,7 +13,7 @@
 use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
-use confer_actors::{AgentId, OrgId, RunId, ScheduleId, StoreError};
+use confer_actors::{AgentId, OrgId, RunId, RunnerId, ScheduleId, StoreError};
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
@@ -22,7 +22,7 @@ use super::keys;
 use super::runners::{NewRunTx, RunCreated};
 use super::{SledStore, abort, engine, tx_error};
 use crate::runners::RunRecord;
-use crate::scheduler::{OutboxSend, RecentFiring, ScheduledTask};
+use crate::scheduler::{OutboxSend, RecentFiring, ScheduledTask, TaskAction};
 
 /// The schedule trees.
 pub struct ScheduleTrees {
@@ -209,6 +209,31 @@ impl SledStore {
         Ok(())
     }
 
+    /// Disables the org's tasks that start `runner` (it was deleted),
+    /// each with a recorded `runner_deleted` skip.
+    pub fn stop_tasks_of_runner(&self, org: OrgId, runner: RunnerId) -> Result<(), StoreError> {
+        let starting: Vec<ScheduledTask> = self
+            .schedules
+            .tasks
+            .scan_prefix(org.as_bytes())
+            .values()
+            .filter_map(Result::ok)
+            .filter_map(|v| decode::<ScheduledTask>(&v).ok())
+            .filter(|t| {
+                t.enabled
+                    && matches!(&t.action, TaskAction::Run { runner_id, .. } if *runner_id == runner)
+            })
+            .collect();
+        for task in starting {
+            self.change_scheduled_task(org, task.agent_id, task.id, |t| {
+                t.record([RecentFiring::skipped(Utc::now(), "runner_deleted", None)]);
+                t.enabled = false;
+                t.next_fire_at = None;
+            })?;
+        }
+        Ok(())
+    }
+
     /// The earliest `next_fire_at` of any schedule.
     pub fn earliest_schedule(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         Ok(self
@@ -220,7 +245,9 @@ impl SledStore {
             .map(keys::from_micros))
     }
 
-    /// Schedules due at `now`, earliest first, at most `limit`.
+    /// Schedules due at `now`, earliest first, at most `limit`. An entry
+    /// that no longer matches its task (none should: [`save_task`] moves
+    /// them together) is removed, so the scheduler never spins on it.
     pub fn due_schedules(
         &self,
         now: DateTime<Utc>,
@@ -230,18 +257,30 @@ impl SledStore {
         let mut out = Vec::new();
         for entry in self.schedules.due.range(..end.as_slice()).take(limit) {
             let (key, value) = entry.map_err(engine)?;
-            let (Some(id), Some(org), Some(agent)) = (
+            let (Some(at), Some(id), Some(org), Some(agent)) = (
+                key.get(..8).map(keys::read_u64),
                 key.get(8..24).and_then(|b| <[u8; 16]>::try_from(b).ok()),
                 value.get(..16).and_then(|b| <[u8; 16]>::try_from(b).ok()),
                 value.get(16..32).and_then(|b| <[u8; 16]>::try_from(b).ok()),
             ) else {
                 continue;
             };
-            out.push((
+            let (org, agent, id) = (
                 OrgId::from_bytes(org),
                 AgentId::from_bytes(agent),
                 ScheduleId::from_bytes(id),
-            ));
+            );
+            let task = self.scheduled_task(org, agent, id)?;
+            if task.and_then(|t| t.next_fire_at).map(keys::micros) == Some(at) {
+                out.push((org, agent, id));
+            } else {
+                tracing::warn!(schedule = %id, "a stale due entry was removed");
+                let _ = self
+                    .schedules
+                    .due
+                    .compare_and_swap(&key, Some(&value), None::<&[u8]>)
+                    .map_err(engine)?;
+            }
         }
         Ok(out)
     }

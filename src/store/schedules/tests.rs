@@ -258,3 +258,26 @@ fn overlap_skips_or_queues_behind_an_unfinished_run() {
         Some(first)
     );
 }
+
+#[test]
+fn a_stale_due_entry_is_removed_not_returned() {
+    let (_dir, store) = temp_store();
+    let (org, agent, id) = (OrgId::new(), AgentId::new(), ScheduleId::new());
+    let at = utc("2026-01-01T12:00:00Z");
+    store
+        .schedules
+        .due
+        .insert(
+            due_key(at, id),
+            keys::pair(org.as_bytes(), agent.as_bytes()).as_slice(),
+        )
+        .unwrap();
+    assert_eq!(store.earliest_schedule().unwrap(), Some(at));
+    assert!(
+        store
+            .due_schedules(utc("2026-01-01T12:00:01Z"), 10)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.earliest_schedule().unwrap(), None);
+}
