@@ -35,11 +35,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let (org, runner) = (caller.org_id, path.into_inner());
     // A deleted runner's log stays readable, as its runs do.
-    state
-        .store
-        .run(move |s| s.runner(org, runner))
-        .await?
-        .ok_or_else(|| ApiError::not_found("runner"))?;
+    super::any_runner(&state, org, runner).await?;
     let limit = page_limit(query.limit, 50, 200);
     let before = parse_cursor(query.cursor.as_deref())?;
     let run = query.run_id;

@@ -137,8 +137,9 @@ pub(super) async fn runner_model(state: &AppState, runner: &Runner) -> Result<St
     Ok(agent.map_or_else(|| state.default_model.clone(), |a| a.default_model))
 }
 
-/// A live runner of the caller's org, or 404.
-pub(super) async fn live_runner(
+/// A runner of the caller's org, deleted or not (its runs and log stay
+/// readable), or 404.
+pub(super) async fn any_runner(
     state: &AppState,
     org: OrgId,
     id: RunnerId,
@@ -147,6 +148,16 @@ pub(super) async fn live_runner(
         .store
         .run(move |s| s.runner(org, id))
         .await?
+        .ok_or_else(|| ApiError::not_found("runner"))
+}
+
+/// A live runner of the caller's org, or 404.
+pub(super) async fn live_runner(
+    state: &AppState,
+    org: OrgId,
+    id: RunnerId,
+) -> Result<Runner, ApiError> {
+    Some(any_runner(state, org, id).await?)
         .filter(|r| r.deleted_at.is_none())
         .ok_or_else(|| ApiError::not_found("runner"))
 }

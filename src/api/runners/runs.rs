@@ -155,11 +155,7 @@ pub async fn start(
                 nonce: None,
                 key: keyed,
             };
-            let created = s.create_keyed_run(&run, max_queued, &request)?;
-            if matches!(created, KeyedRun::Created(_)) {
-                s.create_thread(&thread, None)?;
-            }
-            Ok(created)
+            s.create_keyed_run(&run, &thread, max_queued, &request)
         })
         .await?;
     match created {
@@ -247,11 +243,7 @@ pub async fn list(
     let org = caller.org_id;
     let runner = path.into_inner();
     // A deleted runner's runs stay readable.
-    state
-        .store
-        .run(move |s| s.runner(org, runner))
-        .await?
-        .ok_or_else(|| ApiError::not_found("runner"))?;
+    super::any_runner(&state, org, runner).await?;
     let limit = page_limit(query.limit, 50, 200);
     let before = parse_cursor(query.cursor.as_deref())?;
     let (status, trigger) = (query.status, query.trigger);

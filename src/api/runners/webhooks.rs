@@ -166,11 +166,7 @@ pub async fn receive(
                 nonce: nonce.as_deref(),
                 key: key.clone(),
             };
-            let created = s.create_keyed_run(&run, max_queued, &request)?;
-            if matches!(created, KeyedRun::Created(_)) {
-                s.create_thread(&thread, None)?;
-            }
-            Ok(created)
+            s.create_keyed_run(&run, &thread, max_queued, &request)
         })
         .await?;
     match created {

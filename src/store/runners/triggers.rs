@@ -353,10 +353,12 @@ impl SledStore {
     }
 
     /// Creates a run with its nonce and idempotency key (a webhook's, or
-    /// a keyed run create's), in one transaction.
+    /// a keyed run create's), in one transaction; then its hidden
+    /// `thread` (the worker makes one that a crash left out).
     pub fn create_keyed_run(
         &self,
         run: &RunRecord,
+        thread: &confer_actors::Thread,
         max_queued: u32,
         request: &KeyedRunRequest<'_>,
     ) -> Result<KeyedRun, StoreError> {
@@ -433,5 +435,11 @@ impl SledStore {
                 },
             )
             .map_err(tx_error)
+            .and_then(|created| {
+                if matches!(created, KeyedRun::Created(_)) {
+                    self.create_thread(thread, None)?;
+                }
+                Ok(created)
+            })
     }
 }
