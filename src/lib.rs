@@ -43,7 +43,6 @@ use confer_actors::{
 use secrecy::ExposeSecret;
 
 use crate::api::extract::{BodyLimit, path_config, query_config};
-use crate::auth::jwt::{JwtKey, JwtRules, JwtVerifier};
 use crate::limits::RateLimits;
 use crate::outbound::{Outbound, OutboundPolicy};
 use crate::providers::ProviderRouter;
@@ -53,34 +52,6 @@ use crate::state::AppState;
 use crate::store::Store;
 
 pub use crate::connections::{bind, with_port};
-
-/// The JWT verifier the configuration asks for (none when JWT auth is off).
-pub fn jwt_verifier(settings: &Settings) -> anyhow::Result<Option<JwtVerifier>> {
-    let rules = JwtRules {
-        issuer: settings.jwt_issuer.clone(),
-        audience: settings.jwt_audience.clone(),
-    };
-    let pem = match &settings.jwt_public_key {
-        Some(value) if value.trim_start().starts_with("-----BEGIN") => {
-            Some(value.as_bytes().to_vec())
-        }
-        Some(path) => Some(
-            std::fs::read(path).with_context(|| format!("reading jwt_public_key file {path}"))?,
-        ),
-        None => None,
-    };
-    let key = match (&settings.jwt_secret, &pem) {
-        (Some(_), Some(_)) => anyhow::bail!(
-            "jwt_secret and jwt_public_key are both set: exactly one JWT algorithm is accepted"
-        ),
-        (Some(secret), None) => JwtKey::Secret(secret),
-        (None, Some(pem)) => JwtKey::PublicKeyPem(pem),
-        (None, None) => return Ok(None),
-    };
-    JwtVerifier::new(&key, &rules)
-        .map(Some)
-        .map_err(anyhow::Error::msg)
-}
 
 /// Opens the store of `settings` (creating its directory) with the secret
 /// key the settings name: the server's way, and the command line's.
@@ -130,7 +101,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let settings = Arc::new(settings);
     // Before any store call (the bound is set once per process).
     confer_actors::set_store_concurrency(settings.store_concurrency);
-    let jwt = jwt_verifier(&settings)?;
+    let jwt = auth::jwt::from_settings(&settings)?;
     let prices = Arc::new(observability::prices::load(
         settings.prices_file.as_deref(),
     )?);

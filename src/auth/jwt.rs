@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+use anyhow::Context;
 use confer_actors::OrgId;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode};
@@ -180,6 +181,34 @@ impl JwtVerifier {
             admin: claims.role.as_deref() == Some("admin"),
         })
     }
+}
+
+/// The JWT verifier the configuration asks for (none when JWT auth is off).
+pub fn from_settings(settings: &crate::settings::Settings) -> anyhow::Result<Option<JwtVerifier>> {
+    let rules = JwtRules {
+        issuer: settings.jwt_issuer.clone(),
+        audience: settings.jwt_audience.clone(),
+    };
+    let pem = match &settings.jwt_public_key {
+        Some(value) if value.trim_start().starts_with("-----BEGIN") => {
+            Some(value.as_bytes().to_vec())
+        }
+        Some(path) => Some(
+            std::fs::read(path).with_context(|| format!("reading jwt_public_key file {path}"))?,
+        ),
+        None => None,
+    };
+    let key = match (&settings.jwt_secret, &pem) {
+        (Some(_), Some(_)) => anyhow::bail!(
+            "jwt_secret and jwt_public_key are both set: exactly one JWT algorithm is accepted"
+        ),
+        (Some(secret), None) => JwtKey::Secret(secret),
+        (None, Some(pem)) => JwtKey::PublicKeyPem(pem),
+        (None, None) => return Ok(None),
+    };
+    JwtVerifier::new(&key, &rules)
+        .map(Some)
+        .map_err(anyhow::Error::msg)
 }
 
 #[cfg(test)]

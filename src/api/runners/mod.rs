@@ -18,6 +18,7 @@ use crate::store::update::Updated;
 pub mod budget;
 pub mod deliveries;
 pub mod events;
+mod replay;
 pub mod runs;
 pub mod triggers;
 pub mod webhooks;

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::live_runner;
+use super::replay::{caller_key, replay, replayed_answer};
 use crate::api::extract::JsonBody;
 use crate::api::idempotency;
 use crate::api::messages::ToolResultBody;
@@ -20,7 +21,7 @@ use crate::runners::schema::{self, FieldError};
 use crate::runners::worker::CancelRefusal;
 use crate::runners::{Run, RunRecord, RunStatus, RunTrigger, Runner, TriggerKind};
 use crate::state::AppState;
-use crate::store::runners::triggers::{KeyedRun, KeyedRunRequest};
+use crate::store::runners::keyed::{KeyedRun, KeyedRunRequest};
 use crate::store::update::Updated;
 use confer_actors::codes;
 
@@ -170,57 +171,6 @@ pub async fn start(
         KeyedRun::QueueFull => Err(queue_full(max_queued)),
         KeyedRun::RunnerGone | KeyedRun::NonceUsed => Err(ApiError::not_found("runner")),
     }
-}
-
-/// The hash of a caller's `Idempotency-Key` for `what`.
-fn caller_key(what: &[u8], caller: &str, key: &str) -> [u8; 32] {
-    let mut hasher = Sha256::new();
-    for part in [what, caller.as_bytes(), key.as_bytes()] {
-        hasher.update((part.len() as u64).to_be_bytes());
-        hasher.update(part);
-    }
-    hasher.finalize().into()
-}
-
-/// A key seen in `scope`: `Ok(run)` for the same request, `Err` for
-/// another; `None`: unseen (or no key).
-async fn replay(
-    state: &AppState,
-    scope: &[u8; 16],
-    keyed: Option<&([u8; 32], String)>,
-) -> Result<Option<Result<RunId, ()>>, ApiError> {
-    let Some((key, request)) = keyed.cloned() else {
-        return Ok(None);
-    };
-    let scope = *scope;
-    let seen = state.store.run(move |s| s.run_key(&scope, &key)).await?;
-    Ok(seen.map(|seen| {
-        if seen.request == request {
-            Ok(seen.run_id)
-        } else {
-            Err(())
-        }
-    }))
-}
-
-/// The answer to a repeated key: the run as it is now, or 422.
-async fn replayed_answer(
-    state: &AppState,
-    org: confer_actors::OrgId,
-    replayed: Result<RunId, ()>,
-    mut answer: actix_web::HttpResponseBuilder,
-) -> Result<HttpResponse, ApiError> {
-    let Ok(id) = replayed else {
-        return Err(super::webhooks::key_reused());
-    };
-    let run = state
-        .store
-        .run(move |s| s.run(org, id))
-        .await?
-        .ok_or_else(|| ApiError::not_found("run"))?;
-    Ok(answer
-        .insert_header(("Idempotent-Replayed", "true"))
-        .json(run.run))
 }
 
 fn queue_full(max_queued: u32) -> ApiError {

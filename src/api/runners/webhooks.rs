@@ -22,7 +22,7 @@ use crate::runners::schema;
 use crate::runners::triggers::{SignatureRefused, TriggerRecord, verify};
 use crate::runners::{Run, RunRecord, RunTrigger, Runner, TriggerKind};
 use crate::state::AppState;
-use crate::store::runners::triggers::{KeyedRun, KeyedRunRequest};
+use crate::store::runners::keyed::{KeyedRun, KeyedRunRequest};
 
 /// The header a repeat's answer carries.
 const REPLAYED: &str = "Idempotent-Replayed";

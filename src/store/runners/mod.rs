@@ -225,6 +225,7 @@ impl NewRunTx<'_> {
 }
 
 pub mod deliveries;
+pub mod keyed;
 mod runs;
 #[cfg(test)]
 mod tests;
