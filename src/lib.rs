@@ -206,6 +206,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let scheduler =
         scheduler::firing::Scheduler::start(store.clone(), runtime.clone(), Arc::clone(&runs));
     webhooks::deliveries::DeliveryWorker::start(store.clone(), outbound.clone());
+    runners::retention::start(store.clone(), settings.run_retention_days);
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {

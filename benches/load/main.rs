@@ -6,7 +6,8 @@
 //! 1,000 streams, burst, idle with 2,000 streams, history) and prints a
 //! markdown table; the JSON lands in `target/bench/load.json`. Flags (after
 //! `--`): `--paced 100,500,1000,2000`, `--idle 10000`, `--recovery 1000000`,
-//! `--only paced,burst,idle,history,recovery` (any of them), `--turns N`, `--tokens N`,
+//! `--only paced,burst,webhook,idle,history,recovery` (any of them; `webhook`:
+//! runs/s through a runner's webhook trigger, see `webhooks`), `--turns N`, `--tokens N`,
 //! `--interval-ms N`, `--ramp-ms N` (streams start spread over this; 1000),
 //! `--vendor openai|anthropic`, `--phases` (the server logs each turn's
 //! phase timings, `confer::turn_timings`, and the paced rows break the time
@@ -58,6 +59,7 @@ mod runs;
 mod server;
 mod targets;
 mod vendor;
+mod webhooks;
 
 use client::*;
 use compare::*;
@@ -66,6 +68,7 @@ use report::*;
 use runs::*;
 use server::*;
 use vendor::*;
+use webhooks::*;
 
 const KEY: &str = "load-key-0123456789abcdef0123456789";
 
@@ -217,6 +220,10 @@ async fn run(o: Options) {
     if wants("burst") {
         eprintln!("burst");
         results["burst"] = burst(&vendor).await;
+    }
+    if wants("webhook") {
+        eprintln!("webhook runs");
+        results["webhook"] = webhook(&vendor).await;
     }
     if wants("idle") {
         eprintln!("idle: {} streams", o.idle);

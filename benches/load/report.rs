@@ -80,6 +80,29 @@ pub(crate) fn table(results: &Value) -> String {
             fmt(&b["disk_bytes_per_message"])
         ));
     }
+    let w = &results["webhook"];
+    if !w.is_null() {
+        out.push_str(&format!(
+            "| webhook | runs/s to succeeded ({} senders), accepted, queue-full answers, errors | {} , {} , {} , {} |\n",
+            w["senders"],
+            fmt(&w["runs_per_s"]),
+            w["accepted"],
+            w["queue_full_answers"],
+            w["errors"]
+        ));
+        out.push_str(&format!(
+            "| webhook | server CPU per run (ms), peak RSS MiB | {} , {} |\n",
+            fmt(&w["server_cpu_per_run_ms"]),
+            fmt(&w["server_peak_rss_mib"])
+        ));
+        if let Some(turns) = b["turns_per_s"].as_f64() {
+            let runs = w["runs_per_s"].as_f64().unwrap_or(0.0);
+            out.push_str(&format!(
+                "| webhook | runs/s as a share of durable turns/s (target ≥ 25%) | {:.1}% |\n",
+                runs * 100.0 / turns
+            ));
+        }
+    }
     let i = &results["idle"];
     if !i.is_null() {
         out.push_str(&format!(

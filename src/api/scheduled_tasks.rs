@@ -74,7 +74,7 @@ pub async fn put(
                 .map(|index| Place {
                     org,
                     agent,
-                    index,
+                    index: Some(index),
                     now,
                     min_interval_secs,
                 })

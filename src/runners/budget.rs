@@ -109,17 +109,19 @@ pub fn limit_now(
 ) -> Result<Option<&'static str>, StoreError> {
     let budget = store.runner_budget(run.org_id, run.runner_id)?;
     let spent = thread_usage(store, prices, run.org_id, run.thread_id)?;
-    let midnight = Utc::now()
-        .date_naive()
-        .and_hms_opt(0, 0, 0)
-        .map_or_else(Utc::now, |t| t.and_utc());
-    // The other runs of the day as recorded, this one as it is now.
-    let (_, others) = store.runs_since(run.org_id, run.runner_id, midnight, Some(run.id))?;
+    // The day's runs as recorded, this one (made today) as it is now.
+    let day = store.runner_day(run.org_id, run.runner_id, Utc::now())?;
+    let recorded = match store.run(run.org_id, run.id)? {
+        Some(stored) if stored.created_at.date_naive() == Utc::now().date_naive() => {
+            stored.usage.cost_usd
+        }
+        _ => 0.0,
+    };
     Ok(limit_reached(
         &budget,
         &spent,
         ran_ms,
-        others + spent.cost_usd,
+        day.cost_usd - recorded + spent.cost_usd,
     ))
 }
 

@@ -142,11 +142,22 @@ impl RunWorker {
 
     /// Starts the queued runs their runners have room for, oldest first.
     async fn dispatch(self: &Arc<Self>) -> Result<(), confer_actors::StoreError> {
-        let queued = self.store.run(|s| s.queued_runs(QUEUE_PAGE)).await?;
+        let queued = self.store.run(|s| s.queue_entries(QUEUE_PAGE)).await?;
         let mut runners: HashMap<RunnerId, Option<Runner>> = HashMap::new();
-        for (org, id) in queued {
+        for (org, id, runner_id) in queued {
             if self.running_now().values().sum::<usize>() >= MAX_RUNNING {
                 return Ok(());
+            }
+            // A full (or gone) runner's run is skipped unread: with a deep
+            // queue, every run ending wakes this loop.
+            if let Some(Some(runner)) = runner_id.map(|r| runners.get(&r)) {
+                let full = runner.as_ref().is_none_or(|r| {
+                    self.running_now().get(&r.id).copied().unwrap_or(0)
+                        >= r.max_concurrent_runs as usize
+                });
+                if full {
+                    continue;
+                }
             }
             let read = self
                 .store

@@ -160,6 +160,12 @@ pub struct ScheduledTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(ignore)]
     pub last_run: Option<RunId>,
+    /// Set on a runner's schedule trigger (its runner): such a task is
+    /// listed and changed through the runner's triggers, never by the
+    /// agent's PUT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
+    pub runner_trigger: Option<RunnerId>,
 }
 
 impl ScheduledTask {

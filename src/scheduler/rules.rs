@@ -67,7 +67,9 @@ pub enum ActionBody {
 pub struct Place {
     pub org: OrgId,
     pub agent: AgentId,
-    pub index: usize,
+    /// The item's index in a PUT's `tasks`; `None`: a runner's schedule
+    /// trigger, whose fields are named bare.
+    pub index: Option<usize>,
     pub now: DateTime<Utc>,
     /// `CONFER_SCHEDULE_MIN_INTERVAL_SECS`.
     pub min_interval_secs: u64,
@@ -76,7 +78,10 @@ pub struct Place {
 impl Place {
     /// A refusal of `field` of this item.
     pub fn refuse(&self, field: &str, message: impl std::fmt::Display) -> FieldError {
-        let path = format!("tasks[{}].{field}", self.index);
+        let path = match self.index {
+            Some(index) => format!("tasks[{index}].{field}"),
+            None => field.to_owned(),
+        };
         FieldError {
             message: format!("{path}: {message}"),
             path,
@@ -157,6 +162,7 @@ pub fn task(
         updated_at: place.now,
         version: stored.map_or(0, |s| s.version + 1),
         last_run: stored.and_then(|s| s.last_run),
+        runner_trigger: stored.and_then(|s| s.runner_trigger),
     })
 }
 
@@ -169,7 +175,7 @@ pub(crate) mod tests {
         Place {
             org: OrgId::new(),
             agent: AgentId::new(),
-            index,
+            index: Some(index),
             now: Utc::now(),
             min_interval_secs: 60,
         }

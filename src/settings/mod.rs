@@ -72,6 +72,8 @@ pub struct Settings {
     pub max_runners_per_org: usize,
     pub max_schedules_per_org: usize,
     pub schedule_min_interval_secs: u64,
+    /// Days terminal runs and settled deliveries are kept (`runners.md`).
+    pub run_retention_days: u32,
     #[serde(default)]
     pub prices_file: Option<PathBuf>,
     #[serde(default)]

@@ -43,6 +43,7 @@ mod publishing;
 mod resolver;
 mod roles;
 mod runners;
+mod schedule_triggers;
 mod schedules;
 mod secrets;
 mod stream_correctness;

@@ -355,3 +355,52 @@ async fn a_signed_webhook_takes_openssl_signatures_and_refuses_bad_stale_and_rep
         "only the good request made a run"
     );
 }
+
+/// A webhook past its runner's backlog is 429 `RUNNER_QUEUE_FULL`, and an
+/// idempotent replay of an accepted request still answers its run.
+#[tokio::test]
+async fn a_webhook_past_the_runners_backlog_is_429_runner_queue_full() {
+    // Slow echo tokens: no run ends during the test.
+    let server = Server::start_with(
+        crate::common::Options::default().env("CONFER_BUILTIN_DELAY_MS", "2000"),
+    );
+    let admin = server.admin();
+    let agent = admin.agent("Backlogged").await;
+    let runner = admin
+        .post(
+            "/api/runners",
+            json!({"agentId": agent, "name": "Narrow", "instructions": "a long answer here",
+                   "maxConcurrentRuns": 1, "maxQueuedRuns": 1}),
+        )
+        .await
+        .expect(201);
+    let runner = runner["id"].as_str().unwrap().to_owned();
+    let made = admin
+        .post(
+            &format!("/api/runners/{runner}/triggers"),
+            json!({"kind": "webhook"}),
+        )
+        .await
+        .expect(201);
+    let url = format!(
+        "{}/api/runners/webhooks/{}",
+        server.base,
+        made["token"].as_str().unwrap()
+    );
+    // One running and one queued at most: the third is refused whatever
+    // the timing.
+    let mut answers = Vec::new();
+    for n in 0..3 {
+        let key = [("Idempotency-Key", format!("k-{n}"))];
+        answers.push(status_and_body(post(&url, "application/json", b"{}", &key).await).await);
+    }
+    let (status, refused) = &answers[2];
+    assert_eq!(*status, 429, "{answers:?}");
+    assert_eq!(refused["error"], "RUNNER_QUEUE_FULL", "{refused}");
+    assert_eq!(answers[0].0, 202, "{answers:?}");
+    // The first request's key still answers its run, the queue full or not.
+    let key = [("Idempotency-Key", "k-0".to_owned())];
+    let (status, replay) = status_and_body(post(&url, "application/json", b"{}", &key).await).await;
+    assert_eq!(status, 202);
+    assert_eq!(replay["run_id"], answers[0].1["run_id"]);
+}

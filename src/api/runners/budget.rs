@@ -63,10 +63,11 @@ async fn budget_view(state: &AppState, runner: &Runner) -> Result<BudgetView, Ap
         .and_hms_opt(0, 0, 0)
         .map(|t| t.and_utc())
         .unwrap_or_else(Utc::now);
-    let (runs, cost_usd) = state
+    let day = state
         .store
-        .run(move |s| s.runs_since(org, id, midnight, None))
+        .run(move |s| s.runner_day(org, id, midnight))
         .await?;
+    let (runs, cost_usd) = (day.runs, day.cost_usd);
     Ok(BudgetView {
         runner_id: runner.id,
         budget,

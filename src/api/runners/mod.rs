@@ -20,6 +20,7 @@ pub mod deliveries;
 pub mod events;
 mod replay;
 pub mod runs;
+pub mod schedule_triggers;
 pub mod triggers;
 pub mod webhooks;
 

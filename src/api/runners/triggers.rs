@@ -1,7 +1,8 @@
-//! `/api/runners/{id}/triggers`: a runner's webhook triggers (`runners.md`
-//! Routes). The path token (`whk_…`) and the signing secret (`cfs_…`) are
-//! shown once, by the call that made them; the store keeps the token's
-//! hash and the secret sealed. Field rules: `crate::runners::triggers`.
+//! `/api/runners/{id}/triggers`: a runner's webhook and schedule triggers
+//! (`runners.md` Routes; the schedule half is `schedule_triggers`). A
+//! webhook's path token (`whk_…`) and signing secret (`cfs_…`) are shown
+//! once, by the call that made them; the store keeps the token's hash and
+//! the secret sealed. Field rules: `crate::runners::triggers`.
 
 use actix_web::{HttpResponse, web};
 use chrono::{Duration, Utc};
@@ -9,12 +10,13 @@ use confer_actors::{RunnerId, TriggerId};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
-use super::live_runner;
+use super::{live_runner, schedule_triggers};
 use crate::api::extract::JsonBody;
 use crate::auth::api_keys::{hash_secret, random_token};
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
 use crate::runners::TriggerKind;
+use crate::runners::schedule_trigger::{ScheduleDraft, ScheduleTrigger};
 use crate::runners::triggers::{
     MAX_TRIGGERS_PER_RUNNER, SECRET_PREFIX, TOKEN_PREFIX, Trigger, TriggerRecord, WebhookDraft,
     WebhookSettings, token_prefix,
@@ -26,12 +28,14 @@ use crate::store::update::Updated;
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTrigger {
-    /// `webhook` (schedule triggers are agents' scheduled tasks with a
-    /// `run` action; the button comes with its page).
+    /// `webhook` or `schedule` (the button comes with its page).
     kind: TriggerKind,
     enabled: Option<bool>,
     #[serde(flatten)]
     webhook: WebhookDraft,
+    /// A schedule trigger's fields.
+    #[serde(flatten)]
+    schedule: ScheduleDraft,
 }
 
 /// `PATCH …/triggers/{tid}` body.
@@ -45,6 +49,26 @@ pub struct PatchTrigger {
     rotate_secret: Option<bool>,
     #[serde(flatten)]
     webhook: WebhookDraft,
+    /// A schedule trigger's fields.
+    #[serde(flatten)]
+    schedule: ScheduleDraft,
+}
+
+/// A trigger of either kind, as listed.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum AnyTrigger {
+    Webhook(Trigger),
+    Schedule(ScheduleTrigger),
+}
+
+impl AnyTrigger {
+    fn created_at(&self) -> chrono::DateTime<Utc> {
+        match self {
+            Self::Webhook(t) => t.created_at,
+            Self::Schedule(t) => t.created_at,
+        }
+    }
 }
 
 /// A trigger with the secrets its call made.
@@ -91,7 +115,7 @@ fn shown(
 }
 
 /// `GET /api/runners/{id}/triggers`
-#[utoipa::path(get, path = "/api/runners/{runner_id}/triggers", tag = "runners", operation_id = "triggers_list", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), responses((status = 200, description = "The runner's triggers, oldest first", body = [Trigger])))]
+#[utoipa::path(get, path = "/api/runners/{runner_id}/triggers", tag = "runners", operation_id = "triggers_list", security(("bearer" = ["member"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), responses((status = 200, description = "The runner's triggers, oldest first", body = [AnyTrigger])))]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Member,
@@ -99,12 +123,17 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
     let org = caller.org_id;
-    let triggers = state.store.run(move |s| s.triggers(org, runner.id)).await?;
+    let id = runner.id;
+    let webhooks = state.store.run(move |s| s.triggers(org, id)).await?;
+    let mut triggers: Vec<AnyTrigger> = webhooks.into_iter().map(AnyTrigger::Webhook).collect();
+    let schedules = schedule_triggers::list(&state, org, &runner).await?;
+    triggers.extend(schedules.into_iter().map(AnyTrigger::Schedule));
+    triggers.sort_by_key(AnyTrigger::created_at);
     Ok(HttpResponse::Ok().json(triggers))
 }
 
 /// `POST /api/runners/{id}/triggers`: a webhook trigger, with its token,
-/// URL and signing secret (shown this once).
+/// URL and signing secret (shown this once), or a schedule trigger.
 #[utoipa::path(post, path = "/api/runners/{runner_id}/triggers", tag = "runners", operation_id = "triggers_create", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = CreateTrigger, responses((status = 201, description = "The trigger and its secrets", body = TriggerWithSecrets), (status = 409, description = "The runner has 20 triggers", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
@@ -114,11 +143,23 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
     let body = body.into_inner();
-    if body.kind != TriggerKind::Webhook {
-        return Err(ApiError::invalid(
-            "kind",
-            "only `webhook` (schedules are scheduled tasks with a `run` action)",
-        ));
+    match body.kind {
+        TriggerKind::Webhook if body.schedule.is_empty() => {}
+        TriggerKind::Webhook => {
+            return Err(ApiError::invalid(
+                "kind",
+                "schedule fields (`cron`, `input`…) need `kind: \"schedule\"`",
+            ));
+        }
+        TriggerKind::Schedule => {
+            return schedule_triggers::create(&state, runner, body.enabled, body.schedule).await;
+        }
+        TriggerKind::Button | TriggerKind::Manual => {
+            return Err(ApiError::invalid(
+                "kind",
+                "`webhook` or `schedule` (the button comes with its page)",
+            ));
+        }
     }
     let token = random_token(TOKEN_PREFIX)?;
     let secret = random_token(SECRET_PREFIX)?;
@@ -162,6 +203,29 @@ pub async fn update(
     let runner = live_runner(&state, caller.org_id, path.runner_id).await?;
     let (org, id) = (caller.org_id, path.trigger_id);
     let body = body.into_inner();
+    let is_webhook = state
+        .store
+        .run(move |s| s.trigger_record(org, runner.id, id))
+        .await?
+        .is_some();
+    if !is_webhook {
+        if body.rotate_token.is_some() || body.rotate_secret.is_some() {
+            return Err(ApiError::invalid(
+                "rotateToken",
+                "only a webhook trigger has a token or a secret",
+            ));
+        }
+        let schedule = confer_actors::ScheduleId(id.0);
+        return schedule_triggers::update(&state, runner, schedule, body.enabled, body.schedule)
+            .await?
+            .ok_or_else(|| ApiError::not_found("trigger"));
+    }
+    if !body.schedule.is_empty() {
+        return Err(ApiError::invalid(
+            "cron",
+            "schedule fields are a schedule trigger's",
+        ));
+    }
     let token = match body.rotate_token {
         Some(true) => Some(random_token(TOKEN_PREFIX)?),
         _ => None,
@@ -223,11 +287,13 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let runner = live_runner(&state, caller.org_id, path.runner_id).await?;
     let (org, id) = (caller.org_id, path.trigger_id);
-    if !state
+    let runner_id = runner.id;
+    let webhook = state
         .store
-        .write(move |s| s.delete_trigger(org, runner.id, id))
-        .await?
-    {
+        .write(move |s| s.delete_trigger(org, runner_id, id))
+        .await?;
+    let schedule = confer_actors::ScheduleId(id.0);
+    if !webhook && !schedule_triggers::delete(&state, &runner, schedule).await? {
         return Err(ApiError::not_found("trigger"));
     }
     Ok(HttpResponse::Ok().json(crate::api::Ok { ok: true }))

@@ -6,9 +6,10 @@
 //! | `runner_budgets`  | org ++ runner                               | `Budget` (absent: the default) |
 //! | `runs`            | org ++ run                                  | `RunRecord` |
 //! | `runs_by_runner`  | org ++ runner ++ created µs BE ++ run       | empty    |
-//! | `run_queue`       | queued µs BE ++ run                         | org      |
+//! | `run_queue`       | queued µs BE ++ run                         | org ++ runner |
 //! | `runs_open`       | run                                         | org      |
 //! | `runner_backlog`  | org ++ runner                               | u64 BE: runs queued or waiting |
+//! |                   | org ++ runner ++ day u32 BE                 | the day's runs and cost (`days`) |
 //!
 //! Every change of a run goes through [`save_run`], in the transaction
 //! that makes it, so the indexes always agree with the record: a queued
@@ -144,7 +145,7 @@ impl RunTx<'_> {
             if new.status == RunStatus::Queued {
                 self.queue.insert(
                     queue_key(new, keys::from_micros(new.progress.queued_us)),
-                    org.as_bytes().as_slice(),
+                    keys::pair(org.as_bytes(), new.runner_id.as_bytes()).as_slice(),
                 )?;
             }
             let open = |s: RunStatus| !s.is_terminal() && s != RunStatus::Queued;
@@ -166,6 +167,7 @@ impl RunTx<'_> {
                 self.backlog.insert(&key[..], &count.to_be_bytes())?;
             }
         }
+        days::count(self.backlog, old, new)?;
         self.runs
             .insert(&run_key(org, id)[..], encode(new).map_err(abort)?)?;
         Ok(())
@@ -224,8 +226,10 @@ impl NewRunTx<'_> {
     }
 }
 
+pub mod days;
 pub mod deliveries;
 pub mod keyed;
+pub mod retention;
 mod runs;
 #[cfg(test)]
 mod tests;

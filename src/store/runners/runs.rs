@@ -76,36 +76,6 @@ impl SledStore {
         )
     }
 
-    /// The runner's runs created at or after `since` (but `except`), and
-    /// their cost as recorded.
-    pub fn runs_since(
-        &self,
-        org: OrgId,
-        runner: RunnerId,
-        since: DateTime<Utc>,
-        except: Option<RunId>,
-    ) -> Result<(u64, f64), StoreError> {
-        let prefix = keys::pair(org.as_bytes(), runner.as_bytes());
-        let start = [&prefix[..], &keys::micros(since).to_be_bytes()].concat();
-        let end = [&prefix[..], &u64::MAX.to_be_bytes()].concat();
-        let (mut runs, mut cost) = (0, 0.0);
-        for entry in self.runners.by_runner.range(start..end).keys() {
-            let key = entry.map_err(engine)?;
-            let Some(id) = keys::timeline_id(&key) else {
-                continue;
-            };
-            let id = RunId::from_bytes(id);
-            if Some(id) == except {
-                continue;
-            }
-            if let Some(run) = self.run(org, id)? {
-                runs += 1;
-                cost += run.usage.cost_usd;
-            }
-        }
-        Ok((runs, cost))
-    }
-
     /// Changes a run in one transaction with its indexes; `change` may
     /// refuse (nothing is written). A run going back to `queued` joins
     /// the end of the queue.
@@ -162,14 +132,32 @@ impl SledStore {
 
     /// Queued runs, oldest queued first: `(org, run)`.
     pub fn queued_runs(&self, limit: usize) -> Result<Vec<(OrgId, RunId)>, StoreError> {
+        Ok(self
+            .queue_entries(limit)?
+            .into_iter()
+            .map(|(org, id, _)| (org, id))
+            .collect())
+    }
+
+    /// Queued runs, oldest queued first, with their runner when the
+    /// entry names it (entries written before it did do not), so that a
+    /// dispatcher skips a full runner's runs without reading them.
+    pub fn queue_entries(
+        &self,
+        limit: usize,
+    ) -> Result<Vec<(OrgId, RunId, Option<RunnerId>)>, StoreError> {
         let mut out = Vec::new();
         for entry in self.runners.queue.iter() {
-            let (key, org) = entry.map_err(engine)?;
-            let (Some(id), Ok(org)) = (keys::timeline_id(&key), <[u8; 16]>::try_from(&org[..]))
-            else {
+            let (key, value) = entry.map_err(engine)?;
+            let org = value.get(..16).and_then(|b| <[u8; 16]>::try_from(b).ok());
+            let (Some(id), Some(org)) = (keys::timeline_id(&key), org) else {
                 continue;
             };
-            out.push((OrgId::from_bytes(org), RunId::from_bytes(id)));
+            let runner = value
+                .get(16..32)
+                .and_then(|b| <[u8; 16]>::try_from(b).ok())
+                .map(RunnerId::from_bytes);
+            out.push((OrgId::from_bytes(org), RunId::from_bytes(id), runner));
             if out.len() == limit {
                 break;
             }

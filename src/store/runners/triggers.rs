@@ -71,13 +71,14 @@ impl SledStore {
 
     /// Stores a new trigger and its token (`record.signing_secret` in
     /// plain text, sealed here) unless the runner has
-    /// [`MAX_TRIGGERS_PER_RUNNER`].
+    /// [`MAX_TRIGGERS_PER_RUNNER`] (schedule triggers included).
     pub fn put_trigger(&self, mut record: TriggerRecord) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
         let t = &self.runners.triggers;
         let trigger = &record.trigger;
         let prefix = keys::pair(trigger.org_id.as_bytes(), trigger.runner_id.as_bytes());
-        if t.triggers.scan_prefix(prefix).count() >= MAX_TRIGGERS_PER_RUNNER {
+        let schedules = self.runner_schedule_count(trigger.org_id, trigger.runner_id)?;
+        if t.triggers.scan_prefix(prefix).count() + schedules >= MAX_TRIGGERS_PER_RUNNER {
             return Ok(false);
         }
         if let Some(plain) = record.signing_secret.take() {

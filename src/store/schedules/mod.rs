@@ -45,11 +45,11 @@ impl ScheduleTrees {
     }
 }
 
-fn task_key(org: OrgId, agent: AgentId, id: ScheduleId) -> Vec<u8> {
+pub(super) fn task_key(org: OrgId, agent: AgentId, id: ScheduleId) -> Vec<u8> {
     [org.as_bytes().as_slice(), agent.as_bytes(), id.as_bytes()].concat()
 }
 
-fn due_key(at: DateTime<Utc>, id: ScheduleId) -> Vec<u8> {
+pub(super) fn due_key(at: DateTime<Utc>, id: ScheduleId) -> Vec<u8> {
     [&keys::micros(at).to_be_bytes()[..], id.as_bytes()].concat()
 }
 
@@ -60,7 +60,7 @@ fn outbox_key(id: ScheduleId, slot: DateTime<Utc>) -> Vec<u8> {
 type Tx = ConflictableTransactionError<StoreError>;
 
 /// Writes `new` over `old` in `tasks`, moving its `schedules_due` entry.
-fn save_task(
+pub(super) fn save_task(
     tasks: &TransactionalTree,
     due: &TransactionalTree,
     old: Option<&ScheduledTask>,
@@ -90,19 +90,22 @@ pub enum ReplaceRefused {
 }
 
 impl SledStore {
-    /// An agent's tasks, in creation (UUIDv7) order.
+    /// An agent's own tasks (not its runners' schedule triggers), in
+    /// creation (UUIDv7) order.
     pub fn scheduled_tasks(
         &self,
         org: OrgId,
         agent: AgentId,
     ) -> Result<Vec<ScheduledTask>, StoreError> {
         let prefix = keys::pair(org.as_bytes(), agent.as_bytes());
-        self.schedules
-            .tasks
-            .scan_prefix(prefix)
-            .values()
-            .map(|v| decode(&v.map_err(engine)?))
-            .collect()
+        let mut out = Vec::new();
+        for value in self.schedules.tasks.scan_prefix(prefix).values() {
+            let task: ScheduledTask = decode(&value.map_err(engine)?)?;
+            if runner_triggers::agents_own(&task) {
+                out.push(task);
+            }
+        }
+        Ok(out)
     }
 
     /// One task.
@@ -185,7 +188,8 @@ impl SledStore {
     }
 
     /// Disables the org's tasks that start `runner` (it was deleted),
-    /// each with a recorded `runner_deleted` skip.
+    /// each with a recorded `runner_deleted` skip; deletes its schedule
+    /// triggers.
     pub fn stop_tasks_of_runner(&self, org: OrgId, runner: RunnerId) -> Result<(), StoreError> {
         let starting: Vec<ScheduledTask> = self
             .schedules
@@ -195,11 +199,15 @@ impl SledStore {
             .filter_map(Result::ok)
             .filter_map(|v| decode::<ScheduledTask>(&v).ok())
             .filter(|t| {
-                t.enabled
+                (t.enabled || t.runner_trigger == Some(runner))
                     && matches!(&t.action, TaskAction::Run { runner_id, .. } if *runner_id == runner)
             })
             .collect();
         for task in starting {
+            if task.runner_trigger.is_some() {
+                self.delete_runner_schedule(org, task.agent_id, runner, task.id)?;
+                continue;
+            }
             self.change_scheduled_task(org, task.agent_id, task.id, |t| {
                 t.record([RecentFiring::skipped(Utc::now(), "runner_deleted", None)]);
                 t.enabled = false;
@@ -323,4 +331,5 @@ impl SledStore {
 mod tests;
 
 mod fire;
+pub mod runner_triggers;
 pub use fire::{Fired, Firing};

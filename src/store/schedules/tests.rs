@@ -46,7 +46,7 @@ fn every_second(store: &SledStore, due: &str) -> ScheduledTask {
     let place = Place {
         org,
         agent,
-        index: 0,
+        index: Some(0),
         now: utc(due) - chrono::Duration::milliseconds(500),
         min_interval_secs: 1,
     };
@@ -279,5 +279,41 @@ fn a_stale_due_entry_is_removed_not_returned() {
             .unwrap()
             .is_empty()
     );
+    assert_eq!(store.earliest_schedule().unwrap(), None);
+}
+
+/// A runner's schedule triggers are its own: the agent's list and PUT
+/// never see them, they count against the org, and the runner's
+/// deletion removes them (an agent's task is only disabled).
+#[test]
+fn a_runners_schedule_triggers_stay_out_of_the_agents_tasks_and_go_with_it() {
+    let (_dir, store) = temp_store();
+    let org = OrgId::new();
+    let agent = AgentId::new();
+    let r = runner(org, agent);
+    assert!(store.put_runner(&r, 10).unwrap());
+    let draft = crate::runners::schedule_trigger::ScheduleDraft {
+        cron: Some("0 9 * * *".into()),
+        ..Default::default()
+    };
+    let trigger = draft.task(&r, None, None, Utc::now(), 60).unwrap();
+    assert_eq!(store.put_runner_schedule(&trigger, 10).unwrap(), Ok(()));
+    assert_eq!(
+        store.put_runner_schedule(&trigger, 1).unwrap(),
+        Err(runner_triggers::ScheduleTriggerRefused::OrgFull { max: 1 })
+    );
+    assert!(store.scheduled_tasks(org, agent).unwrap().is_empty());
+    assert_eq!(store.runner_schedules(org, agent, r.id).unwrap().len(), 1);
+    assert_eq!(store.runner_schedule_count(org, r.id).unwrap(), 1);
+    // The agent's PUT replaces its own tasks only.
+    let replaced = store
+        .replace_scheduled_tasks(org, agent, 10, |_| Ok::<_, ()>(Vec::new()))
+        .unwrap();
+    assert!(replaced.is_ok());
+    assert_eq!(store.runner_schedules(org, agent, r.id).unwrap().len(), 1);
+    assert_eq!(store.earliest_schedule().unwrap(), trigger.next_fire_at);
+
+    store.stop_tasks_of_runner(org, r.id).unwrap();
+    assert!(store.runner_schedules(org, agent, r.id).unwrap().is_empty());
     assert_eq!(store.earliest_schedule().unwrap(), None);
 }
