@@ -97,11 +97,22 @@ impl SledStore {
         org: OrgId,
         agent: AgentId,
     ) -> Result<Vec<ScheduledTask>, StoreError> {
+        self.tasks_of_agent(org, agent, runner_triggers::agents_own)
+    }
+
+    /// The agent's tasks `keep` accepts (its own, or a runner's
+    /// triggers), in creation order.
+    fn tasks_of_agent(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        keep: impl Fn(&ScheduledTask) -> bool,
+    ) -> Result<Vec<ScheduledTask>, StoreError> {
         let prefix = keys::pair(org.as_bytes(), agent.as_bytes());
         let mut out = Vec::new();
         for value in self.schedules.tasks.scan_prefix(prefix).values() {
             let task: ScheduledTask = decode(&value.map_err(engine)?)?;
-            if runner_triggers::agents_own(&task) {
+            if keep(&task) {
                 out.push(task);
             }
         }

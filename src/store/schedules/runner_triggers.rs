@@ -11,7 +11,6 @@ use super::{due_key, save_task, task_key};
 use crate::runners::triggers::MAX_TRIGGERS_PER_RUNNER;
 use crate::scheduler::ScheduledTask;
 use crate::store::codec::decode;
-use crate::store::keys;
 use crate::store::{SledStore, abort, engine, tx_error};
 
 /// Why a new schedule trigger was refused.
@@ -32,15 +31,7 @@ impl SledStore {
         agent: AgentId,
         runner: RunnerId,
     ) -> Result<Vec<ScheduledTask>, StoreError> {
-        let prefix = keys::pair(org.as_bytes(), agent.as_bytes());
-        let mut out = Vec::new();
-        for value in self.schedules.tasks.scan_prefix(prefix).values() {
-            let task: ScheduledTask = decode(&value.map_err(engine)?)?;
-            if task.runner_trigger == Some(runner) {
-                out.push(task);
-            }
-        }
-        Ok(out)
+        self.tasks_of_agent(org, agent, |t| t.runner_trigger == Some(runner))
     }
 
     /// How many schedule triggers `runner` has.
