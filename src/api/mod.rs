@@ -65,8 +65,8 @@ use self::public::threads as public_threads;
 use self::runners::events as run_events;
 use self::runners::runs;
 use self::runners::{
-    budget as runner_budget, deliveries as runner_deliveries, triggers as runner_triggers,
-    webhooks as runner_webhooks,
+    budget as runner_budget, deliveries as runner_deliveries, suggestions as runner_suggestions,
+    triggers as runner_triggers, webhooks as runner_webhooks,
 };
 use crate::error::{ApiError, code_for_status, error_response};
 
@@ -230,6 +230,9 @@ route_table! {
         PATCH => runner_triggers::update, DELETE => runner_triggers::delete,
     },
     "/api/runners/{runner_id}/deliveries" => { GET => runner_deliveries::list },
+    "/api/runners/{runner_id}/suggestions" => {
+        GET => runner_suggestions::get, PUT => runner_suggestions::put,
+    },
     "/api/runners/{runner_id}/runs" => { GET => runs::list, POST => runs::start },
     "/api/runners/{runner_id}/runs/{run_id}" => { GET => runs::get },
     "/api/runners/{runner_id}/runs/{run_id}/events" => { GET => run_events::stream },

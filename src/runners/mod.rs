@@ -21,6 +21,7 @@ pub mod retention;
 pub mod rules;
 pub mod schedule_trigger;
 pub mod schema;
+pub mod suggestions;
 pub mod template;
 pub mod triggers;
 pub mod worker;

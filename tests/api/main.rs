@@ -42,6 +42,7 @@ mod prompt_caching;
 mod publishing;
 mod resolver;
 mod roles;
+mod runner_suggestions;
 mod runners;
 mod schedule_triggers;
 mod schedules;

@@ -123,6 +123,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             "/api/runners"
             | "/api/runners/{runner_id}"
             | "/api/runners/{runner_id}/budget"
+            | "/api/runners/{runner_id}/suggestions"
             | "/api/runners/{runner_id}/runs"
             | "/api/runners/{runner_id}/runs/{run_id}"
             | "/api/runners/{runner_id}/runs/{run_id}/events",
@@ -136,7 +137,9 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("PATCH" | "DELETE", "/api/runners/{runner_id}/triggers/{trigger_id}") => Admin,
         // The path token is the credential (P).
         ("POST", "/api/runners/webhooks/{token}") => Nobody,
-        ("PUT", "/api/runners/{runner_id}/budget") => Admin,
+        ("PUT", "/api/runners/{runner_id}/budget" | "/api/runners/{runner_id}/suggestions") => {
+            Admin
+        }
         (
             "POST",
             "/api/runners/{runner_id}/runs"
@@ -224,6 +227,9 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         }
         ("PATCH", "/api/runners/{runner_id}") => json!({"description": "changed"}),
         ("PUT", "/api/runners/{runner_id}/budget") => json!({"maxSteps": 10}),
+        ("PUT", "/api/runners/{runner_id}/suggestions") => {
+            json!({"suggestions": [{"label": "Try it", "input": {}}]})
+        }
         ("POST", "/api/runners/{runner_id}/triggers") => json!({"kind": "webhook"}),
         ("PATCH", "/api/runners/{runner_id}/triggers/{trigger_id}") => json!({"enabled": true}),
         ("POST", "/api/runners/webhooks/{token}") => json!({"word": "walk"}),

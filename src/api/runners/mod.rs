@@ -21,6 +21,7 @@ pub mod events;
 mod replay;
 pub mod runs;
 pub mod schedule_triggers;
+pub mod suggestions;
 pub mod triggers;
 pub mod webhooks;
 

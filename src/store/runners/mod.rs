@@ -8,6 +8,7 @@
 //! | `runs_by_runner`  | org ++ runner ++ created µs BE ++ run       | empty    |
 //! | `run_queue`       | queued µs BE ++ run                         | org ++ runner |
 //! | `runs_open`       | run                                         | org      |
+//! | `runner_suggestions` | org ++ runner                            | `RunnerSuggestions` |
 //! | `runner_backlog`  | org ++ runner                               | u64 BE: runs queued or waiting |
 //! |                   | org ++ runner ++ day u32 BE                 | the day's runs and cost (`days`) |
 //!
@@ -40,6 +41,8 @@ pub struct RunnerTrees {
     triggers: triggers::TriggerTrees,
     /// Completion webhooks' deliveries and secrets (see `deliveries`).
     deliveries: deliveries::DeliveryTrees,
+    /// Each runner's suggestions (see `suggestions`).
+    suggestions: sled::Tree,
 }
 
 impl RunnerTrees {
@@ -56,6 +59,7 @@ impl RunnerTrees {
             backlog: tree("runner_backlog")?,
             triggers: triggers::TriggerTrees::open(db)?,
             deliveries: deliveries::DeliveryTrees::open(db)?,
+            suggestions: tree("runner_suggestions")?,
         })
     }
 }
@@ -231,6 +235,7 @@ pub mod deliveries;
 pub mod keyed;
 pub mod retention;
 mod runs;
+mod suggestions;
 #[cfg(test)]
 mod tests;
 pub mod triggers;
