@@ -26,6 +26,9 @@ const BATCH: usize = 256;
 const OUTBOX_PAGE: usize = 256;
 /// The longest sleep between two looks at the due index.
 const MAX_SLEEP: Duration = Duration::from_secs(60);
+/// The longest sleep while the outbox holds sends to try again (a busy
+/// org's turn cap, a closing thread).
+const OUTBOX_RETRY: Duration = Duration::from_secs(2);
 
 /// The scheduler: one per server.
 pub struct Scheduler {
@@ -62,15 +65,20 @@ impl Scheduler {
             if let Err(error) = self.fire_due().await {
                 tracing::error!(%error, "firing due schedules failed");
             }
-            if let Err(error) = self.send_outbox().await {
-                tracing::error!(%error, "sending scheduled messages failed");
-            }
+            let waiting = match self.send_outbox().await {
+                Ok(waiting) => waiting,
+                Err(error) => {
+                    tracing::error!(%error, "sending scheduled messages failed");
+                    true
+                }
+            };
             let earliest = self.store.run(|s| s.earliest_schedule()).await;
+            let longest = if waiting { OUTBOX_RETRY } else { MAX_SLEEP };
             let sleep = match earliest {
                 Ok(Some(at)) => (at - Utc::now()).to_std().unwrap_or(Duration::ZERO),
-                _ => MAX_SLEEP,
+                _ => longest,
             }
-            .min(MAX_SLEEP);
+            .min(longest);
             if sleep > Duration::ZERO {
                 let _ = tokio::time::timeout(sleep, self.wake.notified()).await;
             }
@@ -117,10 +125,13 @@ impl Scheduler {
     /// Hands the outbox's message sends to their threads' actors; each
     /// leaves the outbox once admitted (or refused for good). A repeat
     /// after a crash is the same keyed send, so it is admitted once.
-    async fn send_outbox(&self) -> Result<(), StoreError> {
+    /// Whether sends are left to try again.
+    async fn send_outbox(&self) -> Result<bool, StoreError> {
         let sends = self.store.run(|s| s.schedule_outbox(OUTBOX_PAGE)).await?;
+        let mut waiting = sends.len() == OUTBOX_PAGE;
         for send in sends {
             let outcome = self.send(&send).await?;
+            waiting |= outcome.is_none();
             if let Some(outcome) = outcome {
                 let (org, agent, id, slot) =
                     (send.org_id, send.agent_id, send.schedule_id, send.slot);
@@ -142,7 +153,7 @@ impl Scheduler {
                     .await?;
             }
         }
-        Ok(())
+        Ok(waiting)
     }
 
     /// One send: `Some("sent")`, `Some(reason)` of a recorded skip, or
