@@ -92,6 +92,15 @@ pub struct WebhookDraft {
 }
 
 impl WebhookDraft {
+    /// Whether any webhook field is given (a schedule trigger takes none).
+    pub fn is_empty(&self) -> bool {
+        self.require_signature.is_none()
+            && self.max_body_bytes.is_none()
+            && self.rate_limit_per_min.is_none()
+            && self.idempotency_header.is_none()
+            && self.rotation_grace_secs.is_none()
+    }
+
     /// `self` applied over `base` (the defaults for a new trigger); the
     /// refusal is `field: rule`.
     pub fn apply(self, mut base: WebhookSettings) -> Result<WebhookSettings, String> {

@@ -44,6 +44,10 @@ async fn a_schedule_trigger_fires_its_runner_and_is_changed_through_the_triggers
             "input/topic",
         ),
         (json!({"kind": "webhook", "cron": "* * * * * *"}), "kind"),
+        (
+            json!({"kind": "schedule", "cron": "* * * * * *", "rateLimitPerMin": 5}),
+            "kind",
+        ),
     ] {
         let refused = admin.post(&triggers, body.clone()).await.expect(422);
         let text = refused.to_string();

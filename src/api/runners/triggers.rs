@@ -54,6 +54,16 @@ pub struct PatchTrigger {
     schedule: ScheduleDraft,
 }
 
+/// What a create or PATCH answers: a webhook with its secrets, or a
+/// schedule trigger.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // Only the API description names it.
+pub enum TriggerAnswer {
+    Webhook(TriggerWithSecrets),
+    Schedule(ScheduleTrigger),
+}
+
 /// A trigger of either kind, as listed.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
@@ -134,7 +144,7 @@ pub async fn list(
 
 /// `POST /api/runners/{id}/triggers`: a webhook trigger, with its token,
 /// URL and signing secret (shown this once), or a schedule trigger.
-#[utoipa::path(post, path = "/api/runners/{runner_id}/triggers", tag = "runners", operation_id = "triggers_create", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = CreateTrigger, responses((status = 201, description = "The trigger and its secrets", body = TriggerWithSecrets), (status = 409, description = "The runner has 20 triggers", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(post, path = "/api/runners/{runner_id}/triggers", tag = "runners", operation_id = "triggers_create", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id")), request_body = CreateTrigger, responses((status = 201, description = "A webhook trigger and its secrets, or a schedule trigger", body = TriggerAnswer), (status = 409, description = "The runner has 20 triggers", body = crate::error::ErrorBody<'static>), (status = 422, description = "A field breaks its rule", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Admin,
@@ -151,8 +161,14 @@ pub async fn create(
                 "schedule fields (`cron`, `input`…) need `kind: \"schedule\"`",
             ));
         }
-        TriggerKind::Schedule => {
+        TriggerKind::Schedule if body.webhook.is_empty() => {
             return schedule_triggers::create(&state, runner, body.enabled, body.schedule).await;
+        }
+        TriggerKind::Schedule => {
+            return Err(ApiError::invalid(
+                "kind",
+                "webhook fields (`rateLimitPerMin`…) need `kind: \"webhook\"`",
+            ));
         }
         TriggerKind::Button | TriggerKind::Manual => {
             return Err(ApiError::invalid(
@@ -193,7 +209,7 @@ pub async fn create(
 }
 
 /// `PATCH /api/runners/{id}/triggers/{tid}`
-#[utoipa::path(patch, path = "/api/runners/{runner_id}/triggers/{trigger_id}", tag = "runners", operation_id = "triggers_update", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id"), ("trigger_id" = uuid::Uuid, Path, description = "The trigger's id")), request_body = PatchTrigger, responses((status = 200, description = "The trigger (with a rotated token or secret)", body = TriggerWithSecrets), (status = 422, description = "A field breaks its rule", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(patch, path = "/api/runners/{runner_id}/triggers/{trigger_id}", tag = "runners", operation_id = "triggers_update", security(("bearer" = ["admin"])), params(("runner_id" = uuid::Uuid, Path, description = "The runner's id"), ("trigger_id" = uuid::Uuid, Path, description = "The trigger's id")), request_body = PatchTrigger, responses((status = 200, description = "The trigger (a webhook with a rotated token or secret, or a schedule trigger)", body = TriggerAnswer), (status = 422, description = "A field breaks its rule", body = crate::error::ErrorBody<'static>)))]
 pub async fn update(
     state: web::Data<AppState>,
     caller: Admin,
@@ -213,6 +229,12 @@ pub async fn update(
             return Err(ApiError::invalid(
                 "rotateToken",
                 "only a webhook trigger has a token or a secret",
+            ));
+        }
+        if !body.webhook.is_empty() {
+            return Err(ApiError::invalid(
+                "rateLimitPerMin",
+                "webhook fields are a webhook trigger's",
             ));
         }
         let schedule = confer_actors::ScheduleId(id.0);
