@@ -110,6 +110,12 @@ enum Command {
         #[command(flatten)]
         remote: RemoteArgs,
     },
+    /// Print the API description (OpenAPI 3.1 JSON) without a store or a server.
+    Openapi {
+        /// The file to write (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// (Internal) parse one knowledge file in this child process, under a
     /// memory limit; the server runs it and reads `--out`.
     #[command(hide = true)]
@@ -231,9 +237,10 @@ fn run(command: Command, settings: Settings) -> Result<String, CliError> {
             remote.remote()?.as_ref(),
         ),
         Command::Check { remote } => data::check(&settings, remote.remote()?.as_ref()),
-        Command::Serve { .. } | Command::Config | Command::KnowledgeParse { .. } => {
-            Ok(String::new())
-        }
+        Command::Serve { .. }
+        | Command::Config
+        | Command::KnowledgeParse { .. }
+        | Command::Openapi { .. } => Ok(String::new()),
     }
 }
 
@@ -277,6 +284,11 @@ fn main() -> ExitCode {
     {
         return knowledge_parse(kind, *max_text_bytes, out, input);
     }
+    // The description needs no settings either: SDK generation runs it on
+    // a machine that has never configured a server.
+    if let Command::Openapi { out } = &cli.command {
+        return finish(openapi(out.as_deref()));
+    }
     let mut settings = match Settings::load(cli.config.as_deref()) {
         Ok(settings) => settings,
         Err(error) => {
@@ -294,6 +306,19 @@ fn main() -> ExitCode {
                 .map_err(|e| CliError::Usage(format!("invalid configuration: {e}"))),
         ),
         command => finish(run(command, settings)),
+    }
+}
+
+/// `confer openapi`: the document as pretty JSON, to `out` or standard output.
+fn openapi(out: Option<&Path>) -> Result<String, CliError> {
+    let json = confer::api::openapi::document()
+        .and_then(|doc| serde_json::to_string_pretty(&doc).map_err(|e| e.to_string()))
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("the API description: {e}")))?;
+    match out {
+        None => Ok(json),
+        Some(path) => std::fs::write(path, json + "\n")
+            .map(|()| String::new())
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("{}: {e}", path.display()))),
     }
 }
 

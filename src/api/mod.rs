@@ -26,6 +26,7 @@ pub mod messages;
 pub mod metrics;
 pub mod multiplayer;
 pub mod openapi;
+mod openapi_streams;
 pub mod org_settings;
 pub mod orgs;
 pub mod pages;
@@ -104,7 +105,7 @@ route_table! {
     "/healthz" => { GET => health::healthz },
     "/readyz" => { GET => health::readyz },
     "/metrics" => { GET => metrics::scrape },
-    "/openapi.json" => { GET => openapi::document },
+    "/openapi.json" => { GET => openapi::serve_document },
     "/docs" => { GET => openapi::docs },
     "/docs/{file:.*}" => { GET => openapi::docs_file },
     "/api/agents" => { GET => agents::list, POST => agents::create },

@@ -78,7 +78,18 @@ struct ApiDoc;
 /// The document, built once, as JSON text.
 fn document_json() -> &'static Result<String, String> {
     static JSON: OnceLock<Result<String, String>> = OnceLock::new();
-    JSON.get_or_init(|| description().to_json().map_err(|e| e.to_string()))
+    JSON.get_or_init(|| {
+        let doc = document()?;
+        serde_json::to_string(&doc).map_err(|e| e.to_string())
+    })
+}
+
+/// The whole API description as served, event streams described
+/// (`confer openapi` prints this; no store or server needed).
+pub fn document() -> Result<serde_json::Value, String> {
+    let mut doc = serde_json::to_value(description()).map_err(|e| e.to_string())?;
+    super::openapi_streams::describe_streams(&mut doc)?;
+    Ok(doc)
 }
 
 /// The whole API description.
@@ -90,9 +101,9 @@ pub fn description() -> oa::OpenApi {
 }
 
 /// `GET /openapi.json`
-#[utoipa::path(get, path = "/openapi.json", tag = "operations",
+#[utoipa::path(get, path = "/openapi.json", tag = "operations", operation_id = "openapi_document",
     responses((status = 200, description = "This document (OpenAPI 3.1)", content_type = "application/json")))]
-pub async fn document() -> HttpResponse {
+pub async fn serve_document() -> HttpResponse {
     match document_json() {
         Ok(json) => HttpResponse::Ok()
             .content_type("application/json")
@@ -105,7 +116,7 @@ pub async fn document() -> HttpResponse {
 }
 
 /// `GET /docs`: the API reference page (Swagger UI, served from the binary).
-#[utoipa::path(get, path = "/docs", tag = "operations",
+#[utoipa::path(get, path = "/docs", tag = "operations", operation_id = "openapi_docs",
     responses((status = 308, description = "To `/docs/`, the reference page (HTML)")))]
 pub async fn docs() -> HttpResponse {
     HttpResponse::PermanentRedirect()

@@ -115,6 +115,7 @@ pub struct DailyView {
 
 /// One agent of `by_agent`.
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = AgentAnalytics)]
 pub struct AgentView {
     agent_id: String,
     name: String,
@@ -136,6 +137,7 @@ pub struct ModelView {
 
 /// One tool of `top_tools`.
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = ToolAnalytics)]
 pub struct ToolView {
     tool_name: String,
     call_count: u64,

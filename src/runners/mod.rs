@@ -213,7 +213,7 @@ pub struct Run {
     /// The budget field a `paused` run hit.
     pub limit: Option<String>,
     pub trigger: RunTrigger,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Value)]
     pub input: Value,
     #[schema(value_type = Option<Object>)]
     pub output: Option<Value>,

@@ -124,7 +124,7 @@ pub struct ScheduleTrigger {
     pub name: String,
     pub cron: String,
     pub timezone: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Value)]
     pub input: Value,
     pub missed: Missed,
     pub catch_up_max: u32,

@@ -19,7 +19,7 @@ const MAX_LABEL_CHARS: usize = 100;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Suggestion {
     pub label: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Value)]
     pub input: Value,
 }
 

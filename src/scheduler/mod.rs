@@ -49,7 +49,7 @@ pub enum TaskAction {
     Run {
         #[schema(value_type = uuid::Uuid)]
         runner_id: RunnerId,
-        #[schema(value_type = Object)]
+        #[schema(value_type = Value)]
         input: Value,
     },
 }

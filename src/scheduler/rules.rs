@@ -58,7 +58,7 @@ pub enum ActionBody {
         #[schema(value_type = uuid::Uuid)]
         runner_id: RunnerId,
         /// `{}` by default.
-        #[schema(value_type = Option<Object>)]
+        #[schema(value_type = Option<Value>)]
         input: Option<Value>,
     },
 }

@@ -73,14 +73,8 @@ async fn every_mounted_route_is_described_and_the_document_is_valid_openapi_3_1(
         .as_array()
         .unwrap();
     assert!(codes.iter().any(|c| c == "THREAD_BUSY"), "{codes:?}");
-    let events = doc["components"]["schemas"]["ThreadEvent"]["oneOf"]
-        .as_array()
-        .unwrap();
-    let titles: Vec<&str> = events.iter().filter_map(|e| e["title"].as_str()).collect();
-    assert!(
-        titles.contains(&"done") && titles.contains(&"meta"),
-        "{titles:?}"
-    );
+    assert_streams_are_described(&doc);
+    assert_operations_are_named(&doc);
 
     let verdict = validate(&doc);
     assert_eq!(verdict["valid"], true, "{verdict:#}");
@@ -89,6 +83,118 @@ async fn every_mounted_route_is_described_and_the_document_is_valid_openapi_3_1(
     let mut broken = doc.clone();
     broken.as_object_mut().unwrap().remove("info");
     assert_eq!(validate(&broken)["valid"], false);
+}
+
+/// sdks.md "What the document must provide": each event a named component
+/// titled by its SSE name, `ThreadEvent` exactly their references, and
+/// every streaming operation marked with how it resumes.
+fn assert_streams_are_described(doc: &Value) {
+    let schemas = &doc["components"]["schemas"];
+    let members = schemas["ThreadEvent"]["oneOf"].as_array().unwrap();
+    let mut titles = Vec::new();
+    for member in members {
+        let reference = member["$ref"].as_str().expect("a bare $ref");
+        assert_eq!(member.as_object().unwrap().len(), 1, "{member}");
+        let name = reference.strip_prefix("#/components/schemas/").unwrap();
+        let title = schemas[name]["title"].as_str().expect("titled");
+        let pascal: String = title
+            .split('_')
+            .map(|w| w[..1].to_uppercase() + &w[1..])
+            .collect();
+        assert_eq!(name, format!("{pascal}Event"));
+        titles.push(title);
+    }
+    for event in [
+        "meta",
+        "token",
+        "done",
+        "error",
+        "requires_action",
+        "citation",
+        "run",
+        "run_status",
+    ] {
+        assert!(titles.contains(&event), "{event} not in {titles:?}");
+    }
+    let mut streaming = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let Some(answers) = operation["responses"].as_object() else {
+                continue;
+            };
+            for answer in answers.values() {
+                let Some(content) = answer["content"].get("text/event-stream") else {
+                    continue;
+                };
+                assert_eq!(
+                    content["schema"]["$ref"],
+                    "#/components/schemas/ThreadEvent"
+                );
+                let marker = &operation["x-confer-stream"];
+                assert_eq!(marker["resume"], "Last-Event-ID", "{method} {path}");
+                streaming.push((operation["operationId"].clone(), marker["reattach"].clone()));
+            }
+        }
+    }
+    for (operation, reattach) in [
+        ("messages_send", "streams_stream"),
+        ("streams_stream", "streams_stream"),
+        ("public_messages_send", "public_stream"),
+        ("runs_events", "runs_events"),
+    ] {
+        assert!(
+            streaming.contains(&(operation.into(), reattach.into())),
+            "{operation}: {streaming:?}"
+        );
+    }
+}
+
+/// Every operation has a unique `operationId` (the SDKs' function names),
+/// and the operations that take an `Idempotency-Key` declare it.
+fn assert_operations_are_named(doc: &Value) {
+    let mut ids = std::collections::BTreeSet::new();
+    let mut idempotent = Vec::new();
+    for item in doc["paths"].as_object().unwrap().values() {
+        for operation in item.as_object().unwrap().values() {
+            let id = operation["operationId"].as_str().expect("an operationId");
+            assert!(ids.insert(id.to_owned()), "{id} twice");
+            let declares = operation["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| p["name"] == "Idempotency-Key" && p["in"] == "header");
+            if declares {
+                idempotent.push(id.to_owned());
+            }
+        }
+    }
+    for id in [
+        "messages_send",
+        "threads_create",
+        "runs_start",
+        "runs_resume",
+    ] {
+        assert!(idempotent.iter().any(|i| i == id), "{id}: {idempotent:?}");
+    }
+}
+
+/// `confer openapi` prints the served document with no store or server.
+#[tokio::test]
+async fn the_openapi_command_prints_the_served_document() {
+    let server = Server::start();
+    let served = server.anonymous().get("/openapi.json").await.expect(200);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+        .arg("openapi")
+        .env("CONFER_DATA_DIR", "/nonexistent/confer-data")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed, served);
 }
 
 #[tokio::test]

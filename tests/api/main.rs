@@ -46,6 +46,7 @@ mod runner_suggestions;
 mod runners;
 mod schedule_triggers;
 mod schedules;
+mod sdks;
 mod secrets;
 mod stream_correctness;
 mod streams;

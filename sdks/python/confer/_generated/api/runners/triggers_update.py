@@ -1,0 +1,249 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.patch_trigger import PatchTrigger
+from ...models.schedule_trigger import ScheduleTrigger
+from ...models.trigger_with_secrets import TriggerWithSecrets
+from ...types import Response
+
+
+def _get_kwargs(
+    runner_id: UUID,
+    trigger_id: UUID,
+    *,
+    body: PatchTrigger,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/api/runners/{runner_id}/triggers/{trigger_id}".format(
+            runner_id=quote(str(runner_id), safe=""),
+            trigger_id=quote(str(trigger_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+    if response.status_code == 200:
+
+        def _parse_response_200(data: object) -> ScheduleTrigger | TriggerWithSecrets:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_trigger_answer_type_0 = TriggerWithSecrets.from_dict(data)
+
+                return componentsschemas_trigger_answer_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            componentsschemas_trigger_answer_type_1 = ScheduleTrigger.from_dict(data)
+
+            return componentsschemas_trigger_answer_type_1
+
+        response_200 = _parse_response_200(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    runner_id: UUID,
+    trigger_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchTrigger,
+) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+    """`PATCH /api/runners/{id}/triggers/{tid}`
+
+    Args:
+        runner_id (UUID):
+        trigger_id (UUID):
+        body (PatchTrigger): `PATCH …/triggers/{tid}` body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]
+    """
+
+    kwargs = _get_kwargs(
+        runner_id=runner_id,
+        trigger_id=trigger_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    runner_id: UUID,
+    trigger_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchTrigger,
+) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+    """`PATCH /api/runners/{id}/triggers/{tid}`
+
+    Args:
+        runner_id (UUID):
+        trigger_id (UUID):
+        body (PatchTrigger): `PATCH …/triggers/{tid}` body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | ScheduleTrigger | TriggerWithSecrets
+    """
+
+    return sync_detailed(
+        runner_id=runner_id,
+        trigger_id=trigger_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    runner_id: UUID,
+    trigger_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchTrigger,
+) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+    """`PATCH /api/runners/{id}/triggers/{tid}`
+
+    Args:
+        runner_id (UUID):
+        trigger_id (UUID):
+        body (PatchTrigger): `PATCH …/triggers/{tid}` body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]
+    """
+
+    kwargs = _get_kwargs(
+        runner_id=runner_id,
+        trigger_id=trigger_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    runner_id: UUID,
+    trigger_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchTrigger,
+) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+    """`PATCH /api/runners/{id}/triggers/{tid}`
+
+    Args:
+        runner_id (UUID):
+        trigger_id (UUID):
+        body (PatchTrigger): `PATCH …/triggers/{tid}` body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | ScheduleTrigger | TriggerWithSecrets
+    """
+
+    return (
+        await asyncio_detailed(
+            runner_id=runner_id,
+            trigger_id=trigger_id,
+            client=client,
+            body=body,
+        )
+    ).parsed

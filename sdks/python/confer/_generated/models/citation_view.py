@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+from typing_extensions import Self
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="CitationView")
+
+
+@_attrs_define
+class CitationView:
+    """A stored citation, as history shows it (snake case, `knowledge.md` §4).
+
+    Attributes:
+        chunk_id (str):
+        doc_id (str):
+        end (int):
+        n (int):
+        quote (str):
+        source_ref (str):
+        start (int):
+        title (str):
+        page (int | None | Unset):
+    """
+
+    chunk_id: str
+    doc_id: str
+    end: int
+    n: int
+    quote: str
+    source_ref: str
+    start: int
+    title: str
+    page: int | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        chunk_id = self.chunk_id
+
+        doc_id = self.doc_id
+
+        end = self.end
+
+        n = self.n
+
+        quote = self.quote
+
+        source_ref = self.source_ref
+
+        start = self.start
+
+        title = self.title
+
+        page: int | None | Unset
+        if isinstance(self.page, Unset):
+            page = UNSET
+        else:
+            page = self.page
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "chunk_id": chunk_id,
+                "doc_id": doc_id,
+                "end": end,
+                "n": n,
+                "quote": quote,
+                "source_ref": source_ref,
+                "start": start,
+                "title": title,
+            }
+        )
+        if page is not UNSET:
+            field_dict["page"] = page
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        chunk_id = d.pop("chunk_id")
+
+        doc_id = d.pop("doc_id")
+
+        end = d.pop("end")
+
+        n = d.pop("n")
+
+        quote = d.pop("quote")
+
+        source_ref = d.pop("source_ref")
+
+        start = d.pop("start")
+
+        title = d.pop("title")
+
+        def _parse_page(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        page = _parse_page(d.pop("page", UNSET))
+
+        citation_view = cls(
+            chunk_id=chunk_id,
+            doc_id=doc_id,
+            end=end,
+            n=n,
+            quote=quote,
+            source_ref=source_ref,
+            start=start,
+            title=title,
+            page=page,
+        )
+
+        citation_view.additional_properties = d
+        return citation_view
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

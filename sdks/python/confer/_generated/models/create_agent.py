@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+from typing_extensions import Self
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="CreateAgent")
+
+
+@_attrs_define
+class CreateAgent:
+    """`POST /api/agents` body.
+
+    Attributes:
+        name (str):
+        default_model (None | str | Unset):
+        description (None | str | Unset):
+        stable_preamble (None | str | Unset):
+    """
+
+    name: str
+    default_model: None | str | Unset = UNSET
+    description: None | str | Unset = UNSET
+    stable_preamble: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        name = self.name
+
+        default_model: None | str | Unset
+        if isinstance(self.default_model, Unset):
+            default_model = UNSET
+        else:
+            default_model = self.default_model
+
+        description: None | str | Unset
+        if isinstance(self.description, Unset):
+            description = UNSET
+        else:
+            description = self.description
+
+        stable_preamble: None | str | Unset
+        if isinstance(self.stable_preamble, Unset):
+            stable_preamble = UNSET
+        else:
+            stable_preamble = self.stable_preamble
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "name": name,
+            }
+        )
+        if default_model is not UNSET:
+            field_dict["defaultModel"] = default_model
+        if description is not UNSET:
+            field_dict["description"] = description
+        if stable_preamble is not UNSET:
+            field_dict["stablePreamble"] = stable_preamble
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        def _parse_default_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        default_model = _parse_default_model(d.pop("defaultModel", UNSET))
+
+        def _parse_description(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        description = _parse_description(d.pop("description", UNSET))
+
+        def _parse_stable_preamble(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        stable_preamble = _parse_stable_preamble(d.pop("stablePreamble", UNSET))
+
+        create_agent = cls(
+            name=name,
+            default_model=default_model,
+            description=description,
+            stable_preamble=stable_preamble,
+        )
+
+        create_agent.additional_properties = d
+        return create_agent
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class UsagePurpose(StrEnum):
+    ANSWER = "answer"
+    COMPACTION = "compaction"
+    MEMORY = "memory"
+
+    def __str__(self) -> str:
+        return str(self.value)
