@@ -25,6 +25,7 @@ pub mod secrets;
 pub mod settings;
 pub mod state;
 pub mod store;
+pub mod suggestions;
 pub mod telemetry;
 pub mod thread_priority;
 pub mod tools;
@@ -155,6 +156,11 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let resolver: Arc<dyn CredentialResolver> =
         Arc::new(resolver::HttpResolver::new(outbound.clone()));
     knowledge.start_collector(&store, (&provider, &resolver), &prices);
+    let suggestions = Arc::new(suggestions::SuggestionWriter::new(
+        store.clone(),
+        Arc::clone(&provider),
+        Arc::clone(&prices),
+    ));
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider,
@@ -230,6 +236,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         mcps,
         integrations,
         traces,
+        suggestions,
         metrics,
     });
     let runtime = state.runtime.clone();

@@ -44,6 +44,8 @@ pub struct AppState {
     pub runs: Arc<crate::runners::worker::RunWorker>,
     /// Fires scheduled tasks (`runners.md` Scheduling).
     pub scheduler: Arc<crate::scheduler::firing::Scheduler>,
+    /// Writes agents' and runners' suggestions with a model call.
+    pub suggestions: Arc<crate::suggestions::SuggestionWriter>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

@@ -172,7 +172,9 @@ pub struct UsageRecord {
     pub id: UsageId,
     pub org_id: OrgId,
     pub agent_id: AgentId,
-    pub thread_id: ThreadId,
+    /// The thread whose turn made the call; `None` for a call outside any
+    /// thread (a runner's suggestions, `runners.md`).
+    pub thread_id: Option<ThreadId>,
     /// The assistant message; `None` when the answer was stopped.
     pub message_id: Option<MessageId>,
     pub model: String,
@@ -226,6 +228,9 @@ pub enum UsagePurpose {
     Compaction,
     /// The call that collects memories after a turn (`knowledge.md` §5).
     Memory,
+    /// The call that writes a runner's (or agent's) suggestions
+    /// (`agent-extras.md` §2): no thread.
+    Suggestions,
 }
 
 /// Per-agent configuration of the bring-your-own-key credential resolver.

@@ -84,7 +84,7 @@ mod tests {
             id: crate::ids::UsageId::new(),
             org_id: crate::ids::OrgId::new(),
             agent_id: crate::ids::AgentId::new(),
-            thread_id: crate::ids::ThreadId::new(),
+            thread_id: Some(crate::ids::ThreadId::new()),
             message_id: None,
             model: String::new(),
             provider: String::new(),

@@ -5,6 +5,7 @@
 
 pub mod admin;
 pub mod agent_config;
+pub mod agent_suggestions;
 pub mod agents;
 pub mod analytics;
 pub mod body_rules;
@@ -114,6 +115,10 @@ route_table! {
     },
     "/api/agents/{agent_id}/credentials" => { GET => credentials::get, PUT => credentials::put },
     "/api/agents/{agent_id}/compaction" => { GET => compaction::get, PUT => compaction::put },
+    "/api/agents/{agent_id}/suggestions" => {
+        GET => agent_suggestions::get, PUT => agent_suggestions::put,
+        POST => agent_suggestions::generate,
+    },
     "/api/agents/{agent_id}/plan" => { GET => plan_config::get, PUT => plan_config::put },
     "/api/threads" => { GET => threads::list, POST => threads::create },
     "/api/threads/{thread_id}" => {
@@ -233,6 +238,7 @@ route_table! {
     "/api/runners/{runner_id}/deliveries" => { GET => runner_deliveries::list },
     "/api/runners/{runner_id}/suggestions" => {
         GET => runner_suggestions::get, PUT => runner_suggestions::put,
+        POST => runner_suggestions::generate,
     },
     "/api/runners/{runner_id}/runs" => { GET => runs::list, POST => runs::start },
     "/api/runners/{runner_id}/runs/{run_id}" => { GET => runs::get },

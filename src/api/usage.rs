@@ -19,7 +19,8 @@ pub struct UsageView {
     id: String,
     org_id: String,
     agent_id: String,
-    thread_id: String,
+    /// `null` for a call outside any thread (`purpose: "suggestions"`).
+    thread_id: Option<String>,
     message_id: Option<String>,
     model: String,
     provider: String,
@@ -39,7 +40,8 @@ pub struct UsageView {
     /// Which model call of its send (absent on records older than steps).
     #[serde(skip_serializing_if = "Option::is_none")]
     step: Option<u32>,
-    /// `answer`, or `compaction` for Confer's summary call.
+    /// `answer`, `compaction` (Confer's summary call), `memory` (collecting
+    /// memories) or `suggestions` (a runner's suggestions).
     purpose: confer_actors::UsagePurpose,
     /// The vendor compacted the context in this call.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -57,7 +59,7 @@ impl From<UsageRecord> for UsageView {
             id: r.id.to_string(),
             org_id: r.org_id.to_string(),
             agent_id: r.agent_id.to_string(),
-            thread_id: r.thread_id.to_string(),
+            thread_id: r.thread_id.map(|t| t.to_string()),
             message_id: r.message_id.map(|m| m.to_string()),
             model: r.model,
             provider: r.provider,
@@ -127,14 +129,18 @@ pub async fn list(
             // thread's answer looked up once.
             let mut readable = std::collections::HashMap::new();
             s.list_usage(org, filter, before, limit, |record| {
-                if let Some(known) = readable.get(&record.thread_id) {
+                // A call outside any thread is the org's, not a user's.
+                let Some(thread_id) = record.thread_id else {
+                    return Ok(false);
+                };
+                if let Some(known) = readable.get(&thread_id) {
                     return Ok(*known);
                 }
-                let allowed = match s.thread(org, record.thread_id)? {
+                let allowed = match s.thread(org, thread_id)? {
                     Some(thread) => access::may_use_thread(s, &caller, &thread)?,
                     None => false,
                 };
-                readable.insert(record.thread_id, allowed);
+                readable.insert(thread_id, allowed);
                 Ok(allowed)
             })
         })

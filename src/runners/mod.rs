@@ -16,6 +16,7 @@ use serde_json::Value;
 
 pub mod budget;
 mod drive;
+pub mod generate;
 pub mod output;
 pub mod retention;
 pub mod rules;

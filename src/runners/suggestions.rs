@@ -11,8 +11,7 @@ use serde_json::Value;
 
 use super::schema::{self, FieldError};
 
-/// Suggestions a runner keeps (agent-extras.md's cap).
-pub const MAX_SUGGESTIONS: usize = 10;
+pub use crate::suggestions::MAX_SUGGESTIONS;
 const MAX_LABEL_CHARS: usize = 100;
 
 /// One suggestion: a label and the input it fills in.

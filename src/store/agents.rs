@@ -99,4 +99,28 @@ impl SledStore {
         let key = keys::agent_config(org, agent, ConfigKind::Plans);
         Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
     }
+
+    /// An agent's suggestions, when any were set.
+    pub fn agent_suggestions(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<Option<crate::suggestions::agent::AgentSuggestions>, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Suggestions);
+        Self::get(&self.agent_configs, &key)
+    }
+
+    /// Replaces an agent's suggestions.
+    pub fn put_agent_suggestions(
+        &self,
+        suggestions: &crate::suggestions::agent::AgentSuggestions,
+    ) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        let key = keys::agent_config(
+            suggestions.org_id,
+            suggestions.agent_id,
+            ConfigKind::Suggestions,
+        );
+        Self::put(&self.agent_configs, &key, suggestions)
+    }
 }

@@ -182,6 +182,8 @@ pub enum ConfigKind {
     Multiplayer = 4,
     Knowledge = 5,
     Memory = 6,
+    /// `agent-extras.md` §2.
+    Suggestions = 7,
 }
 
 /// `a ++ b`, the key of an org-owned record or an index prefix.

@@ -109,9 +109,11 @@ impl<'a> UsageTrees<'a> {
             keys::timeline(org_bytes, at, id),
             encode(&record).map_err(abort)?,
         )?;
-        let thread_prefix = keys::pair(org_bytes, record.thread_id.as_bytes());
-        self.by_thread
-            .insert(keys::timeline(&thread_prefix, at, id), &[])?;
+        if let Some(thread) = record.thread_id {
+            let thread_prefix = keys::pair(org_bytes, thread.as_bytes());
+            self.by_thread
+                .insert(keys::timeline(&thread_prefix, at, id), &[])?;
+        }
         let agent_prefix = keys::pair(org_bytes, record.agent_id.as_bytes());
         self.by_agent
             .insert(keys::timeline(&agent_prefix, at, id), &[])?;

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod agent_suggestions;
 mod agents;
 mod aimock;
 mod api_description;

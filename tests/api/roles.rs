@@ -114,6 +114,9 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET" | "POST" | "DELETE", "/api/agents/{agent_id}/memories") => Anyone,
         ("DELETE", "/api/agents/{agent_id}/memories/{memory_id}") => Anyone,
         ("DELETE", "/api/memories") => Admin,
+        // A chat shows them (agent-extras.md: a deliberate refinement).
+        ("GET", "/api/agents/{agent_id}/suggestions") => Anyone,
+        ("PUT" | "POST", "/api/agents/{agent_id}/suggestions") => Admin,
         ("GET", "/api/agents/{agent_id}/scheduled-tasks") => Member,
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => Admin,
         // Runners (runners.md Routes): reads A M, writes A; starting,
@@ -140,6 +143,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("PUT", "/api/runners/{runner_id}/budget" | "/api/runners/{runner_id}/suggestions") => {
             Admin
         }
+        // Generating spends a model call (and may store): a write.
+        ("POST", "/api/runners/{runner_id}/suggestions") => Admin,
         (
             "POST",
             "/api/runners/{runner_id}/runs"
@@ -230,6 +235,9 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("PUT", "/api/runners/{runner_id}/suggestions") => {
             json!({"suggestions": [{"label": "Try it", "input": {}}]})
         }
+        ("POST", "/api/runners/{runner_id}/suggestions") => json!({"count": 1}),
+        ("PUT", "/api/agents/{agent_id}/suggestions") => json!({"suggestions": ["Hi"]}),
+        ("POST", "/api/agents/{agent_id}/suggestions") => json!({"count": 1}),
         ("POST", "/api/runners/{runner_id}/triggers") => json!({"kind": "webhook"}),
         ("PATCH", "/api/runners/{runner_id}/triggers/{trigger_id}") => json!({"enabled": true}),
         ("POST", "/api/runners/webhooks/{token}") => json!({"word": "walk"}),

@@ -207,7 +207,7 @@ impl Turn {
             id: UsageId::new(),
             org_id: self.org,
             agent_id: self.agent.id,
-            thread_id: self.thread_id,
+            thread_id: Some(self.thread_id),
             message_id: None,
             model: self.route.model.clone(),
             provider: self.route.provider.clone(),

@@ -4,6 +4,9 @@ Each generated operation, by its operationId: `api.agents_create.sync(...)`.
 """
 
 from ._generated.api.agents import (
+    agent_suggestions_generate,
+    agent_suggestions_get,
+    agent_suggestions_put,
     agents_create,
     agents_delete,
     agents_get,
@@ -116,6 +119,7 @@ from ._generated.api.publishing import (
 )
 from ._generated.api.runners import (
     deliveries_list,
+    runner_suggestions_generate,
     runner_suggestions_get,
     runner_suggestions_put,
     runner_webhook,
@@ -175,6 +179,9 @@ __all__ = [
     "agent_mcps_list",
     "agent_mcps_services",
     "agent_mcps_services_set",
+    "agent_suggestions_generate",
+    "agent_suggestions_get",
+    "agent_suggestions_put",
     "agents_create",
     "agents_delete",
     "agents_get",
@@ -272,6 +279,7 @@ __all__ = [
     "publish_delete",
     "publish_get",
     "publish_update",
+    "runner_suggestions_generate",
     "runner_suggestions_get",
     "runner_suggestions_put",
     "runner_webhook",

@@ -10,6 +10,10 @@ use crate::error::ApiError;
 use crate::publishing::{DisplayNames, Identity, Persistence, PublicationMode, PublicationStatus};
 use crate::state::AppState;
 
+/// How many of the agent's suggestions stand in for a publication's empty
+/// `suggested_prompts`.
+const AGENT_PROMPTS: usize = 6;
+
 /// A publication as a visitor's page sees it: nothing of its limits but the
 /// message length, nothing of its org, tools or secrets.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -47,6 +51,16 @@ pub async fn config(
             let names = s
                 .multiplayer_config(publication.org_id, publication.agent_id)?
                 .display_names;
+            // An empty list shows the agent's first suggestions
+            // (agent-extras.md §2).
+            let mut publication = publication;
+            if publication.suggested_prompts.is_empty()
+                && let Some(agent) =
+                    s.agent_suggestions(publication.org_id, publication.agent_id)?
+            {
+                publication.suggested_prompts =
+                    agent.suggestions.into_iter().take(AGENT_PROMPTS).collect();
+            }
             Ok(Some((publication, names)))
         })
         .await?;
@@ -57,8 +71,6 @@ pub async fn config(
         title: publication.title,
         description: publication.description,
         greeting: publication.greeting,
-        // Agent suggestions (agent-extras.md §2) fill an empty list once
-        // agents have them.
         suggested_prompts: publication.suggested_prompts,
         theme_color: publication.theme_color,
         avatar_url: publication.avatar_url,

@@ -203,7 +203,7 @@ impl MemoryCollector {
                 id: UsageId::new(),
                 org_id: org,
                 agent_id: agent,
-                thread_id: thread,
+                thread_id: Some(thread),
                 message_id: None,
                 model: route.model.clone(),
                 provider: route.provider.clone(),

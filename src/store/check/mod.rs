@@ -211,22 +211,24 @@ impl SledStore {
                 }
             };
             let at = keys::micros(record.created_at);
-            let by_thread = keys::timeline(
-                &keys::pair(record.org_id.as_bytes(), record.thread_id.as_bytes()),
-                at,
-                record.id.as_bytes(),
-            );
+            // A call outside any thread has no thread index entry.
+            let by_thread = record.thread_id.map(|thread| {
+                keys::timeline(
+                    &keys::pair(record.org_id.as_bytes(), thread.as_bytes()),
+                    at,
+                    record.id.as_bytes(),
+                )
+            });
             let by_agent = keys::timeline(
                 &keys::pair(record.org_id.as_bytes(), record.agent_id.as_bytes()),
                 at,
                 record.id.as_bytes(),
             );
-            if !self
-                .usage_by_thread
-                .contains_key(by_thread)
-                .map_err(engine)?
-                || !self.usage_by_agent.contains_key(by_agent).map_err(engine)?
-            {
+            let thread_indexed = match by_thread {
+                Some(key) => self.usage_by_thread.contains_key(key).map_err(engine)?,
+                None => true,
+            };
+            if !thread_indexed || !self.usage_by_agent.contains_key(by_agent).map_err(engine)? {
                 report.problem(format!(
                     "usage record {} is missing from an index",
                     record.id

@@ -10,7 +10,7 @@ fn usage(org: OrgId, agent: AgentId, thread: ThreadId, tokens: u64) -> UsageReco
         id: UsageId::new(),
         org_id: org,
         agent_id: agent,
-        thread_id: thread,
+        thread_id: Some(thread),
         message_id: None,
         model: "m".into(),
         provider: "builtin".into(),

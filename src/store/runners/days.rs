@@ -13,7 +13,7 @@ use sled::transaction::TransactionalTree;
 
 use super::Tx;
 use crate::runners::RunRecord;
-use crate::store::{SledStore, engine, keys};
+use crate::store::{SledStore, engine, keys, tx_error};
 
 /// A runner's runs and cost on one UTC day.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -83,6 +83,32 @@ impl SledStore {
         let key = day_key(org, runner, at.date_naive());
         let value = self.runners.backlog.get(key).map_err(engine)?;
         Ok(decode_day(value.as_deref()))
+    }
+
+    /// Adds a cost made outside the runner's runs (its suggestions'
+    /// call) to the UTC day of `at`. A transaction on the tree, as the
+    /// runs' own writes of the same key are.
+    pub fn add_runner_day_cost(
+        &self,
+        org: OrgId,
+        runner: RunnerId,
+        at: DateTime<Utc>,
+        cost_usd: f64,
+    ) -> Result<(), StoreError> {
+        if cost_usd == 0.0 {
+            return Ok(());
+        }
+        let _writing = self.gate.writing();
+        let key = day_key(org, runner, at.date_naive());
+        self.runners
+            .backlog
+            .transaction(|tree| {
+                let mut day = decode_day(tree.get(key)?.as_deref());
+                day.cost_usd += cost_usd;
+                tree.insert(&key[..], &encode_day(day)[..])?;
+                Ok(())
+            })
+            .map_err(tx_error)
     }
 
     /// Forgets the runner's days before `cutoff` (the retention sweep).

@@ -61,6 +61,21 @@ export type AgentAnalytics = {
 export type AgentId = string;
 
 /**
+ * An agent's suggestions as stored and answered.
+ */
+export type AgentSuggestions = {
+    agent_id: string;
+    /**
+     * The model that wrote them (`null` for manual ones).
+     */
+    model?: string | null;
+    org_id: string;
+    source?: Source | null;
+    suggestions: Array<string>;
+    updated_at?: string | null;
+};
+
+/**
  * The agent as every endpoint returns it.
  */
 export type AgentView = {
@@ -867,6 +882,34 @@ export type ForServer = {
 };
 
 /**
+ * `POST …/suggestions` body.
+ */
+export type GenerateAgentSuggestions = {
+    /**
+     * 1–10 (4).
+     */
+    count?: number | null;
+    /**
+     * Store them as the agent's suggestions (`source: "generated"`).
+     */
+    save?: boolean;
+};
+
+/**
+ * `POST …/suggestions` body.
+ */
+export type GenerateSuggestions = {
+    /**
+     * 1–10 (4).
+     */
+    count?: number | null;
+    /**
+     * Store them as the runner's suggestions (`source: "generated"`).
+     */
+    save?: boolean;
+};
+
+/**
  * `GET .../messages` answer.
  */
 export type HistoryPage = {
@@ -1516,6 +1559,17 @@ export type PublishedChat = {
     slug: string;
     status: PublicationStatus;
     url: string;
+};
+
+/**
+ * `PUT …/suggestions` body.
+ */
+export type PutAgentSuggestions = {
+    /**
+     * At most 10, each 1–200 characters once trimmed, no two alike
+     * ignoring case; `[]` clears them.
+     */
+    suggestions: Array<string>;
 };
 
 /**
@@ -2208,6 +2262,11 @@ export type SetServices = {
  * A tool as the caller may see it: end users see the summary.
  */
 export type ShownTool = ToolView | ToolSummary;
+
+/**
+ * Where the suggestions came from.
+ */
+export type Source = 'manual' | 'generated';
 
 /**
  * One timed step of a turn.
@@ -2982,7 +3041,7 @@ export type UsagePage = {
 /**
  * What a model call was for (`compaction.md`).
  */
-export type UsagePurpose = 'answer' | 'compaction' | 'memory';
+export type UsagePurpose = 'answer' | 'compaction' | 'memory' | 'suggestions';
 
 /**
  * Today's (UTC) tokens of a publication against its budget.
@@ -3046,7 +3105,8 @@ export type UsageView = {
     output_tokens: number;
     provider: string;
     /**
-     * `answer`, or `compaction` for Confer's summary call.
+     * `answer`, `compaction` (Confer's summary call), `memory` (collecting
+     * memories) or `suggestions` (a runner's suggestions).
      */
     purpose: UsagePurpose;
     /**
@@ -3054,7 +3114,10 @@ export type UsageView = {
      */
     step?: number | null;
     stopped: boolean;
-    thread_id: string;
+    /**
+     * `null` for a call outside any thread (`purpose: "suggestions"`).
+     */
+    thread_id?: string | null;
 };
 
 /**
@@ -5185,6 +5248,176 @@ export type ScheduledTasksPutResponses = {
 };
 
 export type ScheduledTasksPutResponse = ScheduledTasksPutResponses[keyof ScheduledTasksPutResponses];
+
+export type AgentSuggestionsGetData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/suggestions';
+};
+
+export type AgentSuggestionsGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type AgentSuggestionsGetError = AgentSuggestionsGetErrors[keyof AgentSuggestionsGetErrors];
+
+export type AgentSuggestionsGetResponses = {
+    /**
+     * The agent's suggestions (`source: null` before any were set)
+     */
+    200: AgentSuggestions;
+};
+
+export type AgentSuggestionsGetResponse = AgentSuggestionsGetResponses[keyof AgentSuggestionsGetResponses];
+
+export type AgentSuggestionsGenerateData = {
+    body: GenerateAgentSuggestions;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/suggestions';
+};
+
+export type AgentSuggestionsGenerateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: `count` outside 1–10, or the agent has neither a description nor instructions
+     */
+    422: ErrorBody;
+    /**
+     * `PROVIDER_RATE_LIMITED`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * `MODEL_ERROR` (no usable suggestion) or another vendor failure
+     */
+    502: ErrorBody;
+    /**
+     * `PROVIDER_TIMEOUT` (60 s)
+     */
+    504: ErrorBody;
+};
+
+export type AgentSuggestionsGenerateError = AgentSuggestionsGenerateErrors[keyof AgentSuggestionsGenerateErrors];
+
+export type AgentSuggestionsGenerateResponses = {
+    /**
+     * The generated suggestions (`source: "generated"`), stored when `save`
+     */
+    200: AgentSuggestions;
+};
+
+export type AgentSuggestionsGenerateResponse = AgentSuggestionsGenerateResponses[keyof AgentSuggestionsGenerateResponses];
+
+export type AgentSuggestionsPutData = {
+    body: PutAgentSuggestions;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/suggestions';
+};
+
+export type AgentSuggestionsPutErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR` naming `suggestions` or `suggestions[i]`
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type AgentSuggestionsPutError = AgentSuggestionsPutErrors[keyof AgentSuggestionsPutErrors];
+
+export type AgentSuggestionsPutResponses = {
+    /**
+     * The suggestions as stored
+     */
+    200: AgentSuggestions;
+};
+
+export type AgentSuggestionsPutResponse = AgentSuggestionsPutResponses[keyof AgentSuggestionsPutResponses];
 
 export type AnalyticsGetData = {
     body?: never;
@@ -9235,6 +9468,72 @@ export type RunnerSuggestionsGetResponses = {
 };
 
 export type RunnerSuggestionsGetResponse = RunnerSuggestionsGetResponses[keyof RunnerSuggestionsGetResponses];
+
+export type RunnerSuggestionsGenerateData = {
+    body: GenerateSuggestions;
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+    };
+    query?: never;
+    url: '/api/runners/{runner_id}/suggestions';
+};
+
+export type RunnerSuggestionsGenerateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: `count` outside 1–10
+     */
+    422: ErrorBody;
+    /**
+     * `PROVIDER_RATE_LIMITED`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * `MODEL_ERROR` (no valid suggestion in the answer) or another vendor failure
+     */
+    502: ErrorBody;
+    /**
+     * `PROVIDER_TIMEOUT` (60 s)
+     */
+    504: ErrorBody;
+};
+
+export type RunnerSuggestionsGenerateError = RunnerSuggestionsGenerateErrors[keyof RunnerSuggestionsGenerateErrors];
+
+export type RunnerSuggestionsGenerateResponses = {
+    /**
+     * The generated suggestions (`source: "generated"`), stored when `save`
+     */
+    200: RunnerSuggestions;
+};
+
+export type RunnerSuggestionsGenerateResponse = RunnerSuggestionsGenerateResponses[keyof RunnerSuggestionsGenerateResponses];
 
 export type RunnerSuggestionsPutData = {
     body: PutSuggestions;

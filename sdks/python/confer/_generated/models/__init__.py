@@ -7,6 +7,7 @@ from .action_body_type_1_kind import ActionBodyType1Kind
 from .add_participant import AddParticipant
 from .add_todos import AddTodos
 from .agent_analytics import AgentAnalytics
+from .agent_suggestions import AgentSuggestions
 from .agent_view import AgentView
 from .agent_view_tool_profiles_type_0 import AgentViewToolProfilesType0
 from .analytics import Analytics
@@ -91,6 +92,8 @@ from .error_event import ErrorEvent
 from .execute_tool import ExecuteTool
 from .executed import Executed
 from .for_server import ForServer
+from .generate_agent_suggestions import GenerateAgentSuggestions
+from .generate_suggestions import GenerateSuggestions
 from .history_page import HistoryPage
 from .identity import Identity
 from .if_busy_body import IfBusyBody
@@ -145,6 +148,7 @@ from .publication_mode import PublicationMode
 from .publication_status import PublicationStatus
 from .publication_view import PublicationView
 from .published_chat import PublishedChat
+from .put_agent_suggestions import PutAgentSuggestions
 from .put_compaction import PutCompaction
 from .put_credentials import PutCredentials
 from .put_embeddings import PutEmbeddings
@@ -206,6 +210,7 @@ from .services import Services
 from .session_request import SessionRequest
 from .session_user import SessionUser
 from .set_services import SetServices
+from .source import Source
 from .span import Span
 from .span_attributes import SpanAttributes
 from .span_kind import SpanKind
@@ -299,6 +304,7 @@ __all__ = (
     "AddParticipant",
     "AddTodos",
     "AgentAnalytics",
+    "AgentSuggestions",
     "AgentView",
     "AgentViewToolProfilesType0",
     "Analytics",
@@ -383,6 +389,8 @@ __all__ = (
     "ExecuteTool",
     "Executed",
     "ForServer",
+    "GenerateAgentSuggestions",
+    "GenerateSuggestions",
     "HistoryPage",
     "Identity",
     "IfBusyBody",
@@ -437,6 +445,7 @@ __all__ = (
     "PublicationStatus",
     "PublicationView",
     "PublishedChat",
+    "PutAgentSuggestions",
     "PutCompaction",
     "PutCredentials",
     "PutEmbeddings",
@@ -498,6 +507,7 @@ __all__ = (
     "SessionRequest",
     "SessionUser",
     "SetServices",
+    "Source",
     "Span",
     "SpanAttributes",
     "SpanKind",

@@ -5,6 +5,7 @@ class UsagePurpose(StrEnum):
     ANSWER = "answer"
     COMPACTION = "compaction"
     MEMORY = "memory"
+    SUGGESTIONS = "suggestions"
 
     def __str__(self) -> str:
         return str(self.value)

@@ -37,13 +37,13 @@ class UsageView:
         provider (str):
         purpose (UsagePurpose): What a model call was for (`compaction.md`).
         stopped (bool):
-        thread_id (str):
         compacted (bool | Unset): The vendor compacted the context in this call.
         estimated (bool | Unset):
         iterations (list[UsageViewIterationsType0Item] | None | Unset): The vendor's per-iteration usage of such a call,
             as reported.
         message_id (None | str | Unset):
         step (int | None | Unset): Which model call of its send (absent on records older than steps).
+        thread_id (None | str | Unset): `null` for a call outside any thread (`purpose: "suggestions"`).
     """
 
     agent_id: str
@@ -60,12 +60,12 @@ class UsageView:
     provider: str
     purpose: UsagePurpose
     stopped: bool
-    thread_id: str
     compacted: bool | Unset = UNSET
     estimated: bool | Unset = UNSET
     iterations: list[UsageViewIterationsType0Item] | None | Unset = UNSET
     message_id: None | str | Unset = UNSET
     step: int | None | Unset = UNSET
+    thread_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,8 +97,6 @@ class UsageView:
 
         stopped = self.stopped
 
-        thread_id = self.thread_id
-
         compacted = self.compacted
 
         estimated = self.estimated
@@ -127,6 +125,12 @@ class UsageView:
         else:
             step = self.step
 
+        thread_id: None | str | Unset
+        if isinstance(self.thread_id, Unset):
+            thread_id = UNSET
+        else:
+            thread_id = self.thread_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -145,7 +149,6 @@ class UsageView:
                 "provider": provider,
                 "purpose": purpose,
                 "stopped": stopped,
-                "thread_id": thread_id,
             }
         )
         if compacted is not UNSET:
@@ -158,6 +161,8 @@ class UsageView:
             field_dict["message_id"] = message_id
         if step is not UNSET:
             field_dict["step"] = step
+        if thread_id is not UNSET:
+            field_dict["thread_id"] = thread_id
 
         return field_dict
 
@@ -194,8 +199,6 @@ class UsageView:
         purpose = UsagePurpose(d.pop("purpose"))
 
         stopped = d.pop("stopped")
-
-        thread_id = d.pop("thread_id")
 
         compacted = d.pop("compacted", UNSET)
 
@@ -243,6 +246,15 @@ class UsageView:
 
         step = _parse_step(d.pop("step", UNSET))
 
+        def _parse_thread_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        thread_id = _parse_thread_id(d.pop("thread_id", UNSET))
+
         usage_view = cls(
             agent_id=agent_id,
             cache_read_tokens=cache_read_tokens,
@@ -258,12 +270,12 @@ class UsageView:
             provider=provider,
             purpose=purpose,
             stopped=stopped,
-            thread_id=thread_id,
             compacted=compacted,
             estimated=estimated,
             iterations=iterations,
             message_id=message_id,
             step=step,
+            thread_id=thread_id,
         )
 
         usage_view.additional_properties = d

@@ -70,6 +70,10 @@ pub enum ApiError {
     /// code's in the table (`confer_actors::codes`).
     #[error("{detail}")]
     Turn { code: ErrorCode, detail: String },
+    /// A request's own model call failed: the stream's code, answered 429,
+    /// 504 or 502 (`marketplace-channels.md` §4).
+    #[error("{detail}")]
+    Vendor { code: ErrorCode, detail: String },
     /// 503: a store flush failed; nothing more is acknowledged.
     #[error("{0}")]
     StoreUnavailable(String),
@@ -126,7 +130,9 @@ impl ApiError {
             Self::RequestTimeout(_) => codes::REQUEST_TIMEOUT,
             Self::RateLimited { .. } => codes::RATE_LIMITED,
             Self::StoreUnavailable(_) => codes::STORE_UNAVAILABLE,
-            Self::Turn { code, .. } | Self::Refused { code, .. } => *code,
+            Self::Turn { code, .. } | Self::Refused { code, .. } | Self::Vendor { code, .. } => {
+                *code
+            }
             Self::Internal(_) => codes::INTERNAL,
         }
     }
@@ -147,6 +153,7 @@ impl ApiError {
             | Self::RateLimited { detail: d, .. }
             | Self::PreconditionFailed { detail: d, .. }
             | Self::Turn { detail: d, .. }
+            | Self::Vendor { detail: d, .. }
             | Self::Refused { detail: d, .. } => d,
         }
     }
@@ -190,6 +197,13 @@ pub fn error_response(status: StatusCode, code: &str, detail: Option<&str>) -> H
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
+        if let Self::Vendor { code, .. } = self {
+            return match code.code {
+                "PROVIDER_RATE_LIMITED" => StatusCode::TOO_MANY_REQUESTS,
+                "PROVIDER_TIMEOUT" => StatusCode::GATEWAY_TIMEOUT,
+                _ => StatusCode::BAD_GATEWAY,
+            };
+        }
         self.error_code()
             .status
             .and_then(|status| StatusCode::from_u16(status).ok())
@@ -355,34 +369,4 @@ impl From<StoreError> for ApiError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn internal_errors_hide_their_cause() {
-        let error = ApiError::Internal("/var/lib/confer/db: disk full".into());
-        assert_eq!(error.detail(), "internal error");
-        assert_eq!(error.status_code(), StatusCode::INTERNAL_SERVER_ERROR);
-        assert_eq!(error.code(), "INTERNAL");
-    }
-
-    /// Every code of the table is in docs/api.md, which promises them.
-    #[test]
-    fn the_contract_lists_every_code() {
-        let contract = include_str!("../docs/api.md");
-        for code in codes::ALL {
-            assert!(
-                contract.contains(code.code),
-                "{} is not in docs/api.md",
-                code.code
-            );
-        }
-    }
-
-    #[test]
-    fn validation_names_the_field() {
-        let error = ApiError::invalid("timeoutMs", "must be between 100 and 30000");
-        assert_eq!(error.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
-        assert!(error.detail().starts_with("timeoutMs:"));
-    }
-}
+mod tests;

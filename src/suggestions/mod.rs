@@ -1,0 +1,179 @@
+//! Suggestions written by a model (`agent-extras.md` §2, and `runners.md`
+//! "Suggestions", which generates a runner's the same way): the one model
+//! call both make, and its bill. The call runs on the agent's (or runner's)
+//! model with the platform key (no end user, so no resolver), no tools, at
+//! most 60 s. It is billed like any other call: a usage record with
+//! `purpose: "suggestions"` and no thread, counted in the org's day
+//! (tokens and cost, not turns) and, for a runner, in the runner's day.
+//!
+//! What is asked and how the answer is read belong to each kind: agents'
+//! in [`agent`], runners' in `crate::runners::generate`.
+
+pub mod agent;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use confer_actors::{
+    AgentId, ContextMessage, ContextRole, ModelError, ModelProvider, ModelRequest, OrgId,
+    PriceTable, RunnerId, ThreadStore, UsageId, UsagePurpose, UsageRecord, codes, read_side_call,
+};
+
+use crate::observability::aggregate::DayAggregate;
+use crate::store::Store;
+
+/// How long the call may take.
+const CALL_WITHIN: Duration = Duration::from_secs(60);
+/// Suggestions asked for when the body names no count.
+pub const DEFAULT_COUNT: usize = 4;
+/// The most suggestions an agent or a runner keeps.
+pub const MAX_SUGGESTIONS: usize = 10;
+
+/// Why no suggestions came.
+#[derive(Debug, thiserror::Error)]
+pub enum SuggestError {
+    /// The vendor refused or failed (its code decides the status).
+    #[error("{}", .0.detail)]
+    Vendor(ModelError),
+    /// The answer held no usable suggestion.
+    #[error("the model's answer held no usable suggestion")]
+    NoneLeft,
+}
+
+impl From<SuggestError> for crate::error::ApiError {
+    fn from(error: SuggestError) -> Self {
+        match error {
+            SuggestError::Vendor(failure) => Self::Vendor {
+                code: failure.code,
+                detail: failure.detail,
+            },
+            SuggestError::NoneLeft => Self::Vendor {
+                code: codes::MODEL_ERROR,
+                detail: error.to_string(),
+            },
+        }
+    }
+}
+
+/// One call to make: for whom, on which model, asking what.
+pub struct SuggestCall {
+    pub org: OrgId,
+    pub agent: AgentId,
+    /// The runner whose day the cost counts in, for a runner's.
+    pub runner: Option<RunnerId>,
+    /// The caller (the analytics' user).
+    pub user_id: String,
+    pub model: String,
+    pub system: String,
+    pub prompt: String,
+}
+
+/// Makes the calls; one per server.
+pub struct SuggestionWriter {
+    store: Store,
+    provider: Arc<dyn ModelProvider>,
+    prices: Arc<PriceTable>,
+}
+
+impl SuggestionWriter {
+    pub fn new(store: Store, provider: Arc<dyn ModelProvider>, prices: Arc<PriceTable>) -> Self {
+        Self {
+            store,
+            provider,
+            prices,
+        }
+    }
+
+    /// The model's answer to `ask`, and the model as routed.
+    pub async fn call(&self, ask: SuggestCall) -> Result<(String, String), SuggestError> {
+        let route = self.provider.route(&ask.model);
+        let request = ModelRequest {
+            route: route.clone(),
+            system: ask.system.clone(),
+            system_stable_len: 0,
+            messages: Arc::new(vec![ContextMessage::text(
+                ContextRole::User,
+                ask.prompt.clone(),
+            )]),
+            tools: Vec::new(),
+            tool_choice_none: false,
+            compaction: None,
+            api_key: None,
+            origin: None,
+            options: Arc::default(),
+        };
+        let stream = read_side_call(self.provider.stream(request));
+        let Ok(call) = tokio::time::timeout(CALL_WITHIN, stream).await else {
+            return Err(SuggestError::Vendor(ModelError::new(
+                codes::PROVIDER_TIMEOUT,
+                format!(
+                    "the model did not answer within {} s",
+                    CALL_WITHIN.as_secs()
+                ),
+            )));
+        };
+        if call.accepted {
+            let record = UsageRecord {
+                id: UsageId::new(),
+                org_id: ask.org,
+                agent_id: ask.agent,
+                thread_id: None,
+                message_id: None,
+                model: route.model.clone(),
+                provider: route.provider.clone(),
+                key_source: "platform".into(),
+                input_tokens: call
+                    .input_tokens
+                    .unwrap_or_else(|| confer_actors::estimate_tokens(&ask.prompt)),
+                output_tokens: call
+                    .output_tokens
+                    .unwrap_or_else(|| confer_actors::estimate_tokens(&call.text)),
+                cache_read_tokens: 0,
+                cache_write_tokens: 0,
+                metadata: Default::default(),
+                publication_id: None,
+                stopped: false,
+                estimated: call.input_tokens.is_none() || call.output_tokens.is_none(),
+                step: None,
+                purpose: UsagePurpose::Suggestions,
+                compacted: false,
+                iterations: None,
+                created_at: Utc::now(),
+            };
+            self.bill(&ask, record).await;
+        }
+        if let Some(failure) = call.failure {
+            return Err(SuggestError::Vendor(failure));
+        }
+        Ok((call.text, route.model))
+    }
+
+    /// Stores the call's record and counts it in the days it belongs to.
+    async fn bill(&self, ask: &SuggestCall, record: UsageRecord) {
+        let cost_nanos = self.prices.cost_nanos(&record).unwrap_or(0);
+        let day = DayAggregate {
+            input_tokens: record.input_tokens,
+            output_tokens: record.output_tokens,
+            cost_nanos,
+            ..DayAggregate::default()
+        };
+        let (org, agent, runner, at) = (ask.org, ask.agent, ask.runner, record.created_at);
+        let (user, model) = (ask.user_id.clone(), ask.model.clone());
+        let billed = self
+            .store
+            .write(move |s| {
+                s.record_usage(record)?;
+                s.add_call_to_days(org, &user, (agent, &model), &day)?;
+                match runner {
+                    // Nano-USD to USD, as the runs' usage is kept.
+                    Some(runner) => s.add_runner_day_cost(org, runner, at, cost_nanos as f64 / 1e9),
+                    None => Ok(()),
+                }
+            })
+            .await;
+        if let Err(error) = billed {
+            tracing::error!(%error, %agent, "billing a suggestions call failed");
+        }
+    }
+}
