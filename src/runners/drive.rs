@@ -218,28 +218,27 @@ impl RunWorker {
             }
             Admission::Refused(refusal) => return Err(TurnRefused::Retry(refusal.to_string())),
         };
-        if instructed {
-            // Sent: a restart continues the thread instead of sending again.
-            let _ = self
-                .save(run, |r| {
-                    r.progress.instructed = true;
-                    r.progress.repair = None;
-                    r.progress.tool_results.clear();
-                })
-                .await;
-        } else if run.progress.repair.is_some() || !run.progress.tool_results.is_empty() {
-            let _ = self
-                .save(run, |r| {
-                    r.progress.repair = None;
-                    r.progress.tool_results.clear();
-                })
-                .await;
-        }
+        // What this turn sent is recorded once its message is on disk, which
+        // `meta` follows: recorded at admission, a kill before the message's
+        // flush left a run that a restart continued with nothing sent.
+        let mut sent_to_record =
+            instructed || run.progress.repair.is_some() || !run.progress.tool_results.is_empty();
         let mut end = TurnEnd {
             turn,
             ..TurnEnd::default()
         };
         while let Some(frame) = reader.next().await {
+            if sent_to_record && matches!(frame.event, ThreadEvent::Meta(_)) {
+                sent_to_record = false;
+                // Sent: a restart continues the thread instead of sending again.
+                let _ = self
+                    .save(run, move |r| {
+                        r.progress.instructed |= instructed;
+                        r.progress.repair = None;
+                        r.progress.tool_results.clear();
+                    })
+                    .await;
+            }
             match &frame.event {
                 ThreadEvent::RequiresAction { tool_calls } => end.tool_calls = tool_calls.clone(),
                 ThreadEvent::Error { code, detail } => {
