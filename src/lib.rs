@@ -208,6 +208,12 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     );
 
     let fallback = settings.fallback_provider.clone();
+    // Runner deletions a crash interrupted are finished before any run is
+    // dispatched (`store::runners::deletion`).
+    let finished = store.write(|s| s.finish_runner_deletions()).await?;
+    if finished > 0 {
+        tracing::warn!(finished, "finished runner deletions a stop interrupted");
+    }
     let runs = runners::worker::RunWorker::start(store.clone(), runtime.clone(), prices, fallback);
     let scheduler =
         scheduler::firing::Scheduler::start(store.clone(), runtime.clone(), Arc::clone(&runs));

@@ -9,6 +9,7 @@
 //! | `run_queue`       | queued µs BE ++ run                         | org ++ runner |
 //! | `runs_open`       | run                                         | org      |
 //! | `runner_suggestions` | org ++ runner                            | `RunnerSuggestions` |
+//! | `runner_deletions` | org ++ runner                              | empty: a deletion not finished |
 //! | `runner_backlog`  | org ++ runner                               | u64 BE: runs queued or waiting |
 //! |                   | org ++ runner ++ day u32 BE                 | the day's runs and cost (`days`) |
 //!
@@ -43,6 +44,8 @@ pub struct RunnerTrees {
     deliveries: deliveries::DeliveryTrees,
     /// Each runner's suggestions (see `suggestions`).
     suggestions: sled::Tree,
+    /// Deletions begun and not yet finished (see `deletion`).
+    deletions: sled::Tree,
 }
 
 impl RunnerTrees {
@@ -60,6 +63,7 @@ impl RunnerTrees {
             triggers: triggers::TriggerTrees::open(db)?,
             deliveries: deliveries::DeliveryTrees::open(db)?,
             suggestions: tree("runner_suggestions")?,
+            deletions: tree("runner_deletions")?,
         })
     }
 }
@@ -231,6 +235,7 @@ impl NewRunTx<'_> {
 }
 
 pub mod days;
+mod deletion;
 pub mod deliveries;
 pub mod keyed;
 pub mod retention;
@@ -337,53 +342,5 @@ impl SledStore {
             },
             change,
         )
-    }
-
-    /// Soft-deletes a runner and cancels its queued and waiting runs
-    /// (`runner_deleted`); returns the runs still running (the caller
-    /// stops them), or `None` when the runner was already gone.
-    pub fn delete_runner(
-        &self,
-        org: OrgId,
-        id: RunnerId,
-    ) -> Result<Option<Vec<RunRecord>>, StoreError> {
-        let deleted = self.update_runner(org, id, |mut r| {
-            r.deleted_at = Some(Utc::now());
-            Ok::<_, ()>(r)
-        })?;
-        if !matches!(deleted, Updated::Stored(_)) {
-            return Ok(None);
-        }
-        // Its tokens are 404 from here on (the webhook route also checks
-        // the runner), and the tasks that start it stop.
-        self.drop_triggers(org, id)?;
-        self.stop_tasks_of_runner(org, id)?;
-        let mut running = Vec::new();
-        let prefix = keys::pair(org.as_bytes(), id.as_bytes());
-        for entry in self.runners.by_runner.scan_prefix(prefix).keys() {
-            let key = entry.map_err(engine)?;
-            let Some(run_id) = keys::timeline_id(&key) else {
-                continue;
-            };
-            let run_id = RunId::from_bytes(run_id);
-            let cancelled = self.change_run(org, run_id, |run| {
-                if run.status == RunStatus::Queued || run.status.is_waiting() {
-                    run.status = RunStatus::Cancelled;
-                    run.status_reason = Some("runner_deleted".into());
-                    run.ended_at = Some(Utc::now());
-                    run.expires_at = None;
-                    Ok(())
-                } else {
-                    Err(())
-                }
-            })?;
-            if let Updated::Refused(()) = cancelled
-                && let Some(run) = self.run(org, run_id)?
-                && run.status == RunStatus::Running
-            {
-                running.push(run);
-            }
-        }
-        Ok(Some(running))
     }
 }

@@ -113,6 +113,59 @@ fn deleting_a_runner_cancels_what_waits() {
     assert!(store.runners(org).unwrap().is_empty());
 }
 
+/// A crash after the runner's mark and before its cleanup: the start's
+/// pass finishes it (a running run too); a marker without a mark (a DELETE
+/// that never answered) is dropped.
+#[test]
+fn an_interrupted_deletion_is_finished_at_start() {
+    let (_dir, store) = temp_store();
+    let org = OrgId::new();
+    let r = runner(org);
+    store.put_runner(&r, 10).unwrap();
+    let (queued, running) = (run(&r), run(&r));
+    store.create_run(&queued, 10).unwrap();
+    store.create_run(&running, 10).unwrap();
+    store
+        .change_run(org, running.id, |run| {
+            run.status = RunStatus::Running;
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+    let marker = |id: RunnerId| keys::pair(org.as_bytes(), id.as_bytes());
+    store.runners.deletions.insert(marker(r.id), &[]).unwrap();
+    store
+        .update_runner(org, r.id, |mut r| {
+            r.deleted_at = Some(Utc::now());
+            Ok::<_, ()>(r)
+        })
+        .unwrap();
+    let alive = runner(org);
+    store.put_runner(&alive, 10).unwrap();
+    store
+        .runners
+        .deletions
+        .insert(marker(alive.id), &[])
+        .unwrap();
+
+    assert_eq!(store.finish_runner_deletions().unwrap(), 1);
+    for id in [queued.id, running.id] {
+        let run = store.run(org, id).unwrap().unwrap();
+        assert_eq!(run.status, RunStatus::Cancelled);
+        assert_eq!(run.status_reason.as_deref(), Some("runner_deleted"));
+    }
+    assert!(store.queued_runs(10).unwrap().is_empty());
+    assert!(store.runners.deletions.is_empty());
+    assert!(
+        store
+            .runner(org, alive.id)
+            .unwrap()
+            .unwrap()
+            .deleted_at
+            .is_none()
+    );
+    assert_eq!(store.finish_runner_deletions().unwrap(), 0);
+}
+
 /// `runners.md` Runs rule 10: the sweep removes ended runs with their threads
 /// and settled deliveries past the cutoff, and expired nonces and keys;
 /// it keeps open runs, runs that ended later, and pending deliveries.
