@@ -87,7 +87,7 @@ fn store_benches(c: &mut Criterion) {
 
 /// `GET /api/analytics?period=90d` of an org with a million turns over
 /// those 90 days (5 agents, 2 models): reading the day aggregates and
-/// computing the answer (docs/performance.md).
+/// computing the answer (docs/performance-history.md).
 fn analytics_benches(c: &mut Criterion) {
     use confer::observability::aggregate::DayAggregate;
     use confer::observability::analytics::{Period, compute};
@@ -142,7 +142,7 @@ fn analytics_benches(c: &mut Criterion) {
 /// 5 agents, 5,000 users, 50,000 threads): a page of the org (the newest
 /// day's index), of a user (200 traces, about a quarter of the days), of a
 /// thread whose 20 traces are spread over the 90 days (every day's index),
-/// and one trace by id (docs/performance.md).
+/// and one trace by id (docs/performance-history.md).
 fn logs_benches(c: &mut Criterion) {
     use confer::store::traces::{TraceQuery, TraceScope};
     use confer_actors::trace::{SpanAttributes, SpanKind, Stamp, TraceRecorder, TraceStart};

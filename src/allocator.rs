@@ -10,7 +10,7 @@ const MMAP_THRESHOLD_BYTES: libc::c_int = 64 * 1024;
 /// first few long messages every later one comes from the heap arenas,
 /// which a long-lived server cannot give back: 150 abandoned turns of
 /// 250 KiB questions and 1 MiB answers left RSS 118 MiB up with 34 MiB live;
-/// with the threshold pinned, 37 MiB up (docs/performance.md).
+/// with the threshold pinned, 37 MiB up (docs/performance-history.md).
 #[allow(unsafe_code)]
 pub fn tune() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

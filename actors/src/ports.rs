@@ -36,7 +36,7 @@ pub enum StoreError {
 /// cache, so more threads than cores do not finish more calls; they only
 /// share the cores with the HTTP workers relaying tokens. With 32 at once
 /// (the bound before), 500 paced streams on one core waited 33 ms for a
-/// store read and 13 ms per token; with 2, 1.2 ms (docs/performance.md).
+/// store read and 13 ms per token; with 2, 1.2 ms (docs/performance-history.md).
 /// Past the bound calls wait for a slot, and the pool stays small.
 fn default_store_concurrency() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from) + 1

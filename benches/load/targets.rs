@@ -1,4 +1,4 @@
-//! `--targets`: every figure of issue 18's table (docs/performance.md,
+//! `--targets`: every figure of issue 18's table (docs/performance-history.md,
 //! "Performance round 2"), for the `--baseline` binary ("before") and this
 //! build ("after"), alternated in one run, `--rounds` times, and each
 //! median set against its target: met or missed. Meant with `--pin` (the

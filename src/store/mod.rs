@@ -75,7 +75,7 @@ use crate::secrets::SecretBox;
 /// sled's page cache capacity (its default is 1 GiB). Measured on sled
 /// 0.34, this bound is not what sets the resident memory: 187 MiB written in
 /// 32 KiB values kept about 150 MiB resident with 16 MiB or 64 MiB alike
-/// (see docs/performance.md); the cap still keeps the cache itself modest.
+/// (see docs/performance-history.md); the cap still keeps the cache itself modest.
 pub const STORE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What is told of each trace as it is stored: it must not block.

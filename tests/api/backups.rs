@@ -263,11 +263,11 @@ fn user_message(thread: ThreadId, content: String) -> ThreadAppend {
 /// 100,000 messages in a stopped store, exported: the export holds one
 /// record at a time; what memory it takes is sled's (its page table, and
 /// the pages it reads, which sled 0.34 evicts lazily: measured 150 MiB peak
-/// for 117 MiB of records and 188 MiB for 351 MiB, docs/performance.md).
+/// for 117 MiB of records and 188 MiB for 351 MiB, docs/performance-history.md).
 /// The bound is fixed, not a share of the data.
 #[test]
 fn an_export_of_100k_messages_runs_in_bounded_memory() {
-    // More for a measurement by hand (docs/performance.md).
+    // More for a measurement by hand (docs/performance-history.md).
     let messages: usize = std::env::var("CONFER_EXPORT_MESSAGES")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -332,7 +332,7 @@ async fn round_of_answers(api: &crate::common::Api, threads: &[String]) -> Vec<D
 /// than without it (before, every answer's `done` waited for the whole
 /// archive). A measurement (about a minute, 3 GiB of disk): `cargo test
 /// --release --test api -- --ignored a_backup_of_1_gib`; its figures are
-/// in docs/performance.md.
+/// in docs/performance-history.md.
 #[tokio::test]
 #[ignore = "a measurement, run by hand"]
 async fn a_backup_of_1_gib_of_values_holds_no_answer_back() {

@@ -28,7 +28,7 @@
 //! ([`crate::thread_priority`]): when the core is busy its passes wait,
 //! grow, and share their flush among more writes, instead of preempting a
 //! token (1,000 paced streams on one core: the added inter-token p50 9 ms
-//! at the same priority, under 3 ms below it; docs/performance.md).
+//! at the same priority, under 3 ms below it; docs/performance-history.md).
 //!
 //! A failed flush poisons the store: the failed and every later flush
 //! report `StoreError::Unavailable`, so nothing is acknowledged after it,

@@ -5,7 +5,7 @@
 //! Why not sled: a ~2 KB trace and its four index keys in the answer's
 //! transaction cost +23% CPU per turn (sled 0.34 rewrites whole leaves every
 //! few deltas and holds its database-wide lock meanwhile;
-//! docs/performance.md). Here a trace is one `pwrite` to the log and one to
+//! docs/performance-history.md). Here a trace is one `pwrite` to the log and one to
 //! the index, and the flush that acknowledges the answer `fdatasync`s the
 //! logs written since the last one ([`TraceFiles::sync`]).
 //!
