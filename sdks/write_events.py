@@ -2,8 +2,8 @@
 "Regeneration" 3-5), from the API description, with the standard library
 only:
 
-    write_events.py untitled DOC          print DOC without the event titles
-                                          (openapi-python-client's input)
+    write_events.py python-input DOC      print DOC as openapi-python-client
+                                          reads it (see `python_input`)
     write_events.py tables DOC OUT VER    write the event tables and stamp VER
 
 The event tables map each SSE event name (a `ThreadEvent` member's `title`)
@@ -35,10 +35,21 @@ def events(doc: dict) -> list[tuple[str, str]]:
     return found
 
 
-def untitled(doc: dict) -> dict:
+def python_input(doc: dict) -> dict:
+    """DOC as openapi-python-client should read it, for two of its habits:
+    it names a model by its schema's `title`, so the event titles (the SSE
+    names, `tool_call`) would clash with the types they carry (`ToolCall`):
+    they are dropped (the event table keeps them); and it sends an optional
+    body left unset as the JSON of its `Unset` marker, which fails: every
+    request body is made required, so a caller always passes one (`{}` is
+    a valid body for each of those operations)."""
     schemas = doc["components"]["schemas"]
     for _, component in events(doc):
         schemas[component].pop("title", None)
+    for item in doc["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                operation["requestBody"]["required"] = True
     return doc
 
 
@@ -114,8 +125,8 @@ def stamp(out: Path, version: str) -> None:
 def main() -> None:
     mode, path = sys.argv[1], Path(sys.argv[2])
     doc = json.loads(path.read_text())
-    if mode == "untitled":
-        json.dump(untitled(doc), sys.stdout)
+    if mode == "python-input":
+        json.dump(python_input(doc), sys.stdout)
         return
     out, version = Path(sys.argv[3]), sys.argv[4]
     pairs = events(doc)

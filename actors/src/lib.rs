@@ -57,7 +57,7 @@ pub use provider::{
 };
 pub use registry::{AgentRegistry, Runtime, RuntimeConfig, RuntimeError};
 pub use send_rules::BrokenRule;
-pub use side_call::{SideCall, read_side_call};
+pub use side_call::{SideBill, SideCall, read_side_call};
 pub use thread_actor::{Admission, IfBusy, Refusal, ThreadActor, ThreadLimits};
 pub use timings::TurnTimings;
 pub use trace::{

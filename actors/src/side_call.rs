@@ -3,7 +3,9 @@
 
 use futures_util::StreamExt;
 
-use crate::provider::{ModelError, ModelEvent, ModelStream};
+use crate::domain::{UsagePurpose, UsageRecord};
+use crate::ids::{AgentId, OrgId, ThreadId, UsageId};
+use crate::provider::{ModelError, ModelEvent, ModelRoute, ModelStream};
 
 /// What a call made beside an answer gave (a compaction's summary, a
 /// memory collection): its text, its usage, or its failure.
@@ -46,4 +48,51 @@ pub async fn read_side_call(mut stream: ModelStream) -> SideCall {
         }
     }
     call
+}
+
+/// Whom a side call billed, and for what.
+pub struct SideBill<'a> {
+    pub org: OrgId,
+    pub agent: AgentId,
+    /// `None` for a call outside any thread (suggestions).
+    pub thread: Option<ThreadId>,
+    pub route: &'a ModelRoute,
+    /// `platform`, or the resolver's `source` label.
+    pub key_source: String,
+    /// What was sent, to estimate the input when the vendor gave no count.
+    pub sent: &'a str,
+    pub purpose: UsagePurpose,
+}
+
+impl SideCall {
+    /// The call's usage record (counts the vendor left out estimated).
+    pub fn usage_record(&self, bill: SideBill<'_>) -> UsageRecord {
+        UsageRecord {
+            id: UsageId::new(),
+            org_id: bill.org,
+            agent_id: bill.agent,
+            thread_id: bill.thread,
+            message_id: None,
+            model: bill.route.model.clone(),
+            provider: bill.route.provider.clone(),
+            key_source: bill.key_source,
+            input_tokens: self
+                .input_tokens
+                .unwrap_or_else(|| crate::estimate_tokens(bill.sent)),
+            output_tokens: self
+                .output_tokens
+                .unwrap_or_else(|| crate::estimate_tokens(&self.text)),
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            metadata: Default::default(),
+            publication_id: None,
+            stopped: false,
+            estimated: self.input_tokens.is_none() || self.output_tokens.is_none(),
+            step: None,
+            purpose: bill.purpose,
+            compacted: false,
+            iterations: None,
+            created_at: chrono::Utc::now(),
+        }
+    }
 }

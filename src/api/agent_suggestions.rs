@@ -13,7 +13,7 @@ use crate::auth::{Admin, Caller};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::suggestions::agent::{AgentSuggestions, Source, check, generate as generate_for};
-use crate::suggestions::{DEFAULT_COUNT, MAX_SUGGESTIONS};
+use crate::suggestions::requested_count;
 
 /// `PUT …/suggestions` body.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -82,13 +82,7 @@ pub async fn generate(
     body: JsonBody<GenerateAgentSuggestions>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let count = body.count.unwrap_or(DEFAULT_COUNT);
-    if !(1..=MAX_SUGGESTIONS).contains(&count) {
-        return Err(ApiError::invalid(
-            "count",
-            format!("1 to {MAX_SUGGESTIONS}"),
-        ));
-    }
+    let count = requested_count(body.count)?;
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let (suggestions, model) = generate_for(&state.suggestions, &agent, &caller.user_id(), count)
         .await

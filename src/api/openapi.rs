@@ -22,7 +22,7 @@ use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Type};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{self as oa, Ref, RefOr};
 use utoipa_swagger_ui::Config;
@@ -279,6 +279,21 @@ fn add_shared_parts(doc: &mut oa::OpenApi) {
                     .schema_type(Type::String)
                     .description(Some("What was wrong, naming the field; never internals.")),
             )
+            .into(),
+    );
+    // A 412's body is the error body and the current object.
+    components.schemas.insert(
+        "StaleBody".into(),
+        AllOfBuilder::new()
+            .item(Ref::from_schema_name("ErrorBody"))
+            .item(
+                ObjectBuilder::new()
+                    .property("current", ObjectBuilder::new())
+                    .required("current"),
+            )
+            .description(Some(
+                "`PRECONDITION_FAILED`'s body: the error and the current object.",
+            ))
             .into(),
     );
     for (_, name, when) in ERRORS {

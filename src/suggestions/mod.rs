@@ -14,10 +14,9 @@ pub mod agent;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::Utc;
 use confer_actors::{
     AgentId, ContextMessage, ContextRole, ModelError, ModelProvider, ModelRequest, OrgId,
-    PriceTable, RunnerId, ThreadStore, UsageId, UsagePurpose, UsageRecord, codes, read_side_call,
+    PriceTable, RunnerId, SideBill, ThreadStore, UsagePurpose, UsageRecord, codes, read_side_call,
 };
 
 use crate::observability::aggregate::DayAggregate;
@@ -53,6 +52,19 @@ impl From<SuggestError> for crate::error::ApiError {
                 detail: error.to_string(),
             },
         }
+    }
+}
+
+/// A generation's `count` (absent: 4), or 422 naming it.
+pub fn requested_count(count: Option<usize>) -> Result<usize, crate::error::ApiError> {
+    let count = count.unwrap_or(DEFAULT_COUNT);
+    if (1..=MAX_SUGGESTIONS).contains(&count) {
+        Ok(count)
+    } else {
+        Err(crate::error::ApiError::invalid(
+            "count",
+            format!("1 to {MAX_SUGGESTIONS}"),
+        ))
     }
 }
 
@@ -114,33 +126,15 @@ impl SuggestionWriter {
             )));
         };
         if call.accepted {
-            let record = UsageRecord {
-                id: UsageId::new(),
-                org_id: ask.org,
-                agent_id: ask.agent,
-                thread_id: None,
-                message_id: None,
-                model: route.model.clone(),
-                provider: route.provider.clone(),
+            let record = call.usage_record(SideBill {
+                org: ask.org,
+                agent: ask.agent,
+                thread: None,
+                route: &route,
                 key_source: "platform".into(),
-                input_tokens: call
-                    .input_tokens
-                    .unwrap_or_else(|| confer_actors::estimate_tokens(&ask.prompt)),
-                output_tokens: call
-                    .output_tokens
-                    .unwrap_or_else(|| confer_actors::estimate_tokens(&call.text)),
-                cache_read_tokens: 0,
-                cache_write_tokens: 0,
-                metadata: Default::default(),
-                publication_id: None,
-                stopped: false,
-                estimated: call.input_tokens.is_none() || call.output_tokens.is_none(),
-                step: None,
+                sent: &ask.prompt,
                 purpose: UsagePurpose::Suggestions,
-                compacted: false,
-                iterations: None,
-                created_at: Utc::now(),
-            };
+            });
             self.bill(&ask, record).await;
         }
         if let Some(failure) = call.failure {

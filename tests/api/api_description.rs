@@ -150,14 +150,36 @@ fn assert_streams_are_described(doc: &Value) {
 }
 
 /// Every operation has a unique `operationId` (the SDKs' function names),
-/// and the operations that take an `Idempotency-Key` declare it.
+/// the operations that take an `Idempotency-Key` declare it, and every
+/// JSON error answer is the contract's `ErrorBody` (a 412's extends it).
 fn assert_operations_are_named(doc: &Value) {
+    let error_body = |answer: &Value| {
+        let answer = match answer["$ref"].as_str() {
+            Some(name) => &doc["components"]["responses"][name.rsplit('/').next().unwrap()],
+            None => answer,
+        };
+        match answer["content"].get("application/json") {
+            Some(json) => json["schema"]["$ref"].as_str().is_some_and(|r| {
+                r.ends_with("/ErrorBody")
+                    || (r.ends_with("/StaleBody")
+                        && doc["components"]["schemas"]["StaleBody"]["allOf"][0]["$ref"]
+                            == "#/components/schemas/ErrorBody")
+            }),
+            // A browser page's error is HTML (the OAuth links, `/c/{slug}`).
+            None => true,
+        }
+    };
     let mut ids = std::collections::BTreeSet::new();
     let mut idempotent = Vec::new();
     for item in doc["paths"].as_object().unwrap().values() {
         for operation in item.as_object().unwrap().values() {
             let id = operation["operationId"].as_str().expect("an operationId");
             assert!(ids.insert(id.to_owned()), "{id} twice");
+            for (status, answer) in operation["responses"].as_object().unwrap() {
+                if status.starts_with('4') || status.starts_with('5') {
+                    assert!(error_body(answer), "{id} {status}: {answer}");
+                }
+            }
             let declares = operation["parameters"]
                 .as_array()
                 .into_iter()

@@ -89,8 +89,12 @@ async fn both_sdks_pass_their_own_suites_against_a_real_server() {
     for (what, output) in &results {
         assert_passed(what, output);
     }
+    // Every test ran: none skipped (a missing variable skips nothing; it fails).
     let pytest = String::from_utf8_lossy(&results[1].1.stdout);
-    assert!(pytest.contains("6 passed"), "{pytest}");
+    assert!(
+        pytest.contains(" passed") && !pytest.contains("skipped"),
+        "{pytest}"
+    );
 }
 
 /// A committed copy whose document lacks a field the API has: the check
@@ -132,4 +136,111 @@ async fn the_generation_check_fails_when_the_committed_sdks_lag_the_api() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("openapi.json"), "{stderr}");
+}
+
+/// Both SDKs install from the repository with the registries' ordinary
+/// clients, as their READMEs say: `pip install sdks/python` into a fresh
+/// virtualenv, and the tarball `npm pack` makes installed into a new
+/// package; each then imports and names its version.
+#[tokio::test]
+async fn both_sdks_install_from_the_repository_with_pip_and_npm() {
+    let dir = tempfile::tempdir().unwrap();
+    // pip builds in its source directory: a copy keeps the tree clean.
+    let source = dir.path().join("python-sdk");
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(sdks().join("python"))
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let _ = std::fs::remove_dir_all(source.join(".venv"));
+    let venv = dir.path().join("venv");
+    let made = run(
+        "venv",
+        dir.path(),
+        Path::new("python3"),
+        &["-m", "venv", venv.to_str().unwrap()],
+        &[],
+    );
+    assert_passed("python3 -m venv", &made);
+    let pip = venv.join("bin/pip");
+    let installed = run(
+        "pip install",
+        dir.path(),
+        &pip,
+        &["install", "--quiet", source.to_str().unwrap()],
+        &[],
+    );
+    assert_passed("pip install sdks/python", &installed);
+    let imported = run(
+        "import confer",
+        dir.path(),
+        &venv.join("bin/python"),
+        &[
+            "-c",
+            "import confer; print(confer.VERSION, confer.Confer.__name__)",
+        ],
+        &[],
+    );
+    assert_passed("import confer", &imported);
+    assert!(String::from_utf8_lossy(&imported.stdout).contains("Confer"));
+
+    let packed = run(
+        "npm pack",
+        &sdks().join("typescript"),
+        Path::new("npm"),
+        &[
+            "pack",
+            "--silent",
+            "--pack-destination",
+            dir.path().to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_passed("npm pack", &packed);
+    let tarball = String::from_utf8_lossy(&packed.stdout)
+        .trim()
+        .lines()
+        .last()
+        .unwrap()
+        .to_owned();
+    let app = dir.path().join("app");
+    std::fs::create_dir(&app).unwrap();
+    std::fs::write(
+        app.join("package.json"),
+        r#"{"name": "app", "private": true, "type": "module"}"#,
+    )
+    .unwrap();
+    let added = run(
+        "npm install",
+        &app,
+        Path::new("npm"),
+        &[
+            "install",
+            "--silent",
+            "--no-audit",
+            "--no-fund",
+            dir.path().join(&tarball).to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_passed("npm install confer-sdk", &added);
+    let imported = run(
+        "import confer-sdk",
+        &app,
+        Path::new("node"),
+        &[
+            "--input-type=module",
+            "-e",
+            "const m = await import('confer-sdk'); console.log(m.VERSION, typeof m.Confer, typeof m.agentsCreate)",
+        ],
+        &[],
+    );
+    assert_passed("import confer-sdk", &imported);
+    assert!(
+        String::from_utf8_lossy(&imported.stdout).contains("function function"),
+        "{}",
+        String::from_utf8_lossy(&imported.stdout)
+    );
 }

@@ -24,7 +24,7 @@ from httpx_sse import EventSource
 from ._generated.client import AuthenticatedClient
 from ._version import VERSION
 from .errors import ConferError, araise_for_answer, raise_for_answer
-from .stream import LOST, SendResult, StreamEvent, _Resume, backoff, give_up
+from .stream import LOST, Route, SendResult, StreamEvent, _Resume, backoff, give_up, thread_route
 
 #: No read timeout: a stream may be quiet between a tool's events for long.
 TIMEOUT = httpx.Timeout(30.0, read=None)
@@ -32,14 +32,16 @@ TIMEOUT = httpx.Timeout(30.0, read=None)
 
 class _Bearer(httpx.Auth):
     """`Authorization: Bearer …` from a key, or from a callable asked on
-    every request (a JWT that expires)."""
+    every request (a JWT that expires); none when it is empty (the public
+    chat's routes before a visitor has a token)."""
 
     def __init__(self, credential: str | Callable[[], str]) -> None:
         self.credential = credential
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         token = self.credential() if callable(self.credential) else self.credential
-        request.headers["Authorization"] = f"Bearer {token}"
+        if token:
+            request.headers["Authorization"] = f"Bearer {token}"
         yield request
 
 
@@ -83,7 +85,8 @@ class Confer:
     async def aclose(self) -> None:
         await self.ahttp.aclose()
 
-    # Sends.
+    # Sends: a thread's, or (with `public_slug`) a public chat thread's,
+    # for a client made with the visitor's token.
 
     def stream(
         self,
@@ -91,9 +94,10 @@ class Confer:
         body: dict[str, Any],
         idempotency_key: str | None = None,
         max_reconnects: int = 5,
+        public_slug: str | None = None,
     ) -> Iterator[StreamEvent]:
         """Sends a message and yields its turn's events, through to `done`."""
-        state = _Resume(str(thread_id), body, idempotency_key or str(uuid.uuid4()), False, None)
+        state = self._send_state(thread_id, body, idempotency_key, public_slug)
         return self._events(state, max_reconnects)
 
     def astream(
@@ -102,10 +106,23 @@ class Confer:
         body: dict[str, Any],
         idempotency_key: str | None = None,
         max_reconnects: int = 5,
+        public_slug: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """`stream`, async."""
-        state = _Resume(str(thread_id), body, idempotency_key or str(uuid.uuid4()), False, None)
+        state = self._send_state(thread_id, body, idempotency_key, public_slug)
         return self._aevents(state, max_reconnects)
+
+    def public_stream(
+        self, slug: str, thread_id: str, body: dict[str, Any], **options: Any
+    ) -> Iterator[StreamEvent]:
+        """`stream` on a public chat's thread (`/api/public/chat/{slug}/…`)."""
+        return self.stream(thread_id, body, public_slug=slug, **options)
+
+    def apublic_stream(
+        self, slug: str, thread_id: str, body: dict[str, Any], **options: Any
+    ) -> AsyncIterator[StreamEvent]:
+        """`public_stream`, async."""
+        return self.astream(thread_id, body, public_slug=slug, **options)
 
     def send(self, thread_id: str, body: dict[str, Any], **options: Any) -> SendResult:
         """Sends a message and returns its `done` (and `error`, if one came)."""
@@ -137,9 +154,12 @@ class Confer:
         follow: bool = False,
         last_event_id: str | None = None,
         max_reconnects: int = 5,
+        public_slug: str | None = None,
     ) -> Iterator[StreamEvent]:
         """Reads a thread's running turn (or, with `follow`, every turn)."""
-        state = _Resume(str(thread_id), None, None, follow, last_event_id)
+        state = _Resume(
+            thread_route(str(thread_id), public_slug), None, None, follow, last_event_id
+        )
         return self._events(state, max_reconnects)
 
     def awatch(
@@ -148,10 +168,48 @@ class Confer:
         follow: bool = False,
         last_event_id: str | None = None,
         max_reconnects: int = 5,
+        public_slug: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """`watch`, async."""
-        state = _Resume(str(thread_id), None, None, follow, last_event_id)
+        state = _Resume(
+            thread_route(str(thread_id), public_slug), None, None, follow, last_event_id
+        )
         return self._aevents(state, max_reconnects)
+
+    # A run's events: `watching`, the `run`, its turns' frames and its
+    # `run_status` changes, until the run ends.
+
+    def run_events(
+        self,
+        runner_id: str,
+        run_id: str,
+        last_event_id: str | None = None,
+        max_reconnects: int = 5,
+    ) -> Iterator[StreamEvent]:
+        """Reads a run's events to its end."""
+        return self._events(self._run_state(runner_id, run_id, last_event_id), max_reconnects)
+
+    def arun_events(
+        self,
+        runner_id: str,
+        run_id: str,
+        last_event_id: str | None = None,
+        max_reconnects: int = 5,
+    ) -> AsyncIterator[StreamEvent]:
+        """`run_events`, async."""
+        return self._aevents(self._run_state(runner_id, run_id, last_event_id), max_reconnects)
+
+    @staticmethod
+    def _send_state(
+        thread_id: str, body: dict[str, Any], key: str | None, public_slug: str | None
+    ) -> _Resume:
+        route = thread_route(str(thread_id), public_slug)
+        return _Resume(route, body, key or str(uuid.uuid4()), False, None)
+
+    @staticmethod
+    def _run_state(runner_id: str, run_id: str, last_event_id: str | None) -> _Resume:
+        route = Route(f"/api/runners/{runner_id}/runs/{run_id}/events", run=True)
+        return _Resume(route, None, None, True, last_event_id)
 
     # The loops: I/O only; `_Resume` decides.
 
@@ -174,6 +232,8 @@ class Confer:
                             yield event
                         if state.finished:
                             return
+                    if state.end_of_body():
+                        return
             except ConferError as error:
                 wait = state.refused(error)
                 cause = error
@@ -202,6 +262,8 @@ class Confer:
                             yield event
                         if state.finished:
                             return
+                    if state.end_of_body():
+                        return
             except ConferError as error:
                 wait = state.refused(error)
                 cause = error

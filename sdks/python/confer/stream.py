@@ -1,11 +1,12 @@
 """Typed, resumable event streams (sdks.md "Stream rules").
 
-A send's or a watch's Server-Sent Events are read with httpx-sse and yielded
-as `StreamEvent`s whose `data` is the generated type of the event. When the
+Every SSE route's events (a thread's send and stream, their public-chat
+twins, a run's events) are read with httpx-sse and yielded as
+`StreamEvent`s whose `data` is the generated type of the event. When the
 connection drops, the stream is re-made where it stopped: by re-POSTing the
-send with the same Idempotency-Key while no frame has arrived, else by
-`GET /api/threads/{id}/stream` with `Last-Event-ID`. Frames already yielded
-are dropped by id, so each is yielded once.
+send with the same Idempotency-Key while no frame has arrived, else by the
+route that resumes it with `Last-Event-ID`. Frames already yielded are
+dropped by id, so each is yielded once.
 
 `_Resume` holds those rules once; the sync and async loops only do I/O.
 """
@@ -78,18 +79,40 @@ def _typed(name: str, own_id: str | None, raw: str) -> StreamEvent:
     return StreamEvent(name, own_id, value)
 
 
+#: Run statuses after which a run's events route closes the stream.
+ENDED = {"succeeded", "failed", "cancelled", "expired"}
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a stream is read: a thread's base path (`/api/threads/{id}`, or
+    a public chat's twin), whose send POSTs to `messages` and which resumes
+    from `stream`; or (`run=True`) a run's events route, which resumes
+    itself and ends with the run."""
+
+    path: str
+    run: bool = False
+
+
+def thread_route(thread_id: str, public_slug: str | None = None) -> Route:
+    """A thread's route; with `public_slug`, its public chat's twin."""
+    if public_slug is None:
+        return Route(f"/api/threads/{thread_id}")
+    return Route(f"/api/public/chat/{public_slug}/threads/{thread_id}")
+
+
 class _Resume:
     """The state of one stream across its connections (rules 1-6)."""
 
     def __init__(
         self,
-        thread_id: str,
+        route: Route,
         body: dict[str, Any] | None,
         key: str | None,
         follow: bool,
         last_event_id: str | None,
     ) -> None:
-        self.thread_id = thread_id
+        self.route = route
         self.body = body
         self.key = key
         self.follow = follow
@@ -97,6 +120,7 @@ class _Resume:
         self.last = _frame_id(last_event_id) if last_event_id else None
         self.meta_turn: int | None = None
         self.finished = False
+        self.run_ended = False
         self.repost = False
         # httpx-sse keeps the last id on events that have none (the SSE
         # rule for `lastEventId`); within one connection a repeated id is
@@ -109,8 +133,13 @@ class _Resume:
 
     def request(self) -> tuple[str, str, dict[str, Any]]:
         """The next request: the send (again), or a reattach."""
-        path = f"/api/threads/{self.thread_id}"
+        path = self.route.path
         self.connection_id = ""
+        if self.route.run:
+            headers = {"Accept": "text/event-stream"}
+            if self.last_raw:
+                headers["Last-Event-ID"] = self.last_raw
+            return "GET", path, {"headers": headers}
         if self.sending and (self.last is None or self.repost):
             self.repost = False
             headers = {"Idempotency-Key": self.key or "", "Accept": "text/event-stream"}
@@ -155,9 +184,20 @@ class _Resume:
             if turn is not None and turn == self.meta_turn:
                 return None
             self.meta_turn = turn
-        if name == "done" and (self.sending or not self.follow):
+        event = _typed(name, own_id, sse.data)
+        if name == "done" and (self.sending or not self.follow) and not self.route.run:
             self.finished = True
-        return _typed(name, own_id, sse.data)
+        if name in ("run", "run_status"):
+            status = getattr(event.data, "status", None)
+            if str(getattr(status, "value", status)) in ENDED:
+                self.run_ended = True
+        return event
+
+    def end_of_body(self) -> bool:
+        """The body ended: whether that is the stream's end (a run's, after
+        its run ended) rather than a dropped connection."""
+        self.finished = self.finished or self.run_ended
+        return self.finished
 
 
 def backoff(failures: int) -> float:

@@ -9,8 +9,37 @@ import httpx
 import pytest
 
 from confer import Confer, ConferError, StreamEvent
-from confer.api import messages_history, messages_stop, threads_create
-from confer.models import CreateThread, DoneEvent, HistoryPage, RequiresActionEvent, StopBody
+from confer.api import (
+    agents_create,
+    agents_get,
+    messages_history,
+    messages_stop,
+    public_chat_session,
+    public_threads_create,
+    publish_create,
+    runners_create,
+    runs_start,
+    threads_create,
+)
+from confer.models import (
+    AgentView,
+    CreateAgent,
+    CreateThread,
+    CreateVisitorThread,
+    DoneEvent,
+    HistoryPage,
+    PublicationBody,
+    RequiresActionEvent,
+    Run,
+    RunnerBody,
+    RunnerWithSecret,
+    SessionRequest,
+    StartRun,
+    StartRunInputType0,
+    StopBody,
+    VisitorSession,
+    VisitorThread,
+)
 
 from conftest import KEY, TOOL_MODEL, URL, new_agent, new_thread
 
@@ -50,7 +79,6 @@ def test_stop_ends_the_turn_with_a_partial_answer(confer: Confer) -> None:
         if event.event == "token":
             seen += 1
             if seen == 2:
-                # The generator sends an unset optional body as JSON: give one.
                 messages_stop.sync(thread.id, client=confer.client, body=StopBody())
         if event.event == "done":
             done = event.data
@@ -121,9 +149,12 @@ def test_a_client_tool_round_trip_on_aimock(confer: Confer) -> None:
 
 def test_errors_carry_the_contracts_body(confer: Confer) -> None:
     with pytest.raises(ConferError) as missing:
-        list(confer.stream(str(uuid.uuid4()), {"content": "hello"}))
+        agents_get.sync(uuid.uuid4(), client=confer.client)
     assert missing.value.status == 404 and missing.value.error == "NOT_FOUND"
     assert missing.value.detail and missing.value.request_id
+    with pytest.raises(ConferError) as no_thread:
+        list(confer.stream(str(uuid.uuid4()), {"content": "hello"}))
+    assert no_thread.value.status == 404
 
     thread = new_thread(confer, new_agent(confer))
     with pytest.raises(ConferError) as empty:
@@ -151,3 +182,42 @@ def test_the_async_stream_matches_the_sync_one() -> None:
         confer.close()
 
     asyncio.run(scenario())
+
+
+def test_a_runs_events_stream_to_its_end(confer: Confer) -> None:
+    agent = new_agent(confer)
+    runner = runners_create.sync(
+        client=confer.client,
+        body=RunnerBody(agent_id=agent.id, name="Echo", instructions="Say {{ input.word }}"),
+    )
+    assert isinstance(runner, RunnerWithSecret)
+    run = runs_start.sync(
+        runner.id,
+        client=confer.client,
+        body=StartRun(input_=StartRunInputType0.from_dict({"word": "hello"})),
+    )
+    assert isinstance(run, Run)
+    events = list(confer.run_events(str(runner.id), str(run.id)))
+    assert "run" in [e.event for e in events]
+    assert tokens(events) == "Say hello"
+    statuses = [e.data.status.value for e in events if e.event == "run_status"]
+    assert statuses[-1] == "succeeded", statuses
+
+
+def test_a_public_chats_visitor_streams_through_the_public_twin(confer: Confer) -> None:
+    agent = agents_create.sync(
+        client=confer.client, body=CreateAgent(name="sdk-public", default_model="builtin/echo")
+    )
+    assert isinstance(agent, AgentView)
+    slug = f"sdk-{uuid.uuid4().hex[:8]}"
+    publish_create.sync(agent.id, client=confer.client, body=PublicationBody(slug=slug))
+    anonymous = Confer(URL, token=lambda: "")
+    session = public_chat_session.sync(slug, client=anonymous.client, body=SessionRequest())
+    assert isinstance(session, VisitorSession)
+    visitor = Confer(URL, token=lambda: session.token)
+    thread = public_threads_create.sync(slug, client=visitor.client, body=CreateVisitorThread())
+    assert isinstance(thread, VisitorThread)
+    events = list(visitor.public_stream(slug, str(thread.id), {"content": "hi there"}))
+    assert tokens(events) == events[-1].data.content == "hi there"
+    for client in (anonymous, visitor):
+        client.close()

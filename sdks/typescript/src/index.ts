@@ -5,16 +5,24 @@
 //   for await (const event of confer.stream(threadId, { content: "Hello" })) { … }
 
 import { type Client, createClient, createConfig } from "./generated/client/index.js";
-import type { DoneEvent, ErrorEvent, SendMessage } from "./generated/types.gen.js";
+import type { DoneEvent, ErrorEvent, SendMessage, VisitorSend } from "./generated/types.gen.js";
 import { ConferError } from "./errors.js";
-import { events, Resume, type StreamEvent, type StreamOptions, type WatchOptions } from "./stream.js";
+import {
+  events,
+  Resume,
+  type RunEventsOptions,
+  type StreamEvent,
+  type StreamOptions,
+  threadRoute,
+  type WatchOptions,
+} from "./stream.js";
 import { VERSION } from "./version.js";
 
 export * from "./generated/sdk.gen.js";
 export type * from "./generated/types.gen.js";
 export { ConferConnectionError, ConferError, StreamGapError } from "./errors.js";
 export { EVENT_NAMES, type EventDataMap } from "./events.js";
-export type { StreamEvent, StreamOptions, WatchOptions } from "./stream.js";
+export type { RunEventsOptions, StreamEvent, StreamOptions, WatchOptions } from "./stream.js";
 export { VERSION } from "./version.js";
 
 /** How to reach Confer. */
@@ -63,14 +71,48 @@ export class Confer {
 
   /** Sends a message and yields its turn's events, through to `done`. */
   stream(threadId: string, body: SendMessage, options: StreamOptions = {}): AsyncGenerator<StreamEvent> {
-    const key = options.idempotencyKey ?? crypto.randomUUID();
-    const state = new Resume(threadId, body, key, false, undefined);
-    return events(this.transport(), state, options.maxReconnects, options.signal);
+    return this.sendOn(threadRoute(threadId), body, options);
   }
 
   /** Reads a thread's running turn (or, with `follow`, every turn). */
   watch(threadId: string, options: WatchOptions = {}): AsyncGenerator<StreamEvent> {
-    const state = new Resume(threadId, undefined, undefined, options.follow ?? false, options.lastEventId);
+    return this.watchOn(threadRoute(threadId), options);
+  }
+
+  /** `stream` on a public chat's thread (`/api/public/chat/{slug}/…`);
+   * construct this client with the visitor's token (`token: () => cfv`). */
+  publicStream(
+    slug: string,
+    threadId: string,
+    body: VisitorSend,
+    options: StreamOptions = {},
+  ): AsyncGenerator<StreamEvent> {
+    return this.sendOn(threadRoute(threadId, slug), body, options);
+  }
+
+  /** `watch` on a public chat's thread. */
+  publicWatch(slug: string, threadId: string, options: WatchOptions = {}): AsyncGenerator<StreamEvent> {
+    return this.watchOn(threadRoute(threadId, slug), options);
+  }
+
+  /** A run's events: `watching`, the `run`, its turns' frames and its
+   * `run_status` changes, until the run ends. */
+  runEvents(runnerId: string, runId: string, options: RunEventsOptions = {}): AsyncGenerator<StreamEvent> {
+    const route = {
+      run: `/api/runners/${encodeURIComponent(runnerId)}/runs/${encodeURIComponent(runId)}/events`,
+    };
+    const state = new Resume(route, undefined, undefined, true, options.lastEventId);
+    return events(this.transport(), state, options.maxReconnects, options.signal);
+  }
+
+  private sendOn(route: ReturnType<typeof threadRoute>, body: unknown, options: StreamOptions) {
+    const key = options.idempotencyKey ?? crypto.randomUUID();
+    const state = new Resume(route, body, key, false, undefined);
+    return events(this.transport(), state, options.maxReconnects, options.signal);
+  }
+
+  private watchOn(route: ReturnType<typeof threadRoute>, options: WatchOptions) {
+    const state = new Resume(route, undefined, undefined, options.follow ?? false, options.lastEventId);
     return events(this.transport(), state, options.maxReconnects, options.signal);
   }
 
@@ -90,10 +132,13 @@ export class Confer {
     return {
       baseUrl: this.baseUrl,
       fetch: this.fetch,
-      headers: async () => ({
-        Authorization: `Bearer ${await this.token()}`,
-        "User-Agent": `confer-sdk-ts/${VERSION}`,
-      }),
+      headers: async (): Promise<Record<string, string>> => {
+        const token = await this.token();
+        const headers: Record<string, string> = { "User-Agent": `confer-sdk-ts/${VERSION}` };
+        // None when empty: the public chat's routes before a visitor has a token.
+        if (token) headers.Authorization = `Bearer ${token}`;
+        return headers;
+      },
     };
   }
 }

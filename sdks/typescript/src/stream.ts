@@ -1,11 +1,12 @@
 // Typed, resumable event streams (sdks.md "Stream rules").
 //
-// A send's or a watch's Server-Sent Events are parsed with eventsource-parser
-// and yielded as StreamEvents whose `data` is the generated type of the
-// event. When the connection drops, the stream is re-made where it stopped:
-// by re-POSTing the send with the same Idempotency-Key while no frame has
-// arrived, else by `GET /api/threads/{id}/stream` with `Last-Event-ID`.
-// Frames already yielded are dropped by id, so each is yielded once.
+// Every SSE route's events (a thread's send and stream, their public-chat
+// twins, a run's events) are parsed with eventsource-parser and yielded as
+// StreamEvents whose `data` is the generated type of the event. When the
+// connection drops, the stream is re-made where it stopped: by re-POSTing
+// the send with the same Idempotency-Key while no frame has arrived, else
+// by the route that resumes it with `Last-Event-ID`. Frames already
+// yielded are dropped by id, so each is yielded once.
 //
 // `Resume` holds those rules; `events()` only does I/O.
 
@@ -36,6 +37,14 @@ export interface StreamOptions {
 export interface WatchOptions {
   /** Every turn, until the caller stops reading. */
   follow?: boolean;
+  /** Resume after this id (`T.N`). */
+  lastEventId?: string;
+  signal?: AbortSignal;
+  maxReconnects?: number;
+}
+
+/** Options of `runEvents()`. */
+export interface RunEventsOptions {
   /** Resume after this id (`T.N`). */
   lastEventId?: string;
   signal?: AbortSignal;
@@ -84,15 +93,32 @@ function typed(message: EventSourceMessage): StreamEvent {
   return { event: name, id: message.id, data } as StreamEvent;
 }
 
+/** Where a stream is read: a thread's (`/api/threads/{id}`, or a public
+ * chat's twin), whose send POSTs to `messages` and which resumes from
+ * `stream`; or a run's events route, which resumes itself and ends with
+ * the run. */
+export type Route = { thread: string } | { run: string };
+
+/** A thread's base path. */
+export function threadRoute(threadId: string, publicSlug?: string): { thread: string } {
+  const thread = `/api/threads/${encodeURIComponent(threadId)}`;
+  if (publicSlug === undefined) return { thread };
+  return { thread: `/api/public/chat/${encodeURIComponent(publicSlug)}${thread.slice(4)}` };
+}
+
+const ENDED = new Set(["succeeded", "failed", "cancelled", "expired"]);
+
 /** The state of one stream across its connections (rules 1-6). */
 export class Resume {
   private last: FrameId | undefined;
   private metaTurn: number | undefined;
   private repost = false;
+  /** A run's stream saw its run end: the server closes it next. */
+  private runEnded = false;
   finished = false;
 
   constructor(
-    readonly threadId: string,
+    readonly route: Route,
     readonly body: unknown,
     readonly key: string | undefined,
     readonly follow: boolean,
@@ -107,7 +133,12 @@ export class Resume {
 
   /** The next request: the send (again), or a reattach. */
   request(): { method: string; path: string; headers: Record<string, string>; body?: string } {
-    const path = `/api/threads/${encodeURIComponent(this.threadId)}`;
+    if ("run" in this.route) {
+      const headers: Record<string, string> = { Accept: "text/event-stream" };
+      if (this.lastRaw) headers["Last-Event-ID"] = this.lastRaw;
+      return { method: "GET", path: this.route.run, headers };
+    }
+    const path = this.route.thread;
     if (this.sending && (this.last === undefined || this.repost)) {
       this.repost = false;
       return {
@@ -160,8 +191,21 @@ export class Resume {
       if (id[0] === this.metaTurn) return undefined;
       this.metaTurn = id[0];
     }
-    if (event.event === "done" && (this.sending || !this.follow)) this.finished = true;
+    if (event.event === "done" && (this.sending || !this.follow) && !("run" in this.route)) {
+      this.finished = true;
+    }
+    if (event.event === "run" || event.event === "run_status") {
+      const status = (event.data as { status?: unknown } | null)?.status;
+      if (typeof status === "string" && ENDED.has(status)) this.runEnded = true;
+    }
     return event;
+  }
+
+  /** The body ended: whether that is the stream's end (a run's, after its
+   * run ended) rather than a dropped connection. */
+  endOfBody(): boolean {
+    this.finished ||= this.runEnded;
+    return this.finished;
   }
 }
 
@@ -230,6 +274,7 @@ export async function* events(
         }
         if (state.finished) return;
       }
+      if (state.endOfBody()) return;
     } catch (error) {
       if (signal?.aborted) throw error;
       if (error instanceof ConferError) wait = state.refused(error);

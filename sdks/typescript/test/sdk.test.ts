@@ -7,6 +7,12 @@ import { test } from "node:test";
 
 import {
   agentsCreate,
+  agentsGet,
+  publicChatSession,
+  publicThreadsCreate,
+  publishCreate,
+  runnersCreate,
+  runsStart,
   Confer,
   ConferError,
   messagesHistory,
@@ -165,11 +171,16 @@ test("a client tool round trip on aimock", async () => {
 });
 
 test("errors carry the contract's body", async () => {
-  const missing = await collect(confer.stream(crypto.randomUUID(), { content: "hello" })).catch((e) => e);
+  const missing = await agentsGet({ client: confer.client, path: { agent_id: crypto.randomUUID() } }).catch(
+    (e) => e,
+  );
   assert.ok(missing instanceof ConferError);
   assert.equal(missing.status, 404);
   assert.equal(missing.error, "NOT_FOUND");
   assert.ok(missing.detail && missing.requestId);
+  const noThread = await collect(confer.stream(crypto.randomUUID(), { content: "hello" })).catch((e) => e);
+  assert.ok(noThread instanceof ConferError);
+  assert.equal(noThread.status, 404);
 
   const generated = await agentsCreate({ client: confer.client, body: { name: "" } }).catch((e) => e);
   assert.ok(generated instanceof ConferError, String(generated));
@@ -192,4 +203,47 @@ test("errors carry the contract's body", async () => {
   assert.equal(busy.error, "THREAD_BUSY");
   const rest = await collect(running);
   assert.equal(rest.at(-1)?.event, "done");
+});
+
+test("a run's events stream to its end", async () => {
+  const { data: agent } = await agentsCreate({
+    client: confer.client,
+    throwOnError: true,
+    body: { name: "sdk-runner", defaultModel: "builtin/echo" },
+  });
+  const { data: runner } = await runnersCreate({
+    client: confer.client,
+    throwOnError: true,
+    body: { agentId: agent.id, name: "Echo", instructions: "Say {{ input.word }}" },
+  });
+  const { data: run } = await runsStart({
+    client: confer.client,
+    throwOnError: true,
+    path: { runner_id: runner.id },
+    body: { input: { word: "hello" } },
+  });
+  const events = await collect(confer.runEvents(runner.id, run.id));
+  const names = events.map((e) => e.event);
+  assert.ok(names.includes("run"), names.join());
+  assert.equal(tokens(events), "Say hello");
+  const last = events.filter((e) => e.event === "run_status").at(-1);
+  assert.ok(last && last.event === "run_status");
+  assert.equal(last.data.status, "succeeded");
+});
+
+test("a public chat's visitor streams through the public twin", async () => {
+  const { data: agent } = await agentsCreate({
+    client: confer.client,
+    throwOnError: true,
+    body: { name: "sdk-public", defaultModel: "builtin/echo" },
+  });
+  const slug = `sdk-${crypto.randomUUID().slice(0, 8)}`;
+  await publishCreate({ client: confer.client, throwOnError: true, path: { agent_id: agent.id }, body: { slug } });
+  const anonymous = new Confer({ baseUrl, token: () => "" });
+  const { data: session } = await publicChatSession({ client: anonymous.client, throwOnError: true, path: { slug } });
+  const visitor = new Confer({ baseUrl, token: () => session.token });
+  const { data: thread } = await publicThreadsCreate({ client: visitor.client, throwOnError: true, path: { slug } });
+  const events = await collect(visitor.publicStream(slug, thread.id, { content: "hi there" }));
+  assert.equal(doneOf(events).content, "hi there");
+  assert.equal(tokens(events), "hi there");
 });

@@ -15,7 +15,7 @@ use crate::error::ApiError;
 use crate::runners::generate::{Asked, generate as generate_for};
 use crate::runners::suggestions::{RunnerSuggestions, SuggestionBody, SuggestionSource, check};
 use crate::state::AppState;
-use crate::suggestions::{DEFAULT_COUNT, MAX_SUGGESTIONS};
+use crate::suggestions::requested_count;
 
 /// `PUT …/suggestions` body.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -89,13 +89,7 @@ pub async fn generate(
     body: JsonBody<GenerateSuggestions>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let count = body.count.unwrap_or(DEFAULT_COUNT);
-    if !(1..=MAX_SUGGESTIONS).contains(&count) {
-        return Err(ApiError::invalid(
-            "count",
-            format!("1 to {MAX_SUGGESTIONS}"),
-        ));
-    }
+    let count = requested_count(body.count)?;
     let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
     let (org, agent_id) = (caller.org_id, runner.agent_id);
     let agent = state.store.run(move |s| s.agent(org, agent_id)).await?;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::{TimeDelta, Utc};
 use confer_actors::{
     CallOrigin, ContextMessage, ContextRole, CredentialResolver, KeyRequest, ModelProvider,
-    ModelRequest, PriceTable, ThreadStore, UsageId, UsagePurpose, UsageRecord, read_side_call,
+    ModelRequest, PriceTable, SideBill, ThreadStore, UsagePurpose, read_side_call,
 };
 use tokio::sync::Notify;
 
@@ -199,33 +199,15 @@ impl MemoryCollector {
         };
         let call = read_side_call(self.provider.stream(request)).await;
         if call.accepted {
-            let record = UsageRecord {
-                id: UsageId::new(),
-                org_id: org,
-                agent_id: agent,
-                thread_id: Some(thread),
-                message_id: None,
-                model: route.model.clone(),
-                provider: route.provider.clone(),
+            let record = call.usage_record(SideBill {
+                org,
+                agent,
+                thread: Some(thread),
+                route: &route,
                 key_source,
-                input_tokens: call
-                    .input_tokens
-                    .unwrap_or_else(|| confer_actors::estimate_tokens(&job.transcript)),
-                output_tokens: call
-                    .output_tokens
-                    .unwrap_or_else(|| confer_actors::estimate_tokens(&call.text)),
-                cache_read_tokens: 0,
-                cache_write_tokens: 0,
-                metadata: Default::default(),
-                publication_id: None,
-                stopped: false,
-                estimated: call.input_tokens.is_none() || call.output_tokens.is_none(),
-                step: None,
+                sent: &job.transcript,
                 purpose: UsagePurpose::Memory,
-                compacted: false,
-                iterations: None,
-                created_at: Utc::now(),
-            };
+            });
             let cost_nanos = self.prices.cost_nanos(&record).unwrap_or(0);
             let day = DayAggregate {
                 input_tokens: record.input_tokens,

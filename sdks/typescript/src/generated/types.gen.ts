@@ -2337,17 +2337,12 @@ export type SpanKind = 'turn' | 'admission' | 'resolver' | 'compaction' | 'llm' 
 export type SpanStatus = 'ok' | 'error';
 
 /**
- * The JSON body of a 412: the error and the current object.
+ * `PRECONDITION_FAILED`'s body: the error and the current object.
  */
-export type StaleBody = {
-    /**
-     * The object as it is now (a plan or a todo).
-     */
+export type StaleBody = ErrorBody & {
     current: {
         [key: string]: unknown;
     };
-    detail: string;
-    error: string;
 };
 
 /**

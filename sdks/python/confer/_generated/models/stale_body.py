@@ -7,6 +7,9 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 from typing_extensions import Self
 
+from ..models.error_body_error import ErrorBodyError
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.stale_body_current import StaleBodyCurrent
 
@@ -16,35 +19,36 @@ T = TypeVar("T", bound="StaleBody")
 
 @_attrs_define
 class StaleBody:
-    """The JSON body of a 412: the error and the current object.
+    """`PRECONDITION_FAILED`'s body: the error and the current object.
 
     Attributes:
-        current (StaleBodyCurrent): The object as it is now (a plan or a todo).
-        detail (str):
-        error (str):
+        error (ErrorBodyError):
+        current (StaleBodyCurrent):
+        detail (str | Unset): What was wrong, naming the field; never internals.
     """
 
+    error: ErrorBodyError
     current: StaleBodyCurrent
-    detail: str
-    error: str
+    detail: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        error = self.error.value
+
         current = self.current.to_dict()
 
         detail = self.detail
-
-        error = self.error
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "current": current,
-                "detail": detail,
                 "error": error,
+                "current": current,
             }
         )
+        if detail is not UNSET:
+            field_dict["detail"] = detail
 
         return field_dict
 
@@ -53,16 +57,16 @@ class StaleBody:
         from ..models.stale_body_current import StaleBodyCurrent
 
         d = dict(src_dict)
+        error = ErrorBodyError(d.pop("error"))
+
         current = StaleBodyCurrent.from_dict(d.pop("current"))
 
-        detail = d.pop("detail")
-
-        error = d.pop("error")
+        detail = d.pop("detail", UNSET)
 
         stale_body = cls(
+            error=error,
             current=current,
             detail=detail,
-            error=error,
         )
 
         stale_body.additional_properties = d

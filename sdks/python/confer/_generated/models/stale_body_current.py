@@ -12,8 +12,6 @@ T = TypeVar("T", bound="StaleBodyCurrent")
 
 @_attrs_define
 class StaleBodyCurrent:
-    """The object as it is now (a plan or a todo)."""
-
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -9,13 +9,13 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.session_request import SessionRequest
 from ...models.visitor_session import VisitorSession
-from ...types import UNSET, Response, Unset
+from ...types import Response
 
 
 def _get_kwargs(
     slug: str,
     *,
-    body: None | SessionRequest | Unset = UNSET,
+    body: None | SessionRequest,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -106,13 +106,13 @@ def sync_detailed(
     slug: str,
     *,
     client: AuthenticatedClient | Client,
-    body: None | SessionRequest | Unset = UNSET,
+    body: None | SessionRequest,
 ) -> Response[ErrorBody | VisitorSession]:
     """`POST /api/public/chat/{slug}/session`.
 
     Args:
         slug (str):
-        body (None | SessionRequest | Unset):
+        body (None | SessionRequest):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -138,13 +138,13 @@ def sync(
     slug: str,
     *,
     client: AuthenticatedClient | Client,
-    body: None | SessionRequest | Unset = UNSET,
+    body: None | SessionRequest,
 ) -> ErrorBody | VisitorSession | None:
     """`POST /api/public/chat/{slug}/session`.
 
     Args:
         slug (str):
-        body (None | SessionRequest | Unset):
+        body (None | SessionRequest):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -165,13 +165,13 @@ async def asyncio_detailed(
     slug: str,
     *,
     client: AuthenticatedClient | Client,
-    body: None | SessionRequest | Unset = UNSET,
+    body: None | SessionRequest,
 ) -> Response[ErrorBody | VisitorSession]:
     """`POST /api/public/chat/{slug}/session`.
 
     Args:
         slug (str):
-        body (None | SessionRequest | Unset):
+        body (None | SessionRequest):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -195,13 +195,13 @@ async def asyncio(
     slug: str,
     *,
     client: AuthenticatedClient | Client,
-    body: None | SessionRequest | Unset = UNSET,
+    body: None | SessionRequest,
 ) -> ErrorBody | VisitorSession | None:
     """`POST /api/public/chat/{slug}/session`.
 
     Args:
         slug (str):
-        body (None | SessionRequest | Unset):
+        body (None | SessionRequest):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -10,14 +10,14 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.invite import Invite
 from ...models.invite_request import InviteRequest
-from ...types import UNSET, Response, Unset
+from ...types import Response
 
 
 def _get_kwargs(
     slug: str,
     thread_id: UUID,
     *,
-    body: InviteRequest | None | Unset = UNSET,
+    body: InviteRequest | None,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -110,14 +110,14 @@ def sync_detailed(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: InviteRequest | None | Unset = UNSET,
+    body: InviteRequest | None,
 ) -> Response[ErrorBody | Invite]:
     """`POST /api/public/chat/{slug}/threads/{id}/invite`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (InviteRequest | None | Unset):
+        body (InviteRequest | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -145,14 +145,14 @@ def sync(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: InviteRequest | None | Unset = UNSET,
+    body: InviteRequest | None,
 ) -> ErrorBody | Invite | None:
     """`POST /api/public/chat/{slug}/threads/{id}/invite`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (InviteRequest | None | Unset):
+        body (InviteRequest | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -175,14 +175,14 @@ async def asyncio_detailed(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: InviteRequest | None | Unset = UNSET,
+    body: InviteRequest | None,
 ) -> Response[ErrorBody | Invite]:
     """`POST /api/public/chat/{slug}/threads/{id}/invite`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (InviteRequest | None | Unset):
+        body (InviteRequest | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -208,14 +208,14 @@ async def asyncio(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: InviteRequest | None | Unset = UNSET,
+    body: InviteRequest | None,
 ) -> ErrorBody | Invite | None:
     """`POST /api/public/chat/{slug}/threads/{id}/invite`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (InviteRequest | None | Unset):
+        body (InviteRequest | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -10,14 +10,14 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.stop_body import StopBody
 from ...models.visitor_stopped import VisitorStopped
-from ...types import UNSET, Response, Unset
+from ...types import Response
 
 
 def _get_kwargs(
     slug: str,
     thread_id: UUID,
     *,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -110,14 +110,14 @@ def sync_detailed(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> Response[ErrorBody | VisitorStopped]:
     """`POST …/threads/{id}/stop`: as `/api/threads/{id}/stop`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -145,14 +145,14 @@ def sync(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> ErrorBody | VisitorStopped | None:
     """`POST …/threads/{id}/stop`: as `/api/threads/{id}/stop`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -175,14 +175,14 @@ async def asyncio_detailed(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> Response[ErrorBody | VisitorStopped]:
     """`POST …/threads/{id}/stop`: as `/api/threads/{id}/stop`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -208,14 +208,14 @@ async def asyncio(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> ErrorBody | VisitorStopped | None:
     """`POST …/threads/{id}/stop`: as `/api/threads/{id}/stop`.
 
     Args:
         slug (str):
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -9,13 +9,13 @@ from ...client import AuthenticatedClient, Client
 from ...models.create_visitor_thread import CreateVisitorThread
 from ...models.error_body import ErrorBody
 from ...models.visitor_thread import VisitorThread
-from ...types import UNSET, Response, Unset
+from ...types import Response
 
 
 def _get_kwargs(
     slug: str,
     *,
-    body: CreateVisitorThread | None | Unset = UNSET,
+    body: CreateVisitorThread | None,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -111,14 +111,14 @@ def sync_detailed(
     slug: str,
     *,
     client: AuthenticatedClient,
-    body: CreateVisitorThread | None | Unset = UNSET,
+    body: CreateVisitorThread | None,
 ) -> Response[ErrorBody | VisitorThread]:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
     and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
 
     Args:
         slug (str):
-        body (CreateVisitorThread | None | Unset):
+        body (CreateVisitorThread | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -144,14 +144,14 @@ def sync(
     slug: str,
     *,
     client: AuthenticatedClient,
-    body: CreateVisitorThread | None | Unset = UNSET,
+    body: CreateVisitorThread | None,
 ) -> ErrorBody | VisitorThread | None:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
     and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
 
     Args:
         slug (str):
-        body (CreateVisitorThread | None | Unset):
+        body (CreateVisitorThread | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -172,14 +172,14 @@ async def asyncio_detailed(
     slug: str,
     *,
     client: AuthenticatedClient,
-    body: CreateVisitorThread | None | Unset = UNSET,
+    body: CreateVisitorThread | None,
 ) -> Response[ErrorBody | VisitorThread]:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
     and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
 
     Args:
         slug (str):
-        body (CreateVisitorThread | None | Unset):
+        body (CreateVisitorThread | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -203,14 +203,14 @@ async def asyncio(
     slug: str,
     *,
     client: AuthenticatedClient,
-    body: CreateVisitorThread | None | Unset = UNSET,
+    body: CreateVisitorThread | None,
 ) -> ErrorBody | VisitorThread | None:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
     and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
 
     Args:
         slug (str):
-        body (CreateVisitorThread | None | Unset):
+        body (CreateVisitorThread | None):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

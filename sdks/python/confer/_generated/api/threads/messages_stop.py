@@ -10,13 +10,13 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.stop_body import StopBody
 from ...models.stopped import Stopped
-from ...types import UNSET, Response, Unset
+from ...types import Response
 
 
 def _get_kwargs(
     thread_id: UUID,
     *,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -107,14 +107,14 @@ def sync_detailed(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> Response[ErrorBody | Stopped]:
     """`POST /api/threads/{id}/stop`: ends the running answer at once (and, with
     `{"queued": true}`, the queued sends).
 
     Args:
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,14 +140,14 @@ def sync(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> ErrorBody | Stopped | None:
     """`POST /api/threads/{id}/stop`: ends the running answer at once (and, with
     `{"queued": true}`, the queued sends).
 
     Args:
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -168,14 +168,14 @@ async def asyncio_detailed(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> Response[ErrorBody | Stopped]:
     """`POST /api/threads/{id}/stop`: ends the running answer at once (and, with
     `{"queued": true}`, the queued sends).
 
     Args:
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -199,14 +199,14 @@ async def asyncio(
     thread_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | StopBody | Unset = UNSET,
+    body: None | StopBody,
 ) -> ErrorBody | Stopped | None:
     """`POST /api/threads/{id}/stop`: ends the running answer at once (and, with
     `{"queued": true}`, the queued sends).
 
     Args:
         thread_id (UUID):
-        body (None | StopBody | Unset):
+        body (None | StopBody):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
