@@ -55,6 +55,7 @@ async function produce() {
   const files = new Map();
   await page(files, "chat");
   await page(files, "console");
+  await page(files, "button");
   files.set("embed.js", Buffer.from(await bundle("src/embed/embed.ts")));
   return files;
 }

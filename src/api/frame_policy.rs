@@ -7,7 +7,8 @@
 //! 'none'` (an HTML page without a policy, `/docs`, gets the directive
 //! alone, so its scripts still load).
 //!
-//! The public surface (`/api/public/…`, `/c/…`, `/console`, `/assets/…`)
+//! The public surface (`/api/public/…`, `/c/…`, `/console`, `/assets/…`,
+//! a runner's button)
 //! never carries CORS headers (rule 10): its pages are Confer's own, and no
 //! other site's script may read it, whatever `CONFER_CORS_ORIGINS` allows.
 
@@ -43,6 +44,17 @@ pub fn is_public(path: &str) -> bool {
         || path.starts_with("/c/")
         || path == "/console"
         || path.starts_with("/assets/")
+        || is_runner_button(path)
+}
+
+/// A runner's button page, its runs and its launcher
+/// (`/api/runners/{id}/button…`, `/api/runners/{id}/embed.js`).
+fn is_runner_button(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("/api/runners/") else {
+        return false;
+    };
+    let after_id = rest.split_once('/').map_or("", |(_, after)| after);
+    after_id == "embed.js" || after_id == "button" || after_id.starts_with("button/")
 }
 
 /// Middleware: the framing and sniffing headers of every response, and no
@@ -103,5 +115,15 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn a_runners_button_is_on_the_public_surface_and_its_api_is_not() {
+        assert!(is_public("/api/runners/r1/button"));
+        assert!(is_public("/api/runners/r1/button/runs/x/events"));
+        assert!(is_public("/api/runners/r1/embed.js"));
+        assert!(!is_public("/api/runners/r1/runs"));
+        assert!(!is_public("/api/runners/r1/buttons"));
+        assert!(!is_public("/api/runners/webhooks/whk_1"));
     }
 }

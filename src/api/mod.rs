@@ -67,8 +67,8 @@ use self::public::threads as public_threads;
 use self::runners::events as run_events;
 use self::runners::runs;
 use self::runners::{
-    budget as runner_budget, deliveries as runner_deliveries, suggestions as runner_suggestions,
-    triggers as runner_triggers, webhooks as runner_webhooks,
+    budget as runner_budget, button as runner_button, deliveries as runner_deliveries,
+    suggestions as runner_suggestions, triggers as runner_triggers, webhooks as runner_webhooks,
 };
 use crate::error::{ApiError, code_for_status, error_response};
 
@@ -236,6 +236,11 @@ route_table! {
         PATCH => runner_triggers::update, DELETE => runner_triggers::delete,
     },
     "/api/runners/{runner_id}/deliveries" => { GET => runner_deliveries::list },
+    "/api/runners/{runner_id}/button" => {
+        GET => runner_button::page, POST => runner_button::start,
+    },
+    "/api/runners/{runner_id}/button/runs/{run_id}/events" => { GET => runner_button::stream },
+    "/api/runners/{runner_id}/embed.js" => { GET => runner_button::embed },
     "/api/runners/{runner_id}/suggestions" => {
         GET => runner_suggestions::get, PUT => runner_suggestions::put,
         POST => runner_suggestions::generate,

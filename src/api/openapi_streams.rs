@@ -47,6 +47,7 @@ const REATTACH: &[(&str, &str)] = &[
     ("public_messages_send", "public_stream"),
     ("public_stream", "public_stream"),
     ("runs_events", "runs_events"),
+    ("runner_button_events", "runner_button_events"),
 ];
 
 /// `meta` → `MetaEvent`, `tool_call` → `ToolCallEvent`.

@@ -80,17 +80,49 @@ async fn published(
 
 /// The 404 of an unknown chat: a page a person reads, framed by no one.
 fn no_such_chat() -> HttpResponse {
+    not_found_page("There is no chat here.")
+}
+
+/// A 404 page a person reads saying `what`, framed by no one.
+pub(crate) fn not_found_page(what: &'static str) -> HttpResponse {
     HttpResponse::NotFound()
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'none'"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .body(
+        .body(format!(
             "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Not found</title>\
-             <p>There is no chat here.</p></html>",
-        )
+             <p>{what}</p></html>"
+        ))
 }
 
-fn file(name: &str) -> Result<Bytes, ApiError> {
+/// A public page (`name` of `web/dist/`) with its policy: no referrer,
+/// revalidated on every load.
+pub(crate) fn page(name: &str, policy: String) -> Result<HttpResponse, ApiError> {
+    page_with(policy, file(name)?)
+}
+
+/// A public page of `body` with its policy.
+pub(crate) fn page_with(policy: String, body: Bytes) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CONTENT_SECURITY_POLICY, policy))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .body(body))
+}
+
+/// `embed.js`, the launcher both a chat and a runner's button load
+/// (publishing.md page rules 8–9): other sites load it.
+pub(crate) fn embed_script() -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok()
+        .content_type("text/javascript; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+        .insert_header(("cross-origin-resource-policy", "cross-origin"))
+        .body(file("embed.js")?))
+}
+
+/// A file of `web/dist/`.
+pub(crate) fn file(name: &str) -> Result<Bytes, ApiError> {
     WebDist::get(name)
         .map(|f| Bytes::from(f.data.into_owned()))
         .ok_or_else(|| ApiError::Internal(format!("web/dist/{name} is not in the build")))
@@ -106,15 +138,7 @@ pub async fn chat(
     let Some((publication, framers)) = published(&state, path.into_inner()).await? else {
         return Ok(no_such_chat());
     };
-    Ok(HttpResponse::Ok()
-        .content_type("text/html; charset=utf-8")
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            chat_policy(&publication, &framers),
-        ))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header((header::REFERRER_POLICY, "no-referrer"))
-        .body(file("chat.html")?))
+    page("chat.html", chat_policy(&publication, &framers))
 }
 
 /// `GET /c/{slug}/embed.js`: the launcher, the same bytes for every chat
@@ -127,11 +151,7 @@ pub async fn embed(
     if published(&state, path.into_inner()).await?.is_none() {
         return Err(ApiError::NotFound("no such chat".into()));
     }
-    Ok(HttpResponse::Ok()
-        .content_type("text/javascript; charset=utf-8")
-        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
-        .insert_header(("cross-origin-resource-policy", "cross-origin"))
-        .body(file("embed.js")?))
+    embed_script()
 }
 
 /// The console's policy: the chat page's, but images only from Confer

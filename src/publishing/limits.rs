@@ -12,7 +12,7 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use confer_actors::{PublicationId, ThreadId};
+use confer_actors::{PublicationId, RunnerId, ThreadId};
 use dashmap::DashMap;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
@@ -105,6 +105,8 @@ pub struct PublicLimits {
     sends: QuotaMap<(PublicationId, String)>,
     ip_sends: QuotaMap<(PublicationId, IpKey)>,
     mints: QuotaMap<IpKey>,
+    /// Runner buttons' `rate_limit_per_min`, per (runner, client address).
+    buttons: QuotaMap<(RunnerId, IpKey)>,
     running: Arc<DashMap<PublicationId, Running>>,
     pruned: PruneClock,
 }
@@ -153,6 +155,7 @@ impl PublicLimits {
             sends: QuotaMap::new(cap),
             ip_sends: QuotaMap::new(cap),
             mints: QuotaMap::new(cap),
+            buttons: QuotaMap::new(cap),
             running: Arc::new(DashMap::new()),
             pruned: PruneClock::default(),
         }
@@ -176,6 +179,17 @@ impl PublicLimits {
         };
         self.mints
             .check(&ip, quota, "visitor sessions from this address")
+    }
+
+    /// Counts one run started from `ip` by `runner`'s button, `per_minute`
+    /// a minute.
+    pub fn button(&self, runner: RunnerId, ip: IpKey, per_minute: u32) -> Result<(), ApiError> {
+        self.prune_if_due();
+        let Some(quota) = self::per_minute(per_minute) else {
+            return Ok(());
+        };
+        self.buttons
+            .check(&(runner, ip), quota, "button runs from this address")
     }
 
     /// Counts one send (or thread creation) of `user` from `ip`, against the
@@ -248,6 +262,7 @@ impl PublicLimits {
             + self.sends.slots.len()
             + self.ip_sends.slots.len()
             + self.mints.slots.len()
+            + self.buttons.slots.len()
             + self.running.len()
     }
 
@@ -263,6 +278,7 @@ impl PublicLimits {
         self.sends.prune(idle);
         self.ip_sends.prune(idle);
         self.mints.prune(idle);
+        self.buttons.prune(idle);
     }
 }
 

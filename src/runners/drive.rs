@@ -168,6 +168,9 @@ impl RunWorker {
             started,
         ));
         let content_is_empty = content.is_empty();
+        let public = super::button::public_turn(&self.store, run)
+            .await
+            .map_err(|e| TurnRefused::Retry(e.to_string()))?;
         let request = TurnRequest {
             content,
             sender_name: None,
@@ -193,7 +196,7 @@ impl RunWorker {
             options: Arc::default(),
             if_busy: Some(IfBusy::Queue.as_str()),
             otel_trace_id: None,
-            public: None,
+            public,
             continuation: content_is_empty,
             run: Some(Arc::new(confer_actors::RunTurn {
                 tag: confer_actors::RunTag {

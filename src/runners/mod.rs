@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod budget;
+pub mod button;
 mod drive;
 pub mod generate;
 pub mod output;
@@ -242,6 +243,10 @@ pub struct RunRecord {
     pub run: Run,
     #[serde(default)]
     pub progress: RunProgress,
+    /// A button run's view token, SHA-256 hex (`runners.md` "Button
+    /// page"): the public events route checks it; never answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view_token: Option<String>,
 }
 
 impl RunRecord {
@@ -279,6 +284,7 @@ impl RunRecord {
         Self {
             run,
             progress: RunProgress::default(),
+            view_token: None,
         }
     }
 }

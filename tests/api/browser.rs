@@ -108,3 +108,80 @@ async fn an_operator_signs_in_to_the_console_and_chats() {
     )
     .await;
 }
+
+/// `runners.md` "Acceptance" 7: a runner's button embedded by its snippet
+/// on an allowed origin, its form from the schema, a suggestion, the
+/// streamed echo, a `<script>` shown as text, and a denied origin.
+#[tokio::test]
+async fn a_runner_button_embeds_fills_and_streams() {
+    let server = Server::start_with(Options::default().env("CONFER_BUILTIN_DELAY_MS", "60"));
+    let admin = server.admin();
+    let host_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let allowed = format!("http://allowed.localhost:{host_port}");
+    admin
+        .post(
+            "/api/orgs/settings",
+            json!({"allowedEmbedDomains": [allowed,
+                                           format!("http://denied.localhost:{host_port}")]}),
+        )
+        .await
+        .expect(200);
+    let agent = admin.agent("Explainer").await;
+    let runner = admin
+        .post(
+            "/api/runners",
+            json!({"agentId": agent, "name": "Explain",
+                   "instructions": "Explain {{ input.topic }} in a {{ input.tone }} tone.",
+                   "inputSchema": {"type": "object", "required": ["topic"], "properties": {
+                       "topic": {"type": "string", "title": "Topic"},
+                       "tone": {"enum": ["plain", "fun"]},
+                       "detailed": {"type": "boolean"},
+                       "count": {"type": "integer"},
+                       "extra": {"type": "object"}}}}),
+        )
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let suggestion = json!({"topic": "<script>window.__pwned=1</script> tides", "tone": "fun",
+                            "detailed": true, "count": 3, "extra": {"depth": 1}});
+    admin
+        .put(
+            &format!("/api/runners/{runner}/suggestions"),
+            json!({"suggestions": [{"label": "Tides", "input": suggestion}]}),
+        )
+        .await
+        .expect(200);
+    // Only the allowed host may frame it (the denied one is on the org's
+    // list, not the button's).
+    admin
+        .post(
+            &format!("/api/runners/{runner}/triggers"),
+            json!({"kind": "button", "title": "Explain it", "allowedOrigins": [allowed]}),
+        )
+        .await
+        .expect(201);
+    drive(
+        "runner-button.mjs",
+        vec![
+            server.base.clone(),
+            runner.clone(),
+            artifacts(),
+            host_port.to_string(),
+        ],
+    )
+    .await;
+    // The page sent what the suggestion filled in, typed by the schema.
+    let runs = admin
+        .get(&format!("/api/runners/{runner}/runs"))
+        .await
+        .expect(200);
+    assert_eq!(runs.as_array().unwrap().len(), 1, "{runs}");
+    assert_eq!(runs[0]["input"], suggestion, "{runs}");
+    assert_eq!(runs[0]["trigger"]["kind"], "button");
+}

@@ -43,6 +43,7 @@ mod prompt_caching;
 mod publishing;
 mod resolver;
 mod roles;
+mod runner_button;
 mod runner_suggestions;
 mod runners;
 mod schedule_triggers;

@@ -140,6 +140,14 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("PATCH" | "DELETE", "/api/runners/{runner_id}/triggers/{trigger_id}") => Admin,
         // The path token is the credential (P).
         ("POST", "/api/runners/webhooks/{token}") => Nobody,
+        // The button's own checks, or the view token, are the credential (P).
+        (
+            "GET",
+            "/api/runners/{runner_id}/button"
+            | "/api/runners/{runner_id}/button/runs/{run_id}/events"
+            | "/api/runners/{runner_id}/embed.js",
+        ) => Nobody,
+        ("POST", "/api/runners/{runner_id}/button") => Nobody,
         ("PUT", "/api/runners/{runner_id}/budget" | "/api/runners/{runner_id}/suggestions") => {
             Admin
         }
@@ -241,6 +249,7 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/runners/{runner_id}/triggers") => json!({"kind": "webhook"}),
         ("PATCH", "/api/runners/{runner_id}/triggers/{trigger_id}") => json!({"enabled": true}),
         ("POST", "/api/runners/webhooks/{token}") => json!({"word": "walk"}),
+        ("POST", "/api/runners/{runner_id}/button") => json!({"input": {}}),
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
         ("POST", "/api/runners/{runner_id}/runs") => json!({"input": {"word": "walk"}}),
         ("POST", "/api/runners/{runner_id}/runs/{run_id}/resume") => json!({}),

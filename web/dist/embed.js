@@ -2,13 +2,30 @@
 (() => {
   // src/embed/embed.ts
   var script = document.currentScript;
+  function target(src) {
+    const chat = /^\/c\/([^/]+)\/embed\.js$/.exec(src.pathname);
+    if (chat) {
+      const slug = chat[1] ?? "";
+      const page = `${src.origin}/c/${encodeURIComponent(slug)}?embed=1`;
+      return { marker: `data-confer-chat-${slug}`, page, noun: "chat" };
+    }
+    const runner = /^\/api\/runners\/([0-9a-f-]+)\/embed\.js$/.exec(src.pathname);
+    if (runner) {
+      const id = runner[1] ?? "";
+      return {
+        marker: `data-confer-runner-${id}`,
+        page: `${src.origin}/api/runners/${id}/button?embed=1`,
+        noun: "run"
+      };
+    }
+    return null;
+  }
   function boot(script2) {
     const src = new URL(script2.src);
-    const match = /^\/c\/([^/]+)\/embed\.js$/.exec(src.pathname);
-    if (!match) return;
-    const slug = match[1] ?? "";
+    const embeds = target(src);
+    if (!embeds) return;
     const origin = src.origin;
-    const marker = `data-confer-chat-${slug}`;
+    const { marker, noun, page } = embeds;
     if (document.documentElement.hasAttribute(marker)) return;
     document.documentElement.setAttribute(marker, "");
     const position = script2.dataset.position === "left" ? "left" : "right";
@@ -32,12 +49,13 @@
     const button = document.createElement("button");
     button.className = "launcher";
     button.type = "button";
-    button.textContent = "Chat";
+    button.textContent = noun === "chat" ? "Chat" : "Run";
     button.setAttribute("aria-expanded", "false");
     root.append(style, button);
+    const fallback = noun === "chat" ? "Chat" : "Run";
     function name(title) {
-      button.setAttribute("aria-label", title ? `Open chat: ${title}` : "Open chat");
-      if (frame) frame.title = title || "Chat";
+      button.setAttribute("aria-label", title ? `Open ${noun}: ${title}` : `Open ${noun}`);
+      if (frame) frame.title = title || fallback;
     }
     let frame = null;
     name(script2.dataset.title ?? "");
@@ -50,12 +68,12 @@
       if (!frame) {
         frame = document.createElement("iframe");
         frame.className = "frame";
-        frame.title = button.getAttribute("aria-label")?.replace(/^Open chat: /, "") || "Chat";
+        frame.title = button.getAttribute("aria-label")?.replace(/^Open \w+: /, "") || fallback;
         frame.setAttribute(
           "sandbox",
           "allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox"
         );
-        frame.src = `${origin}/c/${encodeURIComponent(slug)}?embed=1`;
+        frame.src = page;
         root.appendChild(frame);
       }
       frame.hidden = false;

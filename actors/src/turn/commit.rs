@@ -216,7 +216,7 @@ impl Turn {
             output_tokens: call.output_tokens,
             cache_read_tokens: call.cache_read_tokens,
             cache_write_tokens: call.cache_write_tokens,
-            publication_id: self.request.public.as_ref().map(|p| p.publication),
+            publication_id: self.request.public.as_ref().and_then(|p| p.publication),
             metadata: self.usage_metadata(),
             stopped: false,
             estimated: false,

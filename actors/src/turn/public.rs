@@ -4,7 +4,9 @@
 /// What a turn started through a public chat may do, and what it holds
 /// until it ends (`publishing.md` rules 6–8).
 pub struct PublicTurn {
-    pub publication: crate::PublicationId,
+    /// The publication whose visitor sent it; `None` for a runner's
+    /// button run.
+    pub publication: Option<crate::PublicationId>,
     /// The only server-side tools it may run (the publication's
     /// `public_tools`), under the agent's default profile; never a client
     /// tool, `propose_profile_switch`, a computer or a delegate tool.

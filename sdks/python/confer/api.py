@@ -119,6 +119,10 @@ from ._generated.api.publishing import (
 )
 from ._generated.api.runners import (
     deliveries_list,
+    runner_button_events,
+    runner_button_page,
+    runner_button_run,
+    runner_embed,
     runner_suggestions_generate,
     runner_suggestions_get,
     runner_suggestions_put,
@@ -279,6 +283,10 @@ __all__ = [
     "publish_delete",
     "publish_get",
     "publish_update",
+    "runner_button_events",
+    "runner_button_page",
+    "runner_button_run",
+    "runner_embed",
     "runner_suggestions_generate",
     "runner_suggestions_get",
     "runner_suggestions_put",

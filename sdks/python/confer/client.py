@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.parse
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from typing import Any
@@ -198,6 +199,40 @@ class Confer:
     ) -> AsyncIterator[StreamEvent]:
         """`run_events`, async."""
         return self._aevents(self._run_state(runner_id, run_id, last_event_id), max_reconnects)
+
+    def button_events(
+        self,
+        runner_id: str,
+        run_id: str,
+        view_token: str,
+        last_event_id: str | None = None,
+        max_reconnects: int = 5,
+    ) -> Iterator[StreamEvent]:
+        """A button run's public events (`token`, `run_status`, `error`,
+        `done`), opened by the `view_token` `runner_button_run` answered; no
+        credential needed."""
+        state = self._button_state(runner_id, run_id, view_token, last_event_id)
+        return self._events(state, max_reconnects)
+
+    def abutton_events(
+        self,
+        runner_id: str,
+        run_id: str,
+        view_token: str,
+        last_event_id: str | None = None,
+        max_reconnects: int = 5,
+    ) -> AsyncIterator[StreamEvent]:
+        """`button_events`, async."""
+        state = self._button_state(runner_id, run_id, view_token, last_event_id)
+        return self._aevents(state, max_reconnects)
+
+    @staticmethod
+    def _button_state(
+        runner_id: str, run_id: str, view_token: str, last_event_id: str | None
+    ) -> _Resume:
+        query = urllib.parse.urlencode({"viewToken": view_token})
+        path = f"/api/runners/{runner_id}/button/runs/{run_id}/events?{query}"
+        return _Resume(Route(path, run=True), None, None, True, last_event_id)
 
     @staticmethod
     def _send_state(

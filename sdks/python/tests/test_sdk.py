@@ -17,14 +17,20 @@ from confer.api import (
     public_chat_session,
     public_threads_create,
     publish_create,
+    runner_button_run,
     runners_create,
     runs_start,
     threads_create,
+    triggers_create,
 )
 from confer.models import (
     AgentView,
+    ButtonRun,
+    ButtonRunInputType0,
+    ButtonRunStarted,
     CreateAgent,
     CreateThread,
+    CreateTrigger,
     CreateVisitorThread,
     DoneEvent,
     HistoryPage,
@@ -37,6 +43,7 @@ from confer.models import (
     StartRun,
     StartRunInputType0,
     StopBody,
+    TriggerKind,
     VisitorSession,
     VisitorThread,
 )
@@ -202,6 +209,31 @@ def test_a_runs_events_stream_to_its_end(confer: Confer) -> None:
     assert tokens(events) == "Say hello"
     statuses = [e.data.status.value for e in events if e.event == "run_status"]
     assert statuses[-1] == "succeeded", statuses
+
+
+def test_a_button_run_streams_its_public_events_by_view_token(confer: Confer) -> None:
+    agent = new_agent(confer)
+    runner = runners_create.sync(
+        client=confer.client,
+        body=RunnerBody(agent_id=agent.id, name="Echo", instructions="Press {{ input.word }}"),
+    )
+    assert isinstance(runner, RunnerWithSecret)
+    triggers_create.sync(
+        runner.id, client=confer.client, body=CreateTrigger(kind=TriggerKind.BUTTON)
+    )
+    anonymous = Confer(URL, token=lambda: "")
+    started = runner_button_run.sync(
+        runner.id,
+        client=anonymous.client,
+        body=ButtonRun(input_=ButtonRunInputType0.from_dict({"word": "play"})),
+    )
+    assert isinstance(started, ButtonRunStarted), started
+    events = list(anonymous.button_events(str(runner.id), str(started.run_id), started.view_token))
+    assert {e.event for e in events} == {"token", "run_status", "done"}
+    assert tokens(events) == "Press play"
+    statuses = [e.data.status.value for e in events if e.event == "run_status"]
+    assert statuses[-1] == "succeeded", statuses
+    anonymous.close()
 
 
 def test_a_public_chats_visitor_streams_through_the_public_twin(confer: Confer) -> None:

@@ -105,6 +105,21 @@ export class Confer {
     return events(this.transport(), state, options.maxReconnects, options.signal);
   }
 
+  /** A button run's public events (`token`, `run_status`, `error`,
+   * `done`), opened by the `view_token` that `runnerButtonRun` answered;
+   * no credential needed. */
+  buttonEvents(
+    runnerId: string,
+    runId: string,
+    viewToken: string,
+    options: RunEventsOptions = {},
+  ): AsyncGenerator<StreamEvent> {
+    const path = `/api/runners/${encodeURIComponent(runnerId)}/button/runs/${encodeURIComponent(runId)}/events`;
+    const route = { run: `${path}?viewToken=${encodeURIComponent(viewToken)}` };
+    const state = new Resume(route, undefined, undefined, true, options.lastEventId);
+    return events(this.transport(), state, options.maxReconnects, options.signal);
+  }
+
   private sendOn(route: ReturnType<typeof threadRoute>, body: unknown, options: StreamOptions) {
     const key = options.idempotencyKey ?? crypto.randomUUID();
     const state = new Resume(route, body, key, false, undefined);

@@ -11,6 +11,7 @@ import {
   publicChatSession,
   publicThreadsCreate,
   publishCreate,
+  runnerButtonRun,
   runnersCreate,
   runsStart,
   Confer,
@@ -19,6 +20,7 @@ import {
   messagesStop,
   type StreamEvent,
   threadsCreate,
+  triggersCreate,
 } from "../src/index.js";
 
 const baseUrl = process.env.CONFER_URL ?? "http://127.0.0.1:8080";
@@ -226,6 +228,39 @@ test("a run's events stream to its end", async () => {
   const names = events.map((e) => e.event);
   assert.ok(names.includes("run"), names.join());
   assert.equal(tokens(events), "Say hello");
+  const last = events.filter((e) => e.event === "run_status").at(-1);
+  assert.ok(last && last.event === "run_status");
+  assert.equal(last.data.status, "succeeded");
+});
+
+test("a runner's button starts a run whose public events need only the view token", async () => {
+  const { data: agent } = await agentsCreate({
+    client: confer.client,
+    throwOnError: true,
+    body: { name: "sdk-button", defaultModel: "builtin/echo" },
+  });
+  const { data: runner } = await runnersCreate({
+    client: confer.client,
+    throwOnError: true,
+    body: { agentId: agent.id, name: "Echo", instructions: "Press {{ input.word }}" },
+  });
+  await triggersCreate({
+    client: confer.client,
+    throwOnError: true,
+    path: { runner_id: runner.id },
+    body: { kind: "button" },
+  });
+  const anonymous = new Confer({ baseUrl, token: () => "" });
+  const { data: started } = await runnerButtonRun({
+    client: anonymous.client,
+    throwOnError: true,
+    path: { runner_id: runner.id },
+    body: { input: { word: "play" } },
+  });
+  const events = await collect(anonymous.buttonEvents(runner.id, started.run_id, started.view_token));
+  const names = new Set(events.map((e) => e.event));
+  assert.deepEqual([...names].sort(), ["done", "run_status", "token"]);
+  assert.equal(tokens(events), "Press play");
   const last = events.filter((e) => e.event === "run_status").at(-1);
   assert.ok(last && last.event === "run_status");
   assert.equal(last.data.status, "succeeded");

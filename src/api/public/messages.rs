@@ -140,7 +140,7 @@ pub async fn send(
         idempotency,
         if_busy: Some(if_busy.as_str()),
         public: Some(Arc::new(PublicTurn {
-            publication: publication.id,
+            publication: Some(publication.id),
             tools: publication.public_tools.clone(),
             hold: Box::new((slot, reservation)),
         })),

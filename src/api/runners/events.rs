@@ -71,6 +71,39 @@ pub async fn stream(
     // Subscribed before the run is read: no change falls in between.
     let changes = state.runs.subscribe();
     let run = find_run(&state, caller.org_id, &path).await?;
+    open(&state, run, changes, after, Audience::Member).await
+}
+
+/// Who reads a run's events.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Audience {
+    /// Every frame, opened by `watching` and `run`.
+    Member,
+    /// A button page's visitor (`runners.md` "Button page"): only
+    /// `token`, `run_status`, `error` and `done`, opened by the run's
+    /// current `run_status`; never a tool event.
+    Public,
+}
+
+impl Audience {
+    fn passes(self, event: &ThreadEvent) -> bool {
+        self == Self::Member
+            || matches!(
+                event,
+                ThreadEvent::Token { .. } | ThreadEvent::Error { .. } | ThreadEvent::Done(_)
+            )
+    }
+}
+
+/// The events stream of `run`, read from the frame log after `after` by a
+/// relay task of its own. `changes` was subscribed before `run` was read.
+pub(super) async fn open(
+    state: &AppState,
+    run: RunRecord,
+    changes: broadcast::Receiver<Arc<RunRecord>>,
+    after: Option<FrameId>,
+    audience: Audience,
+) -> Result<HttpResponse, ApiError> {
     let log = state
         .runtime
         .frames(run.org_id, run.thread_id)
@@ -78,16 +111,22 @@ pub async fn stream(
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     let now = log.turns_now();
     let reader = log.follow(after).map_err(|_| TurnError::TooManyReaders)?;
-    let mut first = Vec::with_capacity(512);
-    first.extend_from_slice(&sse::encode(
-        Some(FrameId { turn: 0, n: 0 }),
-        &ThreadEvent::Watching {
-            thread_id: run.thread_id,
-            running_turn: now.running,
-            last_turn: now.last,
-        },
-    ));
-    sse::encode_data(&mut first, None, "run", &run.run);
+    let first = match audience {
+        Audience::Member => {
+            let mut first = Vec::with_capacity(512);
+            first.extend_from_slice(&sse::encode(
+                Some(FrameId { turn: 0, n: 0 }),
+                &ThreadEvent::Watching {
+                    thread_id: run.thread_id,
+                    running_turn: now.running,
+                    last_turn: now.last,
+                },
+            ));
+            sse::encode_data(&mut first, None, "run", &run.run);
+            Bytes::from(first)
+        }
+        Audience::Public => run_status(&run),
+    };
     let (tx, rx) = mpsc::channel::<Bytes>(BUFFERED);
     let keep_alive = state.settings.keep_alive();
     tokio::spawn(relay(
@@ -96,8 +135,8 @@ pub async fn stream(
             changes,
             store: state.store.clone(),
         },
-        run,
-        Bytes::from(first),
+        (run, audience),
+        first,
         tx,
         keep_alive,
     ));
@@ -134,7 +173,7 @@ struct Changes {
 async fn relay(
     mut reader: confer_actors::FrameReader,
     Changes { mut changes, store }: Changes,
-    run: RunRecord,
+    (run, audience): (RunRecord, Audience),
     first: Bytes,
     tx: mpsc::Sender<Bytes>,
     keep_alive: std::time::Duration,
@@ -173,7 +212,7 @@ async fn relay(
                         if matches!(event, ThreadEvent::Meta(_)) {
                             in_turn = true;
                         }
-                        if tx.send(bytes).await.is_err() {
+                        if audience.passes(event) && tx.send(bytes).await.is_err() {
                             return;
                         }
                     }

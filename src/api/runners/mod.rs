@@ -16,6 +16,8 @@ use crate::state::AppState;
 use crate::store::update::Updated;
 
 pub mod budget;
+pub mod button;
+pub mod button_trigger;
 pub mod deliveries;
 pub mod events;
 mod replay;

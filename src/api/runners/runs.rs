@@ -86,7 +86,7 @@ pub(super) async fn find_run(
 
 /// Checks `input` against the runner's schema: the errors, paths under
 /// `input`.
-fn input_errors(runner: &Runner, input: &Value) -> Result<Vec<FieldError>, ApiError> {
+pub(super) fn input_errors(runner: &Runner, input: &Value) -> Result<Vec<FieldError>, ApiError> {
     let validator = schema::compile(&runner.input_schema)
         .map_err(|e| ApiError::Internal(format!("a stored input schema: {e}")))?;
     Ok(schema::errors(&validator, input)
@@ -173,7 +173,7 @@ pub async fn start(
     }
 }
 
-fn queue_full(max_queued: u32) -> ApiError {
+pub(super) fn queue_full(max_queued: u32) -> ApiError {
     ApiError::Refused {
         code: codes::RUNNER_QUEUE_FULL,
         detail: format!("the runner has {max_queued} runs queued or waiting (maxQueuedRuns)"),

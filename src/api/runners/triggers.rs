@@ -1,5 +1,6 @@
-//! `/api/runners/{id}/triggers`: a runner's webhook and schedule triggers
-//! (`runners.md` Routes; the schedule half is `schedule_triggers`). A
+//! `/api/runners/{id}/triggers`: a runner's webhook, schedule and button
+//! triggers (`runners.md` Routes; the schedule half is `schedule_triggers`,
+//! the button's `button_trigger`). A
 //! webhook's path token (`whk_…`) and signing secret (`cfs_…`) are shown
 //! once, by the call that made them; the store keeps the token's hash and
 //! the secret sealed. Field rules: `crate::runners::triggers`.
@@ -10,12 +11,14 @@ use confer_actors::{RunnerId, TriggerId};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
+use super::button_trigger::{self, ButtonFields};
 use super::{live_runner, schedule_triggers};
 use crate::api::extract::JsonBody;
 use crate::auth::api_keys::{hash_secret, random_token};
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
 use crate::runners::TriggerKind;
+use crate::runners::button::ButtonTrigger;
 use crate::runners::schedule_trigger::{ScheduleDraft, ScheduleTrigger};
 use crate::runners::triggers::{
     MAX_TRIGGERS_PER_RUNNER, SECRET_PREFIX, TOKEN_PREFIX, Trigger, TriggerRecord, WebhookDraft,
@@ -28,7 +31,7 @@ use crate::store::update::Updated;
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTrigger {
-    /// `webhook` or `schedule` (the button comes with its page).
+    /// `webhook`, `schedule` or `button` (one per runner).
     kind: TriggerKind,
     enabled: Option<bool>,
     #[serde(flatten)]
@@ -36,6 +39,9 @@ pub struct CreateTrigger {
     /// A schedule trigger's fields.
     #[serde(flatten)]
     schedule: ScheduleDraft,
+    /// A button's fields (its `rateLimitPerMin` is the webhook's field).
+    #[serde(flatten)]
+    button: ButtonFields,
 }
 
 /// `PATCH …/triggers/{tid}` body.
@@ -52,6 +58,9 @@ pub struct PatchTrigger {
     /// A schedule trigger's fields.
     #[serde(flatten)]
     schedule: ScheduleDraft,
+    /// A button's fields.
+    #[serde(flatten)]
+    button: ButtonFields,
 }
 
 /// What a create or PATCH answers: a webhook with its secrets, or a
@@ -62,6 +71,7 @@ pub struct PatchTrigger {
 pub enum TriggerAnswer {
     Webhook(TriggerWithSecrets),
     Schedule(ScheduleTrigger),
+    Button(ButtonTrigger),
 }
 
 /// A trigger of either kind, as listed.
@@ -70,6 +80,7 @@ pub enum TriggerAnswer {
 pub enum AnyTrigger {
     Webhook(Trigger),
     Schedule(ScheduleTrigger),
+    Button(ButtonTrigger),
 }
 
 impl AnyTrigger {
@@ -77,6 +88,7 @@ impl AnyTrigger {
         match self {
             Self::Webhook(t) => t.created_at,
             Self::Schedule(t) => t.created_at,
+            Self::Button(t) => t.created_at,
         }
     }
 }
@@ -134,8 +146,14 @@ pub async fn list(
     let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
     let org = caller.org_id;
     let id = runner.id;
-    let webhooks = state.store.run(move |s| s.triggers(org, id)).await?;
+    let (webhooks, button) = state
+        .store
+        .run(move |s| Ok((s.triggers(org, id)?, s.org_button(org, id, None)?)))
+        .await?;
     let mut triggers: Vec<AnyTrigger> = webhooks.into_iter().map(AnyTrigger::Webhook).collect();
+    if let Some(button) = button {
+        triggers.push(AnyTrigger::Button(button_trigger::answer(&state, &button)));
+    }
     let schedules = schedule_triggers::list(&state, org, &runner).await?;
     triggers.extend(schedules.into_iter().map(AnyTrigger::Schedule));
     triggers.sort_by_key(AnyTrigger::created_at);
@@ -153,7 +171,25 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let runner = live_runner(&state, caller.org_id, path.into_inner()).await?;
     let body = body.into_inner();
+    let button_fields = !body.button.is_empty();
     match body.kind {
+        TriggerKind::Button => {
+            return button_trigger::create(
+                &state,
+                runner,
+                body.enabled,
+                body.button,
+                body.webhook,
+                &body.schedule,
+            )
+            .await;
+        }
+        _ if button_fields => {
+            return Err(ApiError::invalid(
+                "kind",
+                "button fields (`title`, `dailyRuns`…) need `kind: \"button\"`",
+            ));
+        }
         TriggerKind::Webhook if body.schedule.is_empty() => {}
         TriggerKind::Webhook => {
             return Err(ApiError::invalid(
@@ -170,10 +206,10 @@ pub async fn create(
                 "webhook fields (`rateLimitPerMin`…) need `kind: \"webhook\"`",
             ));
         }
-        TriggerKind::Button | TriggerKind::Manual => {
+        TriggerKind::Manual => {
             return Err(ApiError::invalid(
                 "kind",
-                "`webhook` or `schedule` (the button comes with its page)",
+                "`webhook`, `schedule` or `button` (a manual run is `POST …/runs`)",
             ));
         }
     }
@@ -224,6 +260,33 @@ pub async fn update(
         .run(move |s| s.trigger_record(org, runner.id, id))
         .await?
         .is_some();
+    if !is_webhook && body.rotate_token.is_none() && body.rotate_secret.is_none() {
+        let runner_id = runner.id;
+        let button = state
+            .store
+            .run(move |s| s.org_button(org, runner_id, Some(id)))
+            .await?;
+        if button.is_some() {
+            if !body.schedule.is_empty() {
+                return Err(ApiError::invalid(
+                    "cron",
+                    "schedule fields are a schedule trigger's",
+                ));
+            }
+            return button_trigger::update(
+                &state,
+                &runner,
+                id,
+                body.enabled,
+                body.button,
+                body.webhook,
+            )
+            .await;
+        }
+    }
+    if !body.button.is_empty() {
+        return Err(ApiError::invalid("title", "button fields are a button's"));
+    }
     if !is_webhook {
         if body.rotate_token.is_some() || body.rotate_secret.is_some() {
             return Err(ApiError::invalid(
@@ -314,8 +377,13 @@ pub async fn delete(
         .store
         .write(move |s| s.delete_trigger(org, runner_id, id))
         .await?;
+    let button = !webhook
+        && state
+            .store
+            .write(move |s| s.delete_button(org, runner_id, Some(id)))
+            .await?;
     let schedule = confer_actors::ScheduleId(id.0);
-    if !webhook && !schedule_triggers::delete(&state, &runner, schedule).await? {
+    if !webhook && !button && !schedule_triggers::delete(&state, &runner, schedule).await? {
         return Err(ApiError::not_found("trigger"));
     }
     Ok(HttpResponse::Ok().json(crate::api::Ok { ok: true }))

@@ -88,13 +88,7 @@ pub async fn receive(
             return refused(format!("{NONCE_HEADER}: already used"));
         }
     }
-    let json_type = header(&request, "content-type")
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|t| {
-            let t = t.trim().to_ascii_lowercase();
-            t == "application/json" || t.ends_with("+json")
-        });
-    if !json_type {
+    if !is_json(&request) {
         return Err(ApiError::Refused {
             code: codes::UNSUPPORTED_MEDIA_TYPE,
             detail: "Content-Type: application/json only".into(),
@@ -227,6 +221,17 @@ pub(super) fn repeat(run: confer_actors::RunId, same_body: bool) -> Result<HttpR
     Ok(HttpResponse::Accepted()
         .insert_header((REPLAYED, "true"))
         .json(json!({ "run_id": run })))
+}
+
+/// Whether the request says its body is JSON (`application/json` or
+/// `…+json`).
+pub(super) fn is_json(request: &HttpRequest) -> bool {
+    header(request, "content-type")
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| {
+            let t = t.trim().to_ascii_lowercase();
+            t == "application/json" || t.ends_with("+json")
+        })
 }
 
 fn header<'a>(request: &'a HttpRequest, name: &str) -> Option<&'a str> {

@@ -85,6 +85,7 @@ impl SledStore {
         at_start: bool,
     ) -> Result<Vec<RunRecord>, StoreError> {
         self.drop_triggers(org, id)?;
+        self.delete_button(org, id, None)?;
         self.stop_tasks_of_runner(org, id)?;
         let mut running = Vec::new();
         let prefix = keys::pair(org.as_bytes(), id.as_bytes());

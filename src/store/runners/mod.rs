@@ -10,6 +10,7 @@
 //! | `runs_open`       | run                                         | org      |
 //! | `runner_suggestions` | org ++ runner                            | `RunnerSuggestions` |
 //! | `runner_deletions` | org ++ runner                              | empty: a deletion not finished |
+//! | `runner_buttons`  | runner (++ day)                              | `Button` and its day counts (`buttons`) |
 //! | `runner_backlog`  | org ++ runner                               | u64 BE: runs queued or waiting |
 //! |                   | org ++ runner ++ day u32 BE                 | the day's runs and cost (`days`) |
 //!
@@ -46,6 +47,8 @@ pub struct RunnerTrees {
     suggestions: sled::Tree,
     /// Deletions begun and not yet finished (see `deletion`).
     deletions: sled::Tree,
+    /// Each runner's button and its day counts (see `buttons`).
+    buttons: sled::Tree,
 }
 
 impl RunnerTrees {
@@ -64,6 +67,7 @@ impl RunnerTrees {
             deliveries: deliveries::DeliveryTrees::open(db)?,
             suggestions: tree("runner_suggestions")?,
             deletions: tree("runner_deletions")?,
+            buttons: tree("runner_buttons")?,
         })
     }
 }
@@ -234,6 +238,7 @@ impl NewRunTx<'_> {
     }
 }
 
+mod buttons;
 pub mod days;
 mod deletion;
 pub mod deliveries;

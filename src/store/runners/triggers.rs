@@ -78,7 +78,8 @@ impl SledStore {
         let trigger = &record.trigger;
         let prefix = keys::pair(trigger.org_id.as_bytes(), trigger.runner_id.as_bytes());
         let schedules = self.runner_schedule_count(trigger.org_id, trigger.runner_id)?;
-        if t.triggers.scan_prefix(prefix).count() + schedules >= MAX_TRIGGERS_PER_RUNNER {
+        let held = t.triggers.scan_prefix(prefix).count() + schedules;
+        if held + self.buttons_of(trigger.runner_id)? >= MAX_TRIGGERS_PER_RUNNER {
             return Ok(false);
         }
         if let Some(plain) = record.signing_secret.take() {

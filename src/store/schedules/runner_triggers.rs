@@ -67,8 +67,9 @@ impl SledStore {
         if in_org >= max_per_org {
             return Ok(Err(ScheduleTriggerRefused::OrgFull { max: max_per_org }));
         }
-        let held =
-            self.runner_schedules(org, agent, runner)?.len() + self.triggers(org, runner)?.len();
+        let held = self.runner_schedules(org, agent, runner)?.len()
+            + self.triggers(org, runner)?.len()
+            + self.buttons_of(runner)?;
         // (The webhook side counts these the same way in `put_trigger`.)
         if held >= MAX_TRIGGERS_PER_RUNNER {
             return Ok(Err(ScheduleTriggerRefused::RunnerFull));

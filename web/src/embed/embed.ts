@@ -1,7 +1,7 @@
 // embed.js (publishing.md "Pages" rules 8–9): a launcher button in a
-// closed shadow root that opens the chat page in a sandboxed iframe. The
-// same bytes serve every slug: origin and slug come from the script's own
-// `src`. The host talks to the frame by postMessage only, checking who
+// closed shadow root that opens the chat page (or a runner's button page,
+// runners.md) in a sandboxed iframe. The same bytes serve every slug and
+// runner: origin and target come from the script's own `src`. The host talks to the frame by postMessage only, checking who
 // speaks; the browser enforces where the page may be framed.
 
 interface ConferChat {
@@ -18,14 +18,34 @@ declare global {
 
 const script = document.currentScript as HTMLScriptElement | null;
 
+/** What a script's `src` embeds: a chat (`/c/{slug}/embed.js`) or a
+ * runner's button (`/api/runners/{id}/embed.js`). */
+function target(src: URL): { marker: string; page: string; noun: string } | null {
+  const chat = /^\/c\/([^/]+)\/embed\.js$/.exec(src.pathname);
+  if (chat) {
+    const slug = chat[1] ?? "";
+    const page = `${src.origin}/c/${encodeURIComponent(slug)}?embed=1`;
+    return { marker: `data-confer-chat-${slug}`, page, noun: "chat" };
+  }
+  const runner = /^\/api\/runners\/([0-9a-f-]+)\/embed\.js$/.exec(src.pathname);
+  if (runner) {
+    const id = runner[1] ?? "";
+    return {
+      marker: `data-confer-runner-${id}`,
+      page: `${src.origin}/api/runners/${id}/button?embed=1`,
+      noun: "run",
+    };
+  }
+  return null;
+}
+
 function boot(script: HTMLScriptElement): void {
   const src = new URL(script.src);
-  const match = /^\/c\/([^/]+)\/embed\.js$/.exec(src.pathname);
-  if (!match) return;
-  const slug = match[1] ?? "";
+  const embeds = target(src);
+  if (!embeds) return;
   const origin = src.origin;
-  const marker = `data-confer-chat-${slug}`;
-  // A second copy for the same slug is inert.
+  const { marker, noun, page } = embeds;
+  // A second copy for the same chat or button is inert.
   if (document.documentElement.hasAttribute(marker)) return;
   document.documentElement.setAttribute(marker, "");
 
@@ -51,15 +71,16 @@ function boot(script: HTMLScriptElement): void {
   const button = document.createElement("button");
   button.className = "launcher";
   button.type = "button";
-  button.textContent = "Chat";
+  button.textContent = noun === "chat" ? "Chat" : "Run";
   button.setAttribute("aria-expanded", "false");
   root.append(style, button);
   // The launcher is named by the host's `data-title`, then by the page
   // itself once open: the host never reads Confer (no CORS on the public
   // surface, and a denied site must reach nothing but the framed document).
+  const fallback = noun === "chat" ? "Chat" : "Run";
   function name(title: string): void {
-    button.setAttribute("aria-label", title ? `Open chat: ${title}` : "Open chat");
-    if (frame) frame.title = title || "Chat";
+    button.setAttribute("aria-label", title ? `Open ${noun}: ${title}` : `Open ${noun}`);
+    if (frame) frame.title = title || fallback;
   }
 
   let frame: HTMLIFrameElement | null = null;
@@ -75,12 +96,12 @@ function boot(script: HTMLScriptElement): void {
     if (!frame) {
       frame = document.createElement("iframe");
       frame.className = "frame";
-      frame.title = button.getAttribute("aria-label")?.replace(/^Open chat: /, "") || "Chat";
+      frame.title = button.getAttribute("aria-label")?.replace(/^Open \w+: /, "") || fallback;
       frame.setAttribute(
         "sandbox",
         "allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox",
       );
-      frame.src = `${origin}/c/${encodeURIComponent(slug)}?embed=1`;
+      frame.src = page;
       root.appendChild(frame);
     }
     frame.hidden = false;

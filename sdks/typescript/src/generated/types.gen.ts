@@ -126,7 +126,7 @@ export type AnthropicOverrides = {
 /**
  * A trigger of either kind, as listed.
  */
-export type AnyTrigger = Trigger | ScheduleTrigger;
+export type AnyTrigger = Trigger | ScheduleTrigger | ButtonTrigger;
 
 /**
  * `POST /api/agents/{id}/mcps` body.
@@ -255,6 +255,99 @@ export type BudgetBody = {
 export type BudgetView = Budget & {
     runner_id: string;
     today: Today;
+};
+
+/**
+ * A button's fields in a trigger body (`rateLimitPerMin` is shared with
+ * the webhook's fields).
+ */
+export type ButtonFields = {
+    /**
+     * Who may frame the page; `null`: the org's `allowedEmbedDomains`.
+     */
+    allowedOrigins?: Array<string> | null;
+    /**
+     * Runs a UTC day (1–100,000; 200).
+     */
+    dailyRuns?: number | null;
+    /**
+     * The only server-side tools its runs are offered.
+     */
+    publicTools?: Array<string> | null;
+    /**
+     * The page's heading (default: the runner's name).
+     */
+    title?: string | null;
+};
+
+/**
+ * `POST R/button` body.
+ */
+export type ButtonRun = {
+    /**
+     * Matches the runner's `inputSchema`.
+     */
+    input?: {
+        [key: string]: unknown;
+    } | null;
+};
+
+/**
+ * `POST R/button` answer.
+ */
+export type ButtonRunStarted = {
+    run_id: string;
+    /**
+     * `rvt_…`: opens the run's public events until an hour after it ends.
+     */
+    view_token: string;
+};
+
+/**
+ * A button's settings.
+ */
+export type ButtonSettings = {
+    /**
+     * Who may frame the page; `null`: the org's `allowedEmbedDomains`.
+     * Either way only entries the org's list covers count.
+     */
+    allowed_origins?: Array<string> | null;
+    /**
+     * Runs a UTC day, all addresses together.
+     */
+    daily_runs: number;
+    /**
+     * The only server-side tools a button run is offered.
+     */
+    public_tools: Array<string>;
+    /**
+     * Runs a minute per client address.
+     */
+    rate_limit_per_min: number;
+    /**
+     * The page's heading and the launcher's name.
+     */
+    title: string;
+};
+
+/**
+ * A button trigger as answered and listed.
+ */
+export type ButtonTrigger = ButtonSettings & {
+    created_at: string;
+    /**
+     * `<script async src="{public_url}/api/runners/{id}/embed.js"></script>`.
+     */
+    embed_snippet: string;
+    enabled: boolean;
+    id: string;
+    /**
+     * `button`.
+     */
+    kind: TriggerKind;
+    org_id: string;
+    runner_id: string;
+    updated_at: string;
 };
 
 /**
@@ -608,10 +701,10 @@ export type CreateTool = {
 /**
  * `POST …/triggers` body.
  */
-export type CreateTrigger = WebhookDraft & ScheduleDraft & {
+export type CreateTrigger = WebhookDraft & ScheduleDraft & ButtonFields & {
     enabled?: boolean | null;
     /**
-     * `webhook` or `schedule` (the button comes with its page).
+     * `webhook`, `schedule` or `button` (one per runner).
      */
     kind: TriggerKind;
 };
@@ -1324,7 +1417,7 @@ export type ParticipantView = {
 /**
  * `PATCH …/triggers/{tid}` body.
  */
-export type PatchTrigger = WebhookDraft & ScheduleDraft & {
+export type PatchTrigger = WebhookDraft & ScheduleDraft & ButtonFields & {
     enabled?: boolean | null;
     /**
      * A new signing secret; the old one dies at once.
@@ -2876,7 +2969,7 @@ export type Trigger = WebhookSettings & {
  * What a create or PATCH answers: a webhook with its secrets, or a
  * schedule trigger.
  */
-export type TriggerAnswer = TriggerWithSecrets | ScheduleTrigger;
+export type TriggerAnswer = TriggerWithSecrets | ScheduleTrigger | ButtonTrigger;
 
 /**
  * What started a run.
@@ -8992,6 +9085,163 @@ export type RunnersBudgetPutResponses = {
 
 export type RunnersBudgetPutResponse = RunnersBudgetPutResponses[keyof RunnersBudgetPutResponses];
 
+export type RunnerButtonPageData = {
+    body?: never;
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+    };
+    query?: {
+        /**
+         * `1`: the framed layout (chosen by the page).
+         */
+        embed?: string;
+    };
+    url: '/api/runners/{runner_id}/button';
+};
+
+export type RunnerButtonPageErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * No enabled button (an HTML page)
+     */
+    404: unknown;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type RunnerButtonPageError = RunnerButtonPageErrors[keyof RunnerButtonPageErrors];
+
+export type RunnerButtonPageResponses = {
+    /**
+     * The button page, framed only by its allowed origins
+     */
+    200: unknown;
+};
+
+export type RunnerButtonRunData = {
+    body: ButtonRun;
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+    };
+    query?: never;
+    url: '/api/runners/{runner_id}/button';
+};
+
+export type RunnerButtonRunErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * An `Origin` that may not frame the button
+     */
+    403: ErrorBody;
+    /**
+     * No enabled button
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * Not JSON
+     */
+    415: ErrorBody;
+    /**
+     * The input breaks the schema (`errors: [{path, message}]`)
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED` (this address), `BUDGET_EXHAUSTED` (the day's runs; `Retry-After` to midnight UTC) or `RUNNER_QUEUE_FULL`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type RunnerButtonRunError = RunnerButtonRunErrors[keyof RunnerButtonRunErrors];
+
+export type RunnerButtonRunResponses = {
+    /**
+     * The run, queued, and its view token
+     */
+    202: ButtonRunStarted;
+};
+
+export type RunnerButtonRunResponse = RunnerButtonRunResponses[keyof RunnerButtonRunResponses];
+
+export type RunnerButtonEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * The last event id seen (`T.N`)
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+        /**
+         * The run's id
+         */
+        run_id: string;
+    };
+    query?: {
+        /**
+         * The `view_token` the run's `POST` answered.
+         */
+        viewToken?: string;
+        /**
+         * The last event id seen (`T.N`), for clients that cannot set
+         * `Last-Event-ID`.
+         */
+        after?: string;
+    };
+    url: '/api/runners/{runner_id}/button/runs/{run_id}/events';
+};
+
+export type RunnerButtonEventsErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * No such run, or a wrong or expired view token
+     */
+    404: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type RunnerButtonEventsError = RunnerButtonEventsErrors[keyof RunnerButtonEventsErrors];
+
+export type RunnerButtonEventsResponses = {
+    /**
+     * `run_status`, then the run's `token`, `error`, `run_status` and `done` events, as Server-Sent Events
+     */
+    200: ThreadEvent;
+};
+
+export type RunnerButtonEventsResponse = RunnerButtonEventsResponses[keyof RunnerButtonEventsResponses];
+
 export type DeliveriesListData = {
     body?: never;
     path: {
@@ -9054,6 +9304,40 @@ export type DeliveriesListResponses = {
 };
 
 export type DeliveriesListResponse = DeliveriesListResponses[keyof DeliveriesListResponses];
+
+export type RunnerEmbedData = {
+    body?: never;
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+    };
+    query?: never;
+    url: '/api/runners/{runner_id}/embed.js';
+};
+
+export type RunnerEmbedErrors = {
+    /**
+     * No enabled button
+     */
+    404: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type RunnerEmbedError = RunnerEmbedErrors[keyof RunnerEmbedErrors];
+
+export type RunnerEmbedResponses = {
+    /**
+     * The embed launcher
+     */
+    200: Blob | File;
+};
+
+export type RunnerEmbedResponse = RunnerEmbedResponses[keyof RunnerEmbedResponses];
 
 export type RunsListData = {
     body?: never;

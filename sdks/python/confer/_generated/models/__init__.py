@@ -25,6 +25,12 @@ from .begin_form import BeginForm
 from .budget import Budget
 from .budget_body import BudgetBody
 from .budget_view import BudgetView
+from .button_fields import ButtonFields
+from .button_run import ButtonRun
+from .button_run_input_type_0 import ButtonRunInputType0
+from .button_run_started import ButtonRunStarted
+from .button_settings import ButtonSettings
+from .button_trigger import ButtonTrigger
 from .cache_body import CacheBody
 from .chunk import Chunk
 from .citation import Citation
@@ -322,6 +328,12 @@ __all__ = (
     "Budget",
     "BudgetBody",
     "BudgetView",
+    "ButtonFields",
+    "ButtonRun",
+    "ButtonRunInputType0",
+    "ButtonRunStarted",
+    "ButtonSettings",
+    "ButtonTrigger",
     "CacheBody",
     "Chunk",
     "Citation",

@@ -38,6 +38,10 @@ class CreateTrigger:
         name (None | str | Unset): 1–100 characters (the runner's name by default).
         overlap (None | Overlap | Unset):
         timezone (None | str | Unset): IANA (`UTC`).
+        allowed_origins (list[str] | None | Unset): Who may frame the page; `null`: the org's `allowedEmbedDomains`.
+        daily_runs (int | None | Unset): Runs a UTC day (1–100,000; 200).
+        public_tools (list[str] | None | Unset): The only server-side tools its runs are offered.
+        title (None | str | Unset): The page's heading (default: the runner's name).
         enabled (bool | None | Unset):
     """
 
@@ -55,6 +59,10 @@ class CreateTrigger:
     name: None | str | Unset = UNSET
     overlap: None | Overlap | Unset = UNSET
     timezone: None | str | Unset = UNSET
+    allowed_origins: list[str] | None | Unset = UNSET
+    daily_runs: int | None | Unset = UNSET
+    public_tools: list[str] | None | Unset = UNSET
+    title: None | str | Unset = UNSET
     enabled: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -147,6 +155,36 @@ class CreateTrigger:
         else:
             timezone = self.timezone
 
+        allowed_origins: list[str] | None | Unset
+        if isinstance(self.allowed_origins, Unset):
+            allowed_origins = UNSET
+        elif isinstance(self.allowed_origins, list):
+            allowed_origins = self.allowed_origins
+
+        else:
+            allowed_origins = self.allowed_origins
+
+        daily_runs: int | None | Unset
+        if isinstance(self.daily_runs, Unset):
+            daily_runs = UNSET
+        else:
+            daily_runs = self.daily_runs
+
+        public_tools: list[str] | None | Unset
+        if isinstance(self.public_tools, Unset):
+            public_tools = UNSET
+        elif isinstance(self.public_tools, list):
+            public_tools = self.public_tools
+
+        else:
+            public_tools = self.public_tools
+
+        title: None | str | Unset
+        if isinstance(self.title, Unset):
+            title = UNSET
+        else:
+            title = self.title
+
         enabled: bool | None | Unset
         if isinstance(self.enabled, Unset):
             enabled = UNSET
@@ -186,6 +224,14 @@ class CreateTrigger:
             field_dict["overlap"] = overlap
         if timezone is not UNSET:
             field_dict["timezone"] = timezone
+        if allowed_origins is not UNSET:
+            field_dict["allowedOrigins"] = allowed_origins
+        if daily_runs is not UNSET:
+            field_dict["dailyRuns"] = daily_runs
+        if public_tools is not UNSET:
+            field_dict["publicTools"] = public_tools
+        if title is not UNSET:
+            field_dict["title"] = title
         if enabled is not UNSET:
             field_dict["enabled"] = enabled
 
@@ -339,6 +385,58 @@ class CreateTrigger:
 
         timezone = _parse_timezone(d.pop("timezone", UNSET))
 
+        def _parse_allowed_origins(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                allowed_origins_type_0 = cast(list[str], data)
+
+                return allowed_origins_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        allowed_origins = _parse_allowed_origins(d.pop("allowedOrigins", UNSET))
+
+        def _parse_daily_runs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        daily_runs = _parse_daily_runs(d.pop("dailyRuns", UNSET))
+
+        def _parse_public_tools(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                public_tools_type_0 = cast(list[str], data)
+
+                return public_tools_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        public_tools = _parse_public_tools(d.pop("publicTools", UNSET))
+
+        def _parse_title(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        title = _parse_title(d.pop("title", UNSET))
+
         def _parse_enabled(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -363,6 +461,10 @@ class CreateTrigger:
             name=name,
             overlap=overlap,
             timezone=timezone,
+            allowed_origins=allowed_origins,
+            daily_runs=daily_runs,
+            public_tools=public_tools,
+            title=title,
             enabled=enabled,
         )
 

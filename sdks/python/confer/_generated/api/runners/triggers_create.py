@@ -7,6 +7,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.button_trigger import ButtonTrigger
 from ...models.create_trigger import CreateTrigger
 from ...models.error_body import ErrorBody
 from ...models.schedule_trigger import ScheduleTrigger
@@ -38,10 +39,12 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody | None:
     if response.status_code == 201:
 
-        def _parse_response_201(data: object) -> ScheduleTrigger | TriggerWithSecrets:
+        def _parse_response_201(
+            data: object,
+        ) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -50,11 +53,19 @@ def _parse_response(
                 return componentsschemas_trigger_answer_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_trigger_answer_type_1 = ScheduleTrigger.from_dict(data)
+
+                return componentsschemas_trigger_answer_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_trigger_answer_type_1 = ScheduleTrigger.from_dict(data)
+            componentsschemas_trigger_answer_type_2 = ButtonTrigger.from_dict(data)
 
-            return componentsschemas_trigger_answer_type_1
+            return componentsschemas_trigger_answer_type_2
 
         response_201 = _parse_response_201(response.json())
 
@@ -113,7 +124,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+) -> Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -127,7 +138,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: CreateTrigger,
-) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+) -> Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]:
     """`POST /api/runners/{id}/triggers`: a webhook trigger, with its token,
     URL and signing secret (shown this once), or a schedule trigger.
 
@@ -140,7 +151,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]
+        Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -160,7 +171,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: CreateTrigger,
-) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody | None:
     """`POST /api/runners/{id}/triggers`: a webhook trigger, with its token,
     URL and signing secret (shown this once), or a schedule trigger.
 
@@ -173,7 +184,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | ScheduleTrigger | TriggerWithSecrets
+        ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody
     """
 
     return sync_detailed(
@@ -188,7 +199,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: CreateTrigger,
-) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+) -> Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]:
     """`POST /api/runners/{id}/triggers`: a webhook trigger, with its token,
     URL and signing secret (shown this once), or a schedule trigger.
 
@@ -201,7 +212,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]
+        Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -219,7 +230,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: CreateTrigger,
-) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody | None:
     """`POST /api/runners/{id}/triggers`: a webhook trigger, with its token,
     URL and signing secret (shown this once), or a schedule trigger.
 
@@ -232,7 +243,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | ScheduleTrigger | TriggerWithSecrets
+        ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody
     """
 
     return (

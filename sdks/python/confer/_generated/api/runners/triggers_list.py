@@ -7,6 +7,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.button_trigger import ButtonTrigger
 from ...models.error_body import ErrorBody
 from ...models.schedule_trigger import ScheduleTrigger
 from ...models.trigger import Trigger
@@ -29,13 +30,13 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> ErrorBody | list[ScheduleTrigger | Trigger] | None:
+) -> ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger] | None:
     if response.status_code == 200:
         response_200 = []
         _response_200 = response.json()
         for response_200_item_data in _response_200:
 
-            def _parse_response_200_item(data: object) -> ScheduleTrigger | Trigger:
+            def _parse_response_200_item(data: object) -> ButtonTrigger | ScheduleTrigger | Trigger:
                 try:
                     if not isinstance(data, dict):
                         raise TypeError()
@@ -44,11 +45,19 @@ def _parse_response(
                     return componentsschemas_any_trigger_type_0
                 except (TypeError, ValueError, AttributeError, KeyError):
                     pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_any_trigger_type_1 = ScheduleTrigger.from_dict(data)
+
+                    return componentsschemas_any_trigger_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_any_trigger_type_1 = ScheduleTrigger.from_dict(data)
+                componentsschemas_any_trigger_type_2 = ButtonTrigger.from_dict(data)
 
-                return componentsschemas_any_trigger_type_1
+                return componentsschemas_any_trigger_type_2
 
             response_200_item = _parse_response_200_item(response_200_item_data)
 
@@ -89,7 +98,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[ErrorBody | list[ScheduleTrigger | Trigger]]:
+) -> Response[ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger]]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -102,7 +111,7 @@ def sync_detailed(
     runner_id: UUID,
     *,
     client: AuthenticatedClient,
-) -> Response[ErrorBody | list[ScheduleTrigger | Trigger]]:
+) -> Response[ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger]]:
     """`GET /api/runners/{id}/triggers`
 
     Args:
@@ -113,7 +122,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | list[ScheduleTrigger | Trigger]]
+        Response[ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger]]
     """
 
     kwargs = _get_kwargs(
@@ -131,7 +140,7 @@ def sync(
     runner_id: UUID,
     *,
     client: AuthenticatedClient,
-) -> ErrorBody | list[ScheduleTrigger | Trigger] | None:
+) -> ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger] | None:
     """`GET /api/runners/{id}/triggers`
 
     Args:
@@ -142,7 +151,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | list[ScheduleTrigger | Trigger]
+        ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger]
     """
 
     return sync_detailed(
@@ -155,7 +164,7 @@ async def asyncio_detailed(
     runner_id: UUID,
     *,
     client: AuthenticatedClient,
-) -> Response[ErrorBody | list[ScheduleTrigger | Trigger]]:
+) -> Response[ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger]]:
     """`GET /api/runners/{id}/triggers`
 
     Args:
@@ -166,7 +175,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | list[ScheduleTrigger | Trigger]]
+        Response[ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger]]
     """
 
     kwargs = _get_kwargs(
@@ -182,7 +191,7 @@ async def asyncio(
     runner_id: UUID,
     *,
     client: AuthenticatedClient,
-) -> ErrorBody | list[ScheduleTrigger | Trigger] | None:
+) -> ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger] | None:
     """`GET /api/runners/{id}/triggers`
 
     Args:
@@ -193,7 +202,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | list[ScheduleTrigger | Trigger]
+        ErrorBody | list[ButtonTrigger | ScheduleTrigger | Trigger]
     """
 
     return (

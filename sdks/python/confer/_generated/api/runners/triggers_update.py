@@ -7,6 +7,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.button_trigger import ButtonTrigger
 from ...models.error_body import ErrorBody
 from ...models.patch_trigger import PatchTrigger
 from ...models.schedule_trigger import ScheduleTrigger
@@ -40,10 +41,12 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody | None:
     if response.status_code == 200:
 
-        def _parse_response_200(data: object) -> ScheduleTrigger | TriggerWithSecrets:
+        def _parse_response_200(
+            data: object,
+        ) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -52,11 +55,19 @@ def _parse_response(
                 return componentsschemas_trigger_answer_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_trigger_answer_type_1 = ScheduleTrigger.from_dict(data)
+
+                return componentsschemas_trigger_answer_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_trigger_answer_type_1 = ScheduleTrigger.from_dict(data)
+            componentsschemas_trigger_answer_type_2 = ButtonTrigger.from_dict(data)
 
-            return componentsschemas_trigger_answer_type_1
+            return componentsschemas_trigger_answer_type_2
 
         response_200 = _parse_response_200(response.json())
 
@@ -110,7 +121,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+) -> Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -125,7 +136,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: PatchTrigger,
-) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+) -> Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]:
     """`PATCH /api/runners/{id}/triggers/{tid}`
 
     Args:
@@ -138,7 +149,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]
+        Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -160,7 +171,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: PatchTrigger,
-) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody | None:
     """`PATCH /api/runners/{id}/triggers/{tid}`
 
     Args:
@@ -173,7 +184,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | ScheduleTrigger | TriggerWithSecrets
+        ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody
     """
 
     return sync_detailed(
@@ -190,7 +201,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: PatchTrigger,
-) -> Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]:
+) -> Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]:
     """`PATCH /api/runners/{id}/triggers/{tid}`
 
     Args:
@@ -203,7 +214,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | ScheduleTrigger | TriggerWithSecrets]
+        Response[ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -223,7 +234,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: PatchTrigger,
-) -> ErrorBody | ScheduleTrigger | TriggerWithSecrets | None:
+) -> ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody | None:
     """`PATCH /api/runners/{id}/triggers/{tid}`
 
     Args:
@@ -236,7 +247,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | ScheduleTrigger | TriggerWithSecrets
+        ButtonTrigger | ScheduleTrigger | TriggerWithSecrets | ErrorBody
     """
 
     return (

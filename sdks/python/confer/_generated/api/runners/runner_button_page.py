@@ -1,0 +1,194 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    runner_id: UUID,
+    *,
+    embed: str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["embed"] = embed
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/runners/{runner_id}/button".format(
+            runner_id=quote(str(runner_id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Any | ErrorBody | None:
+    if response.status_code == 200:
+        response_200 = cast(Any, None)
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = cast(Any, None)
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Any | ErrorBody]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    runner_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    embed: str | Unset = UNSET,
+) -> Response[Any | ErrorBody]:
+    """`GET /api/runners/{id}/button`: the form page (404 HTML without an
+    enabled button).
+
+    Args:
+        runner_id (UUID):
+        embed (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | ErrorBody]
+    """
+
+    kwargs = _get_kwargs(
+        runner_id=runner_id,
+        embed=embed,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    runner_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    embed: str | Unset = UNSET,
+) -> Any | ErrorBody | None:
+    """`GET /api/runners/{id}/button`: the form page (404 HTML without an
+    enabled button).
+
+    Args:
+        runner_id (UUID):
+        embed (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | ErrorBody
+    """
+
+    return sync_detailed(
+        runner_id=runner_id,
+        client=client,
+        embed=embed,
+    ).parsed
+
+
+async def asyncio_detailed(
+    runner_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    embed: str | Unset = UNSET,
+) -> Response[Any | ErrorBody]:
+    """`GET /api/runners/{id}/button`: the form page (404 HTML without an
+    enabled button).
+
+    Args:
+        runner_id (UUID):
+        embed (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | ErrorBody]
+    """
+
+    kwargs = _get_kwargs(
+        runner_id=runner_id,
+        embed=embed,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    runner_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    embed: str | Unset = UNSET,
+) -> Any | ErrorBody | None:
+    """`GET /api/runners/{id}/button`: the form page (404 HTML without an
+    enabled button).
+
+    Args:
+        runner_id (UUID):
+        embed (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | ErrorBody
+    """
+
+    return (
+        await asyncio_detailed(
+            runner_id=runner_id,
+            client=client,
+            embed=embed,
+        )
+    ).parsed
