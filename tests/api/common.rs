@@ -33,6 +33,9 @@ pub struct Options {
     pub jwt_secret: Option<String>,
     pub env: Vec<(String, String)>,
     pub args: Vec<String>,
+    /// A program the binary runs under (`valgrind --tool=callgrind`), its
+    /// arguments first; `None`: the binary itself.
+    pub wrapper: Option<Vec<String>>,
 }
 
 impl Default for Options {
@@ -42,6 +45,7 @@ impl Default for Options {
             jwt_secret: Some(JWT_SECRET.into()),
             env: Vec::new(),
             args: Vec::new(),
+            wrapper: None,
         }
     }
 }
@@ -49,6 +53,14 @@ impl Default for Options {
 impl Options {
     pub fn env(mut self, key: &str, value: &str) -> Self {
         self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Runs the binary under `program` with `args` before it.
+    pub fn wrapped(mut self, program: &str, args: &[String]) -> Self {
+        let mut words = vec![program.to_owned()];
+        words.extend_from_slice(args);
+        self.wrapper = Some(words);
         self
     }
 }
@@ -77,7 +89,15 @@ struct Spawned {
 }
 
 fn spawn(data_dir: &Path, options: &Options) -> Spawned {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_confer"));
+    let binary = env!("CARGO_BIN_EXE_confer");
+    let mut command = match &options.wrapper {
+        Some(words) => {
+            let mut command = Command::new(&words[0]);
+            command.args(&words[1..]).arg(binary);
+            command
+        }
+        None => Command::new(binary),
+    };
     command
         .arg("serve")
         .args(&options.args)
@@ -159,7 +179,9 @@ impl Server {
             stderr_reader,
         } = spawn(data.path(), &options);
         let base = loop {
-            match lines.recv_timeout(Duration::from_secs(30)) {
+            // A wrapper (valgrind) slows the start many times over.
+            let wait = if options.wrapper.is_some() { 300 } else { 30 };
+            match lines.recv_timeout(Duration::from_secs(wait)) {
                 Ok(line) => {
                     if let Some(address) = line.strip_prefix("confer listening on ") {
                         break address.trim().to_owned();

@@ -19,6 +19,7 @@ mod deliveries;
 mod durability;
 mod embeddings;
 mod errors;
+mod instruction_budget;
 mod integrations;
 mod knowledge;
 mod knowledge_turns;
