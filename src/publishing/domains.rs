@@ -169,6 +169,26 @@ pub fn parse_list(field: &str, raw: &[String]) -> Result<Vec<EmbedOrigin>, ApiEr
     Ok(list)
 }
 
+/// [`parse_list`], each entry covered by one of `org` (else 422
+/// `field[i]`): the stored forms.
+pub fn parse_covered(
+    field: &str,
+    raw: &[String],
+    org: &[EmbedOrigin],
+) -> Result<Vec<String>, ApiError> {
+    let parsed = parse_list(field, raw)?;
+    if let Some(i) = parsed
+        .iter()
+        .position(|entry| !org.iter().any(|o| o.covers(entry)))
+    {
+        return Err(ApiError::invalid(
+            &format!("{field}[{i}]"),
+            "not covered by the org's allowedEmbedDomains",
+        ));
+    }
+    Ok(parsed.iter().map(ToString::to_string).collect())
+}
+
 /// The entries of `own` some entry of `org` covers (`own` absent: the org's
 /// list): what a publication's page may be framed by.
 pub fn effective(own: Option<&[EmbedOrigin]>, org: &[EmbedOrigin]) -> Vec<EmbedOrigin> {

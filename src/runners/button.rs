@@ -146,17 +146,7 @@ impl ButtonDraft {
             None => {}
             Some(None) => base.allowed_origins = None,
             Some(Some(list)) => {
-                let parsed = domains::parse_list("allowedOrigins", &list)?;
-                if let Some(i) = parsed
-                    .iter()
-                    .position(|entry| !org.iter().any(|o| o.covers(entry)))
-                {
-                    return Err(ApiError::invalid(
-                        &format!("allowedOrigins[{i}]"),
-                        "not covered by the org's allowedEmbedDomains",
-                    ));
-                }
-                base.allowed_origins = Some(parsed.iter().map(ToString::to_string).collect());
+                base.allowed_origins = Some(domains::parse_covered("allowedOrigins", &list, org)?);
             }
         }
         if let Some(tools) = self.public_tools {

@@ -26,7 +26,7 @@ use crate::runners::button::{self, Button};
 use crate::runners::suggestions::Suggestion;
 use crate::runners::{OutputMode, Run, RunRecord, RunTrigger, Runner, TriggerKind};
 use crate::state::AppState;
-use crate::store::runners::keyed::{KeyedRun, KeyedRunRequest};
+use crate::store::runners::keyed::KeyedRun;
 
 /// The largest run input, serialized (bytes).
 const MAX_INPUT_BYTES: usize = 256 * 1024;
@@ -257,26 +257,12 @@ pub async fn start(
     );
     run.view_token = Some(hex::encode(hash_secret(&token)));
     let max_queued = runner.max_queued_runs;
-    let thread = run.thread(&runner);
-    let created = state
-        .store
-        .write(move |s| {
-            let request = KeyedRunRequest {
-                scope: *run.runner_id.as_bytes(),
-                nonce: None,
-                key: None,
-            };
-            s.create_keyed_run(&run, &thread, max_queued, &request)
-        })
-        .await?;
-    match created {
-        KeyedRun::Created(run) => {
-            state.runs.changed(&run);
-            Ok(HttpResponse::Accepted().json(ButtonRunStarted {
-                run_id: run.id,
-                view_token: token,
-            }))
-        }
+    let scope = *runner.id.as_bytes();
+    match super::runs::create(&state, run, &runner, scope, None, None).await? {
+        KeyedRun::Created(run) => Ok(HttpResponse::Accepted().json(ButtonRunStarted {
+            run_id: run.id,
+            view_token: token,
+        })),
         KeyedRun::QueueFull => Err(super::runs::queue_full(max_queued)),
         KeyedRun::Replayed(_) | KeyedRun::KeyReused | KeyedRun::NonceUsed => Err(
             ApiError::Internal("a button run has no key or nonce".into()),

@@ -147,23 +147,9 @@ pub async fn start(
         caller.user_id(),
     );
     let max_queued = runner.max_queued_runs;
-    let thread = run.thread(&runner);
-    let created = state
-        .store
-        .write(move |s| {
-            let request = KeyedRunRequest {
-                scope: *run.runner_id.as_bytes(),
-                nonce: None,
-                key: keyed,
-            };
-            s.create_keyed_run(&run, &thread, max_queued, &request)
-        })
-        .await?;
-    match created {
-        KeyedRun::Created(run) => {
-            state.runs.changed(&run);
-            Ok(HttpResponse::Created().json(run.run))
-        }
+    let scope = *runner.id.as_bytes();
+    match create(&state, run, &runner, scope, None, keyed).await? {
+        KeyedRun::Created(run) => Ok(HttpResponse::Created().json(run.run)),
         KeyedRun::Replayed(id) => {
             replayed_answer(&state, org, Ok(id), HttpResponse::Created()).await
         }
@@ -171,6 +157,36 @@ pub async fn start(
         KeyedRun::QueueFull => Err(queue_full(max_queued)),
         KeyedRun::RunnerGone | KeyedRun::NonceUsed => Err(ApiError::not_found("runner")),
     }
+}
+
+/// Stores `run` of `runner` and its hidden thread in one flushed
+/// transaction with the request's nonce and key (`scope`: the trigger's or
+/// the runner's id); a created run is announced to the worker.
+pub(super) async fn create(
+    state: &AppState,
+    run: RunRecord,
+    runner: &Runner,
+    scope: [u8; 16],
+    nonce: Option<String>,
+    key: Option<([u8; 32], String)>,
+) -> Result<KeyedRun, ApiError> {
+    let max_queued = runner.max_queued_runs;
+    let thread = run.thread(runner);
+    let created = state
+        .store
+        .write(move |s| {
+            let request = KeyedRunRequest {
+                scope,
+                nonce: nonce.as_deref(),
+                key: key.clone(),
+            };
+            s.create_keyed_run(&run, &thread, max_queued, &request)
+        })
+        .await?;
+    if let KeyedRun::Created(run) = &created {
+        state.runs.changed(run);
+    }
+    Ok(created)
 }
 
 pub(super) fn queue_full(max_queued: u32) -> ApiError {

@@ -22,7 +22,7 @@ use crate::runners::schema;
 use crate::runners::triggers::{SignatureRefused, TriggerRecord, verify};
 use crate::runners::{Run, RunRecord, RunTrigger, Runner, TriggerKind};
 use crate::state::AppState;
-use crate::store::runners::keyed::{KeyedRun, KeyedRunRequest};
+use crate::store::runners::keyed::KeyedRun;
 
 /// The header a repeat's answer carries.
 const REPLAYED: &str = "Idempotent-Replayed";
@@ -145,39 +145,20 @@ pub async fn receive(
         Run::trigger_user(TriggerKind::Webhook, &trigger_id),
     );
     let max_queued = runner.max_queued_runs;
-    let thread = run.thread(&runner);
-    let (trigger, nonce) = (
-        record.trigger.id,
+    let (scope, nonce) = (
+        *record.trigger.id.as_bytes(),
         settings
             .require_signature
             .then(|| nonce.unwrap_or_default().to_owned()),
     );
-    let created = state
-        .store
-        .write(move |s| {
-            let request = KeyedRunRequest {
-                scope: *trigger.as_bytes(),
-                nonce: nonce.as_deref(),
-                key: key.clone(),
-            };
-            s.create_keyed_run(&run, &thread, max_queued, &request)
-        })
-        .await?;
-    match created {
-        KeyedRun::Created(run) => {
-            state.runs.changed(&run);
-            Ok(HttpResponse::Accepted().json(json!({ "run_id": run.id })))
-        }
+    match super::runs::create(&state, run, &runner, scope, nonce, key).await? {
+        KeyedRun::Created(run) => Ok(HttpResponse::Accepted().json(json!({ "run_id": run.id }))),
         KeyedRun::Replayed(run) => repeat(run, true),
         KeyedRun::KeyReused => Err(key_reused()),
         KeyedRun::NonceUsed => Err(ApiError::Unauthorized(format!(
             "{NONCE_HEADER}: already used"
         ))),
-        KeyedRun::QueueFull => Err(ApiError::Refused {
-            code: codes::RUNNER_QUEUE_FULL,
-            detail: format!("the runner has {max_queued} runs queued or waiting (maxQueuedRuns)"),
-            retry_after: Some(5),
-        }),
+        KeyedRun::QueueFull => Err(super::runs::queue_full(max_queued)),
         KeyedRun::RunnerGone => Err(ApiError::not_found("webhook")),
     }
 }

@@ -261,17 +261,11 @@ pub fn apply(
         None => {}
         Some(None) => publication.allowed_domains = None,
         Some(Some(list)) => {
-            let parsed = domains::parse_list("allowedDomains", &list)?;
-            if let Some(i) = parsed
-                .iter()
-                .position(|entry| !org_domains.iter().any(|o| o.covers(entry)))
-            {
-                return Err(invalid(
-                    &format!("allowedDomains[{i}]"),
-                    "not covered by the org's allowedEmbedDomains",
-                ));
-            }
-            publication.allowed_domains = Some(parsed.iter().map(ToString::to_string).collect());
+            publication.allowed_domains = Some(domains::parse_covered(
+                "allowedDomains",
+                &list,
+                org_domains,
+            )?);
         }
     }
     let identity = required("identity", changes.identity)?
