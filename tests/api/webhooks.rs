@@ -72,8 +72,9 @@ async fn a_webhook_starts_runs_and_refuses_in_the_contracts_order() {
         .expect(201);
     let runner = runner["id"].as_str().unwrap().to_owned();
     let triggers = format!("/api/runners/{runner}/triggers");
+    // A manual run is `POST …/runs`, not a trigger.
     admin
-        .post(&triggers, json!({"kind": "button"}))
+        .post(&triggers, json!({"kind": "manual"}))
         .await
         .expect_error(422, "VALIDATION_ERROR");
     let made = admin
