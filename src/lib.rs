@@ -23,6 +23,7 @@ pub mod runners;
 pub mod scheduler;
 pub mod secrets;
 pub mod settings;
+pub mod skills;
 pub mod state;
 pub mod store;
 pub mod suggestions;
@@ -169,6 +170,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             tools::plans::PlanTools::new(store.clone()),
             tools::knowledge::KnowledgeTools::new(store.clone(), Arc::clone(&knowledge.search)),
             tools::memory::MemoryTools::new(store.clone(), Arc::clone(&knowledge.memories)),
+            tools::skills::SkillTools::new(store.clone()),
             tools::webhook::WebhookTools::new(
                 store.clone(),
                 outbound.clone(),
@@ -231,7 +233,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         scheduler,
         store: store.clone(),
         jwt,
-        outbound,
+        outbound: outbound.clone(),
         limits: RateLimits::new(
             settings.user_rate_limit_rps,
             settings.user_send_limit_per_min,
@@ -243,6 +245,10 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         integrations,
         traces,
         suggestions,
+        skills: Arc::new(skills::install::SkillInstaller::new(
+            store.clone(),
+            outbound.clone(),
+        )),
         metrics,
     });
     let runtime = state.runtime.clone();

@@ -46,6 +46,8 @@ pub struct AppState {
     pub scheduler: Arc<crate::scheduler::firing::Scheduler>,
     /// Writes agents' and runners' suggestions with a model call.
     pub suggestions: Arc<crate::suggestions::SuggestionWriter>,
+    /// Installs and syncs skills (`agent-extras.md` §1).
+    pub skills: Arc<crate::skills::install::SkillInstaller>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }

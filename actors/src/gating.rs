@@ -98,6 +98,8 @@ pub fn offer(
         mut org,
         mut integration,
         mut mcp,
+        // Taken by the turn before the offer.
+        skills_prompt: _,
     } = server;
     builtin.retain(|tool| gate(&tool.name));
     builtin.extend(

@@ -130,6 +130,10 @@ id_type!(
     TriggerId
 );
 id_type!(
+    /// A skill of an org's library (`agent-extras.md` §1).
+    SkillId
+);
+id_type!(
     /// A scheduled task of an agent, or a runner's schedule trigger
     /// (`runners.md` Scheduling).
     ScheduleId

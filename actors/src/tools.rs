@@ -53,6 +53,8 @@ pub struct ToolScope {
     pub org: OrgId,
     pub agent: AgentId,
     pub thread: ThreadId,
+    /// The runner whose run the turn is, if any.
+    pub runner: Option<crate::RunnerId>,
     /// The user the call is made for (the resolver's rule).
     pub user_id: String,
     /// Whether `user_id` is a person whose OAuth tokens serve the call (a
@@ -136,6 +138,9 @@ pub struct ServerTools {
     pub integration: Vec<ToolDefinition>,
     /// The tools of the MCP servers attached to the agent.
     pub mcp: Vec<ToolDefinition>,
+    /// The skills' part of the system prompt's cached prefix
+    /// (`<available_skills>`), kept when `load_skill` is offered.
+    pub skills_prompt: Option<String>,
 }
 
 /// The future of the tools offered to a turn.
@@ -146,6 +151,8 @@ pub const SEARCH_KNOWLEDGE: &str = "search_knowledge";
 /// The built-in memory tools' names (`knowledge.md` §5).
 pub const REMEMBER: &str = "remember";
 pub const RECALL: &str = "recall";
+/// The built-in skill tool's name (`agent-extras.md` §1).
+pub const LOAD_SKILL: &str = "load_skill";
 
 /// The future of a briefing: text for the system prompt, if any.
 pub type BriefingFuture = Pin<Box<dyn Future<Output = Option<String>> + Send>>;

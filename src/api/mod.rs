@@ -39,6 +39,7 @@ pub mod publish;
 pub mod replayed;
 pub mod runners;
 pub mod scheduled_tasks;
+pub mod skills;
 pub mod sse;
 pub mod stop;
 pub mod streams;
@@ -70,6 +71,8 @@ use self::runners::{
     budget as runner_budget, button as runner_button, deliveries as runner_deliveries,
     suggestions as runner_suggestions, triggers as runner_triggers, webhooks as runner_webhooks,
 };
+use self::skills::attachments as skill_attachments;
+use self::skills::install as skill_install;
 use crate::error::{ApiError, code_for_status, error_response};
 
 /// Declares the route table once: it mounts every route and lists them in
@@ -120,6 +123,14 @@ route_table! {
         POST => agent_suggestions::generate,
     },
     "/api/agents/{agent_id}/plan" => { GET => plan_config::get, PUT => plan_config::put },
+    "/api/agents/{agent_id}/skills" => {
+        GET => skill_attachments::agent_list, POST => skill_attachments::agent_attach,
+        DELETE => skill_attachments::agent_detach,
+    },
+    "/api/skills" => { GET => skills::list, POST => skill_install::install },
+    "/api/skills/browse" => { GET => skills::browse },
+    "/api/skills/{skill_id}" => { GET => skills::get, DELETE => skills::delete },
+    "/api/skills/{skill_id}/sync" => { POST => skills::sync },
     "/api/threads" => { GET => threads::list, POST => threads::create },
     "/api/threads/{thread_id}" => {
         GET => threads::get, PATCH => threads::update, DELETE => threads::delete,
@@ -244,6 +255,10 @@ route_table! {
     "/api/runners/{runner_id}/suggestions" => {
         GET => runner_suggestions::get, PUT => runner_suggestions::put,
         POST => runner_suggestions::generate,
+    },
+    "/api/runners/{runner_id}/skills" => {
+        GET => skill_attachments::runner_list, POST => skill_attachments::runner_attach,
+        DELETE => skill_attachments::runner_detach,
     },
     "/api/runners/{runner_id}/runs" => { GET => runs::list, POST => runs::start },
     "/api/runners/{runner_id}/runs/{run_id}" => { GET => runs::get },

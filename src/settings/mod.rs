@@ -53,6 +53,8 @@ pub struct Settings {
     pub trace_payloads: bool,
     /// Whether `/console` is served (`publishing.md` "Console").
     pub console: bool,
+    /// The largest multipart upload of a skill (`agent-extras.md` §1).
+    pub skill_upload_max_bytes: u64,
     /// Knowledge documents (`knowledge.md` §7).
     pub knowledge_max_upload_bytes: u64,
     pub knowledge_max_text_bytes: usize,

@@ -42,6 +42,7 @@ pub mod runners;
 pub mod scan;
 pub mod schedules;
 mod sealed;
+pub mod skills;
 pub mod threads;
 pub mod tools;
 pub mod traces;
@@ -180,6 +181,8 @@ pub struct SledStore {
     runners: runners::RunnerTrees,
     /// Scheduled tasks, their due index and outbox (see `schedules`).
     schedules: schedules::ScheduleTrees,
+    /// Skills, their files and attachments (see `skills`).
+    skills: skills::SkillTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -280,6 +283,7 @@ impl SledStore {
             knowledge: knowledge::KnowledgeTrees::open(&db)?,
             runners: runners::RunnerTrees::open(&db)?,
             schedules: schedules::ScheduleTrees::open(&db)?,
+            skills: skills::SkillTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,

@@ -4,7 +4,8 @@
 //! query tools of the agent's databases; [`mcp`]: the tools of the MCP
 //! servers attached to the agent; [`knowledge`]: `search_knowledge` and
 //! the knowledge briefing; [`memory`]: `remember`, `recall` and the
-//! recalled memories). [`ServerToolbox`] offers them by kind
+//! recalled memories; [`skills`]: `load_skill` and the skills' list).
+//! [`ServerToolbox`] offers them by kind
 //! and sends each call to its kind.
 
 pub mod integrations;
@@ -13,12 +14,13 @@ pub mod mcp;
 pub mod memory;
 pub mod org_cache;
 pub mod plans;
+pub mod skills;
 pub mod webhook;
 
 use confer_actors::ToolCall;
 use confer_actors::tools::{
-    AnsweredFuture, AnsweredTurn, BriefingFuture, NOT_AVAILABLE, OfferedFuture, RECALL, REMEMBER,
-    SEARCH_KNOWLEDGE, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
+    AnsweredFuture, AnsweredTurn, BriefingFuture, LOAD_SKILL, NOT_AVAILABLE, OfferedFuture, RECALL,
+    REMEMBER, SEARCH_KNOWLEDGE, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
 };
 
 use self::integrations::IntegrationTools;
@@ -26,6 +28,7 @@ use self::knowledge::KnowledgeTools;
 use self::mcp::McpTools;
 use self::memory::MemoryTools;
 use self::plans::PlanTools;
+use self::skills::SkillTools;
 use self::webhook::WebhookTools;
 
 /// Every kind of server-side tool.
@@ -33,18 +36,21 @@ pub struct ServerToolbox {
     plans: PlanTools,
     knowledge: KnowledgeTools,
     memory: MemoryTools,
+    skills: SkillTools,
     webhooks: WebhookTools,
     integrations: IntegrationTools,
     mcps: McpTools,
 }
 
 impl ServerToolbox {
-    /// The built-in plan and knowledge tools, the org's webhooks, its
-    /// databases and its MCP servers.
+    /// The built-in plan, knowledge, memory and skill tools, the org's
+    /// webhooks, its databases and its MCP servers.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         plans: PlanTools,
         knowledge: KnowledgeTools,
         memory: MemoryTools,
+        skills: SkillTools,
         webhooks: WebhookTools,
         integrations: IntegrationTools,
         mcps: McpTools,
@@ -53,6 +59,7 @@ impl ServerToolbox {
             plans,
             knowledge,
             memory,
+            skills,
             webhooks,
             integrations,
             mcps,
@@ -81,17 +88,23 @@ impl ToolExecutor for ServerToolbox {
         let integration = self.integrations.offered(scope);
         let mcp = self.mcps.offered(scope);
         let enabled = scope.plans.enabled;
-        let (knowledge, memory, scope) =
-            (self.knowledge.clone(), self.memory.clone(), scope.clone());
+        let (knowledge, memory, skills, scope) = (
+            self.knowledge.clone(),
+            self.memory.clone(),
+            self.skills.clone(),
+            scope.clone(),
+        );
         Box::pin(async move {
-            let (mut tools, integration, mcp, knowledge, remembers) = futures_util::future::join5(
-                org,
-                integration,
-                mcp,
-                knowledge.offered(&scope),
-                memory.offered(&scope),
-            )
-            .await;
+            let ((mut tools, integration, mcp, knowledge, remembers), skills) = futures_util::join!(
+                futures_util::future::join5(
+                    org,
+                    integration,
+                    mcp,
+                    knowledge.offered(&scope),
+                    memory.offered(&scope),
+                ),
+                skills.offered(&scope)
+            );
             tools.integration = integration.integration;
             tools.mcp = mcp.mcp;
             if enabled {
@@ -99,6 +112,10 @@ impl ToolExecutor for ServerToolbox {
             }
             tools.builtin.extend(knowledge);
             tools.builtin.extend(remembers);
+            if let Some((tool, list)) = skills {
+                tools.builtin.push(tool);
+                tools.skills_prompt = Some(list);
+            }
             tools
         })
     }
@@ -109,6 +126,10 @@ impl ToolExecutor for ServerToolbox {
                 return Box::pin(async { ToolOutput::error(NOT_AVAILABLE) });
             }
             let (tools, scope, call) = (self.knowledge.clone(), scope.clone(), call.clone());
+            return Box::pin(async move { tools.execute(scope, call).await });
+        }
+        if call.name == LOAD_SKILL {
+            let (tools, scope, call) = (self.skills.clone(), scope.clone(), call.clone());
             return Box::pin(async move { tools.execute(scope, call).await });
         }
         if call.name == REMEMBER || call.name == RECALL {
@@ -144,7 +165,7 @@ impl ToolExecutor for ServerToolbox {
 
     fn deadline(&self, call: &ToolCall) -> std::time::Duration {
         if plans::is_plan_tool(&call.name)
-            || [SEARCH_KNOWLEDGE, REMEMBER, RECALL].contains(&call.name.as_str())
+            || [SEARCH_KNOWLEDGE, REMEMBER, RECALL, LOAD_SKILL].contains(&call.name.as_str())
         {
             confer_actors::tools::DEFAULT_TOOL_DEADLINE
         } else if is_mcp_tool(&call.name) {

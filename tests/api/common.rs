@@ -437,6 +437,21 @@ impl Api {
         fields: &[(&str, &str)],
         files: &[(&str, &[u8])],
     ) -> Reply {
+        let parts: Vec<(&str, &str, &[u8])> = files
+            .iter()
+            .map(|(name, bytes)| ("file", *name, *bytes))
+            .collect();
+        self.multipart_parts(path, fields, &parts).await
+    }
+
+    /// A `multipart/form-data` POST: text `fields`, then `(part name, file
+    /// name, bytes)` parts.
+    pub async fn multipart_parts(
+        &self,
+        path: &str,
+        fields: &[(&str, &str)],
+        files: &[(&str, &str, &[u8])],
+    ) -> Reply {
         let boundary = "confer-test-boundary-7f3a";
         let mut body = Vec::new();
         for (name, value) in fields {
@@ -445,10 +460,10 @@ impl Api {
                     .as_bytes(),
             );
         }
-        for (file_name, bytes) in files {
+        for (part, file_name, bytes) in files {
             body.extend_from_slice(
                 format!(
-                    "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{part}\"; filename=\"{file_name}\"\r\n\
                      Content-Type: application/octet-stream\r\n\r\n"
                 )
                 .as_bytes(),

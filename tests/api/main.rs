@@ -51,6 +51,7 @@ mod schedule_triggers;
 mod schedules;
 mod sdks;
 mod secrets;
+mod skills;
 mod stream_correctness;
 mod streams;
 mod summary_compaction;

@@ -117,6 +117,14 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         // A chat shows them (agent-extras.md: a deliberate refinement).
         ("GET", "/api/agents/{agent_id}/suggestions") => Anyone,
         ("PUT" | "POST", "/api/agents/{agent_id}/suggestions") => Admin,
+        // Skills (agent-extras.md Routes): the library read A M, changed A;
+        // an agent's attachments read A M, changed A; a runner's A M.
+        ("GET", "/api/skills" | "/api/skills/browse" | "/api/skills/{skill_id}") => Member,
+        ("POST", "/api/skills" | "/api/skills/{skill_id}/sync") => Admin,
+        ("DELETE", "/api/skills/{skill_id}") => Admin,
+        ("GET", "/api/agents/{agent_id}/skills") => Member,
+        ("POST" | "DELETE", "/api/agents/{agent_id}/skills") => Admin,
+        (_, "/api/runners/{runner_id}/skills") => Member,
         ("GET", "/api/agents/{agent_id}/scheduled-tasks") => Member,
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => Admin,
         // Runners (runners.md Routes): reads A M, writes A; starting,
@@ -251,6 +259,12 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/runners/webhooks/{token}") => json!({"word": "walk"}),
         ("POST", "/api/runners/{runner_id}/button") => json!({"input": {}}),
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
+        // An unknown skill: refused (422, 404) after the role check.
+        ("POST", "/api/skills") => json!({"source": "catalog", "key": "no-such-skill"}),
+        (
+            "POST" | "DELETE",
+            "/api/agents/{agent_id}/skills" | "/api/runners/{runner_id}/skills",
+        ) => json!({"skillId": "0190d1f2-0000-7000-8000-000000000000"}),
         ("POST", "/api/runners/{runner_id}/runs") => json!({"input": {"word": "walk"}}),
         ("POST", "/api/runners/{runner_id}/runs/{run_id}/resume") => json!({}),
         ("PATCH", "/api/agents/{agent_id}") => json!({"description": "changed"}),
@@ -519,6 +533,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{runner_id}", &runner)
                     .replace("{run_id}", &run)
                     .replace("{trigger_id}", "0190d1f2-0000-7000-8000-000000000000")
+                    .replace("{skill_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{token}", "whk_walk")
                     .replace("{memory_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")

@@ -194,6 +194,9 @@ struct Turn {
     /// What the server-side tools tell the model (the current plan), read
     /// before each model call while the agent's plans are enabled.
     briefing: Option<String>,
+    /// The attached skills' list, in the cached part of the system prompt
+    /// after the preamble (`agent-extras.md` §1).
+    skills_prompt: Option<String>,
     /// The model call under way, from 1.
     step: u32,
     /// The text of the steps before this one (what `done.content` holds).

@@ -66,11 +66,13 @@ impl Turn {
         Ok(key)
     }
 
-    /// The system prompt of this turn's calls: the stable preamble, then
-    /// the overlays (thread, send, the tools' briefing).
+    /// The system prompt of this turn's calls: the stable preamble and the
+    /// skills' list (the cached prefix), then the overlays (thread, send,
+    /// the tools' briefing).
     pub(super) fn system_prompt(&self) -> String {
         compose_system_prompt(&[
             Some(&self.agent.stable_preamble),
+            self.skills_prompt.as_deref(),
             self.thread.system_prompt_overlay.as_deref(),
             self.request.system_prompt_overlay.as_deref(),
             self.briefing.as_deref(),
@@ -85,7 +87,13 @@ impl Turn {
         let context = Arc::new(std::mem::take(&mut self.history));
         let request = ModelRequest {
             route: self.route.clone(),
-            system_stable_len: stable_len(&self.agent.stable_preamble),
+            system_stable_len: match &self.skills_prompt {
+                None => stable_len(&self.agent.stable_preamble),
+                Some(skills) => stable_len(&compose_system_prompt(&[
+                    Some(&self.agent.stable_preamble),
+                    Some(skills),
+                ])),
+            },
             origin: Some(CallOrigin {
                 org: self.org,
                 thread: self.thread_id,

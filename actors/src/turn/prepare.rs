@@ -117,6 +117,7 @@ impl Turn {
             org,
             agent: agent.id,
             thread: thread_id,
+            runner: request.run.as_ref().map(|run| run.tag.runner_id),
             user_id: request.user_id.clone(),
             end_user: request.end_user,
             plans,
@@ -128,7 +129,8 @@ impl Turn {
             sources: Arc::default(),
             notes: std::sync::Arc::default(),
         };
-        let server_tools = engine.tools.offered(&scope).await;
+        let mut server_tools = engine.tools.offered(&scope).await;
+        let skills_prompt = server_tools.skills_prompt.take();
         // Before gating: a publication that keeps the memory tools private
         // still recalls its visitor's own memories.
         scope.memory = server_tools
@@ -179,6 +181,13 @@ impl Turn {
                 )
             })
             .collect();
+        // The skills are listed only while their tool survives gating.
+        let skills_prompt = skills_prompt.filter(|_| {
+            offered
+                .tools
+                .iter()
+                .any(|t| t.name == crate::tools::LOAD_SKILL)
+        });
         // Knowledge briefs the model when it injects, or when its tool is
         // offered (`Cite knowledge sources as [n].`).
         let knowledge_briefs = knowledge.enabled
@@ -218,6 +227,7 @@ impl Turn {
             profile: offered.profile,
             scope,
             briefing: None,
+            skills_prompt,
             step: 1,
             answer: String::new(),
             produced: Vec::new(),

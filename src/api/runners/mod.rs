@@ -144,7 +144,7 @@ pub(super) async fn runner_model(state: &AppState, runner: &Runner) -> Result<St
 
 /// A runner of the caller's org, deleted or not (its runs and log stay
 /// readable), or 404.
-pub(super) async fn any_runner(
+pub(crate) async fn any_runner(
     state: &AppState,
     org: OrgId,
     id: RunnerId,
@@ -157,7 +157,7 @@ pub(super) async fn any_runner(
 }
 
 /// A live runner of the caller's org, or 404.
-pub(super) async fn live_runner(
+pub(crate) async fn live_runner(
     state: &AppState,
     org: OrgId,
     id: RunnerId,

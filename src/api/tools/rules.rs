@@ -15,7 +15,14 @@ const MAX_PARAMETERS_BYTES: usize = 64 * 1024;
 /// Names the platform keeps for its own tools.
 const RESERVED_PREFIXES: [&str; 4] = ["plan_", "todo_", "query_", "count_"];
 /// The knowledge and memory tools' names (`knowledge.md` §7).
-const RESERVED_NAMES: [&str; 3] = ["search_knowledge", "remember", "recall"];
+const RESERVED_NAMES: [&str; 6] = [
+    "search_knowledge",
+    "remember",
+    "recall",
+    "load_skill",
+    "web_fetch",
+    "web_search",
+];
 
 pub(super) fn validate_name(name: &str) -> Result<(), ApiError> {
     if !confer_actors::gating::is_model_facing_name(name) {
@@ -33,7 +40,8 @@ pub(super) fn validate_name(name: &str) -> Result<(), ApiError> {
     {
         return Err(ApiError::invalid(
             "name",
-            "is reserved (propose_profile_switch, search_knowledge, remember, recall, or a \
+            "is reserved (propose_profile_switch, search_knowledge, remember, recall, load_skill, \
+             web_fetch, web_search, or a \
              plan_, todo_, query_ or count_ prefix)",
         ));
     }

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type ServerSentEventsResult, type TDataShape, urlSearchParamsBodySerializer } from './client/index.js';
-import type { AdminBackupData, AdminBackupErrors, AdminBackupResponses, AdminExportData, AdminExportErrors, AdminExportResponses, AgentIntegrationsAttachData, AgentIntegrationsAttachErrors, AgentIntegrationsAttachResponses, AgentIntegrationsDetachData, AgentIntegrationsDetachErrors, AgentIntegrationsDetachResponses, AgentIntegrationsListData, AgentIntegrationsListErrors, AgentIntegrationsListResponses, AgentMcpsAttachData, AgentMcpsAttachErrors, AgentMcpsAttachResponses, AgentMcpsDetachData, AgentMcpsDetachErrors, AgentMcpsDetachResponses, AgentMcpsListData, AgentMcpsListErrors, AgentMcpsListResponses, AgentMcpsServicesData, AgentMcpsServicesErrors, AgentMcpsServicesResponses, AgentMcpsServicesSetData, AgentMcpsServicesSetErrors, AgentMcpsServicesSetResponses, AgentsCreateData, AgentsCreateErrors, AgentsCreateResponses, AgentsDeleteData, AgentsDeleteErrors, AgentsDeleteResponses, AgentsGetData, AgentsGetErrors, AgentsGetResponses, AgentsListData, AgentsListErrors, AgentsListResponses, AgentSuggestionsGenerateData, AgentSuggestionsGenerateErrors, AgentSuggestionsGenerateResponses, AgentSuggestionsGetData, AgentSuggestionsGetErrors, AgentSuggestionsGetResponses, AgentSuggestionsPutData, AgentSuggestionsPutErrors, AgentSuggestionsPutResponses, AgentsUpdateData, AgentsUpdateErrors, AgentsUpdateResponses, AnalyticsGetData, AnalyticsGetErrors, AnalyticsGetResponses, CompactionGetData, CompactionGetErrors, CompactionGetResponses, CompactionPutData, CompactionPutErrors, CompactionPutResponses, ContextGetData, ContextGetErrors, ContextGetResponses, CredentialsGetData, CredentialsGetErrors, CredentialsGetResponses, CredentialsPutData, CredentialsPutErrors, CredentialsPutResponses, DeliveriesListData, DeliveriesListErrors, DeliveriesListResponses, EmbeddingsDeleteData, EmbeddingsDeleteErrors, EmbeddingsDeleteResponses, EmbeddingsGetData, EmbeddingsGetErrors, EmbeddingsGetResponses, EmbeddingsPutData, EmbeddingsPutErrors, EmbeddingsPutResponses, HealthHealthzData, HealthHealthzErrors, HealthHealthzResponses, HealthReadyzData, HealthReadyzErrors, HealthReadyzResponses, IntegrationsCreateData, IntegrationsCreateErrors, IntegrationsCreateResponses, IntegrationsDeleteData, IntegrationsDeleteErrors, IntegrationsDeleteResponses, IntegrationsGetData, IntegrationsGetErrors, IntegrationsGetResponses, IntegrationsListData, IntegrationsListErrors, IntegrationsListResponses, KeysCreateData, KeysCreateErrors, KeysCreateResponses, KeysDeleteData, KeysDeleteErrors, KeysDeleteResponses, KeysListData, KeysListErrors, KeysListResponses, KnowledgeChunksData, KnowledgeChunksErrors, KnowledgeChunksResponses, KnowledgeConfigGetData, KnowledgeConfigGetErrors, KnowledgeConfigGetResponses, KnowledgeConfigPutData, KnowledgeConfigPutErrors, KnowledgeConfigPutResponses, KnowledgeDeleteData, KnowledgeDeleteErrors, KnowledgeDeleteResponses, KnowledgeFileData, KnowledgeFileErrors, KnowledgeFileResponses, KnowledgeGetData, KnowledgeGetErrors, KnowledgeGetResponses, KnowledgeListData, KnowledgeListErrors, KnowledgeListResponses, KnowledgeReindexData, KnowledgeReindexErrors, KnowledgeReindexResponses, KnowledgeSearchData, KnowledgeSearchErrors, KnowledgeSearchResponses, KnowledgeUploadData, KnowledgeUploadErrors, KnowledgeUploadResponses, LogsGetData, LogsGetErrors, LogsGetResponses, LogsListData, LogsListErrors, LogsListResponses, McpOauthBeginData, McpOauthBeginErrors, McpOauthBeginFormData, McpOauthBeginFormErrors, McpOauthCallbackData, McpOauthCallbackErrors, McpOauthCallbackResponses, McpOauthDisconnectData, McpOauthDisconnectErrors, McpOauthDisconnectResponses, McpOauthStartData, McpOauthStartErrors, McpOauthStartResponses, McpsCreateData, McpsCreateErrors, McpsCreateResponses, McpsDeleteData, McpsDeleteErrors, McpsDeleteResponses, McpsGetData, McpsGetErrors, McpsGetResponses, McpsListData, McpsListErrors, McpsListResponses, McpsTestData, McpsTestErrors, McpsTestResponses, McpsUpdateData, McpsUpdateErrors, McpsUpdateResponses, MemoriesCreateData, MemoriesCreateErrors, MemoriesCreateResponses, MemoriesDeleteData, MemoriesDeleteErrors, MemoriesDeleteResponses, MemoriesForgetData, MemoriesForgetErrors, MemoriesForgetEverywhereData, MemoriesForgetEverywhereErrors, MemoriesForgetEverywhereResponses, MemoriesForgetResponses, MemoriesListData, MemoriesListErrors, MemoriesListResponses, MemoryConfigGetData, MemoryConfigGetErrors, MemoryConfigGetResponses, MemoryConfigPutData, MemoryConfigPutErrors, MemoryConfigPutResponses, MemoryRecallData, MemoryRecallErrors, MemoryRecallResponses, MessagesHistoryData, MessagesHistoryErrors, MessagesHistoryResponses, MessagesSendData, MessagesSendErrors, MessagesSendResponse, MessagesSendResponses, MessagesStopData, MessagesStopErrors, MessagesStopResponses, MetricsScrapeData, MetricsScrapeErrors, MetricsScrapeResponses, MultiplayerGetData, MultiplayerGetErrors, MultiplayerGetResponses, MultiplayerPutData, MultiplayerPutErrors, MultiplayerPutResponses, OpenapiDocsData, OpenapiDocsErrors, OpenapiDocsFileData, OpenapiDocsFileErrors, OpenapiDocsFileResponses, OpenapiDocumentData, OpenapiDocumentErrors, OpenapiDocumentResponses, OrgsCreateData, OrgsCreateErrors, OrgsCreateResponses, OrgSettingsGetData, OrgSettingsGetErrors, OrgSettingsGetResponses, OrgSettingsPutData, OrgSettingsPutErrors, OrgSettingsPutResponses, OrgsListData, OrgsListErrors, OrgsListResponses, PageAssetData, PageAssetErrors, PageAssetResponses, PageChatData, PageChatErrors, PageChatResponses, PageConsoleData, PageConsoleErrors, PageConsoleResponses, PageEmbedData, PageEmbedErrors, PageEmbedResponses, ParticipantsAddData, ParticipantsAddErrors, ParticipantsAddResponses, ParticipantsListData, ParticipantsListErrors, ParticipantsListResponses, ParticipantsRemoveData, ParticipantsRemoveErrors, ParticipantsRemoveResponses, PlanConfigGetData, PlanConfigGetErrors, PlanConfigGetResponses, PlanConfigPutData, PlanConfigPutErrors, PlanConfigPutResponses, PlansCreateData, PlansCreateErrors, PlansCreateResponses, PlansDeleteData, PlansDeleteErrors, PlansDeleteResponses, PlansGetData, PlansGetErrors, PlansGetResponses, PlansListData, PlansListErrors, PlansListResponses, PlansReadyData, PlansReadyErrors, PlansReadyResponses, PlansUpdateData, PlansUpdateErrors, PlansUpdateResponses, PublicChatConfigData, PublicChatConfigErrors, PublicChatConfigResponses, PublicChatSessionData, PublicChatSessionErrors, PublicChatSessionResponses, PublicInviteData, PublicInviteErrors, PublicInviteResponses, PublicJoinData, PublicJoinErrors, PublicJoinResponses, PublicMessagesHistoryData, PublicMessagesHistoryErrors, PublicMessagesHistoryResponses, PublicMessagesSendData, PublicMessagesSendErrors, PublicMessagesSendResponse, PublicMessagesSendResponses, PublicParticipantsListData, PublicParticipantsListErrors, PublicParticipantsListResponses, PublicParticipantsRemoveData, PublicParticipantsRemoveErrors, PublicParticipantsRemoveResponses, PublicStopData, PublicStopErrors, PublicStopResponses, PublicStreamData, PublicStreamErrors, PublicStreamResponse, PublicStreamResponses, PublicThreadsCreateData, PublicThreadsCreateErrors, PublicThreadsCreateResponses, PublicThreadsGetData, PublicThreadsGetErrors, PublicThreadsGetResponses, PublicThreadsListData, PublicThreadsListErrors, PublicThreadsListResponses, PublishCreateData, PublishCreateErrors, PublishCreateResponses, PublishDeleteData, PublishDeleteErrors, PublishDeleteResponses, PublishGetData, PublishGetErrors, PublishGetResponses, PublishUpdateData, PublishUpdateErrors, PublishUpdateResponses, RunnerButtonEventsData, RunnerButtonEventsErrors, RunnerButtonEventsResponse, RunnerButtonEventsResponses, RunnerButtonPageData, RunnerButtonPageErrors, RunnerButtonPageResponses, RunnerButtonRunData, RunnerButtonRunErrors, RunnerButtonRunResponses, RunnerEmbedData, RunnerEmbedErrors, RunnerEmbedResponses, RunnersBudgetGetData, RunnersBudgetGetErrors, RunnersBudgetGetResponses, RunnersBudgetPutData, RunnersBudgetPutErrors, RunnersBudgetPutResponses, RunnersCreateData, RunnersCreateErrors, RunnersCreateResponses, RunnersDeleteData, RunnersDeleteErrors, RunnersDeleteResponses, RunnersGetData, RunnersGetErrors, RunnersGetResponses, RunnersListData, RunnersListErrors, RunnersListResponses, RunnerSuggestionsGenerateData, RunnerSuggestionsGenerateErrors, RunnerSuggestionsGenerateResponses, RunnerSuggestionsGetData, RunnerSuggestionsGetErrors, RunnerSuggestionsGetResponses, RunnerSuggestionsPutData, RunnerSuggestionsPutErrors, RunnerSuggestionsPutResponses, RunnersUpdateData, RunnersUpdateErrors, RunnersUpdateResponses, RunnerWebhookData, RunnerWebhookErrors, RunnerWebhookResponses, RunsCancelData, RunsCancelErrors, RunsCancelResponses, RunsEventsData, RunsEventsErrors, RunsEventsResponse, RunsEventsResponses, RunsGetData, RunsGetErrors, RunsGetResponses, RunsListData, RunsListErrors, RunsListResponses, RunsResumeData, RunsResumeErrors, RunsResumeResponses, RunsStartData, RunsStartErrors, RunsStartResponses, ScheduledTasksGetData, ScheduledTasksGetErrors, ScheduledTasksGetResponses, ScheduledTasksPutData, ScheduledTasksPutErrors, ScheduledTasksPutResponses, StreamsStreamData, StreamsStreamErrors, StreamsStreamResponse, StreamsStreamResponses, ThreadsCreateData, ThreadsCreateErrors, ThreadsCreateResponses, ThreadsDeleteData, ThreadsDeleteErrors, ThreadsDeleteResponses, ThreadsGetData, ThreadsGetErrors, ThreadsGetResponses, ThreadsListData, ThreadsListErrors, ThreadsListResponses, ThreadsUpdateData, ThreadsUpdateErrors, ThreadsUpdateResponses, TodosAddData, TodosAddDepsData, TodosAddDepsErrors, TodosAddDepsResponses, TodosAddErrors, TodosAddResponses, TodosDeleteData, TodosDeleteErrors, TodosDeleteResponses, TodosDepsData, TodosDepsErrors, TodosDepsResponses, TodosRemoveDepsData, TodosRemoveDepsErrors, TodosRemoveDepsResponses, TodosUpdateData, TodosUpdateErrors, TodosUpdateResponses, ToolsCreateData, ToolsCreateErrors, ToolsCreateResponses, ToolsDeleteData, ToolsDeleteErrors, ToolsDeleteResponses, ToolsExecuteData, ToolsExecuteErrors, ToolsExecuteResponses, ToolsGetData, ToolsGetErrors, ToolsGetResponses, ToolsListData, ToolsListErrors, ToolsListResponses, ToolsUpdateData, ToolsUpdateErrors, ToolsUpdateResponses, TriggersCreateData, TriggersCreateErrors, TriggersCreateResponses, TriggersDeleteData, TriggersDeleteErrors, TriggersDeleteResponses, TriggersListData, TriggersListErrors, TriggersListResponses, TriggersUpdateData, TriggersUpdateErrors, TriggersUpdateResponses, UsageListData, UsageListErrors, UsageListResponses } from './types.gen.js';
+import type { AdminBackupData, AdminBackupErrors, AdminBackupResponses, AdminExportData, AdminExportErrors, AdminExportResponses, AgentIntegrationsAttachData, AgentIntegrationsAttachErrors, AgentIntegrationsAttachResponses, AgentIntegrationsDetachData, AgentIntegrationsDetachErrors, AgentIntegrationsDetachResponses, AgentIntegrationsListData, AgentIntegrationsListErrors, AgentIntegrationsListResponses, AgentMcpsAttachData, AgentMcpsAttachErrors, AgentMcpsAttachResponses, AgentMcpsDetachData, AgentMcpsDetachErrors, AgentMcpsDetachResponses, AgentMcpsListData, AgentMcpsListErrors, AgentMcpsListResponses, AgentMcpsServicesData, AgentMcpsServicesErrors, AgentMcpsServicesResponses, AgentMcpsServicesSetData, AgentMcpsServicesSetErrors, AgentMcpsServicesSetResponses, AgentsCreateData, AgentsCreateErrors, AgentsCreateResponses, AgentsDeleteData, AgentsDeleteErrors, AgentsDeleteResponses, AgentsGetData, AgentsGetErrors, AgentsGetResponses, AgentSkillsAttachData, AgentSkillsAttachErrors, AgentSkillsAttachResponses, AgentSkillsDetachData, AgentSkillsDetachErrors, AgentSkillsDetachResponses, AgentSkillsListData, AgentSkillsListErrors, AgentSkillsListResponses, AgentsListData, AgentsListErrors, AgentsListResponses, AgentSuggestionsGenerateData, AgentSuggestionsGenerateErrors, AgentSuggestionsGenerateResponses, AgentSuggestionsGetData, AgentSuggestionsGetErrors, AgentSuggestionsGetResponses, AgentSuggestionsPutData, AgentSuggestionsPutErrors, AgentSuggestionsPutResponses, AgentsUpdateData, AgentsUpdateErrors, AgentsUpdateResponses, AnalyticsGetData, AnalyticsGetErrors, AnalyticsGetResponses, CompactionGetData, CompactionGetErrors, CompactionGetResponses, CompactionPutData, CompactionPutErrors, CompactionPutResponses, ContextGetData, ContextGetErrors, ContextGetResponses, CredentialsGetData, CredentialsGetErrors, CredentialsGetResponses, CredentialsPutData, CredentialsPutErrors, CredentialsPutResponses, DeliveriesListData, DeliveriesListErrors, DeliveriesListResponses, EmbeddingsDeleteData, EmbeddingsDeleteErrors, EmbeddingsDeleteResponses, EmbeddingsGetData, EmbeddingsGetErrors, EmbeddingsGetResponses, EmbeddingsPutData, EmbeddingsPutErrors, EmbeddingsPutResponses, HealthHealthzData, HealthHealthzErrors, HealthHealthzResponses, HealthReadyzData, HealthReadyzErrors, HealthReadyzResponses, IntegrationsCreateData, IntegrationsCreateErrors, IntegrationsCreateResponses, IntegrationsDeleteData, IntegrationsDeleteErrors, IntegrationsDeleteResponses, IntegrationsGetData, IntegrationsGetErrors, IntegrationsGetResponses, IntegrationsListData, IntegrationsListErrors, IntegrationsListResponses, KeysCreateData, KeysCreateErrors, KeysCreateResponses, KeysDeleteData, KeysDeleteErrors, KeysDeleteResponses, KeysListData, KeysListErrors, KeysListResponses, KnowledgeChunksData, KnowledgeChunksErrors, KnowledgeChunksResponses, KnowledgeConfigGetData, KnowledgeConfigGetErrors, KnowledgeConfigGetResponses, KnowledgeConfigPutData, KnowledgeConfigPutErrors, KnowledgeConfigPutResponses, KnowledgeDeleteData, KnowledgeDeleteErrors, KnowledgeDeleteResponses, KnowledgeFileData, KnowledgeFileErrors, KnowledgeFileResponses, KnowledgeGetData, KnowledgeGetErrors, KnowledgeGetResponses, KnowledgeListData, KnowledgeListErrors, KnowledgeListResponses, KnowledgeReindexData, KnowledgeReindexErrors, KnowledgeReindexResponses, KnowledgeSearchData, KnowledgeSearchErrors, KnowledgeSearchResponses, KnowledgeUploadData, KnowledgeUploadErrors, KnowledgeUploadResponses, LogsGetData, LogsGetErrors, LogsGetResponses, LogsListData, LogsListErrors, LogsListResponses, McpOauthBeginData, McpOauthBeginErrors, McpOauthBeginFormData, McpOauthBeginFormErrors, McpOauthCallbackData, McpOauthCallbackErrors, McpOauthCallbackResponses, McpOauthDisconnectData, McpOauthDisconnectErrors, McpOauthDisconnectResponses, McpOauthStartData, McpOauthStartErrors, McpOauthStartResponses, McpsCreateData, McpsCreateErrors, McpsCreateResponses, McpsDeleteData, McpsDeleteErrors, McpsDeleteResponses, McpsGetData, McpsGetErrors, McpsGetResponses, McpsListData, McpsListErrors, McpsListResponses, McpsTestData, McpsTestErrors, McpsTestResponses, McpsUpdateData, McpsUpdateErrors, McpsUpdateResponses, MemoriesCreateData, MemoriesCreateErrors, MemoriesCreateResponses, MemoriesDeleteData, MemoriesDeleteErrors, MemoriesDeleteResponses, MemoriesForgetData, MemoriesForgetErrors, MemoriesForgetEverywhereData, MemoriesForgetEverywhereErrors, MemoriesForgetEverywhereResponses, MemoriesForgetResponses, MemoriesListData, MemoriesListErrors, MemoriesListResponses, MemoryConfigGetData, MemoryConfigGetErrors, MemoryConfigGetResponses, MemoryConfigPutData, MemoryConfigPutErrors, MemoryConfigPutResponses, MemoryRecallData, MemoryRecallErrors, MemoryRecallResponses, MessagesHistoryData, MessagesHistoryErrors, MessagesHistoryResponses, MessagesSendData, MessagesSendErrors, MessagesSendResponse, MessagesSendResponses, MessagesStopData, MessagesStopErrors, MessagesStopResponses, MetricsScrapeData, MetricsScrapeErrors, MetricsScrapeResponses, MultiplayerGetData, MultiplayerGetErrors, MultiplayerGetResponses, MultiplayerPutData, MultiplayerPutErrors, MultiplayerPutResponses, OpenapiDocsData, OpenapiDocsErrors, OpenapiDocsFileData, OpenapiDocsFileErrors, OpenapiDocsFileResponses, OpenapiDocumentData, OpenapiDocumentErrors, OpenapiDocumentResponses, OrgsCreateData, OrgsCreateErrors, OrgsCreateResponses, OrgSettingsGetData, OrgSettingsGetErrors, OrgSettingsGetResponses, OrgSettingsPutData, OrgSettingsPutErrors, OrgSettingsPutResponses, OrgsListData, OrgsListErrors, OrgsListResponses, PageAssetData, PageAssetErrors, PageAssetResponses, PageChatData, PageChatErrors, PageChatResponses, PageConsoleData, PageConsoleErrors, PageConsoleResponses, PageEmbedData, PageEmbedErrors, PageEmbedResponses, ParticipantsAddData, ParticipantsAddErrors, ParticipantsAddResponses, ParticipantsListData, ParticipantsListErrors, ParticipantsListResponses, ParticipantsRemoveData, ParticipantsRemoveErrors, ParticipantsRemoveResponses, PlanConfigGetData, PlanConfigGetErrors, PlanConfigGetResponses, PlanConfigPutData, PlanConfigPutErrors, PlanConfigPutResponses, PlansCreateData, PlansCreateErrors, PlansCreateResponses, PlansDeleteData, PlansDeleteErrors, PlansDeleteResponses, PlansGetData, PlansGetErrors, PlansGetResponses, PlansListData, PlansListErrors, PlansListResponses, PlansReadyData, PlansReadyErrors, PlansReadyResponses, PlansUpdateData, PlansUpdateErrors, PlansUpdateResponses, PublicChatConfigData, PublicChatConfigErrors, PublicChatConfigResponses, PublicChatSessionData, PublicChatSessionErrors, PublicChatSessionResponses, PublicInviteData, PublicInviteErrors, PublicInviteResponses, PublicJoinData, PublicJoinErrors, PublicJoinResponses, PublicMessagesHistoryData, PublicMessagesHistoryErrors, PublicMessagesHistoryResponses, PublicMessagesSendData, PublicMessagesSendErrors, PublicMessagesSendResponse, PublicMessagesSendResponses, PublicParticipantsListData, PublicParticipantsListErrors, PublicParticipantsListResponses, PublicParticipantsRemoveData, PublicParticipantsRemoveErrors, PublicParticipantsRemoveResponses, PublicStopData, PublicStopErrors, PublicStopResponses, PublicStreamData, PublicStreamErrors, PublicStreamResponse, PublicStreamResponses, PublicThreadsCreateData, PublicThreadsCreateErrors, PublicThreadsCreateResponses, PublicThreadsGetData, PublicThreadsGetErrors, PublicThreadsGetResponses, PublicThreadsListData, PublicThreadsListErrors, PublicThreadsListResponses, PublishCreateData, PublishCreateErrors, PublishCreateResponses, PublishDeleteData, PublishDeleteErrors, PublishDeleteResponses, PublishGetData, PublishGetErrors, PublishGetResponses, PublishUpdateData, PublishUpdateErrors, PublishUpdateResponses, RunnerButtonEventsData, RunnerButtonEventsErrors, RunnerButtonEventsResponse, RunnerButtonEventsResponses, RunnerButtonPageData, RunnerButtonPageErrors, RunnerButtonPageResponses, RunnerButtonRunData, RunnerButtonRunErrors, RunnerButtonRunResponses, RunnerEmbedData, RunnerEmbedErrors, RunnerEmbedResponses, RunnersBudgetGetData, RunnersBudgetGetErrors, RunnersBudgetGetResponses, RunnersBudgetPutData, RunnersBudgetPutErrors, RunnersBudgetPutResponses, RunnersCreateData, RunnersCreateErrors, RunnersCreateResponses, RunnersDeleteData, RunnersDeleteErrors, RunnersDeleteResponses, RunnersGetData, RunnersGetErrors, RunnersGetResponses, RunnerSkillsAttachData, RunnerSkillsAttachErrors, RunnerSkillsAttachResponses, RunnerSkillsDetachData, RunnerSkillsDetachErrors, RunnerSkillsDetachResponses, RunnerSkillsListData, RunnerSkillsListErrors, RunnerSkillsListResponses, RunnersListData, RunnersListErrors, RunnersListResponses, RunnerSuggestionsGenerateData, RunnerSuggestionsGenerateErrors, RunnerSuggestionsGenerateResponses, RunnerSuggestionsGetData, RunnerSuggestionsGetErrors, RunnerSuggestionsGetResponses, RunnerSuggestionsPutData, RunnerSuggestionsPutErrors, RunnerSuggestionsPutResponses, RunnersUpdateData, RunnersUpdateErrors, RunnersUpdateResponses, RunnerWebhookData, RunnerWebhookErrors, RunnerWebhookResponses, RunsCancelData, RunsCancelErrors, RunsCancelResponses, RunsEventsData, RunsEventsErrors, RunsEventsResponse, RunsEventsResponses, RunsGetData, RunsGetErrors, RunsGetResponses, RunsListData, RunsListErrors, RunsListResponses, RunsResumeData, RunsResumeErrors, RunsResumeResponses, RunsStartData, RunsStartErrors, RunsStartResponses, ScheduledTasksGetData, ScheduledTasksGetErrors, ScheduledTasksGetResponses, ScheduledTasksPutData, ScheduledTasksPutErrors, ScheduledTasksPutResponses, SkillsBrowseData, SkillsBrowseErrors, SkillsBrowseResponses, SkillsDeleteData, SkillsDeleteErrors, SkillsDeleteResponses, SkillsGetData, SkillsGetErrors, SkillsGetResponses, SkillsInstallData, SkillsInstallErrors, SkillsInstallResponses, SkillsListData, SkillsListErrors, SkillsListResponses, SkillsSyncData, SkillsSyncErrors, SkillsSyncResponses, StreamsStreamData, StreamsStreamErrors, StreamsStreamResponse, StreamsStreamResponses, ThreadsCreateData, ThreadsCreateErrors, ThreadsCreateResponses, ThreadsDeleteData, ThreadsDeleteErrors, ThreadsDeleteResponses, ThreadsGetData, ThreadsGetErrors, ThreadsGetResponses, ThreadsListData, ThreadsListErrors, ThreadsListResponses, ThreadsUpdateData, ThreadsUpdateErrors, ThreadsUpdateResponses, TodosAddData, TodosAddDepsData, TodosAddDepsErrors, TodosAddDepsResponses, TodosAddErrors, TodosAddResponses, TodosDeleteData, TodosDeleteErrors, TodosDeleteResponses, TodosDepsData, TodosDepsErrors, TodosDepsResponses, TodosRemoveDepsData, TodosRemoveDepsErrors, TodosRemoveDepsResponses, TodosUpdateData, TodosUpdateErrors, TodosUpdateResponses, ToolsCreateData, ToolsCreateErrors, ToolsCreateResponses, ToolsDeleteData, ToolsDeleteErrors, ToolsDeleteResponses, ToolsExecuteData, ToolsExecuteErrors, ToolsExecuteResponses, ToolsGetData, ToolsGetErrors, ToolsGetResponses, ToolsListData, ToolsListErrors, ToolsListResponses, ToolsUpdateData, ToolsUpdateErrors, ToolsUpdateResponses, TriggersCreateData, TriggersCreateErrors, TriggersCreateResponses, TriggersDeleteData, TriggersDeleteErrors, TriggersDeleteResponses, TriggersListData, TriggersListErrors, TriggersListResponses, TriggersUpdateData, TriggersUpdateErrors, TriggersUpdateResponses, UsageListData, UsageListErrors, UsageListResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -590,6 +590,53 @@ export const scheduledTasksPut = <ThrowOnError extends boolean = false>(options:
             type: 'http'
         }],
     url: '/api/agents/{agent_id}/scheduled-tasks',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * `DELETE /api/agents/{id}/skills`
+ */
+export const agentSkillsDetach = <ThrowOnError extends boolean = false>(options: Options<AgentSkillsDetachData, ThrowOnError>): RequestResult<AgentSkillsDetachResponses, AgentSkillsDetachErrors, ThrowOnError> => (options.client ?? client).delete<AgentSkillsDetachResponses, AgentSkillsDetachErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/skills',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * `GET /api/agents/{id}/skills`
+ */
+export const agentSkillsList = <ThrowOnError extends boolean = false>(options: Options<AgentSkillsListData, ThrowOnError>): RequestResult<AgentSkillsListResponses, AgentSkillsListErrors, ThrowOnError> => (options.client ?? client).get<AgentSkillsListResponses, AgentSkillsListErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/skills',
+    ...options
+});
+
+/**
+ * `POST /api/agents/{id}/skills`
+ */
+export const agentSkillsAttach = <ThrowOnError extends boolean = false>(options: Options<AgentSkillsAttachData, ThrowOnError>): RequestResult<AgentSkillsAttachResponses, AgentSkillsAttachErrors, ThrowOnError> => (options.client ?? client).post<AgentSkillsAttachResponses, AgentSkillsAttachErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/skills',
     ...options,
     headers: {
         'Content-Type': 'application/json',
@@ -1798,6 +1845,53 @@ export const runsResume = <ThrowOnError extends boolean = false>(options: Option
 });
 
 /**
+ * `DELETE /api/runners/{id}/skills`
+ */
+export const runnerSkillsDetach = <ThrowOnError extends boolean = false>(options: Options<RunnerSkillsDetachData, ThrowOnError>): RequestResult<RunnerSkillsDetachResponses, RunnerSkillsDetachErrors, ThrowOnError> => (options.client ?? client).delete<RunnerSkillsDetachResponses, RunnerSkillsDetachErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/runners/{runner_id}/skills',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * `GET /api/runners/{id}/skills`
+ */
+export const runnerSkillsList = <ThrowOnError extends boolean = false>(options: Options<RunnerSkillsListData, ThrowOnError>): RequestResult<RunnerSkillsListResponses, RunnerSkillsListErrors, ThrowOnError> => (options.client ?? client).get<RunnerSkillsListResponses, RunnerSkillsListErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/runners/{runner_id}/skills',
+    ...options
+});
+
+/**
+ * `POST /api/runners/{id}/skills`
+ */
+export const runnerSkillsAttach = <ThrowOnError extends boolean = false>(options: Options<RunnerSkillsAttachData, ThrowOnError>): RequestResult<RunnerSkillsAttachResponses, RunnerSkillsAttachErrors, ThrowOnError> => (options.client ?? client).post<RunnerSkillsAttachResponses, RunnerSkillsAttachErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/runners/{runner_id}/skills',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * `GET /api/runners/{id}/suggestions`
  */
 export const runnerSuggestionsGet = <ThrowOnError extends boolean = false>(options: Options<RunnerSuggestionsGetData, ThrowOnError>): RequestResult<RunnerSuggestionsGetResponses, RunnerSuggestionsGetErrors, ThrowOnError> => (options.client ?? client).get<RunnerSuggestionsGetResponses, RunnerSuggestionsGetErrors, ThrowOnError>({
@@ -1905,6 +1999,88 @@ export const triggersUpdate = <ThrowOnError extends boolean = false>(options: Op
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * `GET /api/skills`
+ */
+export const skillsList = <ThrowOnError extends boolean = false>(options?: Options<SkillsListData, ThrowOnError>): RequestResult<SkillsListResponses, SkillsListErrors, ThrowOnError> => (options?.client ?? client).get<SkillsListResponses, SkillsListErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/skills',
+    ...options
+});
+
+/**
+ * `POST /api/skills`
+ */
+export const skillsInstall = <ThrowOnError extends boolean = false>(options: Options<SkillsInstallData, ThrowOnError>): RequestResult<SkillsInstallResponses, SkillsInstallErrors, ThrowOnError> => (options.client ?? client).post<SkillsInstallResponses, SkillsInstallErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/skills',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * `GET /api/skills/browse`
+ */
+export const skillsBrowse = <ThrowOnError extends boolean = false>(options?: Options<SkillsBrowseData, ThrowOnError>): RequestResult<SkillsBrowseResponses, SkillsBrowseErrors, ThrowOnError> => (options?.client ?? client).get<SkillsBrowseResponses, SkillsBrowseErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/skills/browse',
+    ...options
+});
+
+/**
+ * `DELETE /api/skills/{id}`: the skill, its files and its attachments.
+ */
+export const skillsDelete = <ThrowOnError extends boolean = false>(options: Options<SkillsDeleteData, ThrowOnError>): RequestResult<SkillsDeleteResponses, SkillsDeleteErrors, ThrowOnError> => (options.client ?? client).delete<SkillsDeleteResponses, SkillsDeleteErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/skills/{skill_id}',
+    ...options
+});
+
+/**
+ * `GET /api/skills/{id}`: the skill and its instructions.
+ */
+export const skillsGet = <ThrowOnError extends boolean = false>(options: Options<SkillsGetData, ThrowOnError>): RequestResult<SkillsGetResponses, SkillsGetErrors, ThrowOnError> => (options.client ?? client).get<SkillsGetResponses, SkillsGetErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/skills/{skill_id}',
+    ...options
+});
+
+/**
+ * `POST /api/skills/{id}/sync`
+ */
+export const skillsSync = <ThrowOnError extends boolean = false>(options: Options<SkillsSyncData, ThrowOnError>): RequestResult<SkillsSyncResponses, SkillsSyncErrors, ThrowOnError> => (options.client ?? client).post<SkillsSyncResponses, SkillsSyncErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/skills/{skill_id}/sync',
+    ...options
 });
 
 /**

@@ -151,6 +151,17 @@ export type AttachIntegration = {
 };
 
 /**
+ * `POST …/skills` body.
+ */
+export type AttachSkill = {
+    /**
+     * `true` for a new attachment; an existing one keeps its own.
+     */
+    enabled?: boolean | null;
+    skillId: SkillId;
+};
+
+/**
  * An agent's attachment as shown.
  */
 export type AttachedIntegration = {
@@ -824,6 +835,13 @@ export type DetachIntegration = {
 };
 
 /**
+ * `DELETE …/skills` body.
+ */
+export type DetachSkill = {
+    skillId: SkillId;
+};
+
+/**
  * The `disconnect` answer.
  */
 export type Disconnected = {
@@ -926,6 +944,11 @@ export type EmbeddingsView = {
 };
 
 /**
+ * Where a browse entry is.
+ */
+export type EntrySource = 'org' | 'catalog';
+
+/**
  * The body of every error response.
  */
 export type ErrorBody = {
@@ -1019,6 +1042,39 @@ export type Identity = 'anonymous' | 'optional' | 'required';
  * `ifBusy` of a send (`streams.md`).
  */
 export type IfBusyBody = 'queue' | 'reject' | 'interrupt';
+
+/**
+ * The JSON body of an install from a source.
+ */
+export type InstallSkill = {
+    /**
+     * The catalogue skill (`catalog`), as browse lists it without
+     * `catalog:`.
+     */
+    key?: string | null;
+    /**
+     * The folder of the skill in the archive, when it holds several.
+     */
+    path?: string | null;
+    /**
+     * A git branch or tag (`git`).
+     */
+    ref?: string | null;
+    /**
+     * `archive` (a zip or tar.gz URL), `git` (not supported by this
+     * build) or `catalog`.
+     */
+    source: string;
+    /**
+     * Sent as `Authorization: Bearer` to the URL's host only; stored
+     * sealed, never answered.
+     */
+    token?: string | null;
+    /**
+     * The archive's URL (`archive`).
+     */
+    url?: string | null;
+};
 
 /**
  * An org's database integration (`tools.md` §7).
@@ -2357,6 +2413,87 @@ export type SetServices = {
 export type ShownTool = ToolView | ToolSummary;
 
 /**
+ * An attachment as answered.
+ */
+export type SkillAttachmentView = {
+    attached_at: string;
+    description: string;
+    enabled: boolean;
+    name: string;
+    skill_id: SkillId;
+    sync_status?: SyncStatus | null;
+};
+
+/**
+ * An entry of `browse`.
+ */
+export type SkillEntry = {
+    description: string;
+    installed_id?: SkillId | null;
+    /**
+     * `org:{id}` or `catalog:{name}`.
+     */
+    key: string;
+    license?: string | null;
+    name: string;
+    source: EntrySource;
+    version?: number | null;
+};
+
+/**
+ * A file of a skill, as listed.
+ */
+export type SkillFileEntry = {
+    path: string;
+    size: number;
+};
+
+/**
+ * A skill of an org's library (`agent-extras.md` §1).
+ */
+export type SkillId = string;
+
+/**
+ * Where a skill came from.
+ */
+export type SkillSource = 'upload' | 'archive' | 'git' | 'catalog';
+
+/**
+ * A skill as answered (its token never; `has_token` says whether it has
+ * one).
+ */
+export type SkillView = {
+    allowed_tools?: string | null;
+    compatibility?: string | null;
+    content_hash: string;
+    created_at: string;
+    description: string;
+    files: Array<SkillFileEntry>;
+    has_token: boolean;
+    id: SkillId;
+    /**
+     * `SKILL.md` less its front matter (`GET /api/skills/{id}` only).
+     */
+    instructions?: string | null;
+    last_error?: string | null;
+    license?: string | null;
+    metadata: {
+        [key: string]: string;
+    };
+    name: string;
+    org_id: OrgId;
+    revision?: string | null;
+    source: SkillSource;
+    source_path?: string | null;
+    source_ref?: string | null;
+    source_url?: string | null;
+    sync_status?: SyncStatus | null;
+    synced_at?: string | null;
+    updated_at: string;
+    version: number;
+};
+
+/**
  * Where the suggestions came from.
  */
 export type Source = 'manual' | 'generated';
@@ -2536,6 +2673,24 @@ export type Summary = {
     total_threads: number;
     total_turns: number;
     unique_users: number;
+};
+
+/**
+ * What a sync did.
+ */
+export type SyncOutcome = 'updated' | 'unchanged' | 'failed';
+
+/**
+ * The last sync's outcome.
+ */
+export type SyncStatus = 'ok' | 'failed';
+
+/**
+ * A sync's answer.
+ */
+export type Synced = {
+    outcome: SyncOutcome;
+    skill: SkillView;
 };
 
 /**
@@ -5336,6 +5491,176 @@ export type ScheduledTasksPutResponses = {
 };
 
 export type ScheduledTasksPutResponse = ScheduledTasksPutResponses[keyof ScheduledTasksPutResponses];
+
+export type AgentSkillsDetachData = {
+    body: DetachSkill;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/skills';
+};
+
+export type AgentSkillsDetachErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * Not attached
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type AgentSkillsDetachError = AgentSkillsDetachErrors[keyof AgentSkillsDetachErrors];
+
+export type AgentSkillsDetachResponses = {
+    /**
+     * Detached
+     */
+    200: Ok;
+};
+
+export type AgentSkillsDetachResponse = AgentSkillsDetachResponses[keyof AgentSkillsDetachResponses];
+
+export type AgentSkillsListData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/skills';
+};
+
+export type AgentSkillsListErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type AgentSkillsListError = AgentSkillsListErrors[keyof AgentSkillsListErrors];
+
+export type AgentSkillsListResponses = {
+    /**
+     * The agent's skills, in attachment order
+     */
+    200: Array<SkillAttachmentView>;
+};
+
+export type AgentSkillsListResponse = AgentSkillsListResponses[keyof AgentSkillsListResponses];
+
+export type AgentSkillsAttachData = {
+    body: AttachSkill;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/skills';
+};
+
+export type AgentSkillsAttachErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * 32 skills attached
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `skillId`: no such skill
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type AgentSkillsAttachError = AgentSkillsAttachErrors[keyof AgentSkillsAttachErrors];
+
+export type AgentSkillsAttachResponses = {
+    /**
+     * Already attached; `enabled` set
+     */
+    200: SkillAttachmentView;
+    /**
+     * Attached
+     */
+    201: SkillAttachmentView;
+};
+
+export type AgentSkillsAttachResponse = AgentSkillsAttachResponses[keyof AgentSkillsAttachResponses];
 
 export type AgentSuggestionsGetData = {
     body?: never;
@@ -9702,6 +10027,176 @@ export type RunsResumeResponses = {
 
 export type RunsResumeResponse = RunsResumeResponses[keyof RunsResumeResponses];
 
+export type RunnerSkillsDetachData = {
+    body: DetachSkill;
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+    };
+    query?: never;
+    url: '/api/runners/{runner_id}/skills';
+};
+
+export type RunnerSkillsDetachErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * Not attached
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type RunnerSkillsDetachError = RunnerSkillsDetachErrors[keyof RunnerSkillsDetachErrors];
+
+export type RunnerSkillsDetachResponses = {
+    /**
+     * Detached
+     */
+    200: Ok;
+};
+
+export type RunnerSkillsDetachResponse = RunnerSkillsDetachResponses[keyof RunnerSkillsDetachResponses];
+
+export type RunnerSkillsListData = {
+    body?: never;
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+    };
+    query?: never;
+    url: '/api/runners/{runner_id}/skills';
+};
+
+export type RunnerSkillsListErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type RunnerSkillsListError = RunnerSkillsListErrors[keyof RunnerSkillsListErrors];
+
+export type RunnerSkillsListResponses = {
+    /**
+     * The runner's skills, in attachment order
+     */
+    200: Array<SkillAttachmentView>;
+};
+
+export type RunnerSkillsListResponse = RunnerSkillsListResponses[keyof RunnerSkillsListResponses];
+
+export type RunnerSkillsAttachData = {
+    body: AttachSkill;
+    path: {
+        /**
+         * The runner's id
+         */
+        runner_id: string;
+    };
+    query?: never;
+    url: '/api/runners/{runner_id}/skills';
+};
+
+export type RunnerSkillsAttachErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * 32 skills attached
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `skillId`: no such skill
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type RunnerSkillsAttachError = RunnerSkillsAttachErrors[keyof RunnerSkillsAttachErrors];
+
+export type RunnerSkillsAttachResponses = {
+    /**
+     * Already attached; `enabled` set
+     */
+    200: SkillAttachmentView;
+    /**
+     * Attached
+     */
+    201: SkillAttachmentView;
+};
+
+export type RunnerSkillsAttachResponse = RunnerSkillsAttachResponses[keyof RunnerSkillsAttachResponses];
+
 export type RunnerSuggestionsGetData = {
     body?: never;
     path: {
@@ -10091,6 +10586,307 @@ export type TriggersUpdateResponses = {
 };
 
 export type TriggersUpdateResponse = TriggersUpdateResponses[keyof TriggersUpdateResponses];
+
+export type SkillsListData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/skills';
+};
+
+export type SkillsListErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type SkillsListError = SkillsListErrors[keyof SkillsListErrors];
+
+export type SkillsListResponses = {
+    /**
+     * The org's skills, by name
+     */
+    200: Array<SkillView>;
+};
+
+export type SkillsListResponse = SkillsListResponses[keyof SkillsListResponses];
+
+export type SkillsInstallData = {
+    /**
+     * A source as JSON, or `multipart/form-data` with one `file` part (a zip) or `files` parts named by their path in the skill (`SKILL.md`, `references/api.md`)
+     */
+    body: InstallSkill;
+    path?: never;
+    query?: never;
+    url: '/api/skills';
+};
+
+export type SkillsInstallErrors = {
+    /**
+     * Neither or both of `file` and `files`
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * The org has a skill of this name, or 200 skills
+     */
+    409: ErrorBody;
+    /**
+     * A file, the files or the upload past a cap (named)
+     */
+    413: ErrorBody;
+    /**
+     * `SKILL.md: …` (with line and column), an unsafe entry (named), `url: {reason}`, `path: several skills found: …`
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: 2 fetches of the org under way
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type SkillsInstallError = SkillsInstallErrors[keyof SkillsInstallErrors];
+
+export type SkillsInstallResponses = {
+    /**
+     * Installed
+     */
+    201: SkillView;
+};
+
+export type SkillsInstallResponse = SkillsInstallResponses[keyof SkillsInstallResponses];
+
+export type SkillsBrowseData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * A case-insensitive part of the name or description.
+         */
+        q?: string;
+        /**
+         * `org` or `catalog` (both when absent).
+         */
+        source?: EntrySource;
+        /**
+         * 1–50 (20).
+         */
+        limit?: number;
+        /**
+         * `X-Next-Cursor` of the previous page.
+         */
+        cursor?: string;
+    };
+    url: '/api/skills/browse';
+};
+
+export type SkillsBrowseErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `limit` outside 1–50, or an unknown cursor
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type SkillsBrowseError = SkillsBrowseErrors[keyof SkillsBrowseErrors];
+
+export type SkillsBrowseResponses = {
+    /**
+     * Org skills (`org:{id}`), then the catalogue (`catalog:{name}`), each by name; `X-Next-Cursor` when more follow
+     */
+    200: Array<SkillEntry>;
+};
+
+export type SkillsBrowseResponse = SkillsBrowseResponses[keyof SkillsBrowseResponses];
+
+export type SkillsDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * The skill's id
+         */
+        skill_id: string;
+    };
+    query?: never;
+    url: '/api/skills/{skill_id}';
+};
+
+export type SkillsDeleteErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * No such skill in the org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type SkillsDeleteError = SkillsDeleteErrors[keyof SkillsDeleteErrors];
+
+export type SkillsDeleteResponses = {
+    /**
+     * `{ok: true}`: deleted and detached everywhere
+     */
+    200: Ok;
+};
+
+export type SkillsDeleteResponse = SkillsDeleteResponses[keyof SkillsDeleteResponses];
+
+export type SkillsGetData = {
+    body?: never;
+    path: {
+        /**
+         * The skill's id
+         */
+        skill_id: string;
+    };
+    query?: never;
+    url: '/api/skills/{skill_id}';
+};
+
+export type SkillsGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * No such skill in the org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type SkillsGetError = SkillsGetErrors[keyof SkillsGetErrors];
+
+export type SkillsGetResponses = {
+    /**
+     * The skill with `instructions`
+     */
+    200: SkillView;
+};
+
+export type SkillsGetResponse = SkillsGetResponses[keyof SkillsGetResponses];
+
+export type SkillsSyncData = {
+    body?: never;
+    path: {
+        /**
+         * The skill's id
+         */
+        skill_id: string;
+    };
+    query?: never;
+    url: '/api/skills/{skill_id}/sync';
+};
+
+export type SkillsSyncErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * The skill is syncing already
+     */
+    409: ErrorBody;
+    /**
+     * An uploaded skill has no source
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: 2 fetches of the org under way
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type SkillsSyncError = SkillsSyncErrors[keyof SkillsSyncErrors];
+
+export type SkillsSyncResponses = {
+    /**
+     * `updated`, `unchanged`, or `failed` (the last good content kept, `last_error` set)
+     */
+    200: Synced;
+};
+
+export type SkillsSyncResponse = SkillsSyncResponses[keyof SkillsSyncResponses];
 
 export type ThreadsListData = {
     body?: never;

@@ -14,6 +14,7 @@ from .analytics import Analytics
 from .anthropic_overrides import AnthropicOverrides
 from .attach import Attach
 from .attach_integration import AttachIntegration
+from .attach_skill import AttachSkill
 from .attached_integration import AttachedIntegration
 from .attached_integrations import AttachedIntegrations
 from .attached_list import AttachedList
@@ -84,6 +85,7 @@ from .delivery_status import DeliveryStatus
 from .deps import Deps
 from .detach import Detach
 from .detach_integration import DetachIntegration
+from .detach_skill import DetachSkill
 from .disconnected import Disconnected
 from .display_names import DisplayNames
 from .document_status import DocumentStatus
@@ -92,6 +94,7 @@ from .document_view_embedding_type_0 import DocumentViewEmbeddingType0
 from .done_event import DoneEvent
 from .embeddings_view import EmbeddingsView
 from .embeddings_view_reembed_type_0 import EmbeddingsViewReembedType0
+from .entry_source import EntrySource
 from .error_body import ErrorBody
 from .error_body_error import ErrorBodyError
 from .error_event import ErrorEvent
@@ -103,6 +106,7 @@ from .generate_suggestions import GenerateSuggestions
 from .history_page import HistoryPage
 from .identity import Identity
 from .if_busy_body import IfBusyBody
+from .install_skill import InstallSkill
 from .integration_list import IntegrationList
 from .integration_view import IntegrationView
 from .invite import Invite
@@ -216,6 +220,12 @@ from .services import Services
 from .session_request import SessionRequest
 from .session_user import SessionUser
 from .set_services import SetServices
+from .skill_attachment_view import SkillAttachmentView
+from .skill_entry import SkillEntry
+from .skill_file_entry import SkillFileEntry
+from .skill_source import SkillSource
+from .skill_view import SkillView
+from .skill_view_metadata import SkillViewMetadata
 from .source import Source
 from .span import Span
 from .span_attributes import SpanAttributes
@@ -235,6 +245,9 @@ from .suggestion_body import SuggestionBody
 from .suggestion_body_input_type_0 import SuggestionBodyInputType0
 from .suggestion_source import SuggestionSource
 from .summary import Summary
+from .sync_outcome import SyncOutcome
+from .sync_status import SyncStatus
+from .synced import Synced
 from .task_action_type_0 import TaskActionType0
 from .task_action_type_0_kind import TaskActionType0Kind
 from .task_action_type_1 import TaskActionType1
@@ -317,6 +330,7 @@ __all__ = (
     "AnthropicOverrides",
     "Attach",
     "AttachIntegration",
+    "AttachSkill",
     "AttachedIntegration",
     "AttachedIntegrations",
     "AttachedList",
@@ -387,6 +401,7 @@ __all__ = (
     "Deps",
     "Detach",
     "DetachIntegration",
+    "DetachSkill",
     "Disconnected",
     "DisplayNames",
     "DocumentStatus",
@@ -395,6 +410,7 @@ __all__ = (
     "DoneEvent",
     "EmbeddingsView",
     "EmbeddingsViewReembedType0",
+    "EntrySource",
     "ErrorBody",
     "ErrorBodyError",
     "ErrorEvent",
@@ -406,6 +422,7 @@ __all__ = (
     "HistoryPage",
     "Identity",
     "IfBusyBody",
+    "InstallSkill",
     "IntegrationList",
     "IntegrationView",
     "Invite",
@@ -519,6 +536,12 @@ __all__ = (
     "SessionRequest",
     "SessionUser",
     "SetServices",
+    "SkillAttachmentView",
+    "SkillEntry",
+    "SkillFileEntry",
+    "SkillSource",
+    "SkillView",
+    "SkillViewMetadata",
     "Source",
     "Span",
     "SpanAttributes",
@@ -538,6 +561,9 @@ __all__ = (
     "SuggestionBodyInputType0",
     "SuggestionSource",
     "Summary",
+    "SyncOutcome",
+    "SyncStatus",
+    "Synced",
     "TaskActionType0",
     "TaskActionType0Kind",
     "TaskActionType1",
