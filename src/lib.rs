@@ -248,6 +248,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         skills: Arc::new(skills::install::SkillInstaller::new(
             store.clone(),
             outbound.clone(),
+            outbound::git::GitFetcher::new(&settings.git_path, &settings.data_dir, &outbound),
         )),
         metrics,
     });

@@ -24,6 +24,8 @@
 //! the clients and the capped body read.
 
 mod addresses;
+pub mod egress;
+pub mod git;
 mod policy;
 
 use std::fmt;

@@ -55,6 +55,8 @@ pub struct Settings {
     pub console: bool,
     /// The largest multipart upload of a skill (`agent-extras.md` §1).
     pub skill_upload_max_bytes: u64,
+    /// The host's `git` (`CONFER_GIT_PATH`): a name on `PATH` or a path.
+    pub git_path: String,
     /// Knowledge documents (`knowledge.md` §7).
     pub knowledge_max_upload_bytes: u64,
     pub knowledge_max_text_bytes: usize,

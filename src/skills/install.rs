@@ -14,9 +14,11 @@ use chrono::Utc;
 use confer_actors::{OrgId, SkillId};
 
 use super::fetch::{Fetched, Validators, fetch_archive};
+pub use super::sync::Revision;
 use super::{ArchiveFile, Caps, Skill, SkillContent, SkillError, SkillSource, SyncStatus};
 use crate::error::ApiError;
 use crate::outbound::Outbound;
+use crate::outbound::git::GitFetcher;
 use crate::store::Store;
 use crate::store::skills::SkillWrite;
 
@@ -36,6 +38,12 @@ pub enum Origin {
     Zip(Vec<u8>),
     Archive {
         url: String,
+        path: Option<String>,
+        token: Option<String>,
+    },
+    Git {
+        url: String,
+        git_ref: Option<String>,
         path: Option<String>,
         token: Option<String>,
     },
@@ -84,13 +92,14 @@ impl InFlight {
 
 /// Installs and syncs skills.
 pub struct SkillInstaller {
-    store: Store,
+    pub(super) store: Store,
     outbound: Outbound,
+    pub(super) git: GitFetcher,
     in_flight: Arc<Mutex<InFlight>>,
 }
 
 /// An org's fetch slot, given back on drop.
-struct FetchSlot {
+pub(super) struct FetchSlot {
     in_flight: Arc<Mutex<InFlight>>,
     org: OrgId,
     skill: Option<SkillId>,
@@ -142,16 +151,17 @@ async fn build_archive(
 }
 
 impl SkillInstaller {
-    pub fn new(store: Store, outbound: Outbound) -> Self {
+    pub fn new(store: Store, outbound: Outbound, git: GitFetcher) -> Self {
         Self {
             store,
             outbound,
+            git,
             in_flight: Arc::default(),
         }
     }
 
     /// Takes one of the org's fetch slots (and, for a sync, the skill's).
-    fn slot(&self, org: OrgId, skill: Option<SkillId>) -> Result<FetchSlot, ApiError> {
+    pub(super) fn slot(&self, org: OrgId, skill: Option<SkillId>) -> Result<FetchSlot, ApiError> {
         self.in_flight
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -164,7 +174,7 @@ impl SkillInstaller {
     }
 
     /// Fetches and builds an archive skill.
-    async fn fetch_and_build(
+    pub(super) async fn fetch_and_build(
         &self,
         url: &str,
         path: Option<String>,
@@ -227,6 +237,24 @@ impl SkillInstaller {
                 super::catalog::content(&key)
                     .ok_or_else(|| ApiError::invalid("key", "no such catalogue skill"))??
             }
+            Origin::Git {
+                url,
+                git_ref,
+                path,
+                token,
+            } => {
+                let _slot = self.slot(org, None)?;
+                let request = super::git::request(&url, git_ref.as_deref(), token.as_deref());
+                let (content, commit) =
+                    super::git::content(&self.git, &request, path.as_deref()).await?;
+                skill.source = SkillSource::Git;
+                skill.revision = Some(commit);
+                skill.source_url = Some(url.clone());
+                skill.source_ref = git_ref;
+                skill.source_path = path;
+                skill.token = token;
+                content
+            }
             Origin::Archive { url, path, token } => {
                 let _slot = self.slot(org, None)?;
                 let (content, validators) = self
@@ -263,114 +291,16 @@ impl SkillInstaller {
             SkillWrite::Stale => Err(ApiError::Internal("a new skill was stale".into())),
         }
     }
-
-    /// Syncs a skill from its source.
-    pub async fn sync(&self, skill: Skill) -> Result<(SyncOutcome, Skill), ApiError> {
-        let (org, id) = (skill.org_id, skill.id);
-        let fetched = match skill.source {
-            SkillSource::Upload => {
-                return Err(ApiError::invalid(
-                    "source",
-                    "an uploaded skill has no source to sync from",
-                ));
-            }
-            SkillSource::Git => {
-                return Err(ApiError::invalid("source", "git skills are not supported"));
-            }
-            SkillSource::Catalog => {
-                let _slot = self.slot(org, Some(id))?;
-                let key = skill.source_ref.clone().unwrap_or_default();
-                match super::catalog::content(&key) {
-                    Some(Ok(content)) => Ok(Some((content, None))),
-                    Some(Err(error)) => Err(error.to_string()),
-                    None => Err("the catalogue no longer has this skill".into()),
-                }
-            }
-            SkillSource::Archive => {
-                let _slot = self.slot(org, Some(id))?;
-                let token = self.store.run({
-                    let skill = skill.clone();
-                    move |s| s.skill_token(&skill)
-                });
-                let token = token.await?;
-                let url = skill.source_url.clone().unwrap_or_default();
-                let known = skill.validators();
-                self.fetch_and_build(
-                    &url,
-                    skill.source_path.clone(),
-                    token.as_deref(),
-                    Some(&known),
-                )
-                .await
-                .map(|fetched| fetched.map(|(content, v)| (content, Some(v))))
-                .map_err(|e| e.to_string())
-            }
-        };
-        let now = Utc::now();
-        let (outcome, change): (SyncOutcome, SkillChange) = match fetched {
-            Ok(Some((content, validators))) if content.hash != skill.content_hash => {
-                let mut new = skill.clone();
-                new.set_content(&content);
-                if let Some(validators) = validators {
-                    new.set_validators(validators);
-                }
-                new.version += 1;
-                new.sync_status = Some(SyncStatus::Ok);
-                new.last_error = None;
-                new.synced_at = Some(now);
-                new.updated_at = now;
-                let old = skill.clone();
-                let files = content.files;
-                match self
-                    .store
-                    .write(move |s| s.replace_skill_content(&old, new, &files))
-                    .await?
-                {
-                    SkillWrite::Stored(stored) => return Ok((SyncOutcome::Updated, *stored)),
-                    SkillWrite::NameTaken => (
-                        SyncOutcome::Failed,
-                        failed(
-                            "name: another skill of the org has the new name".into(),
-                            now,
-                        ),
-                    ),
-                    SkillWrite::Stale | SkillWrite::Full => {
-                        return Err(ApiError::Conflict(
-                            "the skill changed during the sync".into(),
-                        ));
-                    }
-                }
-            }
-            Ok(fetched) => {
-                let validators = fetched.and_then(|(_, v)| v);
-                (
-                    SyncOutcome::Unchanged,
-                    Box::new(move |s: &mut Skill| {
-                        if let Some(v) = validators.clone() {
-                            s.set_validators(v);
-                        }
-                        s.sync_status = Some(SyncStatus::Ok);
-                        s.last_error = None;
-                        s.synced_at = Some(now);
-                    }),
-                )
-            }
-            Err(reason) => (SyncOutcome::Failed, failed(reason, now)),
-        };
-        let touched = self
-            .store
-            .write(move |s| s.touch_skill(org, id, change))
-            .await?
-            .ok_or_else(|| ApiError::not_found("skill"))?;
-        Ok((outcome, touched))
-    }
 }
 
+/// New content from a source, and its revision.
+pub(super) type Synced = (SkillContent, Option<Revision>);
+
 /// A change of a skill's record that leaves its content alone.
-type SkillChange = Box<dyn Fn(&mut Skill) + Send>;
+pub(super) type SkillChange = Box<dyn Fn(&mut Skill) + Send>;
 
 /// The change a failed sync makes: the content stays, the failure is kept.
-fn failed(reason: String, now: chrono::DateTime<Utc>) -> SkillChange {
+pub(super) fn failed(reason: String, now: chrono::DateTime<Utc>) -> SkillChange {
     Box::new(move |s: &mut Skill| {
         s.sync_status = Some(SyncStatus::Failed);
         s.last_error = Some(reason.clone());
@@ -409,26 +339,6 @@ fn check_parts(files: &[ArchiveFile], caps: &Caps) -> Result<(), SkillError> {
         }
     }
     Ok(())
-}
-
-impl Skill {
-    /// Keeps an archive answer's validators; the revision is its ETag, or
-    /// its Last-Modified when it gave none.
-    fn set_validators(&mut self, validators: Validators) {
-        self.revision = validators
-            .etag
-            .clone()
-            .or_else(|| validators.last_modified.clone());
-        self.etag = validators.etag;
-        self.last_modified = validators.last_modified;
-    }
-
-    fn validators(&self) -> Validators {
-        Validators {
-            etag: self.etag.clone(),
-            last_modified: self.last_modified.clone(),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,14 +4,16 @@
 //! record, the caps, and how a set of files becomes a skill's content
 //! (which folder, what is skipped, the hash); [`front_matter`] reads
 //! `SKILL.md`, [`archive`] zip and tar.gz, [`catalog`] the skills built
-//! into the binary, [`fetch`] archive URLs, [`install`] the sources and
+//! into the binary, [`fetch`] archive URLs, [`git`] repositories, [`install`] the sources and
 //! sync. What a turn is offered is `crate::tools::skills`'.
 
 pub mod archive;
 pub mod catalog;
 pub mod fetch;
 pub mod front_matter;
+pub mod git;
 pub mod install;
+mod sync;
 
 use std::collections::BTreeMap;
 
@@ -205,78 +207,77 @@ pub fn content_hash(files: &[ArchiveFile]) -> String {
     format!("sha256:{}", hex::encode(hasher.finalize()))
 }
 
-/// The folder holding `SKILL.md` of each skill among `files` (`""`: the
+/// The folder holding `SKILL.md` of each skill among `paths` (`""`: the
 /// root).
-fn skill_folders(files: &[ArchiveFile]) -> Vec<&str> {
-    let mut folders: Vec<&str> = files
+fn skill_folders<'a>(paths: &[&'a str]) -> Vec<&'a str> {
+    let mut folders: Vec<&str> = paths
         .iter()
-        .filter(|(path, _)| file_name(path) == "SKILL.md")
-        .map(|(path, _)| path.rsplit_once('/').map_or("", |(folder, _)| folder))
+        .filter(|path| file_name(path) == "SKILL.md")
+        .map(|path| path.rsplit_once('/').map_or("", |(folder, _)| folder))
         .collect();
     folders.sort_unstable();
     folders
 }
 
-/// Strips one top-level folder that holds every file.
-fn strip_top_folder(files: Vec<ArchiveFile>) -> Vec<ArchiveFile> {
-    let top = |path: &str| path.split_once('/').map(|(top, _)| top.to_owned());
-    let Some(first) = files.first().and_then(|(path, _)| top(path)) else {
-        return files;
-    };
-    if !files
+/// The one top-level folder holding every path, if there is one.
+fn top_folder<'a>(paths: &[&'a str]) -> Option<&'a str> {
+    let top = |path: &'a str| path.split_once('/').map(|(top, _)| top);
+    let first = top(paths.first()?)?;
+    paths
         .iter()
-        .all(|(path, _)| top(path).as_ref() == Some(&first))
-    {
-        return files;
-    }
-    files
-        .into_iter()
-        .map(|(path, bytes)| (path[first.len() + 1..].to_owned(), bytes))
-        .collect()
+        .all(|path| top(path) == Some(first))
+        .then_some(first)
 }
 
-/// Makes a skill of `files` (raw paths, already checked and capped):
-/// strips one top-level folder holding all, picks the folder of
-/// `SKILL.md` (`path`, or the only one), keeps what lies in it and parses
-/// `SKILL.md`. `field` names where the files came from in a "no SKILL.md"
-/// detail.
+/// The prefix (`""` or ending in `/`) of the skill's folder among the raw
+/// `paths`: one top-level folder holding all is stripped, then the folder
+/// of `SKILL.md` is `path`, or the only one. `field` names where the
+/// files came from in a "no SKILL.md" detail.
+pub fn skill_prefix(paths: &[&str], path: Option<&str>, field: &str) -> Result<String, SkillError> {
+    let top = top_folder(paths)
+        .map(|top| format!("{top}/"))
+        .unwrap_or_default();
+    let stripped: Vec<&str> = paths.iter().map(|p| &p[top.len()..]).collect();
+    let folders = skill_folders(&stripped);
+    let folder = match path.map(|p| p.trim_matches('/')) {
+        Some(wanted) if folders.contains(&wanted) => wanted,
+        Some(wanted) => {
+            return Err(SkillError::Invalid(format!(
+                "path: no SKILL.md in `{wanted}`"
+            )));
+        }
+        None => match folders.as_slice() {
+            [] => return Err(SkillError::Invalid(format!("{field}: no SKILL.md found"))),
+            [one] => one,
+            several => {
+                let names: Vec<&str> = several
+                    .iter()
+                    .map(|f| if f.is_empty() { "." } else { f })
+                    .collect();
+                return Err(SkillError::Invalid(format!(
+                    "path: several skills found: {}",
+                    names.join(", ")
+                )));
+            }
+        },
+    };
+    Ok(match folder {
+        "" => top,
+        folder => format!("{top}{folder}/"),
+    })
+}
+
+/// Makes a skill of `files` (raw paths, already checked and capped): the
+/// files of the folder [`skill_prefix`] picks, less skipped ones, by
+/// their path in it, and `SKILL.md` parsed.
 pub fn build(
     files: Vec<ArchiveFile>,
     path: Option<&str>,
     field: &str,
 ) -> Result<SkillContent, SkillError> {
-    let files = strip_top_folder(files);
-    let folder = {
-        let folders = skill_folders(&files);
-        match path.map(|p| p.trim_matches('/')) {
-            Some(wanted) => {
-                if !folders.contains(&wanted) {
-                    return Err(SkillError::Invalid(format!(
-                        "path: no SKILL.md in `{wanted}`"
-                    )));
-                }
-                wanted.to_owned()
-            }
-            None => match folders.as_slice() {
-                [] => return Err(SkillError::Invalid(format!("{field}: no SKILL.md found"))),
-                [one] => (*one).to_owned(),
-                several => {
-                    let names: Vec<&str> = several
-                        .iter()
-                        .map(|f| if f.is_empty() { "." } else { f })
-                        .collect();
-                    return Err(SkillError::Invalid(format!(
-                        "path: several skills found: {}",
-                        names.join(", ")
-                    )));
-                }
-            },
-        }
-    };
-    let prefix = if folder.is_empty() {
-        String::new()
-    } else {
-        format!("{folder}/")
+    let prefix = {
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        skill_prefix(&paths, path, field)?
     };
     let mut kept: Vec<ArchiveFile> = files
         .into_iter()

@@ -52,6 +52,7 @@ mod schedules;
 mod sdks;
 mod secrets;
 mod skills;
+mod skills_git;
 mod stream_correctness;
 mod streams;
 mod summary_compaction;

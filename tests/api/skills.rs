@@ -437,10 +437,38 @@ async fn a_turn_lists_enabled_skills_and_loads_them_on_demand() {
         async || vendor.requests().get(before).cloned(),
     )
     .await;
-    assert!(
-        system_of(&ran).contains("- sql-review:"),
-        "{}",
-        system_of(&ran)
+    let system = system_of(&ran);
+    assert_eq!(system.matches("- sql-review:").count(), 1, "{system}");
+
+    // At most 32 skills per runner.
+    let runner_skills = format!("/api/runners/{runner_id}/skills");
+    for i in 0..32 {
+        let text = skill_md(&format!("extra-{i}"), "Extra.", "x");
+        let extra = api
+            .multipart_parts(
+                "/api/skills",
+                &[],
+                &[("files", "SKILL.md", text.as_bytes())],
+            )
+            .await
+            .expect(201);
+        let attached = api
+            .post(&runner_skills, json!({"skillId": extra["id"]}))
+            .await;
+        if i < 31 {
+            attached.expect(201);
+        } else {
+            attached.expect_error(409, "CONFLICT");
+        }
+    }
+    assert_eq!(
+        api.get(&runner_skills)
+            .await
+            .expect(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        32
     );
 
     api.request(

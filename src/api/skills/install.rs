@@ -1,8 +1,8 @@
 //! `POST /api/skills` (`agent-extras.md` §1 "Install"): a multipart upload
 //! (one `file` part holding a zip, or `files` parts each named by its
-//! path in the skill), or JSON naming a source (`archive`, `catalog`;
-//! `git` is refused, see docs/api.md). Everything happens in the request;
-//! a refusal stores nothing.
+//! path in the skill), or JSON naming a source (`archive`, `git`,
+//! `catalog`). Everything happens in the request; a refusal stores
+//! nothing.
 
 use actix_multipart::Multipart;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -21,8 +21,8 @@ use crate::state::AppState;
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InstallSkill {
-    /// `archive` (a zip or tar.gz URL), `git` (not supported by this
-    /// build) or `catalog`.
+    /// `archive` (a zip or tar.gz URL), `git` (a repository over
+    /// http(s)) or `catalog`.
     source: String,
     /// The archive's URL (`archive`).
     url: Option<String>,
@@ -43,6 +43,20 @@ fn required(value: Option<String>, field: &str) -> Result<String, ApiError> {
     value
         .filter(|v| !v.trim().is_empty())
         .ok_or_else(|| ApiError::invalid(field, "required"))
+}
+
+/// A branch or tag name git accepts, and one that cannot pass as an
+/// option or a refspec.
+fn is_ref_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 200
+        && !name.starts_with(['-', '/', '.'])
+        && !name.ends_with(['/', '.'])
+        && !name.contains("..")
+        && !name.contains("@{")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
 }
 
 fn origin_of(state: &AppState, body: InstallSkill) -> Result<Origin, ApiError> {
@@ -71,10 +85,31 @@ fn origin_of(state: &AppState, body: InstallSkill) -> Result<Origin, ApiError> {
             let key = key.strip_prefix("catalog:").unwrap_or(&key).to_owned();
             Ok(Origin::Catalog(key))
         }
-        "git" => Err(ApiError::invalid(
-            "source",
-            "git installs are not supported by this build; use an archive URL",
-        )),
+        "git" => {
+            let url = required(body.url, "url")?;
+            state
+                .outbound
+                .policy()
+                .check_url(&url)
+                .map_err(|reason| ApiError::invalid("url", reason))?;
+            if body.key.is_some() {
+                return Err(ApiError::invalid(
+                    "source",
+                    "git takes url, ref, path and token",
+                ));
+            }
+            if let Some(name) = &body.git_ref
+                && !is_ref_name(name)
+            {
+                return Err(ApiError::invalid("ref", "a branch or tag name"));
+            }
+            Ok(Origin::Git {
+                url,
+                git_ref: body.git_ref,
+                path: body.path,
+                token: body.token.filter(|t| !t.is_empty()),
+            })
+        }
         "upload" => Err(ApiError::invalid(
             "source",
             "an upload is a multipart request (`file` or `files` parts)",

@@ -1061,8 +1061,8 @@ export type InstallSkill = {
      */
     ref?: string | null;
     /**
-     * `archive` (a zip or tar.gz URL), `git` (not supported by this
-     * build) or `catalog`.
+     * `archive` (a zip or tar.gz URL), `git` (a repository over
+     * http(s)) or `catalog`.
      */
     source: string;
     /**

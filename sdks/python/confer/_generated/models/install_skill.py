@@ -16,8 +16,8 @@ class InstallSkill:
     """The JSON body of an install from a source.
 
     Attributes:
-        source (str): `archive` (a zip or tar.gz URL), `git` (not supported by this
-            build) or `catalog`.
+        source (str): `archive` (a zip or tar.gz URL), `git` (a repository over
+            http(s)) or `catalog`.
         key (None | str | Unset): The catalogue skill (`catalog`), as browse lists it without
             `catalog:`.
         path (None | str | Unset): The folder of the skill in the archive, when it holds several.

@@ -1,0 +1,347 @@
+//! The loopback egress proxy (security.md "Outbound calls", computer.md
+//! §4 rule 5 and §6 rule 1): for a program Confer runs that makes its own
+//! connections (the host `git` today), a listener on 127.0.0.1 that
+//! accepts `CONNECT host:port` and absolute-form HTTP/1.1, and connects
+//! only to the destinations it was started for, at an address the
+//! outbound policy accepts (non-global addresses only for allow-listed
+//! hosts), through the operator's proxy when one is set. Anything else is
+//! 403. What comes back from upstream is counted, and a connection past
+//! the cap is cut. The proxy lives as long as its [`EgressProxy`].
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+use super::{CONNECT_TIMEOUT, OutboundPolicy, canonical, is_global};
+
+/// The longest request head read.
+const MAX_HEAD: usize = 16 * 1024;
+/// The time a client has to send its request head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once.
+const MAX_CONNECTIONS: usize = 64;
+
+/// Where the proxy may connect, and how much it may bring back.
+#[derive(Clone, Debug)]
+pub struct EgressRules {
+    /// `(host, port)` pairs, hosts lowercase.
+    pub destinations: Vec<(String, u16)>,
+    /// The most bytes relayed from upstream over all connections.
+    pub download_cap: Option<u64>,
+}
+
+/// What happened on the proxy, for the caller's error.
+#[derive(Default, Debug)]
+struct Events {
+    refused: AtomicBool,
+    over_cap: AtomicBool,
+    downloaded: AtomicU64,
+}
+
+/// A running proxy; dropping it stops the listener.
+pub struct EgressProxy {
+    address: SocketAddr,
+    events: Arc<Events>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for EgressProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl EgressProxy {
+    /// Listens on an ephemeral loopback port.
+    pub async fn start(policy: Arc<OutboundPolicy>, rules: EgressRules) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        let events = Arc::new(Events::default());
+        let serving = Arc::clone(&events);
+        let rules = Arc::new(rules);
+        let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                    drop(client);
+                    continue;
+                };
+                let (policy, rules, events) = (
+                    Arc::clone(&policy),
+                    Arc::clone(&rules),
+                    Arc::clone(&serving),
+                );
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    if let Err(error) = serve(client, &policy, &rules, &events).await {
+                        tracing::debug!(%error, "an egress proxy connection ended");
+                    }
+                });
+            }
+        });
+        Ok(Self {
+            address,
+            events,
+            task,
+        })
+    }
+
+    /// The proxy's URL, for `http.proxy` and the like.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Whether a destination was refused.
+    pub fn refused(&self) -> bool {
+        self.events.refused.load(Ordering::Relaxed)
+    }
+
+    /// Whether the download cap cut a connection.
+    pub fn over_cap(&self) -> bool {
+        self.events.over_cap.load(Ordering::Relaxed)
+    }
+}
+
+/// The request head, and what the client sent after it.
+async fn read_head(client: &mut TcpStream) -> std::io::Result<(String, Vec<u8>)> {
+    let mut buffer = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    loop {
+        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            let rest = buffer.split_off(end + 4);
+            let head = String::from_utf8(buffer)
+                .map_err(|_| std::io::Error::other("the request head is not UTF-8"))?;
+            return Ok((head, rest));
+        }
+        if buffer.len() > MAX_HEAD {
+            return Err(std::io::Error::other("the request head is too long"));
+        }
+        let read = client.read(&mut chunk).await?;
+        if read == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+    }
+}
+
+/// A request's destination and, for absolute-form HTTP, its head rewritten
+/// to origin form.
+fn destination(head: &str) -> Option<(String, u16, Option<String>)> {
+    let (line, rest) = head.split_once("\r\n")?;
+    let mut words = line.split(' ');
+    let (method, target, version) = (words.next()?, words.next()?, words.next()?);
+    if method == "CONNECT" {
+        let (host, port) = target.rsplit_once(':')?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        return Some((host.to_ascii_lowercase(), port.parse().ok()?, None));
+    }
+    let url = url::Url::parse(target).ok()?;
+    if url.scheme() != "http" {
+        return None;
+    }
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let port = url.port_or_known_default()?;
+    let path = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    let origin_form = format!("{method} {path} {version}\r\n{rest}");
+    Some((host.to_ascii_lowercase(), port, Some(origin_form)))
+}
+
+/// Connects to `host:port` at an address the policy accepts, through the
+/// operator's proxy when one is set.
+async fn connect(policy: &OutboundPolicy, host: &str, port: u16) -> std::io::Result<TcpStream> {
+    if let Some(proxy) = policy.proxy() {
+        let proxy_host = proxy.host_str().unwrap_or_default().to_owned();
+        let proxy_port = proxy.port_or_known_default().unwrap_or(3128);
+        let mut stream = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            TcpStream::connect((proxy_host.as_str(), proxy_port)),
+        )
+        .await
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
+        let request = format!("CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n");
+        stream.write_all(request.as_bytes()).await?;
+        let (answer, _) = read_head(&mut stream).await?;
+        if !answer.starts_with("HTTP/1.1 200") && !answer.starts_with("HTTP/1.0 200") {
+            return Err(std::io::Error::other("the operator's proxy refused"));
+        }
+        return Ok(stream);
+    }
+    let allow_listed = policy.allows(host, port);
+    let found = tokio::net::lookup_host((host, port)).await?;
+    let address = found
+        .map(|a| SocketAddr::new(canonical(a.ip()), a.port()))
+        .find(|a| allow_listed || is_global(a.ip()))
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::PermissionDenied))?;
+    tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address))
+        .await
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))?
+}
+
+async fn refuse(mut client: TcpStream, events: &Events) -> std::io::Result<()> {
+    events.refused.store(true, Ordering::Relaxed);
+    client
+        .write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        .await
+}
+
+async fn serve(
+    mut client: TcpStream,
+    policy: &OutboundPolicy,
+    rules: &EgressRules,
+    events: &Events,
+) -> std::io::Result<()> {
+    let (head, early) = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client))
+        .await
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
+    let Some((host, port, rewritten)) = destination(&head) else {
+        return refuse(client, events).await;
+    };
+    if !rules
+        .destinations
+        .iter()
+        .any(|(h, p)| *h == host && *p == port)
+    {
+        return refuse(client, events).await;
+    }
+    let mut upstream = match connect(policy, &host, port).await {
+        Ok(upstream) => upstream,
+        Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied => {
+            return refuse(client, events).await;
+        }
+        Err(error) => {
+            client
+                .write_all(
+                    b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
+                .await?;
+            return Err(error);
+        }
+    };
+    match rewritten {
+        None => {
+            client
+                .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                .await?
+        }
+        Some(head) => upstream.write_all(head.as_bytes()).await?,
+    }
+    upstream.write_all(&early).await?;
+    let (client_read, client_write) = client.into_split();
+    let (upstream_read, upstream_write) = upstream.into_split();
+    let up = copy(client_read, upstream_write, None);
+    let down = copy(
+        upstream_read,
+        client_write,
+        Some((rules.download_cap, events)),
+    );
+    // Either side ending ends the connection.
+    tokio::select! {
+        result = up => result,
+        result = down => result,
+    }
+}
+
+/// Copies `from` to `to`; with `counted`, adds to the download and stops
+/// past its cap.
+async fn copy(
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    counted: Option<(Option<u64>, &Events)>,
+) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        let read = from.read(&mut buffer).await?;
+        if read == 0 {
+            return to.shutdown().await;
+        }
+        if let Some((cap, events)) = counted {
+            let total = events.downloaded.fetch_add(read as u64, Ordering::Relaxed) + read as u64;
+            if cap.is_some_and(|cap| total > cap) {
+                events.over_cap.store(true, Ordering::Relaxed);
+                return Err(std::io::Error::other("the download cap was passed"));
+            }
+        }
+        to.write_all(&buffer[..read]).await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destinations_are_read_from_connect_and_absolute_form() {
+        let (host, port, rewritten) =
+            destination("CONNECT Example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n").unwrap();
+        assert_eq!((host.as_str(), port, rewritten), ("example.com", 443, None));
+        let (host, port, rewritten) = destination(
+            "GET http://127.0.0.1:8080/repo.git/info/refs?service=git-upload-pack HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+        .unwrap();
+        assert_eq!((host.as_str(), port), ("127.0.0.1", 8080));
+        assert_eq!(
+            rewritten.unwrap(),
+            "GET /repo.git/info/refs?service=git-upload-pack HTTP/1.1\r\nHost: x\r\n\r\n"
+        );
+        assert!(destination("GET /origin-form HTTP/1.1\r\n\r\n").is_none());
+        assert!(destination("GET ftp://x/ HTTP/1.1\r\n\r\n").is_none());
+    }
+
+    #[tokio::test]
+    async fn only_the_named_destination_at_an_allowed_address_is_reached() {
+        let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = upstream.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = upstream.accept().await {
+                let _ = socket.write_all(b"hello").await;
+            }
+        });
+        let ask = |proxy: &EgressProxy, target: String| {
+            let address = proxy.address;
+            async move {
+                let mut stream = TcpStream::connect(address).await.unwrap();
+                stream
+                    .write_all(format!("CONNECT {target} HTTP/1.1\r\n\r\n").as_bytes())
+                    .await
+                    .unwrap();
+                let mut answer = Vec::new();
+                let _ =
+                    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer))
+                        .await;
+                String::from_utf8_lossy(&answer).into_owned()
+            }
+        };
+        let rules = EgressRules {
+            destinations: vec![("127.0.0.1".into(), port)],
+            download_cap: None,
+        };
+        // Loopback is not global: refused unless allow-listed.
+        let strict = Arc::new(OutboundPolicy::new("", None).unwrap());
+        let proxy = EgressProxy::start(strict, rules.clone()).await.unwrap();
+        assert!(
+            ask(&proxy, format!("127.0.0.1:{port}"))
+                .await
+                .contains("403")
+        );
+        assert!(proxy.refused());
+        let allowed = Arc::new(OutboundPolicy::new("127.0.0.1", None).unwrap());
+        let proxy = EgressProxy::start(allowed, rules).await.unwrap();
+        let answer = ask(&proxy, format!("127.0.0.1:{port}")).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 200") && answer.ends_with("hello"),
+            "{answer}"
+        );
+        assert!(ask(&proxy, "127.0.0.1:1".into()).await.contains("403"));
+    }
+}
