@@ -30,6 +30,7 @@ pub mod suggestions;
 pub mod telemetry;
 pub mod thread_priority;
 pub mod tools;
+pub mod web_tools;
 pub mod webhooks;
 
 use std::io::Write;
@@ -171,6 +172,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             tools::knowledge::KnowledgeTools::new(store.clone(), Arc::clone(&knowledge.search)),
             tools::memory::MemoryTools::new(store.clone(), Arc::clone(&knowledge.memories)),
             tools::skills::SkillTools::new(store.clone()),
+            tools::web::WebTools::new(store.clone(), outbound.clone()),
             tools::webhook::WebhookTools::new(
                 store.clone(),
                 outbound.clone(),

@@ -48,6 +48,7 @@ pub mod todos;
 pub mod tools;
 pub mod usage;
 pub mod vendor_options;
+pub mod web_config;
 
 use actix_web::Error;
 use actix_web::body::{BoxBody, MessageBody};
@@ -127,6 +128,7 @@ route_table! {
         GET => skill_attachments::agent_list, POST => skill_attachments::agent_attach,
         DELETE => skill_attachments::agent_detach,
     },
+    "/api/agents/{agent_id}/web" => { GET => web_config::get, PUT => web_config::put },
     "/api/skills" => { GET => skills::list, POST => skill_install::install },
     "/api/skills/browse" => { GET => skills::browse },
     "/api/skills/{skill_id}" => { GET => skills::get, DELETE => skills::delete },

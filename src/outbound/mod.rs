@@ -177,6 +177,14 @@ impl Outbound {
         Ok(client.request(method, checked.url))
     }
 
+    /// One of the two clients: `trusted` resolves to any address (for a
+    /// destination the caller checked against its own stricter rule, as
+    /// `web_fetch` does), else only to global ones. The caller checks
+    /// literal addresses itself.
+    pub fn client(&self, trusted: bool) -> &reqwest::Client {
+        if trusted { &self.trusted } else { &self.strict }
+    }
+
     /// The client for `url` if the policy allows it, with the checked URL:
     /// for libraries that make their own requests (the MCP SDK's transport).
     pub fn client_for(&self, url: &str) -> Result<(reqwest::Client, url::Url), OutboundError> {

@@ -184,6 +184,8 @@ pub enum ConfigKind {
     Memory = 6,
     /// `agent-extras.md` §2.
     Suggestions = 7,
+    /// `agent-extras.md` §4 (the search key sealed).
+    Web = 8,
 }
 
 /// `a ++ b`, the key of an org-owned record or an index prefix.

@@ -99,3 +99,76 @@ impl SledStore {
         Ok(sealed)
     }
 }
+
+fn web_key_aad(org: OrgId, agent: AgentId) -> String {
+    aad(
+        &org.to_string(),
+        "agent_web",
+        &agent.to_string(),
+        "search.api_key",
+    )
+}
+
+impl SledStore {
+    /// An agent's web configuration (`agent-extras.md` §4 defaults when
+    /// unset), its search key sealed.
+    pub fn web_config(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<crate::web_tools::config::WebConfig, StoreError> {
+        let key = super::keys::agent_config(org, agent, ConfigKind::Web);
+        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
+    }
+
+    /// Changes an agent's web configuration (from the defaults); a plain
+    /// search key the change sets is sealed before it is stored.
+    pub fn update_web_config<E>(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        mut change: impl FnMut(
+            crate::web_tools::config::WebConfig,
+        ) -> Result<crate::web_tools::config::WebConfig, E>,
+    ) -> Result<super::update::Updated<crate::web_tools::config::WebConfig, E>, StoreError> {
+        let _writing = self.gate.writing();
+        let key = super::keys::agent_config(org, agent, ConfigKind::Web);
+        let secrets = &self.secrets;
+        let sealing_aad = web_key_aad(org, agent);
+        super::update::swap(
+            &self.agent_configs,
+            &key,
+            super::update::or_default,
+            |config| {
+                let mut config = change(config)?;
+                if let Some(plain) = config.search.api_key.take_if(|k| !SecretBox::is_sealed(k)) {
+                    match secrets.seal(&plain, &sealing_aad) {
+                        Ok(sealed) => config.search.api_key = Some(sealed),
+                        Err(error) => tracing::error!(%error, "sealing a search key failed"),
+                    }
+                }
+                Ok(config)
+            },
+        )
+    }
+
+    /// The agent's search key, opened.
+    pub fn web_search_key(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        config: &crate::web_tools::config::WebConfig,
+    ) -> Result<Option<String>, StoreError> {
+        config
+            .search
+            .api_key
+            .as_deref()
+            .map(|sealed| {
+                self.secrets
+                    .open(sealed, &web_key_aad(org, agent))
+                    .map(|s| secrecy::ExposeSecret::expose_secret(&s).to_owned())
+                    .map_err(sealing)
+            })
+            .transpose()
+    }
+}

@@ -15,6 +15,7 @@ pub mod memory;
 pub mod org_cache;
 pub mod plans;
 pub mod skills;
+pub mod web;
 pub mod webhook;
 
 use confer_actors::ToolCall;
@@ -29,6 +30,7 @@ use self::mcp::McpTools;
 use self::memory::MemoryTools;
 use self::plans::PlanTools;
 use self::skills::SkillTools;
+use self::web::{WEB_FETCH, WEB_SEARCH, WebTools};
 use self::webhook::WebhookTools;
 
 /// Every kind of server-side tool.
@@ -37,6 +39,7 @@ pub struct ServerToolbox {
     knowledge: KnowledgeTools,
     memory: MemoryTools,
     skills: SkillTools,
+    web: WebTools,
     webhooks: WebhookTools,
     integrations: IntegrationTools,
     mcps: McpTools,
@@ -51,6 +54,7 @@ impl ServerToolbox {
         knowledge: KnowledgeTools,
         memory: MemoryTools,
         skills: SkillTools,
+        web: WebTools,
         webhooks: WebhookTools,
         integrations: IntegrationTools,
         mcps: McpTools,
@@ -60,6 +64,7 @@ impl ServerToolbox {
             knowledge,
             memory,
             skills,
+            web,
             webhooks,
             integrations,
             mcps,
@@ -88,14 +93,15 @@ impl ToolExecutor for ServerToolbox {
         let integration = self.integrations.offered(scope);
         let mcp = self.mcps.offered(scope);
         let enabled = scope.plans.enabled;
-        let (knowledge, memory, skills, scope) = (
+        let (knowledge, memory, skills, web, scope) = (
             self.knowledge.clone(),
             self.memory.clone(),
             self.skills.clone(),
+            self.web.clone(),
             scope.clone(),
         );
         Box::pin(async move {
-            let ((mut tools, integration, mcp, knowledge, remembers), skills) = futures_util::join!(
+            let ((mut tools, integration, mcp, knowledge, remembers), skills, web) = futures_util::join!(
                 futures_util::future::join5(
                     org,
                     integration,
@@ -103,7 +109,8 @@ impl ToolExecutor for ServerToolbox {
                     knowledge.offered(&scope),
                     memory.offered(&scope),
                 ),
-                skills.offered(&scope)
+                skills.offered(&scope),
+                web.offered(&scope)
             );
             tools.integration = integration.integration;
             tools.mcp = mcp.mcp;
@@ -112,6 +119,7 @@ impl ToolExecutor for ServerToolbox {
             }
             tools.builtin.extend(knowledge);
             tools.builtin.extend(remembers);
+            tools.builtin.extend(web);
             if let Some((tool, list)) = skills {
                 tools.builtin.push(tool);
                 tools.skills_prompt = Some(list);
@@ -126,6 +134,10 @@ impl ToolExecutor for ServerToolbox {
                 return Box::pin(async { ToolOutput::error(NOT_AVAILABLE) });
             }
             let (tools, scope, call) = (self.knowledge.clone(), scope.clone(), call.clone());
+            return Box::pin(async move { tools.execute(scope, call).await });
+        }
+        if call.name == WEB_FETCH || call.name == WEB_SEARCH {
+            let (tools, scope, call) = (self.web.clone(), scope.clone(), call.clone());
             return Box::pin(async move { tools.execute(scope, call).await });
         }
         if call.name == LOAD_SKILL {

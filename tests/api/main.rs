@@ -66,4 +66,5 @@ mod vendors;
 mod visitor_chats;
 mod visitor_limits;
 mod visitors;
+mod web_tools;
 mod webhooks;

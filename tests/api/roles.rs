@@ -122,7 +122,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/skills" | "/api/skills/browse" | "/api/skills/{skill_id}") => Member,
         ("POST", "/api/skills" | "/api/skills/{skill_id}/sync") => Admin,
         ("DELETE", "/api/skills/{skill_id}") => Admin,
-        ("GET", "/api/agents/{agent_id}/skills") => Member,
+        ("GET", "/api/agents/{agent_id}/skills" | "/api/agents/{agent_id}/web") => Member,
+        ("PUT", "/api/agents/{agent_id}/web") => Admin,
         ("POST" | "DELETE", "/api/agents/{agent_id}/skills") => Admin,
         (_, "/api/runners/{runner_id}/skills") => Member,
         ("GET", "/api/agents/{agent_id}/scheduled-tasks") => Member,
@@ -259,6 +260,7 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/runners/webhooks/{token}") => json!({"word": "walk"}),
         ("POST", "/api/runners/{runner_id}/button") => json!({"input": {}}),
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
+        ("PUT", "/api/agents/{agent_id}/web") => json!({"enabled": false}),
         // An unknown skill: refused (422, 404) after the role check.
         ("POST", "/api/skills") => json!({"source": "catalog", "key": "no-such-skill"}),
         (

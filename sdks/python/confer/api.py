@@ -28,6 +28,8 @@ from ._generated.api.agents import (
     memory_recall,
     plan_config_get,
     plan_config_put,
+    web_config_get,
+    web_config_put,
 )
 from ._generated.api.integrations import (
     agent_integrations_attach,
@@ -355,4 +357,6 @@ __all__ = [
     "triggers_list",
     "triggers_update",
     "usage_list",
+    "web_config_get",
+    "web_config_put",
 ]

@@ -230,6 +230,11 @@ export type BTreeMap = {
 };
 
 /**
+ * A search backend.
+ */
+export type Backend = 'searxng' | 'brave' | 'tavily';
+
+/**
  * `begin`'s form (`application/x-www-form-urlencoded`): the ticket and
  * the JWT of the user it is for.
  */
@@ -988,6 +993,17 @@ export type Executed = {
      * What the model would have read.
      */
     result: unknown;
+};
+
+/**
+ * `web_fetch`'s settings.
+ */
+export type FetchSettings = {
+    enabled: boolean;
+    max_bytes: number;
+    max_chars: number;
+    respect_robots: boolean;
+    timeout_ms: number;
 };
 
 /**
@@ -1772,6 +1788,26 @@ export type PutEmbeddings = {
 };
 
 /**
+ * `PUT …/web`'s `fetch`.
+ */
+export type PutFetch = {
+    enabled?: boolean | null;
+    /**
+     * 64 KiB–10 MiB.
+     */
+    maxBytes?: number | null;
+    /**
+     * 1,000–200,000.
+     */
+    maxChars?: number | null;
+    respectRobots?: boolean | null;
+    /**
+     * 1,000–60,000.
+     */
+    timeoutMs?: number | null;
+};
+
+/**
  * `PUT` body: any subset of the fields.
  */
 export type PutKnowledgeConfig = {
@@ -1846,6 +1882,30 @@ export type PutPlanConfig = {
 };
 
 /**
+ * `PUT …/web`'s `search`.
+ */
+export type PutSearch = {
+    /**
+     * Write-only; `null` deletes it.
+     */
+    apiKey?: string | null;
+    backend?: Backend | null;
+    enabled?: boolean | null;
+    /**
+     * 1–10.
+     */
+    maxResults?: number | null;
+    /**
+     * 1,000–60,000.
+     */
+    timeoutMs?: number | null;
+    /**
+     * Required for searxng; else the vendor's API.
+     */
+    url?: string | null;
+};
+
+/**
  * `PUT …/suggestions` body.
  */
 export type PutSuggestions = {
@@ -1863,6 +1923,23 @@ export type PutTasks = {
      * Every task the agent keeps (at most 100).
      */
     tasks: Array<TaskBody>;
+};
+
+/**
+ * `PUT /api/agents/{id}/web`: every field optional.
+ */
+export type PutWebConfig = {
+    /**
+     * ≤ 100 host names or IP literals; an entry covers its subdomains.
+     */
+    allowedDomains?: Array<string> | null;
+    /**
+     * ≤ 100; blocked wins.
+     */
+    blockedDomains?: Array<string> | null;
+    enabled?: boolean | null;
+    fetch?: PutFetch | null;
+    search?: PutSearch | null;
 };
 
 /**
@@ -3460,6 +3537,18 @@ export type WatchingEvent = {
     lastTurn?: number | null;
     runningTurn?: number | null;
     threadId: ThreadId;
+};
+
+/**
+ * The configuration as answered (`agent_id` and `org_id` before it).
+ */
+export type WebConfigView = {
+    allowed_domains: Array<string>;
+    blocked_domains: Array<string>;
+    enabled: boolean;
+    fetch: FetchSettings;
+    search: SearchView;
+    updated_at?: string | null;
 };
 
 /**
@@ -5831,6 +5920,110 @@ export type AgentSuggestionsPutResponses = {
 };
 
 export type AgentSuggestionsPutResponse = AgentSuggestionsPutResponses[keyof AgentSuggestionsPutResponses];
+
+export type WebConfigGetData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/web';
+};
+
+export type WebConfigGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type WebConfigGetError = WebConfigGetErrors[keyof WebConfigGetErrors];
+
+export type WebConfigGetResponses = {
+    /**
+     * The web configuration (the defaults when never set)
+     */
+    200: WebConfigView;
+};
+
+export type WebConfigGetResponse = WebConfigGetResponses[keyof WebConfigGetResponses];
+
+export type WebConfigPutData = {
+    body: PutWebConfig;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/web';
+};
+
+export type WebConfigPutErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * A value out of range, a bad domain (`allowedDomains[i]`), a backend without its URL or key
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type WebConfigPutError = WebConfigPutErrors[keyof WebConfigPutErrors];
+
+export type WebConfigPutResponses = {
+    /**
+     * The configuration as stored
+     */
+    200: WebConfigView;
+};
+
+export type WebConfigPutResponse = WebConfigPutResponses[keyof WebConfigPutResponses];
 
 export type AnalyticsGetData = {
     body?: never;

@@ -22,6 +22,7 @@ from .attached_mcp import AttachedMcp
 from .auth_challenge import AuthChallenge
 from .auth_challenge_event import AuthChallengeEvent
 from .b_tree_map import BTreeMap
+from .backend import Backend
 from .begin_form import BeginForm
 from .budget import Budget
 from .budget_body import BudgetBody
@@ -100,6 +101,7 @@ from .error_body_error import ErrorBodyError
 from .error_event import ErrorEvent
 from .execute_tool import ExecuteTool
 from .executed import Executed
+from .fetch_settings import FetchSettings
 from .for_server import ForServer
 from .generate_agent_suggestions import GenerateAgentSuggestions
 from .generate_suggestions import GenerateSuggestions
@@ -162,13 +164,16 @@ from .put_agent_suggestions import PutAgentSuggestions
 from .put_compaction import PutCompaction
 from .put_credentials import PutCredentials
 from .put_embeddings import PutEmbeddings
+from .put_fetch import PutFetch
 from .put_knowledge_config import PutKnowledgeConfig
 from .put_memory_config import PutMemoryConfig
 from .put_multiplayer import PutMultiplayer
 from .put_org_settings import PutOrgSettings
 from .put_plan_config import PutPlanConfig
+from .put_search import PutSearch
 from .put_suggestions import PutSuggestions
 from .put_tasks import PutTasks
+from .put_web_config import PutWebConfig
 from .queued_event import QueuedEvent
 from .recall_body import RecallBody
 from .recent_firing import RecentFiring
@@ -311,6 +316,7 @@ from .visitor_stopped import VisitorStopped
 from .visitor_thread import VisitorThread
 from .visitor_thread_page import VisitorThreadPage
 from .watching_event import WatchingEvent
+from .web_config_view import WebConfigView
 from .webhook_draft import WebhookDraft
 from .webhook_settings import WebhookSettings
 from .who_can_invite import WhoCanInvite
@@ -338,6 +344,7 @@ __all__ = (
     "AuthChallenge",
     "AuthChallengeEvent",
     "BTreeMap",
+    "Backend",
     "BeginForm",
     "Budget",
     "BudgetBody",
@@ -416,6 +423,7 @@ __all__ = (
     "ErrorEvent",
     "ExecuteTool",
     "Executed",
+    "FetchSettings",
     "ForServer",
     "GenerateAgentSuggestions",
     "GenerateSuggestions",
@@ -478,13 +486,16 @@ __all__ = (
     "PutCompaction",
     "PutCredentials",
     "PutEmbeddings",
+    "PutFetch",
     "PutKnowledgeConfig",
     "PutMemoryConfig",
     "PutMultiplayer",
     "PutOrgSettings",
     "PutPlanConfig",
+    "PutSearch",
     "PutSuggestions",
     "PutTasks",
+    "PutWebConfig",
     "QueuedEvent",
     "RecallBody",
     "RecentFiring",
@@ -627,6 +638,7 @@ __all__ = (
     "VisitorThread",
     "VisitorThreadPage",
     "WatchingEvent",
+    "WebConfigView",
     "WebhookDraft",
     "WebhookSettings",
     "WhoCanInvite",
