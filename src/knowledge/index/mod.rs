@@ -142,18 +142,36 @@ impl KnowledgeIndex {
         // The writer's channel holds 4,096 changes (§7): a job waits on it,
         // a request never does.
         let (wake, woken) = std::sync::mpsc::sync_channel(4096);
-        let writer = writer::IndexWriterTask::new(
-            store,
-            &index,
-            reader.clone(),
-            fields,
-            config,
-            committed_tx,
-            Arc::clone(&rebuilding),
-        )?;
+        // The writer, and tantivy's indexing threads it starts, are made
+        // on their own thread at batch priority: threads inherit it, and
+        // indexing then yields the cores to turns (`thread_priority`).
+        let (made_tx, made) = std::sync::mpsc::sync_channel(1);
+        let (made_reader, made_rebuilding) = (reader.clone(), Arc::clone(&rebuilding));
         std::thread::Builder::new()
             .name("knowledge-index".into())
-            .spawn(move || writer.run(woken, start))?;
+            .spawn(move || {
+                crate::thread_priority::yield_to_latency_work();
+                let writer = writer::IndexWriterTask::new(
+                    store,
+                    &index,
+                    made_reader,
+                    fields,
+                    config,
+                    committed_tx,
+                    made_rebuilding,
+                );
+                match writer {
+                    Ok(writer) => {
+                        let _ = made_tx.send(Ok(()));
+                        writer.run(woken, start);
+                    }
+                    Err(error) => {
+                        let _ = made_tx.send(Err(error));
+                    }
+                }
+            })?;
+        made.recv()
+            .map_err(|_| anyhow::anyhow!("the knowledge index writer thread ended"))??;
         Ok(Arc::new(Self {
             reader,
             fields,

@@ -17,6 +17,19 @@ use super::{CommitMark, Fields, IndexConfig, MEMORY_HIT, SCHEMA_VERSION, scope_t
 use crate::store::Store;
 use crate::store::knowledge::changes::IndexChange;
 
+/// tantivy's least memory per indexing thread (its
+/// `MEMORY_BUDGET_NUM_BYTES_MIN` is 15 MB).
+const MEMORY_PER_THREAD: usize = 16 << 20;
+
+/// Indexing threads: two when the machine has two cores and the memory
+/// budget covers both, else one. They run at the batch priority of the
+/// thread that makes them (see [`super::KnowledgeIndex::open`]), so a
+/// document's indexing takes both cores only while turns leave them idle.
+fn indexing_threads(config: &IndexConfig) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    (config.writer_memory_bytes / MEMORY_PER_THREAD).clamp(1, cores.min(2))
+}
+
 /// Changes read from the log at once.
 const READ_BATCH: usize = 256;
 
@@ -45,8 +58,8 @@ impl IndexWriterTask {
         committed: watch::Sender<u64>,
         rebuilding: Arc<AtomicBool>,
     ) -> tantivy::Result<Self> {
-        // One indexing thread: the server's cores answer turns.
-        let writer = index.writer_with_num_threads(1, config.writer_memory_bytes)?;
+        let writer =
+            index.writer_with_num_threads(indexing_threads(&config), config.writer_memory_bytes)?;
         Ok(Self {
             store,
             writer,
