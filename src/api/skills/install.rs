@@ -45,6 +45,17 @@ fn required(value: Option<String>, field: &str) -> Result<String, ApiError> {
         .ok_or_else(|| ApiError::invalid(field, "required"))
 }
 
+/// The source's `url`, required and shaped as the outbound policy wants.
+fn checked_url(state: &AppState, url: Option<String>) -> Result<String, ApiError> {
+    let url = required(url, "url")?;
+    state
+        .outbound
+        .policy()
+        .check_url(&url)
+        .map_err(|reason| ApiError::invalid("url", reason))?;
+    Ok(url)
+}
+
 /// A branch or tag name git accepts, and one that cannot pass as an
 /// option or a refspec.
 fn is_ref_name(name: &str) -> bool {
@@ -62,12 +73,7 @@ fn is_ref_name(name: &str) -> bool {
 fn origin_of(state: &AppState, body: InstallSkill) -> Result<Origin, ApiError> {
     match body.source.as_str() {
         "archive" => {
-            let url = required(body.url, "url")?;
-            state
-                .outbound
-                .policy()
-                .check_url(&url)
-                .map_err(|reason| ApiError::invalid("url", reason))?;
+            let url = checked_url(state, body.url)?;
             if body.git_ref.is_some() || body.key.is_some() {
                 return Err(ApiError::invalid(
                     "source",
@@ -86,12 +92,7 @@ fn origin_of(state: &AppState, body: InstallSkill) -> Result<Origin, ApiError> {
             Ok(Origin::Catalog(key))
         }
         "git" => {
-            let url = required(body.url, "url")?;
-            state
-                .outbound
-                .policy()
-                .check_url(&url)
-                .map_err(|reason| ApiError::invalid("url", reason))?;
+            let url = checked_url(state, body.url)?;
             if body.key.is_some() {
                 return Err(ApiError::invalid(
                     "source",
