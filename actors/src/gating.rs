@@ -314,6 +314,7 @@ mod tests {
                 tool("docs__read"),
                 tool("github__create_issue"),
             ],
+            skills_prompt: None,
         };
         let names = |offered: &Offered| -> Vec<String> {
             offered.tools.iter().map(|t| t.name.clone()).collect()

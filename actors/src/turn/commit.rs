@@ -65,10 +65,10 @@ impl Turn {
             context.push(self.answer_entry(&mut outcome));
         }
         let requires_action = answered && !outcome.tool_calls.is_empty();
-        let keyed = self
-            .keyed
-            .take()
-            .map(|(key, record)| (key, with_outcome(record, &outcome, &usage, requires_action)));
+        let keyed = self.keyed.take().map(|keyed| {
+            let (key, record) = *keyed;
+            (key, with_outcome(record, &outcome, &usage, requires_action))
+        });
         let root = self.trace.root();
         self.trace.payload(root, None, Some(&content));
         let trace = self.finish_trace(&outcome);

@@ -177,8 +177,9 @@ struct Turn {
     model: String,
     route: ModelRoute,
     user_message_id: Option<MessageId>,
-    /// The keyed send's record, as written with the user message.
-    keyed: Option<([u8; 32], IdempotencyRecord)>,
+    /// The keyed send's record, as written with the user message (boxed:
+    /// most sends have none, and the turn task holds the turn inline).
+    keyed: Option<Box<([u8; 32], IdempotencyRecord)>>,
     clock: PhaseClock,
     timings: TurnTimings,
     /// The client-side tools offered: the send's, or when it gives none,

@@ -286,7 +286,7 @@ impl Turn {
                 user_message_id: self.user_message_id,
                 outcome: None,
             };
-            (key.key, record)
+            Box::new((key.key, record))
         });
         let mut entries = entries;
         for entry in &mut entries {
@@ -296,7 +296,7 @@ impl Turn {
             turn: Some(self.number),
             listed,
             context: entries.clone(),
-            keyed: self.keyed.clone(),
+            keyed: self.keyed.as_deref().cloned(),
             ..ThreadAppend::default()
         };
         match append_durably(&self.engine.store, self.thread_id, write).await {
