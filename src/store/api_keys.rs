@@ -61,12 +61,24 @@ impl SledStore {
 
     /// The key whose secret hashes to `secret_sha256`.
     pub fn api_key_by_hash(&self, secret_sha256: &[u8; 32]) -> Result<Option<ApiKey>, StoreError> {
+        let generation = self.key_cache.generation();
         let Some(id) = self.api_key_hashes.get(secret_sha256).map_err(engine)? else {
             return Ok(None);
         };
-        Self::get::<ApiKey>(&self.api_keys, &id)?
+        let key = Self::get::<ApiKey>(&self.api_keys, &id)?
             .map(|key| self.with_last_use(key))
-            .transpose()
+            .transpose()?;
+        if let Some(key) = &key {
+            self.key_cache
+                .insert(*secret_sha256, key.clone(), generation);
+        }
+        Ok(key)
+    }
+
+    /// The key of `secret_sha256` when [`SledStore::api_key_by_hash`]
+    /// found it lately and it was not deleted since: memory only.
+    pub fn cached_api_key(&self, secret_sha256: &[u8; 32]) -> Option<ApiKey> {
+        self.key_cache.get(secret_sha256)
     }
 
     /// `key` with its `last_used_at` from the `api_key_used` tree.
@@ -93,7 +105,7 @@ impl SledStore {
     /// Deletes a key of `org` and its hash entry; false when there is none.
     pub fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
-        (&self.api_keys, &self.api_key_hashes, &self.api_key_used)
+        let deleted = (&self.api_keys, &self.api_key_hashes, &self.api_key_used)
             .transaction(|(keys_tx, hashes, used)| {
                 let Some(bytes) = keys_tx.get(id.as_bytes())? else {
                     return Ok(false);
@@ -109,7 +121,10 @@ impl SledStore {
                 used.remove(id.as_bytes())?;
                 Ok(true)
             })
-            .map_err(tx_error)
+            .map_err(tx_error);
+        // Forgotten whatever the outcome: a cached copy is never newer.
+        self.key_cache.forget(id);
+        deleted
     }
 
     /// Records a key's use in its own tree, never by rewriting the key record
@@ -125,6 +140,8 @@ impl SledStore {
                 }
                 Ok(())
             })
-            .map_err(tx_error)
+            .map_err(tx_error)?;
+        self.key_cache.touched(id, at);
+        Ok(())
     }
 }

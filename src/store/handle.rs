@@ -79,6 +79,16 @@ impl Store {
         f(&self.inner)
     }
 
+    /// The key of a secret's hash when the store found it lately and it
+    /// was not deleted since; never reads the database (no hand-off to
+    /// the blocking pool).
+    pub fn cached_api_key(
+        &self,
+        secret_sha256: &[u8; 32],
+    ) -> Option<crate::store::records::ApiKey> {
+        self.inner.cached_api_key(secret_sha256)
+    }
+
     /// Flushes synchronously (at shutdown).
     pub fn flush_now(&self) -> Result<(), StoreError> {
         self.inner.flush_now()
