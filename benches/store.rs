@@ -176,6 +176,7 @@ fn logs_benches(c: &mut Criterion) {
                 started: Stamp::now(),
                 payloads: false,
                 run: None,
+                link: None,
             },
             &running,
         );

@@ -163,6 +163,14 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         Arc::clone(&provider),
         Arc::clone(&prices),
     ));
+    let delegate = tools::delegate::DelegateTools::new(
+        store.clone(),
+        tools::delegate::DelegationLimits {
+            max_depth: settings.max_delegation_depth,
+            timeout: Duration::from_secs(settings.delegation_timeout_secs.max(1)),
+        },
+    );
+    let delegate_runtime = delegate.runtime();
     let engine = Arc::new(Engine {
         store: store.as_port(),
         provider,
@@ -173,6 +181,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             tools::memory::MemoryTools::new(store.clone(), Arc::clone(&knowledge.memories)),
             tools::skills::SkillTools::new(store.clone()),
             tools::web::WebTools::new(store.clone(), outbound.clone()),
+            delegate,
             tools::webhook::WebhookTools::new(
                 store.clone(),
                 outbound.clone(),
@@ -210,6 +219,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             },
         },
     );
+    // Delegate calls run their child turns on it.
+    let _ = delegate_runtime.set(runtime.clone());
 
     let fallback = settings.fallback_provider.clone();
     // Runner deletions a crash interrupted are finished before any run is

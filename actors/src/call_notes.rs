@@ -2,7 +2,8 @@
 //! ([`CallNotes`]): events to stream before a result, the providers
 //! already challenged, and the requests each call made for its trace.
 
-use crate::events::ThreadEvent;
+use crate::delegation::{DelegateCall, DelegatedUsage};
+use crate::events::{ThreadEvent, Usage};
 use crate::trace::{SpanKind, Stamp};
 
 /// A request a call made (an MCP `tools/call`, a webhook's POST): a
@@ -35,6 +36,8 @@ struct CallNotesInner {
     pending: Vec<(String, ThreadEvent)>,
     challenged: Vec<String>,
     requests: Vec<(String, CallRequest)>,
+    delegate_calls: Vec<(String, DelegateCall)>,
+    delegated: Option<DelegatedUsage>,
 }
 
 /// The entries of `list` for `call_id`, in order, taken out of it.
@@ -73,6 +76,30 @@ impl CallNotes {
     /// Call `call_id` made `request`.
     pub fn request(&self, call_id: &str, request: CallRequest) {
         self.lock().requests.push((call_id.to_owned(), request));
+    }
+
+    /// Call `call_id` delegated: its span takes `call.span_id`.
+    pub fn delegate_call(&self, call_id: &str, call: DelegateCall) {
+        self.lock().delegate_calls.push((call_id.to_owned(), call));
+    }
+
+    /// A delegated turn ended with `usage` (its `done.usage`, if any):
+    /// added to what the turn's `done` reports as delegated.
+    pub fn delegated_turn(&self, usage: Option<&Usage>) {
+        self.lock()
+            .delegated
+            .get_or_insert_with(DelegatedUsage::default)
+            .add_turn(usage);
+    }
+
+    /// What the turn's delegated turns used so far, if it delegated.
+    pub fn delegated(&self) -> Option<DelegatedUsage> {
+        self.lock().delegated.clone()
+    }
+
+    /// What call `call_id` delegated, if it did.
+    pub(crate) fn take_delegate_call(&self, call_id: &str) -> Option<DelegateCall> {
+        take_for(&mut self.lock().delegate_calls, call_id).pop()
     }
 
     /// The events of call `call_id`, in order.

@@ -89,6 +89,9 @@ pub enum ThreadKind {
 pub enum ThreadOrigin {
     /// A runner's run: unlisted, read-only to clients.
     Run,
+    /// A delegated agent's turn (`agent-extras.md` §3): listed under its
+    /// parent only, read-only to clients but for a stop.
+    Delegate,
 }
 
 /// A conversation thread.
@@ -118,6 +121,10 @@ pub struct Thread {
     /// `run` for a run's hidden thread; `None` for the API's threads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<ThreadOrigin>,
+    /// A delegated thread's place under its parent (with `origin:
+    /// delegate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<Box<crate::delegation::ThreadDelegation>>,
     /// Unique within the org (microseconds, bumped on a collision).
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -196,6 +203,10 @@ pub struct UsageRecord {
     /// budget counts it (`publishing.md` rule 7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publication_id: Option<crate::PublicationId>,
+    /// A delegated turn's call: its parent's and root's threads and its
+    /// depth (`agent-extras.md` §3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<Box<crate::delegation::UsageDelegation>>,
     pub stopped: bool,
     /// True when the token counts were estimated (a stop cut the vendor off).
     #[serde(default)]

@@ -30,6 +30,10 @@ pub struct Usage {
     /// send's); absent on records written before fallback models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// What the turn's delegated turns used, all depths summed
+    /// (`agent-extras.md` §3); absent when it delegated nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegated: Option<Box<crate::delegation::DelegatedUsage>>,
 }
 
 impl std::ops::AddAssign for Usage {
@@ -114,6 +118,10 @@ pub enum ThreadEvent {
         /// Boxed: events are many (a token each) and this one is rare.
         challenge: Box<AuthChallenge>,
     },
+    /// A delegated agent's frame, between its call's `tool_executing` and
+    /// `tool_result` (`agent-extras.md` §3).
+    #[schema(title = "tool_progress")]
+    ToolProgress(Box<crate::delegation::ToolProgress>),
     /// The client must run these tools and send their results.
     #[schema(title = "requires_action")]
     RequiresAction {
@@ -250,6 +258,7 @@ impl ThreadEvent {
             Self::Citation(_) => "citation",
             Self::ProfileSwitchProposal { .. } => "profile_switch_proposal",
             Self::AuthChallenge { .. } => "auth_challenge",
+            Self::ToolProgress(_) => "tool_progress",
             Self::RequiresAction { .. } => "requires_action",
             Self::Error { .. } => "error",
             Self::Queued { .. } => "queued",

@@ -12,6 +12,7 @@ pub mod citations;
 pub mod codes;
 pub mod compaction;
 pub mod context;
+pub mod delegation;
 pub mod domain;
 pub mod events;
 pub mod frames;
@@ -37,6 +38,7 @@ pub mod vendor_options;
 mod tests;
 
 pub use codes::ErrorCode;
+pub use delegation::{DelegatedUsage, DelegationLink, ThreadDelegation, TraceLink, TurnPlace};
 pub use domain::*;
 pub use events::{AuthChallenge, DoneEvent, MetaEvent, ThreadEvent, Usage};
 pub use frames::{

@@ -95,6 +95,7 @@ mod tests {
             cache_write_tokens: 0,
             metadata: Default::default(),
             publication_id: None,
+            delegation: None,
             stopped: false,
             estimated: false,
             step: None,

@@ -86,6 +86,7 @@ impl SideCall {
             cache_write_tokens: 0,
             metadata: Default::default(),
             publication_id: None,
+            delegation: None,
             stopped: false,
             estimated: self.input_tokens.is_none() || self.output_tokens.is_none(),
             step: None,

@@ -80,6 +80,9 @@ pub struct ToolScope {
     pub sources: Arc<crate::citations::TurnSources>,
     /// What this turn's calls tell it besides their results.
     pub notes: Arc<CallNotes>,
+    /// Where the turn sits among delegated turns, its trace, and where a
+    /// delegate call streams its child's frames.
+    pub place: Arc<crate::delegation::TurnPlace>,
 }
 
 pub use crate::call_notes::{CallNotes, CallRequest};

@@ -8,6 +8,11 @@
 //! p50 of a turn without (same vendor, same thread shape), less what the
 //! extra vendor call and the webhook call cost when made directly from
 //! here (their own p50): what is left is Confer's work for the step.
+//!
+//! [`Step::Delegate`] measures a delegate call the same way
+//! (`benches/delegation.rs`, issue 38): the tool is a delegated agent on
+//! `builtin/echo`, so what is left is the child thread's creation, its
+//! turn's start and run, and the result's way back.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,7 +30,8 @@ fn chunk(delta: Value, finish: Option<&str>) -> String {
 }
 
 /// An OpenAI-format vendor: a request that offers tools and does not end
-/// with a tool result gets a call of `lookup`; any other a short text.
+/// with a tool result gets a call of the first tool offered; any other a
+/// short text.
 async fn serve_vendor(mut socket: TcpStream) {
     let Some((_, body)) = super::read_http_request(&mut socket).await else {
         return;
@@ -35,14 +41,16 @@ async fn serve_vendor(mut socket: TcpStream) {
         .as_array()
         .and_then(|m| m.last())
         .is_some_and(|m| m["role"] == "tool");
-    let offers = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+    let first = body["tools"][0]["function"]["name"]
+        .as_str()
+        .map(str::to_owned);
     let mut out = String::from(
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
     );
-    if offers && !answered {
+    if let (Some(name), false) = (first, answered) {
         out.push_str(&chunk(
             json!({"tool_calls": [{"index": 0, "id": format!("call_{}", uuid::Uuid::new_v4().simple()),
-                   "type": "function", "function": {"name": "lookup", "arguments": "{\"q\":1}"}}]}),
+                   "type": "function", "function": {"name": name, "arguments": "{\"q\":1,\"task\":\"echo this back\"}"}}]}),
             None,
         ));
         out.push_str(&chunk(json!({}), Some("tool_calls")));
@@ -155,9 +163,23 @@ pub fn server_command(binary: Option<&std::path::Path>, data: &std::path::Path) 
     }
 }
 
+/// What the tool of the measured step is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// An org tool: a webhook on loopback.
+    Webhook,
+    /// A delegated agent on `builtin/echo`.
+    Delegate,
+}
+
 /// Starts the server of `command` (from [`server_command`]) against a mock
 /// vendor and webhook of its own and measures a tool step.
-pub async fn measure(mut command: Command, data: tempfile::TempDir) -> ToolStep {
+pub async fn measure(command: Command, data: tempfile::TempDir) -> ToolStep {
+    measure_step(command, data, Step::Webhook).await
+}
+
+/// [`measure`] with the tool `step`.
+pub async fn measure_step(mut command: Command, data: tempfile::TempDir, step: Step) -> ToolStep {
     let vendor = listen(|s| Box::pin(serve_vendor(s))).await;
     let webhook = listen(|s| Box::pin(serve_webhook(s))).await;
     command
@@ -172,14 +194,16 @@ pub async fn measure(mut command: Command, data: tempfile::TempDir) -> ToolStep 
         .build()
         .unwrap();
     let base = server.base.clone();
-    let made = post(
-        &http,
-        &base,
-        "/api/tools",
-        json!({"name": "lookup", "url": format!("http://{webhook}/hook")}),
-    )
-    .await;
-    assert!(made["id"].is_string(), "{made}");
+    if step == Step::Webhook {
+        let made = post(
+            &http,
+            &base,
+            "/api/tools",
+            json!({"name": "lookup", "url": format!("http://{webhook}/hook")}),
+        )
+        .await;
+        assert!(made["id"].is_string(), "{made}");
+    }
     let agent = post(
         &http,
         &base,
@@ -190,8 +214,25 @@ pub async fn measure(mut command: Command, data: tempfile::TempDir) -> ToolStep 
         .as_str()
         .unwrap()
         .to_owned();
+    if step == Step::Delegate {
+        let echoer = post(
+            &http,
+            &base,
+            "/api/agents",
+            json!({"name": "echoer", "defaultModel": "builtin/echo"}),
+        )
+        .await;
+        let made = http
+            .put(format!("{base}/api/agents/{agent}/delegated"))
+            .bearer_auth(KEY)
+            .json(&json!({"delegates": [{"agentId": echoer["id"]}]}))
+            .send()
+            .await
+            .unwrap();
+        assert!(made.status().is_success(), "{made:?}");
+    }
 
-    // A profile the agent does not define offers no org tool: one call.
+    // A profile the agent does not define offers no server tool: one call.
     let plain = turns(
         &http,
         &base,
@@ -206,7 +247,10 @@ pub async fn measure(mut command: Command, data: tempfile::TempDir) -> ToolStep 
         json!({"messages": [{"role": "tool", "content": "x"}]}),
     )
     .await;
-    let webhook_call = direct(&http, &format!("http://{webhook}/hook"), json!({})).await;
+    let webhook_call = match step {
+        Step::Webhook => direct(&http, &format!("http://{webhook}/hook"), json!({})).await,
+        Step::Delegate => Duration::ZERO,
+    };
     let overhead = super::percentile(&stepped, 0.5)
         .saturating_sub(super::percentile(&plain, 0.5))
         .saturating_sub(vendor_call + webhook_call);

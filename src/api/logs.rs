@@ -62,6 +62,21 @@ pub struct TraceView {
     trace: Trace,
     /// In start order; none yet while the turn runs.
     spans: Vec<Span>,
+    /// The traces of the turns its delegate calls ran (`agent-extras.md`
+    /// §3), in call order.
+    children: Vec<ChildTrace>,
+}
+
+/// A delegated turn's trace, as its parent's lists it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ChildTrace {
+    #[schema(value_type = uuid::Uuid)]
+    trace_id: TraceId,
+    #[schema(value_type = uuid::Uuid)]
+    thread_id: confer_actors::ThreadId,
+    #[schema(value_type = uuid::Uuid)]
+    agent_id: confer_actors::AgentId,
+    status: confer_actors::TraceStatus,
 }
 
 fn time(field: &str, value: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
@@ -207,5 +222,30 @@ pub async fn get(
         access::thread(&state, &caller, trace.thread_id).await?;
     }
     spans.sort_by_key(|s| s.started_at);
-    Ok(HttpResponse::Ok().json(TraceView { trace, spans }))
+    let called: Vec<TraceId> = spans
+        .iter()
+        .filter_map(|s| s.attributes.child_trace_id)
+        .collect();
+    let mut children = Vec::with_capacity(called.len());
+    for id in called {
+        let found = match state.traces.get(id) {
+            Some(running) => Some(running),
+            None => state
+                .store
+                .run(move |store| store.trace(id))
+                .await?
+                .map(|r| r.trace),
+        };
+        children.extend(found.map(|t| ChildTrace {
+            trace_id: t.id,
+            thread_id: t.thread_id,
+            agent_id: t.agent_id,
+            status: t.status,
+        }));
+    }
+    Ok(HttpResponse::Ok().json(TraceView {
+        trace,
+        spans,
+        children,
+    }))
 }

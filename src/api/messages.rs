@@ -277,6 +277,7 @@ pub async fn send(
             .and_then(confer_actors::trace::traceparent_trace_id),
         public: None,
         continuation: false,
+        delegation: None,
         run: None,
     };
     // The last check before the send has any effect: a refused send leaves

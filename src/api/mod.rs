@@ -13,6 +13,7 @@ pub mod compaction;
 pub mod context;
 pub mod cors;
 pub mod credentials;
+pub mod delegated;
 pub mod extract;
 pub mod frame_policy;
 pub mod health;
@@ -129,6 +130,7 @@ route_table! {
         DELETE => skill_attachments::agent_detach,
     },
     "/api/agents/{agent_id}/web" => { GET => web_config::get, PUT => web_config::put },
+    "/api/agents/{agent_id}/delegated" => { GET => delegated::get, PUT => delegated::put },
     "/api/skills" => { GET => skills::list, POST => skill_install::install },
     "/api/skills/browse" => { GET => skills::browse },
     "/api/skills/{skill_id}" => { GET => skills::get, DELETE => skills::delete },

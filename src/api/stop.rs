@@ -46,7 +46,7 @@ pub async fn stop(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let body = StopBody::parse(&body)?;
-    let thread = access::changeable_thread(&state, &caller, path.into_inner()).await?;
+    let thread = access::stoppable_thread(&state, &caller, path.into_inner()).await?;
     let stopped = state
         .runtime
         .stop(thread.id, body.queued)

@@ -55,6 +55,12 @@ pub struct ThreadView {
     created_by: String,
     /// The publication a visitor created it through, else null.
     publication_id: Option<String>,
+    /// `run` (a run's thread), `delegate` (a delegated agent's), else null.
+    origin: Option<confer_actors::ThreadOrigin>,
+    /// A delegated thread's place: the calling thread and call, its root
+    /// and its depth (absent elsewhere).
+    #[serde(flatten)]
+    delegation: Option<DelegationView>,
     created_at: String,
     updated_at: String,
 }
@@ -74,10 +80,26 @@ impl From<Thread> for ThreadView {
             resource_bindings: thread.resource_bindings,
             created_by: thread.created_by,
             publication_id: thread.publication_id.map(|id| id.to_string()),
+            origin: thread.origin,
+            delegation: thread.delegation.map(|d| DelegationView {
+                parent_thread_id: d.parent_thread_id.to_string(),
+                parent_tool_call_id: d.parent_tool_call_id,
+                root_thread_id: d.root_thread_id.to_string(),
+                depth: d.depth,
+            }),
             created_at: timestamp(thread.created_at),
             updated_at: timestamp(thread.updated_at),
         }
     }
+}
+
+/// A delegated thread's place under its parent (`agent-extras.md` §3).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct DelegationView {
+    parent_thread_id: String,
+    parent_tool_call_id: String,
+    root_thread_id: String,
+    depth: u32,
 }
 
 /// `POST /api/threads` body.
@@ -116,8 +138,13 @@ pub struct UpdateThread {
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
+    /// Required unless `parentThreadId` is given.
     #[serde(rename = "agentId")]
-    agent_id: AgentId,
+    agent_id: Option<AgentId>,
+    /// The delegated threads under this thread (the only listing they
+    /// appear in), newest first.
+    #[serde(rename = "parentThreadId")]
+    parent_thread_id: Option<ThreadId>,
     cursor: Option<String>,
     limit: Option<u32>,
 }
@@ -175,6 +202,7 @@ pub async fn create(
         publication_id: None,
         invite_generation: 0,
         origin: None,
+        delegation: None,
         created_at: now,
         updated_at: now,
     };
@@ -289,7 +317,27 @@ pub async fn list(
     let before = parse_cursor(query.cursor.as_deref())?;
     let limit = page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE);
     let org = caller.org_id;
-    let agent_id = query.agent_id;
+    if let Some(parent) = query.parent_thread_id {
+        // Children are read by whoever may read their parent.
+        let parent = access::thread(&state, &caller, parent).await?;
+        let agent = query.agent_id;
+        let page = state
+            .store
+            .run(move |s| {
+                let mut page = s.child_threads(org, parent.id, before, limit)?;
+                page.items.retain(|t| agent.is_none_or(|a| t.agent_id == a));
+                Ok::<_, confer_actors::StoreError>(page)
+            })
+            .await?;
+        return Ok(HttpResponse::Ok().json(ThreadPage {
+            threads: page.items.into_iter().map(ThreadView::from).collect(),
+            next_cursor: page.next_cursor.map(timestamp),
+        }));
+    }
+    let agent_id = query
+        .agent_id
+        // A missing query parameter is 400, as the query's other fields.
+        .ok_or_else(|| ApiError::BadRequest("agentId: required (or parentThreadId)".into()))?;
     let who = caller.clone();
     // An end user's listing is read from its own index, never the org's.
     let user = (!caller.sees_whole_org()).then(|| caller.user_id());

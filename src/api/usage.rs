@@ -50,6 +50,14 @@ pub struct UsageView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Object>>)]
     iterations: Option<serde_json::Value>,
+    /// A delegated turn's call (`agent-extras.md` §3): the calling thread,
+    /// the root's and the depth (absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_thread_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_thread_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    depth: Option<u32>,
     created_at: String,
 }
 
@@ -75,6 +83,12 @@ impl From<UsageRecord> for UsageView {
             purpose: r.purpose,
             compacted: r.compacted,
             iterations: r.iterations,
+            parent_thread_id: r
+                .delegation
+                .as_ref()
+                .map(|d| d.parent_thread_id.to_string()),
+            root_thread_id: r.delegation.as_ref().map(|d| d.root_thread_id.to_string()),
+            depth: r.delegation.as_ref().map(|d| d.depth),
             created_at: timestamp(r.created_at),
         }
     }
@@ -90,6 +104,9 @@ pub struct UsageQuery {
     thread_id: Option<ThreadId>,
     cursor: Option<String>,
     limit: Option<u32>,
+    /// With `threadId`: the records of its delegated descendants too.
+    #[serde(rename = "includeDelegated", default)]
+    include_delegated: bool,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -119,9 +136,18 @@ pub async fn list(
         thread: query.thread_id,
     };
     let org = caller.org_id;
+    let delegated = query.include_delegated;
     let page = state
         .store
         .run(move |s| {
+            if let (true, Some(thread)) = (delegated, filter.thread) {
+                // The caller may read the thread, so its descendants too.
+                let threads = s.thread_and_descendants(org, thread)?;
+                let mut page = s.usage_of_threads(org, &threads, before, limit)?;
+                page.items
+                    .retain(|r| filter.agent.is_none_or(|a| r.agent_id == a));
+                return Ok(page);
+            }
             if caller.sees_whole_org() || filter.thread.is_some() {
                 return s.list_usage(org, filter, before, limit, |_| Ok(true));
             }

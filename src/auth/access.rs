@@ -29,9 +29,19 @@ pub fn may_use_thread(
     if user.admin {
         return Ok(true);
     }
-    // A run's thread is read by admins and members only (`runners.md`).
-    if thread.origin.is_some() {
-        return Ok(false);
+    match (&thread.origin, &thread.delegation) {
+        // A run's thread is read by admins and members only (`runners.md`).
+        (Some(confer_actors::ThreadOrigin::Run), _) => return Ok(false),
+        // A delegate's thread, by whoever may read its root's
+        // (`agent-extras.md` §3).
+        (Some(confer_actors::ThreadOrigin::Delegate), Some(place)) => {
+            return match store.thread(thread.org_id, place.root_thread_id)? {
+                Some(root) if root.origin.is_none() => may_use_thread(store, caller, &root),
+                _ => Ok(false),
+            };
+        }
+        (Some(_), None) => return Ok(false),
+        (None, _) => {}
     }
     if thread.created_by == user.sub {
         return Ok(true);
@@ -117,8 +127,26 @@ fn driven_by_itself(thread: &Thread) -> Result<(), ApiError> {
         Some(confer_actors::ThreadOrigin::Run) => Err(ApiError::Conflict(
             "the thread is a run's: cancel or resume the run instead".into(),
         )),
+        Some(confer_actors::ThreadOrigin::Delegate) => Err(ApiError::Conflict(
+            "the thread is a delegate's: its parent's call drives it (a stop is allowed)".into(),
+        )),
         None => Ok(()),
     }
+}
+
+/// [`thread`] for a stop: a run's thread is stopped by cancelling its run
+/// (409); a delegate's may be stopped, its parent's call then answering
+/// `delegate stopped` (`agent-extras.md` §3).
+pub async fn stoppable_thread(
+    state: &AppState,
+    caller: &Caller,
+    id: ThreadId,
+) -> Result<Thread, ApiError> {
+    let thread = thread(state, caller, id).await?;
+    if thread.origin != Some(confer_actors::ThreadOrigin::Delegate) {
+        driven_by_itself(&thread)?;
+    }
+    Ok(thread)
 }
 
 /// Loads a plan of the caller's org whose thread the caller may use: a plan

@@ -210,8 +210,10 @@ fn span_of(record: &TraceRecord, span: &Span) -> otel::Span {
     otel::Span {
         trace_id,
         span_id: span_id_bytes(&span.id),
+        // A delegated turn's root hangs under its call's span (`agent-extras.md` §3).
         parent_span_id: span
             .parent_span_id
+            .or(trace.parent_span_id)
             .as_ref()
             .map(span_id_bytes)
             .unwrap_or_default(),

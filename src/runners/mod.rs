@@ -306,6 +306,7 @@ impl RunRecord {
             publication_id: None,
             invite_generation: 0,
             origin: Some(ThreadOrigin::Run),
+            delegation: None,
             created_at: self.created_at,
             updated_at: self.created_at,
         }

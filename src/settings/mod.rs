@@ -57,6 +57,11 @@ pub struct Settings {
     pub skill_upload_max_bytes: u64,
     /// The host's `git` (`CONFER_GIT_PATH`): a name on `PATH` or a path.
     pub git_path: String,
+    /// Delegate tools are offered while a turn's depth is under it
+    /// (`agent-extras.md` §3).
+    pub max_delegation_depth: u32,
+    /// A delegated turn running longer is stopped.
+    pub delegation_timeout_secs: u64,
     /// Knowledge documents (`knowledge.md` §7).
     pub knowledge_max_upload_bytes: u64,
     pub knowledge_max_text_bytes: usize,

@@ -86,12 +86,17 @@ pub fn slug_key(org: OrgId, slug: &str) -> Vec<u8> {
 
 type Tx<T> = Result<T, ConflictableTransactionError<StoreError>>;
 
+/// Slugs no new server or integration gets: their tools would be named
+/// as the built-in delegate and computer tools (`agent-extras.md` §3).
+pub const RESERVED_SLUGS: [&str; 2] = ["delegate", "computer"];
+
 /// Takes `base`, or the first free `base_2`, `base_3`… of `org` for
-/// `target`, inside the creating transaction.
+/// `target`, inside the creating transaction; a reserved slug is never
+/// free.
 pub fn take_slug(slugs: &TransactionalTree, org: OrgId, base: &str, target: &[u8]) -> Tx<String> {
     let mut slug = base.to_owned();
     let mut n = 1;
-    while slugs.get(slug_key(org, &slug))?.is_some() {
+    while RESERVED_SLUGS.contains(&slug.as_str()) || slugs.get(slug_key(org, &slug))?.is_some() {
         n += 1;
         slug = format!("{base}_{n}");
     }

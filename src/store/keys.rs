@@ -11,6 +11,7 @@
 //! | `threads`          | org ++ thread                                 | `Thread`         |
 //! | `threads_by_agent` | org ++ agent ++ created µs BE ++ thread       | empty            |
 //! | `threads_by_user`  | org ++ agent ++ user hash ++ created µs BE ++ thread | empty     |
+//! | `threads_by_parent` | org ++ parent thread ++ created µs BE ++ thread | empty (a delegated thread) |
 //! | `deleted_threads`  | thread                                        | `DeletedThread`  |
 //! | `api_key_used`     | key id                                        | u64 BE, last µs  |
 //! | `meta`             | name (UTF-8)                                  | migration marks, `store_format` |
@@ -74,6 +75,7 @@ pub mod trees {
     pub const THREADS: &str = "threads";
     pub const THREADS_BY_AGENT: &str = "threads_by_agent";
     pub const THREADS_BY_USER: &str = "threads_by_user";
+    pub const THREADS_BY_PARENT: &str = "threads_by_parent";
     pub const DELETED_THREADS: &str = "deleted_threads";
     pub const API_KEY_USED: &str = "api_key_used";
     pub const META: &str = "meta";
@@ -186,6 +188,8 @@ pub enum ConfigKind {
     Suggestions = 7,
     /// `agent-extras.md` §4 (the search key sealed).
     Web = 8,
+    /// `agent-extras.md` §3.
+    Delegation = 9,
 }
 
 /// `a ++ b`, the key of an org-owned record or an index prefix.

@@ -23,11 +23,13 @@ pub mod backup;
 pub mod check;
 pub mod codec;
 pub mod day_merges;
+pub mod delegation;
 pub mod durability;
 pub mod format;
 pub mod gate;
 mod handle;
 pub mod integrations;
+pub mod key_cache;
 pub mod keys;
 pub mod knowledge;
 pub mod mcps;
@@ -130,12 +132,16 @@ pub struct SledStore {
     orgs: Tree,
     org_clocks: Tree,
     api_keys: Tree,
+    /// Keys recently found by hash (`key_cache`).
+    key_cache: key_cache::KeyCache,
     api_key_hashes: Tree,
     agents: Tree,
     agent_configs: Tree,
     threads: Tree,
     threads_by_agent: Tree,
     threads_by_user: Tree,
+    /// Delegated threads under their parent (`agent-extras.md` §3).
+    threads_by_parent: Tree,
     deleted_threads: Tree,
     api_key_used: Tree,
     meta: Tree,
@@ -242,12 +248,14 @@ impl SledStore {
             orgs: tree(trees::ORGS)?,
             org_clocks: tree(trees::ORG_CLOCKS)?,
             api_keys: tree(trees::API_KEYS)?,
+            key_cache: key_cache::KeyCache::default(),
             api_key_hashes: tree(trees::API_KEY_HASHES)?,
             agents: tree(trees::AGENTS)?,
             agent_configs: tree(trees::AGENT_CONFIGS)?,
             threads: tree(trees::THREADS)?,
             threads_by_agent: tree(trees::THREADS_BY_AGENT)?,
             threads_by_user: tree(trees::THREADS_BY_USER)?,
+            threads_by_parent: tree(trees::THREADS_BY_PARENT)?,
             deleted_threads: tree(trees::DELETED_THREADS)?,
             api_key_used: tree(trees::API_KEY_USED)?,
             meta: tree(trees::META)?,

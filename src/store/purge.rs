@@ -50,8 +50,12 @@ impl SledStore {
         let Some(marker) = Self::get::<DeletedThread>(&self.deleted_threads, id.as_bytes())? else {
             return Ok(0);
         };
-        // Participants first: each also has a `threads_by_user` entry.
-        let mut removed = 0;
+        // Delegated children first: each is deleted, and purged in turn.
+        let mut removed = self.delete_children(marker.org_id, id, batch)?;
+        if removed > 0 {
+            return Ok(removed);
+        }
+        // Participants next: each also has a `threads_by_user` entry.
         let mut people = sled::Batch::default();
         let mut listings = sled::Batch::default();
         for entry in self.participants.scan_prefix(id.as_bytes()).take(batch) {

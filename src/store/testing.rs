@@ -45,6 +45,7 @@ pub(crate) fn test_thread(
         publication_id: None,
         invite_generation: 0,
         origin: None,
+        delegation: None,
         created_at: now,
         updated_at: now,
     }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use sled::Transactional;
 
 use super::codec::{decode, encode};
+use super::delegation::parent_entry;
 use super::{Page, SledStore, abort, engine, keys, next_org_instant, retention, tx_error};
 
 /// The marker of a deleted thread whose keys are still being removed.
@@ -107,9 +108,19 @@ impl SledStore {
             &self.participants,
             &self.idempotency,
             &self.publication_threads,
+            &self.threads_by_parent,
         )
             .transaction(
-                |(threads, by_agent, by_user, clocks, participants, keyed_tree, public)| {
+                |(
+                    threads,
+                    by_agent,
+                    by_user,
+                    clocks,
+                    participants,
+                    keyed_tree,
+                    public,
+                    by_parent,
+                )| {
                     if let Some((key, request)) = &keyed {
                         if let Some(bytes) = keyed_tree.get(key.as_slice())? {
                             let seen: KeyedCreation = decode(&bytes).map_err(abort)?;
@@ -157,6 +168,10 @@ impl SledStore {
                         by_agent.insert(agent_entry(&stored), &[])?;
                         by_user.insert(user_entry(&stored, &stored.created_by), &[])?;
                     }
+                    // A delegated thread is listed under its parent only.
+                    if let Some(entry) = parent_entry(&stored) {
+                        by_parent.insert(entry, &[])?;
+                    }
                     if let Some(owner) = owner {
                         participants.insert(
                             keys::participant(stored.id, &owner.user_id),
@@ -184,9 +199,20 @@ impl SledStore {
             &self.turn_seqs,
             &self.deleted_threads,
             &self.publication_threads,
+            &self.threads_by_parent,
         )
             .transaction(
-                |(threads, by_agent, by_user, seqs, context_seqs, turn_seqs, markers, public)| {
+                |(
+                    threads,
+                    by_agent,
+                    by_user,
+                    seqs,
+                    context_seqs,
+                    turn_seqs,
+                    markers,
+                    public,
+                    by_parent,
+                )| {
                     let key = keys::pair(org.as_bytes(), id.as_bytes());
                     let Some(bytes) = threads.remove(&key[..])? else {
                         return Ok(false);
@@ -194,6 +220,9 @@ impl SledStore {
                     let thread: Thread = decode(&bytes).map_err(abort)?;
                     by_agent.remove(agent_entry(&thread))?;
                     by_user.remove(user_entry(&thread, &thread.created_by))?;
+                    if let Some(entry) = parent_entry(&thread) {
+                        by_parent.remove(entry)?;
+                    }
                     seqs.remove(id.as_bytes())?;
                     context_seqs.remove(id.as_bytes())?;
                     turn_seqs.remove(id.as_bytes())?;

@@ -8,6 +8,7 @@
 //! [`ServerToolbox`] offers them by kind
 //! and sends each call to its kind.
 
+pub mod delegate;
 pub mod integrations;
 pub mod knowledge;
 pub mod mcp;
@@ -24,6 +25,7 @@ use confer_actors::tools::{
     REMEMBER, SEARCH_KNOWLEDGE, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
 };
 
+use self::delegate::DelegateTools;
 use self::integrations::IntegrationTools;
 use self::knowledge::KnowledgeTools;
 use self::mcp::McpTools;
@@ -40,6 +42,7 @@ pub struct ServerToolbox {
     memory: MemoryTools,
     skills: SkillTools,
     web: WebTools,
+    delegate: DelegateTools,
     webhooks: WebhookTools,
     integrations: IntegrationTools,
     mcps: McpTools,
@@ -55,6 +58,7 @@ impl ServerToolbox {
         memory: MemoryTools,
         skills: SkillTools,
         web: WebTools,
+        delegate: DelegateTools,
         webhooks: WebhookTools,
         integrations: IntegrationTools,
         mcps: McpTools,
@@ -65,9 +69,47 @@ impl ServerToolbox {
             memory,
             skills,
             web,
+            delegate,
             webhooks,
             integrations,
             mcps,
+        }
+    }
+}
+
+/// What a turn reads of its agent's web tools, skills and delegates, in
+/// one store call (each its own was a hand-off to the blocking pool per
+/// turn, counted by the instruction budget).
+#[derive(Default)]
+struct AgentExtras {
+    web: crate::web_tools::config::WebConfig,
+    skills: Vec<std::sync::Arc<crate::skills::Skill>>,
+    delegates: Vec<(delegate::config::Delegate, confer_actors::Agent)>,
+}
+
+impl ServerToolbox {
+    /// Reads the turn's [`AgentExtras`]; a failed read offers none of them.
+    fn agent_extras(&self, scope: &ToolScope) -> impl Future<Output = AgentExtras> + use<> {
+        let (org, agent, runner) = (scope.org, scope.agent, scope.runner);
+        let delegates = self.delegate.offers(scope);
+        let store = self.delegate.store().clone();
+        async move {
+            let read = store
+                .run(move |s| {
+                    Ok::<_, confer_actors::StoreError>(AgentExtras {
+                        web: s.web_config(org, agent)?,
+                        skills: skills::enabled(s, org, agent, runner)?,
+                        delegates: match delegates {
+                            true => delegate::live_delegates(s, org, agent)?,
+                            false => Vec::new(),
+                        },
+                    })
+                })
+                .await;
+            read.unwrap_or_else(|error| {
+                tracing::error!(%error, "reading a turn's web tools, skills and delegates failed");
+                AgentExtras::default()
+            })
         }
     }
 }
@@ -93,15 +135,11 @@ impl ToolExecutor for ServerToolbox {
         let integration = self.integrations.offered(scope);
         let mcp = self.mcps.offered(scope);
         let enabled = scope.plans.enabled;
-        let (knowledge, memory, skills, web, scope) = (
-            self.knowledge.clone(),
-            self.memory.clone(),
-            self.skills.clone(),
-            self.web.clone(),
-            scope.clone(),
-        );
+        let (knowledge, memory, scope) =
+            (self.knowledge.clone(), self.memory.clone(), scope.clone());
+        let extras = self.agent_extras(&scope);
         Box::pin(async move {
-            let ((mut tools, integration, mcp, knowledge, remembers), skills, web) = futures_util::join!(
+            let ((mut tools, integration, mcp, knowledge, remembers), extras) = futures_util::join!(
                 futures_util::future::join5(
                     org,
                     integration,
@@ -109,8 +147,7 @@ impl ToolExecutor for ServerToolbox {
                     knowledge.offered(&scope),
                     memory.offered(&scope),
                 ),
-                skills.offered(&scope),
-                web.offered(&scope)
+                extras
             );
             tools.integration = integration.integration;
             tools.mcp = mcp.mcp;
@@ -119,11 +156,19 @@ impl ToolExecutor for ServerToolbox {
             }
             tools.builtin.extend(knowledge);
             tools.builtin.extend(remembers);
-            tools.builtin.extend(web);
-            if let Some((tool, list)) = skills {
+            let AgentExtras {
+                web,
+                skills,
+                delegates,
+            } = extras;
+            tools.builtin.extend(web::offer(&web));
+            if let Some((tool, list)) = skills::offer(&skills) {
                 tools.builtin.push(tool);
                 tools.skills_prompt = Some(list);
             }
+            tools
+                .builtin
+                .extend(delegates.iter().map(|(d, a)| delegate::definition(d, a)));
             tools
         })
     }
@@ -138,6 +183,13 @@ impl ToolExecutor for ServerToolbox {
         }
         if call.name == WEB_FETCH || call.name == WEB_SEARCH {
             let (tools, scope, call) = (self.web.clone(), scope.clone(), call.clone());
+            return Box::pin(async move { tools.execute(scope, call).await });
+        }
+        if call
+            .name
+            .starts_with(confer_actors::delegation::TOOL_PREFIX)
+        {
+            let (tools, scope, call) = (self.delegate.clone(), scope.clone(), call.clone());
             return Box::pin(async move { tools.execute(scope, call).await });
         }
         if call.name == LOAD_SKILL {
@@ -180,6 +232,11 @@ impl ToolExecutor for ServerToolbox {
             || [SEARCH_KNOWLEDGE, REMEMBER, RECALL, LOAD_SKILL].contains(&call.name.as_str())
         {
             confer_actors::tools::DEFAULT_TOOL_DEADLINE
+        } else if call
+            .name
+            .starts_with(confer_actors::delegation::TOOL_PREFIX)
+        {
+            self.delegate.deadline()
         } else if is_mcp_tool(&call.name) {
             MCP_DEADLINE
         } else {

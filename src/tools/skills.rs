@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::skills::Skill;
-use crate::store::Store;
+use crate::store::{SledStore, Store};
+use confer_actors::{AgentId, OrgId, RunnerId, StoreError};
 
 /// The largest file `load_skill` serves.
 const MAX_FILE_BYTES: usize = 256 * 1024;
@@ -62,51 +63,58 @@ pub fn definition(names: &[&str]) -> ToolDefinition {
     }
 }
 
+/// The enabled skills of a turn of `agent` (in a run, of `runner`): its
+/// agent's, then its runner's; a skill attached to both counts once, as
+/// the runner has it.
+pub fn enabled(
+    s: &SledStore,
+    org: OrgId,
+    agent: AgentId,
+    runner: Option<RunnerId>,
+) -> Result<Vec<Arc<Skill>>, StoreError> {
+    let mut all = s.skill_attachments(org, uuid::Uuid::from_bytes(*agent.as_bytes()))?;
+    if let Some(runner) = runner {
+        let owner = uuid::Uuid::from_bytes(*runner.as_bytes());
+        for (attachment, skill) in s.skill_attachments(org, owner)? {
+            all.retain(|(_, kept)| kept.id != skill.id);
+            all.push((attachment, skill));
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|(attachment, _)| attachment.enabled)
+        .map(|(_, skill)| Arc::new(skill))
+        .collect())
+}
+
+/// The tool and the list, when the turn has an enabled skill.
+pub fn offer(skills: &[Arc<Skill>]) -> Option<(ToolDefinition, String)> {
+    if skills.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+    Some((definition(&names), available_skills(skills)))
+}
+
 impl SkillTools {
     pub fn new(store: Store) -> Self {
         Self { store }
     }
 
-    /// The enabled skills of the turn: its agent's, then its runner's;
-    /// a skill attached to both counts once, as the runner has it.
+    /// The enabled skills of the turn (see [`enabled`]).
     async fn enabled(&self, scope: &ToolScope) -> Vec<Arc<Skill>> {
         let (org, agent, runner) = (scope.org, scope.agent, scope.runner);
-        let read = self
+        match self
             .store
-            .run(move |s| {
-                let mut all =
-                    s.skill_attachments(org, uuid::Uuid::from_bytes(*agent.as_bytes()))?;
-                if let Some(runner) = runner {
-                    let owner = uuid::Uuid::from_bytes(*runner.as_bytes());
-                    for (attachment, skill) in s.skill_attachments(org, owner)? {
-                        all.retain(|(_, kept)| kept.id != skill.id);
-                        all.push((attachment, skill));
-                    }
-                }
-                Ok(all)
-            })
-            .await;
-        match read {
-            Ok(all) => all
-                .into_iter()
-                .filter(|(attachment, _)| attachment.enabled)
-                .map(|(_, skill)| Arc::new(skill))
-                .collect(),
+            .run(move |s| enabled(s, org, agent, runner))
+            .await
+        {
+            Ok(skills) => skills,
             Err(error) => {
                 tracing::error!(%error, "reading a turn's skills failed");
                 Vec::new()
             }
         }
-    }
-
-    /// The tool and the list, when the turn has an enabled skill.
-    pub async fn offered(&self, scope: &ToolScope) -> Option<(ToolDefinition, String)> {
-        let skills = self.enabled(scope).await;
-        if skills.is_empty() {
-            return None;
-        }
-        let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
-        Some((definition(&names), available_skills(&skills)))
     }
 
     /// Runs a `load_skill` call.

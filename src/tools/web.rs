@@ -71,6 +71,18 @@ fn search_definition() -> ToolDefinition {
     }
 }
 
+/// The tools `config` turns on.
+pub fn offer(config: &WebConfig) -> Vec<ToolDefinition> {
+    let mut tools = Vec::new();
+    if config.enabled && config.fetch.enabled {
+        tools.push(fetch_definition());
+    }
+    if config.enabled && config.search.enabled {
+        tools.push(search_definition());
+    }
+    tools
+}
+
 fn output(result: Result<serde_json::Value, String>) -> ToolOutput {
     match result {
         Ok(result) => ToolOutput {
@@ -99,21 +111,6 @@ impl WebTools {
                 None
             }
         }
-    }
-
-    /// The tools the agent's configuration turns on.
-    pub async fn offered(&self, scope: &ToolScope) -> Vec<ToolDefinition> {
-        let Some(config) = self.config(scope).await else {
-            return Vec::new();
-        };
-        let mut tools = Vec::new();
-        if config.fetch.enabled {
-            tools.push(fetch_definition());
-        }
-        if config.search.enabled {
-            tools.push(search_definition());
-        }
-        tools
     }
 
     /// Runs a `web_fetch` or `web_search` call.

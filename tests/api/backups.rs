@@ -235,6 +235,7 @@ fn loaded_thread(org: confer_actors::OrgId, title: Option<String>) -> Thread {
         publication_id: None,
         invite_generation: 0,
         origin: None,
+        delegation: None,
         created_at: now,
         updated_at: now,
     }

@@ -15,6 +15,7 @@ mod cli;
 mod compaction;
 mod configs;
 mod conversation;
+mod delegation;
 mod deliveries;
 mod durability;
 mod embeddings;

@@ -122,8 +122,13 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/skills" | "/api/skills/browse" | "/api/skills/{skill_id}") => Member,
         ("POST", "/api/skills" | "/api/skills/{skill_id}/sync") => Admin,
         ("DELETE", "/api/skills/{skill_id}") => Admin,
-        ("GET", "/api/agents/{agent_id}/skills" | "/api/agents/{agent_id}/web") => Member,
-        ("PUT", "/api/agents/{agent_id}/web") => Admin,
+        (
+            "GET",
+            "/api/agents/{agent_id}/skills"
+            | "/api/agents/{agent_id}/web"
+            | "/api/agents/{agent_id}/delegated",
+        ) => Member,
+        ("PUT", "/api/agents/{agent_id}/web" | "/api/agents/{agent_id}/delegated") => Admin,
         ("POST" | "DELETE", "/api/agents/{agent_id}/skills") => Admin,
         (_, "/api/runners/{runner_id}/skills") => Member,
         ("GET", "/api/agents/{agent_id}/scheduled-tasks") => Member,
@@ -261,6 +266,7 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/runners/{runner_id}/button") => json!({"input": {}}),
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
         ("PUT", "/api/agents/{agent_id}/web") => json!({"enabled": false}),
+        ("PUT", "/api/agents/{agent_id}/delegated") => json!({"delegates": []}),
         // An unknown skill: refused (422, 404) after the role check.
         ("POST", "/api/skills") => json!({"source": "catalog", "key": "no-such-skill"}),
         (

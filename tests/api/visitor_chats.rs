@@ -304,6 +304,7 @@ async fn visitor_threads_are_capped_and_swept_after_their_retention() {
                     publication_id: Some(publication_id),
                     invite_generation: 0,
                     origin: None,
+                    delegation: None,
                     created_at: at,
                     updated_at: at,
                 };

@@ -298,6 +298,7 @@ impl Fixture {
             publication_id: None,
             invite_generation: 0,
             origin: None,
+            delegation: None,
             created_at: now,
             updated_at: now,
         };

@@ -233,7 +233,7 @@ impl ThreadActor {
         // A send that would wait only for its org is refused when the org's
         // queue is full (a busy thread's sends wait in the thread's queue).
         let thread_free = self.running.is_none() && self.queue.is_empty();
-        if thread_free && self.org_slots.is_full(self.org) {
+        if thread_free && msg.request.delegation.is_none() && self.org_slots.is_full(self.org) {
             return Admission::Refused(Refusal::OrgQueueFull);
         }
         let turn = self.next_turn;

@@ -72,6 +72,9 @@ struct QueuedTurn {
 
 struct RunningTurn {
     cancel: Option<oneshot::Sender<CancelReason>>,
+    /// Whether the turn holds one of its org's slots (a delegated turn
+    /// runs inside its root's, `agent-extras.md` §3).
+    slotted: bool,
 }
 
 /// What every thread actor shares with the runtime.
@@ -210,13 +213,22 @@ impl ThreadActor {
             return;
         };
         self.activity.touch(true);
+        if self
+            .queue
+            .front()
+            .is_some_and(|q| q.request.delegation.is_some())
+        {
+            // A delegated turn runs inside its root's slot, never queued.
+            self.run_front(ctx, false);
+            return;
+        }
         let log = Arc::clone(&self.log);
         let grant = ctx.address().recipient();
         match self
             .org_slots
             .acquire(self.org, self.thread, front, grant, log)
         {
-            Ok(true) => self.run_front(ctx),
+            Ok(true) => self.run_front(ctx, true),
             Ok(false) => self.waiting_org = Some(front),
             Err(OrgQueueFull) => {
                 self.queue.pop_front();
@@ -235,10 +247,12 @@ impl ThreadActor {
         }
     }
 
-    /// Runs the front queued turn (its org slot is held).
-    fn run_front(&mut self, ctx: &mut Context<Self>) {
+    /// Runs the front queued turn (`slotted`: its org slot is held).
+    fn run_front(&mut self, ctx: &mut Context<Self>, slotted: bool) {
         let Some(turn) = self.queue.pop_front() else {
-            self.org_slots.release(self.org);
+            if slotted {
+                self.org_slots.release(self.org);
+            }
             return;
         };
         let (cancel_tx, cancel_rx) = oneshot::channel();
@@ -256,6 +270,7 @@ impl ThreadActor {
         };
         self.running = Some(RunningTurn {
             cancel: Some(cancel_tx),
+            slotted,
         });
         let task = spawn_turn(input, turn.runs_on);
         let thread = self.thread;
@@ -272,8 +287,9 @@ impl ThreadActor {
                     emitter.fail(codes::INTERNAL, "the turn failed unexpectedly", String::new());
                 }
             }
-            actor.running = None;
-            actor.org_slots.release(actor.org);
+            if actor.running.take().is_some_and(|r| r.slotted) {
+                actor.org_slots.release(actor.org);
+            }
             actor.count_bytes();
             // The finished turn's frames go when their time is up.
             ctx.run_later(actor.limits.retention.keep_finished, |actor, _| {
@@ -338,7 +354,7 @@ impl Handler<OrgSlotGranted> for ThreadActor {
     fn handle(&mut self, msg: OrgSlotGranted, ctx: &mut Context<Self>) {
         if self.waiting_org == Some(msg.turn) {
             self.waiting_org = None;
-            self.run_front(ctx);
+            self.run_front(ctx, true);
         } else {
             // The turn was dropped while the slot came: give it back.
             self.org_slots.release(self.org);

@@ -125,6 +125,10 @@ pub struct SpanAttributes {
     pub rpc_error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// A delegate call's: the trace of the turn it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<uuid::Uuid>)]
+    pub child_trace_id: Option<TraceId>,
 }
 
 /// One timed step of a turn.
@@ -203,6 +207,14 @@ pub struct Trace {
     #[serde(default)]
     #[schema(value_type = Option<uuid::Uuid>)]
     pub run_id: Option<crate::RunId>,
+    /// A delegated turn's: the trace and the tool span of the call that
+    /// ran it (absent elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<uuid::Uuid>)]
+    pub parent_trace_id: Option<TraceId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<uuid::Uuid>)]
+    pub parent_span_id: Option<SpanId>,
 }
 
 /// A finished trace as stored: the header, its spans and its cost in

@@ -28,6 +28,8 @@ pub struct TraceStart {
     pub payloads: bool,
     /// The runner and run whose turn it is, if it is one.
     pub run: Option<crate::RunTag>,
+    /// A delegated turn's trace: its id, made by the call, and its parent.
+    pub link: Option<crate::delegation::TraceLink>,
 }
 
 /// Collects a turn's spans as its steps end; [`TraceRecorder::finish`]
@@ -45,6 +47,9 @@ pub struct TraceRecorder {
     pub(super) payloads: bool,
     /// The root span's input and output, when recorded.
     root_payload: (Option<String>, Option<String>),
+    /// The id the next span takes (a delegate call's, which its child's
+    /// trace names before the span ends).
+    next_span_id: Option<SpanId>,
 }
 
 /// Removes a trace from the running ones when dropped (whatever way its
@@ -63,10 +68,16 @@ impl Drop for Running {
 impl TraceRecorder {
     /// Starts a turn's trace and lists it as running in `running`.
     pub fn start(start: TraceStart, running: &Arc<RunningTraces>) -> Self {
-        let id = TraceId::new();
+        let link = start.link;
+        let id = link.as_ref().map_or_else(TraceId::new, |l| l.trace_id);
         let trace = Trace {
             id,
-            otel_trace_id: start.otel_trace_id.unwrap_or_else(|| hex_of(id.as_bytes())),
+            otel_trace_id: match &link {
+                Some(link) => link.otel_trace_id.clone(),
+                None => start.otel_trace_id.unwrap_or_else(|| hex_of(id.as_bytes())),
+            },
+            parent_trace_id: link.as_ref().map(|l| l.parent_trace_id),
+            parent_span_id: link.as_ref().map(|l| l.parent_span_id),
             org_id: start.org,
             agent_id: start.agent,
             thread_id: start.thread,
@@ -115,6 +126,7 @@ impl TraceRecorder {
             running: listed,
             payloads: start.payloads,
             root_payload: (None, None),
+            next_span_id: None,
         }
     }
 
@@ -136,6 +148,11 @@ impl TraceRecorder {
             found.input = input;
             found.output = output;
         }
+    }
+
+    /// The next span recorded takes `id`.
+    pub fn name_next_span(&mut self, id: SpanId) {
+        self.next_span_id = Some(id);
     }
 
     /// The root span, every other span's parent by default.
@@ -169,7 +186,7 @@ impl TraceRecorder {
         attributes: SpanAttributes,
         error: Option<String>,
     ) -> SpanId {
-        let id = SpanId::new();
+        let id = self.next_span_id.take().unwrap_or_default();
         self.trace.span_count = self.trace.span_count.saturating_add(1);
         match kind {
             SpanKind::Llm => self.trace.llm_call_count += 1,

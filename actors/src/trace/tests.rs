@@ -17,6 +17,7 @@ fn start(running: &Arc<RunningTraces>) -> TraceRecorder {
             otel_trace_id: None,
             started: Stamp::now(),
             run: None,
+            link: None,
             payloads: true,
         },
         running,

@@ -34,6 +34,7 @@ impl Turn {
         usage += call;
         usage.steps = Some(self.step);
         usage.model = Some(self.model.clone());
+        usage.delegated = self.scope.notes.delegated().map(Box::new);
         let answered = outcome.stopped_by.is_none() && outcome.failure.is_none();
         // The text of every step; `done.content` and the listed message.
         let mut content = std::mem::take(&mut self.answer);
@@ -184,6 +185,7 @@ impl Turn {
             cache_write_tokens: outcome.cache_write_tokens.unwrap_or(0),
             steps: None,
             model: None,
+            delegated: None,
         }
     }
 
@@ -217,6 +219,11 @@ impl Turn {
             cache_read_tokens: call.cache_read_tokens,
             cache_write_tokens: call.cache_write_tokens,
             publication_id: self.request.public.as_ref().and_then(|p| p.publication),
+            delegation: self
+                .request
+                .delegation
+                .as_deref()
+                .map(|link| Box::new(link.into())),
             metadata: self.usage_metadata(),
             stopped: false,
             estimated: false,

@@ -82,6 +82,14 @@ pub struct Emitter {
     turn: u64,
 }
 
+impl std::fmt::Debug for Emitter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emitter")
+            .field("turn", &self.turn)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Emitter {
     /// An emitter of `turn` into `log`.
     pub fn new(log: Arc<FrameLog>, turn: u64) -> Self {

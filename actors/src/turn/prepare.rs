@@ -108,6 +108,7 @@ impl Turn {
                 started: stamp,
                 payloads: engine.trace_payloads,
                 run: request.run.as_ref().map(|run| run.tag),
+                link: request.delegation.as_ref().map(|d| d.trace.clone()),
             },
             &engine.traces,
         ));
@@ -128,6 +129,12 @@ impl Turn {
             message: Arc::from(request.content.as_str()),
             sources: Arc::default(),
             notes: std::sync::Arc::default(),
+            place: Arc::new(crate::delegation::TurnPlace::new(
+                request.delegation.clone(),
+                trace.id(),
+                trace.header().otel_trace_id.clone(),
+                emitter.clone(),
+            )),
         };
         let mut server_tools = engine.tools.offered(&scope).await;
         let skills_prompt = server_tools.skills_prompt.take();
@@ -147,6 +154,12 @@ impl Turn {
             (&server_tools.mcp, "mcp"),
         ] {
             for tool in tools {
+                let kind = match kind {
+                    "builtin" if tool.name.starts_with(crate::delegation::TOOL_PREFIX) => {
+                        "delegate"
+                    }
+                    kind => kind,
+                };
                 kinds.entry(tool.name.clone()).or_insert(kind);
             }
         }

@@ -78,4 +78,7 @@ pub struct TurnRequest {
     /// resumed after its budget paused it, or started again after a
     /// restart); never set by a client's send.
     pub continuation: bool,
+    /// Set on a delegated agent's turn: its place under the call that
+    /// made it (`agent-extras.md` §3); it runs inside its root's org slot.
+    pub delegation: Option<Arc<crate::delegation::DelegationLink>>,
 }

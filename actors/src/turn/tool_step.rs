@@ -60,11 +60,16 @@ impl Turn {
         };
         let is_error = ran.output.is_error;
         turn_metrics::tool_call(kind, ran.output.outcome());
+        let delegated = self.scope.notes.take_delegate_call(&call.id);
+        if let Some(delegated) = delegated {
+            self.trace.name_next_span(delegated.span_id);
+        }
         let attributes = SpanAttributes {
             tool_name: Some(call.name.clone()),
             tool_kind: Some(kind.to_owned()),
             tool_call_id: Some(call.id.clone()),
             is_error: Some(is_error),
+            child_trace_id: delegated.map(|d| d.child_trace_id),
             ..SpanAttributes::default()
         };
         let error = is_error.then(|| ran.output.as_text());

@@ -16,6 +16,7 @@ import type {
   TokenEvent,
   ToolCallEvent,
   ToolExecutingEvent,
+  ToolProgressEvent,
   ToolResultEvent,
   TurnGapEvent,
   WatchingEvent,
@@ -33,6 +34,7 @@ export interface EventDataMap {
   profile_switch_proposal: ProfileSwitchProposalEvent;
   citation: CitationEvent;
   auth_challenge: AuthChallengeEvent;
+  tool_progress: ToolProgressEvent;
   requires_action: RequiresActionEvent;
   error: ErrorEvent;
   queued: QueuedEvent;
@@ -55,6 +57,7 @@ export const EVENT_NAMES = [
   "profile_switch_proposal",
   "citation",
   "auth_challenge",
+  "tool_progress",
   "requires_action",
   "error",
   "queued",

@@ -77,6 +77,8 @@ pub fn encode_public(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent
         ThreadEvent::Thinking { .. }
         | ThreadEvent::ProfileSwitchProposal { .. }
         | ThreadEvent::AuthChallenge { .. }
+        // A delegate's frames: delegate tools are never public.
+        | ThreadEvent::ToolProgress(_)
         | ThreadEvent::RequiresAction { .. } => {}
     }
 }

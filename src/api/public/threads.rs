@@ -206,6 +206,7 @@ pub async fn create(
         publication_id: Some(publication.id),
         invite_generation: 0,
         origin: None,
+        delegation: None,
         created_at: now,
         updated_at: now,
     };

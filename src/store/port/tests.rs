@@ -21,6 +21,7 @@ fn usage(org: OrgId, agent: AgentId, thread: ThreadId, tokens: u64) -> UsageReco
         cache_write_tokens: 0,
         metadata: Default::default(),
         publication_id: None,
+        delegation: None,
         stopped: false,
         estimated: false,
         step: Some(1),

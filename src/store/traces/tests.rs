@@ -33,6 +33,7 @@ pub(super) fn finished(org: OrgId, agent: AgentId, thread: ThreadId, user: &str)
             started: Stamp::now(),
             payloads: false,
             run: None,
+            link: None,
         },
         &running,
     );

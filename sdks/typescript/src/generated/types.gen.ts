@@ -385,6 +385,16 @@ export type CacheBody = {
 };
 
 /**
+ * A delegated turn's trace, as its parent's lists it.
+ */
+export type ChildTrace = {
+    agent_id: string;
+    status: TraceStatus;
+    thread_id: string;
+    trace_id: string;
+};
+
+/**
  * One chunk of a document's text.
  */
 export type Chunk = {
@@ -785,6 +795,56 @@ export type DailyView = {
     total_threads: number;
     total_turns: number;
     unique_users: number;
+};
+
+/**
+ * One delegate as a PUT names it.
+ */
+export type DelegateInput = {
+    agentId: string;
+    description?: string | null;
+};
+
+/**
+ * A delegate as returned.
+ */
+export type DelegateView = {
+    agent_id: string;
+    /**
+     * The agent was deleted since: its tool is no longer offered.
+     */
+    deleted: boolean;
+    /**
+     * The one given, else the agent's.
+     */
+    description: string;
+    name: string;
+    /**
+     * `delegate__{slug}`.
+     */
+    tool_name: string;
+};
+
+/**
+ * All descendants' tokens and turns, as a parent's `done.usage.delegated`
+ * sums them.
+ */
+export type DelegatedUsage = {
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    inputTokens: number;
+    outputTokens: number;
+    turns: number;
+};
+
+/**
+ * A delegated thread's place under its parent (`agent-extras.md` §3).
+ */
+export type DelegationView = {
+    depth: number;
+    parent_thread_id: string;
+    parent_tool_call_id: string;
+    root_thread_id: string;
 };
 
 /**
@@ -1760,6 +1820,16 @@ export type PutCredentials = {
 };
 
 /**
+ * `PUT /api/agents/{id}/delegated`'s body.
+ */
+export type PutDelegation = {
+    /**
+     * Replaces the list; `[]` clears it.
+     */
+    delegates: Array<DelegateInput>;
+};
+
+/**
  * `PUT` body: the whole configuration.
  */
 export type PutEmbeddings = {
@@ -2609,6 +2679,10 @@ export type Span = {
  */
 export type SpanAttributes = {
     bytes?: number | null;
+    /**
+     * A delegate call's: the trace of the turn it ran.
+     */
+    child_trace_id?: string | null;
     finish_reason?: string | null;
     if_busy?: string | null;
     input_tokens?: number | null;
@@ -2851,7 +2925,7 @@ export type ThinkingEvent = {
 /**
  * The data of one Server-Sent Event; the event's name is its schema's `title`.
  */
-export type ThreadEvent = MetaEvent | TokenEvent | ThinkingEvent | ToolCallEvent | CompactionEvent | ToolExecutingEvent | ToolResultEvent | ProfileSwitchProposalEvent | CitationEvent | AuthChallengeEvent | RequiresActionEvent | ErrorEvent | QueuedEvent | WatchingEvent | TurnGapEvent | DoneEvent | RunEvent | RunStatusEvent;
+export type ThreadEvent = MetaEvent | TokenEvent | ThinkingEvent | ToolCallEvent | CompactionEvent | ToolExecutingEvent | ToolResultEvent | ProfileSwitchProposalEvent | CitationEvent | AuthChallengeEvent | ToolProgressEvent | RequiresActionEvent | ErrorEvent | QueuedEvent | WatchingEvent | TurnGapEvent | DoneEvent | RunEvent | RunStatusEvent;
 
 /**
  * A conversation thread on an agent.
@@ -2864,6 +2938,11 @@ export type ThreadId = string;
 export type ThreadKind = 'single' | 'multiplayer';
 
 /**
+ * What made a thread that no client opened (`runners.md` Runs §1).
+ */
+export type ThreadOrigin = 'run' | 'delegate';
+
+/**
  * The `GET /api/threads` answer.
  */
 export type ThreadPage = {
@@ -2874,7 +2953,7 @@ export type ThreadPage = {
 /**
  * The thread as every endpoint returns it.
  */
-export type ThreadView = {
+export type ThreadView = (DelegationView | null) & {
     active_profile?: string | null;
     agent_id: string;
     created_at: string;
@@ -2885,6 +2964,7 @@ export type ThreadView = {
         [key: string]: string;
     };
     org_id: string;
+    origin?: ThreadOrigin | null;
     /**
      * The publication a visitor created it through, else null.
      */
@@ -3051,6 +3131,38 @@ export type ToolProfile = {
 };
 
 /**
+ * A child's frame as its parent streams it between the delegate call's
+ * `tool_executing` and `tool_result`.
+ */
+export type ToolProgress = {
+    childThreadId: ThreadId;
+    /**
+     * The child's event data.
+     */
+    data: {
+        [key: string]: unknown;
+    };
+    /**
+     * The child's depth (1 for the root's child).
+     */
+    depth: number;
+    /**
+     * The child's event name.
+     */
+    event: string;
+    tool_call_id: string;
+    tool_name: string;
+};
+
+/**
+ * tool_progress
+ *
+ * A delegated agent's frame, between its call's `tool_executing` and
+ * `tool_result` (`agent-extras.md` §3).
+ */
+export type ToolProgressEvent = ToolProgress;
+
+/**
  * A client's answer to a tool call: `{toolCallId, output}`.
  */
 export type ToolResultBody = {
@@ -3130,6 +3242,12 @@ export type Trace = {
      * 32 hex digits: the caller's `traceparent` trace, else the id's bytes.
      */
     otel_trace_id: string;
+    parent_span_id?: string | null;
+    /**
+     * A delegated turn's: the trace and the tool span of the call that
+     * ran it (absent elsewhere).
+     */
+    parent_trace_id?: string | null;
     run_id?: string | null;
     /**
      * The runner and run of a run's turn (`null` elsewhere).
@@ -3177,6 +3295,11 @@ export type TraceStatus = 'running' | 'ok' | 'error' | 'stopped';
  * A trace with its spans.
  */
 export type TraceView = {
+    /**
+     * The traces of the turns its delegate calls ran (`agent-extras.md`
+     * §3), in call order.
+     */
+    children: Array<ChildTrace>;
     /**
      * In start order; none yet while the turn runs.
      */
@@ -3336,6 +3459,7 @@ export type Usage = {
      * Of the input, tokens written to the vendors' prompt caches.
      */
     cacheWriteTokens?: number;
+    delegated?: DelegatedUsage | null;
     /**
      * Every prompt token the vendors counted, cached ones included.
      */
@@ -3403,6 +3527,7 @@ export type UsageView = {
      */
     compacted?: boolean;
     created_at: string;
+    depth?: number | null;
     estimated?: boolean;
     id: string;
     /**
@@ -3423,12 +3548,18 @@ export type UsageView = {
     model: string;
     org_id: string;
     output_tokens: number;
+    /**
+     * A delegated turn's call (`agent-extras.md` §3): the calling thread,
+     * the root's and the depth (absent elsewhere).
+     */
+    parent_thread_id?: string | null;
     provider: string;
     /**
      * `answer`, `compaction` (Confer's summary call), `memory` (collecting
      * memories) or `suggestions` (a runner's suggestions).
      */
     purpose: UsagePurpose;
+    root_thread_id?: string | null;
     /**
      * Which model call of its send (absent on records older than steps).
      */
@@ -4117,6 +4248,110 @@ export type CredentialsPutResponses = {
 };
 
 export type CredentialsPutResponse = CredentialsPutResponses[keyof CredentialsPutResponses];
+
+export type DelegatedGetData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/delegated';
+};
+
+export type DelegatedGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type DelegatedGetError = DelegatedGetErrors[keyof DelegatedGetErrors];
+
+export type DelegatedGetResponses = {
+    /**
+     * The agent's delegates (none when never set)
+     */
+    200: DelegationView;
+};
+
+export type DelegatedGetResponse = DelegatedGetResponses[keyof DelegatedGetResponses];
+
+export type DelegatedPutData = {
+    body: PutDelegation;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/delegated';
+};
+
+export type DelegatedPutErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * Over 8 delegates, the agent itself, a repeat or an unknown agent (`delegates[i].agentId`), a description over 1,024 characters, or a cycle (`delegates: cycle a → b → a`)
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type DelegatedPutError = DelegatedPutErrors[keyof DelegatedPutErrors];
+
+export type DelegatedPutResponses = {
+    /**
+     * The delegates as stored
+     */
+    200: DelegationView;
+};
+
+export type DelegatedPutResponse = DelegatedPutResponses[keyof DelegatedPutResponses];
 
 export type AgentIntegrationsDetachData = {
     body: DetachIntegration;
@@ -11084,8 +11319,16 @@ export type SkillsSyncResponse = SkillsSyncResponses[keyof SkillsSyncResponses];
 export type ThreadsListData = {
     body?: never;
     path?: never;
-    query: {
-        agentId: AgentId;
+    query?: {
+        /**
+         * Required unless `parentThreadId` is given.
+         */
+        agentId?: AgentId;
+        /**
+         * The delegated threads under this thread (the only listing they
+         * appear in), newest first.
+         */
+        parentThreadId?: ThreadId;
         cursor?: string;
         limit?: number;
     };
@@ -12096,6 +12339,10 @@ export type UsageListData = {
         threadId?: ThreadId;
         cursor?: string;
         limit?: number;
+        /**
+         * With `threadId`: the records of its delegated descendants too.
+         */
+        includeDelegated?: boolean;
     };
     url: '/api/usage';
 };

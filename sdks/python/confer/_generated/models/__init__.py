@@ -34,6 +34,7 @@ from .button_run_started import ButtonRunStarted
 from .button_settings import ButtonSettings
 from .button_trigger import ButtonTrigger
 from .cache_body import CacheBody
+from .child_trace import ChildTrace
 from .chunk import Chunk
 from .citation import Citation
 from .citation_event import CitationEvent
@@ -80,6 +81,10 @@ from .credentials_body import CredentialsBody
 from .credentials_body_env import CredentialsBodyEnv
 from .credentials_body_headers import CredentialsBodyHeaders
 from .daily_view import DailyView
+from .delegate_input import DelegateInput
+from .delegate_view import DelegateView
+from .delegated_usage import DelegatedUsage
+from .delegation_view import DelegationView
 from .deleted import Deleted
 from .delivery import Delivery
 from .delivery_status import DeliveryStatus
@@ -163,6 +168,7 @@ from .published_chat import PublishedChat
 from .put_agent_suggestions import PutAgentSuggestions
 from .put_compaction import PutCompaction
 from .put_credentials import PutCredentials
+from .put_delegation import PutDelegation
 from .put_embeddings import PutEmbeddings
 from .put_fetch import PutFetch
 from .put_knowledge_config import PutKnowledgeConfig
@@ -262,6 +268,7 @@ from .tested import Tested
 from .thinking_body import ThinkingBody
 from .thinking_event import ThinkingEvent
 from .thread_kind import ThreadKind
+from .thread_origin import ThreadOrigin
 from .thread_page import ThreadPage
 from .thread_view import ThreadView
 from .thread_view_metadata import ThreadViewMetadata
@@ -278,6 +285,10 @@ from .tool_definition import ToolDefinition
 from .tool_executing_event import ToolExecutingEvent
 from .tool_list import ToolList
 from .tool_profile import ToolProfile
+from .tool_progress import ToolProgress
+from .tool_progress_data import ToolProgressData
+from .tool_progress_event import ToolProgressEvent
+from .tool_progress_event_data import ToolProgressEventData
 from .tool_result_body import ToolResultBody
 from .tool_result_event import ToolResultEvent
 from .tool_result_event_result import ToolResultEventResult
@@ -356,6 +367,7 @@ __all__ = (
     "ButtonSettings",
     "ButtonTrigger",
     "CacheBody",
+    "ChildTrace",
     "Chunk",
     "Citation",
     "CitationEvent",
@@ -402,6 +414,10 @@ __all__ = (
     "CredentialsBodyEnv",
     "CredentialsBodyHeaders",
     "DailyView",
+    "DelegateInput",
+    "DelegateView",
+    "DelegatedUsage",
+    "DelegationView",
     "Deleted",
     "Delivery",
     "DeliveryStatus",
@@ -485,6 +501,7 @@ __all__ = (
     "PutAgentSuggestions",
     "PutCompaction",
     "PutCredentials",
+    "PutDelegation",
     "PutEmbeddings",
     "PutFetch",
     "PutKnowledgeConfig",
@@ -584,6 +601,7 @@ __all__ = (
     "ThinkingBody",
     "ThinkingEvent",
     "ThreadKind",
+    "ThreadOrigin",
     "ThreadPage",
     "ThreadView",
     "ThreadViewMetadata",
@@ -600,6 +618,10 @@ __all__ = (
     "ToolExecutingEvent",
     "ToolList",
     "ToolProfile",
+    "ToolProgress",
+    "ToolProgressData",
+    "ToolProgressEvent",
+    "ToolProgressEventData",
     "ToolResultBody",
     "ToolResultEvent",
     "ToolResultEventResult",

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, TypeVar, cast
+from uuid import UUID
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -18,6 +19,7 @@ class SpanAttributes:
 
     Attributes:
         bytes_ (int | None | Unset):
+        child_trace_id (None | Unset | UUID): A delegate call's: the trace of the turn it ran.
         finish_reason (None | str | Unset):
         if_busy (None | str | Unset):
         input_tokens (int | None | Unset):
@@ -38,6 +40,7 @@ class SpanAttributes:
     """
 
     bytes_: int | None | Unset = UNSET
+    child_trace_id: None | Unset | UUID = UNSET
     finish_reason: None | str | Unset = UNSET
     if_busy: None | str | Unset = UNSET
     input_tokens: int | None | Unset = UNSET
@@ -63,6 +66,14 @@ class SpanAttributes:
             bytes_ = UNSET
         else:
             bytes_ = self.bytes_
+
+        child_trace_id: None | str | Unset
+        if isinstance(self.child_trace_id, Unset):
+            child_trace_id = UNSET
+        elif isinstance(self.child_trace_id, UUID):
+            child_trace_id = str(self.child_trace_id)
+        else:
+            child_trace_id = self.child_trace_id
 
         finish_reason: None | str | Unset
         if isinstance(self.finish_reason, Unset):
@@ -171,6 +182,8 @@ class SpanAttributes:
         field_dict.update({})
         if bytes_ is not UNSET:
             field_dict["bytes"] = bytes_
+        if child_trace_id is not UNSET:
+            field_dict["child_trace_id"] = child_trace_id
         if finish_reason is not UNSET:
             field_dict["finish_reason"] = finish_reason
         if if_busy is not UNSET:
@@ -220,6 +233,23 @@ class SpanAttributes:
             return cast(int | None | Unset, data)
 
         bytes_ = _parse_bytes_(d.pop("bytes", UNSET))
+
+        def _parse_child_trace_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                child_trace_id_type_0 = UUID(data)
+
+                return child_trace_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        child_trace_id = _parse_child_trace_id(d.pop("child_trace_id", UNSET))
 
         def _parse_finish_reason(data: object) -> None | str | Unset:
             if data is None:
@@ -376,6 +406,7 @@ class SpanAttributes:
 
         span_attributes = cls(
             bytes_=bytes_,
+            child_trace_id=child_trace_id,
             finish_reason=finish_reason,
             if_busy=if_busy,
             input_tokens=input_tokens,

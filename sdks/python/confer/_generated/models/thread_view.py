@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 from typing_extensions import Self
 
 from ..models.thread_kind import ThreadKind
+from ..models.thread_origin import ThreadOrigin
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ class ThreadView:
         status (str):
         updated_at (str):
         active_profile (None | str | Unset):
+        origin (None | ThreadOrigin | Unset):
         publication_id (None | str | Unset): The publication a visitor created it through, else null.
         system_prompt_overlay (None | str | Unset):
         title (None | str | Unset):
@@ -49,6 +51,7 @@ class ThreadView:
     status: str
     updated_at: str
     active_profile: None | str | Unset = UNSET
+    origin: None | ThreadOrigin | Unset = UNSET
     publication_id: None | str | Unset = UNSET
     system_prompt_overlay: None | str | Unset = UNSET
     title: None | str | Unset = UNSET
@@ -80,6 +83,14 @@ class ThreadView:
             active_profile = UNSET
         else:
             active_profile = self.active_profile
+
+        origin: None | str | Unset
+        if isinstance(self.origin, Unset):
+            origin = UNSET
+        elif isinstance(self.origin, ThreadOrigin):
+            origin = self.origin.value
+        else:
+            origin = self.origin
 
         publication_id: None | str | Unset
         if isinstance(self.publication_id, Unset):
@@ -117,6 +128,8 @@ class ThreadView:
         )
         if active_profile is not UNSET:
             field_dict["active_profile"] = active_profile
+        if origin is not UNSET:
+            field_dict["origin"] = origin
         if publication_id is not UNSET:
             field_dict["publication_id"] = publication_id
         if system_prompt_overlay is not UNSET:
@@ -160,6 +173,23 @@ class ThreadView:
 
         active_profile = _parse_active_profile(d.pop("active_profile", UNSET))
 
+        def _parse_origin(data: object) -> None | ThreadOrigin | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                origin_type_0 = ThreadOrigin(data)
+
+                return origin_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ThreadOrigin | Unset, data)
+
+        origin = _parse_origin(d.pop("origin", UNSET))
+
         def _parse_publication_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -199,6 +229,7 @@ class ThreadView:
             status=status,
             updated_at=updated_at,
             active_profile=active_profile,
+            origin=origin,
             publication_id=publication_id,
             system_prompt_overlay=system_prompt_overlay,
             title=title,

@@ -47,6 +47,9 @@ class Trace:
         ended_at (datetime.datetime | None | Unset):
         error_code (None | str | Unset):
         estimated_cost_usd (float | None | Unset): `None` when a call's model has no price.
+        parent_span_id (None | Unset | UUID):
+        parent_trace_id (None | Unset | UUID): A delegated turn's: the trace and the tool span of the call that
+            ran it (absent elsewhere).
         run_id (None | Unset | UUID):
         runner_id (None | Unset | UUID): The runner and run of a run's turn (`null` elsewhere).
         ttft_ms (float | None | Unset): From the turn's start to its first token.
@@ -75,6 +78,8 @@ class Trace:
     ended_at: datetime.datetime | None | Unset = UNSET
     error_code: None | str | Unset = UNSET
     estimated_cost_usd: float | None | Unset = UNSET
+    parent_span_id: None | Unset | UUID = UNSET
+    parent_trace_id: None | Unset | UUID = UNSET
     run_id: None | Unset | UUID = UNSET
     runner_id: None | Unset | UUID = UNSET
     ttft_ms: float | None | Unset = UNSET
@@ -145,6 +150,22 @@ class Trace:
         else:
             estimated_cost_usd = self.estimated_cost_usd
 
+        parent_span_id: None | str | Unset
+        if isinstance(self.parent_span_id, Unset):
+            parent_span_id = UNSET
+        elif isinstance(self.parent_span_id, UUID):
+            parent_span_id = str(self.parent_span_id)
+        else:
+            parent_span_id = self.parent_span_id
+
+        parent_trace_id: None | str | Unset
+        if isinstance(self.parent_trace_id, Unset):
+            parent_trace_id = UNSET
+        elif isinstance(self.parent_trace_id, UUID):
+            parent_trace_id = str(self.parent_trace_id)
+        else:
+            parent_trace_id = self.parent_trace_id
+
         run_id: None | str | Unset
         if isinstance(self.run_id, Unset):
             run_id = UNSET
@@ -200,6 +221,10 @@ class Trace:
             field_dict["error_code"] = error_code
         if estimated_cost_usd is not UNSET:
             field_dict["estimated_cost_usd"] = estimated_cost_usd
+        if parent_span_id is not UNSET:
+            field_dict["parent_span_id"] = parent_span_id
+        if parent_trace_id is not UNSET:
+            field_dict["parent_trace_id"] = parent_trace_id
         if run_id is not UNSET:
             field_dict["run_id"] = run_id
         if runner_id is not UNSET:
@@ -296,6 +321,40 @@ class Trace:
 
         estimated_cost_usd = _parse_estimated_cost_usd(d.pop("estimated_cost_usd", UNSET))
 
+        def _parse_parent_span_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                parent_span_id_type_0 = UUID(data)
+
+                return parent_span_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        parent_span_id = _parse_parent_span_id(d.pop("parent_span_id", UNSET))
+
+        def _parse_parent_trace_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                parent_trace_id_type_0 = UUID(data)
+
+                return parent_trace_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        parent_trace_id = _parse_parent_trace_id(d.pop("parent_trace_id", UNSET))
+
         def _parse_run_id(data: object) -> None | Unset | UUID:
             if data is None:
                 return data
@@ -363,6 +422,8 @@ class Trace:
             ended_at=ended_at,
             error_code=error_code,
             estimated_cost_usd=estimated_cost_usd,
+            parent_span_id=parent_span_id,
+            parent_trace_id=parent_trace_id,
             run_id=run_id,
             runner_id=runner_id,
             ttft_ms=ttft_ms,

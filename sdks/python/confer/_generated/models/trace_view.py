@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 from typing_extensions import Self
 
 if TYPE_CHECKING:
+    from ..models.child_trace import ChildTrace
     from ..models.span import Span
     from ..models.trace import Trace
 
@@ -20,15 +21,23 @@ class TraceView:
     """A trace with its spans.
 
     Attributes:
+        children (list[ChildTrace]): The traces of the turns its delegate calls ran (`agent-extras.md`
+            §3), in call order.
         spans (list[Span]): In start order; none yet while the turn runs.
         trace (Trace): One turn's trace header.
     """
 
+    children: list[ChildTrace]
     spans: list[Span]
     trace: Trace
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        children = []
+        for children_item_data in self.children:
+            children_item = children_item_data.to_dict()
+            children.append(children_item)
+
         spans = []
         for spans_item_data in self.spans:
             spans_item = spans_item_data.to_dict()
@@ -40,6 +49,7 @@ class TraceView:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "children": children,
                 "spans": spans,
                 "trace": trace,
             }
@@ -49,10 +59,18 @@ class TraceView:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.child_trace import ChildTrace
         from ..models.span import Span
         from ..models.trace import Trace
 
         d = dict(src_dict)
+        children = []
+        _children = d.pop("children")
+        for children_item_data in _children:
+            children_item = ChildTrace.from_dict(children_item_data)
+
+            children.append(children_item)
+
         spans = []
         _spans = d.pop("spans")
         for spans_item_data in _spans:
@@ -63,6 +81,7 @@ class TraceView:
         trace = Trace.from_dict(d.pop("trace"))
 
         trace_view = cls(
+            children=children,
             spans=spans,
             trace=trace,
         )

@@ -38,10 +38,14 @@ class UsageView:
         purpose (UsagePurpose): What a model call was for (`compaction.md`).
         stopped (bool):
         compacted (bool | Unset): The vendor compacted the context in this call.
+        depth (int | None | Unset):
         estimated (bool | Unset):
         iterations (list[UsageViewIterationsType0Item] | None | Unset): The vendor's per-iteration usage of such a call,
             as reported.
         message_id (None | str | Unset):
+        parent_thread_id (None | str | Unset): A delegated turn's call (`agent-extras.md` §3): the calling thread,
+            the root's and the depth (absent elsewhere).
+        root_thread_id (None | str | Unset):
         step (int | None | Unset): Which model call of its send (absent on records older than steps).
         thread_id (None | str | Unset): `null` for a call outside any thread (`purpose: "suggestions"`).
     """
@@ -61,9 +65,12 @@ class UsageView:
     purpose: UsagePurpose
     stopped: bool
     compacted: bool | Unset = UNSET
+    depth: int | None | Unset = UNSET
     estimated: bool | Unset = UNSET
     iterations: list[UsageViewIterationsType0Item] | None | Unset = UNSET
     message_id: None | str | Unset = UNSET
+    parent_thread_id: None | str | Unset = UNSET
+    root_thread_id: None | str | Unset = UNSET
     step: int | None | Unset = UNSET
     thread_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -99,6 +106,12 @@ class UsageView:
 
         compacted = self.compacted
 
+        depth: int | None | Unset
+        if isinstance(self.depth, Unset):
+            depth = UNSET
+        else:
+            depth = self.depth
+
         estimated = self.estimated
 
         iterations: list[dict[str, Any]] | None | Unset
@@ -118,6 +131,18 @@ class UsageView:
             message_id = UNSET
         else:
             message_id = self.message_id
+
+        parent_thread_id: None | str | Unset
+        if isinstance(self.parent_thread_id, Unset):
+            parent_thread_id = UNSET
+        else:
+            parent_thread_id = self.parent_thread_id
+
+        root_thread_id: None | str | Unset
+        if isinstance(self.root_thread_id, Unset):
+            root_thread_id = UNSET
+        else:
+            root_thread_id = self.root_thread_id
 
         step: int | None | Unset
         if isinstance(self.step, Unset):
@@ -153,12 +178,18 @@ class UsageView:
         )
         if compacted is not UNSET:
             field_dict["compacted"] = compacted
+        if depth is not UNSET:
+            field_dict["depth"] = depth
         if estimated is not UNSET:
             field_dict["estimated"] = estimated
         if iterations is not UNSET:
             field_dict["iterations"] = iterations
         if message_id is not UNSET:
             field_dict["message_id"] = message_id
+        if parent_thread_id is not UNSET:
+            field_dict["parent_thread_id"] = parent_thread_id
+        if root_thread_id is not UNSET:
+            field_dict["root_thread_id"] = root_thread_id
         if step is not UNSET:
             field_dict["step"] = step
         if thread_id is not UNSET:
@@ -202,6 +233,15 @@ class UsageView:
 
         compacted = d.pop("compacted", UNSET)
 
+        def _parse_depth(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        depth = _parse_depth(d.pop("depth", UNSET))
+
         estimated = d.pop("estimated", UNSET)
 
         def _parse_iterations(data: object) -> list[UsageViewIterationsType0Item] | None | Unset:
@@ -237,6 +277,24 @@ class UsageView:
 
         message_id = _parse_message_id(d.pop("message_id", UNSET))
 
+        def _parse_parent_thread_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        parent_thread_id = _parse_parent_thread_id(d.pop("parent_thread_id", UNSET))
+
+        def _parse_root_thread_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        root_thread_id = _parse_root_thread_id(d.pop("root_thread_id", UNSET))
+
         def _parse_step(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -271,9 +329,12 @@ class UsageView:
             purpose=purpose,
             stopped=stopped,
             compacted=compacted,
+            depth=depth,
             estimated=estimated,
             iterations=iterations,
             message_id=message_id,
+            parent_thread_id=parent_thread_id,
+            root_thread_id=root_thread_id,
             step=step,
             thread_id=thread_id,
         )

@@ -23,6 +23,7 @@ from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
 from ...models.tool_executing_event import ToolExecutingEvent
+from ...models.tool_progress_event import ToolProgressEvent
 from ...models.tool_result_event import ToolResultEvent
 from ...models.turn_gap_event import TurnGapEvent
 from ...models.visitor_send import VisitorSend
@@ -75,6 +76,7 @@ def _parse_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -101,6 +103,7 @@ def _parse_response(
             | TokenEvent
             | ToolCallEvent
             | ToolExecutingEvent
+            | ToolProgressEvent
             | ToolResultEvent
             | TurnGapEvent
             | WatchingEvent
@@ -188,7 +191,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_10 = RequiresActionEvent.from_dict(data)
+                componentsschemas_thread_event_type_10 = ToolProgressEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_10
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -196,7 +199,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_11 = ErrorEvent.from_dict(data)
+                componentsschemas_thread_event_type_11 = RequiresActionEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_11
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -204,7 +207,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_12 = QueuedEvent.from_dict(data)
+                componentsschemas_thread_event_type_12 = ErrorEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_12
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -212,7 +215,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_13 = WatchingEvent.from_dict(data)
+                componentsschemas_thread_event_type_13 = QueuedEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_13
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -220,7 +223,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_14 = TurnGapEvent.from_dict(data)
+                componentsschemas_thread_event_type_14 = WatchingEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_14
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -228,7 +231,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_15 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_15 = TurnGapEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_15
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -236,16 +239,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_16 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_16 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_16
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_17 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_17
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_17 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_18 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_17
+            return componentsschemas_thread_event_type_18
 
         response_200 = _parse_response_200(response.text)
 
@@ -315,6 +326,7 @@ def _build_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -351,6 +363,7 @@ def sync_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -369,7 +382,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -409,6 +422,7 @@ def sync(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -428,7 +442,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -463,6 +477,7 @@ async def asyncio_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -481,7 +496,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -519,6 +534,7 @@ async def asyncio(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -538,7 +554,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (

@@ -23,6 +23,7 @@ from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
 from ...models.tool_executing_event import ToolExecutingEvent
+from ...models.tool_progress_event import ToolProgressEvent
 from ...models.tool_result_event import ToolResultEvent
 from ...models.turn_gap_event import TurnGapEvent
 from ...models.watching_event import WatchingEvent
@@ -79,6 +80,7 @@ def _parse_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -105,6 +107,7 @@ def _parse_response(
             | TokenEvent
             | ToolCallEvent
             | ToolExecutingEvent
+            | ToolProgressEvent
             | ToolResultEvent
             | TurnGapEvent
             | WatchingEvent
@@ -192,7 +195,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_10 = RequiresActionEvent.from_dict(data)
+                componentsschemas_thread_event_type_10 = ToolProgressEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_10
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -200,7 +203,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_11 = ErrorEvent.from_dict(data)
+                componentsschemas_thread_event_type_11 = RequiresActionEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_11
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -208,7 +211,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_12 = QueuedEvent.from_dict(data)
+                componentsschemas_thread_event_type_12 = ErrorEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_12
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -216,7 +219,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_13 = WatchingEvent.from_dict(data)
+                componentsschemas_thread_event_type_13 = QueuedEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_13
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -224,7 +227,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_14 = TurnGapEvent.from_dict(data)
+                componentsschemas_thread_event_type_14 = WatchingEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_14
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -232,7 +235,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_15 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_15 = TurnGapEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_15
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -240,16 +243,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_16 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_16 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_16
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_17 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_17
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_17 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_18 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_17
+            return componentsschemas_thread_event_type_18
 
         response_200 = _parse_response_200(response.text)
 
@@ -319,6 +330,7 @@ def _build_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -356,6 +368,7 @@ def sync_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -374,7 +387,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -415,6 +428,7 @@ def sync(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -434,7 +448,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -470,6 +484,7 @@ async def asyncio_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -488,7 +503,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -527,6 +542,7 @@ async def asyncio(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
     | WatchingEvent
@@ -546,7 +562,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (

@@ -13,15 +13,23 @@ from ...types import UNSET, Response, Unset
 
 def _get_kwargs(
     *,
-    agent_id: UUID,
+    agent_id: UUID | Unset = UNSET,
+    parent_thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
-    json_agent_id = str(agent_id)
+    json_agent_id: str | Unset = UNSET
+    if not isinstance(agent_id, Unset):
+        json_agent_id = str(agent_id)
     params["agentId"] = json_agent_id
+
+    json_parent_thread_id: str | Unset = UNSET
+    if not isinstance(parent_thread_id, Unset):
+        json_parent_thread_id = str(parent_thread_id)
+    params["parentThreadId"] = json_parent_thread_id
 
     params["cursor"] = cursor
 
@@ -91,7 +99,8 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    agent_id: UUID,
+    agent_id: UUID | Unset = UNSET,
+    parent_thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> Response[ErrorBody | ThreadPage]:
@@ -99,7 +108,8 @@ def sync_detailed(
     the threads it created and the multiplayer threads it participates in.
 
     Args:
-        agent_id (UUID): An agent of an organization.
+        agent_id (UUID | Unset): An agent of an organization.
+        parent_thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -113,6 +123,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         agent_id=agent_id,
+        parent_thread_id=parent_thread_id,
         cursor=cursor,
         limit=limit,
     )
@@ -127,7 +138,8 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-    agent_id: UUID,
+    agent_id: UUID | Unset = UNSET,
+    parent_thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> ErrorBody | ThreadPage | None:
@@ -135,7 +147,8 @@ def sync(
     the threads it created and the multiplayer threads it participates in.
 
     Args:
-        agent_id (UUID): An agent of an organization.
+        agent_id (UUID | Unset): An agent of an organization.
+        parent_thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -150,6 +163,7 @@ def sync(
     return sync_detailed(
         client=client,
         agent_id=agent_id,
+        parent_thread_id=parent_thread_id,
         cursor=cursor,
         limit=limit,
     ).parsed
@@ -158,7 +172,8 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    agent_id: UUID,
+    agent_id: UUID | Unset = UNSET,
+    parent_thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> Response[ErrorBody | ThreadPage]:
@@ -166,7 +181,8 @@ async def asyncio_detailed(
     the threads it created and the multiplayer threads it participates in.
 
     Args:
-        agent_id (UUID): An agent of an organization.
+        agent_id (UUID | Unset): An agent of an organization.
+        parent_thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -180,6 +196,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         agent_id=agent_id,
+        parent_thread_id=parent_thread_id,
         cursor=cursor,
         limit=limit,
     )
@@ -192,7 +209,8 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    agent_id: UUID,
+    agent_id: UUID | Unset = UNSET,
+    parent_thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> ErrorBody | ThreadPage | None:
@@ -200,7 +218,8 @@ async def asyncio(
     the threads it created and the multiplayer threads it participates in.
 
     Args:
-        agent_id (UUID): An agent of an organization.
+        agent_id (UUID | Unset): An agent of an organization.
+        parent_thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -216,6 +235,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             agent_id=agent_id,
+            parent_thread_id=parent_thread_id,
             cursor=cursor,
             limit=limit,
         )

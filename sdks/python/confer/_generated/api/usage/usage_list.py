@@ -17,6 +17,7 @@ def _get_kwargs(
     thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    include_delegated: bool | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -34,6 +35,8 @@ def _get_kwargs(
     params["cursor"] = cursor
 
     params["limit"] = limit
+
+    params["includeDelegated"] = include_delegated
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -103,6 +106,7 @@ def sync_detailed(
     thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    include_delegated: bool | Unset = UNSET,
 ) -> Response[ErrorBody | UsagePage]:
     """`GET /api/usage?agentId=&threadId=&limit=&cursor=`. Admins and members see
     the org's records; an end user sees the records of the threads it may read
@@ -113,6 +117,7 @@ def sync_detailed(
         thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
+        include_delegated (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -127,6 +132,7 @@ def sync_detailed(
         thread_id=thread_id,
         cursor=cursor,
         limit=limit,
+        include_delegated=include_delegated,
     )
 
     response = client.get_httpx_client().request(
@@ -143,6 +149,7 @@ def sync(
     thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    include_delegated: bool | Unset = UNSET,
 ) -> ErrorBody | UsagePage | None:
     """`GET /api/usage?agentId=&threadId=&limit=&cursor=`. Admins and members see
     the org's records; an end user sees the records of the threads it may read
@@ -153,6 +160,7 @@ def sync(
         thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
+        include_delegated (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -168,6 +176,7 @@ def sync(
         thread_id=thread_id,
         cursor=cursor,
         limit=limit,
+        include_delegated=include_delegated,
     ).parsed
 
 
@@ -178,6 +187,7 @@ async def asyncio_detailed(
     thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    include_delegated: bool | Unset = UNSET,
 ) -> Response[ErrorBody | UsagePage]:
     """`GET /api/usage?agentId=&threadId=&limit=&cursor=`. Admins and members see
     the org's records; an end user sees the records of the threads it may read
@@ -188,6 +198,7 @@ async def asyncio_detailed(
         thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
+        include_delegated (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -202,6 +213,7 @@ async def asyncio_detailed(
         thread_id=thread_id,
         cursor=cursor,
         limit=limit,
+        include_delegated=include_delegated,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -216,6 +228,7 @@ async def asyncio(
     thread_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    include_delegated: bool | Unset = UNSET,
 ) -> ErrorBody | UsagePage | None:
     """`GET /api/usage?agentId=&threadId=&limit=&cursor=`. Admins and members see
     the org's records; an end user sees the records of the threads it may read
@@ -226,6 +239,7 @@ async def asyncio(
         thread_id (UUID | Unset): A conversation thread on an agent.
         cursor (str | Unset):
         limit (int | Unset):
+        include_delegated (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -242,5 +256,6 @@ async def asyncio(
             thread_id=thread_id,
             cursor=cursor,
             limit=limit,
+            include_delegated=include_delegated,
         )
     ).parsed

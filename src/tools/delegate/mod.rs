@@ -1,0 +1,136 @@
+//! The delegate tools (`agent-extras.md` §3): each of an agent's
+//! delegates is a built-in tool `delegate__{slug}`, offered while the
+//! turn's depth is under `CONFER_MAX_DELEGATION_DEPTH`; a call runs one
+//! turn of the delegate on a new child thread (`child`) and answers its
+//! text. `config` holds the stored delegates and the rules of their PUT.
+
+mod child;
+pub mod config;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use confer_actors::tools::{NOT_AVAILABLE, ToolOutput, ToolScope};
+use confer_actors::{
+    Agent, AgentId, OrgId, Runtime, StoreError, ThreadStore, ToolCall, ToolDefinition,
+};
+use serde_json::json;
+
+use self::config::Delegate;
+use crate::store::{SledStore, Store};
+
+/// The longest task a call may give, in characters.
+pub const MAX_TASK_CHARS: usize = 32_000;
+
+/// How deep delegation goes and how long a child may take.
+#[derive(Clone, Copy, Debug)]
+pub struct DelegationLimits {
+    /// Delegate tools are offered while a turn's depth (root 0) is under it.
+    pub max_depth: u32,
+    /// A child turn running longer is stopped.
+    pub timeout: Duration,
+}
+
+/// The delegate tools.
+#[derive(Clone)]
+pub struct DelegateTools {
+    store: Store,
+    /// Set once the runtime runs (it is made after the tools it runs).
+    runtime: Arc<OnceLock<Runtime>>,
+    limits: DelegationLimits,
+}
+
+/// An agent's live delegates, each with its agent as it is now.
+pub fn live_delegates(
+    s: &SledStore,
+    org: OrgId,
+    agent: AgentId,
+) -> Result<Vec<(Delegate, Agent)>, StoreError> {
+    let Some(config) = s.delegation_config(org, agent)? else {
+        return Ok(Vec::new());
+    };
+    let mut live = Vec::with_capacity(config.delegates.len());
+    for delegate in config.delegates {
+        if let Some(agent) = s.agent(org, delegate.agent_id)?.filter(|a| !a.is_deleted()) {
+            live.push((delegate, agent));
+        }
+    }
+    Ok(live)
+}
+
+/// A delegate's tool: its description, else the agent's.
+pub fn definition(delegate: &Delegate, agent: &Agent) -> ToolDefinition {
+    let description = delegate
+        .description
+        .clone()
+        .filter(|d| !d.trim().is_empty())
+        .or_else(|| Some(agent.description.clone()).filter(|d| !d.trim().is_empty()))
+        .unwrap_or_else(|| format!("Delegate a task to the agent {}.", agent.name));
+    ToolDefinition {
+        name: delegate.tool_name.clone(),
+        description: Some(description),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "task": {
+                    "type": "string", "minLength": 1, "maxLength": MAX_TASK_CHARS,
+                    "description": "What the agent is to do, as a message to it"
+                },
+                "context": {"type": "string", "description": "What it needs to know besides"}
+            },
+            "required": ["task"]
+        }),
+    }
+}
+
+impl DelegateTools {
+    /// The tools of `limits`; they answer "not available" until
+    /// [`DelegateTools::runtime`] is set.
+    pub fn new(store: Store, limits: DelegationLimits) -> Self {
+        Self {
+            store,
+            runtime: Arc::default(),
+            limits,
+        }
+    }
+
+    /// Where the runtime goes once it is started.
+    pub fn runtime(&self) -> Arc<OnceLock<Runtime>> {
+        Arc::clone(&self.runtime)
+    }
+
+    /// The store the tools read.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Whether a turn at `scope`'s depth is offered delegate tools.
+    pub fn offers(&self, scope: &ToolScope) -> bool {
+        scope.place.depth() < self.limits.max_depth
+    }
+
+    /// A call's deadline: the child's timeout, then time to stop it and
+    /// read its end.
+    pub fn deadline(&self) -> Duration {
+        self.limits.timeout + child::STOP_GRACE + Duration::from_secs(1)
+    }
+
+    /// Runs a delegate call.
+    pub async fn execute(&self, scope: ToolScope, call: ToolCall) -> ToolOutput {
+        if !self.offers(&scope) {
+            return ToolOutput::error(NOT_AVAILABLE);
+        }
+        let Some(runtime) = self.runtime.get().cloned() else {
+            return ToolOutput::error(NOT_AVAILABLE);
+        };
+        child::ChildCall {
+            store: &self.store,
+            runtime,
+            timeout: self.limits.timeout,
+            scope: &scope,
+            call: &call,
+        }
+        .run()
+        .await
+    }
+}
