@@ -23,6 +23,7 @@ pub mod runners;
 pub mod scheduler;
 pub mod secrets;
 pub mod settings;
+pub mod shutdown;
 pub mod skills;
 pub mod state;
 pub mod store;
@@ -163,13 +164,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         Arc::clone(&provider),
         Arc::clone(&prices),
     ));
-    let delegate = tools::delegate::DelegateTools::new(
-        store.clone(),
-        tools::delegate::DelegationLimits {
-            max_depth: settings.max_delegation_depth,
-            timeout: Duration::from_secs(settings.delegation_timeout_secs.max(1)),
-        },
-    );
+    let delegate = tools::delegate::DelegateTools::from_settings(store.clone(), &settings);
     let delegate_runtime = delegate.runtime();
     let engine = Arc::new(Engine {
         store: store.as_port(),
@@ -219,9 +214,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             },
         },
     );
-    // Delegate calls run their child turns on it.
-    let _ = delegate_runtime.set(runtime.clone());
-
+    let _ = delegate_runtime.set(runtime.clone()); // delegate calls run child turns on it
     let fallback = settings.fallback_provider.clone();
     // Runner deletions a crash interrupted are finished before any run is
     // dispatched (`store::runners::deletion`).
@@ -310,7 +303,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     if settings.workers > 0 {
         server = server.workers(settings.workers);
     }
-    let mut signals = ShutdownSignals::install();
+    let mut signals = shutdown::ShutdownSignals::install();
     let server = server.run();
     let handle = server.handle();
 
@@ -373,38 +366,4 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         .context("flushing the store at shutdown")?;
     tracing::info!("stopped; store flushed");
     Ok(())
-}
-
-/// SIGTERM and SIGINT, listened for from the moment this is made: a
-/// signal that arrives before anyone waits is kept, not left to the default
-/// action (which would end the process without a graceful shutdown).
-struct ShutdownSignals(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
-
-impl ShutdownSignals {
-    /// Installs the handlers (inside the runtime).
-    fn install() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(term), Ok(int)) => Self(Some((term, int))),
-            _ => {
-                tracing::error!("cannot listen for signals; stop Confer with SIGKILL");
-                Self(None)
-            }
-        }
-    }
-
-    /// Waits for the next SIGINT or SIGTERM; both stop the server the same
-    /// graceful way.
-    async fn next(&mut self) -> &'static str {
-        let Some((term, int)) = &mut self.0 else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = term.recv() => "SIGTERM",
-            _ = int.recv() => "SIGINT",
-        }
-    }
 }

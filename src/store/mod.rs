@@ -34,6 +34,7 @@ pub mod keys;
 pub mod knowledge;
 pub mod mcps;
 pub mod oauth;
+pub mod participants;
 pub mod plans;
 pub mod port;
 pub mod publications;

@@ -94,6 +94,18 @@ impl DelegateTools {
         }
     }
 
+    /// The tools of `CONFER_MAX_DELEGATION_DEPTH` and
+    /// `CONFER_DELEGATION_TIMEOUT_SECS`.
+    pub fn from_settings(store: Store, settings: &crate::settings::Settings) -> Self {
+        Self::new(
+            store,
+            DelegationLimits {
+                max_depth: settings.max_delegation_depth,
+                timeout: Duration::from_secs(settings.delegation_timeout_secs.max(1)),
+            },
+        )
+    }
+
     /// Where the runtime goes once it is started.
     pub fn runtime(&self) -> Arc<OnceLock<Runtime>> {
         Arc::clone(&self.runtime)
