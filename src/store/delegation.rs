@@ -65,19 +65,9 @@ impl SledStore {
         limit: usize,
     ) -> Result<Page<Thread>, StoreError> {
         let prefix = keys::pair(org.as_bytes(), parent.as_bytes());
-        self.timeline_page(
-            &self.threads_by_parent,
-            &prefix,
-            before,
-            limit,
-            |key, _| {
-                let Some(id) = keys::timeline_id(key) else {
-                    return Ok(None);
-                };
-                Self::get(&self.threads, &keys::pair(org.as_bytes(), &id))
-            },
-            |thread: &Thread| thread.created_at,
-        )
+        self.thread_timeline(&self.threads_by_parent, &prefix, org, before, limit, |_| {
+            Ok(true)
+        })
     }
 
     /// Deletes up to `batch` of a deleted thread's children (each then

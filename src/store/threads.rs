@@ -267,9 +267,24 @@ impl SledStore {
                 keys::pair(org.as_bytes(), agent.as_bytes()).to_vec(),
             ),
         };
+        self.thread_timeline(index, &prefix, org, before, limit, visible)
+    }
+
+    /// The threads `index` lists under `prefix` (`… ++ created µs ++
+    /// thread`), newest first, strictly older than `before`, keeping those
+    /// `visible` accepts.
+    pub(super) fn thread_timeline(
+        &self,
+        index: &sled::Tree,
+        prefix: &[u8],
+        org: OrgId,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+        visible: impl Fn(&Thread) -> Result<bool, StoreError>,
+    ) -> Result<Page<Thread>, StoreError> {
         self.timeline_page(
             index,
-            &prefix,
+            prefix,
             before,
             limit,
             |key, _| {
