@@ -413,4 +413,14 @@ async fn depth_one_offers_the_child_no_delegate_tool() {
         offered(&requests[1])
     );
     assert_eq!(tool_result(&requests[2])["content"], "Bravo alone.");
+
+    // A new MCP server never takes the slug of the delegate tools.
+    let named = api
+        .post(
+            "/api/mcps",
+            json!({"name": "Delegate", "url": "https://mcp.example.com/mcp"}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(named["slug"], "delegate_2");
 }
