@@ -483,3 +483,27 @@ async fn a_turn_lists_enabled_skills_and_loads_them_on_demand() {
         .await
         .expect_error(404, "NOT_FOUND");
 }
+
+#[tokio::test]
+async fn an_org_keeps_at_most_200_skills() {
+    let server = Server::start();
+    let api = server.admin();
+    let mut last = String::new();
+    for n in 0..200 {
+        let md = skill_md(&format!("skill-{n}"), "One of many.", "Body.\n");
+        let made = upload_zip(&api, &zip_of(&[("SKILL.md", md.as_bytes())]))
+            .await
+            .expect(201);
+        last = made["id"].as_str().unwrap().to_owned();
+    }
+    let md = skill_md("one-too-many", "Past the cap.", "Body.\n");
+    let full = upload_zip(&api, &zip_of(&[("SKILL.md", md.as_bytes())]))
+        .await
+        .expect_error(409, "CONFLICT");
+    assert_eq!(full, "the org has 200 skills, the most it may keep");
+    // Room again once one goes.
+    api.delete(&format!("/api/skills/{last}")).await.expect(200);
+    upload_zip(&api, &zip_of(&[("SKILL.md", md.as_bytes())]))
+        .await
+        .expect(201);
+}
