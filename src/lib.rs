@@ -16,6 +16,7 @@ pub mod limits;
 pub mod observability;
 pub mod outbound;
 pub mod plans;
+pub mod projects;
 pub mod providers;
 pub mod publishing;
 pub mod resolver;

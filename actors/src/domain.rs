@@ -61,6 +61,10 @@ pub struct Agent {
     pub tool_profiles: Option<BTreeMap<String, ToolProfile>>,
     pub default_profile: Option<String>,
     pub runtime_provider: RuntimeProvider,
+    /// The project it belongs to (`agent-extras.md` §5): set by admins,
+    /// grants nothing to the project's members.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<crate::ProjectId>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     /// Set by DELETE: the agent is gone from the API but its threads stay readable.
@@ -125,6 +129,10 @@ pub struct Thread {
     /// delegate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delegation: Option<Box<crate::delegation::ThreadDelegation>>,
+    /// The project it belongs to (`agent-extras.md` §5): its members may
+    /// use it as their role allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<crate::ProjectId>,
     /// Unique within the org (microseconds, bumped on a collision).
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -301,6 +301,7 @@ mod tests {
             tool_profiles: None,
             default_profile: None,
             runtime_provider: crate::domain::RuntimeProvider::E2b,
+            project_id: None,
             created_at: now,
             updated_at: now,
             deleted_at: None,

@@ -102,6 +102,11 @@ id_type!(
     TodoId
 );
 id_type!(
+    /// A project grouping an org's threads, agents and runners
+    /// (`agent-extras.md` §5).
+    ProjectId
+);
+id_type!(
     /// One turn's trace (`observability.md`).
     TraceId
 );

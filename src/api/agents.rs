@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{Agent, AgentId, RuntimeProvider, ThreadStore, ToolProfile};
+use confer_actors::{Agent, AgentId, ProjectId, RuntimeProvider, ThreadStore, ToolProfile};
 use serde::{Deserialize, Serialize};
 
 use super::extract::{JsonBody, Patch};
@@ -27,6 +27,9 @@ pub struct AgentView {
     tool_profiles: Option<BTreeMap<String, ToolProfile>>,
     default_profile: Option<String>,
     runtime_provider: RuntimeProvider,
+    /// The project it belongs to, else null (membership grants nothing on
+    /// agents).
+    project_id: Option<String>,
     created_at: String,
     updated_at: String,
     /// `[]`, or the agent's publication (`publishing.md` §8).
@@ -45,6 +48,7 @@ impl From<Agent> for AgentView {
             tool_profiles: agent.tool_profiles,
             default_profile: agent.default_profile,
             runtime_provider: agent.runtime_provider,
+            project_id: agent.project_id.map(|id| id.to_string()),
             created_at: timestamp(agent.created_at),
             updated_at: timestamp(agent.updated_at),
             published_chats: Vec::new(),
@@ -60,6 +64,8 @@ pub struct CreateAgent {
     description: Option<String>,
     stable_preamble: Option<String>,
     default_model: Option<String>,
+    /// A project of the org.
+    project_id: Option<ProjectId>,
 }
 
 /// `PATCH /api/agents/{id}` body: only the fields present change.
@@ -83,6 +89,19 @@ pub struct UpdateAgent {
     #[serde(default)]
     #[schema(value_type = Option<String>)]
     runtime_provider: Patch<String>,
+    /// A project of the org, or null for none.
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    project_id: Patch<ProjectId>,
+}
+
+/// `GET /api/agents` query.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only the agents of this project.
+    #[serde(rename = "projectId")]
+    project_id: Option<ProjectId>,
 }
 
 /// The rules an agent must satisfy after a create or an update (422).
@@ -183,10 +202,18 @@ async fn view(state: &AppState, agent: Agent) -> Result<AgentView, ApiError> {
 }
 
 /// `GET /api/agents`
-#[utoipa::path(get, path = "/api/agents", tag = "agents", operation_id = "agents_list", security(("bearer" = [])), responses((status = 200, description = "The org's agents", body = Vec<AgentView>)))]
-pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(get, path = "/api/agents", tag = "agents", operation_id = "agents_list", security(("bearer" = [])), params(ListQuery), responses((status = 200, description = "The org's agents (with `projectId`, that project's)", body = Vec<AgentView>)))]
+pub async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let agents = state.store.run(move |s| s.agents(org)).await?;
+    let project = query.project_id;
+    let mut agents = state.store.run(move |s| s.agents(org)).await?;
+    if project.is_some() {
+        agents.retain(|agent| agent.project_id == project);
+    }
     Ok(HttpResponse::Ok().json(views(&state, agents).await?))
 }
 
@@ -211,11 +238,13 @@ pub async fn create(
         tool_profiles: None,
         default_profile: None,
         runtime_provider: RuntimeProvider::default(),
+        project_id: body.project_id,
         created_at: now,
         updated_at: now,
         deleted_at: None,
     };
     validate(&agent)?;
+    super::projects::require(&state, agent.org_id, agent.project_id).await?;
     let agent = save(&state, agent).await?;
     Ok(HttpResponse::Created().json(AgentView::from(agent)))
 }
@@ -242,6 +271,9 @@ pub async fn update(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = (caller.org_id, path.into_inner());
     let body = body.into_inner();
+    if let Patch::Value(project) = body.project_id {
+        super::projects::require(&state, org, Some(project)).await?;
+    }
     let outcome = state
         .store
         .write(move |s| s.update_agent(org, id, |agent| body.apply(agent)))
@@ -279,6 +311,9 @@ impl UpdateAgent {
                     ApiError::invalid("runtimeProvider", "must be `e2b` or `daytona`")
                 })?,
             };
+        }
+        if let Some(project) = self.project_id.clone().into_change() {
+            agent.project_id = project;
         }
         validate(&agent)?;
         agent.updated_at = Utc::now();

@@ -18,6 +18,7 @@ use super::threads::Overlay;
 use super::vendor_options::{self, AnthropicOverrides, OpenAiOverrides};
 use super::{idempotency, replayed};
 use super::{page_limit, timestamp};
+use crate::auth::access::ThreadRight;
 use crate::auth::{Caller, access};
 use crate::error::{ApiError, TurnError};
 use crate::state::AppState;
@@ -217,11 +218,14 @@ pub async fn send(
     let org = caller.org_id;
     // The agent is read with the thread, for the send's rules: the actor
     // decides them when it admits the send (`confer_actors::send_rules`).
-    let (thread, agent) =
-        access::changeable_thread_and(&state, &caller, path.into_inner(), move |s, t| {
-            s.agent(org, t.agent_id)
-        })
-        .await?;
+    let (thread, agent) = access::changeable_thread_and(
+        &state,
+        &caller,
+        path.into_inner(),
+        ThreadRight::Change,
+        move |s, t| s.agent(org, t.agent_id),
+    )
+    .await?;
     // A JWT user always speaks as itself, and only its own key is resolved.
     let (sender_id, sender_name, user_id) = match caller.jwt_user() {
         Some(user) => (

@@ -35,6 +35,7 @@ pub mod pages;
 pub mod participants;
 pub mod plan_config;
 pub mod plans;
+pub mod projects;
 pub mod public;
 pub mod publish;
 pub mod replayed;
@@ -62,6 +63,7 @@ use serde::Serialize;
 
 use self::mcps::attachments;
 use self::mcps::oauth as mcp_oauth;
+use self::projects::members as project_members;
 use self::public::config as public_chat;
 use self::public::messages as public_messages;
 use self::public::people as public_people;
@@ -269,6 +271,14 @@ route_table! {
     "/api/runners/{runner_id}/runs/{run_id}/events" => { GET => run_events::stream },
     "/api/runners/{runner_id}/runs/{run_id}/cancel" => { POST => runs::cancel },
     "/api/runners/{runner_id}/runs/{run_id}/resume" => { POST => runs::resume },
+    "/api/projects" => { GET => projects::list, POST => projects::create },
+    "/api/projects/{project_id}" => {
+        GET => projects::get, PATCH => projects::update, DELETE => projects::delete,
+    },
+    "/api/projects/{project_id}/members" => {
+        GET => project_members::members, POST => project_members::add_member,
+        DELETE => project_members::remove_member,
+    },
     "/api/plans" => { GET => plans::list, POST => plans::create },
     "/api/plans/{plan_id}" => {
         GET => plans::get, PATCH => plans::update, DELETE => plans::delete,

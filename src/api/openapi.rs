@@ -70,6 +70,7 @@ JSON. Names: `meta` (first), `token`, `tool_call`, `tool_executing`, \
         (name = "usage", description = "Usage records"),
         (name = "observability", description = "Turn traces (logs) and analytics"),
         (name = "runners", description = "Runners, their budgets and runs"),
+        (name = "projects", description = "Projects, their members, and the threads, agents and runners in them"),
     ),
     components(schemas(confer_actors::ThreadEvent))
 )]

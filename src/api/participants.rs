@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::extract::JsonBody;
 use super::timestamp;
+use crate::auth::access::ThreadRight;
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -93,16 +94,21 @@ pub async fn add(
     body: JsonBody<AddParticipant>,
 ) -> Result<HttpResponse, ApiError> {
     let inviter = caller.jwt_user().map(|u| u.sub.clone());
-    let (thread, (config, inviter)) =
-        access::thread_and(&state, &caller, path.into_inner(), move |s, t| {
+    let (thread, (config, inviter)) = access::thread_and(
+        &state,
+        &caller,
+        path.into_inner(),
+        ThreadRight::Change,
+        move |s, t| {
             let config = s.multiplayer_config(t.org_id, t.agent_id)?;
             let inviter = match inviter {
                 Some(user) => s.participant(t.id, &user)?,
                 None => None,
             };
             Ok((config, inviter))
-        })
-        .await?;
+        },
+    )
+    .await?;
     if thread.kind != ThreadKind::Multiplayer {
         return Err(ApiError::Validation(
             "thread: participants exist only on multiplayer threads".into(),

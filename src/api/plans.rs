@@ -12,6 +12,7 @@ use confer_actors::{PlanId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 use super::extract::{IfMatch, JsonBody};
+use crate::auth::access::ThreadRight;
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::plans::edit::{self, InlineTodo, NewPlan, PlanChange};
@@ -90,7 +91,7 @@ pub async fn change_plan(
     id: PlanId,
     change: impl FnMut(Plan) -> Result<Plan, PlanError> + Send + 'static,
 ) -> Result<Plan, ApiError> {
-    let plan = access::plan(state, caller, id).await?;
+    let plan = access::plan(state, caller, id, ThreadRight::Change).await?;
     let org = plan.org_id;
     match state
         .store
@@ -168,7 +169,7 @@ pub async fn create(
     body: JsonBody<CreatePlan>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let thread = access::thread(&state, &caller, body.thread_id).await?;
+    let thread = access::thread_for(&state, &caller, body.thread_id, ThreadRight::Change).await?;
     let new = body.into_new(caller.user_id())?;
     let plan = edit::create(thread.org_id, thread.id, new, Utc::now())?;
     let stored = plan.clone();
@@ -189,7 +190,7 @@ pub async fn get(
     caller: Caller,
     path: web::Path<PlanId>,
 ) -> Result<HttpResponse, ApiError> {
-    let plan = access::plan(&state, &caller, path.into_inner()).await?;
+    let plan = access::plan(&state, &caller, path.into_inner(), ThreadRight::Read).await?;
     Ok(tagged(StatusCode::OK, &plan, plan.version))
 }
 
@@ -224,7 +225,7 @@ pub async fn delete(
     path: web::Path<PlanId>,
     if_match: IfMatch,
 ) -> Result<HttpResponse, ApiError> {
-    let plan = access::plan(&state, &caller, path.into_inner()).await?;
+    let plan = access::plan(&state, &caller, path.into_inner(), ThreadRight::Change).await?;
     let (org, id) = (plan.org_id, plan.id);
     match state
         .store
@@ -244,7 +245,7 @@ pub async fn ready(
     caller: Caller,
     path: web::Path<PlanId>,
 ) -> Result<HttpResponse, ApiError> {
-    let plan = access::plan(&state, &caller, path.into_inner()).await?;
+    let plan = access::plan(&state, &caller, path.into_inner(), ThreadRight::Read).await?;
     Ok(HttpResponse::Ok().json(TodoList {
         todos: graph::ready(&plan),
     }))

@@ -3,15 +3,16 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::Utc;
 use confer_actors::{
-    AgentId, Metadata, Participant, ParticipantRole, Refusal, Thread, ThreadId, ThreadKind,
-    ThreadStore,
+    AgentId, Metadata, Participant, ParticipantRole, ProjectId, Refusal, Thread, ThreadId,
+    ThreadKind, ThreadStore,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::extract::{JsonBody, Patch};
-use super::idempotency;
+use super::{idempotency, projects};
 use super::{page_limit, parse_cursor, timestamp};
+use crate::auth::access::ThreadRight;
 use crate::auth::{Caller, access};
 use crate::error::{ApiError, TurnError, stored};
 use crate::state::AppState;
@@ -61,6 +62,8 @@ pub struct ThreadView {
     /// and its depth (absent elsewhere).
     #[serde(flatten)]
     delegation: Option<DelegationView>,
+    /// The project it belongs to, else null.
+    project_id: Option<String>,
     created_at: String,
     updated_at: String,
 }
@@ -87,6 +90,7 @@ impl From<Thread> for ThreadView {
                 root_thread_id: d.root_thread_id.to_string(),
                 depth: d.depth,
             }),
+            project_id: thread.project_id.map(|id| id.to_string()),
             created_at: timestamp(thread.created_at),
             updated_at: timestamp(thread.updated_at),
         }
@@ -114,6 +118,8 @@ pub struct CreateThread {
     system_prompt_overlay: Option<Overlay>,
     #[schema(value_type = Option<BTreeMap<String, String>>)]
     metadata: Option<Metadata>,
+    /// A project of the org (an end user: one where it is an editor).
+    project_id: Option<ProjectId>,
 }
 
 /// `PATCH /api/threads/{id}` body; `null` clears a field, metadata is replaced whole.
@@ -132,6 +138,11 @@ pub struct UpdateThread {
     #[serde(default)]
     #[schema(value_type = Option<BTreeMap<String, String>>)]
     metadata: Patch<Metadata>,
+    /// Moves it to a project, or out of its project with null (an end
+    /// user: the thread's creator, an editor of both projects).
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    project_id: Patch<ProjectId>,
 }
 
 /// `GET /api/threads` query.
@@ -145,6 +156,10 @@ pub struct ListQuery {
     /// appear in), newest first.
     #[serde(rename = "parentThreadId")]
     parent_thread_id: Option<ThreadId>,
+    /// Every thread of this project (an end user: a member of it), newest
+    /// first; `agentId` is then optional.
+    #[serde(rename = "projectId")]
+    project_id: Option<ProjectId>,
     cursor: Option<String>,
     limit: Option<u32>,
 }
@@ -155,6 +170,15 @@ pub struct ThreadPage {
     threads: Vec<ThreadView>,
     #[serde(rename = "nextCursor")]
     next_cursor: Option<String>,
+}
+
+impl ThreadPage {
+    fn of(page: crate::store::Page<Thread>) -> Self {
+        Self {
+            threads: page.items.into_iter().map(ThreadView::from).collect(),
+            next_cursor: page.next_cursor.map(timestamp),
+        }
+    }
 }
 
 /// `POST /api/threads`: 200 with the thread.
@@ -181,6 +205,9 @@ pub async fn create(
     if agent.is_deleted() {
         return Err(ApiError::Conflict("agentId: the agent was deleted".into()));
     }
+    if let Some(project) = body.project_id {
+        projects::threads::may_place(&state, &caller, project).await?;
+    }
     let now = Utc::now();
     let kind = body.kind.unwrap_or_default();
     let thread = Thread {
@@ -203,6 +230,7 @@ pub async fn create(
         invite_generation: 0,
         origin: None,
         delegation: None,
+        project_id: body.project_id,
         created_at: now,
         updated_at: now,
     };
@@ -233,6 +261,7 @@ pub async fn create(
         Created::PublicationFull => Err(ApiError::Internal(
             "an API thread was counted against a publication".into(),
         )),
+        Created::ProjectGone => Err(ApiError::not_found("project")),
     }
 }
 
@@ -256,8 +285,12 @@ pub async fn update(
     path: web::Path<ThreadId>,
     body: JsonBody<UpdateThread>,
 ) -> Result<HttpResponse, ApiError> {
-    let thread = access::changeable_thread(&state, &caller, path.into_inner()).await?;
+    let thread =
+        access::changeable_thread(&state, &caller, path.into_inner(), ThreadRight::Change).await?;
     let body = body.into_inner();
+    if let Some(to) = body.project_id.clone().into_change() {
+        projects::threads::may_move(&state, &caller, &thread, to).await?;
+    }
     let (org, id) = (thread.org_id, thread.id);
     let outcome = state
         .store
@@ -281,6 +314,9 @@ impl UpdateThread {
         if let Some(metadata) = self.metadata.clone().into_change() {
             thread.metadata = metadata.unwrap_or_default();
         }
+        if let Some(project) = self.project_id.clone().into_change() {
+            thread.project_id = project;
+        }
         thread.updated_at = Utc::now();
         thread
     }
@@ -293,7 +329,8 @@ pub async fn delete(
     caller: Caller,
     path: web::Path<ThreadId>,
 ) -> Result<HttpResponse, ApiError> {
-    let thread = access::changeable_thread(&state, &caller, path.into_inner()).await?;
+    let thread =
+        access::changeable_thread(&state, &caller, path.into_inner(), ThreadRight::Delete).await?;
     let (org, id) = (thread.org_id, thread.id);
     // A running answer ends now; its late writes land on a deleted thread's
     // keys, which the purge removes.
@@ -317,6 +354,11 @@ pub async fn list(
     let before = parse_cursor(query.cursor.as_deref())?;
     let limit = page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE);
     let org = caller.org_id;
+    if let Some(project) = query.project_id {
+        let page = projects::threads::list(&state, &caller, project, query.agent_id, before, limit)
+            .await?;
+        return Ok(HttpResponse::Ok().json(ThreadPage::of(page)));
+    }
     if let Some(parent) = query.parent_thread_id {
         // Children are read by whoever may read their parent.
         let parent = access::thread(&state, &caller, parent).await?;
@@ -329,15 +371,14 @@ pub async fn list(
                 Ok::<_, confer_actors::StoreError>(page)
             })
             .await?;
-        return Ok(HttpResponse::Ok().json(ThreadPage {
-            threads: page.items.into_iter().map(ThreadView::from).collect(),
-            next_cursor: page.next_cursor.map(timestamp),
-        }));
+        return Ok(HttpResponse::Ok().json(ThreadPage::of(page)));
     }
     let agent_id = query
         .agent_id
         // A missing query parameter is 400, as the query's other fields.
-        .ok_or_else(|| ApiError::BadRequest("agentId: required (or parentThreadId)".into()))?;
+        .ok_or_else(|| {
+            ApiError::BadRequest("agentId: required (or parentThreadId, or projectId)".into())
+        })?;
     let who = caller.clone();
     // An end user's listing is read from its own index, never the org's.
     let user = (!caller.sees_whole_org()).then(|| caller.user_id());
@@ -355,8 +396,5 @@ pub async fn list(
         })
         .await?
         .ok_or_else(|| ApiError::not_found("agent"))?;
-    Ok(HttpResponse::Ok().json(ThreadPage {
-        threads: page.items.into_iter().map(ThreadView::from).collect(),
-        next_cursor: page.next_cursor.map(timestamp),
-    }))
+    Ok(HttpResponse::Ok().json(ThreadPage::of(page)))
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::extract::{IfMatch, JsonBody, Patch};
 use super::plans::{TodoList, change_plan, tagged};
+use crate::auth::access::ThreadRight;
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::plans::edit::{self, NewTodo, TodoChange};
@@ -204,7 +205,7 @@ pub async fn deps(
     path: web::Path<(PlanId, TodoId)>,
 ) -> Result<HttpResponse, ApiError> {
     let (plan, todo) = path.into_inner();
-    let plan = access::plan(&state, &caller, plan).await?;
+    let plan = access::plan(&state, &caller, plan, ThreadRight::Read).await?;
     todo_of(&plan, todo)?;
     let (depends_on, dependents) = graph::neighbours(&plan, todo);
     Ok(HttpResponse::Ok().json(Neighbours {

@@ -307,6 +307,7 @@ impl RunRecord {
             invite_generation: 0,
             origin: Some(ThreadOrigin::Run),
             delegation: None,
+            project_id: None,
             created_at: self.created_at,
             updated_at: self.created_at,
         }

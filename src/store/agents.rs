@@ -27,7 +27,7 @@ impl SledStore {
         for value in self.agents.scan_prefix(org.as_bytes()).values() {
             let agent: Agent = decode(&value.map_err(engine)?)?;
             if !agent.is_deleted() {
-                agents.push(agent);
+                agents.push(self.agent_in_live_project(agent)?);
             }
         }
         Ok(agents)

@@ -37,6 +37,7 @@ pub mod oauth;
 pub mod participants;
 pub mod plans;
 pub mod port;
+pub mod projects;
 pub mod publications;
 pub mod purge;
 pub mod records;
@@ -47,6 +48,7 @@ pub mod schedules;
 mod sealed;
 pub mod skills;
 pub mod threads;
+mod timeline;
 pub mod tools;
 pub mod traces;
 pub mod update;
@@ -73,6 +75,7 @@ use self::durability::GroupCommit;
 pub use self::handle::Store;
 use self::keys::trees;
 use self::purge::Purger;
+pub use self::timeline::Page;
 pub use self::usage::UsageFilter;
 use crate::secrets::SecretBox;
 
@@ -87,14 +90,6 @@ pub type TraceListener = Box<dyn Fn(&confer_actors::TraceRecord) + Send + Sync>;
 
 /// Days traces are kept unless the operator says otherwise.
 pub const DEFAULT_TRACE_RETENTION_DAYS: u32 = 30;
-
-/// One page of a newest-first listing.
-#[derive(Debug)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    /// The `created_at` of the last item when more items follow.
-    pub next_cursor: Option<DateTime<Utc>>,
-}
 
 fn engine(error: sled::Error) -> StoreError {
     StoreError::Engine(error.to_string())
@@ -190,6 +185,8 @@ pub struct SledStore {
     schedules: schedules::ScheduleTrees,
     /// Skills, their files and attachments (see `skills`).
     skills: skills::SkillTrees,
+    /// Projects, their members and listings (see `projects`).
+    projects: projects::ProjectTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -293,6 +290,7 @@ impl SledStore {
             runners: runners::RunnerTrees::open(&db)?,
             schedules: schedules::ScheduleTrees::open(&db)?,
             skills: skills::SkillTrees::open(&db)?,
+            projects: projects::ProjectTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,
@@ -363,38 +361,5 @@ impl SledStore {
     ) -> Result<T, StoreError> {
         let (_, value) = entry.map_err(engine)?;
         decode(&self.values.read(thread, &value)?)
-    }
-
-    /// A reverse scan of a timeline index from `before`, loading each entry
-    /// with `load` (which may skip it) until `limit` items are found; one more
-    /// match is looked for to know whether a next page exists.
-    pub(crate) fn timeline_page<T>(
-        &self,
-        index: &Tree,
-        prefix: &[u8],
-        before: Option<DateTime<Utc>>,
-        limit: usize,
-        mut load: impl FnMut(&[u8], &[u8]) -> Result<Option<T>, StoreError>,
-        created_at: impl Fn(&T) -> DateTime<Utc>,
-    ) -> Result<Page<T>, StoreError> {
-        let end = keys::timeline_end(prefix, before.map(keys::micros));
-        let mut items = Vec::with_capacity(limit.min(128));
-        let mut more = false;
-        for entry in index.range(prefix.to_vec()..end).rev() {
-            let (key, value) = entry.map_err(engine)?;
-            if let Some(item) = load(&key, &value)? {
-                if items.len() == limit {
-                    more = true;
-                    break;
-                }
-                items.push(item);
-            }
-        }
-        let next_cursor = if more {
-            items.last().map(&created_at)
-        } else {
-            None
-        };
-        Ok(Page { items, next_cursor })
     }
 }

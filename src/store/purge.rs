@@ -7,7 +7,8 @@
 //! markers alone (no sweep of the store). Usage records and analytics
 //! aggregates outlive the thread; its traces go with it.
 //!
-//! The same worker removes the days of traces past their retention
+//! The same worker rewrites a deleted project's threads, agents and runners
+//! with no project (`projects::detach`), and removes the days of traces past their retention
 //! (`traces`) at start and every [`SWEEP_INTERVAL`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -200,6 +201,39 @@ fn sweep_due_traces(store: &SledStore, last: &mut Option<(std::time::Instant, ch
     }
 }
 
+/// Runs the detach of every deleted project (`projects::detach`) to its
+/// end; `false` when told to stop.
+fn detach_projects(signal: &PurgeSignal, store: &SledStore) -> bool {
+    let markers = match store.pending_detaches() {
+        Ok(markers) => markers,
+        Err(error) => {
+            tracing::error!(%error, "listing deleted projects failed");
+            return true;
+        }
+    };
+    for marker in markers {
+        loop {
+            if signal.stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            match store.detach_step(marker.org_id, marker.project_id, PURGE_BATCH) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::error!(%error, project = %marker.project_id, "project detach failed; retrying later");
+                    std::thread::sleep(Duration::from_secs(1));
+                    *signal
+                        .pending
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = true;
+                    break;
+                }
+            }
+        }
+    }
+    true
+}
+
 fn purge_loop(signal: &PurgeSignal, store: &std::sync::Weak<SledStore>) {
     let mut last_sweep = None;
     loop {
@@ -227,6 +261,9 @@ fn purge_loop(signal: &PurgeSignal, store: &std::sync::Weak<SledStore>) {
         }
         let Some(store) = store.upgrade() else { return };
         sweep_due_traces(&store, &mut last_sweep);
+        if !detach_projects(signal, &store) {
+            return;
+        }
         let ids = match store.pending_purges() {
             Ok(ids) => ids,
             Err(error) => {

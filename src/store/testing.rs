@@ -46,6 +46,7 @@ pub(crate) fn test_thread(
         invite_generation: 0,
         origin: None,
         delegation: None,
+        project_id: None,
         created_at: now,
         updated_at: now,
     }
@@ -64,6 +65,7 @@ pub(crate) fn test_agent(org: OrgId) -> confer_actors::Agent {
         tool_profiles: None,
         default_profile: None,
         runtime_provider: confer_actors::RuntimeProvider::default(),
+        project_id: None,
         created_at: now,
         updated_at: now,
         deleted_at: None,

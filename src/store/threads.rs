@@ -13,6 +13,7 @@ pub use super::participants::ParticipantPut;
 
 use super::codec::{decode, encode};
 use super::delegation::parent_entry;
+use super::projects::thread_entry as project_entry;
 use super::{Page, SledStore, abort, engine, keys, next_org_instant, retention, tx_error};
 
 /// The marker of a deleted thread whose keys are still being removed.
@@ -65,6 +66,8 @@ pub enum Created {
     KeyReused,
     /// The thread's publication holds as many threads as it may.
     PublicationFull,
+    /// The thread's project was deleted meanwhile.
+    ProjectGone,
 }
 
 impl SledStore {
@@ -83,6 +86,7 @@ impl SledStore {
             Created::PublicationFull => Err(StoreError::Codec(
                 "the thread's publication holds as many threads as it may".into(),
             )),
+            Created::ProjectGone => Err(StoreError::Codec("the thread's project is gone".into())),
         }
     }
 
@@ -111,6 +115,8 @@ impl SledStore {
             &self.idempotency,
             &self.publication_threads,
             &self.threads_by_parent,
+            &self.projects.threads,
+            self.projects.records(),
         )
             .transaction(
                 |(
@@ -122,7 +128,18 @@ impl SledStore {
                     keyed_tree,
                     public,
                     by_parent,
+                    by_project,
+                    projects,
                 )| {
+                    // Checked here so that a project's delete and this
+                    // creation cannot both succeed.
+                    if let Some(project) = thread.project_id
+                        && projects
+                            .get(keys::pair(org.as_bytes(), project.as_bytes()))?
+                            .is_none()
+                    {
+                        return Ok(Created::ProjectGone);
+                    }
                     if let Some((key, request)) = &keyed {
                         if let Some(bytes) = keyed_tree.get(key.as_slice())? {
                             let seen: KeyedCreation = decode(&bytes).map_err(abort)?;
@@ -174,6 +191,9 @@ impl SledStore {
                     if let Some(entry) = parent_entry(&stored) {
                         by_parent.insert(entry, &[])?;
                     }
+                    if let Some(entry) = project_entry(&stored) {
+                        by_project.insert(entry, &[])?;
+                    }
                     if let Some(owner) = owner {
                         participants.insert(
                             keys::participant(stored.id, &owner.user_id),
@@ -202,6 +222,7 @@ impl SledStore {
             &self.deleted_threads,
             &self.publication_threads,
             &self.threads_by_parent,
+            &self.projects.threads,
         )
             .transaction(
                 |(
@@ -214,6 +235,7 @@ impl SledStore {
                     markers,
                     public,
                     by_parent,
+                    by_project,
                 )| {
                     let key = keys::pair(org.as_bytes(), id.as_bytes());
                     let Some(bytes) = threads.remove(&key[..])? else {
@@ -224,6 +246,9 @@ impl SledStore {
                     by_user.remove(user_entry(&thread, &thread.created_by))?;
                     if let Some(entry) = parent_entry(&thread) {
                         by_parent.remove(entry)?;
+                    }
+                    if let Some(entry) = project_entry(&thread) {
+                        by_project.remove(entry)?;
                     }
                     seqs.remove(id.as_bytes())?;
                     context_seqs.remove(id.as_bytes())?;
@@ -293,6 +318,7 @@ impl SledStore {
                 };
                 let thread: Option<Thread> =
                     Self::get(&self.threads, &keys::pair(org.as_bytes(), &id))?;
+                let thread = thread.map(|t| self.live_project_of(t)).transpose()?;
                 Ok(match thread {
                     Some(thread) if visible(&thread)? => Some(thread),
                     _ => None,

@@ -14,7 +14,7 @@ use confer_actors::{
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use sled::Tree;
+use sled::{Transactional, Tree};
 
 use super::codec::{decode, encode};
 use super::keys::{self, ConfigKind};
@@ -100,17 +100,61 @@ impl SledStore {
         )
     }
 
-    /// Changes a thread's record (its org, agent and created_at never change,
-    /// so its index entries stay right); `Gone` when it was deleted.
+    /// Changes a thread's record (compare-and-swap on the record read; its
+    /// org, agent and created_at never change, and its project's listing
+    /// entry moves in the same transaction); `Gone` when it was deleted.
+    /// A project deleted meanwhile leaves the thread with no project.
     pub fn update_thread<E>(
         &self,
         org: OrgId,
         id: ThreadId,
-        change: impl FnMut(Thread) -> Result<Thread, E>,
+        mut change: impl FnMut(Thread) -> Result<Thread, E>,
     ) -> Result<Updated<Thread, E>, StoreError> {
+        use super::projects::thread_entry;
         let _writing = self.gate.writing();
         let key = keys::pair(org.as_bytes(), id.as_bytes());
-        swap(&self.threads, &key, existing::<Thread>, change)
+        loop {
+            let Some(old) = self.threads.get(key).map_err(engine)? else {
+                return Ok(Updated::Gone);
+            };
+            let stored: Thread = decode(&old)?;
+            let after = match change(self.live_project_of(stored.clone())?) {
+                Ok(after) => after,
+                Err(refusal) => return Ok(Updated::Refused(refusal)),
+            };
+            let swapped = (
+                &self.threads,
+                &self.projects.threads,
+                self.projects.records(),
+            )
+                .transaction(|(threads, by_project, projects)| {
+                    if threads.get(key)?.as_ref() != Some(&old) {
+                        return Ok(None); // changed meanwhile: read again
+                    }
+                    let mut after = after.clone();
+                    if let Some(project) = after.project_id
+                        && projects
+                            .get(keys::pair(org.as_bytes(), project.as_bytes()))?
+                            .is_none()
+                    {
+                        after.project_id = None;
+                    }
+                    if after.project_id != stored.project_id {
+                        if let Some(entry) = thread_entry(&stored) {
+                            by_project.remove(entry)?;
+                        }
+                        if let Some(entry) = thread_entry(&after) {
+                            by_project.insert(entry, &[])?;
+                        }
+                    }
+                    threads.insert(&key[..], encode(&after).map_err(super::abort)?)?;
+                    Ok(Some(after))
+                })
+                .map_err(super::tx_error)?;
+            if let Some(stored) = swapped {
+                return Ok(Updated::Stored(stored));
+            }
+        }
     }
 
     /// Changes an agent's credential resolver configuration (the default

@@ -236,6 +236,7 @@ fn loaded_thread(org: confer_actors::OrgId, title: Option<String>) -> Thread {
         invite_generation: 0,
         origin: None,
         delegation: None,
+        project_id: None,
         created_at: now,
         updated_at: now,
     }

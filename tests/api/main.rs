@@ -41,6 +41,7 @@ mod plan_changes;
 mod plan_tools;
 mod plans;
 mod postgres;
+mod projects;
 mod prompt_caching;
 mod publishing;
 mod resolver;

@@ -116,6 +116,12 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("DELETE", "/api/memories") => Admin,
         // A chat shows them (agent-extras.md: a deliberate refinement).
         ("GET", "/api/agents/{agent_id}/suggestions") => Anyone,
+        // Projects (agent-extras.md Routes): end users on the projects
+        // they are members of, as their role allows (`projects.rs`).
+        (
+            _,
+            "/api/projects" | "/api/projects/{project_id}" | "/api/projects/{project_id}/members",
+        ) => Anyone,
         ("PUT" | "POST", "/api/agents/{agent_id}/suggestions") => Admin,
         // Skills (agent-extras.md Routes): the library read A M, changed A;
         // an agent's attachments read A M, changed A; a runner's A M.
@@ -249,6 +255,12 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
             json!({"dependsOn": [todo]})
         }
         ("POST", "/api/agents") => json!({"name": "walk"}),
+        ("POST", "/api/projects") => json!({"name": "walk"}),
+        ("PATCH", "/api/projects/{project_id}") => json!({"name": "changed"}),
+        ("POST", "/api/projects/{project_id}/members") => {
+            json!({"userId": "carol", "role": "viewer"})
+        }
+        ("DELETE", "/api/projects/{project_id}/members") => json!({"userId": "carol"}),
         ("POST", "/api/runners") => {
             json!({"agentId": agent, "name": "walk", "instructions": "Say {{ input.word }}"})
         }
@@ -505,6 +517,20 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
             } else {
                 (String::new(), String::new())
             };
+            // A project the caller owns (an end user's own; the org's for
+            // the others, who act as owners of every project).
+            let project = if path.contains("{project_id}") {
+                let owner = if kind == Kind::User { &user } else { &root };
+                owner
+                    .post("/api/projects", json!({"name": "walked"}))
+                    .await
+                    .expect(201)["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            } else {
+                String::new()
+            };
             let plans = path.starts_with("/api/plans");
             // A plan of two todos, the second after the first.
             let plan_of = |thread: String| {
@@ -539,6 +565,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{todo_id}", &todos[0])
                     .replace("{document_id}", &document)
                     .replace("{runner_id}", &runner)
+                    .replace("{project_id}", &project)
                     .replace("{run_id}", &run)
                     .replace("{trigger_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{skill_id}", "0190d1f2-0000-7000-8000-000000000000")

@@ -305,6 +305,7 @@ async fn visitor_threads_are_capped_and_swept_after_their_retention() {
                     invite_generation: 0,
                     origin: None,
                     delegation: None,
+                    project_id: None,
                     created_at: at,
                     updated_at: at,
                 };

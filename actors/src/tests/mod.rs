@@ -280,6 +280,7 @@ impl Fixture {
             tool_profiles: None,
             default_profile: None,
             runtime_provider: RuntimeProvider::E2b,
+            project_id: None,
             created_at: now,
             updated_at: now,
             deleted_at: None,
@@ -299,6 +300,7 @@ impl Fixture {
             invite_generation: 0,
             origin: None,
             delegation: None,
+            project_id: None,
             created_at: now,
             updated_at: now,
         };

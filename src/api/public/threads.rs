@@ -207,6 +207,7 @@ pub async fn create(
         invite_generation: 0,
         origin: None,
         delegation: None,
+        project_id: None,
         created_at: now,
         updated_at: now,
     };

@@ -49,14 +49,18 @@ impl ThreadStore for SledStore {
     }
 
     fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
-        Self::get(&self.agents, &keys::pair(org.as_bytes(), agent.as_bytes()))
+        Self::get(&self.agents, &keys::pair(org.as_bytes(), agent.as_bytes()))?
+            .map(|agent| self.agent_in_live_project(agent))
+            .transpose()
     }
 
     fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
         Self::get(
             &self.threads,
             &keys::pair(org.as_bytes(), thread.as_bytes()),
-        )
+        )?
+        .map(|thread| self.live_project_of(thread))
+        .transpose()
     }
 
     fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError> {

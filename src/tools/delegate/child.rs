@@ -131,6 +131,7 @@ impl ChildCall<'_> {
                 root_thread_id: root_thread,
                 depth,
             })),
+            project_id: None,
             created_at: now,
             updated_at: now,
         };

@@ -166,6 +166,7 @@ mod tests {
             tool_profiles: None,
             default_profile: None,
             runtime_provider: Default::default(),
+            project_id: None,
             created_at: now,
             updated_at: now,
             deleted_at: None,

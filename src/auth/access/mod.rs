@@ -2,10 +2,15 @@
 //!
 //! Admins and members (API keys, admin JWTs) may use every thread of their
 //! org. An end user (a JWT without `role: "admin"`) may use the threads it
-//! created and the multiplayer threads it participates in; a public chat's
+//! created and the multiplayer threads it participates in, and the threads
+//! of its projects as its role there allows ([`ThreadRight`]); a public chat's
 //! visitor, its publication's threads it created or joined. A thread of
 //! another org is never found (404), so its existence is not revealed; a thread
 //! of the caller's org that the caller may not use is 403.
+
+mod projects;
+
+pub use projects::{project, role_name};
 
 use confer_actors::{PlanId, StoreError, Thread, ThreadId, ThreadKind, ThreadStore};
 
@@ -13,59 +18,121 @@ use crate::auth::visitor::Visitor;
 use crate::auth::{Caller, Principal};
 use crate::error::ApiError;
 use crate::plans::Plan;
+use crate::projects::ProjectRole;
 use crate::state::AppState;
 use crate::store::SledStore;
 
-/// Whether `caller` may use `thread` (a thread of the caller's org). Looks up
-/// participation only when it matters.
+/// What a caller may do on a thread, weakest first (`agent-extras.md` §5:
+/// a project's viewer reads, an editor changes, an owner also deletes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ThreadRight {
+    /// History, stream, context, plans, logs, usage.
+    Read,
+    /// Also sends, stops, edits, plans and participants.
+    Change,
+    /// Also deletes.
+    Delete,
+}
+
+impl ThreadRight {
+    /// The right a project role grants on the project's threads.
+    pub fn of_project_role(role: ProjectRole) -> Self {
+        match role {
+            ProjectRole::Viewer => Self::Read,
+            ProjectRole::Editor => Self::Change,
+            ProjectRole::Owner => Self::Delete,
+        }
+    }
+
+    fn refusal(self) -> ApiError {
+        let role = match self {
+            Self::Read => return ApiError::Forbidden("no access to this thread".into()),
+            Self::Change => "editor",
+            Self::Delete => "owner",
+        };
+        ApiError::Forbidden(format!(
+            "requires the {role} role in the thread's project (or being its creator)"
+        ))
+    }
+}
+
+/// What `caller` may do on `thread` (a thread of the caller's org), if
+/// anything. Looks up participation and project membership only when they
+/// matter.
+pub fn thread_right(
+    store: &SledStore,
+    caller: &Caller,
+    thread: &Thread,
+) -> Result<Option<ThreadRight>, StoreError> {
+    let Principal::User(user) = &caller.principal else {
+        return Ok(Some(ThreadRight::Delete)); // API keys are admins or members
+    };
+    if user.admin {
+        return Ok(Some(ThreadRight::Delete));
+    }
+    match (&thread.origin, &thread.delegation) {
+        // A run's thread is read by admins and members only (`runners.md`).
+        (Some(confer_actors::ThreadOrigin::Run), _) => return Ok(None),
+        // A delegate's thread, by whoever may read its root's
+        // (`agent-extras.md` §3).
+        (Some(confer_actors::ThreadOrigin::Delegate), Some(place)) => {
+            return match store.thread(thread.org_id, place.root_thread_id)? {
+                Some(root) if root.origin.is_none() => thread_right(store, caller, &root),
+                _ => Ok(None),
+            };
+        }
+        (Some(_), None) => return Ok(None),
+        (None, _) => {}
+    }
+    if thread.created_by == user.sub {
+        return Ok(Some(ThreadRight::Delete));
+    }
+    if thread.kind == ThreadKind::Multiplayer && store.participant(thread.id, &user.sub)?.is_some()
+    {
+        return Ok(Some(ThreadRight::Delete));
+    }
+    match thread.project_id {
+        Some(project) => Ok(store
+            .project_role(project, &user.sub)?
+            .map(ThreadRight::of_project_role)),
+        None => Ok(None),
+    }
+}
+
+/// Whether `caller` may read `thread` (a thread of the caller's org).
 pub fn may_use_thread(
     store: &SledStore,
     caller: &Caller,
     thread: &Thread,
 ) -> Result<bool, StoreError> {
-    let Principal::User(user) = &caller.principal else {
-        return Ok(true); // API keys are admins or members
-    };
-    if user.admin {
-        return Ok(true);
-    }
-    match (&thread.origin, &thread.delegation) {
-        // A run's thread is read by admins and members only (`runners.md`).
-        (Some(confer_actors::ThreadOrigin::Run), _) => return Ok(false),
-        // A delegate's thread, by whoever may read its root's
-        // (`agent-extras.md` §3).
-        (Some(confer_actors::ThreadOrigin::Delegate), Some(place)) => {
-            return match store.thread(thread.org_id, place.root_thread_id)? {
-                Some(root) if root.origin.is_none() => may_use_thread(store, caller, &root),
-                _ => Ok(false),
-            };
-        }
-        (Some(_), None) => return Ok(false),
-        (None, _) => {}
-    }
-    if thread.created_by == user.sub {
-        return Ok(true);
-    }
-    Ok(
-        thread.kind == ThreadKind::Multiplayer
-            && store.participant(thread.id, &user.sub)?.is_some(),
-    )
+    Ok(thread_right(store, caller, thread)?.is_some())
 }
 
-/// Loads a thread of the caller's org that the caller may use.
+/// Loads a thread of the caller's org that the caller may read.
 pub async fn thread(state: &AppState, caller: &Caller, id: ThreadId) -> Result<Thread, ApiError> {
-    thread_and(state, caller, id, |_, _| Ok(()))
+    thread_for(state, caller, id, ThreadRight::Read).await
+}
+
+/// Loads a thread of the caller's org on which the caller has `need`.
+pub async fn thread_for(
+    state: &AppState,
+    caller: &Caller,
+    id: ThreadId,
+    need: ThreadRight,
+) -> Result<Thread, ApiError> {
+    thread_and(state, caller, id, need, |_, _| Ok(()))
         .await
         .map(|(thread, ())| thread)
 }
 
-/// [`thread`], and `also` read in the same store call once access is
+/// [`thread_for`], and `also` read in the same store call once access is
 /// granted (a send reads the thread's agent with it: one hand-off to the
 /// blocking pool instead of two).
 pub async fn thread_and<T, F>(
     state: &AppState,
     caller: &Caller,
     id: ThreadId,
+    need: ThreadRight,
     also: F,
 ) -> Result<(Thread, T), ApiError>
 where
@@ -80,7 +147,7 @@ where
             let Some(thread) = store.thread(org, id)? else {
                 return Ok(None);
             };
-            if !may_use_thread(store, &who, &thread)? {
+            if thread_right(store, &who, &thread)?.is_none_or(|right| right < need) {
                 return Ok(Some((thread, None)));
             }
             let extra = also(store, &thread)?;
@@ -90,18 +157,19 @@ where
     match found {
         None => Err(ApiError::not_found("thread")),
         Some((thread, Some(extra))) => Ok((thread, extra)),
-        Some((_, None)) => Err(ApiError::Forbidden("no access to this thread".into())),
+        Some((_, None)) => Err(need.refusal()),
     }
 }
 
-/// [`thread`] for a change (a send, a stop, an edit, a delete): a run's
+/// [`thread_for`] for a change (a send, an edit, a delete): a run's
 /// thread is driven by its run alone (409).
 pub async fn changeable_thread(
     state: &AppState,
     caller: &Caller,
     id: ThreadId,
+    need: ThreadRight,
 ) -> Result<Thread, ApiError> {
-    changeable_thread_and(state, caller, id, |_, _| Ok(()))
+    changeable_thread_and(state, caller, id, need, |_, _| Ok(()))
         .await
         .map(|(thread, ())| thread)
 }
@@ -111,13 +179,14 @@ pub async fn changeable_thread_and<T, F>(
     state: &AppState,
     caller: &Caller,
     id: ThreadId,
+    need: ThreadRight,
     also: F,
 ) -> Result<(Thread, T), ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&SledStore, &Thread) -> Result<T, StoreError> + Send + 'static,
 {
-    let (thread, extra) = thread_and(state, caller, id, also).await?;
+    let (thread, extra) = thread_and(state, caller, id, need, also).await?;
     driven_by_itself(&thread)?;
     Ok((thread, extra))
 }
@@ -142,24 +211,30 @@ pub async fn stoppable_thread(
     caller: &Caller,
     id: ThreadId,
 ) -> Result<Thread, ApiError> {
-    let thread = thread(state, caller, id).await?;
+    let thread = thread_for(state, caller, id, ThreadRight::Change).await?;
     if thread.origin != Some(confer_actors::ThreadOrigin::Delegate) {
         driven_by_itself(&thread)?;
     }
     Ok(thread)
 }
 
-/// Loads a plan of the caller's org whose thread the caller may use: a plan
-/// of another org, or of a deleted thread, is 404; a plan of a thread the
-/// caller may not use is 403, as for the thread itself (`plans.md`).
-pub async fn plan(state: &AppState, caller: &Caller, id: PlanId) -> Result<Plan, ApiError> {
+/// Loads a plan of the caller's org on whose thread the caller has `need`:
+/// a plan of another org, or of a deleted thread, is 404; a plan of a
+/// thread the caller may not use is 403, as for the thread itself
+/// (`plans.md`).
+pub async fn plan(
+    state: &AppState,
+    caller: &Caller,
+    id: PlanId,
+    need: ThreadRight,
+) -> Result<Plan, ApiError> {
     let org = caller.org_id;
     let plan = state
         .store
         .run(move |store| store.plan(org, id))
         .await?
         .ok_or_else(|| ApiError::not_found("plan"))?;
-    match thread(state, caller, plan.thread_id).await {
+    match thread_for(state, caller, plan.thread_id, need).await {
         Ok(_) => Ok(plan),
         Err(ApiError::NotFound(_)) => Err(ApiError::not_found("plan")),
         Err(other) => Err(other),
@@ -240,7 +315,14 @@ pub async fn knowledge_scope(
     use crate::auth::Role;
     use crate::knowledge::Scope;
     match scope {
-        Scope::Thread(id) => thread(state, caller, id).await.map(|_| ()),
+        Scope::Thread(id) => {
+            let need = if write {
+                ThreadRight::Change
+            } else {
+                ThreadRight::Read
+            };
+            thread_for(state, caller, id, need).await.map(|_| ())
+        }
         Scope::Org | Scope::Agent(_) => {
             if let Scope::Agent(agent) = scope {
                 let org = caller.org_id;
