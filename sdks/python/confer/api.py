@@ -98,6 +98,16 @@ from ._generated.api.plans import (
     todos_remove_deps,
     todos_update,
 )
+from ._generated.api.projects import (
+    projects_add_member,
+    projects_create,
+    projects_delete,
+    projects_get,
+    projects_list,
+    projects_members,
+    projects_remove_member,
+    projects_update,
+)
 from ._generated.api.publishing import (
     multiplayer_get,
     multiplayer_put,
@@ -289,6 +299,14 @@ __all__ = [
     "plans_list",
     "plans_ready",
     "plans_update",
+    "projects_add_member",
+    "projects_create",
+    "projects_delete",
+    "projects_get",
+    "projects_list",
+    "projects_members",
+    "projects_remove_member",
+    "projects_update",
     "public_chat_config",
     "public_chat_session",
     "public_invite",

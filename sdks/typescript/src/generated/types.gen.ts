@@ -87,6 +87,11 @@ export type AgentView = {
     name: string;
     org_id: string;
     /**
+     * The project it belongs to, else null (membership grants nothing on
+     * agents).
+     */
+    project_id?: string | null;
+    /**
      * `[]`, or the agent's publication (`publishing.md` §8).
      */
     published_chats: Array<PublishedChat>;
@@ -595,6 +600,7 @@ export type CreateAgent = {
     defaultModel?: string | null;
     description?: string | null;
     name: string;
+    projectId?: ProjectId | null;
     stablePreamble?: string | null;
 };
 
@@ -696,6 +702,20 @@ export type CreatePlanTodo = {
 };
 
 /**
+ * `POST /api/projects` body.
+ */
+export type CreateProject = {
+    description?: string | null;
+    /**
+     * Admins and members only: an end user creating a project is its
+     * sole first member, as owner.
+     */
+    members?: Array<MemberInput> | null;
+    name: string;
+    slug?: string | null;
+};
+
+/**
  * `POST /api/threads` body.
  */
 export type CreateThread = {
@@ -705,6 +725,7 @@ export type CreateThread = {
     metadata?: {
         [key: string]: string;
     } | null;
+    projectId?: ProjectId | null;
     resourceBindings?: Array<{
         [key: string]: unknown;
     }> | null;
@@ -1315,6 +1336,36 @@ export type McpView = {
 };
 
 /**
+ * A member of a project.
+ */
+export type Member = {
+    added_at: string;
+    /**
+     * Who added it (or last changed its role).
+     */
+    added_by: string;
+    role: ProjectRole;
+    user_id: string;
+};
+
+/**
+ * A member as a create or an add names it.
+ */
+export type MemberInput = {
+    role: ProjectRole;
+    userId: string;
+};
+
+/**
+ * `GET /api/projects/{id}/members` answer.
+ */
+export type MemberList = {
+    agents: Array<Named>;
+    members: Array<Member>;
+    runners: Array<Named>;
+};
+
+/**
  * An agent's memory configuration (`GET/PUT /api/agents/{id}/memory`).
  */
 export type MemoryConfig = {
@@ -1445,6 +1496,14 @@ export type MultiplayerView = {
     org_id: string;
     updated_at?: string | null;
     who_can_invite: WhoCanInvite;
+};
+
+/**
+ * An agent or a runner of a project.
+ */
+export type Named = {
+    id: string;
+    name: string;
 };
 
 /**
@@ -1647,6 +1706,32 @@ export type PlanStatus = 'draft' | 'approved' | 'in_progress' | 'done' | 'cancel
 export type ProfileSwitchProposalEvent = {
     reason: string;
     target: string;
+};
+
+/**
+ * A project grouping an org's threads, agents and runners
+ * (`agent-extras.md` §5).
+ */
+export type ProjectId = string;
+
+/**
+ * What a member may do, weakest first (the order is the comparison).
+ */
+export type ProjectRole = 'viewer' | 'editor' | 'owner';
+
+/**
+ * A project as every endpoint returns it.
+ */
+export type ProjectView = {
+    caller_role?: ProjectRole | null;
+    created_at: string;
+    created_by: string;
+    description?: string | null;
+    id: string;
+    name: string;
+    org_id: string;
+    slug?: string | null;
+    updated_at: string;
 };
 
 /**
@@ -2062,6 +2147,13 @@ export type RecentFiring = {
      * The slot; for a `missed` entry, the newest slot it counts.
      */
     slot: string;
+};
+
+/**
+ * `DELETE /api/projects/{id}/members` body.
+ */
+export type RemoveMember = {
+    userId: string;
 };
 
 /**
@@ -2966,6 +3058,10 @@ export type ThreadView = (DelegationView | null) & {
     org_id: string;
     origin?: ThreadOrigin | null;
     /**
+     * The project it belongs to, else null.
+     */
+    project_id?: string | null;
+    /**
      * The publication a visitor created it through, else null.
      */
     publication_id?: string | null;
@@ -3366,6 +3462,10 @@ export type UpdateAgent = {
     defaultProfile?: string | null;
     description?: string | null;
     name?: string | null;
+    /**
+     * A project of the org, or null for none.
+     */
+    projectId?: string | null;
     runtimeProvider?: string | null;
     stablePreamble?: string | null;
     toolProfiles?: {
@@ -3403,6 +3503,16 @@ export type UpdatePlan = {
 };
 
 /**
+ * `PATCH /api/projects/{id}` body; `null` clears the slug or the
+ * description.
+ */
+export type UpdateProject = {
+    description?: string | null;
+    name?: string | null;
+    slug?: string | null;
+};
+
+/**
  * `PATCH /api/threads/{id}` body; `null` clears a field, metadata is replaced whole.
  */
 export type UpdateThread = {
@@ -3410,6 +3520,11 @@ export type UpdateThread = {
     metadata?: {
         [key: string]: string;
     } | null;
+    /**
+     * Moves it to a project, or out of its project with null (an end
+     * user: the thread's creator, an editor of both projects).
+     */
+    projectId?: string | null;
     systemPromptOverlay?: Overlay | null;
     title?: string | null;
 };
@@ -3808,11 +3923,20 @@ export type AdminExportResponses = {
 export type AgentsListData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Only the agents of this project.
+         */
+        projectId?: ProjectId;
+    };
     url: '/api/agents';
 };
 
 export type AgentsListErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
     /**
      * `UNAUTHORIZED`: no or invalid credentials
      */
@@ -3835,7 +3959,7 @@ export type AgentsListError = AgentsListErrors[keyof AgentsListErrors];
 
 export type AgentsListResponses = {
     /**
-     * The org's agents
+     * The org's agents (with `projectId`, that project's)
      */
     200: Array<AgentView>;
 };
@@ -8663,6 +8787,433 @@ export type TodosAddDepsResponses = {
 
 export type TodosAddDepsResponse = TodosAddDepsResponses[keyof TodosAddDepsResponses];
 
+export type ProjectsListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * `X-Next-Cursor` of the previous page.
+         */
+        cursor?: string;
+        /**
+         * 1–100, 50 by default.
+         */
+        limit?: number;
+    };
+    url: '/api/projects';
+};
+
+export type ProjectsListErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsListError = ProjectsListErrors[keyof ProjectsListErrors];
+
+export type ProjectsListResponses = {
+    /**
+     * The projects the caller may see, newest first; `X-Next-Cursor` when more follow
+     */
+    200: Array<ProjectView>;
+};
+
+export type ProjectsListResponse = ProjectsListResponses[keyof ProjectsListResponses];
+
+export type ProjectsCreateData = {
+    body: CreateProject;
+    path?: never;
+    query?: never;
+    url: '/api/projects';
+};
+
+export type ProjectsCreateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * The slug is taken, or the org holds 10,000 projects
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsCreateError = ProjectsCreateErrors[keyof ProjectsCreateErrors];
+
+export type ProjectsCreateResponses = {
+    /**
+     * The project
+     */
+    201: ProjectView;
+};
+
+export type ProjectsCreateResponse = ProjectsCreateResponses[keyof ProjectsCreateResponses];
+
+export type ProjectsDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * The project's id
+         */
+        project_id: string;
+    };
+    query?: never;
+    url: '/api/projects/{project_id}';
+};
+
+export type ProjectsDeleteErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsDeleteError = ProjectsDeleteErrors[keyof ProjectsDeleteErrors];
+
+export type ProjectsDeleteResponses = {
+    /**
+     * Deleted
+     */
+    200: Ok;
+};
+
+export type ProjectsDeleteResponse = ProjectsDeleteResponses[keyof ProjectsDeleteResponses];
+
+export type ProjectsGetData = {
+    body?: never;
+    path: {
+        /**
+         * The project's id
+         */
+        project_id: string;
+    };
+    query?: never;
+    url: '/api/projects/{project_id}';
+};
+
+export type ProjectsGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsGetError = ProjectsGetErrors[keyof ProjectsGetErrors];
+
+export type ProjectsGetResponses = {
+    /**
+     * The project (an end user: one it is a member of)
+     */
+    200: ProjectView;
+};
+
+export type ProjectsGetResponse = ProjectsGetResponses[keyof ProjectsGetResponses];
+
+export type ProjectsUpdateData = {
+    body: UpdateProject;
+    path: {
+        /**
+         * The project's id
+         */
+        project_id: string;
+    };
+    query?: never;
+    url: '/api/projects/{project_id}';
+};
+
+export type ProjectsUpdateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * The slug is taken
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsUpdateError = ProjectsUpdateErrors[keyof ProjectsUpdateErrors];
+
+export type ProjectsUpdateResponses = {
+    /**
+     * The updated project
+     */
+    200: ProjectView;
+};
+
+export type ProjectsUpdateResponse = ProjectsUpdateResponses[keyof ProjectsUpdateResponses];
+
+export type ProjectsRemoveMemberData = {
+    body: RemoveMember;
+    path: {
+        /**
+         * The project's id
+         */
+        project_id: string;
+    };
+    query?: never;
+    url: '/api/projects/{project_id}/members';
+};
+
+export type ProjectsRemoveMemberErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsRemoveMemberError = ProjectsRemoveMemberErrors[keyof ProjectsRemoveMemberErrors];
+
+export type ProjectsRemoveMemberResponses = {
+    /**
+     * Removed
+     */
+    200: Ok;
+};
+
+export type ProjectsRemoveMemberResponse = ProjectsRemoveMemberResponses[keyof ProjectsRemoveMemberResponses];
+
+export type ProjectsMembersData = {
+    body?: never;
+    path: {
+        /**
+         * The project's id
+         */
+        project_id: string;
+    };
+    query?: never;
+    url: '/api/projects/{project_id}/members';
+};
+
+export type ProjectsMembersErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsMembersError = ProjectsMembersErrors[keyof ProjectsMembersErrors];
+
+export type ProjectsMembersResponses = {
+    /**
+     * Members by user id, and the project's agents and runners
+     */
+    200: MemberList;
+};
+
+export type ProjectsMembersResponse = ProjectsMembersResponses[keyof ProjectsMembersResponses];
+
+export type ProjectsAddMemberData = {
+    body: MemberInput;
+    path: {
+        /**
+         * The project's id
+         */
+        project_id: string;
+    };
+    query?: never;
+    url: '/api/projects/{project_id}/members';
+};
+
+export type ProjectsAddMemberErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * The project holds 500 members
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ProjectsAddMemberError = ProjectsAddMemberErrors[keyof ProjectsAddMemberErrors];
+
+export type ProjectsAddMemberResponses = {
+    /**
+     * The member, its role changed
+     */
+    200: Member;
+    /**
+     * The new member
+     */
+    201: Member;
+};
+
+export type ProjectsAddMemberResponse = ProjectsAddMemberResponses[keyof ProjectsAddMemberResponses];
+
 export type PublicChatConfigData = {
     body?: never;
     path: {
@@ -11329,6 +11880,11 @@ export type ThreadsListData = {
          * appear in), newest first.
          */
         parentThreadId?: ThreadId;
+        /**
+         * Every thread of this project (an end user: a member of it), newest
+         * first; `agentId` is then optional.
+         */
+        projectId?: ProjectId;
         cursor?: string;
         limit?: number;
     };

@@ -68,6 +68,7 @@ from .create_memory import CreateMemory
 from .create_org import CreateOrg
 from .create_plan import CreatePlan
 from .create_plan_todo import CreatePlanTodo
+from .create_project import CreateProject
 from .create_thread import CreateThread
 from .create_thread_metadata_type_0 import CreateThreadMetadataType0
 from .create_thread_resource_bindings_type_0_item import CreateThreadResourceBindingsType0Item
@@ -128,6 +129,9 @@ from .limits_view import LimitsView
 from .listed_tool import ListedTool
 from .mcp_list import McpList
 from .mcp_view import McpView
+from .member import Member
+from .member_input import MemberInput
+from .member_list import MemberList
 from .memory_config import MemoryConfig
 from .memory_config_view import MemoryConfigView
 from .memory_scope import MemoryScope
@@ -138,6 +142,7 @@ from .meta_event import MetaEvent
 from .missed import Missed
 from .model_view import ModelView
 from .multiplayer_view import MultiplayerView
+from .named import Named
 from .neighbours import Neighbours
 from .o_auth_client_body import OAuthClientBody
 from .ok import Ok
@@ -158,6 +163,8 @@ from .plan_config_view import PlanConfigView
 from .plan_list import PlanList
 from .plan_status import PlanStatus
 from .profile_switch_proposal_event import ProfileSwitchProposalEvent
+from .project_role import ProjectRole
+from .project_view import ProjectView
 from .public_chat_config import PublicChatConfig
 from .publication_body import PublicationBody
 from .publication_body_limits_type_0 import PublicationBodyLimitsType0
@@ -183,6 +190,7 @@ from .put_web_config import PutWebConfig
 from .queued_event import QueuedEvent
 from .recall_body import RecallBody
 from .recent_firing import RecentFiring
+from .remove_member import RemoveMember
 from .remove_participant import RemoveParticipant
 from .remove_request import RemoveRequest
 from .requires_action_event import RequiresActionEvent
@@ -306,6 +314,7 @@ from .update_agent import UpdateAgent
 from .update_agent_tool_profiles_type_0 import UpdateAgentToolProfilesType0
 from .update_mcp import UpdateMcp
 from .update_plan import UpdatePlan
+from .update_project import UpdateProject
 from .update_thread import UpdateThread
 from .update_thread_metadata_type_0 import UpdateThreadMetadataType0
 from .update_todo import UpdateTodo
@@ -401,6 +410,7 @@ __all__ = (
     "CreateOrg",
     "CreatePlan",
     "CreatePlanTodo",
+    "CreateProject",
     "CreateThread",
     "CreateThreadMetadataType0",
     "CreateThreadResourceBindingsType0Item",
@@ -461,6 +471,9 @@ __all__ = (
     "ListedTool",
     "McpList",
     "McpView",
+    "Member",
+    "MemberInput",
+    "MemberList",
     "MemoryConfig",
     "MemoryConfigView",
     "MemoryScope",
@@ -471,6 +484,7 @@ __all__ = (
     "Missed",
     "ModelView",
     "MultiplayerView",
+    "Named",
     "Neighbours",
     "OAuthClientBody",
     "Ok",
@@ -491,6 +505,8 @@ __all__ = (
     "PlanList",
     "PlanStatus",
     "ProfileSwitchProposalEvent",
+    "ProjectRole",
+    "ProjectView",
     "PublicChatConfig",
     "PublicationBody",
     "PublicationBodyLimitsType0",
@@ -516,6 +532,7 @@ __all__ = (
     "QueuedEvent",
     "RecallBody",
     "RecentFiring",
+    "RemoveMember",
     "RemoveParticipant",
     "RemoveRequest",
     "RequiresActionEvent",
@@ -639,6 +656,7 @@ __all__ = (
     "UpdateAgentToolProfilesType0",
     "UpdateMcp",
     "UpdatePlan",
+    "UpdateProject",
     "UpdateThread",
     "UpdateThreadMetadataType0",
     "UpdateTodo",

@@ -34,6 +34,8 @@ class AgentView:
         stable_preamble (str):
         updated_at (str):
         default_profile (None | str | Unset):
+        project_id (None | str | Unset): The project it belongs to, else null (membership grants nothing on
+            agents).
         tool_profiles (AgentViewToolProfilesType0 | None | Unset):
     """
 
@@ -48,6 +50,7 @@ class AgentView:
     stable_preamble: str
     updated_at: str
     default_profile: None | str | Unset = UNSET
+    project_id: None | str | Unset = UNSET
     tool_profiles: AgentViewToolProfilesType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -83,6 +86,12 @@ class AgentView:
         else:
             default_profile = self.default_profile
 
+        project_id: None | str | Unset
+        if isinstance(self.project_id, Unset):
+            project_id = UNSET
+        else:
+            project_id = self.project_id
+
         tool_profiles: dict[str, Any] | None | Unset
         if isinstance(self.tool_profiles, Unset):
             tool_profiles = UNSET
@@ -109,6 +118,8 @@ class AgentView:
         )
         if default_profile is not UNSET:
             field_dict["default_profile"] = default_profile
+        if project_id is not UNSET:
+            field_dict["project_id"] = project_id
         if tool_profiles is not UNSET:
             field_dict["tool_profiles"] = tool_profiles
 
@@ -154,6 +165,15 @@ class AgentView:
 
         default_profile = _parse_default_profile(d.pop("default_profile", UNSET))
 
+        def _parse_project_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        project_id = _parse_project_id(d.pop("project_id", UNSET))
+
         def _parse_tool_profiles(data: object) -> AgentViewToolProfilesType0 | None | Unset:
             if data is None:
                 return data
@@ -183,6 +203,7 @@ class AgentView:
             stable_preamble=stable_preamble,
             updated_at=updated_at,
             default_profile=default_profile,
+            project_id=project_id,
             tool_profiles=tool_profiles,
         )
 

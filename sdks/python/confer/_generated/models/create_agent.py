@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, TypeVar, cast
+from uuid import UUID
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -20,12 +21,14 @@ class CreateAgent:
         name (str):
         default_model (None | str | Unset):
         description (None | str | Unset):
+        project_id (None | Unset | UUID):
         stable_preamble (None | str | Unset):
     """
 
     name: str
     default_model: None | str | Unset = UNSET
     description: None | str | Unset = UNSET
+    project_id: None | Unset | UUID = UNSET
     stable_preamble: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -44,6 +47,14 @@ class CreateAgent:
         else:
             description = self.description
 
+        project_id: None | str | Unset
+        if isinstance(self.project_id, Unset):
+            project_id = UNSET
+        elif isinstance(self.project_id, UUID):
+            project_id = str(self.project_id)
+        else:
+            project_id = self.project_id
+
         stable_preamble: None | str | Unset
         if isinstance(self.stable_preamble, Unset):
             stable_preamble = UNSET
@@ -61,6 +72,8 @@ class CreateAgent:
             field_dict["defaultModel"] = default_model
         if description is not UNSET:
             field_dict["description"] = description
+        if project_id is not UNSET:
+            field_dict["projectId"] = project_id
         if stable_preamble is not UNSET:
             field_dict["stablePreamble"] = stable_preamble
 
@@ -89,6 +102,23 @@ class CreateAgent:
 
         description = _parse_description(d.pop("description", UNSET))
 
+        def _parse_project_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                project_id_type_0 = UUID(data)
+
+                return project_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        project_id = _parse_project_id(d.pop("projectId", UNSET))
+
         def _parse_stable_preamble(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -102,6 +132,7 @@ class CreateAgent:
             name=name,
             default_model=default_model,
             description=description,
+            project_id=project_id,
             stable_preamble=stable_preamble,
         )
 

@@ -30,6 +30,7 @@ class CreateThread:
         active_profile (None | str | Unset):
         kind (None | ThreadKind | Unset):
         metadata (CreateThreadMetadataType0 | None | Unset):
+        project_id (None | Unset | UUID):
         resource_bindings (list[CreateThreadResourceBindingsType0Item] | None | Unset):
         system_prompt_overlay (list[str] | None | str | Unset):
         title (None | str | Unset):
@@ -39,6 +40,7 @@ class CreateThread:
     active_profile: None | str | Unset = UNSET
     kind: None | ThreadKind | Unset = UNSET
     metadata: CreateThreadMetadataType0 | None | Unset = UNSET
+    project_id: None | Unset | UUID = UNSET
     resource_bindings: list[CreateThreadResourceBindingsType0Item] | None | Unset = UNSET
     system_prompt_overlay: list[str] | None | str | Unset = UNSET
     title: None | str | Unset = UNSET
@@ -70,6 +72,14 @@ class CreateThread:
             metadata = self.metadata.to_dict()
         else:
             metadata = self.metadata
+
+        project_id: None | str | Unset
+        if isinstance(self.project_id, Unset):
+            project_id = UNSET
+        elif isinstance(self.project_id, UUID):
+            project_id = str(self.project_id)
+        else:
+            project_id = self.project_id
 
         resource_bindings: list[dict[str, Any]] | None | Unset
         if isinstance(self.resource_bindings, Unset):
@@ -111,6 +121,8 @@ class CreateThread:
             field_dict["kind"] = kind
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
+        if project_id is not UNSET:
+            field_dict["projectId"] = project_id
         if resource_bindings is not UNSET:
             field_dict["resourceBindings"] = resource_bindings
         if system_prompt_overlay is not UNSET:
@@ -173,6 +185,23 @@ class CreateThread:
 
         metadata = _parse_metadata(d.pop("metadata", UNSET))
 
+        def _parse_project_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                project_id_type_0 = UUID(data)
+
+                return project_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        project_id = _parse_project_id(d.pop("projectId", UNSET))
+
         def _parse_resource_bindings(
             data: object,
         ) -> list[CreateThreadResourceBindingsType0Item] | None | Unset:
@@ -230,6 +259,7 @@ class CreateThread:
             active_profile=active_profile,
             kind=kind,
             metadata=metadata,
+            project_id=project_id,
             resource_bindings=resource_bindings,
             system_prompt_overlay=system_prompt_overlay,
             title=title,

@@ -35,6 +35,7 @@ class ThreadView:
         updated_at (str):
         active_profile (None | str | Unset):
         origin (None | ThreadOrigin | Unset):
+        project_id (None | str | Unset): The project it belongs to, else null.
         publication_id (None | str | Unset): The publication a visitor created it through, else null.
         system_prompt_overlay (None | str | Unset):
         title (None | str | Unset):
@@ -52,6 +53,7 @@ class ThreadView:
     updated_at: str
     active_profile: None | str | Unset = UNSET
     origin: None | ThreadOrigin | Unset = UNSET
+    project_id: None | str | Unset = UNSET
     publication_id: None | str | Unset = UNSET
     system_prompt_overlay: None | str | Unset = UNSET
     title: None | str | Unset = UNSET
@@ -92,6 +94,12 @@ class ThreadView:
         else:
             origin = self.origin
 
+        project_id: None | str | Unset
+        if isinstance(self.project_id, Unset):
+            project_id = UNSET
+        else:
+            project_id = self.project_id
+
         publication_id: None | str | Unset
         if isinstance(self.publication_id, Unset):
             publication_id = UNSET
@@ -130,6 +138,8 @@ class ThreadView:
             field_dict["active_profile"] = active_profile
         if origin is not UNSET:
             field_dict["origin"] = origin
+        if project_id is not UNSET:
+            field_dict["project_id"] = project_id
         if publication_id is not UNSET:
             field_dict["publication_id"] = publication_id
         if system_prompt_overlay is not UNSET:
@@ -190,6 +200,15 @@ class ThreadView:
 
         origin = _parse_origin(d.pop("origin", UNSET))
 
+        def _parse_project_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        project_id = _parse_project_id(d.pop("project_id", UNSET))
+
         def _parse_publication_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -230,6 +249,7 @@ class ThreadView:
             updated_at=updated_at,
             active_profile=active_profile,
             origin=origin,
+            project_id=project_id,
             publication_id=publication_id,
             system_prompt_overlay=system_prompt_overlay,
             title=title,

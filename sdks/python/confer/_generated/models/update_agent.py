@@ -25,6 +25,7 @@ class UpdateAgent:
         default_profile (None | str | Unset):
         description (None | str | Unset):
         name (None | str | Unset):
+        project_id (None | str | Unset): A project of the org, or null for none.
         runtime_provider (None | str | Unset):
         stable_preamble (None | str | Unset):
         tool_profiles (None | Unset | UpdateAgentToolProfilesType0):
@@ -34,6 +35,7 @@ class UpdateAgent:
     default_profile: None | str | Unset = UNSET
     description: None | str | Unset = UNSET
     name: None | str | Unset = UNSET
+    project_id: None | str | Unset = UNSET
     runtime_provider: None | str | Unset = UNSET
     stable_preamble: None | str | Unset = UNSET
     tool_profiles: None | Unset | UpdateAgentToolProfilesType0 = UNSET
@@ -66,6 +68,12 @@ class UpdateAgent:
         else:
             name = self.name
 
+        project_id: None | str | Unset
+        if isinstance(self.project_id, Unset):
+            project_id = UNSET
+        else:
+            project_id = self.project_id
+
         runtime_provider: None | str | Unset
         if isinstance(self.runtime_provider, Unset):
             runtime_provider = UNSET
@@ -97,6 +105,8 @@ class UpdateAgent:
             field_dict["description"] = description
         if name is not UNSET:
             field_dict["name"] = name
+        if project_id is not UNSET:
+            field_dict["projectId"] = project_id
         if runtime_provider is not UNSET:
             field_dict["runtimeProvider"] = runtime_provider
         if stable_preamble is not UNSET:
@@ -148,6 +158,15 @@ class UpdateAgent:
 
         name = _parse_name(d.pop("name", UNSET))
 
+        def _parse_project_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        project_id = _parse_project_id(d.pop("projectId", UNSET))
+
         def _parse_runtime_provider(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -188,6 +207,7 @@ class UpdateAgent:
             default_profile=default_profile,
             description=description,
             name=name,
+            project_id=project_id,
             runtime_provider=runtime_provider,
             stable_preamble=stable_preamble,
             tool_profiles=tool_profiles,

@@ -23,12 +23,15 @@ class UpdateThread:
     Attributes:
         active_profile (None | str | Unset):
         metadata (None | Unset | UpdateThreadMetadataType0):
+        project_id (None | str | Unset): Moves it to a project, or out of its project with null (an end
+            user: the thread's creator, an editor of both projects).
         system_prompt_overlay (list[str] | None | str | Unset):
         title (None | str | Unset):
     """
 
     active_profile: None | str | Unset = UNSET
     metadata: None | Unset | UpdateThreadMetadataType0 = UNSET
+    project_id: None | str | Unset = UNSET
     system_prompt_overlay: list[str] | None | str | Unset = UNSET
     title: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -49,6 +52,12 @@ class UpdateThread:
             metadata = self.metadata.to_dict()
         else:
             metadata = self.metadata
+
+        project_id: None | str | Unset
+        if isinstance(self.project_id, Unset):
+            project_id = UNSET
+        else:
+            project_id = self.project_id
 
         system_prompt_overlay: list[str] | None | str | Unset
         if isinstance(self.system_prompt_overlay, Unset):
@@ -72,6 +81,8 @@ class UpdateThread:
             field_dict["activeProfile"] = active_profile
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
+        if project_id is not UNSET:
+            field_dict["projectId"] = project_id
         if system_prompt_overlay is not UNSET:
             field_dict["systemPromptOverlay"] = system_prompt_overlay
         if title is not UNSET:
@@ -111,6 +122,15 @@ class UpdateThread:
 
         metadata = _parse_metadata(d.pop("metadata", UNSET))
 
+        def _parse_project_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        project_id = _parse_project_id(d.pop("projectId", UNSET))
+
         def _parse_system_prompt_overlay(data: object) -> list[str] | None | str | Unset:
             if data is None:
                 return data
@@ -140,6 +160,7 @@ class UpdateThread:
         update_thread = cls(
             active_profile=active_profile,
             metadata=metadata,
+            project_id=project_id,
             system_prompt_overlay=system_prompt_overlay,
             title=title,
         )

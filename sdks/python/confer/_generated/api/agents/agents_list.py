@@ -1,5 +1,6 @@
 from http import HTTPStatus
 from typing import Any
+from uuid import UUID
 
 import httpx
 
@@ -7,14 +8,27 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.agent_view import AgentView
 from ...models.error_body import ErrorBody
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
-def _get_kwargs() -> dict[str, Any]:
+def _get_kwargs(
+    *,
+    project_id: UUID | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    json_project_id: str | Unset = UNSET
+    if not isinstance(project_id, Unset):
+        json_project_id = str(project_id)
+    params["projectId"] = json_project_id
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/api/agents",
+        "params": params,
     }
 
     return _kwargs
@@ -32,6 +46,11 @@ def _parse_response(
             response_200.append(response_200_item)
 
         return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
 
     if response.status_code == 401:
         response_401 = ErrorBody.from_dict(response.json())
@@ -73,8 +92,13 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    project_id: UUID | Unset = UNSET,
 ) -> Response[ErrorBody | list[AgentView]]:
     """`GET /api/agents`
+
+    Args:
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -84,7 +108,9 @@ def sync_detailed(
         Response[ErrorBody | list[AgentView]]
     """
 
-    kwargs = _get_kwargs()
+    kwargs = _get_kwargs(
+        project_id=project_id,
+    )
 
     response = client.get_httpx_client().request(
         **kwargs,
@@ -96,8 +122,13 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    project_id: UUID | Unset = UNSET,
 ) -> ErrorBody | list[AgentView] | None:
     """`GET /api/agents`
+
+    Args:
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -109,14 +140,20 @@ def sync(
 
     return sync_detailed(
         client=client,
+        project_id=project_id,
     ).parsed
 
 
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    project_id: UUID | Unset = UNSET,
 ) -> Response[ErrorBody | list[AgentView]]:
     """`GET /api/agents`
+
+    Args:
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -126,7 +163,9 @@ async def asyncio_detailed(
         Response[ErrorBody | list[AgentView]]
     """
 
-    kwargs = _get_kwargs()
+    kwargs = _get_kwargs(
+        project_id=project_id,
+    )
 
     response = await client.get_async_httpx_client().request(**kwargs)
 
@@ -136,8 +175,13 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    project_id: UUID | Unset = UNSET,
 ) -> ErrorBody | list[AgentView] | None:
     """`GET /api/agents`
+
+    Args:
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -150,5 +194,6 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
+            project_id=project_id,
         )
     ).parsed

@@ -15,6 +15,7 @@ def _get_kwargs(
     *,
     agent_id: UUID | Unset = UNSET,
     parent_thread_id: UUID | Unset = UNSET,
+    project_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -30,6 +31,11 @@ def _get_kwargs(
     if not isinstance(parent_thread_id, Unset):
         json_parent_thread_id = str(parent_thread_id)
     params["parentThreadId"] = json_parent_thread_id
+
+    json_project_id: str | Unset = UNSET
+    if not isinstance(project_id, Unset):
+        json_project_id = str(project_id)
+    params["projectId"] = json_project_id
 
     params["cursor"] = cursor
 
@@ -101,6 +107,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     agent_id: UUID | Unset = UNSET,
     parent_thread_id: UUID | Unset = UNSET,
+    project_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> Response[ErrorBody | ThreadPage]:
@@ -110,6 +117,8 @@ def sync_detailed(
     Args:
         agent_id (UUID | Unset): An agent of an organization.
         parent_thread_id (UUID | Unset): A conversation thread on an agent.
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -124,6 +133,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         agent_id=agent_id,
         parent_thread_id=parent_thread_id,
+        project_id=project_id,
         cursor=cursor,
         limit=limit,
     )
@@ -140,6 +150,7 @@ def sync(
     client: AuthenticatedClient,
     agent_id: UUID | Unset = UNSET,
     parent_thread_id: UUID | Unset = UNSET,
+    project_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> ErrorBody | ThreadPage | None:
@@ -149,6 +160,8 @@ def sync(
     Args:
         agent_id (UUID | Unset): An agent of an organization.
         parent_thread_id (UUID | Unset): A conversation thread on an agent.
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -164,6 +177,7 @@ def sync(
         client=client,
         agent_id=agent_id,
         parent_thread_id=parent_thread_id,
+        project_id=project_id,
         cursor=cursor,
         limit=limit,
     ).parsed
@@ -174,6 +188,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     agent_id: UUID | Unset = UNSET,
     parent_thread_id: UUID | Unset = UNSET,
+    project_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> Response[ErrorBody | ThreadPage]:
@@ -183,6 +198,8 @@ async def asyncio_detailed(
     Args:
         agent_id (UUID | Unset): An agent of an organization.
         parent_thread_id (UUID | Unset): A conversation thread on an agent.
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -197,6 +214,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         agent_id=agent_id,
         parent_thread_id=parent_thread_id,
+        project_id=project_id,
         cursor=cursor,
         limit=limit,
     )
@@ -211,6 +229,7 @@ async def asyncio(
     client: AuthenticatedClient,
     agent_id: UUID | Unset = UNSET,
     parent_thread_id: UUID | Unset = UNSET,
+    project_id: UUID | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> ErrorBody | ThreadPage | None:
@@ -220,6 +239,8 @@ async def asyncio(
     Args:
         agent_id (UUID | Unset): An agent of an organization.
         parent_thread_id (UUID | Unset): A conversation thread on an agent.
+        project_id (UUID | Unset): A project grouping an org's threads, agents and runners
+            (`agent-extras.md` §5).
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -236,6 +257,7 @@ async def asyncio(
             client=client,
             agent_id=agent_id,
             parent_thread_id=parent_thread_id,
+            project_id=project_id,
             cursor=cursor,
             limit=limit,
         )
