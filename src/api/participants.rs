@@ -54,9 +54,15 @@ struct ParticipantList {
     participants: Vec<ParticipantView>,
 }
 
-/// A multiplayer thread the caller may use (422 on a `single` thread).
-async fn multiplayer(state: &AppState, caller: &Caller, id: ThreadId) -> Result<Thread, ApiError> {
-    let thread = access::thread(state, caller, id).await?;
+/// A multiplayer thread on which the caller has `need` (422 on a `single`
+/// thread).
+async fn multiplayer(
+    state: &AppState,
+    caller: &Caller,
+    id: ThreadId,
+    need: ThreadRight,
+) -> Result<Thread, ApiError> {
+    let thread = access::thread_for(state, caller, id, need).await?;
     if thread.kind != ThreadKind::Multiplayer {
         return Err(ApiError::Validation(
             "thread: participants exist only on multiplayer threads".into(),
@@ -72,7 +78,7 @@ pub async fn list(
     caller: Caller,
     path: web::Path<ThreadId>,
 ) -> Result<HttpResponse, ApiError> {
-    let thread = multiplayer(&state, &caller, path.into_inner()).await?;
+    let thread = multiplayer(&state, &caller, path.into_inner(), ThreadRight::Read).await?;
     let participants = state.store.run(move |s| s.participants(thread.id)).await?;
     Ok(HttpResponse::Ok().json(ParticipantList {
         participants: participants
@@ -165,7 +171,7 @@ pub async fn remove(
     path: web::Path<ThreadId>,
     body: JsonBody<RemoveParticipant>,
 ) -> Result<HttpResponse, ApiError> {
-    let thread = multiplayer(&state, &caller, path.into_inner()).await?;
+    let thread = multiplayer(&state, &caller, path.into_inner(), ThreadRight::Change).await?;
     let user_id = body.into_inner().user_id;
     let removed = state
         .store

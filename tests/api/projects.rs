@@ -175,6 +175,18 @@ async fn a_viewer_reads_its_projects_threads_and_a_deleted_project_detaches_them
     ulla.post(&format!("/api/threads/{by_olivia}/stop"), json!({}))
         .await
         .expect_error(403, "FORBIDDEN");
+    ulla.post(
+        "/api/plans",
+        json!({"threadId": by_olivia, "title": "mine"}),
+    )
+    .await
+    .expect_error(403, "FORBIDDEN");
+    ulla.delete_with(
+        &format!("/api/threads/{by_olivia}/participants"),
+        json!({"userId": "olivia"}),
+    )
+    .await
+    .expect_error(403, "FORBIDDEN");
     let promoted = olivia
         .post(
             &format!("/api/projects/{p1}/members"),
