@@ -241,12 +241,27 @@ async fn a_viewer_reads_its_projects_threads_and_a_deleted_project_detaches_them
         .await
         .expect(200);
     assert_eq!(ids(&agents), [agent.as_str()]);
+    // A runner in P1 (runners.md keeps its projectId as text: checked now).
+    let runner = |project: &str| json!({"agentId": agent, "name": "Digest", "instructions": "hi", "projectId": project});
+    admin
+        .post("/api/runners", runner("not-a-project"))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    admin
+        .post(
+            "/api/runners",
+            runner("0190d1f2-0000-7000-8000-000000000000"),
+        )
+        .await
+        .expect_error(404, "NOT_FOUND");
+    let digest = id(&admin.post("/api/runners", runner(&p1)).await.expect(201));
     let members = ulla
         .get(&format!("/api/projects/{p1}/members"))
         .await
         .expect(200);
     assert_eq!(members["members"].as_array().unwrap().len(), 3);
     assert_eq!(members["agents"][0]["name"], "Helper");
+    assert_eq!(members["runners"][0]["id"], digest.as_str());
     // A member of no project sees none; an admin sees all, paged.
     assert_eq!(
         user(&server, &org, "zed")
@@ -304,6 +319,11 @@ async fn a_viewer_reads_its_projects_threads_and_a_deleted_project_detaches_them
     );
     let agent_now = admin.get(&format!("/api/agents/{agent}")).await.expect(200);
     assert_eq!(agent_now["project_id"], Value::Null);
+    let runner_now = admin
+        .get(&format!("/api/runners/{digest}"))
+        .await
+        .expect(200);
+    assert_eq!(runner_now["project_id"], Value::Null);
     // A thread can no longer be placed in it; P2 is untouched.
     olivia
         .post("/api/threads", json!({"agentId": agent, "projectId": p1}))

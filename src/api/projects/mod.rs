@@ -321,3 +321,19 @@ pub async fn require(
         None => Err(ApiError::not_found("project")),
     }
 }
+
+/// [`require`] for a runner's `projectId`, kept as text by runners.md: a
+/// value that is no project id is 422, an unknown project 404.
+pub async fn require_named(
+    state: &AppState,
+    org: OrgId,
+    project: Option<&str>,
+) -> Result<(), ApiError> {
+    let Some(project) = project else {
+        return Ok(());
+    };
+    let id = project
+        .parse::<ProjectId>()
+        .map_err(|_| ApiError::invalid("projectId", "not a project id"))?;
+    require(state, org, Some(id)).await
+}

@@ -212,6 +212,7 @@ pub async fn create(
     if agent.is_deleted() {
         return Err(ApiError::Conflict("agentId: the agent was deleted".into()));
     }
+    crate::api::projects::require_named(&state, org, runner.project_id.as_deref()).await?;
     let max = state.settings.max_runners_per_org;
     let record = runner.clone();
     let secret = match runner.completion_webhook {
@@ -265,10 +266,14 @@ pub async fn update(
     let current = live_runner(&state, org, id).await?;
     let rotate = body.rotate_webhook_secret == Some(true);
     let old_url = current.completion_webhook.as_ref().map(|h| h.url.clone());
+    let current_project = current.project_id.clone();
     let draft = body.into_draft();
     let patched = draft
         .update(current, url_check(&state))
         .map_err(ApiError::Validation)?;
+    if patched.project_id != current_project {
+        crate::api::projects::require_named(&state, org, patched.project_id.as_deref()).await?;
+    }
     // A new model must have a price if the budget limits cost.
     let model = runner_model(&state, &patched).await?;
     let budget = state.store.run(move |s| s.runner_budget(org, id)).await?;

@@ -117,19 +117,23 @@ impl SledStore {
         Ok(changed)
     }
 
-    /// The org's live runners still naming `project`.
+    /// The org's live runners whose record still names `project` (read
+    /// raw: the readers' view already shows them detached).
     fn detach_runners(&self, org: OrgId, project: ProjectId) -> Result<usize, StoreError> {
         let id = project.to_string();
-        let mut changed = 0;
-        for runner in self.runners(org)? {
-            if runner.project_id.as_deref() == Some(id.as_str()) {
-                self.update_runner(org, runner.id, |mut runner| {
-                    runner.project_id = None;
-                    Ok::<_, std::convert::Infallible>(runner)
-                })?;
-                changed += 1;
+        let mut named = Vec::new();
+        for value in self.runners.runners.scan_prefix(org.as_bytes()).values() {
+            let runner: crate::runners::Runner = decode(&value.map_err(engine)?)?;
+            if runner.deleted_at.is_none() && runner.project_id.as_deref() == Some(id.as_str()) {
+                named.push(runner.id);
             }
         }
-        Ok(changed)
+        for runner in &named {
+            self.update_runner(org, *runner, |mut runner| {
+                runner.project_id = None;
+                Ok::<_, std::convert::Infallible>(runner)
+            })?;
+        }
+        Ok(named.len())
     }
 }

@@ -351,6 +351,21 @@ impl SledStore {
         Ok(thread)
     }
 
+    /// [`SledStore::live_project_of`] for a runner (whose `project_id` is
+    /// text, runners.md).
+    pub(super) fn runner_in_live_project(
+        &self,
+        mut runner: crate::runners::Runner,
+    ) -> Result<crate::runners::Runner, StoreError> {
+        if let Some(project) = &runner.project_id
+            && let Ok(project) = project.parse::<ProjectId>()
+            && !self.project_exists(runner.org_id, project)?
+        {
+            runner.project_id = None;
+        }
+        Ok(runner)
+    }
+
     /// [`SledStore::live_project_of`] for an agent.
     pub(super) fn agent_in_live_project(&self, mut agent: Agent) -> Result<Agent, StoreError> {
         if let Some(project) = agent.project_id

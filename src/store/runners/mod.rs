@@ -283,7 +283,9 @@ impl SledStore {
         Self::get(
             &self.runners.runners,
             &keys::pair(org.as_bytes(), id.as_bytes()),
-        )
+        )?
+        .map(|runner| self.runner_in_live_project(runner))
+        .transpose()
     }
 
     /// The org's live runners, oldest first (UUIDv7 order).
@@ -292,7 +294,7 @@ impl SledStore {
         for entry in self.runners.runners.scan_prefix(org.as_bytes()).values() {
             let runner: Runner = decode(&entry.map_err(engine)?)?;
             if runner.deleted_at.is_none() {
-                out.push(runner);
+                out.push(self.runner_in_live_project(runner)?);
             }
         }
         Ok(out)
