@@ -94,9 +94,14 @@ pub struct ThreadAppend {
     /// The usage record of the model call that just ended, stored here and
     /// linked to `listed`.
     pub usage: Option<UsageRecord>,
-    /// Usage records of the turn's earlier model calls, stored (unlinked)
-    /// when each call ended; linked to `listed` here.
+    /// Usage records stored (unlinked) earlier in the turn (a compaction's
+    /// summary call, whose summary was stored then); linked to `listed` here.
     pub billed: Vec<UsageRecord>,
+    /// Usage records of the turn's earlier model calls (tool steps,
+    /// replaced fallbacks), kept in memory until now: stored here, linked
+    /// to `listed`. A crash before this write forgets them, as it forgets
+    /// the unfinished turn; nothing of them was acknowledged.
+    pub earlier_calls: Vec<UsageRecord>,
     /// The turn's trace, on the answer's write.
     pub trace: Option<Box<crate::trace::TraceRecord>>,
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chrono::Utc;
-use confer_actors::{OrgId, PriceTable, StoreError, ThreadId, UsagePurpose};
+use confer_actors::{OrgId, PriceTable, StoreError, ThreadId, UsagePurpose, UsageRecord};
 
 use super::{Budget, RunRecord, RunUsage};
 use crate::store::usage::UsageFilter;
@@ -33,7 +33,13 @@ pub fn thread_usage(
     };
     let page = store.list_usage(org, filter, None, RECORDS_READ, |_| Ok(true))?;
     let mut usage = RunUsage::default();
-    for record in &page.items {
+    add_records(&mut usage, prices, &page.items);
+    Ok(usage)
+}
+
+/// Adds `records` to `usage`.
+fn add_records(usage: &mut RunUsage, prices: &PriceTable, records: &[UsageRecord]) {
+    for record in records {
         usage.input_tokens += record.input_tokens;
         usage.output_tokens += record.output_tokens;
         usage.cost_usd += prices.cost_nanos(record).unwrap_or(0) as f64 / 1e9;
@@ -41,7 +47,6 @@ pub fn thread_usage(
             usage.steps += 1;
         }
     }
-    Ok(usage)
 }
 
 /// A cost limit of `budget` that `model` cannot be held to, having no
@@ -100,15 +105,18 @@ pub fn limit_reached(
 }
 
 /// The limit `run` would break with its next call, read now: the
-/// runner's budget, the run's spend, and the runner's day.
+/// runner's budget, the run's spend (stored, and `unstored`: the running
+/// turn's earlier calls), and the runner's day.
 pub fn limit_now(
     store: &SledStore,
     prices: &PriceTable,
     run: &RunRecord,
     ran_ms: u64,
+    unstored: &[UsageRecord],
 ) -> Result<Option<&'static str>, StoreError> {
     let budget = store.runner_budget(run.org_id, run.runner_id)?;
-    let spent = thread_usage(store, prices, run.org_id, run.thread_id)?;
+    let mut spent = thread_usage(store, prices, run.org_id, run.thread_id)?;
+    add_records(&mut spent, prices, unstored);
     // The day's runs as recorded, this one (made today) as it is now.
     let day = store.runner_day(run.org_id, run.runner_id, Utc::now())?;
     let recorded = match store.run(run.org_id, run.id)? {
@@ -156,18 +164,19 @@ impl RunBudget {
 }
 
 impl confer_actors::TurnBudget for RunBudget {
-    fn before_call(&self, _step: u32) -> confer_actors::BudgetFuture {
+    fn before_call(&self, _step: u32, unstored: &[UsageRecord]) -> confer_actors::BudgetFuture {
         let (store, prices, run) = (
             self.store.clone(),
             Arc::clone(&self.prices),
             self.run.clone(),
         );
+        let unstored = unstored.to_vec();
         let ran_ms = self.run.progress.ran_ms + self.started.elapsed().as_millis() as u64;
         let hit = Arc::clone(&self.hit);
         Box::pin(async move {
             let id = run.id;
             let reached = store
-                .run(move |s| limit_now(s, &prices, &run, ran_ms))
+                .run(move |s| limit_now(s, &prices, &run, ran_ms, &unstored))
                 .await
                 .unwrap_or_else(|error| {
                     // The call would fail on the same store; let it say so.

@@ -319,7 +319,7 @@ impl RunWorker {
         let (prices, run) = (Arc::clone(&self.prices), run.clone());
         let ran_ms = run.progress.ran_ms;
         self.store
-            .run(move |s| super::budget::limit_now(s, &prices, &run, ran_ms))
+            .run(move |s| super::budget::limit_now(s, &prices, &run, ran_ms, &[]))
             .await
     }
 

@@ -14,8 +14,10 @@ pub type BudgetFuture = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 /// Limits a turn's model calls beyond the turn engine's own.
 pub trait TurnBudget: Send + Sync {
     /// Whether model call `step` (from 1) of the turn may begin; the
-    /// limit it would break if not.
-    fn before_call(&self, step: u32) -> BudgetFuture;
+    /// limit it would break if not. `unstored` are the usage records of
+    /// the turn's earlier calls, which the store holds only once the
+    /// answer is written: the spend so far is the store's and these.
+    fn before_call(&self, step: u32, unstored: &[crate::UsageRecord]) -> BudgetFuture;
 
     /// Calls the turn may make before its last one is made without tools:
     /// a budget that counts steps itself lifts the engine's cap.

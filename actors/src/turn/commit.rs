@@ -2,14 +2,16 @@
 //! usage record of the model call that just ended (if the vendor accepted
 //! it), and the keyed send's outcome, written in one transaction and flushed
 //! before the frames that report them; then the stream's ending (`done`,
-//! after `error` or the tool calls). A turn of several model calls bills
-//! each earlier call when it ends (`ThreadStore::record_usage`, unlinked) and
-//! links those records here (`ThreadAppend::billed`), in the same transaction.
+//! after `error` or the tool calls). A turn of several model calls keeps
+//! each earlier call's usage record until here (`ThreadAppend::earlier_calls`)
+//! and stores them linked to the answer, in the same transaction; a
+//! compaction's record, stored with its summary, is linked here
+//! (`ThreadAppend::billed`).
 
 use chrono::Utc;
 
 use super::prepare::append_durably;
-use super::{CancelReason, ModelOutcome, Turn, blocking};
+use super::{CancelReason, ModelOutcome, Turn};
 use crate::codes;
 use crate::domain::{Message, Role, UsageRecord};
 use crate::events::{DoneEvent, ThreadEvent, Usage};
@@ -79,6 +81,7 @@ impl Turn {
             usage: record,
             keyed,
             billed: std::mem::take(&mut self.billed),
+            earlier_calls: std::mem::take(&mut self.earlier_calls),
             trace: Some(Box::new(trace)),
             ..ThreadAppend::default()
         };
@@ -119,23 +122,15 @@ impl Turn {
 
     /// Bills a model call that ended before the turn did (a tool step's, or
     /// one a fallback replaced), if the vendor accepted it: its tokens join
-    /// the send's, and its usage record is stored now (flushed and linked
-    /// with the answer). A call never accepted costs nothing and counts
-    /// nothing.
-    pub(super) async fn bill(&mut self, outcome: &ModelOutcome) {
+    /// the send's, and its usage record is kept for the answer's write
+    /// (`ThreadAppend::earlier_calls`: no store call, no flush of its own).
+    /// A call never accepted costs nothing and counts nothing.
+    pub(super) fn bill(&mut self, outcome: &ModelOutcome) {
         let call = self.call_usage(outcome);
         if let Some(record) = self.usage_record(outcome, &call) {
             self.spent += call;
-            match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
-                Ok(stored) => {
-                    self.note_usage(&stored);
-                    self.billed.push(stored);
-                }
-                // The answer's write will fail the same way and say so.
-                Err(error) => {
-                    tracing::error!(%error, thread = %self.thread_id, "billing a model call failed")
-                }
-            }
+            self.note_usage(&record);
+            self.earlier_calls.push(record);
         }
     }
 

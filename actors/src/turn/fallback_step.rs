@@ -59,7 +59,7 @@ impl Turn {
             let Some(next) = self.next_fallback() else {
                 break;
             };
-            self.bill(&outcome).await;
+            self.bill(&outcome);
             let code = outcome.failure.as_ref().map_or("", |f| f.code.code);
             tracing::info!(thread = %self.thread_id, from = %self.model, to = %next, code, "falling back to another model");
             let before = std::mem::replace(&mut self.route, self.engine.provider.route(&next));

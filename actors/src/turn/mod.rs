@@ -212,8 +212,10 @@ struct Turn {
     answer: String,
     /// Context entries of the steps before this one, stored with the answer.
     produced: Vec<ContextMessage>,
-    /// Usage records of the earlier calls, stored when each ended.
+    /// Usage records stored earlier in the turn (a compaction's).
     billed: Vec<UsageRecord>,
+    /// Usage records of the earlier model calls, stored with the answer.
+    earlier_calls: Vec<UsageRecord>,
     /// Token counts of the earlier calls.
     spent: Usage,
     /// How many of the send's fallback models were tried; `None` when they
@@ -255,7 +257,7 @@ pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
         }
         // Before the call and its compaction, which the budget counts.
         if let Some(budget) = turn.request.run.as_ref().map(|run| &run.budget)
-            && let Some(limit) = budget.before_call(turn.step).await
+            && let Some(limit) = budget.before_call(turn.step, &turn.earlier_calls).await
         {
             return Box::pin(turn.commit(ModelOutcome::paused_by_budget(limit))).await;
         }

@@ -245,6 +245,7 @@ impl Turn {
             answer: String::new(),
             produced: Vec::new(),
             billed: Vec::new(),
+            earlier_calls: Vec::new(),
             spent: Usage::default(),
             fallbacks_tried,
             trace,

@@ -1,7 +1,7 @@
 //! A tool step (`tools.md` §5): the model call that asked for tools is
-//! billed at once (its usage record written, the flush shared with the
-//! tools' run), its text, calls and their results join the context, and the
-//! calls run concurrently; a stop cancels them (closing their connections).
+//! billed (its usage record kept for the answer's write), its text, calls
+//! and their results join the context, and the calls run concurrently; a
+//! stop cancels them (closing their connections).
 
 use super::{CancelReason, ModelOutcome, Turn, until_cancelled};
 use crate::provider::{ContextMessage, ToolCall};
@@ -16,7 +16,7 @@ impl Turn {
         mut outcome: ModelOutcome,
         plans: Vec<(crate::provider::ToolCall, CallPlan)>,
     ) -> Result<(), CancelReason> {
-        self.bill(&outcome).await;
+        self.bill(&outcome);
         self.answer.push_str(outcome.lead);
         self.answer.push_str(&outcome.content);
         let entry = self.answer_entry(&mut outcome);
@@ -24,18 +24,7 @@ impl Turn {
         self.produced.push(entry);
 
         let executor = std::sync::Arc::clone(&self.engine.tools);
-        let store = std::sync::Arc::clone(&self.engine.store);
-        let work = async {
-            // The usage record is on disk by the time the tools are done.
-            let (outputs, flushed) = tokio::join!(
-                run_calls(executor.as_ref(), &self.scope, &plans, &self.emitter),
-                store.flush(),
-            );
-            if let Err(error) = flushed {
-                tracing::error!(%error, "flushing a tool step's usage failed");
-            }
-            outputs
-        };
+        let work = run_calls(executor.as_ref(), &self.scope, &plans, &self.emitter);
         let outputs = until_cancelled(&mut self.cancel, work).await?;
         for ((call, _), ran) in plans.iter().zip(outputs) {
             self.trace_tool(call, &ran);

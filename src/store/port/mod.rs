@@ -72,6 +72,7 @@ impl ThreadStore for SledStore {
             keyed,
             usage,
             billed,
+            earlier_calls,
             mut trace,
         } = write;
         // Large values go to files first (see `values`), so the transaction
@@ -174,6 +175,12 @@ impl ThreadStore for SledStore {
                     };
                     for record in &billed {
                         usage_trees.link(record, answer)?;
+                    }
+                    for record in &earlier_calls {
+                        usage_trees.insert(UsageRecord {
+                            message_id: answer,
+                            ..record.clone()
+                        })?;
                     }
                     if let Some(record) = &usage {
                         usage_trees.insert(UsageRecord {

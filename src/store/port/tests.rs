@@ -78,8 +78,10 @@ fn the_answer_links_the_usage_of_every_model_call_of_its_turn() {
     let dir = tempfile::tempdir().unwrap();
     let store = SledStore::open(dir.path(), test_secrets(dir.path())).unwrap();
     let (org, agent, thread) = (OrgId::new(), AgentId::new(), ThreadId::new());
-    // An earlier call of the turn is billed when it ends, unlinked.
+    // A compaction's call is billed when it ends, unlinked; a tool step's
+    // record is kept by the turn until its answer.
     let billed = store.record_usage(usage(org, agent, thread, 1)).unwrap();
+    let tool_step = usage(org, agent, thread, 3);
     let answer = Message {
         id: MessageId::new(),
         thread_id: thread,
@@ -97,6 +99,7 @@ fn the_answer_links_the_usage_of_every_model_call_of_its_turn() {
         context: vec![ContextMessage::text(ContextRole::Assistant, "done")],
         usage: Some(usage(org, agent, thread, 2)),
         billed: vec![billed.clone()],
+        earlier_calls: vec![tool_step.clone()],
         ..ThreadAppend::default()
     };
     let stored = store.append(thread, write).unwrap().unwrap();
@@ -111,11 +114,12 @@ fn the_answer_links_the_usage_of_every_model_call_of_its_turn() {
         .list_usage(org, filter, None, 10, |_| Ok(true))
         .unwrap();
     let records = page.items;
-    assert_eq!(records.len(), 2, "linked in place, not copied: {records:?}");
+    assert_eq!(records.len(), 3, "linked in place, not copied: {records:?}");
     assert!(records.iter().all(|r| r.message_id == Some(answer.id)));
     let mut tokens: Vec<u64> = records.iter().map(|r| r.input_tokens).collect();
     tokens.sort_unstable();
-    assert_eq!(tokens, [1, 2]);
+    assert_eq!(tokens, [1, 2, 3]);
+    assert!(records.iter().any(|r| r.id == tool_step.id));
     assert!(
         records
             .iter()
