@@ -162,3 +162,28 @@ fn a_trace_filed_across_midnight_from_its_id_is_found_by_it() {
     );
     assert_eq!(found(&files, &ids), [true, true]);
 }
+
+#[test]
+fn index_entries_wait_for_the_flush_or_a_reader_within_a_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = TraceFiles::open(dir.path()).unwrap();
+    let thread = ThreadId::new();
+    let first = append_to(&files, thread, 3);
+    let day = files.days().unwrap()[0];
+    let idx_len = || std::fs::metadata(files.path(day, "idx")).unwrap().len();
+    let entry_bytes = entry::ENTRY_BYTES as u64;
+    assert_eq!(idx_len(), 0, "held back until the flush");
+    files.sync().unwrap();
+    assert_eq!(idx_len(), 3 * entry_bytes, "one write at the flush");
+    let more = append_to(&files, thread, 2);
+    assert_eq!(idx_len(), 3 * entry_bytes);
+    // A reader needs them: written before it reads.
+    assert_eq!(found(&files, &more), [true, true]);
+    assert_eq!(found(&files, &first), [true, true, true]);
+    assert_eq!(idx_len(), 5 * entry_bytes);
+    // Never more than the bound held back, flush or not.
+    let held = super::files::PENDING_INDEX_BYTES.div_ceil(entry::ENTRY_BYTES);
+    append_to(&files, thread, held);
+    assert_eq!(idx_len(), (5 + held as u64) * entry_bytes);
+    assert_eq!(files.unsynced(), 1);
+}

@@ -6,8 +6,10 @@
 //! transaction cost +23% CPU per turn (sled 0.34 rewrites whole leaves every
 //! few deltas and holds its database-wide lock meanwhile;
 //! docs/performance-history.md). Here a trace is one `pwrite` to the log and one to
-//! the index, and the flush that acknowledges the answer `fdatasync`s the
-//! logs written since the last one ([`TraceFiles::sync`]).
+//! the index (held back and written once per flush for every trace it
+//! covers, or when a reader needs it), and the flush that acknowledges the
+//! answer `fdatasync`s the logs written since the last one
+//! ([`TraceFiles::sync`]).
 //!
 //! A log record is `[crc32 u32 BE][entry][payload]`, the crc over the entry
 //! and the payload; the payload is the trace's header and its spans
@@ -39,6 +41,9 @@ pub const TRACES_DIR: &str = "traces";
 const OPEN_DAYS: usize = 4;
 /// Index entries read per read call.
 const ENTRIES_PER_READ: usize = 1_024;
+/// Index bytes a day holds back before writing them without waiting for a
+/// flush (about 680 entries).
+pub(super) const PENDING_INDEX_BYTES: usize = 64 * 1024;
 
 pub(super) fn io(what: &str, error: &std::io::Error) -> StoreError {
     StoreError::Engine(format!("{what}: {error}"))
@@ -49,9 +54,29 @@ pub(super) struct OpenDay {
     log: Arc<File>,
     idx: File,
     log_len: u64,
+    /// The index's written length: what a reader may read.
     idx_len: u64,
+    /// Index entries appended since the index was last written: written
+    /// by the next flush (one write for every trace it covers), or sooner
+    /// when a reader needs them or they reach [`PENDING_INDEX_BYTES`].
+    pending: Vec<u8>,
     /// Written since the last sync.
     dirty: bool,
+}
+
+impl OpenDay {
+    /// Writes the held-back index entries after the written ones.
+    fn write_index(&mut self) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.idx
+            .write_all_at(&self.pending, self.idx_len)
+            .map_err(|e| io("writing a trace's index entry", &e))?;
+        self.idx_len += self.pending.len() as u64;
+        self.pending.clear();
+        Ok(())
+    }
 }
 
 /// The trace files of one store.
@@ -145,13 +170,14 @@ impl TraceFiles {
             if open.len() == OPEN_DAYS {
                 // The oldest day goes; its log was synced by the flush that
                 // acknowledged its last trace, or is synced now.
-                if let Some((_, oldest)) = open.pop_first()
-                    && oldest.dirty
-                {
-                    oldest
-                        .log
-                        .sync_data()
-                        .map_err(|e| io("syncing a trace file", &e))?;
+                if let Some((_, mut oldest)) = open.pop_first() {
+                    oldest.write_index()?;
+                    if oldest.dirty {
+                        oldest
+                            .log
+                            .sync_data()
+                            .map_err(|e| io("syncing a trace file", &e))?;
+                    }
                 }
             }
             open.insert(day, fresh);
@@ -172,13 +198,12 @@ impl TraceFiles {
             .log
             .write_all_at(&record, files.log_len)
             .map_err(|e| io("writing a trace", &e))?;
-        files
-            .idx
-            .write_all_at(&head, files.idx_len)
-            .map_err(|e| io("writing a trace's index entry", &e))?;
         files.log_len += record.len() as u64;
-        files.idx_len += ENTRY_BYTES as u64;
+        files.pending.extend_from_slice(&head);
         files.dirty = true;
+        if files.pending.len() >= PENDING_INDEX_BYTES {
+            files.write_index()?;
+        }
         Ok(())
     }
 
@@ -210,18 +235,25 @@ impl TraceFiles {
             idx,
             log_len,
             idx_len: idx_len - idx_len % ENTRY_BYTES as u64,
+            pending: Vec::new(),
             dirty: false,
         })
     }
 
     /// Makes every trace appended so far durable (the flusher calls this
-    /// in each flush, before answering the writes it covers).
+    /// in each flush, before answering the writes it covers), its index
+    /// entries written first (not synced: the index is derived).
     pub fn sync(&self) -> Result<(), StoreError> {
         let logs: Vec<Arc<File>> = {
             let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-            open.values_mut()
-                .filter_map(|day| std::mem::take(&mut day.dirty).then(|| Arc::clone(&day.log)))
-                .collect()
+            let mut logs = Vec::new();
+            for day in open.values_mut() {
+                day.write_index()?;
+                if std::mem::take(&mut day.dirty) {
+                    logs.push(Arc::clone(&day.log));
+                }
+            }
+            logs
         };
         for log in logs {
             log.sync_data()
@@ -239,14 +271,15 @@ impl TraceFiles {
 
     /// How many whole index entries of `day` a reader may read: an open
     /// day's count is the writer's (an entry being written is not yet in
-    /// it).
+    /// it), its held-back entries written first.
     fn indexed(&self, day: u32, idx: &File) -> Result<u64, StoreError> {
         if let Some(files) = self
             .open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&day)
+            .get_mut(&day)
         {
+            files.write_index()?;
             return Ok(files.idx_len / ENTRY_BYTES as u64);
         }
         let len = idx
