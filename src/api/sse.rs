@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::HttpResponse;
 use actix_web::http::header;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use confer_actors::{FrameId, FrameReader, Ready, ThreadEvent};
 use tokio::sync::watch;
 use tokio::time::Sleep;
@@ -29,7 +29,7 @@ pub enum Audience {
 }
 
 /// Appends `event` for `audience` (nothing when the audience does not see it).
-fn encode_for(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent, public: bool) {
+fn encode_for(out: &mut BytesMut, id: Option<FrameId>, event: &ThreadEvent, public: bool) {
     if public {
         super::public::events::encode_public(out, id, event);
     } else {
@@ -38,28 +38,29 @@ fn encode_for(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent, publi
 }
 
 /// Appends one SSE event to `out`: `id:` (when given), `event:`, `data:`.
-pub(super) fn encode_into(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent) {
+pub(super) fn encode_into(out: &mut BytesMut, id: Option<FrameId>, event: &ThreadEvent) {
     encode_data(out, id, event.name(), event);
 }
 
 /// Appends one SSE event named `name` with `data` as its JSON.
 pub(super) fn encode_data(
-    out: &mut Vec<u8>,
+    out: &mut BytesMut,
     id: Option<FrameId>,
     name: &str,
     data: &impl serde::Serialize,
 ) {
+    use bytes::BufMut;
     use std::io::Write;
     if let Some(id) = id {
-        // Writing to a Vec cannot fail.
-        let _ = writeln!(out, "id: {}.{}", id.turn, id.n);
+        // Writing to memory cannot fail.
+        let _ = writeln!((&mut *out).writer(), "id: {}.{}", id.turn, id.n);
     }
     out.extend_from_slice(b"event: ");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\ndata: ");
     let start = out.len();
     // Serializing these plain structs cannot fail; an empty object is a safe fallback.
-    if serde_json::to_writer(&mut *out, data).is_err() {
+    if serde_json::to_writer((&mut *out).writer(), data).is_err() {
         out.truncate(start);
         out.extend_from_slice(b"{}");
     }
@@ -68,9 +69,9 @@ pub(super) fn encode_data(
 
 /// One SSE event as bytes.
 pub fn encode(id: Option<FrameId>, event: &ThreadEvent) -> Bytes {
-    let mut out = Vec::with_capacity(128);
+    let mut out = BytesMut::with_capacity(128);
     encode_into(&mut out, id, event);
-    Bytes::from(out)
+    out.freeze()
 }
 
 /// What the stream sends before the reader's frames (a follow stream's
@@ -79,6 +80,8 @@ pub struct Preamble(pub Option<Bytes>);
 
 /// Frames ready at once are written together, up to about this many bytes.
 const BATCH_BYTES: usize = 64 * 1024;
+/// Room made in a stream's buffer before a batch: one token frame's worth.
+const FRAME_ROOM: usize = 256;
 
 /// The SSE response relaying `reader` to its end, a keep-alive after each
 /// `keep_alive` without a frame (it keeps proxies from closing the stream).
@@ -101,6 +104,11 @@ pub fn response(
         /// were revoked).
         until: Option<watch::Receiver<()>>,
         first: Option<Bytes>,
+        /// Every batch is written into this buffer and handed out split off
+        /// it; once the connection has copied a batch and dropped it, the
+        /// next `reserve` takes the same memory back (no allocation per
+        /// batch).
+        buf: BytesMut,
         quiet: Pin<Box<Sleep>>,
         last_sent: Instant,
         ended: bool,
@@ -111,6 +119,7 @@ pub fn response(
         reader,
         until,
         first: preamble.0,
+        buf: BytesMut::new(),
         quiet: Box::pin(tokio::time::sleep(keep_alive)),
         last_sent: Instant::now(),
         ended: false,
@@ -132,12 +141,12 @@ pub fn response(
                 // `FrameReader::next` keeps its place when this wait is dropped.
                 frame = state.reader.next() => {
                     let frame = frame?;
-                    let mut out = Vec::with_capacity(256);
-                    encode_for(&mut out, frame.id, &frame.event, public);
-                    while out.len() < BATCH_BYTES {
+                    state.buf.reserve(FRAME_ROOM);
+                    encode_for(&mut state.buf, frame.id, &frame.event, public);
+                    while state.buf.len() < BATCH_BYTES {
                         match state.reader.try_next() {
                             Ready::Frame(frame) => {
-                                encode_for(&mut out, frame.id, &frame.event, public);
+                                encode_for(&mut state.buf, frame.id, &frame.event, public);
                             }
                             Ready::Wait => break,
                             Ready::End => {
@@ -147,7 +156,8 @@ pub fn response(
                         }
                     }
                     state.last_sent = Instant::now();
-                    return Some((Ok(Bytes::from(out)), state));
+                    let batch = state.buf.split().freeze();
+                    return Some((Ok(batch), state));
                 }
                 () = ended(&mut state.until) => return None,
                 () = &mut state.quiet => {
@@ -188,7 +198,7 @@ async fn ended(until: &mut Option<watch::Receiver<()>>) {
 /// turn is no longer kept), marked `Idempotent-Replayed`.
 pub fn replay(events: &[ThreadEvent], audience: &Audience) -> HttpResponse {
     let public = matches!(audience, Audience::Public(_));
-    let mut body = Vec::new();
+    let mut body = BytesMut::new();
     for event in events {
         encode_for(&mut body, None, event, public);
     }
@@ -197,7 +207,7 @@ pub fn replay(events: &[ThreadEvent], audience: &Audience) -> HttpResponse {
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
         .insert_header(("Idempotent-Replayed", "true"))
-        .body(body)
+        .body(body.freeze())
 }
 
 #[cfg(test)]
@@ -217,5 +227,26 @@ mod tests {
             "id: 7.2\nevent: token\ndata: {\"delta\":\"a\\nb\"}\n\n"
         );
         assert_eq!(KEEP_ALIVE_LINE, b": keep-alive\n");
+    }
+
+    #[test]
+    fn a_stream_writes_its_batches_from_one_reused_buffer() {
+        let token = ThreadEvent::Token {
+            delta: "word ".into(),
+        };
+        let mut buf = BytesMut::new();
+        let mut batch = |buf: &mut BytesMut| {
+            buf.reserve(FRAME_ROOM);
+            encode_for(buf, Some(FrameId { turn: 1, n: 1 }), &token, false);
+            buf.split().freeze()
+        };
+        let first = batch(&mut buf);
+        let at = first.as_ptr();
+        // The connection copies a batch and drops it: the next batch is
+        // written into the same memory.
+        drop(first);
+        let second = batch(&mut buf);
+        assert_eq!(second.as_ptr(), at, "a new allocation for the second batch");
+        assert!(second.starts_with(b"id: 1.1\nevent: token\n"));
     }
 }

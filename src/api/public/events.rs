@@ -31,7 +31,7 @@ struct PublicToolResult<'a> {
 }
 
 /// Appends `event` as a public reader sees it, or nothing.
-pub fn encode_public(out: &mut Vec<u8>, id: Option<FrameId>, event: &ThreadEvent) {
+pub fn encode_public(out: &mut bytes::BytesMut, id: Option<FrameId>, event: &ThreadEvent) {
     match event {
         ThreadEvent::Meta(meta) if !meta.shadowed_tools.is_empty() => {
             let mut shown = (**meta).clone();
@@ -90,9 +90,9 @@ mod tests {
     use confer_actors::context::ToolCall;
 
     fn shown(event: &ThreadEvent) -> String {
-        let mut out = Vec::new();
+        let mut out = bytes::BytesMut::new();
         encode_public(&mut out, None, event);
-        String::from_utf8(out).unwrap()
+        String::from_utf8(out.to_vec()).unwrap()
     }
 
     #[test]

@@ -42,7 +42,7 @@ struct RunStatusEvent<'a> {
 }
 
 fn run_status(run: &RunRecord) -> Bytes {
-    let mut out = Vec::with_capacity(128);
+    let mut out = bytes::BytesMut::with_capacity(128);
     sse::encode_data(
         &mut out,
         None,
@@ -55,7 +55,7 @@ fn run_status(run: &RunRecord) -> Bytes {
             error: run.error.as_ref(),
         },
     );
-    Bytes::from(out)
+    out.freeze()
 }
 
 /// `GET …/runs/{runId}/events[?after=T.N]`.
@@ -113,7 +113,7 @@ pub(super) async fn open(
     let reader = log.follow(after).map_err(|_| TurnError::TooManyReaders)?;
     let first = match audience {
         Audience::Member => {
-            let mut first = Vec::with_capacity(512);
+            let mut first = bytes::BytesMut::with_capacity(512);
             first.extend_from_slice(&sse::encode(
                 Some(FrameId { turn: 0, n: 0 }),
                 &ThreadEvent::Watching {
@@ -123,7 +123,7 @@ pub(super) async fn open(
                 },
             ));
             sse::encode_data(&mut first, None, "run", &run.run);
-            Bytes::from(first)
+            first.freeze()
         }
         Audience::Public => run_status(&run),
     };
