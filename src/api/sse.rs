@@ -235,7 +235,7 @@ mod tests {
             delta: "word ".into(),
         };
         let mut buf = BytesMut::new();
-        let mut batch = |buf: &mut BytesMut| {
+        let batch = |buf: &mut BytesMut| {
             buf.reserve(FRAME_ROOM);
             encode_for(buf, Some(FrameId { turn: 1, n: 1 }), &token, false);
             buf.split().freeze()
