@@ -62,7 +62,7 @@ impl ThreadStore for MemoryStore {
                 record.message_id = answer;
             }
         }
-        if let Some(record) = write.usage {
+        for record in write.earlier_calls.into_iter().chain(write.usage) {
             usage.push(UsageRecord {
                 message_id: answer,
                 ..record
