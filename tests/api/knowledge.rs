@@ -742,3 +742,38 @@ async fn deleting_a_thread_or_an_agent_deletes_its_documents() {
     )
     .await;
 }
+
+/// Threads of tantivy's index writer in the server process.
+fn index_writer_threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with("thrd-tantivy") || name.starts_with("merge_thread"))
+        .count()
+}
+
+#[tokio::test]
+async fn the_index_writer_goes_when_idle_and_comes_back_for_the_next_document() {
+    let server = Server::start();
+    let admin = server.admin();
+    let pid = server.pid();
+    eventually(
+        Duration::from_secs(30),
+        "no writer at rest after the start",
+        async || (index_writer_threads(pid) == 0).then_some(()),
+    )
+    .await;
+    upload(&admin, "first.md", b"# First\n\nAlpha words here.", &[]).await;
+    assert_eq!(search(&admin, "alpha").await.len(), 1);
+    assert!(index_writer_threads(pid) > 0, "a writer indexed it");
+    // Released about 10 s after its last commit.
+    eventually(
+        Duration::from_secs(40),
+        "the idle writer released",
+        async || (index_writer_threads(pid) == 0).then_some(()),
+    )
+    .await;
+    upload(&admin, "second.md", b"# Second\n\nBeta words here.", &[]).await;
+    assert_eq!(search(&admin, "beta").await.len(), 1);
+    assert_eq!(search(&admin, "alpha").await.len(), 1, "the first is kept");
+}

@@ -33,10 +33,19 @@ fn indexing_threads(config: &IndexConfig) -> usize {
 /// Changes read from the log at once.
 const READ_BATCH: usize = 256;
 
+/// How long the tantivy writer is kept once everything is committed: its
+/// indexing and merge threads and its two indexing tables (about 5 MiB
+/// at rest) go after this, and come back with the next change.
+const WRITER_IDLE: Duration = Duration::from_secs(10);
+
 /// The writer thread's state.
 pub(super) struct IndexWriterTask {
     store: Store,
-    writer: IndexWriter,
+    index: Index,
+    /// The tantivy writer while there is work (see [`WRITER_IDLE`]).
+    writer: Option<IndexWriter>,
+    /// When the writer was last used.
+    last_used: Instant,
     reader: IndexReader,
     fields: Fields,
     config: IndexConfig,
@@ -58,11 +67,17 @@ impl IndexWriterTask {
         committed: watch::Sender<u64>,
         rebuilding: Arc<AtomicBool>,
     ) -> tantivy::Result<Self> {
+        // Made once now so that a store whose index another process holds
+        // fails at start; released at once if nothing is to be done.
         let writer =
             index.writer_with_num_threads(indexing_threads(&config), config.writer_memory_bytes)?;
         Ok(Self {
             store,
-            writer,
+            index: index.clone(),
+            writer: Some(writer),
+            last_used: Instant::now()
+                .checked_sub(WRITER_IDLE)
+                .unwrap_or_else(Instant::now),
             reader,
             fields,
             config,
@@ -95,10 +110,18 @@ impl IndexWriterTask {
                     continue;
                 }
             }
-            let wait = match self.pending_since {
+            let mut wait = match self.pending_since {
                 Some(since) => self.config.commit_every.saturating_sub(since.elapsed()),
                 None => self.config.commit_every,
             };
+            if self.pending_since.is_none() && self.writer.is_some() {
+                let idle = self.last_used.elapsed();
+                if idle >= WRITER_IDLE {
+                    self.release_writer();
+                } else {
+                    wait = wait.min(WRITER_IDLE - idle);
+                }
+            }
             if self.pending_since.is_some()
                 && (wait.is_zero() || self.pending_docs >= self.config.commit_docs)
             {
@@ -141,9 +164,35 @@ impl IndexWriterTask {
         }
     }
 
+    /// The tantivy writer, made again if it was released.
+    fn writer(&mut self) -> tantivy::Result<&mut IndexWriter> {
+        self.last_used = Instant::now();
+        match &mut self.writer {
+            Some(writer) => Ok(writer),
+            slot @ None => {
+                let threads = indexing_threads(&self.config);
+                let made = self
+                    .index
+                    .writer_with_num_threads(threads, self.config.writer_memory_bytes)?;
+                Ok(slot.insert(made))
+            }
+        }
+    }
+
+    /// Lets the writer go once its merges are done (everything is
+    /// committed: nothing is lost).
+    fn release_writer(&mut self) {
+        if let Some(writer) = self.writer.take()
+            && let Err(error) = writer.wait_merging_threads()
+        {
+            tracing::warn!(%error, "a knowledge index merge failed");
+        }
+    }
+
     /// Applies one change; returns how many index entries it touched.
     fn apply(&mut self, change: &IndexChange) -> anyhow::Result<usize> {
         let f = self.fields;
+        let store = self.store.clone();
         match change {
             IndexChange::AddGeneration {
                 org_id,
@@ -151,13 +200,11 @@ impl IndexWriterTask {
                 generation,
             } => {
                 let (org, id, generation) = (*org_id, *doc_id, *generation);
-                let found = self
-                    .store
-                    .with_inner(|s| s.generation_chunks(org, id, generation))?;
+                let found = store.with_inner(|s| s.generation_chunks(org, id, generation))?;
                 // Once, however often it is applied.
                 let doc_gen = format!("{id}:{generation}");
-                self.writer
-                    .delete_term(Term::from_field_text(f.doc_gen, &doc_gen));
+                let writer = self.writer()?;
+                writer.delete_term(Term::from_field_text(f.doc_gen, &doc_gen));
                 let Some((scope, chunks)) = found else {
                     return Ok(1);
                 };
@@ -170,7 +217,7 @@ impl IndexWriterTask {
                     doc.add_text(f.doc_gen, &doc_gen);
                     doc.add_text(f.text, &chunk.text);
                     doc.add_text(f.breadcrumb, &chunk.breadcrumb);
-                    self.writer.add_document(doc)?;
+                    writer.add_document(doc)?;
                 }
                 Ok(chunks.len().max(1))
             }
@@ -181,20 +228,21 @@ impl IndexWriterTask {
             } => {
                 let (org, agent, id) = (*org_id, *agent_id, *memory_id);
                 let key = id.to_string();
-                self.writer.delete_term(Term::from_field_text(f.doc, &key));
-                let found = self.store.with_inner(|s| s.memory(org, agent, id))?;
+                let found = store.with_inner(|s| s.memory(org, agent, id))?;
+                let writer = self.writer()?;
+                writer.delete_term(Term::from_field_text(f.doc, &key));
                 if let Some(memory) = found {
                     let mut doc = TantivyDocument::default();
                     doc.add_text(f.chunk, format!("{MEMORY_HIT}{key}"));
                     doc.add_text(f.scope, memory.owner().scope_term(agent));
                     doc.add_text(f.doc, &key);
                     doc.add_text(f.text, &memory.content);
-                    self.writer.add_document(doc)?;
+                    writer.add_document(doc)?;
                 }
                 Ok(1)
             }
             IndexChange::RemoveMemory { memory_id } => {
-                self.writer
+                self.writer()?
                     .delete_term(Term::from_field_text(f.doc, &memory_id.to_string()));
                 Ok(1)
             }
@@ -205,7 +253,7 @@ impl IndexWriterTask {
                     }
                     None => Term::from_field_text(f.doc, &doc_id.to_string()),
                 };
-                self.writer.delete_term(term);
+                self.writer()?.delete_term(term);
                 Ok(1)
             }
         }
@@ -219,7 +267,7 @@ impl IndexWriterTask {
             seq,
             complete,
         })?;
-        let mut prepared = self.writer.prepare_commit()?;
+        let mut prepared = self.writer()?.prepare_commit()?;
         prepared.set_payload(&mark);
         prepared.commit()?;
         self.reader.reload()?;
@@ -236,7 +284,7 @@ impl IndexWriterTask {
     /// (marked incomplete, so a crash meanwhile rebuilds again).
     fn rebuild(&mut self) -> anyhow::Result<()> {
         let started = Instant::now();
-        self.writer.delete_all_documents()?;
+        self.writer()?.delete_all_documents()?;
         let generations = self.store.with_inner(|s| s.searchable_generations())?;
         let mut chunks = 0;
         for found in &generations {
