@@ -1,12 +1,14 @@
 //! Reading the traces: whose ([`TraceScope`]), which ([`TraceQuery`]), a
 //! page newest first from the day indexes ([`SledStore::traces`]) and a
-//! user's traces of a period (its analytics).
+//! user's traces of a period (its analytics), and a trace found by id
+//! ([`TraceFiles::find`]).
 
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, OrgId, ThreadId};
 use confer_actors::{StoreError, Trace, TraceId, TraceStatus};
 
-use super::{IndexEntry, SCAN_BUDGET, user_hash};
+use super::entry::day_of_micros;
+use super::{IndexEntry, SCAN_BUDGET, TraceFiles, user_hash};
 use crate::store::{SledStore, keys};
 
 /// Whose traces a listing reads: an org's, an agent's or a user's in an
@@ -207,4 +209,43 @@ impl SledStore {
 fn newest(entries: &mut Vec<IndexEntry>, keep: usize) {
     entries.sort_unstable_by_key(|e| std::cmp::Reverse(e.order()));
     entries.truncate(keep);
+}
+
+impl TraceFiles {
+    /// The entry of the trace `id`, looked up in the days it may have
+    /// started on (its UUIDv7 time's, and a neighbour when that is within
+    /// an hour of midnight).
+    pub fn find(&self, id: &[u8; 16]) -> Result<Option<IndexEntry>, StoreError> {
+        let uuid = uuid::Uuid::from_bytes(*id);
+        let Some((seconds, _)) = uuid.get_timestamp().map(|t| t.to_unix()) else {
+            return Ok(None);
+        };
+        let micros = i64::try_from(seconds)
+            .unwrap_or(0)
+            .saturating_mul(1_000_000);
+        let day = day_of_micros(micros);
+        // A trace starts a moment before its id is made, so within the first
+        // hour of a day it may be filed under the day before; within the
+        // last, under the next (a clock stepped back meanwhile).
+        let mut days = vec![day];
+        let of_day = micros.rem_euclid(86_400_000_000);
+        if of_day < 3_600_000_000 && day > 0 {
+            days.push(day - 1);
+        } else if of_day >= 23 * 3_600_000_000 {
+            days.push(day + 1);
+        }
+        for day in days {
+            let mut found = None;
+            self.scan(day, |entry| {
+                if &entry.id == id {
+                    found = Some(*entry);
+                }
+                found.is_none()
+            })?;
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
+    }
 }
