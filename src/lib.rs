@@ -8,6 +8,7 @@ pub mod allocator;
 pub mod api;
 pub mod auth;
 pub mod cli;
+pub mod computer;
 pub mod connections;
 pub mod error;
 pub mod export;
@@ -166,6 +167,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         Arc::clone(&prices),
     ));
     let delegate = tools::delegate::DelegateTools::from_settings(store.clone(), &settings);
+    let computer = computer::start(&settings, &store).await?;
     let delegate_runtime = delegate.runtime();
     let engine = Arc::new(Engine {
         store: store.as_port(),
@@ -185,6 +187,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             ),
             tools::integrations::IntegrationTools::new(Arc::clone(&integrations)),
             tools::mcp::McpTools::new(Arc::clone(&mcps)),
+            tools::computer::ComputerTools::new(store.clone(), Arc::clone(&computer)),
         )),
         traces: Arc::clone(&traces),
         prices: Arc::clone(&prices),
@@ -258,6 +261,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             outbound::git::GitFetcher::new(&settings.git_path, &settings.data_dir, &outbound),
         )),
         metrics,
+        computer,
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;

@@ -128,6 +128,10 @@ enum Command {
         out: PathBuf,
         input: PathBuf,
     },
+    /// (Internal) the helper inside a local computer sandbox: requests on
+    /// standard input, replies on standard output (`computer.md` §1).
+    #[command(hide = true)]
+    SandboxAgent,
 }
 
 #[derive(Subcommand)]
@@ -240,6 +244,7 @@ fn run(command: Command, settings: Settings) -> Result<String, CliError> {
         Command::Serve { .. }
         | Command::Config
         | Command::KnowledgeParse { .. }
+        | Command::SandboxAgent
         | Command::Openapi { .. } => Ok(String::new()),
     }
 }
@@ -273,6 +278,10 @@ fn serve(mut settings: Settings, bind: Option<String>, port: Option<u16>) -> Exi
 fn main() -> ExitCode {
     confer::allocator::tune();
     let cli = Cli::parse();
+    // The sandbox's helper reads no settings: inside, none exist.
+    if let Command::SandboxAgent = &cli.command {
+        return ExitCode::from(u8::try_from(confer::computer::agent::run()).unwrap_or(2));
+    }
     // The parser child needs no settings: it must start even when the
     // service's configuration is being changed under it.
     if let Command::KnowledgeParse {

@@ -50,4 +50,6 @@ pub struct AppState {
     pub skills: Arc<crate::skills::install::SkillInstaller>,
     /// The metrics exporter, when it could be installed.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
+    /// Computer instances and their sandboxes (`computer.md`).
+    pub computer: std::sync::Arc<crate::computer::service::ComputerService>,
 }

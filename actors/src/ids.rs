@@ -144,6 +144,11 @@ id_type!(
     ScheduleId
 );
 
+id_type!(
+    /// A computer instance: one sandbox of a thread (`computer.md` §2).
+    InstanceId
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,6 +156,9 @@ pub const REMEMBER: &str = "remember";
 pub const RECALL: &str = "recall";
 /// The built-in skill tool's name (`agent-extras.md` §1).
 pub const LOAD_SKILL: &str = "load_skill";
+/// The prefix of the computer tools (`computer.md` §3), gated as
+/// `computer_*` and reserved from org tools.
+pub const COMPUTER_PREFIX: &str = "computer_";
 
 /// The future of a briefing: text for the system prompt, if any.
 pub type BriefingFuture = Pin<Box<dyn Future<Output = Option<String>> + Send>>;

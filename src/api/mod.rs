@@ -10,6 +10,7 @@ pub mod agents;
 pub mod analytics;
 pub mod body_rules;
 pub mod compaction;
+pub mod computer;
 pub mod context;
 pub mod cors;
 pub mod credentials;
@@ -133,6 +134,8 @@ route_table! {
     },
     "/api/agents/{agent_id}/web" => { GET => web_config::get, PUT => web_config::put },
     "/api/agents/{agent_id}/delegated" => { GET => delegated::get, PUT => delegated::put },
+    "/api/agents/{agent_id}/computer" => { GET => computer::get, PUT => computer::put },
+    "/api/agents/{agent_id}/computer-instances" => { GET => computer::instances },
     "/api/skills" => { GET => skills::list, POST => skill_install::install },
     "/api/skills/browse" => { GET => skills::browse },
     "/api/skills/{skill_id}" => { GET => skills::get, DELETE => skills::delete },
@@ -140,6 +143,9 @@ route_table! {
     "/api/threads" => { GET => threads::list, POST => threads::create },
     "/api/threads/{thread_id}" => {
         GET => threads::get, PATCH => threads::update, DELETE => threads::delete,
+    },
+    "/api/threads/{thread_id}/computer" => {
+        GET => computer::thread_get, DELETE => computer::thread_delete,
     },
     "/api/threads/{thread_id}/messages" => { GET => messages::history, POST => messages::send },
     "/api/threads/{thread_id}/stop" => { POST => stop::stop },

@@ -60,6 +60,7 @@ JSON. Names: `meta` (first), `token`, `tool_call`, `tool_executing`, \
     tags(
         (name = "operations", description = "Health, readiness, metrics and this description"),
         (name = "agents", description = "Agents and their configuration"),
+        (name = "computer", description = "Computer use: an agent's sandbox configuration and instances"),
         (name = "threads", description = "Threads, their messages and streams"),
         (name = "tools", description = "The org's server-side tools"),
         (name = "mcps", description = "MCP servers and the agents that use them"),

@@ -159,14 +159,35 @@ pub struct Settings {
     pub anthropic_api_key: Option<SecretString>,
     #[serde(default)]
     pub openai_api_key: Option<SecretString>,
+    /// Computer use (`computer.md`): where agents run without a vendor
+    /// key (`local`, `none`, `always`).
+    pub sandbox_fallback: crate::computer::service::Fallback,
+    /// Whether the local bubblewrap runtime is used (`auto`, `on`, `off`).
+    pub sandbox_local: crate::computer::service::LocalMode,
+    pub bwrap_path: PathBuf,
+    /// Where local workspaces are; `None`: beside the data directory.
+    #[serde(default)]
+    pub sandbox_dir: Option<PathBuf>,
+    /// The uid bwrap runs as when Confer runs as root.
+    pub sandbox_uid: u32,
+    pub sandbox_max_running_per_org: usize,
+    pub sandbox_max_instances_per_org: usize,
+    pub sandbox_max_running: usize,
+    pub sandbox_retention_hours: u64,
+    #[serde(default)]
+    pub e2b_api_key: Option<SecretString>,
+    #[serde(default)]
+    pub daytona_api_key: Option<SecretString>,
 }
 
 /// The vendors' own variable names, read without the `CONFER_` prefix.
-const VENDOR_ENV: [&str; 4] = [
+const VENDOR_ENV: [&str; 6] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
+    "E2B_API_KEY",
+    "DAYTONA_API_KEY",
 ];
 
 /// The configuration's layers: defaults < `file` < environment.
@@ -181,7 +202,9 @@ fn layers(file: Option<&Path>) -> Figment {
 }
 
 /// The settings that hold secrets: `confer config` never prints their values.
-const SECRET_KEYS: [&str; 7] = [
+const SECRET_KEYS: [&str; 9] = [
+    "e2b_api_key",
+    "daytona_api_key",
     "bootstrap_api_key",
     "metrics_token",
     "jwt_secret",
@@ -294,6 +317,9 @@ impl Settings {
         self.public_url = text(self.public_url);
         self.anthropic_api_key = non_empty(self.anthropic_api_key);
         self.openai_api_key = non_empty(self.openai_api_key);
+        self.e2b_api_key = non_empty(self.e2b_api_key);
+        self.daytona_api_key = non_empty(self.daytona_api_key);
+        self.sandbox_dir = self.sandbox_dir.filter(|p| !p.as_os_str().is_empty());
         self.default_model = self.default_model.filter(|m| !m.trim().is_empty());
         self.extra_ca_cert = self.extra_ca_cert.filter(|p| !p.as_os_str().is_empty());
         self.mcp_stdio_homes = self.mcp_stdio_homes.filter(|p| !p.as_os_str().is_empty());
@@ -314,6 +340,23 @@ impl Settings {
                 None => std::env::temp_dir().join("confer-mcp-homes"),
             }
         })
+    }
+
+    /// Where local sandboxes' workspaces are: `sandbox_dir`, else
+    /// `{data_dir}-sandboxes` beside the data directory (bubblewrap
+    /// resolves a workspace's path, so the sandbox's user must be able to
+    /// traverse it, which it cannot inside the 0700 data directory).
+    pub fn sandbox_dir(&self) -> PathBuf {
+        self.sandbox_dir
+            .clone()
+            .unwrap_or_else(|| match self.data_dir.file_name() {
+                Some(name) => {
+                    let mut beside = name.to_os_string();
+                    beside.push("-sandboxes");
+                    self.data_dir.with_file_name(beside)
+                }
+                None => std::env::temp_dir().join("confer-sandboxes"),
+            })
     }
 
     /// The PEM text of `extra_ca_cert`, if one is configured.

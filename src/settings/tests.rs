@@ -10,7 +10,7 @@ fn documented_keys() -> Vec<String> {
             let line = line.trim_start_matches("# ");
             let (key, _) = line.split_once(" = ")?;
             key.chars()
-                .all(|c| c.is_ascii_lowercase() || c == '_')
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
                 .then(|| key.to_owned())
         })
         .collect()

@@ -190,6 +190,8 @@ pub enum ConfigKind {
     Web = 8,
     /// `agent-extras.md` §3.
     Delegation = 9,
+    /// `computer.md` §2.
+    Computer = 10,
 }
 
 /// `a ++ b`, the key of an org-owned record or an index prefix.

@@ -22,6 +22,7 @@ pub mod attached;
 pub mod backup;
 pub mod check;
 pub mod codec;
+pub mod computer;
 pub mod day_merges;
 pub mod delegation;
 pub mod durability;
@@ -187,6 +188,8 @@ pub struct SledStore {
     skills: skills::SkillTrees,
     /// Projects, their members and listings (see `projects`).
     projects: projects::ProjectTrees,
+    /// Computer instances (see `computer`).
+    computer: computer::ComputerTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -291,6 +294,7 @@ impl SledStore {
             schedules: schedules::ScheduleTrees::open(&db)?,
             skills: skills::SkillTrees::open(&db)?,
             projects: projects::ProjectTrees::open(&db)?,
+            computer: computer::ComputerTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,

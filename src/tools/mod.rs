@@ -4,10 +4,12 @@
 //! query tools of the agent's databases; [`mcp`]: the tools of the MCP
 //! servers attached to the agent; [`knowledge`]: `search_knowledge` and
 //! the knowledge briefing; [`memory`]: `remember`, `recall` and the
-//! recalled memories; [`skills`]: `load_skill` and the skills' list).
+//! recalled memories; [`skills`]: `load_skill` and the skills' list;
+//! [`computer`]: `computer_run` and `computer_edit`).
 //! [`ServerToolbox`] offers them by kind
 //! and sends each call to its kind.
 
+pub mod computer;
 pub mod delegate;
 pub mod integrations;
 pub mod knowledge;
@@ -25,6 +27,7 @@ use confer_actors::tools::{
     REMEMBER, SEARCH_KNOWLEDGE, ToolExecutor, ToolFuture, ToolOutput, ToolScope,
 };
 
+use self::computer::ComputerTools;
 use self::delegate::DelegateTools;
 use self::integrations::IntegrationTools;
 use self::knowledge::KnowledgeTools;
@@ -46,6 +49,7 @@ pub struct ServerToolbox {
     webhooks: WebhookTools,
     integrations: IntegrationTools,
     mcps: McpTools,
+    computer: ComputerTools,
 }
 
 impl ServerToolbox {
@@ -62,6 +66,7 @@ impl ServerToolbox {
         webhooks: WebhookTools,
         integrations: IntegrationTools,
         mcps: McpTools,
+        computer: ComputerTools,
     ) -> Self {
         Self {
             plans,
@@ -73,6 +78,7 @@ impl ServerToolbox {
             webhooks,
             integrations,
             mcps,
+            computer,
         }
     }
 }
@@ -85,6 +91,10 @@ struct AgentExtras {
     web: crate::web_tools::config::WebConfig,
     skills: Vec<std::sync::Arc<crate::skills::Skill>>,
     delegates: Vec<(delegate::config::Delegate, confer_actors::Agent)>,
+    /// The computer configuration, and the agent's runtime provider when
+    /// it is enabled.
+    computer: crate::computer::config::ComputerConfig,
+    provider: confer_actors::RuntimeProvider,
 }
 
 impl ServerToolbox {
@@ -96,7 +106,16 @@ impl ServerToolbox {
         async move {
             let read = store
                 .run(move |s| {
+                    let computer = s.computer_config(org, agent)?;
+                    let provider = match computer.enabled {
+                        true => confer_actors::ThreadStore::agent(s, org, agent)?
+                            .map(|a| a.runtime_provider)
+                            .unwrap_or_default(),
+                        false => Default::default(),
+                    };
                     Ok::<_, confer_actors::StoreError>(AgentExtras {
+                        computer,
+                        provider,
                         web: s.web_config(org, agent)?,
                         skills: skills::enabled(s, org, agent, runner)?,
                         delegates: match delegates {
@@ -138,6 +157,7 @@ impl ToolExecutor for ServerToolbox {
         let (knowledge, memory, scope) =
             (self.knowledge.clone(), self.memory.clone(), scope.clone());
         let extras = self.agent_extras(&scope);
+        let computer = self.computer.clone();
         Box::pin(async move {
             let ((mut tools, integration, mcp, knowledge, remembers), extras) = futures_util::join!(
                 futures_util::future::join5(
@@ -160,7 +180,12 @@ impl ToolExecutor for ServerToolbox {
                 web,
                 skills,
                 delegates,
+                computer: computer_config,
+                provider,
             } = extras;
+            tools
+                .builtin
+                .extend(computer.offered(&computer_config, provider).await);
             tools.builtin.extend(web::offer(&web));
             if let Some((tool, list)) = skills::offer(&skills) {
                 tools.builtin.push(tool);
@@ -190,6 +215,10 @@ impl ToolExecutor for ServerToolbox {
             .starts_with(confer_actors::delegation::TOOL_PREFIX)
         {
             let (tools, scope, call) = (self.delegate.clone(), scope.clone(), call.clone());
+            return Box::pin(async move { tools.execute(scope, call).await });
+        }
+        if computer::is_computer_tool(&call.name) {
+            let (tools, scope, call) = (self.computer.clone(), scope.clone(), call.clone());
             return Box::pin(async move { tools.execute(scope, call).await });
         }
         if call.name == LOAD_SKILL {
@@ -237,6 +266,8 @@ impl ToolExecutor for ServerToolbox {
             .starts_with(confer_actors::delegation::TOOL_PREFIX)
         {
             self.delegate.deadline()
+        } else if computer::is_computer_tool(&call.name) {
+            computer::DEADLINE
         } else if is_mcp_tool(&call.name) {
             MCP_DEADLINE
         } else {

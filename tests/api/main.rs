@@ -13,6 +13,7 @@ mod backups;
 mod browser;
 mod cli;
 mod compaction;
+mod computer;
 mod configs;
 mod conversation;
 mod delegation;

@@ -53,6 +53,14 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("PUT", "/api/agents/{agent_id}/plan") => Admin,
         (_, path) if path.starts_with("/api/plans") => Anyone,
         (_, "/api/threads" | "/api/threads/{thread_id}") => Anyone,
+        // Computer use (computer.md §2): a thread's instance T; an agent's
+        // configuration and instances A M, its change A.
+        (_, "/api/threads/{thread_id}/computer") => Anyone,
+        (
+            "GET",
+            "/api/agents/{agent_id}/computer" | "/api/agents/{agent_id}/computer-instances",
+        ) => Member,
+        ("PUT", "/api/agents/{agent_id}/computer") => Admin,
         (
             _,
             "/api/threads/{thread_id}/messages"
@@ -278,6 +286,7 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/runners/{runner_id}/button") => json!({"input": {}}),
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
         ("PUT", "/api/agents/{agent_id}/web") => json!({"enabled": false}),
+        ("PUT", "/api/agents/{agent_id}/computer") => json!({"enabled": false}),
         ("PUT", "/api/agents/{agent_id}/delegated") => json!({"delegates": []}),
         // An unknown skill: refused (422, 404) after the role check.
         ("POST", "/api/skills") => json!({"source": "catalog", "key": "no-such-skill"}),

@@ -158,6 +158,7 @@ impl Turn {
                     "builtin" if tool.name.starts_with(crate::delegation::TOOL_PREFIX) => {
                         "delegate"
                     }
+                    "builtin" if tool.name.starts_with(crate::tools::COMPUTER_PREFIX) => "computer",
                     kind => kind,
                 };
                 kinds.entry(tool.name.clone()).or_insert(kind);

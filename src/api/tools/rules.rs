@@ -13,7 +13,7 @@ pub(super) const DEFAULT_TIMEOUT_MS: u32 = 10_000;
 const MAX_DESCRIPTION_CHARS: usize = 4_096;
 const MAX_PARAMETERS_BYTES: usize = 64 * 1024;
 /// Names the platform keeps for its own tools.
-const RESERVED_PREFIXES: [&str; 4] = ["plan_", "todo_", "query_", "count_"];
+const RESERVED_PREFIXES: [&str; 5] = ["plan_", "todo_", "query_", "count_", "computer_"];
 /// The knowledge and memory tools' names (`knowledge.md` §7).
 const RESERVED_NAMES: [&str; 6] = [
     "search_knowledge",
@@ -42,7 +42,7 @@ pub(super) fn validate_name(name: &str) -> Result<(), ApiError> {
             "name",
             "is reserved (propose_profile_switch, search_knowledge, remember, recall, load_skill, \
              web_fetch, web_search, or a \
-             plan_, todo_, query_ or count_ prefix)",
+             plan_, todo_, query_, count_ or computer_ prefix)",
         ));
     }
     Ok(())

@@ -173,13 +173,13 @@ fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-fn running_as_root() -> bool {
+pub(crate) fn running_as_root() -> bool {
     // SAFETY: `geteuid` takes nothing and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn running_as_root() -> bool {
+pub(crate) fn running_as_root() -> bool {
     false
 }
 

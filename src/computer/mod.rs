@@ -1,0 +1,80 @@
+//! Computer use (`computer.md`): a sandbox an agent's tools run commands
+//! and edit files in. [`runtime`] is the `SandboxRuntime` port and
+//! [`local`] its bubblewrap runtime on this host, whose in-sandbox helper
+//! is [`agent`] (spoken to in [`protocol`]); [`config`] is an agent's
+//! configuration, [`instances`] the stored instance, [`service`] their
+//! lifecycle; [`editor`] and [`output`] are what the tools
+//! (`crate::tools::computer`) do with a command's text.
+
+pub mod agent;
+pub mod config;
+pub mod editor;
+pub mod instances;
+pub mod local;
+pub mod output;
+pub mod protocol;
+pub mod runtime;
+pub mod service;
+
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::settings::Settings;
+use crate::store::Store;
+use service::{ComputerService, ComputerSettings, LocalMode};
+
+/// The lifecycle from the settings, its restart done and its sweeps
+/// running. Fails when the local runtime is `on` and its probe fails, or
+/// when the sandbox uid is the stdio MCP children's (each could then
+/// reach the other's files).
+pub async fn start(settings: &Settings, store: &Store) -> anyhow::Result<Arc<ComputerService>> {
+    let root = crate::tools::mcp::stdio::running_as_root();
+    if root && settings.sandbox_uid == settings.mcp_stdio_uid {
+        anyhow::bail!(
+            "sandbox_uid and mcp_stdio_uid are both {}: they must differ",
+            settings.sandbox_uid
+        );
+    }
+    if !root && settings.sandbox_local != LocalMode::Off {
+        tracing::warn!(
+            "Confer does not run as root: local sandboxes run as its own user, so an escape \
+             would reach the data directory"
+        );
+    }
+    let local: Option<Arc<dyn runtime::SandboxRuntime>> = match settings.sandbox_local {
+        LocalMode::Off => None,
+        LocalMode::Auto | LocalMode::On => {
+            Some(Arc::new(local::LocalRuntime::new(local::LocalSettings {
+                bwrap: settings.bwrap_path.clone(),
+                dir: settings.sandbox_dir(),
+                run_as: root.then_some(settings.sandbox_uid),
+                binary: std::env::current_exe().context("finding Confer's own binary")?,
+            })))
+        }
+    };
+    if settings.sandbox_local == LocalMode::On
+        && let Some(local) = &local
+        && let Err(reason) = local.probe().await
+    {
+        anyhow::bail!("the local sandbox does not start (CONFER_SANDBOX_LOCAL=on): {reason}");
+    }
+    let service = ComputerService::new(
+        store.clone(),
+        local,
+        ComputerSettings {
+            fallback: settings.sandbox_fallback,
+            e2b_key: settings.e2b_api_key.is_some(),
+            daytona_key: settings.daytona_api_key.is_some(),
+            max_running_per_org: settings.sandbox_max_running_per_org.max(1),
+            max_instances_per_org: settings.sandbox_max_instances_per_org.max(1),
+            max_running: settings.sandbox_max_running.max(1),
+            retention: chrono::Duration::hours(
+                i64::try_from(settings.sandbox_retention_hours).unwrap_or(i64::MAX / 3_600_000),
+            ),
+        },
+    );
+    service.after_restart().await;
+    service.start_sweeps();
+    Ok(service)
+}

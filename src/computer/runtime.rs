@@ -1,0 +1,85 @@
+//! The `SandboxRuntime` port (`computer.md` §1): where an instance's
+//! commands run. [`super::local`] is the bubblewrap runtime on this host;
+//! the editor, the output caps and the instances' lifecycle
+//! ([`super::service`]) sit above the port and are the same for every
+//! runtime.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+
+use super::config::SizeClass;
+use super::instances::InstanceId;
+pub use super::protocol::{Limits, Reply};
+
+/// A future of the port.
+pub type RuntimeFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The runtimes an instance may run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeKind {
+    Local,
+    E2b,
+    Daytona,
+}
+
+impl RuntimeKind {
+    /// The workspace's path inside a sandbox of this runtime.
+    pub fn workspace(self) -> &'static str {
+        match self {
+            Self::Local => super::agent::WORKSPACE,
+            Self::E2b => "/home/user/workspace",
+            Self::Daytona => "/home/daytona/workspace",
+        }
+    }
+}
+
+/// What a sandbox is started or resumed with.
+#[derive(Clone, Debug)]
+pub struct StartSpec {
+    pub instance: InstanceId,
+    pub size: SizeClass,
+}
+
+/// One command.
+#[derive(Clone, Debug)]
+pub struct ExecSpec {
+    pub command: String,
+    pub cwd: Option<String>,
+    pub timeout: std::time::Duration,
+    pub env: Vec<(String, String)>,
+    pub limits: Limits,
+    /// Bytes kept of each stream's head, and again of its tail.
+    pub keep: usize,
+}
+
+/// A started sandbox: its operations run one at a time (the lifecycle's
+/// lock); dropping it stops it.
+pub trait RunningSandbox: Send + Sync {
+    /// Runs one command; a [`Reply::Exec`], or [`Reply::Error`].
+    fn exec(&self, spec: ExecSpec) -> RuntimeFuture<'_, Reply>;
+    /// A file's text or a directory's listing.
+    fn read_file(&self, path: String) -> RuntimeFuture<'_, Reply>;
+    /// Writes a file atomically.
+    fn write_file(&self, path: String, content: String) -> RuntimeFuture<'_, Reply>;
+    /// Whether the sandbox still runs.
+    fn is_alive(&self) -> bool;
+}
+
+/// A runtime: it starts, resumes, stops and destroys sandboxes.
+pub trait SandboxRuntime: Send + Sync {
+    fn kind(&self) -> RuntimeKind;
+    /// Whether this runtime can run sandboxes here; the reason if not.
+    fn probe(&self) -> RuntimeFuture<'_, Result<(), String>>;
+    /// Starts a new instance's sandbox on an empty workspace.
+    fn start(&self, spec: StartSpec) -> RuntimeFuture<'_, Result<Box<dyn RunningSandbox>, String>>;
+    /// Starts a stopped instance's sandbox again on its workspace.
+    fn resume(&self, spec: StartSpec)
+    -> RuntimeFuture<'_, Result<Box<dyn RunningSandbox>, String>>;
+    /// Stops a sandbox (its processes end; the workspace stays).
+    fn stop(&self, sandbox: Box<dyn RunningSandbox>) -> RuntimeFuture<'_, ()>;
+    /// Removes an instance's workspace and whatever else it kept.
+    fn destroy(&self, instance: InstanceId) -> RuntimeFuture<'_, Result<(), String>>;
+}
