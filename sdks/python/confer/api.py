@@ -33,6 +33,12 @@ from ._generated.api.agents import (
     web_config_get,
     web_config_put,
 )
+from ._generated.api.computer import (
+    computer_config_get,
+    computer_config_put,
+    thread_computer_delete,
+    thread_computer_get,
+)
 from ._generated.api.integrations import (
     agent_integrations_attach,
     agent_integrations_detach,
@@ -225,6 +231,8 @@ __all__ = [
     "analytics_get",
     "compaction_get",
     "compaction_put",
+    "computer_config_get",
+    "computer_config_put",
     "context_get",
     "credentials_get",
     "credentials_put",
@@ -357,6 +365,8 @@ __all__ = [
     "skills_list",
     "skills_sync",
     "streams_stream",
+    "thread_computer_delete",
+    "thread_computer_get",
     "threads_create",
     "threads_delete",
     "threads_get",

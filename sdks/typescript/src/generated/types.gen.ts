@@ -530,6 +530,39 @@ export type CompletionWebhook = {
 };
 
 /**
+ * An agent's computer configuration as shown.
+ */
+export type ComputerConfigView = {
+    agent_id: string;
+    available: boolean;
+    effective_runtime?: RuntimeKind | null;
+    enabled: boolean;
+    env: {
+        [key: string]: string;
+    };
+    idle_timeout_secs: number;
+    max_command_secs: number;
+    network: Network;
+    org_id: string;
+    output_limit_bytes: number;
+    runtime_provider: RuntimeProvider;
+    size_class: SizeClass;
+    unavailable_reason?: string | null;
+    updated_at?: string | null;
+};
+
+/**
+ * `DELETE /api/threads/{id}/computer`'s answer.
+ */
+export type ComputerDeleted = {
+    /**
+     * Whether the thread had an instance.
+     */
+    deleted: boolean;
+    ok: boolean;
+};
+
+/**
  * A block of the context as the endpoint shows it (`type` names it).
  */
 export type ContextBlock = {
@@ -1174,6 +1207,47 @@ export type InstallSkill = {
 };
 
 /**
+ * The stored (and shown) instance.
+ */
+export type Instance = {
+    agent_id: AgentId;
+    /**
+     * Code sessions are not built yet: always null.
+     */
+    code_session_id?: string | null;
+    command_count: number;
+    created_at: string;
+    /**
+     * When a stopped instance's workspace and record go.
+     */
+    delete_due_at?: string | null;
+    error?: string | null;
+    id: InstanceId;
+    last_active_at: string;
+    limits_mode: LimitsMode;
+    network_mode: NetworkMode;
+    org_id: OrgId;
+    runtime: RuntimeKind;
+    size_class: SizeClass;
+    started_at?: string | null;
+    state: InstanceState;
+    stop_reason?: StopReason | null;
+    stopped_at?: string | null;
+    thread_id?: ThreadId | null;
+    workspace_path: string;
+};
+
+/**
+ * A computer instance: one sandbox of a thread (`computer.md` §2).
+ */
+export type InstanceId = string;
+
+/**
+ * Where an instance is in its life.
+ */
+export type InstanceState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+
+/**
  * An org's database integration (`tools.md` §7).
  */
 export type IntegrationId = string;
@@ -1277,6 +1351,11 @@ export type KnowledgeConfigView = KnowledgeConfig & {
  * How an agent reaches its knowledge (`knowledge.md` §4).
  */
 export type KnowledgeMode = 'tool' | 'inject';
+
+/**
+ * How an instance's limits are enforced.
+ */
+export type LimitsMode = 'cgroup' | 'rlimit' | 'vendor';
 
 /**
  * A publication's limits as returned.
@@ -1513,6 +1592,22 @@ export type Neighbours = {
     dependents: Array<Todo>;
     depends_on: Array<Todo>;
 };
+
+/**
+ * A sandbox's network.
+ */
+export type Network = {
+    /**
+     * Hosts, `host:port`, `*.host` or CIDR blocks (≤ 64).
+     */
+    allow: Array<string>;
+    mode: NetworkMode;
+};
+
+/**
+ * Whether a sandbox reaches the network.
+ */
+export type NetworkMode = 'none' | 'allowlist';
 
 /**
  * `oauthClient` as sent (the secret write-only).
@@ -1891,6 +1986,33 @@ export type PutCompaction = {
     vendorAPauseAfter?: boolean | null;
     vendorATriggerTokens?: number | null;
     vendorBCompactThreshold?: number | null;
+};
+
+/**
+ * `PUT /api/agents/{id}/computer`: every field optional.
+ */
+export type PutComputerConfig = {
+    enabled?: boolean | null;
+    /**
+     * ≤ 32 names, not PATH, HOME or *_PROXY; values ≤ 4 KiB.
+     */
+    env?: {
+        [key: string]: string;
+    } | null;
+    /**
+     * 10–86400.
+     */
+    idleTimeoutSecs?: number | null;
+    /**
+     * 1–3600.
+     */
+    maxCommandSecs?: number | null;
+    network?: Network | null;
+    /**
+     * 1024–262144.
+     */
+    outputLimitBytes?: number | null;
+    sizeClass?: SizeClass | null;
 };
 
 /**
@@ -2403,6 +2525,11 @@ export type RunnerWithSecret = Runner & {
 };
 
 /**
+ * The runtimes an instance may run on.
+ */
+export type RuntimeKind = 'local' | 'e2b' | 'daytona';
+
+/**
  * The execution runtime of an agent's sandboxed tools.
  */
 export type RuntimeProvider = 'e2b' | 'daytona';
@@ -2652,6 +2779,11 @@ export type SetServices = {
 export type ShownTool = ToolView | ToolSummary;
 
 /**
+ * A sandbox's size.
+ */
+export type SizeClass = 'small' | 'medium' | 'large';
+
+/**
  * An attachment as answered.
  */
 export type SkillAttachmentView = {
@@ -2861,6 +2993,11 @@ export type StopBody = {
 };
 
 /**
+ * Why an instance stopped.
+ */
+export type StopReason = 'idle' | 'limit' | 'disabled' | 'agent_deleted' | 'completed' | 'archived' | 'restart' | 'api' | 'error';
+
+/**
  * `{"ok": true, "stopped": bool}`.
  */
 export type Stopped = {
@@ -3012,6 +3149,13 @@ export type ThinkingBody = {
  */
 export type ThinkingEvent = {
     delta: string;
+};
+
+/**
+ * A thread's instance.
+ */
+export type ThreadComputer = {
+    instance?: Instance | null;
 };
 
 /**
@@ -4268,6 +4412,164 @@ export type CompactionPutResponses = {
 };
 
 export type CompactionPutResponse = CompactionPutResponses[keyof CompactionPutResponses];
+
+export type ComputerConfigGetData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/computer';
+};
+
+export type ComputerConfigGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ComputerConfigGetError = ComputerConfigGetErrors[keyof ComputerConfigGetErrors];
+
+export type ComputerConfigGetResponses = {
+    /**
+     * The computer configuration (the defaults when never set)
+     */
+    200: ComputerConfigView;
+};
+
+export type ComputerConfigGetResponse = ComputerConfigGetResponses[keyof ComputerConfigGetResponses];
+
+export type ComputerConfigPutData = {
+    body: PutComputerConfig;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/computer';
+};
+
+export type ComputerConfigPutErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * A value out of range, a bad allow-list entry (`network.allow[i]`), a variable name or value (`env.NAME`)
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ComputerConfigPutError = ComputerConfigPutErrors[keyof ComputerConfigPutErrors];
+
+export type ComputerConfigPutResponses = {
+    /**
+     * The configuration as stored
+     */
+    200: ComputerConfigView;
+};
+
+export type ComputerConfigPutResponse = ComputerConfigPutResponses[keyof ComputerConfigPutResponses];
+
+export type ComputerInstancesListData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+        /**
+         * starting, running, stopping, stopped or failed.
+         */
+        state: string | null;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/computer-instances';
+};
+
+export type ComputerInstancesListErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * An unknown state
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ComputerInstancesListError = ComputerInstancesListErrors[keyof ComputerInstancesListErrors];
+
+export type ComputerInstancesListResponses = {
+    /**
+     * The agent's instances, newest first
+     */
+    200: Array<Instance>;
+};
+
+export type ComputerInstancesListResponse = ComputerInstancesListResponses[keyof ComputerInstancesListResponses];
 
 export type CredentialsGetData = {
     body?: never;
@@ -12129,6 +12431,98 @@ export type ThreadsUpdateResponses = {
 };
 
 export type ThreadsUpdateResponse = ThreadsUpdateResponses[keyof ThreadsUpdateResponses];
+
+export type ThreadComputerDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * The thread's id
+         */
+        thread_id: string;
+    };
+    query?: never;
+    url: '/api/threads/{thread_id}/computer';
+};
+
+export type ThreadComputerDeleteErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ThreadComputerDeleteError = ThreadComputerDeleteErrors[keyof ThreadComputerDeleteErrors];
+
+export type ThreadComputerDeleteResponses = {
+    /**
+     * Removed (deleted: false when there was none)
+     */
+    200: ComputerDeleted;
+};
+
+export type ThreadComputerDeleteResponse = ThreadComputerDeleteResponses[keyof ThreadComputerDeleteResponses];
+
+export type ThreadComputerGetData = {
+    body?: never;
+    path: {
+        /**
+         * The thread's id
+         */
+        thread_id: string;
+    };
+    query?: never;
+    url: '/api/threads/{thread_id}/computer';
+};
+
+export type ThreadComputerGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ThreadComputerGetError = ThreadComputerGetErrors[keyof ThreadComputerGetErrors];
+
+export type ThreadComputerGetResponses = {
+    /**
+     * The thread's instance, or null
+     */
+    200: ThreadComputer;
+};
+
+export type ThreadComputerGetResponse = ThreadComputerGetResponses[keyof ThreadComputerGetResponses];
 
 export type ContextGetData = {
     body?: never;

@@ -43,6 +43,9 @@ from .compaction_config import CompactionConfig
 from .compaction_event import CompactionEvent
 from .compaction_view import CompactionView
 from .completion_webhook import CompletionWebhook
+from .computer_config_view import ComputerConfigView
+from .computer_config_view_env import ComputerConfigViewEnv
+from .computer_deleted import ComputerDeleted
 from .context_block_type_0 import ContextBlockType0
 from .context_block_type_0_type import ContextBlockType0Type
 from .context_block_type_1 import ContextBlockType1
@@ -115,6 +118,8 @@ from .history_page import HistoryPage
 from .identity import Identity
 from .if_busy_body import IfBusyBody
 from .install_skill import InstallSkill
+from .instance import Instance
+from .instance_state import InstanceState
 from .integration_list import IntegrationList
 from .integration_view import IntegrationView
 from .invite import Invite
@@ -125,6 +130,7 @@ from .key_view import KeyView
 from .knowledge_config import KnowledgeConfig
 from .knowledge_config_view import KnowledgeConfigView
 from .knowledge_mode import KnowledgeMode
+from .limits_mode import LimitsMode
 from .limits_view import LimitsView
 from .listed_tool import ListedTool
 from .mcp_list import McpList
@@ -144,6 +150,8 @@ from .model_view import ModelView
 from .multiplayer_view import MultiplayerView
 from .named import Named
 from .neighbours import Neighbours
+from .network import Network
+from .network_mode import NetworkMode
 from .o_auth_client_body import OAuthClientBody
 from .ok import Ok
 from .open_ai_overrides import OpenAiOverrides
@@ -174,6 +182,8 @@ from .publication_view import PublicationView
 from .published_chat import PublishedChat
 from .put_agent_suggestions import PutAgentSuggestions
 from .put_compaction import PutCompaction
+from .put_computer_config import PutComputerConfig
+from .put_computer_config_env_type_0 import PutComputerConfigEnvType0
 from .put_credentials import PutCredentials
 from .put_delegation import PutDelegation
 from .put_embeddings import PutEmbeddings
@@ -222,6 +232,7 @@ from .runner_output_schema_type_0 import RunnerOutputSchemaType0
 from .runner_suggestions import RunnerSuggestions
 from .runner_webhook_body import RunnerWebhookBody
 from .runner_with_secret import RunnerWithSecret
+from .runtime_kind import RuntimeKind
 from .runtime_provider import RuntimeProvider
 from .schedule_draft import ScheduleDraft
 from .schedule_draft_input_type_0 import ScheduleDraftInputType0
@@ -239,6 +250,7 @@ from .services import Services
 from .session_request import SessionRequest
 from .session_user import SessionUser
 from .set_services import SetServices
+from .size_class import SizeClass
 from .skill_attachment_view import SkillAttachmentView
 from .skill_entry import SkillEntry
 from .skill_file_entry import SkillFileEntry
@@ -258,6 +270,7 @@ from .start_run_metadata_type_0 import StartRunMetadataType0
 from .started import Started
 from .status import Status
 from .stop_body import StopBody
+from .stop_reason import StopReason
 from .stopped import Stopped
 from .suggestion import Suggestion
 from .suggestion_body import SuggestionBody
@@ -275,6 +288,7 @@ from .task_body import TaskBody
 from .tested import Tested
 from .thinking_body import ThinkingBody
 from .thinking_event import ThinkingEvent
+from .thread_computer import ThreadComputer
 from .thread_kind import ThreadKind
 from .thread_origin import ThreadOrigin
 from .thread_page import ThreadPage
@@ -385,6 +399,9 @@ __all__ = (
     "CompactionEvent",
     "CompactionView",
     "CompletionWebhook",
+    "ComputerConfigView",
+    "ComputerConfigViewEnv",
+    "ComputerDeleted",
     "ContextBlockType0",
     "ContextBlockType0Type",
     "ContextBlockType1",
@@ -457,6 +474,8 @@ __all__ = (
     "Identity",
     "IfBusyBody",
     "InstallSkill",
+    "Instance",
+    "InstanceState",
     "IntegrationList",
     "IntegrationView",
     "Invite",
@@ -467,6 +486,7 @@ __all__ = (
     "KnowledgeConfig",
     "KnowledgeConfigView",
     "KnowledgeMode",
+    "LimitsMode",
     "LimitsView",
     "ListedTool",
     "McpList",
@@ -486,6 +506,8 @@ __all__ = (
     "MultiplayerView",
     "Named",
     "Neighbours",
+    "Network",
+    "NetworkMode",
     "OAuthClientBody",
     "Ok",
     "OpenAiOverrides",
@@ -516,6 +538,8 @@ __all__ = (
     "PublishedChat",
     "PutAgentSuggestions",
     "PutCompaction",
+    "PutComputerConfig",
+    "PutComputerConfigEnvType0",
     "PutCredentials",
     "PutDelegation",
     "PutEmbeddings",
@@ -564,6 +588,7 @@ __all__ = (
     "RunnerSuggestions",
     "RunnerWebhookBody",
     "RunnerWithSecret",
+    "RuntimeKind",
     "RuntimeProvider",
     "ScheduleDraft",
     "ScheduleDraftInputType0",
@@ -581,6 +606,7 @@ __all__ = (
     "SessionRequest",
     "SessionUser",
     "SetServices",
+    "SizeClass",
     "SkillAttachmentView",
     "SkillEntry",
     "SkillFileEntry",
@@ -600,6 +626,7 @@ __all__ = (
     "Started",
     "Status",
     "StopBody",
+    "StopReason",
     "Stopped",
     "Suggestion",
     "SuggestionBody",
@@ -617,6 +644,7 @@ __all__ = (
     "Tested",
     "ThinkingBody",
     "ThinkingEvent",
+    "ThreadComputer",
     "ThreadKind",
     "ThreadOrigin",
     "ThreadPage",
