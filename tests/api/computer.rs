@@ -520,3 +520,94 @@ async fn commands_are_contained_and_see_no_secret_of_confer() {
     assert!(stdout.contains("bytes cut"), "{stdout}");
     assert!(stdout.len() < 4096 + 100, "{}", stdout.len());
 }
+
+/// The pids of the `bwrap` processes `parent` started.
+fn sandboxes_of(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`: the command may hold spaces.
+        let Some((comm, rest)) = stat.split_once(") ") else {
+            continue;
+        };
+        let ppid = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
+        if comm.ends_with("(bwrap") && ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_start_past_the_org_cap_stops_the_idle_one_and_a_killed_server_leaves_no_sandbox() {
+    let vendor = Mock::start("/v1").await;
+    let sandboxes = tempfile::tempdir().unwrap();
+    let server = server(
+        &vendor,
+        &sandboxes,
+        &[("CONFER_SANDBOX_MAX_RUNNING_PER_ORG", "1")],
+    );
+    let api = server.admin();
+    let agent = api
+        .agent_with(json!({"name": "Capped", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    if !sandbox_works(&api, &agent).await {
+        return;
+    }
+    api.put(&format!("/api/agents/{agent}/computer"), json!({"enabled": true}))
+        .await
+        .expect(200);
+    let first = api.thread(&agent, json!({})).await;
+    let second = api.thread(&agent, json!({})).await;
+    run(&api, &vendor, &first, "true").await;
+    let ran = run(&api, &vendor, &second, "echo second").await;
+    assert_eq!(ran["stdout"], "second\n", "{ran}");
+    let stopped = api
+        .get(&format!("/api/threads/{first}/computer"))
+        .await
+        .expect(200)["instance"]
+        .clone();
+    assert_eq!(stopped["state"], "stopped");
+    assert_eq!(stopped["stop_reason"], "limit");
+    assert_eq!(sandboxes_of(server.pid()).len(), 1);
+
+    // Killed in the middle of a command: its sandbox goes with it, and
+    // the restarted server shows the instance stopped.
+    let asked = vendor.requests().len();
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "computer_run",
+        &json!({"command": "sleep 60"}),
+    )));
+    let _stream = api.open_stream(&second, json!({"content": "sleep"})).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while vendor.requests().len() <= asked {
+        assert!(Instant::now() < deadline, "the call was not made");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let running = sandboxes_of(server.pid());
+    assert_eq!(running.len(), 1);
+    let server = server.kill_and_restart();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while running
+        .iter()
+        .any(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
+    {
+        assert!(Instant::now() < deadline, "bwrap {running:?} outlived Confer");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let api = server.admin();
+    let instance = api
+        .get(&format!("/api/threads/{second}/computer"))
+        .await
+        .expect(200)["instance"]
+        .clone();
+    assert_eq!(instance["state"], "stopped", "{instance}");
+    assert_eq!(instance["stop_reason"], "restart");
+}
