@@ -39,6 +39,13 @@ fn send(replies: &Replies, id: u64, reply: Reply) {
 
 /// Runs the helper until its input ends; the process's exit code.
 pub fn run() -> i32 {
+    // Before anything is read: every command inherits the filter. A
+    // helper that cannot set it does not serve (the start fails with
+    // this line as its reason).
+    if let Err(reason) = super::seccomp::apply() {
+        eprintln!("seccomp: {reason}");
+        return 2;
+    }
     let replies: Replies = Arc::new(Mutex::new(std::io::stdout()));
     let running: Running = Arc::default();
     send(&replies, 0, Reply::Ready);

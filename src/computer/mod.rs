@@ -1,7 +1,7 @@
 //! Computer use (`computer.md`): a sandbox an agent's tools run commands
 //! and edit files in. [`runtime`] is the `SandboxRuntime` port and
 //! [`local`] its bubblewrap runtime on this host, whose in-sandbox helper
-//! is [`agent`] (spoken to in [`protocol`]); [`config`] is an agent's
+//! is [`agent`] (spoken to in [`protocol`], filtered by [`seccomp`]); [`config`] is an agent's
 //! configuration, [`instances`] the stored instance, [`service`] their
 //! lifecycle; [`editor`] and [`output`] are what the tools
 //! (`crate::tools::computer`) do with a command's text.
@@ -14,6 +14,7 @@ pub mod local;
 pub mod output;
 pub mod protocol;
 pub mod runtime;
+pub mod seccomp;
 pub mod service;
 
 use std::sync::Arc;

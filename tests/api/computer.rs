@@ -477,6 +477,30 @@ async fn commands_are_contained_and_see_no_secret_of_confer() {
     .await;
     assert_eq!(edit["error"], "read-only file system: /usr/x", "{edit}");
 
+    // The seccomp filter refuses new namespaces and mounts.
+    let unshare = run(
+        &api,
+        &vendor,
+        &thread,
+        "unshare --user --map-root-user true",
+    )
+    .await;
+    assert!(
+        unshare["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("Operation not permitted"),
+        "{unshare}"
+    );
+    let keyring = run(
+        &api,
+        &vendor,
+        &thread,
+        "python3 -c 'import ctypes, os; r = ctypes.CDLL(None, use_errno=True).syscall(250, 0); print(r, ctypes.get_errno())'",
+    )
+    .await;
+    assert_eq!(keyring["stdout"], format!("-1 {}\n", 1), "{keyring}");
+
     // Confer's process is not there, nor any of its secrets.
     let environ = run(
         &api,
@@ -559,9 +583,12 @@ async fn a_start_past_the_org_cap_stops_the_idle_one_and_a_killed_server_leaves_
     if !sandbox_works(&api, &agent).await {
         return;
     }
-    api.put(&format!("/api/agents/{agent}/computer"), json!({"enabled": true}))
-        .await
-        .expect(200);
+    api.put(
+        &format!("/api/agents/{agent}/computer"),
+        json!({"enabled": true}),
+    )
+    .await
+    .expect(200);
     let first = api.thread(&agent, json!({})).await;
     let second = api.thread(&agent, json!({})).await;
     run(&api, &vendor, &first, "true").await;
@@ -599,7 +626,10 @@ async fn a_start_past_the_org_cap_stops_the_idle_one_and_a_killed_server_leaves_
         .iter()
         .any(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
     {
-        assert!(Instant::now() < deadline, "bwrap {running:?} outlived Confer");
+        assert!(
+            Instant::now() < deadline,
+            "bwrap {running:?} outlived Confer"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let api = server.admin();

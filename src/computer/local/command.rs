@@ -24,7 +24,6 @@ const ETC_SHARED: [&str; 5] = [
     "/etc/localtime",
 ];
 
-
 /// The descriptors a sandbox is started with: its workspace, Confer's
 /// binary, and the synthesized `/etc` files.
 pub(super) struct Descriptors {

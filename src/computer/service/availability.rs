@@ -41,6 +41,8 @@ impl Availability {
 }
 
 impl ComputerService {
+    /// The effective runtime of an agent whose `runtimeProvider` is
+    /// `provider` (`computer.md` §1), and whether it can run here.
     pub async fn availability(&self, provider: RuntimeProvider) -> Availability {
         let vendor = match provider {
             RuntimeProvider::E2b if self.settings.e2b_key => Some(RuntimeKind::E2b),
@@ -90,5 +92,4 @@ impl ComputerService {
             },
         }
     }
-
 }

@@ -45,8 +45,6 @@ pub struct ComputerSettings {
     pub retention: chrono::Duration,
 }
 
-
-
 /// An instance's place in memory while it runs or is asked for.
 struct Slot {
     org: OrgId,
@@ -110,9 +108,7 @@ impl ComputerService {
         self.live.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The effective runtime of an agent whose `runtimeProvider` is
-    /// `provider` (`computer.md` §1), and whether it can run here.
-
+    /// The runtime of `kind`, when this node has it.
     fn runtime(&self, kind: RuntimeKind) -> Option<&Arc<dyn SandboxRuntime>> {
         self.local.as_ref().filter(|_| kind == RuntimeKind::Local)
     }
@@ -394,5 +390,4 @@ impl ComputerService {
         })
         .await;
     }
-
 }
