@@ -58,6 +58,19 @@ pub struct AuthChallenge {
     pub description: Option<String>,
 }
 
+/// A piece of a running command's output (`tool_output`).
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct ToolOutputEvent {
+    pub tool_name: String,
+    pub tool_call_id: String,
+    /// `stdout` or `stderr`.
+    pub stream: &'static str,
+    pub delta: String,
+    /// Set on the last event of a call past its 64 KiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+}
+
 /// An event of a streamed answer. Field names are the wire's (camelCase).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
@@ -122,6 +135,11 @@ pub enum ThreadEvent {
     /// `tool_result` (`agent-extras.md` §3).
     #[schema(title = "tool_progress")]
     ToolProgress(Box<crate::delegation::ToolProgress>),
+    /// Output of a running computer command (`computer.md` §3), between
+    /// its call's `tool_executing` and `tool_result`, when the send asked
+    /// for it (`streamToolOutput`).
+    #[schema(title = "tool_output")]
+    ToolOutput(Box<ToolOutputEvent>),
     /// The client must run these tools and send their results.
     #[schema(title = "requires_action")]
     RequiresAction {
@@ -259,6 +277,7 @@ impl ThreadEvent {
             Self::ProfileSwitchProposal { .. } => "profile_switch_proposal",
             Self::AuthChallenge { .. } => "auth_challenge",
             Self::ToolProgress(_) => "tool_progress",
+            Self::ToolOutput(_) => "tool_output",
             Self::RequiresAction { .. } => "requires_action",
             Self::Error { .. } => "error",
             Self::Queued { .. } => "queued",

@@ -40,7 +40,7 @@ mod tests;
 pub use codes::ErrorCode;
 pub use delegation::{DelegatedUsage, DelegationLink, ThreadDelegation, TraceLink, TurnPlace};
 pub use domain::*;
-pub use events::{AuthChallenge, DoneEvent, MetaEvent, ThreadEvent, Usage};
+pub use events::{AuthChallenge, DoneEvent, MetaEvent, ThreadEvent, ToolOutputEvent, Usage};
 pub use frames::{
     Frame, FrameId, FrameLog, FrameReader, Position, Ready, Retention, TooManyReaders, TurnsNow,
 };

@@ -83,6 +83,8 @@ pub struct ToolScope {
     /// Where the turn sits among delegated turns, its trace, and where a
     /// delegate call streams its child's frames.
     pub place: Arc<crate::delegation::TurnPlace>,
+    /// The send asked for `tool_output` events (`computer.md` §3).
+    pub stream_tool_output: bool,
 }
 
 pub use crate::call_notes::{CallNotes, CallRequest};

@@ -145,6 +145,10 @@ pub struct SendMessage {
     /// Relay the model's thinking as `thinking` events (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_thinking: Option<bool>,
+    /// Stream a computer command's output as `tool_output` events while
+    /// it runs (default false; `computer.md` §3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_tool_output: Option<bool>,
 }
 
 /// `ifBusy` of a send (`streams.md`).
@@ -283,6 +287,7 @@ pub async fn send(
         continuation: false,
         delegation: None,
         run: None,
+        stream_tool_output: body.stream_tool_output.unwrap_or(false),
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.

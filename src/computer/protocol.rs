@@ -38,6 +38,9 @@ pub enum Request {
         /// How many bytes of each stream's head, and again of its tail,
         /// are kept.
         keep: usize,
+        /// Whether output is also sent on as it comes (`Output`).
+        #[serde(default)]
+        stream: bool,
     },
     /// Kills the process group of the running `Exec` `target`.
     Signal { id: u64, target: u64 },
@@ -79,6 +82,9 @@ pub struct StreamOutput {
 pub enum Reply {
     /// The helper started and waits for requests (id 0).
     Ready,
+    /// Output of a running `Exec` that asked for it, before its `Exec`
+    /// reply.
+    Output { stream: String, delta: String },
     /// An `Exec` ended.
     Exec {
         exit_code: Option<i32>,

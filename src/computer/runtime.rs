@@ -43,6 +43,10 @@ pub struct StartSpec {
     pub size: SizeClass,
 }
 
+/// Where a command's streamed output goes: `(stream, delta)`, bounded
+/// (a full channel drops the piece).
+pub type OutputSender = tokio::sync::mpsc::Sender<(String, String)>;
+
 /// One command.
 #[derive(Clone, Debug)]
 pub struct ExecSpec {
@@ -53,6 +57,8 @@ pub struct ExecSpec {
     pub limits: Limits,
     /// Bytes kept of each stream's head, and again of its tail.
     pub keep: usize,
+    /// Set when the output is streamed while the command runs.
+    pub output: Option<OutputSender>,
 }
 
 /// A started sandbox: its operations run one at a time (the lifecycle's

@@ -198,6 +198,7 @@ impl RunWorker {
             otel_trace_id: None,
             public,
             continuation: content_is_empty,
+            stream_tool_output: false,
             delegation: None,
             run: Some(Arc::new(confer_actors::RunTurn {
                 tag: confer_actors::RunTag {

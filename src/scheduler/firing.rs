@@ -203,6 +203,7 @@ impl Scheduler {
             otel_trace_id: None,
             public: None,
             continuation: false,
+            stream_tool_output: false,
             delegation: None,
             run: None,
         };

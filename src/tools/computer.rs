@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use confer_actors::tools::{COMPUTER_PREFIX, NOT_AVAILABLE, ToolOutput, ToolScope};
-use confer_actors::{RuntimeProvider, ToolCall, ToolDefinition};
+use confer_actors::{RuntimeProvider, ThreadEvent, ToolCall, ToolDefinition, ToolOutputEvent};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -181,6 +181,7 @@ impl ComputerTools {
         if !config.enabled {
             return ToolOutput::error(NOT_AVAILABLE);
         }
+        let call_meta = (call.name.clone(), call.id.clone());
         // Arguments are checked before a sandbox is started for them.
         let call = match call.name.as_str() {
             COMPUTER_RUN => match serde_json::from_value::<RunArguments>(call.arguments) {
@@ -205,7 +206,7 @@ impl ComputerTools {
             Err(reason) => return ToolOutput::error(reason),
         };
         let output = match &call {
-            Call::Run(arguments) => run(&lease, &config, arguments).await,
+            Call::Run(arguments) => run(&lease, &config, arguments, &scope, &call_meta).await,
             Call::Edit(arguments) => edit(&lease, arguments).await,
         };
         self.service
@@ -220,7 +221,59 @@ enum Call {
     Edit(Box<EditArguments>),
 }
 
-async fn run(lease: &Lease, config: &ComputerConfig, arguments: &RunArguments) -> ToolOutput {
+/// The most of one call's output streamed as `tool_output` (`computer.md`
+/// §3); past it, one last event says `truncated`.
+const MAX_STREAMED: usize = 64 * 1024;
+
+/// Streams a command's output as `tool_output` events until the command
+/// ends (its sender is dropped with its reply).
+async fn forward_output(
+    mut receiver: tokio::sync::mpsc::Receiver<(String, String)>,
+    scope: &ToolScope,
+    (name, id): &(String, String),
+) {
+    let mut sent = 0;
+    while let Some((stream, mut delta)) = receiver.recv().await {
+        if sent >= MAX_STREAMED {
+            continue;
+        }
+        let mut truncated = None;
+        if sent + delta.len() > MAX_STREAMED {
+            let mut end = MAX_STREAMED - sent;
+            while !delta.is_char_boundary(end) {
+                end -= 1;
+            }
+            delta.truncate(end);
+            truncated = Some(true);
+            sent = MAX_STREAMED;
+        } else {
+            sent += delta.len();
+        }
+        let stream = if stream == "stderr" {
+            "stderr"
+        } else {
+            "stdout"
+        };
+        scope
+            .place
+            .emitter
+            .emit(ThreadEvent::ToolOutput(Box::new(ToolOutputEvent {
+                tool_name: name.clone(),
+                tool_call_id: id.clone(),
+                stream,
+                delta,
+                truncated,
+            })));
+    }
+}
+
+async fn run(
+    lease: &Lease,
+    config: &ComputerConfig,
+    arguments: &RunArguments,
+    scope: &ToolScope,
+    call: &(String, String),
+) -> ToolOutput {
     let Some(sandbox) = lease.sandbox() else {
         return ToolOutput::error("computer unavailable: the sandbox stopped");
     };
@@ -235,16 +288,26 @@ async fn run(lease: &Lease, config: &ComputerConfig, arguments: &RunArguments) -
         ("LANG".to_owned(), "C.UTF-8".to_owned()),
     ];
     env.extend(config.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let reply = sandbox
-        .exec(ExecSpec {
-            command: arguments.command.clone(),
-            cwd: arguments.cwd.clone(),
-            timeout: Duration::from_secs(timeout),
-            env,
-            limits: lease.instance.size_class.rlimits(),
-            keep: config.output_limit_bytes,
-        })
-        .await;
+    let (output, receiver) = match scope.stream_tool_output {
+        true => {
+            let (sender, receiver) = tokio::sync::mpsc::channel(64);
+            (Some(sender), Some(receiver))
+        }
+        false => (None, None),
+    };
+    let exec = sandbox.exec(ExecSpec {
+        command: arguments.command.clone(),
+        cwd: arguments.cwd.clone(),
+        timeout: Duration::from_secs(timeout),
+        env,
+        limits: lease.instance.size_class.rlimits(),
+        keep: config.output_limit_bytes,
+        output,
+    });
+    let reply = match receiver {
+        Some(receiver) => tokio::join!(exec, forward_output(receiver, scope, call)).0,
+        None => exec.await,
+    };
     let Reply::Exec {
         exit_code,
         signal,

@@ -531,6 +531,75 @@ async fn commands_are_contained_and_see_no_secret_of_confer() {
     .await;
     assert!(network["error"].as_str().is_some(), "{network}");
 
+    // Streamed: `tool_output` between the call's `tool_executing` and its
+    // `tool_result`, at most 64 KiB of it, the last piece `truncated`.
+    let streamed = |command: &str| {
+        vendor.push(Reply::stream(openai_tool_call(
+            "call_s",
+            "computer_run",
+            &json!({"command": command}),
+        )));
+        vendor.push(Reply::stream(openai_answer("Done.", 10)));
+    };
+    streamed("for i in 1 2 3; do echo line$i; sleep 0.3; done; echo oops >&2");
+    let frames = api
+        .open_stream(&thread, json!({"content": "go", "streamToolOutput": true}))
+        .await
+        .collect()
+        .await;
+    let names: Vec<&str> = frames.iter().map(|f| f.event.as_str()).collect();
+    let executing = names.iter().position(|n| *n == "tool_executing").unwrap();
+    let result = names.iter().position(|n| *n == "tool_result").unwrap();
+    let outputs: Vec<&Value> = frames
+        .iter()
+        .filter(|f| f.event == "tool_output")
+        .map(|f| &f.data)
+        .collect();
+    assert!(outputs.len() >= 2, "{names:?}");
+    let first = names.iter().position(|n| *n == "tool_output").unwrap();
+    assert!(executing < first && first < result, "{names:?}");
+    let text = |stream: &str| -> String {
+        outputs
+            .iter()
+            .filter(|o| o["stream"] == stream)
+            .map(|o| o["delta"].as_str().unwrap())
+            .collect()
+    };
+    assert_eq!(text("stdout"), "line1\nline2\nline3\n");
+    assert_eq!(text("stderr"), "oops\n");
+    assert_eq!(outputs[0]["tool_name"], "computer_run");
+    assert_eq!(outputs[0]["tool_call_id"], "call_s");
+    streamed("head -c 200000 /dev/zero | tr '\\0' 'y'");
+    let frames = api
+        .open_stream(&thread, json!({"content": "go", "streamToolOutput": true}))
+        .await
+        .collect()
+        .await;
+    let outputs: Vec<&Value> = frames
+        .iter()
+        .filter(|f| f.event == "tool_output")
+        .map(|f| &f.data)
+        .collect();
+    let total: usize = outputs
+        .iter()
+        .map(|o| o["delta"].as_str().unwrap().len())
+        .sum();
+    assert_eq!(total, 64 * 1024);
+    assert_eq!(outputs.last().unwrap()["truncated"], true);
+    assert!(
+        outputs[..outputs.len() - 1]
+            .iter()
+            .all(|o| o.get("truncated").is_none())
+    );
+    // Without the field, none.
+    streamed("echo quiet");
+    let frames = api
+        .open_stream(&thread, json!({"content": "go"}))
+        .await
+        .collect()
+        .await;
+    assert!(frames.iter().all(|f| f.event != "tool_output"));
+
     // 1 MB of output: the model gets the limit, cut in the middle.
     let big = run(
         &api,

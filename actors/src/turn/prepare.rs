@@ -135,6 +135,7 @@ impl Turn {
                 trace.header().otel_trace_id.clone(),
                 emitter.clone(),
             )),
+            stream_tool_output: request.stream_tool_output,
         };
         let mut server_tools = engine.tools.offered(&scope).await;
         let skills_prompt = server_tools.skills_prompt.take();

@@ -81,4 +81,7 @@ pub struct TurnRequest {
     /// Set on a delegated agent's turn: its place under the call that
     /// made it (`agent-extras.md` §3); it runs inside its root's org slot.
     pub delegation: Option<Arc<crate::delegation::DelegationLink>>,
+    /// The send's `streamToolOutput`: a computer command's output is
+    /// streamed as `tool_output` while it runs.
+    pub stream_tool_output: bool,
 }

@@ -16,6 +16,7 @@ import type {
   TokenEvent,
   ToolCallEvent,
   ToolExecutingEvent,
+  ToolOutputEvent,
   ToolProgressEvent,
   ToolResultEvent,
   TurnGapEvent,
@@ -35,6 +36,7 @@ export interface EventDataMap {
   citation: CitationEvent;
   auth_challenge: AuthChallengeEvent;
   tool_progress: ToolProgressEvent;
+  tool_output: ToolOutputEvent;
   requires_action: RequiresActionEvent;
   error: ErrorEvent;
   queued: QueuedEvent;
@@ -58,6 +60,7 @@ export const EVENT_NAMES = [
   "citation",
   "auth_challenge",
   "tool_progress",
+  "tool_output",
   "requires_action",
   "error",
   "queued",

@@ -79,6 +79,8 @@ pub fn encode_public(out: &mut bytes::BytesMut, id: Option<FrameId>, event: &Thr
         | ThreadEvent::AuthChallenge { .. }
         // A delegate's frames: delegate tools are never public.
         | ThreadEvent::ToolProgress(_)
+        // A computer's output: computer tools are never public.
+        | ThreadEvent::ToolOutput(_)
         | ThreadEvent::RequiresAction { .. } => {}
     }
 }

@@ -12,7 +12,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::oneshot;
 
 use crate::computer::protocol::{Envelope, MAX_MESSAGE, Reply, Request, write_message};
-use crate::computer::runtime::{ExecSpec, RunningSandbox, RuntimeFuture};
+use crate::computer::runtime::{ExecSpec, OutputSender, RunningSandbox, RuntimeFuture};
 
 /// Reads one reply; `None` when the helper's output ended.
 pub(super) async fn read_envelope(out: &mut ChildStdout) -> std::io::Result<Option<Envelope>> {
@@ -33,9 +33,15 @@ pub(super) async fn read_envelope(out: &mut ChildStdout) -> std::io::Result<Opti
         .map_err(std::io::Error::other)
 }
 
+/// Who waits for a request's reply, and where its streamed output goes.
+struct Waiter {
+    reply: oneshot::Sender<Reply>,
+    output: Option<OutputSender>,
+}
+
 /// The replies awaited, by request id (at most the one operation and a
 /// signal: the lifecycle runs one operation at a time).
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Reply>>>>;
+type Pending = Arc<Mutex<HashMap<u64, Waiter>>>;
 
 /// A running local sandbox.
 pub struct LocalSandbox {
@@ -53,12 +59,18 @@ impl LocalSandbox {
         let (waiting, running) = (pending.clone(), alive.clone());
         tokio::spawn(async move {
             while let Ok(Some(envelope)) = read_envelope(&mut stdout).await {
-                let sender = waiting
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&envelope.id);
-                if let Some(sender) = sender {
-                    let _ = sender.send(envelope.reply);
+                let mut waiting = waiting.lock().unwrap_or_else(|p| p.into_inner());
+                if let Reply::Output { stream, delta } = envelope.reply {
+                    let output = waiting.get(&envelope.id).and_then(|w| w.output.as_ref());
+                    if let Some(output) = output {
+                        // A reader that fell behind loses pieces, never
+                        // the turn's pace.
+                        let _ = output.try_send((stream, delta));
+                    }
+                    continue;
+                }
+                if let Some(waiter) = waiting.remove(&envelope.id) {
+                    let _ = waiter.reply.send(envelope.reply);
                 }
             }
             running.store(false, Ordering::Release);
@@ -74,13 +86,23 @@ impl LocalSandbox {
         }
     }
 
-    async fn ask(&self, request: impl FnOnce(u64) -> Request) -> Reply {
+    async fn ask(
+        &self,
+        output: Option<OutputSender>,
+        request: impl FnOnce(u64) -> Request,
+    ) -> Reply {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (sender, answer) = oneshot::channel();
         self.pending
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id, sender);
+            .insert(
+                id,
+                Waiter {
+                    reply: sender,
+                    output,
+                },
+            );
         let mut bytes = Vec::new();
         let sent = match write_message(&mut bytes, &request(id)) {
             Ok(()) => self.stdin.lock().await.write_all(&bytes).await,
@@ -154,7 +176,8 @@ impl Drop for LocalSandbox {
 
 impl RunningSandbox for LocalSandbox {
     fn exec(&self, spec: ExecSpec) -> RuntimeFuture<'_, Reply> {
-        Box::pin(self.ask(move |id| Request::Exec {
+        let stream = spec.output.is_some();
+        Box::pin(self.ask(spec.output, move |id| Request::Exec {
             id,
             command: spec.command,
             cwd: spec.cwd,
@@ -162,15 +185,16 @@ impl RunningSandbox for LocalSandbox {
             env: spec.env,
             limits: spec.limits,
             keep: spec.keep,
+            stream,
         }))
     }
 
     fn read_file(&self, path: String) -> RuntimeFuture<'_, Reply> {
-        Box::pin(self.ask(move |id| Request::Read { id, path }))
+        Box::pin(self.ask(None, move |id| Request::Read { id, path }))
     }
 
     fn write_file(&self, path: String, content: String) -> RuntimeFuture<'_, Reply> {
-        Box::pin(self.ask(move |id| Request::Write { id, path, content }))
+        Box::pin(self.ask(None, move |id| Request::Write { id, path, content }))
     }
 
     fn is_alive(&self) -> bool {

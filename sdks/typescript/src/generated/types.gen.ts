@@ -2712,6 +2712,11 @@ export type SendMessage = {
      * Relay the model's thinking as `thinking` events (default false).
      */
     streamThinking?: boolean | null;
+    /**
+     * Stream a computer command's output as `tool_output` events while
+     * it runs (default false; `computer.md` §3).
+     */
+    streamToolOutput?: boolean | null;
     systemPromptOverlay?: Overlay | null;
     toolProfile?: string | null;
     toolResults?: Array<ToolResultBody> | null;
@@ -3161,7 +3166,7 @@ export type ThreadComputer = {
 /**
  * The data of one Server-Sent Event; the event's name is its schema's `title`.
  */
-export type ThreadEvent = MetaEvent | TokenEvent | ThinkingEvent | ToolCallEvent | CompactionEvent | ToolExecutingEvent | ToolResultEvent | ProfileSwitchProposalEvent | CitationEvent | AuthChallengeEvent | ToolProgressEvent | RequiresActionEvent | ErrorEvent | QueuedEvent | WatchingEvent | TurnGapEvent | DoneEvent | RunEvent | RunStatusEvent;
+export type ThreadEvent = MetaEvent | TokenEvent | ThinkingEvent | ToolCallEvent | CompactionEvent | ToolExecutingEvent | ToolResultEvent | ProfileSwitchProposalEvent | CitationEvent | AuthChallengeEvent | ToolProgressEvent | ToolOutputEvent | RequiresActionEvent | ErrorEvent | QueuedEvent | WatchingEvent | TurnGapEvent | DoneEvent | RunEvent | RunStatusEvent;
 
 /**
  * A conversation thread on an agent.
@@ -3350,6 +3355,25 @@ export type ToolExecutingEvent = {
  */
 export type ToolList = {
     tools: Array<ShownTool>;
+};
+
+/**
+ * tool_output
+ *
+ * A piece of a running command's output (`tool_output`).
+ */
+export type ToolOutputEvent = {
+    delta: string;
+    /**
+     * `stdout` or `stderr`.
+     */
+    stream: string;
+    tool_call_id: string;
+    tool_name: string;
+    /**
+     * Set on the last event of a call past its 64 KiB.
+     */
+    truncated?: boolean | null;
 };
 
 /**

@@ -306,6 +306,7 @@ from .tool_call_event import ToolCallEvent
 from .tool_definition import ToolDefinition
 from .tool_executing_event import ToolExecutingEvent
 from .tool_list import ToolList
+from .tool_output_event import ToolOutputEvent
 from .tool_profile import ToolProfile
 from .tool_progress import ToolProgress
 from .tool_progress_data import ToolProgressData
@@ -662,6 +663,7 @@ __all__ = (
     "ToolDefinition",
     "ToolExecutingEvent",
     "ToolList",
+    "ToolOutputEvent",
     "ToolProfile",
     "ToolProgress",
     "ToolProgressData",

@@ -35,6 +35,8 @@ class SendMessage:
         sender_id (None | str | Unset):
         sender_name (None | str | Unset):
         stream_thinking (bool | None | Unset): Relay the model's thinking as `thinking` events (default false).
+        stream_tool_output (bool | None | Unset): Stream a computer command's output as `tool_output` events while
+            it runs (default false; `computer.md` §3).
         system_prompt_overlay (list[str] | None | str | Unset):
         tool_profile (None | str | Unset):
         tool_results (list[ToolResultBody] | None | Unset):
@@ -50,6 +52,7 @@ class SendMessage:
     sender_id: None | str | Unset = UNSET
     sender_name: None | str | Unset = UNSET
     stream_thinking: bool | None | Unset = UNSET
+    stream_tool_output: bool | None | Unset = UNSET
     system_prompt_overlay: list[str] | None | str | Unset = UNSET
     tool_profile: None | str | Unset = UNSET
     tool_results: list[ToolResultBody] | None | Unset = UNSET
@@ -119,6 +122,12 @@ class SendMessage:
         else:
             stream_thinking = self.stream_thinking
 
+        stream_tool_output: bool | None | Unset
+        if isinstance(self.stream_tool_output, Unset):
+            stream_tool_output = UNSET
+        else:
+            stream_tool_output = self.stream_tool_output
+
         system_prompt_overlay: list[str] | None | str | Unset
         if isinstance(self.system_prompt_overlay, Unset):
             system_prompt_overlay = UNSET
@@ -181,6 +190,8 @@ class SendMessage:
             field_dict["senderName"] = sender_name
         if stream_thinking is not UNSET:
             field_dict["streamThinking"] = stream_thinking
+        if stream_tool_output is not UNSET:
+            field_dict["streamToolOutput"] = stream_tool_output
         if system_prompt_overlay is not UNSET:
             field_dict["systemPromptOverlay"] = system_prompt_overlay
         if tool_profile is not UNSET:
@@ -307,6 +318,15 @@ class SendMessage:
 
         stream_thinking = _parse_stream_thinking(d.pop("streamThinking", UNSET))
 
+        def _parse_stream_tool_output(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        stream_tool_output = _parse_stream_tool_output(d.pop("streamToolOutput", UNSET))
+
         def _parse_system_prompt_overlay(data: object) -> list[str] | None | str | Unset:
             if data is None:
                 return data
@@ -389,6 +409,7 @@ class SendMessage:
             sender_id=sender_id,
             sender_name=sender_name,
             stream_thinking=stream_thinking,
+            stream_tool_output=stream_tool_output,
             system_prompt_overlay=system_prompt_overlay,
             tool_profile=tool_profile,
             tool_results=tool_results,

@@ -23,6 +23,7 @@ from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
 from ...models.tool_executing_event import ToolExecutingEvent
+from ...models.tool_output_event import ToolOutputEvent
 from ...models.tool_progress_event import ToolProgressEvent
 from ...models.tool_result_event import ToolResultEvent
 from ...models.turn_gap_event import TurnGapEvent
@@ -82,6 +83,7 @@ def _parse_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -109,6 +111,7 @@ def _parse_response(
             | TokenEvent
             | ToolCallEvent
             | ToolExecutingEvent
+            | ToolOutputEvent
             | ToolProgressEvent
             | ToolResultEvent
             | TurnGapEvent
@@ -205,7 +208,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_11 = RequiresActionEvent.from_dict(data)
+                componentsschemas_thread_event_type_11 = ToolOutputEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_11
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -213,7 +216,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_12 = ErrorEvent.from_dict(data)
+                componentsschemas_thread_event_type_12 = RequiresActionEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_12
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -221,7 +224,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_13 = QueuedEvent.from_dict(data)
+                componentsschemas_thread_event_type_13 = ErrorEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_13
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -229,7 +232,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_14 = WatchingEvent.from_dict(data)
+                componentsschemas_thread_event_type_14 = QueuedEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_14
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -237,7 +240,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_15 = TurnGapEvent.from_dict(data)
+                componentsschemas_thread_event_type_15 = WatchingEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_15
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -245,7 +248,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_16 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_16 = TurnGapEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_16
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -253,16 +256,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_17 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_17 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_17
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_18 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_18
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_18 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_19 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_18
+            return componentsschemas_thread_event_type_19
 
         response_200 = _parse_response_200(response.text)
 
@@ -332,6 +343,7 @@ def _build_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -371,6 +383,7 @@ def sync_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -392,7 +405,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -435,6 +448,7 @@ def sync(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -457,7 +471,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -495,6 +509,7 @@ async def asyncio_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -516,7 +531,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -557,6 +572,7 @@ async def asyncio(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -579,7 +595,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (

@@ -23,6 +23,7 @@ from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
 from ...models.tool_executing_event import ToolExecutingEvent
+from ...models.tool_output_event import ToolOutputEvent
 from ...models.tool_progress_event import ToolProgressEvent
 from ...models.tool_result_event import ToolResultEvent
 from ...models.turn_gap_event import TurnGapEvent
@@ -70,6 +71,7 @@ def _parse_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -97,6 +99,7 @@ def _parse_response(
             | TokenEvent
             | ToolCallEvent
             | ToolExecutingEvent
+            | ToolOutputEvent
             | ToolProgressEvent
             | ToolResultEvent
             | TurnGapEvent
@@ -193,7 +196,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_11 = RequiresActionEvent.from_dict(data)
+                componentsschemas_thread_event_type_11 = ToolOutputEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_11
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -201,7 +204,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_12 = ErrorEvent.from_dict(data)
+                componentsschemas_thread_event_type_12 = RequiresActionEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_12
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -209,7 +212,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_13 = QueuedEvent.from_dict(data)
+                componentsschemas_thread_event_type_13 = ErrorEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_13
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -217,7 +220,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_14 = WatchingEvent.from_dict(data)
+                componentsschemas_thread_event_type_14 = QueuedEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_14
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -225,7 +228,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_15 = TurnGapEvent.from_dict(data)
+                componentsschemas_thread_event_type_15 = WatchingEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_15
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -233,7 +236,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_16 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_16 = TurnGapEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_16
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -241,16 +244,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_17 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_17 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_17
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_18 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_18
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_18 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_19 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_18
+            return componentsschemas_thread_event_type_19
 
         response_200 = _parse_response_200(response.text)
 
@@ -305,6 +316,7 @@ def _build_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -341,6 +353,7 @@ def sync_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -359,7 +372,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -397,6 +410,7 @@ def sync(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -416,7 +430,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -449,6 +463,7 @@ async def asyncio_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -467,7 +482,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -503,6 +518,7 @@ async def asyncio(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -522,7 +538,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (

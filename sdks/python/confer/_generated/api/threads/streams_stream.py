@@ -23,6 +23,7 @@ from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
 from ...models.tool_executing_event import ToolExecutingEvent
+from ...models.tool_output_event import ToolOutputEvent
 from ...models.tool_progress_event import ToolProgressEvent
 from ...models.tool_result_event import ToolResultEvent
 from ...models.turn_gap_event import TurnGapEvent
@@ -80,6 +81,7 @@ def _parse_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -107,6 +109,7 @@ def _parse_response(
             | TokenEvent
             | ToolCallEvent
             | ToolExecutingEvent
+            | ToolOutputEvent
             | ToolProgressEvent
             | ToolResultEvent
             | TurnGapEvent
@@ -203,7 +206,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_11 = RequiresActionEvent.from_dict(data)
+                componentsschemas_thread_event_type_11 = ToolOutputEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_11
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -211,7 +214,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_12 = ErrorEvent.from_dict(data)
+                componentsschemas_thread_event_type_12 = RequiresActionEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_12
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -219,7 +222,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_13 = QueuedEvent.from_dict(data)
+                componentsschemas_thread_event_type_13 = ErrorEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_13
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -227,7 +230,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_14 = WatchingEvent.from_dict(data)
+                componentsschemas_thread_event_type_14 = QueuedEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_14
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -235,7 +238,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_15 = TurnGapEvent.from_dict(data)
+                componentsschemas_thread_event_type_15 = WatchingEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_15
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -243,7 +246,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_16 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_16 = TurnGapEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_16
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -251,16 +254,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_17 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_17 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_17
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_18 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_18
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_18 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_19 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_18
+            return componentsschemas_thread_event_type_19
 
         response_200 = _parse_response_200(response.text)
 
@@ -330,6 +341,7 @@ def _build_response(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -368,6 +380,7 @@ def sync_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -387,7 +400,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -428,6 +441,7 @@ def sync(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -448,7 +462,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -484,6 +498,7 @@ async def asyncio_detailed(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -503,7 +518,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -542,6 +557,7 @@ async def asyncio(
     | TokenEvent
     | ToolCallEvent
     | ToolExecutingEvent
+    | ToolOutputEvent
     | ToolProgressEvent
     | ToolResultEvent
     | TurnGapEvent
@@ -562,7 +578,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (
