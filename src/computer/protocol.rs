@@ -90,6 +90,10 @@ pub enum Reply {
         exit_code: Option<i32>,
         signal: Option<i32>,
         timed_out: bool,
+        /// The command's process group met the process limit (and was
+        /// killed).
+        #[serde(default)]
+        process_limit: bool,
         stdout: StreamOutput,
         stderr: StreamOutput,
         duration_ms: u64,

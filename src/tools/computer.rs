@@ -312,6 +312,7 @@ async fn run(
         exit_code,
         signal,
         timed_out,
+        process_limit,
         stdout,
         stderr,
         duration_ms,
@@ -322,6 +323,8 @@ async fn run(
     let (stdout, stderr, truncated) = for_model(&stdout, &stderr, config.output_limit_bytes);
     let error = if timed_out {
         Some(format!("timeout after {timeout} s"))
+    } else if process_limit {
+        Some("process limit reached".to_owned())
     } else if let Some(signal) = signal {
         Some(format!("killed by signal {signal}"))
     } else {

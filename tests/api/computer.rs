@@ -409,7 +409,7 @@ async fn commands_are_contained_and_see_no_secret_of_confer() {
         "python3 -c 'import os\nwhile True: os.fork()'",
     )
     .await;
-    assert!(bomb["error"].as_str().is_some(), "{bomb}");
+    assert_eq!(bomb["error"], "process limit reached", "{bomb}");
     healthy().await;
     // A memory hog meets the memory limit.
     let hog = run(&api, &vendor, &thread, "python3 -c 'bytearray(8 << 30)'").await;

@@ -48,6 +48,38 @@ fn set_limits(command: &mut Command, limits: Limits, cpu_secs: u64) {
     }
 }
 
+/// How many processes of this sandbox are in process group `group` (its
+/// own `/proc` lists the sandbox's processes only).
+fn group_size(group: i32) -> u64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let in_group = |name: &std::ffi::OsStr| {
+        let pid = name.to_str()?.parse::<u32>().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid pgrp …`: the command may hold spaces.
+        let (_, rest) = stat.rsplit_once(") ")?;
+        let pgrp = rest.split(' ').nth(2)?.parse::<i32>().ok()?;
+        (pgrp == group).then_some(())
+    };
+    entries
+        .flatten()
+        .filter(|entry| in_group(&entry.file_name()).is_some())
+        .count() as u64
+}
+
+/// Kills a process group until none of it is left (a member may fork
+/// while the signal goes round), trying a bounded number of times.
+fn end_group(group: i32) {
+    for _ in 0..10 {
+        kill_group(group);
+        if group_size(group) == 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// What an `Exec` asks for.
 pub(super) struct ExecRequest {
     pub id: u64,
@@ -206,15 +238,21 @@ pub(super) fn exec(request: ExecRequest, running: &Running, replies: &Replies) -
     let deadline = started + request.timeout;
     let mut timed_out = false;
     let mut exited: Option<(std::process::ExitStatus, Instant)> = None;
+    // Once both pipes closed, the shell's exit is waited for from 1 ms
+    // up (a command's own pace), not at the pipes' 20 ms.
+    let mut backoff = Duration::from_millis(1);
     loop {
-        pump(
-            &mut pipes,
-            Duration::from_millis(20),
-            &mut |stream, bytes| {
-                kept[stream].push(bytes);
-                streamer.push(stream, bytes);
-            },
-        );
+        let wait = match pipes.out.is_none() && pipes.err.is_none() {
+            true => {
+                backoff = (backoff * 2).min(Duration::from_millis(20));
+                backoff / 2
+            }
+            false => Duration::from_millis(20),
+        };
+        pump(&mut pipes, wait, &mut |stream, bytes| {
+            kept[stream].push(bytes);
+            streamer.push(stream, bytes);
+        });
         streamer.flush(false);
         if exited.is_none() {
             match child.try_wait() {
@@ -241,13 +279,18 @@ pub(super) fn exec(request: ExecRequest, running: &Running, replies: &Replies) -
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&id);
-    if timed_out {
+    // A group left holding half the process limit after its shell ended
+    // is a fork bomb, not background work: it goes, and the result says
+    // which limit it met.
+    let process_limit = !timed_out && group_size(group) * 2 >= request.limits.processes;
+    if timed_out || process_limit {
         // Whatever the group started meanwhile goes with it.
-        kill_group(group);
+        end_group(group);
     }
     let status = exited.map(|(status, _)| status);
     let [stdout, stderr] = kept;
     Reply::Exec {
+        process_limit,
         exit_code: status.and_then(|s| s.code()),
         signal: status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
         timed_out,
