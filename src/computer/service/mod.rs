@@ -67,6 +67,26 @@ impl Slot {
     }
 }
 
+/// One operation waiting for its instance, counted while it waits.
+struct Waiting<'a>(&'a Slot);
+
+impl<'a> Waiting<'a> {
+    /// `None` when [`MAX_WAITING`] already wait.
+    fn enter(slot: &'a Slot) -> Option<Self> {
+        if slot.waiting.fetch_add(1, Ordering::AcqRel) >= MAX_WAITING {
+            slot.waiting.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Self(slot))
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// The running sandbox of a thread, held for one operation.
 pub struct Lease {
     pub instance: Instance,
@@ -127,12 +147,14 @@ impl ComputerService {
             .instance_of(org, agent, thread, provider, config)
             .await?;
         let slot = self.slot(&instance, config)?;
-        if slot.waiting.fetch_add(1, Ordering::AcqRel) >= MAX_WAITING {
-            slot.waiting.fetch_sub(1, Ordering::AcqRel);
-            return Err("computer busy".into());
-        }
-        let guard = Arc::clone(&slot.sandbox).lock_owned().await;
-        slot.waiting.fetch_sub(1, Ordering::AcqRel);
+        let guard = {
+            // Counted out again however the wait ends (a stopped turn
+            // drops it).
+            let waiting = Waiting::enter(&slot).ok_or("computer busy")?;
+            let guard = Arc::clone(&slot.sandbox).lock_owned().await;
+            drop(waiting);
+            guard
+        };
         let mut lease = Lease {
             instance,
             guard,
