@@ -1,0 +1,147 @@
+//! `computer_run`: the command's spec, its output cut for the model, its
+//! error result, and its output streamed as `tool_output` while it runs.
+
+use std::time::Duration;
+
+use confer_actors::tools::{ToolOutput, ToolScope};
+use confer_actors::{ThreadEvent, ToolOutputEvent};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::unexpected;
+use crate::computer::config::ComputerConfig;
+use crate::computer::output::for_model;
+use crate::computer::runtime::{ExecSpec, Reply};
+use crate::computer::service::Lease;
+
+#[derive(Deserialize)]
+pub(super) struct RunArguments {
+    pub command: String,
+    timeout: Option<u64>,
+    cwd: Option<String>,
+}
+
+/// The most of one call's output streamed as `tool_output` (`computer.md`
+/// §3); past it, one last event says `truncated`.
+const MAX_STREAMED: usize = 64 * 1024;
+
+/// Streams a command's output as `tool_output` events until the command
+/// ends (its sender is dropped with its reply).
+async fn forward_output(
+    mut receiver: tokio::sync::mpsc::Receiver<(String, String)>,
+    scope: &ToolScope,
+    (name, id): &(String, String),
+) {
+    let mut sent = 0;
+    while let Some((stream, mut delta)) = receiver.recv().await {
+        if sent >= MAX_STREAMED {
+            continue;
+        }
+        let mut truncated = None;
+        if sent + delta.len() > MAX_STREAMED {
+            let mut end = MAX_STREAMED - sent;
+            while !delta.is_char_boundary(end) {
+                end -= 1;
+            }
+            delta.truncate(end);
+            truncated = Some(true);
+            sent = MAX_STREAMED;
+        } else {
+            sent += delta.len();
+        }
+        let stream = if stream == "stderr" {
+            "stderr"
+        } else {
+            "stdout"
+        };
+        scope
+            .place
+            .emitter
+            .emit(ThreadEvent::ToolOutput(Box::new(ToolOutputEvent {
+                tool_name: name.clone(),
+                tool_call_id: id.clone(),
+                stream,
+                delta,
+                truncated,
+            })));
+    }
+}
+
+pub(super) async fn run(
+    lease: &Lease,
+    config: &ComputerConfig,
+    arguments: &RunArguments,
+    scope: &ToolScope,
+    call: &(String, String),
+) -> ToolOutput {
+    let Some(sandbox) = lease.sandbox() else {
+        return ToolOutput::error("computer unavailable: the sandbox stopped");
+    };
+    let timeout = arguments
+        .timeout
+        .unwrap_or(config.max_command_secs.min(60))
+        .clamp(1, config.max_command_secs);
+    let workspace = lease.instance.workspace_path.clone();
+    let mut env = vec![
+        ("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned()),
+        ("HOME".to_owned(), workspace),
+        ("LANG".to_owned(), "C.UTF-8".to_owned()),
+    ];
+    env.extend(config.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let (output, receiver) = match scope.stream_tool_output {
+        true => {
+            let (sender, receiver) = tokio::sync::mpsc::channel(64);
+            (Some(sender), Some(receiver))
+        }
+        false => (None, None),
+    };
+    let exec = sandbox.exec(ExecSpec {
+        command: arguments.command.clone(),
+        cwd: arguments.cwd.clone(),
+        timeout: Duration::from_secs(timeout),
+        env,
+        limits: lease.instance.size_class.rlimits(),
+        keep: config.output_limit_bytes,
+        output,
+    });
+    let reply = match receiver {
+        Some(receiver) => tokio::join!(exec, forward_output(receiver, scope, call)).0,
+        None => exec.await,
+    };
+    let Reply::Exec {
+        exit_code,
+        signal,
+        timed_out,
+        process_limit,
+        stdout,
+        stderr,
+        duration_ms,
+    } = reply
+    else {
+        return unexpected(reply);
+    };
+    let (stdout, stderr, truncated) = for_model(&stdout, &stderr, config.output_limit_bytes);
+    let error = if timed_out {
+        Some(format!("timeout after {timeout} s"))
+    } else if process_limit {
+        Some("process limit reached".to_owned())
+    } else if let Some(signal) = signal {
+        Some(format!("killed by signal {signal}"))
+    } else {
+        exit_code
+            .filter(|code| *code != 0)
+            .map(|code| format!("exit status {code}"))
+    };
+    let mut result = json!({
+        "exit_code": exit_code,
+        "stdout": stdout,
+        "stderr": stderr,
+        "truncated": truncated,
+        "duration_ms": duration_ms,
+    });
+    let is_error = error.is_some();
+    if let Some(error) = error {
+        result["error"] = json!(error);
+    }
+    ToolOutput { result, is_error }
+}
