@@ -7,6 +7,8 @@
 mod availability;
 mod caps;
 mod stopping;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
