@@ -279,10 +279,11 @@ pub(super) fn exec(request: ExecRequest, running: &Running, replies: &Replies) -
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&id);
-    // A group left holding half the process limit after its shell ended
-    // is a fork bomb, not background work: it goes, and the result says
-    // which limit it met.
-    let process_limit = !timed_out && group_size(group) * 2 >= request.limits.processes;
+    // A group left holding a quarter of the process limit after its shell
+    // ended is a fork bomb, not background work: it goes, and the result
+    // says which limit it met. (A bomb that collapsed by itself before
+    // the shell ended is only its exit status.)
+    let process_limit = !timed_out && group_size(group) * 4 >= request.limits.processes;
     if timed_out || process_limit {
         // Whatever the group started meanwhile goes with it.
         end_group(group);
