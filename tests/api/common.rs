@@ -105,6 +105,9 @@ fn spawn(data_dir: &Path, options: &Options) -> Spawned {
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("CONFER_BIND", "127.0.0.1:0")
         .env("CONFER_DATA_DIR", data_dir)
+        // Inside the data directory, so that it goes with it; the computer
+        // tests name a directory the sandbox's user can reach.
+        .env("CONFER_SANDBOX_DIR", Path::new(data_dir).join("sandboxes"))
         .env("CONFER_LOG", "info")
         .env("CONFER_WORKERS", "2")
         // The tests' own pace is not what the rate limits are for; the
