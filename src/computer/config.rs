@@ -168,15 +168,11 @@ fn valid_allow_entry(entry: &str) -> bool {
         })
 }
 
-/// Whether `name` may be set by a configuration's `env`.
+/// Whether `name` may be set by a configuration's `env`: a variable name
+/// (the stdio servers' rule) of at most 64 bytes, not one Confer sets.
 fn valid_env_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 64
-        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    crate::tools::mcp::stdio::valid_env_name(name)
+        && name.len() <= 64
         && !matches!(name, "PATH" | "HOME")
         && !name.to_ascii_uppercase().ends_with("_PROXY")
 }

@@ -326,20 +326,26 @@ impl Settings {
         self
     }
 
+    /// `{data_dir}{suffix}`, beside the data directory (`{temp}/confer{suffix}`
+    /// when the data directory has no name to put it beside).
+    fn beside_data_dir(&self, suffix: &str) -> PathBuf {
+        match self.data_dir.file_name() {
+            Some(name) => {
+                let mut beside = name.to_os_string();
+                beside.push(suffix);
+                self.data_dir.with_file_name(beside)
+            }
+            // `/` or `..`: nowhere beside it to name.
+            None => std::env::temp_dir().join(format!("confer{suffix}")),
+        }
+    }
+
     /// Where stdio MCP children get their homes: `mcp_stdio_homes`, else
     /// `{data_dir}-mcp-homes` beside the data directory.
     pub fn mcp_stdio_homes(&self) -> PathBuf {
-        self.mcp_stdio_homes.clone().unwrap_or_else(|| {
-            match self.data_dir.file_name() {
-                Some(name) => {
-                    let mut beside = name.to_os_string();
-                    beside.push("-mcp-homes");
-                    self.data_dir.with_file_name(beside)
-                }
-                // `/` or `..`: nowhere beside it to name.
-                None => std::env::temp_dir().join("confer-mcp-homes"),
-            }
-        })
+        self.mcp_stdio_homes
+            .clone()
+            .unwrap_or_else(|| self.beside_data_dir("-mcp-homes"))
     }
 
     /// Where local sandboxes' workspaces are: `sandbox_dir`, else
@@ -349,14 +355,7 @@ impl Settings {
     pub fn sandbox_dir(&self) -> PathBuf {
         self.sandbox_dir
             .clone()
-            .unwrap_or_else(|| match self.data_dir.file_name() {
-                Some(name) => {
-                    let mut beside = name.to_os_string();
-                    beside.push("-sandboxes");
-                    self.data_dir.with_file_name(beside)
-                }
-                None => std::env::temp_dir().join("confer-sandboxes"),
-            })
+            .unwrap_or_else(|| self.beside_data_dir("-sandboxes"))
     }
 
     /// The PEM text of `extra_ca_cert`, if one is configured.
