@@ -14,6 +14,7 @@ pub mod error;
 pub mod export;
 pub mod knowledge;
 pub mod limits;
+pub mod marketplace;
 pub mod observability;
 pub mod outbound;
 pub mod plans;

@@ -54,6 +54,19 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 }
 
 /// Whether a profile offers the tool called `name`.
+/// Whether the agent's default profile offers the tool `name` (no default
+/// profile: every tool; one the agent does not define: none).
+pub fn default_offers(agent: &Agent, name: &str) -> bool {
+    match &agent.default_profile {
+        None => true,
+        Some(profile) => agent
+            .tool_profiles
+            .as_ref()
+            .and_then(|all| all.get(profile))
+            .is_some_and(|p| allows(p, name)),
+    }
+}
+
 fn allows(profile: &ToolProfile, name: &str) -> bool {
     profile.allow.iter().any(|p| pattern_matches(p, name))
         && !profile

@@ -105,7 +105,7 @@ pub struct ListQuery {
 }
 
 /// The rules an agent must satisfy after a create or an update (422).
-fn validate(agent: &Agent) -> Result<(), ApiError> {
+pub(crate) fn validate(agent: &Agent) -> Result<(), ApiError> {
     let name = agent.name.trim();
     if name.is_empty() {
         return Err(ApiError::invalid("name", "must not be empty"));
@@ -345,7 +345,12 @@ pub async fn delete(
     stored(outcome, "agent")?;
     let unpublished = state
         .store
-        .write(move |s| s.delete_publication(org, id))
+        .write(move |s| {
+            // Its marketplace profile, avatar and listing go with it;
+            // agents made from the listing stay.
+            s.delete_marketplace_profile(org, id)?;
+            s.delete_publication(org, id)
+        })
         .await?;
     if let Some(publication) = unpublished {
         super::publish::unpublished(&state, &publication).await?;

@@ -70,12 +70,23 @@ pub fn send_key(
 /// The key of a thread creation by `caller` (scope: its org and itself)
 /// and the hash of its request (`body` as canonical JSON).
 pub fn creation_key(caller: &Caller, key: &str, body: &impl Serialize) -> IdempotencyKey {
+    scoped_key(b"thread", caller, key, body)
+}
+
+/// The key of a creation of kind `scope` (`thread`, `marketplace-use`) by
+/// `caller` (its org and itself) and the hash of its request.
+pub fn scoped_key(
+    scope: &[u8],
+    caller: &Caller,
+    key: &str,
+    body: &impl Serialize,
+) -> IdempotencyKey {
     let canonical = serde_json::to_value(body)
         .map(|v| v.to_string())
         .unwrap_or_default();
     IdempotencyKey {
         key: digest(&[
-            b"thread",
+            scope,
             caller.org_id.as_bytes(),
             caller.user_id().as_bytes(),
             key.as_bytes(),

@@ -23,6 +23,7 @@ pub mod integrations;
 pub mod keys;
 pub mod knowledge;
 pub mod logs;
+pub mod marketplace;
 pub mod mcps;
 pub mod memories;
 pub mod messages;
@@ -62,6 +63,8 @@ use actix_web::web;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
+use self::marketplace::avatars as marketplace_avatars;
+use self::marketplace::catalogue as marketplace_catalogue;
 use self::mcps::attachments;
 use self::mcps::oauth as mcp_oauth;
 use self::projects::members as project_members;
@@ -136,6 +139,19 @@ route_table! {
     "/api/agents/{agent_id}/delegated" => { GET => delegated::get, PUT => delegated::put },
     "/api/agents/{agent_id}/computer" => { GET => computer::get, PUT => computer::put },
     "/api/agents/{agent_id}/computer-instances" => { GET => computer::instances },
+    "/api/agents/{agent_id}/marketplace" => {
+        GET => marketplace::get, PUT => marketplace::put, DELETE => marketplace::delete,
+    },
+    "/api/agents/{agent_id}/marketplace/avatar" => {
+        POST => marketplace_avatars::upload, DELETE => marketplace_avatars::remove,
+    },
+    "/api/agents/{agent_id}/marketplace/capabilities" => {
+        PUT => marketplace::put_capabilities,
+    },
+    "/api/marketplace" => { GET => marketplace_catalogue::browse },
+    "/api/marketplace/avatars/{agent_id}" => { GET => marketplace_avatars::file },
+    "/api/marketplace/official" => { GET => marketplace_catalogue::official },
+    "/api/marketplace/official/use" => { POST => marketplace_catalogue::use_one },
     "/api/skills" => { GET => skills::list, POST => skill_install::install },
     "/api/skills/browse" => { GET => skills::browse },
     "/api/skills/{skill_id}" => { GET => skills::get, DELETE => skills::delete },

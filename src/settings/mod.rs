@@ -178,6 +178,11 @@ pub struct Settings {
     pub e2b_api_key: Option<SecretString>,
     #[serde(default)]
     pub daytona_api_key: Option<SecretString>,
+    /// Whether a marketplace listing may be seen by every org of the
+    /// instance (`visibility: instance`).
+    pub marketplace_instance: bool,
+    /// The largest avatar upload (`POST …/marketplace/avatar`), else 413.
+    pub avatar_max_bytes: u64,
 }
 
 /// The vendors' own variable names, read without the `CONFER_` prefix.

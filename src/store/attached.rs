@@ -111,7 +111,7 @@ pub struct Attachments<'a> {
     pub attachments: &'a Tree,
 }
 
-fn attachment_key(org: OrgId, agent: AgentId, target: &[u8; 16]) -> Vec<u8> {
+pub(super) fn attachment_key(org: OrgId, agent: AgentId, target: &[u8; 16]) -> Vec<u8> {
     let mut key = keys::pair(org.as_bytes(), agent.as_bytes()).to_vec();
     key.extend_from_slice(target);
     key

@@ -33,6 +33,7 @@ pub mod integrations;
 pub mod key_cache;
 pub mod keys;
 pub mod knowledge;
+pub mod marketplace;
 pub mod mcps;
 pub mod oauth;
 pub mod participants;
@@ -190,6 +191,8 @@ pub struct SledStore {
     projects: projects::ProjectTrees,
     /// Computer instances (see `computer`).
     computer: computer::ComputerTrees,
+    /// Marketplace profiles, listings and avatars (see `marketplace`).
+    marketplace: marketplace::MarketplaceTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -295,6 +298,7 @@ impl SledStore {
             skills: skills::SkillTrees::open(&db)?,
             projects: projects::ProjectTrees::open(&db)?,
             computer: computer::ComputerTrees::open(&db)?,
+            marketplace: marketplace::MarketplaceTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,

@@ -27,6 +27,7 @@ mod knowledge;
 mod knowledge_turns;
 mod limits;
 mod llmock;
+mod marketplace;
 mod mcp;
 mod mcp_oauth;
 mod mcp_stdio;

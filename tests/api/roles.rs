@@ -61,6 +61,19 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             "/api/agents/{agent_id}/computer" | "/api/agents/{agent_id}/computer-instances",
         ) => Member,
         ("PUT", "/api/agents/{agent_id}/computer") => Admin,
+        // Marketplace (marketplace-channels.md §1): a profile read A M,
+        // changed A; the catalogue and templates A M, `use` A; an avatar's
+        // file is public (an `<img>` sends no bearer).
+        ("GET", "/api/agents/{agent_id}/marketplace") => Member,
+        (
+            "PUT" | "DELETE",
+            "/api/agents/{agent_id}/marketplace"
+            | "/api/agents/{agent_id}/marketplace/capabilities",
+        ) => Admin,
+        ("POST" | "DELETE", "/api/agents/{agent_id}/marketplace/avatar") => Admin,
+        ("GET", "/api/marketplace" | "/api/marketplace/official") => Member,
+        ("POST", "/api/marketplace/official/use") => Admin,
+        ("GET", "/api/marketplace/avatars/{agent_id}") => Nobody,
         (
             _,
             "/api/threads/{thread_id}/messages"
@@ -244,6 +257,11 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
             json!({"integrationId": "0190d1f2-0000-7000-8000-000000000000"})
         }
         ("PUT", "/api/agents/{agent_id}/plan") => json!({"enabled": true}),
+        ("PUT", "/api/agents/{agent_id}/marketplace") => json!({"title": "walk"}),
+        ("PUT", "/api/agents/{agent_id}/marketplace/capabilities") => {
+            json!({"capabilities": [{"name": "walk", "label": "Walk"}]})
+        }
+        ("POST", "/api/marketplace/official/use") => json!({"templateId": "general-assistant"}),
         ("POST", "/api/orgs/settings") => json!({"allowedEmbedDomains": ["https://a.example.com"]}),
         ("POST" | "PATCH", "/api/agents/{agent_id}/publish") => json!({"description": "walk"}),
         ("PUT", "/api/agents/{agent_id}/multiplayer") => json!({"maxParticipants": 5}),

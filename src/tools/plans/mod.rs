@@ -7,7 +7,7 @@
 //! the client routes, so neither side's change is lost.
 
 mod briefing;
-mod schema;
+pub mod schema;
 
 use chrono::Utc;
 use confer_actors::tools::{ToolOutput, ToolScope};

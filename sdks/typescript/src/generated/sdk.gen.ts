@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type ServerSentEventsResult, type TDataShape, urlSearchParamsBodySerializer } from './client/index.js';
-import type { AdminBackupData, AdminBackupErrors, AdminBackupResponses, AdminExportData, AdminExportErrors, AdminExportResponses, AgentIntegrationsAttachData, AgentIntegrationsAttachErrors, AgentIntegrationsAttachResponses, AgentIntegrationsDetachData, AgentIntegrationsDetachErrors, AgentIntegrationsDetachResponses, AgentIntegrationsListData, AgentIntegrationsListErrors, AgentIntegrationsListResponses, AgentMcpsAttachData, AgentMcpsAttachErrors, AgentMcpsAttachResponses, AgentMcpsDetachData, AgentMcpsDetachErrors, AgentMcpsDetachResponses, AgentMcpsListData, AgentMcpsListErrors, AgentMcpsListResponses, AgentMcpsServicesData, AgentMcpsServicesErrors, AgentMcpsServicesResponses, AgentMcpsServicesSetData, AgentMcpsServicesSetErrors, AgentMcpsServicesSetResponses, AgentsCreateData, AgentsCreateErrors, AgentsCreateResponses, AgentsDeleteData, AgentsDeleteErrors, AgentsDeleteResponses, AgentsGetData, AgentsGetErrors, AgentsGetResponses, AgentSkillsAttachData, AgentSkillsAttachErrors, AgentSkillsAttachResponses, AgentSkillsDetachData, AgentSkillsDetachErrors, AgentSkillsDetachResponses, AgentSkillsListData, AgentSkillsListErrors, AgentSkillsListResponses, AgentsListData, AgentsListErrors, AgentsListResponses, AgentSuggestionsGenerateData, AgentSuggestionsGenerateErrors, AgentSuggestionsGenerateResponses, AgentSuggestionsGetData, AgentSuggestionsGetErrors, AgentSuggestionsGetResponses, AgentSuggestionsPutData, AgentSuggestionsPutErrors, AgentSuggestionsPutResponses, AgentsUpdateData, AgentsUpdateErrors, AgentsUpdateResponses, AnalyticsGetData, AnalyticsGetErrors, AnalyticsGetResponses, CompactionGetData, CompactionGetErrors, CompactionGetResponses, CompactionPutData, CompactionPutErrors, CompactionPutResponses, ComputerConfigGetData, ComputerConfigGetErrors, ComputerConfigGetResponses, ComputerConfigPutData, ComputerConfigPutErrors, ComputerConfigPutResponses, ComputerInstancesListData, ComputerInstancesListErrors, ComputerInstancesListResponses, ContextGetData, ContextGetErrors, ContextGetResponses, CredentialsGetData, CredentialsGetErrors, CredentialsGetResponses, CredentialsPutData, CredentialsPutErrors, CredentialsPutResponses, DelegatedGetData, DelegatedGetErrors, DelegatedGetResponses, DelegatedPutData, DelegatedPutErrors, DelegatedPutResponses, DeliveriesListData, DeliveriesListErrors, DeliveriesListResponses, EmbeddingsDeleteData, EmbeddingsDeleteErrors, EmbeddingsDeleteResponses, EmbeddingsGetData, EmbeddingsGetErrors, EmbeddingsGetResponses, EmbeddingsPutData, EmbeddingsPutErrors, EmbeddingsPutResponses, HealthHealthzData, HealthHealthzErrors, HealthHealthzResponses, HealthReadyzData, HealthReadyzErrors, HealthReadyzResponses, IntegrationsCreateData, IntegrationsCreateErrors, IntegrationsCreateResponses, IntegrationsDeleteData, IntegrationsDeleteErrors, IntegrationsDeleteResponses, IntegrationsGetData, IntegrationsGetErrors, IntegrationsGetResponses, IntegrationsListData, IntegrationsListErrors, IntegrationsListResponses, KeysCreateData, KeysCreateErrors, KeysCreateResponses, KeysDeleteData, KeysDeleteErrors, KeysDeleteResponses, KeysListData, KeysListErrors, KeysListResponses, KnowledgeChunksData, KnowledgeChunksErrors, KnowledgeChunksResponses, KnowledgeConfigGetData, KnowledgeConfigGetErrors, KnowledgeConfigGetResponses, KnowledgeConfigPutData, KnowledgeConfigPutErrors, KnowledgeConfigPutResponses, KnowledgeDeleteData, KnowledgeDeleteErrors, KnowledgeDeleteResponses, KnowledgeFileData, KnowledgeFileErrors, KnowledgeFileResponses, KnowledgeGetData, KnowledgeGetErrors, KnowledgeGetResponses, KnowledgeListData, KnowledgeListErrors, KnowledgeListResponses, KnowledgeReindexData, KnowledgeReindexErrors, KnowledgeReindexResponses, KnowledgeSearchData, KnowledgeSearchErrors, KnowledgeSearchResponses, KnowledgeUploadData, KnowledgeUploadErrors, KnowledgeUploadResponses, LogsGetData, LogsGetErrors, LogsGetResponses, LogsListData, LogsListErrors, LogsListResponses, McpOauthBeginData, McpOauthBeginErrors, McpOauthBeginFormData, McpOauthBeginFormErrors, McpOauthCallbackData, McpOauthCallbackErrors, McpOauthCallbackResponses, McpOauthDisconnectData, McpOauthDisconnectErrors, McpOauthDisconnectResponses, McpOauthStartData, McpOauthStartErrors, McpOauthStartResponses, McpsCreateData, McpsCreateErrors, McpsCreateResponses, McpsDeleteData, McpsDeleteErrors, McpsDeleteResponses, McpsGetData, McpsGetErrors, McpsGetResponses, McpsListData, McpsListErrors, McpsListResponses, McpsTestData, McpsTestErrors, McpsTestResponses, McpsUpdateData, McpsUpdateErrors, McpsUpdateResponses, MemoriesCreateData, MemoriesCreateErrors, MemoriesCreateResponses, MemoriesDeleteData, MemoriesDeleteErrors, MemoriesDeleteResponses, MemoriesForgetData, MemoriesForgetErrors, MemoriesForgetEverywhereData, MemoriesForgetEverywhereErrors, MemoriesForgetEverywhereResponses, MemoriesForgetResponses, MemoriesListData, MemoriesListErrors, MemoriesListResponses, MemoryConfigGetData, MemoryConfigGetErrors, MemoryConfigGetResponses, MemoryConfigPutData, MemoryConfigPutErrors, MemoryConfigPutResponses, MemoryRecallData, MemoryRecallErrors, MemoryRecallResponses, MessagesHistoryData, MessagesHistoryErrors, MessagesHistoryResponses, MessagesSendData, MessagesSendErrors, MessagesSendResponse, MessagesSendResponses, MessagesStopData, MessagesStopErrors, MessagesStopResponses, MetricsScrapeData, MetricsScrapeErrors, MetricsScrapeResponses, MultiplayerGetData, MultiplayerGetErrors, MultiplayerGetResponses, MultiplayerPutData, MultiplayerPutErrors, MultiplayerPutResponses, OpenapiDocsData, OpenapiDocsErrors, OpenapiDocsFileData, OpenapiDocsFileErrors, OpenapiDocsFileResponses, OpenapiDocumentData, OpenapiDocumentErrors, OpenapiDocumentResponses, OrgsCreateData, OrgsCreateErrors, OrgsCreateResponses, OrgSettingsGetData, OrgSettingsGetErrors, OrgSettingsGetResponses, OrgSettingsPutData, OrgSettingsPutErrors, OrgSettingsPutResponses, OrgsListData, OrgsListErrors, OrgsListResponses, PageAssetData, PageAssetErrors, PageAssetResponses, PageChatData, PageChatErrors, PageChatResponses, PageConsoleData, PageConsoleErrors, PageConsoleResponses, PageEmbedData, PageEmbedErrors, PageEmbedResponses, ParticipantsAddData, ParticipantsAddErrors, ParticipantsAddResponses, ParticipantsListData, ParticipantsListErrors, ParticipantsListResponses, ParticipantsRemoveData, ParticipantsRemoveErrors, ParticipantsRemoveResponses, PlanConfigGetData, PlanConfigGetErrors, PlanConfigGetResponses, PlanConfigPutData, PlanConfigPutErrors, PlanConfigPutResponses, PlansCreateData, PlansCreateErrors, PlansCreateResponses, PlansDeleteData, PlansDeleteErrors, PlansDeleteResponses, PlansGetData, PlansGetErrors, PlansGetResponses, PlansListData, PlansListErrors, PlansListResponses, PlansReadyData, PlansReadyErrors, PlansReadyResponses, PlansUpdateData, PlansUpdateErrors, PlansUpdateResponses, ProjectsAddMemberData, ProjectsAddMemberErrors, ProjectsAddMemberResponses, ProjectsCreateData, ProjectsCreateErrors, ProjectsCreateResponses, ProjectsDeleteData, ProjectsDeleteErrors, ProjectsDeleteResponses, ProjectsGetData, ProjectsGetErrors, ProjectsGetResponses, ProjectsListData, ProjectsListErrors, ProjectsListResponses, ProjectsMembersData, ProjectsMembersErrors, ProjectsMembersResponses, ProjectsRemoveMemberData, ProjectsRemoveMemberErrors, ProjectsRemoveMemberResponses, ProjectsUpdateData, ProjectsUpdateErrors, ProjectsUpdateResponses, PublicChatConfigData, PublicChatConfigErrors, PublicChatConfigResponses, PublicChatSessionData, PublicChatSessionErrors, PublicChatSessionResponses, PublicInviteData, PublicInviteErrors, PublicInviteResponses, PublicJoinData, PublicJoinErrors, PublicJoinResponses, PublicMessagesHistoryData, PublicMessagesHistoryErrors, PublicMessagesHistoryResponses, PublicMessagesSendData, PublicMessagesSendErrors, PublicMessagesSendResponse, PublicMessagesSendResponses, PublicParticipantsListData, PublicParticipantsListErrors, PublicParticipantsListResponses, PublicParticipantsRemoveData, PublicParticipantsRemoveErrors, PublicParticipantsRemoveResponses, PublicStopData, PublicStopErrors, PublicStopResponses, PublicStreamData, PublicStreamErrors, PublicStreamResponse, PublicStreamResponses, PublicThreadsCreateData, PublicThreadsCreateErrors, PublicThreadsCreateResponses, PublicThreadsGetData, PublicThreadsGetErrors, PublicThreadsGetResponses, PublicThreadsListData, PublicThreadsListErrors, PublicThreadsListResponses, PublishCreateData, PublishCreateErrors, PublishCreateResponses, PublishDeleteData, PublishDeleteErrors, PublishDeleteResponses, PublishGetData, PublishGetErrors, PublishGetResponses, PublishUpdateData, PublishUpdateErrors, PublishUpdateResponses, RunnerButtonEventsData, RunnerButtonEventsErrors, RunnerButtonEventsResponse, RunnerButtonEventsResponses, RunnerButtonPageData, RunnerButtonPageErrors, RunnerButtonPageResponses, RunnerButtonRunData, RunnerButtonRunErrors, RunnerButtonRunResponses, RunnerEmbedData, RunnerEmbedErrors, RunnerEmbedResponses, RunnersBudgetGetData, RunnersBudgetGetErrors, RunnersBudgetGetResponses, RunnersBudgetPutData, RunnersBudgetPutErrors, RunnersBudgetPutResponses, RunnersCreateData, RunnersCreateErrors, RunnersCreateResponses, RunnersDeleteData, RunnersDeleteErrors, RunnersDeleteResponses, RunnersGetData, RunnersGetErrors, RunnersGetResponses, RunnerSkillsAttachData, RunnerSkillsAttachErrors, RunnerSkillsAttachResponses, RunnerSkillsDetachData, RunnerSkillsDetachErrors, RunnerSkillsDetachResponses, RunnerSkillsListData, RunnerSkillsListErrors, RunnerSkillsListResponses, RunnersListData, RunnersListErrors, RunnersListResponses, RunnerSuggestionsGenerateData, RunnerSuggestionsGenerateErrors, RunnerSuggestionsGenerateResponses, RunnerSuggestionsGetData, RunnerSuggestionsGetErrors, RunnerSuggestionsGetResponses, RunnerSuggestionsPutData, RunnerSuggestionsPutErrors, RunnerSuggestionsPutResponses, RunnersUpdateData, RunnersUpdateErrors, RunnersUpdateResponses, RunnerWebhookData, RunnerWebhookErrors, RunnerWebhookResponses, RunsCancelData, RunsCancelErrors, RunsCancelResponses, RunsEventsData, RunsEventsErrors, RunsEventsResponse, RunsEventsResponses, RunsGetData, RunsGetErrors, RunsGetResponses, RunsListData, RunsListErrors, RunsListResponses, RunsResumeData, RunsResumeErrors, RunsResumeResponses, RunsStartData, RunsStartErrors, RunsStartResponses, ScheduledTasksGetData, ScheduledTasksGetErrors, ScheduledTasksGetResponses, ScheduledTasksPutData, ScheduledTasksPutErrors, ScheduledTasksPutResponses, SkillsBrowseData, SkillsBrowseErrors, SkillsBrowseResponses, SkillsDeleteData, SkillsDeleteErrors, SkillsDeleteResponses, SkillsGetData, SkillsGetErrors, SkillsGetResponses, SkillsInstallData, SkillsInstallErrors, SkillsInstallResponses, SkillsListData, SkillsListErrors, SkillsListResponses, SkillsSyncData, SkillsSyncErrors, SkillsSyncResponses, StreamsStreamData, StreamsStreamErrors, StreamsStreamResponse, StreamsStreamResponses, ThreadComputerDeleteData, ThreadComputerDeleteErrors, ThreadComputerDeleteResponses, ThreadComputerGetData, ThreadComputerGetErrors, ThreadComputerGetResponses, ThreadsCreateData, ThreadsCreateErrors, ThreadsCreateResponses, ThreadsDeleteData, ThreadsDeleteErrors, ThreadsDeleteResponses, ThreadsGetData, ThreadsGetErrors, ThreadsGetResponses, ThreadsListData, ThreadsListErrors, ThreadsListResponses, ThreadsUpdateData, ThreadsUpdateErrors, ThreadsUpdateResponses, TodosAddData, TodosAddDepsData, TodosAddDepsErrors, TodosAddDepsResponses, TodosAddErrors, TodosAddResponses, TodosDeleteData, TodosDeleteErrors, TodosDeleteResponses, TodosDepsData, TodosDepsErrors, TodosDepsResponses, TodosRemoveDepsData, TodosRemoveDepsErrors, TodosRemoveDepsResponses, TodosUpdateData, TodosUpdateErrors, TodosUpdateResponses, ToolsCreateData, ToolsCreateErrors, ToolsCreateResponses, ToolsDeleteData, ToolsDeleteErrors, ToolsDeleteResponses, ToolsExecuteData, ToolsExecuteErrors, ToolsExecuteResponses, ToolsGetData, ToolsGetErrors, ToolsGetResponses, ToolsListData, ToolsListErrors, ToolsListResponses, ToolsUpdateData, ToolsUpdateErrors, ToolsUpdateResponses, TriggersCreateData, TriggersCreateErrors, TriggersCreateResponses, TriggersDeleteData, TriggersDeleteErrors, TriggersDeleteResponses, TriggersListData, TriggersListErrors, TriggersListResponses, TriggersUpdateData, TriggersUpdateErrors, TriggersUpdateResponses, UsageListData, UsageListErrors, UsageListResponses, WebConfigGetData, WebConfigGetErrors, WebConfigGetResponses, WebConfigPutData, WebConfigPutErrors, WebConfigPutResponses } from './types.gen.js';
+import type { AdminBackupData, AdminBackupErrors, AdminBackupResponses, AdminExportData, AdminExportErrors, AdminExportResponses, AgentIntegrationsAttachData, AgentIntegrationsAttachErrors, AgentIntegrationsAttachResponses, AgentIntegrationsDetachData, AgentIntegrationsDetachErrors, AgentIntegrationsDetachResponses, AgentIntegrationsListData, AgentIntegrationsListErrors, AgentIntegrationsListResponses, AgentMcpsAttachData, AgentMcpsAttachErrors, AgentMcpsAttachResponses, AgentMcpsDetachData, AgentMcpsDetachErrors, AgentMcpsDetachResponses, AgentMcpsListData, AgentMcpsListErrors, AgentMcpsListResponses, AgentMcpsServicesData, AgentMcpsServicesErrors, AgentMcpsServicesResponses, AgentMcpsServicesSetData, AgentMcpsServicesSetErrors, AgentMcpsServicesSetResponses, AgentsCreateData, AgentsCreateErrors, AgentsCreateResponses, AgentsDeleteData, AgentsDeleteErrors, AgentsDeleteResponses, AgentsGetData, AgentsGetErrors, AgentsGetResponses, AgentSkillsAttachData, AgentSkillsAttachErrors, AgentSkillsAttachResponses, AgentSkillsDetachData, AgentSkillsDetachErrors, AgentSkillsDetachResponses, AgentSkillsListData, AgentSkillsListErrors, AgentSkillsListResponses, AgentsListData, AgentsListErrors, AgentsListResponses, AgentSuggestionsGenerateData, AgentSuggestionsGenerateErrors, AgentSuggestionsGenerateResponses, AgentSuggestionsGetData, AgentSuggestionsGetErrors, AgentSuggestionsGetResponses, AgentSuggestionsPutData, AgentSuggestionsPutErrors, AgentSuggestionsPutResponses, AgentsUpdateData, AgentsUpdateErrors, AgentsUpdateResponses, AnalyticsGetData, AnalyticsGetErrors, AnalyticsGetResponses, CompactionGetData, CompactionGetErrors, CompactionGetResponses, CompactionPutData, CompactionPutErrors, CompactionPutResponses, ComputerConfigGetData, ComputerConfigGetErrors, ComputerConfigGetResponses, ComputerConfigPutData, ComputerConfigPutErrors, ComputerConfigPutResponses, ComputerInstancesListData, ComputerInstancesListErrors, ComputerInstancesListResponses, ContextGetData, ContextGetErrors, ContextGetResponses, CredentialsGetData, CredentialsGetErrors, CredentialsGetResponses, CredentialsPutData, CredentialsPutErrors, CredentialsPutResponses, DelegatedGetData, DelegatedGetErrors, DelegatedGetResponses, DelegatedPutData, DelegatedPutErrors, DelegatedPutResponses, DeliveriesListData, DeliveriesListErrors, DeliveriesListResponses, EmbeddingsDeleteData, EmbeddingsDeleteErrors, EmbeddingsDeleteResponses, EmbeddingsGetData, EmbeddingsGetErrors, EmbeddingsGetResponses, EmbeddingsPutData, EmbeddingsPutErrors, EmbeddingsPutResponses, HealthHealthzData, HealthHealthzErrors, HealthHealthzResponses, HealthReadyzData, HealthReadyzErrors, HealthReadyzResponses, IntegrationsCreateData, IntegrationsCreateErrors, IntegrationsCreateResponses, IntegrationsDeleteData, IntegrationsDeleteErrors, IntegrationsDeleteResponses, IntegrationsGetData, IntegrationsGetErrors, IntegrationsGetResponses, IntegrationsListData, IntegrationsListErrors, IntegrationsListResponses, KeysCreateData, KeysCreateErrors, KeysCreateResponses, KeysDeleteData, KeysDeleteErrors, KeysDeleteResponses, KeysListData, KeysListErrors, KeysListResponses, KnowledgeChunksData, KnowledgeChunksErrors, KnowledgeChunksResponses, KnowledgeConfigGetData, KnowledgeConfigGetErrors, KnowledgeConfigGetResponses, KnowledgeConfigPutData, KnowledgeConfigPutErrors, KnowledgeConfigPutResponses, KnowledgeDeleteData, KnowledgeDeleteErrors, KnowledgeDeleteResponses, KnowledgeFileData, KnowledgeFileErrors, KnowledgeFileResponses, KnowledgeGetData, KnowledgeGetErrors, KnowledgeGetResponses, KnowledgeListData, KnowledgeListErrors, KnowledgeListResponses, KnowledgeReindexData, KnowledgeReindexErrors, KnowledgeReindexResponses, KnowledgeSearchData, KnowledgeSearchErrors, KnowledgeSearchResponses, KnowledgeUploadData, KnowledgeUploadErrors, KnowledgeUploadResponses, LogsGetData, LogsGetErrors, LogsGetResponses, LogsListData, LogsListErrors, LogsListResponses, MarketplaceAvatarDeleteData, MarketplaceAvatarDeleteErrors, MarketplaceAvatarDeleteResponses, MarketplaceAvatarGetData, MarketplaceAvatarGetErrors, MarketplaceAvatarGetResponses, MarketplaceAvatarPutData, MarketplaceAvatarPutErrors, MarketplaceAvatarPutResponses, MarketplaceBrowseData, MarketplaceBrowseErrors, MarketplaceBrowseResponses, MarketplaceCapabilitiesPutData, MarketplaceCapabilitiesPutErrors, MarketplaceCapabilitiesPutResponses, MarketplaceOfficialData, MarketplaceOfficialErrors, MarketplaceOfficialResponses, MarketplaceProfileDeleteData, MarketplaceProfileDeleteErrors, MarketplaceProfileDeleteResponses, MarketplaceProfileGetData, MarketplaceProfileGetErrors, MarketplaceProfileGetResponses, MarketplaceProfilePutData, MarketplaceProfilePutErrors, MarketplaceProfilePutResponses, MarketplaceUseData, MarketplaceUseErrors, MarketplaceUseResponses, McpOauthBeginData, McpOauthBeginErrors, McpOauthBeginFormData, McpOauthBeginFormErrors, McpOauthCallbackData, McpOauthCallbackErrors, McpOauthCallbackResponses, McpOauthDisconnectData, McpOauthDisconnectErrors, McpOauthDisconnectResponses, McpOauthStartData, McpOauthStartErrors, McpOauthStartResponses, McpsCreateData, McpsCreateErrors, McpsCreateResponses, McpsDeleteData, McpsDeleteErrors, McpsDeleteResponses, McpsGetData, McpsGetErrors, McpsGetResponses, McpsListData, McpsListErrors, McpsListResponses, McpsTestData, McpsTestErrors, McpsTestResponses, McpsUpdateData, McpsUpdateErrors, McpsUpdateResponses, MemoriesCreateData, MemoriesCreateErrors, MemoriesCreateResponses, MemoriesDeleteData, MemoriesDeleteErrors, MemoriesDeleteResponses, MemoriesForgetData, MemoriesForgetErrors, MemoriesForgetEverywhereData, MemoriesForgetEverywhereErrors, MemoriesForgetEverywhereResponses, MemoriesForgetResponses, MemoriesListData, MemoriesListErrors, MemoriesListResponses, MemoryConfigGetData, MemoryConfigGetErrors, MemoryConfigGetResponses, MemoryConfigPutData, MemoryConfigPutErrors, MemoryConfigPutResponses, MemoryRecallData, MemoryRecallErrors, MemoryRecallResponses, MessagesHistoryData, MessagesHistoryErrors, MessagesHistoryResponses, MessagesSendData, MessagesSendErrors, MessagesSendResponse, MessagesSendResponses, MessagesStopData, MessagesStopErrors, MessagesStopResponses, MetricsScrapeData, MetricsScrapeErrors, MetricsScrapeResponses, MultiplayerGetData, MultiplayerGetErrors, MultiplayerGetResponses, MultiplayerPutData, MultiplayerPutErrors, MultiplayerPutResponses, OpenapiDocsData, OpenapiDocsErrors, OpenapiDocsFileData, OpenapiDocsFileErrors, OpenapiDocsFileResponses, OpenapiDocumentData, OpenapiDocumentErrors, OpenapiDocumentResponses, OrgsCreateData, OrgsCreateErrors, OrgsCreateResponses, OrgSettingsGetData, OrgSettingsGetErrors, OrgSettingsGetResponses, OrgSettingsPutData, OrgSettingsPutErrors, OrgSettingsPutResponses, OrgsListData, OrgsListErrors, OrgsListResponses, PageAssetData, PageAssetErrors, PageAssetResponses, PageChatData, PageChatErrors, PageChatResponses, PageConsoleData, PageConsoleErrors, PageConsoleResponses, PageEmbedData, PageEmbedErrors, PageEmbedResponses, ParticipantsAddData, ParticipantsAddErrors, ParticipantsAddResponses, ParticipantsListData, ParticipantsListErrors, ParticipantsListResponses, ParticipantsRemoveData, ParticipantsRemoveErrors, ParticipantsRemoveResponses, PlanConfigGetData, PlanConfigGetErrors, PlanConfigGetResponses, PlanConfigPutData, PlanConfigPutErrors, PlanConfigPutResponses, PlansCreateData, PlansCreateErrors, PlansCreateResponses, PlansDeleteData, PlansDeleteErrors, PlansDeleteResponses, PlansGetData, PlansGetErrors, PlansGetResponses, PlansListData, PlansListErrors, PlansListResponses, PlansReadyData, PlansReadyErrors, PlansReadyResponses, PlansUpdateData, PlansUpdateErrors, PlansUpdateResponses, ProjectsAddMemberData, ProjectsAddMemberErrors, ProjectsAddMemberResponses, ProjectsCreateData, ProjectsCreateErrors, ProjectsCreateResponses, ProjectsDeleteData, ProjectsDeleteErrors, ProjectsDeleteResponses, ProjectsGetData, ProjectsGetErrors, ProjectsGetResponses, ProjectsListData, ProjectsListErrors, ProjectsListResponses, ProjectsMembersData, ProjectsMembersErrors, ProjectsMembersResponses, ProjectsRemoveMemberData, ProjectsRemoveMemberErrors, ProjectsRemoveMemberResponses, ProjectsUpdateData, ProjectsUpdateErrors, ProjectsUpdateResponses, PublicChatConfigData, PublicChatConfigErrors, PublicChatConfigResponses, PublicChatSessionData, PublicChatSessionErrors, PublicChatSessionResponses, PublicInviteData, PublicInviteErrors, PublicInviteResponses, PublicJoinData, PublicJoinErrors, PublicJoinResponses, PublicMessagesHistoryData, PublicMessagesHistoryErrors, PublicMessagesHistoryResponses, PublicMessagesSendData, PublicMessagesSendErrors, PublicMessagesSendResponse, PublicMessagesSendResponses, PublicParticipantsListData, PublicParticipantsListErrors, PublicParticipantsListResponses, PublicParticipantsRemoveData, PublicParticipantsRemoveErrors, PublicParticipantsRemoveResponses, PublicStopData, PublicStopErrors, PublicStopResponses, PublicStreamData, PublicStreamErrors, PublicStreamResponse, PublicStreamResponses, PublicThreadsCreateData, PublicThreadsCreateErrors, PublicThreadsCreateResponses, PublicThreadsGetData, PublicThreadsGetErrors, PublicThreadsGetResponses, PublicThreadsListData, PublicThreadsListErrors, PublicThreadsListResponses, PublishCreateData, PublishCreateErrors, PublishCreateResponses, PublishDeleteData, PublishDeleteErrors, PublishDeleteResponses, PublishGetData, PublishGetErrors, PublishGetResponses, PublishUpdateData, PublishUpdateErrors, PublishUpdateResponses, RunnerButtonEventsData, RunnerButtonEventsErrors, RunnerButtonEventsResponse, RunnerButtonEventsResponses, RunnerButtonPageData, RunnerButtonPageErrors, RunnerButtonPageResponses, RunnerButtonRunData, RunnerButtonRunErrors, RunnerButtonRunResponses, RunnerEmbedData, RunnerEmbedErrors, RunnerEmbedResponses, RunnersBudgetGetData, RunnersBudgetGetErrors, RunnersBudgetGetResponses, RunnersBudgetPutData, RunnersBudgetPutErrors, RunnersBudgetPutResponses, RunnersCreateData, RunnersCreateErrors, RunnersCreateResponses, RunnersDeleteData, RunnersDeleteErrors, RunnersDeleteResponses, RunnersGetData, RunnersGetErrors, RunnersGetResponses, RunnerSkillsAttachData, RunnerSkillsAttachErrors, RunnerSkillsAttachResponses, RunnerSkillsDetachData, RunnerSkillsDetachErrors, RunnerSkillsDetachResponses, RunnerSkillsListData, RunnerSkillsListErrors, RunnerSkillsListResponses, RunnersListData, RunnersListErrors, RunnersListResponses, RunnerSuggestionsGenerateData, RunnerSuggestionsGenerateErrors, RunnerSuggestionsGenerateResponses, RunnerSuggestionsGetData, RunnerSuggestionsGetErrors, RunnerSuggestionsGetResponses, RunnerSuggestionsPutData, RunnerSuggestionsPutErrors, RunnerSuggestionsPutResponses, RunnersUpdateData, RunnersUpdateErrors, RunnersUpdateResponses, RunnerWebhookData, RunnerWebhookErrors, RunnerWebhookResponses, RunsCancelData, RunsCancelErrors, RunsCancelResponses, RunsEventsData, RunsEventsErrors, RunsEventsResponse, RunsEventsResponses, RunsGetData, RunsGetErrors, RunsGetResponses, RunsListData, RunsListErrors, RunsListResponses, RunsResumeData, RunsResumeErrors, RunsResumeResponses, RunsStartData, RunsStartErrors, RunsStartResponses, ScheduledTasksGetData, ScheduledTasksGetErrors, ScheduledTasksGetResponses, ScheduledTasksPutData, ScheduledTasksPutErrors, ScheduledTasksPutResponses, SkillsBrowseData, SkillsBrowseErrors, SkillsBrowseResponses, SkillsDeleteData, SkillsDeleteErrors, SkillsDeleteResponses, SkillsGetData, SkillsGetErrors, SkillsGetResponses, SkillsInstallData, SkillsInstallErrors, SkillsInstallResponses, SkillsListData, SkillsListErrors, SkillsListResponses, SkillsSyncData, SkillsSyncErrors, SkillsSyncResponses, StreamsStreamData, StreamsStreamErrors, StreamsStreamResponse, StreamsStreamResponses, ThreadComputerDeleteData, ThreadComputerDeleteErrors, ThreadComputerDeleteResponses, ThreadComputerGetData, ThreadComputerGetErrors, ThreadComputerGetResponses, ThreadsCreateData, ThreadsCreateErrors, ThreadsCreateResponses, ThreadsDeleteData, ThreadsDeleteErrors, ThreadsDeleteResponses, ThreadsGetData, ThreadsGetErrors, ThreadsGetResponses, ThreadsListData, ThreadsListErrors, ThreadsListResponses, ThreadsUpdateData, ThreadsUpdateErrors, ThreadsUpdateResponses, TodosAddData, TodosAddDepsData, TodosAddDepsErrors, TodosAddDepsResponses, TodosAddErrors, TodosAddResponses, TodosDeleteData, TodosDeleteErrors, TodosDeleteResponses, TodosDepsData, TodosDepsErrors, TodosDepsResponses, TodosRemoveDepsData, TodosRemoveDepsErrors, TodosRemoveDepsResponses, TodosUpdateData, TodosUpdateErrors, TodosUpdateResponses, ToolsCreateData, ToolsCreateErrors, ToolsCreateResponses, ToolsDeleteData, ToolsDeleteErrors, ToolsDeleteResponses, ToolsExecuteData, ToolsExecuteErrors, ToolsExecuteResponses, ToolsGetData, ToolsGetErrors, ToolsGetResponses, ToolsListData, ToolsListErrors, ToolsListResponses, ToolsUpdateData, ToolsUpdateErrors, ToolsUpdateResponses, TriggersCreateData, TriggersCreateErrors, TriggersCreateResponses, TriggersDeleteData, TriggersDeleteErrors, TriggersDeleteResponses, TriggersListData, TriggersListErrors, TriggersListResponses, TriggersUpdateData, TriggersUpdateErrors, TriggersUpdateResponses, UsageListData, UsageListErrors, UsageListResponses, WebConfigGetData, WebConfigGetErrors, WebConfigGetResponses, WebConfigPutData, WebConfigPutErrors, WebConfigPutResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -328,6 +328,100 @@ export const knowledgeConfigPut = <ThrowOnError extends boolean = false>(options
             type: 'http'
         }],
     url: '/api/agents/{agent_id}/knowledge',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * `DELETE /api/agents/{id}/marketplace`: the profile, its avatar and its
+ * listing go.
+ */
+export const marketplaceProfileDelete = <ThrowOnError extends boolean = false>(options: Options<MarketplaceProfileDeleteData, ThrowOnError>): RequestResult<MarketplaceProfileDeleteResponses, MarketplaceProfileDeleteErrors, ThrowOnError> => (options.client ?? client).delete<MarketplaceProfileDeleteResponses, MarketplaceProfileDeleteErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/marketplace',
+    ...options
+});
+
+/**
+ * `GET /api/agents/{id}/marketplace`
+ */
+export const marketplaceProfileGet = <ThrowOnError extends boolean = false>(options: Options<MarketplaceProfileGetData, ThrowOnError>): RequestResult<MarketplaceProfileGetResponses, MarketplaceProfileGetErrors, ThrowOnError> => (options.client ?? client).get<MarketplaceProfileGetResponses, MarketplaceProfileGetErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/marketplace',
+    ...options
+});
+
+/**
+ * `PUT /api/agents/{id}/marketplace`: partial; the first one lists the
+ * agent unless `listed: false`.
+ */
+export const marketplaceProfilePut = <ThrowOnError extends boolean = false>(options: Options<MarketplaceProfilePutData, ThrowOnError>): RequestResult<MarketplaceProfilePutResponses, MarketplaceProfilePutErrors, ThrowOnError> => (options.client ?? client).put<MarketplaceProfilePutResponses, MarketplaceProfilePutErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/marketplace',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * `DELETE /api/agents/{id}/marketplace/avatar`
+ */
+export const marketplaceAvatarDelete = <ThrowOnError extends boolean = false>(options: Options<MarketplaceAvatarDeleteData, ThrowOnError>): RequestResult<MarketplaceAvatarDeleteResponses, MarketplaceAvatarDeleteErrors, ThrowOnError> => (options.client ?? client).delete<MarketplaceAvatarDeleteResponses, MarketplaceAvatarDeleteErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/marketplace/avatar',
+    ...options
+});
+
+/**
+ * `POST /api/agents/{id}/marketplace/avatar`: the image, re-encoded.
+ */
+export const marketplaceAvatarPut = <ThrowOnError extends boolean = false>(options: Options<MarketplaceAvatarPutData, ThrowOnError>): RequestResult<MarketplaceAvatarPutResponses, MarketplaceAvatarPutErrors, ThrowOnError> => (options.client ?? client).post<MarketplaceAvatarPutResponses, MarketplaceAvatarPutErrors, ThrowOnError>({
+    ...formDataBodySerializer,
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/marketplace/avatar',
+    ...options,
+    headers: {
+        'Content-Type': null,
+        ...options.headers
+    }
+});
+
+/**
+ * `PUT /api/agents/{id}/marketplace/capabilities`: replaces them (a
+ * profile never stored is stored as a draft).
+ */
+export const marketplaceCapabilitiesPut = <ThrowOnError extends boolean = false>(options: Options<MarketplaceCapabilitiesPutData, ThrowOnError>): RequestResult<MarketplaceCapabilitiesPutResponses, MarketplaceCapabilitiesPutErrors, ThrowOnError> => (options.client ?? client).put<MarketplaceCapabilitiesPutResponses, MarketplaceCapabilitiesPutErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/agents/{agent_id}/marketplace/capabilities',
     ...options,
     headers: {
         'Content-Type': 'application/json',
@@ -1095,6 +1189,56 @@ export const logsGet = <ThrowOnError extends boolean = false>(options: Options<L
         }],
     url: '/api/logs/{trace_id}',
     ...options
+});
+
+/**
+ * `GET /api/marketplace`: listings the caller's org may see, newest first.
+ */
+export const marketplaceBrowse = <ThrowOnError extends boolean = false>(options?: Options<MarketplaceBrowseData, ThrowOnError>): RequestResult<MarketplaceBrowseResponses, MarketplaceBrowseErrors, ThrowOnError> => (options?.client ?? client).get<MarketplaceBrowseResponses, MarketplaceBrowseErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/marketplace',
+    ...options
+});
+
+/**
+ * `GET /api/marketplace/avatars/{agentId}`: public, cacheable, never
+ * sniffed or run.
+ */
+export const marketplaceAvatarGet = <ThrowOnError extends boolean = false>(options: Options<MarketplaceAvatarGetData, ThrowOnError>): RequestResult<MarketplaceAvatarGetResponses, MarketplaceAvatarGetErrors, ThrowOnError> => (options.client ?? client).get<MarketplaceAvatarGetResponses, MarketplaceAvatarGetErrors, ThrowOnError>({ url: '/api/marketplace/avatars/{agent_id}', ...options });
+
+/**
+ * `GET /api/marketplace/official`
+ */
+export const marketplaceOfficial = <ThrowOnError extends boolean = false>(options?: Options<MarketplaceOfficialData, ThrowOnError>): RequestResult<MarketplaceOfficialResponses, MarketplaceOfficialErrors, ThrowOnError> => (options?.client ?? client).get<MarketplaceOfficialResponses, MarketplaceOfficialErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/marketplace/official',
+    ...options
+});
+
+/**
+ * `POST /api/marketplace/official/use`: an agent in the caller's org from
+ * a template or a listing; 201.
+ */
+export const marketplaceUse = <ThrowOnError extends boolean = false>(options: Options<MarketplaceUseData, ThrowOnError>): RequestResult<MarketplaceUseResponses, MarketplaceUseErrors, ThrowOnError> => (options.client ?? client).post<MarketplaceUseResponses, MarketplaceUseErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/marketplace/official/use',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**

@@ -44,6 +44,18 @@ export type AddTodos = {
 };
 
 /**
+ * An MCP server the new agent has (`mcp_servers` of the answer).
+ */
+export type AdoptedServer = {
+    /**
+     * Whether `use` made it (false: an existing server was attached).
+     */
+    created: boolean;
+    mcp_server_id: string;
+    name: string;
+};
+
+/**
  * One agent of `by_agent`.
  */
 export type AgentAnalytics = {
@@ -387,6 +399,28 @@ export type CacheBody = {
      * `"5m"` (default) or `"1h"`.
      */
     ttl?: string | null;
+};
+
+/**
+ * Something the agent can do, with the tools it does it with.
+ */
+export type Capability = {
+    /**
+     * At most 500 characters.
+     */
+    description?: string;
+    /**
+     * 1–100 characters.
+     */
+    label: string;
+    /**
+     * `^[a-z0-9][a-z0-9_.:-]{0,63}$`, unique in the profile.
+     */
+    name: string;
+    /**
+     * At most 50 tool names (not checked: tools come and go).
+     */
+    tools?: Array<string>;
 };
 
 /**
@@ -1370,11 +1404,57 @@ export type LimitsView = {
 };
 
 /**
+ * An MCP server of a listed agent.
+ */
+export type ListedServer = {
+    name: string;
+    /**
+     * Whether its URL is a remote of an MCP registry entry.
+     */
+    public: boolean;
+    /**
+     * `streamable_http`, `sse` or `stdio`.
+     */
+    transport: string;
+    /**
+     * Shown to the listing's own org, or when public; null otherwise
+     * (a private URL often carries a secret in its path).
+     */
+    url?: string | null;
+};
+
+/**
  * A tool of a server's last listing, as shown.
  */
 export type ListedTool = {
     description?: string | null;
     name: string;
+};
+
+/**
+ * One catalogue entry.
+ */
+export type Listing = {
+    avatar_url?: string | null;
+    capabilities: Array<Capability>;
+    category?: string | null;
+    default_model: string;
+    description: string;
+    /**
+     * The agent's id.
+     */
+    id: string;
+    mcp_servers: Array<ListedServer>;
+    org_id: string;
+    org_name: string;
+    tags: Array<string>;
+    title: string;
+    /**
+     * The org tools its default profile offers.
+     */
+    tools: Array<string>;
+    updated_at?: string | null;
+    visibility: Visibility;
 };
 
 /**
@@ -1804,6 +1884,38 @@ export type ProfileSwitchProposalEvent = {
 };
 
 /**
+ * An agent's profile as every profile route answers it.
+ */
+export type ProfileView = {
+    agent_id: string;
+    /**
+     * `/api/marketplace/avatars/{agentId}?v={hash}`, or null.
+     */
+    avatar_url?: string | null;
+    capabilities: Array<Capability>;
+    category?: string | null;
+    created_at?: string | null;
+    /**
+     * The profile's description, else the agent's.
+     */
+    description: string;
+    listed: boolean;
+    org_id: string;
+    readiness: Readiness;
+    tags: Array<string>;
+    /**
+     * The profile's title, else the agent's name.
+     */
+    title: string;
+    updated_at?: string | null;
+    /**
+     * 0 until first stored; the `ETag`.
+     */
+    version: number;
+    visibility: Visibility;
+};
+
+/**
  * A project grouping an org's threads, agents and runners
  * (`agent-extras.md` §5).
  */
@@ -1975,6 +2087,16 @@ export type PutAgentSuggestions = {
      * ignoring case; `[]` clears them.
      */
     suggestions: Array<string>;
+};
+
+/**
+ * `PUT …/marketplace/capabilities` body.
+ */
+export type PutCapabilities = {
+    /**
+     * Replaces the list: at most 20, unique names.
+     */
+    capabilities: Array<Capability>;
 };
 
 /**
@@ -2159,6 +2281,40 @@ export type PutPlanConfig = {
 };
 
 /**
+ * `PUT …/marketplace`: any of its fields; the others stay.
+ */
+export type PutProfile = {
+    /**
+     * At most 20, unique names (replaces the list).
+     */
+    capabilities?: Array<Capability> | null;
+    /**
+     * One of the categories, or null.
+     */
+    category?: string | null;
+    /**
+     * At most 2,000 characters.
+     */
+    description?: string | null;
+    /**
+     * The first PUT lists the agent unless this is `false`.
+     */
+    listed?: boolean | null;
+    /**
+     * At most 10, each 1–32 of `[a-z0-9-]` after lowercasing; repeats dropped.
+     */
+    tags?: Array<string> | null;
+    /**
+     * 1–100 characters after trimming.
+     */
+    title?: string | null;
+    /**
+     * `org` or `instance`.
+     */
+    visibility?: string | null;
+};
+
+/**
  * `PUT …/web`'s `search`.
  */
 export type PutSearch = {
@@ -2228,6 +2384,18 @@ export type PutWebConfig = {
 export type QueuedEvent = {
     position: number;
     reason?: string | null;
+};
+
+/**
+ * `readiness`: 20 points for each of five things a good listing has.
+ */
+export type Readiness = {
+    /**
+     * What is missing: `description`, `category`, `tags`,
+     * `capabilities`, `avatar`.
+     */
+    missing: Array<string>;
+    score: number;
 };
 
 /**
@@ -2870,9 +3038,36 @@ export type SkillView = {
 };
 
 /**
+ * Something of the source the new agent does not get, and why.
+ */
+export type Skipped = {
+    /**
+     * `org_tool`, `integration`, `mcp_stdio` or `mcp_private`.
+     */
+    kind: string;
+    name: string;
+    reason: string;
+};
+
+/**
  * Where the suggestions came from.
  */
 export type Source = 'manual' | 'generated';
+
+/**
+ * Where the new agent comes from (`source` of the answer).
+ */
+export type SourceRef = {
+    id: string;
+    /**
+     * `template` or `listing`.
+     */
+    kind: string;
+    /**
+     * The template's version, or the profile's.
+     */
+    version: string;
+};
 
 /**
  * One timed step of a turn.
@@ -3123,6 +3318,40 @@ export type TaskBody = {
      * IANA (`UTC` by default).
      */
     timezone?: string | null;
+};
+
+/**
+ * One official template, as its file holds it.
+ */
+export type Template = {
+    capabilities: Array<Capability>;
+    category: string;
+    /**
+     * `""`: the platform's default model.
+     */
+    default_model: string;
+    default_profile?: string | null;
+    description: string;
+    id: string;
+    /**
+     * MCP registry names whose first remote a `use` attaches.
+     */
+    mcp: Array<string>;
+    plan: PlanConfig;
+    stable_preamble: string;
+    tags: Array<string>;
+    title: string;
+    tool_profiles: {
+        [key: string]: ToolProfile;
+    };
+    /**
+     * The built-in tools it uses.
+     */
+    tools: Array<string>;
+    /**
+     * Semantic version of the template.
+     */
+    version: string;
 };
 
 /**
@@ -3855,6 +4084,34 @@ export type UsageView = {
 };
 
 /**
+ * `use`'s answer.
+ */
+export type UseAnswer = {
+    agent: AgentView;
+    mcp_servers: Array<AdoptedServer>;
+    skipped: Array<Skipped>;
+    source: SourceRef;
+};
+
+/**
+ * `POST /api/marketplace/official/use` body: one of the two ids.
+ */
+export type UseBody = {
+    /**
+     * A listed agent's id.
+     */
+    listingId?: string | null;
+    /**
+     * The new agent's name (default: the title).
+     */
+    name?: string | null;
+    /**
+     * An official template's id.
+     */
+    templateId?: string | null;
+};
+
+/**
  * The user message of a multiplayer turn, as `meta` shows it.
  */
 export type UserMessageView = {
@@ -3862,6 +4119,11 @@ export type UserMessageView = {
     id: MessageId;
     senderName?: string | null;
 };
+
+/**
+ * Who sees a listing: its own org, or every org of the instance.
+ */
+export type Visibility = 'org' | 'instance';
 
 /**
  * A participant as a visitor sees it: an id that hides visitor ids and
@@ -5072,6 +5334,353 @@ export type KnowledgeConfigPutResponses = {
 };
 
 export type KnowledgeConfigPutResponse = KnowledgeConfigPutResponses[keyof KnowledgeConfigPutResponses];
+
+export type MarketplaceProfileDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace';
+};
+
+export type MarketplaceProfileDeleteErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceProfileDeleteError = MarketplaceProfileDeleteErrors[keyof MarketplaceProfileDeleteErrors];
+
+export type MarketplaceProfileDeleteResponses = {
+    /**
+     * Deleted (also when there was none)
+     */
+    200: Ok;
+};
+
+export type MarketplaceProfileDeleteResponse = MarketplaceProfileDeleteResponses[keyof MarketplaceProfileDeleteResponses];
+
+export type MarketplaceProfileGetData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace';
+};
+
+export type MarketplaceProfileGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceProfileGetError = MarketplaceProfileGetErrors[keyof MarketplaceProfileGetErrors];
+
+export type MarketplaceProfileGetResponses = {
+    /**
+     * The profile (the unsaved defaults, `version` 0, when never stored); `ETag` its version
+     */
+    200: ProfileView;
+};
+
+export type MarketplaceProfileGetResponse = MarketplaceProfileGetResponses[keyof MarketplaceProfileGetResponses];
+
+export type MarketplaceProfilePutData = {
+    body: PutProfile;
+    headers?: {
+        /**
+         * The version last seen (`"3"`); another one is 412
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace';
+};
+
+export type MarketplaceProfilePutErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PRECONDITION_FAILED`: the profile changed; `current` is the profile now
+     */
+    412: StaleBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * A field breaks its rule (named: `title`, `tags[2]`, `capabilities[0].name`, `visibility`)
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceProfilePutError = MarketplaceProfilePutErrors[keyof MarketplaceProfilePutErrors];
+
+export type MarketplaceProfilePutResponses = {
+    /**
+     * The profile as stored
+     */
+    200: ProfileView;
+};
+
+export type MarketplaceProfilePutResponse = MarketplaceProfilePutResponses[keyof MarketplaceProfilePutResponses];
+
+export type MarketplaceAvatarDeleteData = {
+    body?: never;
+    headers?: {
+        /**
+         * The profile's version last seen
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace/avatar';
+};
+
+export type MarketplaceAvatarDeleteErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceAvatarDeleteError = MarketplaceAvatarDeleteErrors[keyof MarketplaceAvatarDeleteErrors];
+
+export type MarketplaceAvatarDeleteResponses = {
+    /**
+     * The profile without an avatar
+     */
+    200: ProfileView;
+};
+
+export type MarketplaceAvatarDeleteResponse = MarketplaceAvatarDeleteResponses[keyof MarketplaceAvatarDeleteResponses];
+
+export type MarketplaceAvatarPutData = {
+    /**
+     * One `file` part: a PNG, JPEG or WebP image (by content; its name and part type are ignored)
+     */
+    body: string;
+    headers?: {
+        /**
+         * The profile's version last seen
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace/avatar';
+};
+
+export type MarketplaceAvatarPutErrors = {
+    /**
+     * No `file` part
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * Over CONFER_AVATAR_MAX_BYTES
+     */
+    413: ErrorBody;
+    /**
+     * Not multipart/form-data
+     */
+    415: ErrorBody;
+    /**
+     * `file: not a PNG, JPEG or WebP image`, too large a side, or corrupt; the old avatar stays
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceAvatarPutError = MarketplaceAvatarPutErrors[keyof MarketplaceAvatarPutErrors];
+
+export type MarketplaceAvatarPutResponses = {
+    /**
+     * The profile with its new `avatar_url`
+     */
+    200: ProfileView;
+};
+
+export type MarketplaceAvatarPutResponse = MarketplaceAvatarPutResponses[keyof MarketplaceAvatarPutResponses];
+
+export type MarketplaceCapabilitiesPutData = {
+    body: PutCapabilities;
+    headers?: {
+        /**
+         * The profile's version last seen
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace/capabilities';
+};
+
+export type MarketplaceCapabilitiesPutErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * A capability breaks its rule (named)
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceCapabilitiesPutError = MarketplaceCapabilitiesPutErrors[keyof MarketplaceCapabilitiesPutErrors];
+
+export type MarketplaceCapabilitiesPutResponses = {
+    /**
+     * The profile as stored
+     */
+    200: ProfileView;
+};
+
+export type MarketplaceCapabilitiesPutResponse = MarketplaceCapabilitiesPutResponses[keyof MarketplaceCapabilitiesPutResponses];
 
 export type AgentMcpsDetachData = {
     body: Detach;
@@ -7725,6 +8334,196 @@ export type LogsGetResponses = {
 };
 
 export type LogsGetResponse = LogsGetResponses[keyof LogsGetResponses];
+
+export type MarketplaceBrowseData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Matched in title, description and tags (case-insensitive).
+         */
+        q?: string;
+        category?: string;
+        tag?: string;
+        /**
+         * 20 by default, at most 100.
+         */
+        limit?: number;
+        /**
+         * `X-Next-Cursor` of the previous page (`{updated_at}|{id}`).
+         */
+        cursor?: string;
+    };
+    url: '/api/marketplace';
+};
+
+export type MarketplaceBrowseErrors = {
+    /**
+     * A cursor not of this list
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceBrowseError = MarketplaceBrowseErrors[keyof MarketplaceBrowseErrors];
+
+export type MarketplaceBrowseResponses = {
+    /**
+     * Listings newest first; `X-Next-Cursor` when more may follow
+     */
+    200: Array<Listing>;
+};
+
+export type MarketplaceBrowseResponse = MarketplaceBrowseResponses[keyof MarketplaceBrowseResponses];
+
+export type MarketplaceAvatarGetData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` held: 304 when it is current
+         */
+        'If-None-Match'?: string | null;
+    };
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/marketplace/avatars/{agent_id}';
+};
+
+export type MarketplaceAvatarGetErrors = {
+    /**
+     * No avatar
+     */
+    404: unknown;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceAvatarGetError = MarketplaceAvatarGetErrors[keyof MarketplaceAvatarGetErrors];
+
+export type MarketplaceAvatarGetResponses = {
+    /**
+     * The 256×256 PNG
+     */
+    200: unknown;
+};
+
+export type MarketplaceOfficialData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/marketplace/official';
+};
+
+export type MarketplaceOfficialErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceOfficialError = MarketplaceOfficialErrors[keyof MarketplaceOfficialErrors];
+
+export type MarketplaceOfficialResponses = {
+    /**
+     * The official templates, as shipped in the binary
+     */
+    200: Array<Template>;
+};
+
+export type MarketplaceOfficialResponse = MarketplaceOfficialResponses[keyof MarketplaceOfficialResponses];
+
+export type MarketplaceUseData = {
+    body: UseBody;
+    headers?: {
+        /**
+         * A retry with the same key and body answers the first result
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path?: never;
+    query?: never;
+    url: '/api/marketplace/official/use';
+};
+
+export type MarketplaceUseErrors = {
+    /**
+     * Neither or both of `templateId` and `listingId`
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * No such template, or no listing the org may see
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `name` empty or too long, or `IDEMPOTENCY_KEY_REUSED`
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type MarketplaceUseError = MarketplaceUseErrors[keyof MarketplaceUseErrors];
+
+export type MarketplaceUseResponses = {
+    /**
+     * The new agent, where it came from, its MCP servers and what was not copied
+     */
+    201: UseAnswer;
+};
+
+export type MarketplaceUseResponse = MarketplaceUseResponses[keyof MarketplaceUseResponses];
 
 export type McpsListData = {
     body?: never;

@@ -6,6 +6,7 @@ from .action_body_type_1 import ActionBodyType1
 from .action_body_type_1_kind import ActionBodyType1Kind
 from .add_participant import AddParticipant
 from .add_todos import AddTodos
+from .adopted_server import AdoptedServer
 from .agent_analytics import AgentAnalytics
 from .agent_suggestions import AgentSuggestions
 from .agent_view import AgentView
@@ -34,6 +35,7 @@ from .button_run_started import ButtonRunStarted
 from .button_settings import ButtonSettings
 from .button_trigger import ButtonTrigger
 from .cache_body import CacheBody
+from .capability import Capability
 from .child_trace import ChildTrace
 from .chunk import Chunk
 from .citation import Citation
@@ -132,7 +134,9 @@ from .knowledge_config_view import KnowledgeConfigView
 from .knowledge_mode import KnowledgeMode
 from .limits_mode import LimitsMode
 from .limits_view import LimitsView
+from .listed_server import ListedServer
 from .listed_tool import ListedTool
+from .listing import Listing
 from .mcp_list import McpList
 from .mcp_view import McpView
 from .member import Member
@@ -171,6 +175,7 @@ from .plan_config_view import PlanConfigView
 from .plan_list import PlanList
 from .plan_status import PlanStatus
 from .profile_switch_proposal_event import ProfileSwitchProposalEvent
+from .profile_view import ProfileView
 from .project_role import ProjectRole
 from .project_view import ProjectView
 from .public_chat_config import PublicChatConfig
@@ -181,6 +186,7 @@ from .publication_status import PublicationStatus
 from .publication_view import PublicationView
 from .published_chat import PublishedChat
 from .put_agent_suggestions import PutAgentSuggestions
+from .put_capabilities import PutCapabilities
 from .put_compaction import PutCompaction
 from .put_computer_config import PutComputerConfig
 from .put_computer_config_env_type_0 import PutComputerConfigEnvType0
@@ -193,11 +199,13 @@ from .put_memory_config import PutMemoryConfig
 from .put_multiplayer import PutMultiplayer
 from .put_org_settings import PutOrgSettings
 from .put_plan_config import PutPlanConfig
+from .put_profile import PutProfile
 from .put_search import PutSearch
 from .put_suggestions import PutSuggestions
 from .put_tasks import PutTasks
 from .put_web_config import PutWebConfig
 from .queued_event import QueuedEvent
+from .readiness import Readiness
 from .recall_body import RecallBody
 from .recent_firing import RecentFiring
 from .remove_member import RemoveMember
@@ -257,7 +265,9 @@ from .skill_file_entry import SkillFileEntry
 from .skill_source import SkillSource
 from .skill_view import SkillView
 from .skill_view_metadata import SkillViewMetadata
+from .skipped import Skipped
 from .source import Source
+from .source_ref import SourceRef
 from .span import Span
 from .span_attributes import SpanAttributes
 from .span_kind import SpanKind
@@ -285,6 +295,8 @@ from .task_action_type_0_kind import TaskActionType0Kind
 from .task_action_type_1 import TaskActionType1
 from .task_action_type_1_kind import TaskActionType1Kind
 from .task_body import TaskBody
+from .template import Template
+from .template_tool_profiles import TemplateToolProfiles
 from .tested import Tested
 from .thinking_body import ThinkingBody
 from .thinking_event import ThinkingEvent
@@ -342,7 +354,10 @@ from .usage_today import UsageToday
 from .usage_view import UsageView
 from .usage_view_iterations_type_0_item import UsageViewIterationsType0Item
 from .usage_view_metadata import UsageViewMetadata
+from .use_answer import UseAnswer
+from .use_body import UseBody
 from .user_message_view import UserMessageView
+from .visibility import Visibility
 from .visitor_participant import VisitorParticipant
 from .visitor_participants import VisitorParticipants
 from .visitor_send import VisitorSend
@@ -363,6 +378,7 @@ __all__ = (
     "ActionBodyType1Kind",
     "AddParticipant",
     "AddTodos",
+    "AdoptedServer",
     "AgentAnalytics",
     "AgentSuggestions",
     "AgentView",
@@ -391,6 +407,7 @@ __all__ = (
     "ButtonSettings",
     "ButtonTrigger",
     "CacheBody",
+    "Capability",
     "ChildTrace",
     "Chunk",
     "Citation",
@@ -489,7 +506,9 @@ __all__ = (
     "KnowledgeMode",
     "LimitsMode",
     "LimitsView",
+    "ListedServer",
     "ListedTool",
+    "Listing",
     "McpList",
     "McpView",
     "Member",
@@ -528,6 +547,7 @@ __all__ = (
     "PlanList",
     "PlanStatus",
     "ProfileSwitchProposalEvent",
+    "ProfileView",
     "ProjectRole",
     "ProjectView",
     "PublicChatConfig",
@@ -538,6 +558,7 @@ __all__ = (
     "PublicationView",
     "PublishedChat",
     "PutAgentSuggestions",
+    "PutCapabilities",
     "PutCompaction",
     "PutComputerConfig",
     "PutComputerConfigEnvType0",
@@ -550,11 +571,13 @@ __all__ = (
     "PutMultiplayer",
     "PutOrgSettings",
     "PutPlanConfig",
+    "PutProfile",
     "PutSearch",
     "PutSuggestions",
     "PutTasks",
     "PutWebConfig",
     "QueuedEvent",
+    "Readiness",
     "RecallBody",
     "RecentFiring",
     "RemoveMember",
@@ -614,7 +637,9 @@ __all__ = (
     "SkillSource",
     "SkillView",
     "SkillViewMetadata",
+    "Skipped",
     "Source",
+    "SourceRef",
     "Span",
     "SpanAttributes",
     "SpanKind",
@@ -642,6 +667,8 @@ __all__ = (
     "TaskActionType1",
     "TaskActionType1Kind",
     "TaskBody",
+    "Template",
+    "TemplateToolProfiles",
     "Tested",
     "ThinkingBody",
     "ThinkingEvent",
@@ -699,7 +726,10 @@ __all__ = (
     "UsageView",
     "UsageViewIterationsType0Item",
     "UsageViewMetadata",
+    "UseAnswer",
+    "UseBody",
     "UserMessageView",
+    "Visibility",
     "VisitorParticipant",
     "VisitorParticipants",
     "VisitorSend",
