@@ -263,6 +263,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         )),
         metrics,
         computer,
+        proposal_slots: Default::default(),
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;

@@ -52,4 +52,6 @@ pub struct AppState {
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
     /// Computer instances and their sandboxes (`computer.md`).
     pub computer: std::sync::Arc<crate::computer::service::ComputerService>,
+    /// Marketplace proposal calls under way, per org (`marketplace-channels.md` §4).
+    pub proposal_slots: crate::marketplace::proposals::ProposalSlots,
 }

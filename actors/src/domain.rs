@@ -250,6 +250,8 @@ pub enum UsagePurpose {
     /// The call that writes a runner's (or agent's) suggestions
     /// (`agent-extras.md` §2): no thread.
     Suggestions,
+    /// A marketplace proposal (`marketplace-channels.md` §4): no thread.
+    Marketplace,
 }
 
 /// Per-agent configuration of the bring-your-own-key credential resolver.

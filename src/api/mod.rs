@@ -65,6 +65,7 @@ use serde::Serialize;
 
 use self::marketplace::avatars as marketplace_avatars;
 use self::marketplace::catalogue as marketplace_catalogue;
+use self::marketplace::proposals as marketplace_proposals;
 use self::mcps::attachments;
 use self::mcps::oauth as mcp_oauth;
 use self::projects::members as project_members;
@@ -147,6 +148,12 @@ route_table! {
     },
     "/api/agents/{agent_id}/marketplace/capabilities" => {
         PUT => marketplace::put_capabilities,
+    },
+    "/api/agents/{agent_id}/marketplace/generate-description" => {
+        POST => marketplace_proposals::generate_description,
+    },
+    "/api/agents/{agent_id}/marketplace/detect-capabilities" => {
+        POST => marketplace_proposals::detect_capabilities,
     },
     "/api/marketplace" => { GET => marketplace_catalogue::browse },
     "/api/marketplace/avatars/{agent_id}" => { GET => marketplace_avatars::file },

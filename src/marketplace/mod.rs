@@ -1,5 +1,5 @@
 //! The marketplace (`marketplace-channels.md` §2–§5): an agent's profile and
-//! its rules, avatars, the catalogue's listings, the official templates,
+//! its rules, proposals written by a model, avatars, the catalogue's listings, the official templates,
 //! and making an agent from a template or a listing (`use`). The store's
 //! side is `crate::store::marketplace`; the routes are
 //! `crate::api::marketplace`.
@@ -8,4 +8,5 @@ pub mod adopt;
 pub mod avatar;
 pub mod listing;
 pub mod profile;
+pub mod proposals;
 pub mod templates;

@@ -36,6 +36,8 @@ pub async fn generate(
         model: asked.model.to_owned(),
         system: instruction(asked.count),
         prompt: prompt(runner),
+        purpose: confer_actors::UsagePurpose::Suggestions,
+        max_output_tokens: None,
     };
     let (answer, model) = writer.call(call).await?;
     let kept = parse(&answer, &runner.input_schema, asked.count);

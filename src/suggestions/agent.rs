@@ -177,6 +177,8 @@ pub async fn generate(
         model: agent.default_model.clone(),
         system: instruction(count),
         prompt,
+        purpose: confer_actors::UsagePurpose::Suggestions,
+        max_output_tokens: None,
     };
     Some(writer.call(call).await.and_then(|(answer, model)| {
         let kept = parse(&answer, count);

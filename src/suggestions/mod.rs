@@ -7,7 +7,9 @@
 //! (tokens and cost, not turns) and, for a runner, in the runner's day.
 //!
 //! What is asked and how the answer is read belong to each kind: agents'
-//! in [`agent`], runners' in `crate::runners::generate`.
+//! in [`agent`], runners' in `crate::runners::generate`, marketplace
+//! proposals' in `crate::marketplace::proposals` (billed with `purpose:
+//! "marketplace"`, their output capped).
 
 pub mod agent;
 
@@ -79,6 +81,20 @@ pub struct SuggestCall {
     pub model: String,
     pub system: String,
     pub prompt: String,
+    /// What the usage record says the call was for.
+    pub purpose: UsagePurpose,
+    /// A cap on the answer's tokens (`None`: the provider's own).
+    pub max_output_tokens: Option<u32>,
+}
+
+/// A side call's answer: its text, the model as routed and the tokens
+/// billed (estimated where the vendor gave no count).
+#[derive(Clone, Debug)]
+pub struct SideAnswer {
+    pub text: String,
+    pub model: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
 }
 
 /// Makes the calls; one per server.
@@ -99,7 +115,16 @@ impl SuggestionWriter {
 
     /// The model's answer to `ask`, and the model as routed.
     pub async fn call(&self, ask: SuggestCall) -> Result<(String, String), SuggestError> {
+        self.answer(ask).await.map(|a| (a.text, a.model))
+    }
+
+    /// The model's answer to `ask` with the tokens billed.
+    pub async fn answer(&self, ask: SuggestCall) -> Result<SideAnswer, SuggestError> {
         let route = self.provider.route(&ask.model);
+        let options = confer_actors::vendor_options::VendorOptions {
+            max_output_tokens: ask.max_output_tokens,
+            ..Default::default()
+        };
         let request = ModelRequest {
             route: route.clone(),
             system: ask.system.clone(),
@@ -113,7 +138,7 @@ impl SuggestionWriter {
             compaction: None,
             api_key: None,
             origin: None,
-            options: Arc::default(),
+            options: Arc::new(options),
         };
         let stream = read_side_call(self.provider.stream(request));
         let Ok(call) = tokio::time::timeout(CALL_WITHIN, stream).await else {
@@ -125,6 +150,7 @@ impl SuggestionWriter {
                 ),
             )));
         };
+        let mut tokens = (0, 0);
         if call.accepted {
             let record = call.usage_record(SideBill {
                 org: ask.org,
@@ -133,14 +159,20 @@ impl SuggestionWriter {
                 route: &route,
                 key_source: "platform".into(),
                 sent: &ask.prompt,
-                purpose: UsagePurpose::Suggestions,
+                purpose: ask.purpose,
             });
+            tokens = (record.input_tokens, record.output_tokens);
             self.bill(&ask, record).await;
         }
         if let Some(failure) = call.failure {
             return Err(SuggestError::Vendor(failure));
         }
-        Ok((call.text, route.model))
+        Ok(SideAnswer {
+            text: call.text,
+            model: route.model,
+            input_tokens: tokens.0,
+            output_tokens: tokens.1,
+        })
     }
 
     /// Stores the call's record and counts it in the days it belongs to.

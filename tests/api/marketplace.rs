@@ -8,6 +8,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::common::{Api, Options, Server, done_of, peers_dir};
+use crate::mock::{Reply, openai_answer, server_on_mock};
 
 /// Pillow's uploads, in a fresh directory.
 fn pillow_images() -> tempfile::TempDir {
@@ -597,4 +598,149 @@ async fn every_official_template_makes_an_agent_that_answers() {
         )
         .await
         .expect_error(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn proposals_are_billed_model_calls_that_save_nothing() {
+    let (vendor, server) = server_on_mock("OPENAI", "/v1").await;
+    let admin = server.admin();
+    let agent = admin
+        .agent_with(json!({"name": "Helpdesk", "defaultModel": "openai/gpt-4.1",
+                           "stablePreamble": "You are the billing desk of Acme Corp."}))
+        .await;
+    admin
+        .post(
+            "/api/tools",
+            json!({"name": "lookup_invoice", "description": "Finds an invoice by number",
+                   "url": "https://tools.example/lookup"}),
+        )
+        .await
+        .expect(201);
+    let path = format!("/api/agents/{agent}/marketplace");
+    admin
+        .put(&path, json!({"title": "Billing", "listed": false}))
+        .await
+        .expect(200);
+
+    vendor.push(Reply::stream(openai_answer(
+        "Sure! {\"title\": \"Acme billing desk\", \"category\": \"Support\", \"tags\": [\"Billing\", \"bad tag!\"]}",
+        40,
+    )));
+    let described = admin
+        .post(
+            &format!("{path}/generate-description"),
+            json!({"instructions": "Mention invoices."}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(described["parsed"], true);
+    assert_eq!(described["proposal"]["title"], "Acme billing desk");
+    assert_eq!(described["proposal"]["category"], "support");
+    assert_eq!(described["proposal"]["tags"], json!(["billing"]));
+    assert_eq!(
+        described["proposal"]["description"], "",
+        "kept: the agent has none"
+    );
+    assert_eq!(described["usage"]["input_tokens"], 40);
+    let asked = &vendor.requests()[0].body;
+    assert_eq!(
+        asked["max_completion_tokens"]
+            .as_u64()
+            .or(asked["max_tokens"].as_u64()),
+        Some(1024),
+        "{asked}"
+    );
+    assert!(
+        asked
+            .get("tools")
+            .is_none_or(|t| t.as_array().is_none_or(|t| t.is_empty())),
+        "no tools offered"
+    );
+    let sent = asked.to_string();
+    for expected in [
+        "billing desk of Acme Corp.",
+        "lookup_invoice",
+        "Mention invoices.",
+    ] {
+        assert!(sent.contains(expected), "{expected}: {sent}");
+    }
+
+    // The deterministic list needs no call.
+    let tools = admin
+        .post(
+            &format!("{path}/detect-capabilities"),
+            json!({"mode": "tools"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(tools["source"], "tools");
+    assert_eq!(tools["capabilities"][0]["name"], "tool:lookup_invoice");
+    assert_eq!(tools["capabilities"][0]["tools"], json!(["lookup_invoice"]));
+    assert_eq!(vendor.requests().len(), 1);
+
+    vendor.push(Reply::stream(openai_answer(
+        "{\"capabilities\": [{\"name\": \"invoices\", \"label\": \"Finds invoices\", \"tools\": [\"lookup_invoice\", \"invented\"]}]}",
+        30,
+    )));
+    let detected = admin
+        .post(&format!("{path}/detect-capabilities"), json!({}))
+        .await
+        .expect(200);
+    assert_eq!(detected["source"], "model");
+    assert_eq!(
+        detected["capabilities"][0]["tools"],
+        json!(["lookup_invoice"])
+    );
+    assert!(detected["usage"]["output_tokens"].is_u64());
+    // Nothing usable: the deterministic list, still billed.
+    vendor.push(Reply::stream(openai_answer("I cannot tell.", 30)));
+    let fallback = admin
+        .post(
+            &format!("{path}/detect-capabilities"),
+            json!({"mode": "model"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(fallback["source"], "tools");
+    assert_eq!(fallback["model"], "gpt-4.1");
+
+    // Nothing saved; three calls billed as the marketplace's.
+    let profile = admin.get(&path).await.expect(200);
+    assert_eq!(
+        (profile["version"].as_u64(), &profile["title"]),
+        (Some(1), &json!("Billing"))
+    );
+    assert_eq!(profile["capabilities"], json!([]));
+    let usage = admin.get("/api/usage").await.expect(200);
+    let billed = usage["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["purpose"] == "marketplace" && r["thread_id"].is_null())
+        .count();
+    assert_eq!(billed, 3, "{usage}");
+
+    admin
+        .post(
+            &format!("{path}/generate-description"),
+            json!({"instructions": "x".repeat(1001)}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    admin
+        .post(
+            &format!("{path}/detect-capabilities"),
+            json!({"mode": "guess"}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    vendor.push(Reply::json(
+        401,
+        json!({"error": {"message": "bad key", "type": "invalid_request_error"}}),
+    ));
+    let refused = admin
+        .post(&format!("{path}/generate-description"), json!({}))
+        .await;
+    assert_eq!(refused.body["error"], "PROVIDER_AUTH", "{:?}", refused.body);
+    assert_eq!(refused.status.as_u16(), 502);
 }

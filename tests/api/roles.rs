@@ -71,6 +71,11 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             | "/api/agents/{agent_id}/marketplace/capabilities",
         ) => Admin,
         ("POST" | "DELETE", "/api/agents/{agent_id}/marketplace/avatar") => Admin,
+        (
+            "POST",
+            "/api/agents/{agent_id}/marketplace/generate-description"
+            | "/api/agents/{agent_id}/marketplace/detect-capabilities",
+        ) => Admin,
         ("GET", "/api/marketplace" | "/api/marketplace/official") => Member,
         ("POST", "/api/marketplace/official/use") => Admin,
         ("GET", "/api/marketplace/avatars/{agent_id}") => Nobody,
@@ -262,6 +267,11 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
             json!({"capabilities": [{"name": "walk", "label": "Walk"}]})
         }
         ("POST", "/api/marketplace/official/use") => json!({"templateId": "general-assistant"}),
+        (
+            "POST",
+            "/api/agents/{agent_id}/marketplace/generate-description"
+            | "/api/agents/{agent_id}/marketplace/detect-capabilities",
+        ) => json!({}),
         ("POST", "/api/orgs/settings") => json!({"allowedEmbedDomains": ["https://a.example.com"]}),
         ("POST" | "PATCH", "/api/agents/{agent_id}/publish") => json!({"description": "walk"}),
         ("PUT", "/api/agents/{agent_id}/multiplayer") => json!({"maxParticipants": 5}),

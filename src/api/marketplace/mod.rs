@@ -5,6 +5,7 @@
 
 pub mod avatars;
 pub mod catalogue;
+pub mod proposals;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};

@@ -974,6 +974,34 @@ export type Deps = {
 };
 
 /**
+ * `generate-description`'s answer.
+ */
+export type DescribeAnswer = {
+    model: string;
+    /**
+     * Whether the answer held a JSON object (else its text is the
+     * description).
+     */
+    parsed: boolean;
+    proposal: Proposal;
+    usage: ProposalUsage;
+};
+
+/**
+ * `generate-description`'s body.
+ */
+export type DescribeBody = {
+    /**
+     * Added to the system prompt (at most 1,000 characters).
+     */
+    instructions?: string | null;
+    /**
+     * Another model than the agent's.
+     */
+    model?: string | null;
+};
+
+/**
  * `DELETE /api/agents/{id}/mcps` body.
  */
 export type Detach = {
@@ -992,6 +1020,29 @@ export type DetachIntegration = {
  */
 export type DetachSkill = {
     skillId: SkillId;
+};
+
+/**
+ * `detect-capabilities`' answer.
+ */
+export type DetectAnswer = {
+    capabilities: Array<Capability>;
+    model?: string | null;
+    /**
+     * `model`, or `tools` when the list is the deterministic one.
+     */
+    source: string;
+    usage?: ProposalUsage | null;
+};
+
+/**
+ * `detect-capabilities`' body.
+ */
+export type DetectBody = {
+    /**
+     * `model` (the default) or `tools` (no call).
+     */
+    mode?: string | null;
 };
 
 /**
@@ -1939,6 +1990,24 @@ export type ProjectView = {
     org_id: string;
     slug?: string | null;
     updated_at: string;
+};
+
+/**
+ * A proposed title, description, category and tags.
+ */
+export type Proposal = {
+    category?: string | null;
+    description: string;
+    tags: Array<string>;
+    title: string;
+};
+
+/**
+ * The tokens a proposal call was billed.
+ */
+export type ProposalUsage = {
+    input_tokens: number;
+    output_tokens: number;
 };
 
 /**
@@ -3997,7 +4066,7 @@ export type UsagePage = {
 /**
  * What a model call was for (`compaction.md`).
  */
-export type UsagePurpose = 'answer' | 'compaction' | 'memory' | 'suggestions';
+export type UsagePurpose = 'answer' | 'compaction' | 'memory' | 'suggestions' | 'marketplace';
 
 /**
  * Today's (UTC) tokens of a publication against its budget.
@@ -5681,6 +5750,138 @@ export type MarketplaceCapabilitiesPutResponses = {
 };
 
 export type MarketplaceCapabilitiesPutResponse = MarketplaceCapabilitiesPutResponses[keyof MarketplaceCapabilitiesPutResponses];
+
+export type MarketplaceDetectCapabilitiesData = {
+    body: DetectBody;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace/detect-capabilities';
+};
+
+export type MarketplaceDetectCapabilitiesErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `mode` neither model nor tools
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED` or `PROVIDER_RATE_LIMITED`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * A vendor failure
+     */
+    502: ErrorBody;
+    /**
+     * `PROVIDER_TIMEOUT`
+     */
+    504: ErrorBody;
+};
+
+export type MarketplaceDetectCapabilitiesError = MarketplaceDetectCapabilitiesErrors[keyof MarketplaceDetectCapabilitiesErrors];
+
+export type MarketplaceDetectCapabilitiesResponses = {
+    /**
+     * Proposed capabilities (nothing saved): the model's, or the deterministic list (`source: "tools"`)
+     */
+    200: DetectAnswer;
+};
+
+export type MarketplaceDetectCapabilitiesResponse = MarketplaceDetectCapabilitiesResponses[keyof MarketplaceDetectCapabilitiesResponses];
+
+export type MarketplaceGenerateDescriptionData = {
+    body: DescribeBody;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/marketplace/generate-description';
+};
+
+export type MarketplaceGenerateDescriptionErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `instructions` over 1,000 characters
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED` (4 proposals of the org at once) or `PROVIDER_RATE_LIMITED`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * `PROVIDER_AUTH`, `PROVIDER_UNAVAILABLE` or `MODEL_ERROR`
+     */
+    502: ErrorBody;
+    /**
+     * `PROVIDER_TIMEOUT` (60 s)
+     */
+    504: ErrorBody;
+};
+
+export type MarketplaceGenerateDescriptionError = MarketplaceGenerateDescriptionErrors[keyof MarketplaceGenerateDescriptionErrors];
+
+export type MarketplaceGenerateDescriptionResponses = {
+    /**
+     * A proposed title, description, category and tags (nothing saved)
+     */
+    200: DescribeAnswer;
+};
+
+export type MarketplaceGenerateDescriptionResponse = MarketplaceGenerateDescriptionResponses[keyof MarketplaceGenerateDescriptionResponses];
 
 export type AgentMcpsDetachData = {
     body: Detach;

@@ -95,9 +95,13 @@ from .deleted import Deleted
 from .delivery import Delivery
 from .delivery_status import DeliveryStatus
 from .deps import Deps
+from .describe_answer import DescribeAnswer
+from .describe_body import DescribeBody
 from .detach import Detach
 from .detach_integration import DetachIntegration
 from .detach_skill import DetachSkill
+from .detect_answer import DetectAnswer
+from .detect_body import DetectBody
 from .disconnected import Disconnected
 from .display_names import DisplayNames
 from .document_status import DocumentStatus
@@ -178,6 +182,8 @@ from .profile_switch_proposal_event import ProfileSwitchProposalEvent
 from .profile_view import ProfileView
 from .project_role import ProjectRole
 from .project_view import ProjectView
+from .proposal import Proposal
+from .proposal_usage import ProposalUsage
 from .public_chat_config import PublicChatConfig
 from .publication_body import PublicationBody
 from .publication_body_limits_type_0 import PublicationBodyLimitsType0
@@ -467,9 +473,13 @@ __all__ = (
     "Delivery",
     "DeliveryStatus",
     "Deps",
+    "DescribeAnswer",
+    "DescribeBody",
     "Detach",
     "DetachIntegration",
     "DetachSkill",
+    "DetectAnswer",
+    "DetectBody",
     "Disconnected",
     "DisplayNames",
     "DocumentStatus",
@@ -550,6 +560,8 @@ __all__ = (
     "ProfileView",
     "ProjectRole",
     "ProjectView",
+    "Proposal",
+    "ProposalUsage",
     "PublicChatConfig",
     "PublicationBody",
     "PublicationBodyLimitsType0",

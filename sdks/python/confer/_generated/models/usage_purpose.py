@@ -4,6 +4,7 @@ from enum import StrEnum
 class UsagePurpose(StrEnum):
     ANSWER = "answer"
     COMPACTION = "compaction"
+    MARKETPLACE = "marketplace"
     MEMORY = "memory"
     SUGGESTIONS = "suggestions"
 

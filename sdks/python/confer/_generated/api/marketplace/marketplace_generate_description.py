@@ -1,0 +1,228 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.describe_answer import DescribeAnswer
+from ...models.describe_body import DescribeBody
+from ...models.error_body import ErrorBody
+from ...types import Response
+
+
+def _get_kwargs(
+    agent_id: UUID,
+    *,
+    body: DescribeBody,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/agents/{agent_id}/marketplace/generate-description".format(
+            agent_id=quote(str(agent_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DescribeAnswer | ErrorBody | None:
+    if response.status_code == 200:
+        response_200 = DescribeAnswer.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 502:
+        response_502 = ErrorBody.from_dict(response.json())
+
+        return response_502
+
+    if response.status_code == 504:
+        response_504 = ErrorBody.from_dict(response.json())
+
+        return response_504
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DescribeAnswer | ErrorBody]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    agent_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DescribeBody,
+) -> Response[DescribeAnswer | ErrorBody]:
+    """`POST /api/agents/{id}/marketplace/generate-description`
+
+    Args:
+        agent_id (UUID):
+        body (DescribeBody): `generate-description`'s body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DescribeAnswer | ErrorBody]
+    """
+
+    kwargs = _get_kwargs(
+        agent_id=agent_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    agent_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DescribeBody,
+) -> DescribeAnswer | ErrorBody | None:
+    """`POST /api/agents/{id}/marketplace/generate-description`
+
+    Args:
+        agent_id (UUID):
+        body (DescribeBody): `generate-description`'s body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DescribeAnswer | ErrorBody
+    """
+
+    return sync_detailed(
+        agent_id=agent_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    agent_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DescribeBody,
+) -> Response[DescribeAnswer | ErrorBody]:
+    """`POST /api/agents/{id}/marketplace/generate-description`
+
+    Args:
+        agent_id (UUID):
+        body (DescribeBody): `generate-description`'s body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DescribeAnswer | ErrorBody]
+    """
+
+    kwargs = _get_kwargs(
+        agent_id=agent_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    agent_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DescribeBody,
+) -> DescribeAnswer | ErrorBody | None:
+    """`POST /api/agents/{id}/marketplace/generate-description`
+
+    Args:
+        agent_id (UUID):
+        body (DescribeBody): `generate-description`'s body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DescribeAnswer | ErrorBody
+    """
+
+    return (
+        await asyncio_detailed(
+            agent_id=agent_id,
+            client=client,
+            body=body,
+        )
+    ).parsed
