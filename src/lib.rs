@@ -7,6 +7,7 @@
 pub mod allocator;
 pub mod api;
 pub mod auth;
+pub mod channels;
 pub mod cli;
 pub mod computer;
 pub mod connections;
@@ -233,6 +234,12 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     webhooks::deliveries::DeliveryWorker::start(store.clone(), outbound.clone());
     runners::retention::start(store.clone(), settings.run_retention_days);
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
+    let channels = channels::worker::ChannelWorker::start(
+        store.clone(),
+        runtime.clone(),
+        channels::vendors::VendorApis::new(&settings, outbound.clone()),
+        settings.channel_workers,
+    );
     let mcp_hub = Arc::clone(&mcps);
     let state = web::Data::new(AppState {
         public,
@@ -264,6 +271,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         metrics,
         computer,
         proposal_slots: Default::default(),
+        channels,
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;

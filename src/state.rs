@@ -54,4 +54,6 @@ pub struct AppState {
     pub computer: std::sync::Arc<crate::computer::service::ComputerService>,
     /// Marketplace proposal calls under way, per org (`marketplace-channels.md` §4).
     pub proposal_slots: crate::marketplace::proposals::ProposalSlots,
+    /// Messaging channels' jobs and vendors (`marketplace-channels.md` §7–§9).
+    pub channels: std::sync::Arc<crate::channels::worker::ChannelWorker>,
 }

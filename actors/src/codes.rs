@@ -62,6 +62,9 @@ error_codes! {
     TOO_MANY_READERS = Some(429), false;
     HEADERS_TOO_LARGE = Some(431), false;
     INTERNAL = Some(500), true;
+    /// A vendor or registry the request needs failed (a channel's vendor
+    /// on create, the MCP registry on a later page; marketplace-channels.md).
+    UPSTREAM_UNAVAILABLE = Some(502), false;
     STORE_UNAVAILABLE = Some(503), false;
     SHUTTING_DOWN = Some(503), true;
     /// Too many knowledge searches wait (`knowledge.md`): come back in 1 s.

@@ -149,6 +149,19 @@ id_type!(
     InstanceId
 );
 
+id_type!(
+    /// A messaging channel of an agent (`marketplace-channels.md` §7).
+    ChannelId
+);
+id_type!(
+    /// A person who wrote to a channel (`marketplace-channels.md` §7).
+    ContactId
+);
+id_type!(
+    /// An inbound message waiting for its turn and reply (`marketplace-channels.md` §8).
+    ChannelJobId
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -347,8 +347,10 @@ pub async fn delete(
         .store
         .write(move |s| {
             // Its marketplace profile, avatar and listing go with it;
-            // agents made from the listing stay.
+            // agents made from the listing stay. Its channels too (their
+            // threads stay).
             s.delete_marketplace_profile(org, id)?;
+            s.delete_agent_channels(org, id, super::channels::cleanup_of)?;
             s.delete_publication(org, id)
         })
         .await?;

@@ -9,6 +9,7 @@ pub mod agent_suggestions;
 pub mod agents;
 pub mod analytics;
 pub mod body_rules;
+pub mod channels;
 pub mod compaction;
 pub mod computer;
 pub mod context;
@@ -63,6 +64,9 @@ use actix_web::web;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
+use self::channels::contacts as channel_contacts;
+use self::channels::qr as channel_qr;
+use self::channels::webhook as channel_webhook;
 use self::marketplace::avatars as marketplace_avatars;
 use self::marketplace::catalogue as marketplace_catalogue;
 use self::marketplace::proposals as marketplace_proposals;
@@ -154,6 +158,15 @@ route_table! {
     },
     "/api/agents/{agent_id}/marketplace/detect-capabilities" => {
         POST => marketplace_proposals::detect_capabilities,
+    },
+    "/api/agents/{agent_id}/channels" => { GET => channels::list, POST => channels::create },
+    "/api/agents/{agent_id}/channels/whatsapp/qr" => { GET => channel_qr::code },
+    "/api/agents/{agent_id}/channels/{channel_id}" => {
+        PATCH => channels::update, DELETE => channels::delete,
+    },
+    "/api/agents/{agent_id}/channels/{channel_id}/contacts" => { GET => channel_contacts::list },
+    "/api/channels/{channel_id}/webhook" => {
+        GET => channel_webhook::subscribe, POST => channel_webhook::deliver,
     },
     "/api/marketplace" => { GET => marketplace_catalogue::browse },
     "/api/marketplace/avatars/{agent_id}" => { GET => marketplace_avatars::file },

@@ -183,6 +183,14 @@ pub struct Settings {
     pub marketplace_instance: bool,
     /// The largest avatar upload (`POST …/marketplace/avatar`), else 413.
     pub avatar_max_bytes: u64,
+    /// Messaging channels (`marketplace-channels.md` §7): the vendors' API
+    /// bases (operator settings; tests point them at mocks).
+    pub telegram_api_url: String,
+    pub slack_api_url: String,
+    pub whatsapp_api_url: String,
+    pub whatsapp_api_version: String,
+    /// Channel jobs run at once.
+    pub channel_workers: usize,
 }
 
 /// The vendors' own variable names, read without the `CONFER_` prefix.

@@ -20,6 +20,7 @@ pub mod agents;
 pub mod api_keys;
 pub mod attached;
 pub mod backup;
+pub mod channels;
 pub mod check;
 pub mod codec;
 pub mod computer;
@@ -193,6 +194,8 @@ pub struct SledStore {
     computer: computer::ComputerTrees,
     /// Marketplace profiles, listings and avatars (see `marketplace`).
     marketplace: marketplace::MarketplaceTrees,
+    /// Messaging channels, contacts and jobs (see `channels`).
+    channels: channels::ChannelTrees,
     /// Traces and their indexes, in files of their own (see `traces`).
     trace_files: Arc<traces::TraceFiles>,
     /// The per-day analytics aggregates.
@@ -299,6 +302,7 @@ impl SledStore {
             projects: projects::ProjectTrees::open(&db)?,
             computer: computer::ComputerTrees::open(&db)?,
             marketplace: marketplace::MarketplaceTrees::open(&db)?,
+            channels: channels::ChannelTrees::open(&db)?,
             trace_files,
             trace_days,
             day_merges,

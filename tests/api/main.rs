@@ -11,6 +11,7 @@ mod api_description;
 mod auth;
 mod backups;
 mod browser;
+mod channels;
 mod cli;
 mod compaction;
 mod computer;

@@ -79,6 +79,17 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/marketplace" | "/api/marketplace/official") => Member,
         ("POST", "/api/marketplace/official/use") => Admin,
         ("GET", "/api/marketplace/avatars/{agent_id}") => Nobody,
+        // Channels (marketplace-channels.md §1): read A M, changed A; the
+        // vendors' webhook is public, its own check (a signature).
+        (
+            "GET",
+            "/api/agents/{agent_id}/channels"
+            | "/api/agents/{agent_id}/channels/whatsapp/qr"
+            | "/api/agents/{agent_id}/channels/{channel_id}/contacts",
+        ) => Member,
+        ("POST", "/api/agents/{agent_id}/channels") => Admin,
+        ("PATCH" | "DELETE", "/api/agents/{agent_id}/channels/{channel_id}") => Admin,
+        ("GET" | "POST", "/api/channels/{channel_id}/webhook") => Nobody,
         (
             _,
             "/api/threads/{thread_id}/messages"
@@ -267,6 +278,11 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
             json!({"capabilities": [{"name": "walk", "label": "Walk"}]})
         }
         ("POST", "/api/marketplace/official/use") => json!({"templateId": "general-assistant"}),
+        // No vendor in the walk: refused (422) after the role check.
+        ("POST", "/api/agents/{agent_id}/channels") => {
+            json!({"kind": "telegram", "credentials": {}})
+        }
+        ("PATCH", "/api/agents/{agent_id}/channels/{channel_id}") => json!({"name": "walk"}),
         (
             "POST",
             "/api/agents/{agent_id}/marketplace/generate-description"
@@ -606,6 +622,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{run_id}", &run)
                     .replace("{trigger_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{skill_id}", "0190d1f2-0000-7000-8000-000000000000")
+                    .replace("{channel_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{token}", "whk_walk")
                     .replace("{memory_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{trace_id}", "0190d1f2-0000-7000-8000-000000000000")

@@ -33,6 +33,16 @@ from ._generated.api.agents import (
     web_config_get,
     web_config_put,
 )
+from ._generated.api.channels import (
+    channels_contacts,
+    channels_create,
+    channels_delete,
+    channels_list,
+    channels_update,
+    channels_webhook,
+    channels_webhook_verify,
+    channels_whatsapp_qr,
+)
 from ._generated.api.computer import (
     computer_config_get,
     computer_config_put,
@@ -243,6 +253,14 @@ __all__ = [
     "agents_list",
     "agents_update",
     "analytics_get",
+    "channels_contacts",
+    "channels_create",
+    "channels_delete",
+    "channels_list",
+    "channels_update",
+    "channels_webhook",
+    "channels_webhook_verify",
+    "channels_whatsapp_qr",
     "compaction_get",
     "compaction_put",
     "computer_config_get",

@@ -424,6 +424,70 @@ export type Capability = {
 };
 
 /**
+ * Which vendor a channel is on.
+ */
+export type ChannelKind = 'telegram' | 'slack' | 'whatsapp';
+
+/**
+ * A channel's settings, as stored and answered.
+ */
+export type ChannelSettings = {
+    /**
+     * WhatsApp: its number, digits only (the `wa.me` link).
+     */
+    business_number?: string | null;
+    /**
+     * Tokens the channel's turns may use per UTC day; `None`: no cap.
+     */
+    daily_token_budget?: number | null;
+    /**
+     * Sent after a failed turn; `""`: nothing.
+     */
+    error_reply: string;
+    /**
+     * WhatsApp: the business phone number's id.
+     */
+    phone_number_id?: string | null;
+    /**
+     * The only server-side tools a contact's turn may run.
+     */
+    public_tools: Array<string>;
+};
+
+/**
+ * Whether the channel's vendor accepts its credentials.
+ */
+export type ChannelStatus = 'active' | 'error';
+
+/**
+ * A channel as the routes answer it.
+ */
+export type ChannelView = {
+    agent_id: string;
+    contact_count: number;
+    created_at: string;
+    enabled: boolean;
+    has_credentials: boolean;
+    id: string;
+    kind: ChannelKind;
+    last_error?: string | null;
+    last_message_at?: string | null;
+    name: string;
+    org_id: string;
+    settings: ChannelSettings;
+    status: ChannelStatus;
+    updated_at: string;
+    /**
+     * WhatsApp: the verify token, shown on create and on a rotation only.
+     */
+    verify_token?: string | null;
+    /**
+     * Where the vendor delivers (`{CONFER_PUBLIC_URL}/api/channels/{id}/webhook`).
+     */
+    webhook_url: string;
+};
+
+/**
  * A delegated turn's trace, as its parent's lists it.
  */
 export type ChildTrace = {
@@ -597,6 +661,21 @@ export type ComputerDeleted = {
 };
 
 /**
+ * A contact as answered.
+ */
+export type ContactView = {
+    channel_id: string;
+    display_name?: string | null;
+    external_id: string;
+    first_seen_at: string;
+    id: string;
+    last_message_at: string;
+    message_count: number;
+    thread_id?: string | null;
+    username?: string | null;
+};
+
+/**
  * A block of the context as the endpoint shows it (`type` names it).
  */
 export type ContextBlock = {
@@ -669,6 +748,19 @@ export type CreateAgent = {
     name: string;
     projectId?: ProjectId | null;
     stablePreamble?: string | null;
+};
+
+/**
+ * `POST /api/agents/{id}/channels` body.
+ */
+export type CreateChannel = {
+    credentials: Credentials;
+    kind: ChannelKind;
+    /**
+     * 1–100 characters (default: the vendor's name).
+     */
+    name?: string | null;
+    settings?: SettingsChange | null;
 };
 
 /**
@@ -856,6 +948,29 @@ export type CredentialView = {
     resolver_url: string;
     signing_secret?: string | null;
     timeout_ms: number;
+};
+
+/**
+ * The credentials a channel's vendor takes, write-only (sealed when
+ * stored, never answered or logged).
+ */
+export type Credentials = {
+    /**
+     * WhatsApp.
+     */
+    accessToken?: string | null;
+    /**
+     * WhatsApp.
+     */
+    appSecret?: string | null;
+    /**
+     * Telegram, Slack.
+     */
+    botToken?: string | null;
+    /**
+     * Slack.
+     */
+    signingSecret?: string | null;
 };
 
 /**
@@ -1160,7 +1275,7 @@ export type ErrorBody = {
      * What was wrong, naming the field; never internals.
      */
     detail?: string;
-    error: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'PUBLICATION_PAUSED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'CONFLICT' | 'THREAD_BUSY' | 'STREAM_GAP' | 'PRECONDITION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'VALIDATION_ERROR' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'BUDGET_EXHAUSTED' | 'THREAD_QUEUE_FULL' | 'RUNNER_QUEUE_FULL' | 'BUDGET_EXCEEDED' | 'ORG_QUEUE_FULL' | 'TOO_MANY_READERS' | 'HEADERS_TOO_LARGE' | 'INTERNAL' | 'STORE_UNAVAILABLE' | 'SHUTTING_DOWN' | 'SEARCH_BUSY' | 'CANCELLED' | 'OUTPUT_INVALID' | 'INTERRUPTED' | 'PROVIDER_AUTH' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_UNAVAILABLE' | 'PROVIDER_TIMEOUT' | 'MODEL_ERROR' | 'CONTEXT_TOO_LONG';
+    error: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'PUBLICATION_PAUSED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'CONFLICT' | 'THREAD_BUSY' | 'STREAM_GAP' | 'PRECONDITION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'VALIDATION_ERROR' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'BUDGET_EXHAUSTED' | 'THREAD_QUEUE_FULL' | 'RUNNER_QUEUE_FULL' | 'BUDGET_EXCEEDED' | 'ORG_QUEUE_FULL' | 'TOO_MANY_READERS' | 'HEADERS_TOO_LARGE' | 'INTERNAL' | 'UPSTREAM_UNAVAILABLE' | 'STORE_UNAVAILABLE' | 'SHUTTING_DOWN' | 'SEARCH_BUSY' | 'CANCELLED' | 'OUTPUT_INVALID' | 'INTERRUPTED' | 'PROVIDER_AUTH' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_UNAVAILABLE' | 'PROVIDER_TIMEOUT' | 'MODEL_ERROR' | 'CONTEXT_TOO_LONG';
 };
 
 /**
@@ -2445,6 +2560,19 @@ export type PutWebConfig = {
 };
 
 /**
+ * The JSON answer.
+ */
+export type QrAnswer = {
+    channel_id: string;
+    link: string;
+    /**
+     * `data:image/png;base64,…`
+     */
+    png: string;
+    svg: string;
+};
+
+/**
  * queued
  *
  * The send waits behind others; `position` 1 is next (id `T.0`);
@@ -3013,6 +3141,29 @@ export type SetServices = {
      * The tools the agent is offered; `null`: every one the server allows.
      */
     enabled?: Array<string> | null;
+};
+
+/**
+ * `settings` of a create or a PATCH: the fields present change.
+ */
+export type SettingsChange = {
+    /**
+     * WhatsApp: 8–15 digits; read from the vendor when not given.
+     */
+    businessNumber?: string | null;
+    /**
+     * Null: no cap.
+     */
+    dailyTokenBudget?: number | null;
+    /**
+     * At most 500 characters; `""` sends nothing.
+     */
+    errorReply?: string | null;
+    /**
+     * WhatsApp (required there).
+     */
+    phoneNumberId?: string | null;
+    publicTools?: Array<string> | null;
 };
 
 /**
@@ -3940,6 +4091,20 @@ export type UpdateAgent = {
 };
 
 /**
+ * `PATCH …/channels/{channelId}` body.
+ */
+export type UpdateChannel = {
+    credentials?: Credentials | null;
+    enabled?: boolean | null;
+    name?: string | null;
+    /**
+     * WhatsApp: a new verify token, shown in the answer.
+     */
+    rotateVerifyToken?: boolean;
+    settings?: SettingsChange | null;
+};
+
+/**
  * `PATCH /api/mcps/{id}` body: the create fields but `transport`;
  * `credentials` replaces the stored ones (`null` removes them).
  */
@@ -4663,6 +4828,368 @@ export type AgentsUpdateResponses = {
 };
 
 export type AgentsUpdateResponse = AgentsUpdateResponses[keyof AgentsUpdateResponses];
+
+export type ChannelsListData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/channels';
+};
+
+export type ChannelsListErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ChannelsListError = ChannelsListErrors[keyof ChannelsListErrors];
+
+export type ChannelsListResponses = {
+    /**
+     * The agent's channels, oldest first
+     */
+    200: Array<ChannelView>;
+};
+
+export type ChannelsListResponse = ChannelsListResponses[keyof ChannelsListResponses];
+
+export type ChannelsCreateData = {
+    body: CreateChannel;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/channels';
+};
+
+export type ChannelsCreateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * Another channel has this bot, team or number; or the agent (10) or org (100) has all its channels
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * A credential the vendor refused or a missing one (`credentials.botToken`), a setting out of range
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * `UPSTREAM_UNAVAILABLE`: the vendor did not answer; nothing stored
+     */
+    502: ErrorBody;
+};
+
+export type ChannelsCreateError = ChannelsCreateErrors[keyof ChannelsCreateErrors];
+
+export type ChannelsCreateResponses = {
+    /**
+     * The channel (WhatsApp: with its `verify_token`, shown this once)
+     */
+    201: ChannelView;
+};
+
+export type ChannelsCreateResponse = ChannelsCreateResponses[keyof ChannelsCreateResponses];
+
+export type ChannelsWhatsappQrData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+    };
+    query?: {
+        /**
+         * Needed only when the agent has several WhatsApp channels.
+         */
+        channelId?: string;
+        /**
+         * `json` (default), `svg` or `png`.
+         */
+        format?: string;
+        /**
+         * The PNG's side, 128–1,024 (512).
+         */
+        size?: number;
+        /**
+         * A message to prefill, at most 500 characters.
+         */
+        text?: string;
+    };
+    url: '/api/agents/{agent_id}/channels/whatsapp/qr';
+};
+
+export type ChannelsWhatsappQrErrors = {
+    /**
+     * A bad format, size, text or channelId; several channels and no channelId
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * The agent has no WhatsApp channel (or not that one)
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ChannelsWhatsappQrError = ChannelsWhatsappQrErrors[keyof ChannelsWhatsappQrErrors];
+
+export type ChannelsWhatsappQrResponses = {
+    /**
+     * The link and its QR code (JSON), or the SVG or PNG itself
+     */
+    200: QrAnswer;
+};
+
+export type ChannelsWhatsappQrResponse = ChannelsWhatsappQrResponses[keyof ChannelsWhatsappQrResponses];
+
+export type ChannelsDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+        /**
+         * The channel's id
+         */
+        channel_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/channels/{channel_id}';
+};
+
+export type ChannelsDeleteErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ChannelsDeleteError = ChannelsDeleteErrors[keyof ChannelsDeleteErrors];
+
+export type ChannelsDeleteResponses = {
+    /**
+     * Deleted
+     */
+    200: Ok;
+};
+
+export type ChannelsDeleteResponse = ChannelsDeleteResponses[keyof ChannelsDeleteResponses];
+
+export type ChannelsUpdateData = {
+    body: UpdateChannel;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+        /**
+         * The channel's id
+         */
+        channel_id: string;
+    };
+    query?: never;
+    url: '/api/agents/{agent_id}/channels/{channel_id}';
+};
+
+export type ChannelsUpdateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * The new credentials' bot belongs to another channel
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * A refused or missing credential, a setting out of range
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * `UPSTREAM_UNAVAILABLE`
+     */
+    502: ErrorBody;
+};
+
+export type ChannelsUpdateError = ChannelsUpdateErrors[keyof ChannelsUpdateErrors];
+
+export type ChannelsUpdateResponses = {
+    /**
+     * The channel as stored (`status: active` after accepted credentials)
+     */
+    200: ChannelView;
+};
+
+export type ChannelsUpdateResponse = ChannelsUpdateResponses[keyof ChannelsUpdateResponses];
+
+export type ChannelsContactsData = {
+    body?: never;
+    path: {
+        /**
+         * The agent's id
+         */
+        agent_id: string;
+        /**
+         * The channel's id
+         */
+        channel_id: string;
+    };
+    query?: {
+        /**
+         * 50 by default, at most 200.
+         */
+        limit?: number;
+        /**
+         * `X-Next-Cursor` of the previous page (`{last_message_at}|{id}`).
+         */
+        cursor?: string;
+    };
+    url: '/api/agents/{agent_id}/channels/{channel_id}/contacts';
+};
+
+export type ChannelsContactsErrors = {
+    /**
+     * A cursor not of this list
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ChannelsContactsError = ChannelsContactsErrors[keyof ChannelsContactsErrors];
+
+export type ChannelsContactsResponses = {
+    /**
+     * Contacts, most recent message first; `X-Next-Cursor` when more follow
+     */
+    200: Array<ContactView>;
+};
+
+export type ChannelsContactsResponse = ChannelsContactsResponses[keyof ChannelsContactsResponses];
 
 export type CompactionGetData = {
     body?: never;
@@ -7566,6 +8093,107 @@ export type AnalyticsGetResponses = {
 };
 
 export type AnalyticsGetResponse = AnalyticsGetResponses[keyof AnalyticsGetResponses];
+
+export type ChannelsWebhookVerifyData = {
+    body?: never;
+    path: {
+        /**
+         * The channel's id
+         */
+        channel_id: string;
+    };
+    query?: {
+        'hub.mode'?: string;
+        'hub.verify_token'?: string;
+        'hub.challenge'?: string;
+    };
+    url: '/api/channels/{channel_id}/webhook';
+};
+
+export type ChannelsWebhookVerifyErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * Not a subscription, or the verify token does not match
+     */
+    403: ErrorBody;
+    /**
+     * No such WhatsApp channel
+     */
+    404: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ChannelsWebhookVerifyError = ChannelsWebhookVerifyErrors[keyof ChannelsWebhookVerifyErrors];
+
+export type ChannelsWebhookVerifyResponses = {
+    /**
+     * `hub.challenge` as text/plain
+     */
+    200: unknown;
+};
+
+export type ChannelsWebhookData = {
+    /**
+     * The vendor's update, event or notification, as it sent it
+     */
+    body: {
+        [key: string]: unknown;
+    };
+    path: {
+        /**
+         * The channel's id
+         */
+        channel_id: string;
+    };
+    query?: never;
+    url: '/api/channels/{channel_id}/webhook';
+};
+
+export type ChannelsWebhookErrors = {
+    /**
+     * Verified but not JSON
+     */
+    400: ErrorBody;
+    /**
+     * The signature, secret or timestamp does not verify; nothing stored
+     */
+    401: ErrorBody;
+    /**
+     * No such channel
+     */
+    404: ErrorBody;
+    /**
+     * Over 1 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * 1,000 jobs wait on the channel (`Retry-After: 30`; vendors retry)
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type ChannelsWebhookError = ChannelsWebhookErrors[keyof ChannelsWebhookErrors];
+
+export type ChannelsWebhookResponses = {
+    /**
+     * Taken (or ignored); Slack's `url_verification` answers its challenge as text/plain
+     */
+    200: unknown;
+};
 
 export type IntegrationsListData = {
     body?: never;

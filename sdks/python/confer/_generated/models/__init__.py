@@ -36,6 +36,11 @@ from .button_settings import ButtonSettings
 from .button_trigger import ButtonTrigger
 from .cache_body import CacheBody
 from .capability import Capability
+from .channel_kind import ChannelKind
+from .channel_settings import ChannelSettings
+from .channel_status import ChannelStatus
+from .channel_view import ChannelView
+from .channels_webhook_body import ChannelsWebhookBody
 from .child_trace import ChildTrace
 from .chunk import Chunk
 from .citation import Citation
@@ -48,6 +53,7 @@ from .completion_webhook import CompletionWebhook
 from .computer_config_view import ComputerConfigView
 from .computer_config_view_env import ComputerConfigViewEnv
 from .computer_deleted import ComputerDeleted
+from .contact_view import ContactView
 from .context_block_type_0 import ContextBlockType0
 from .context_block_type_0_type import ContextBlockType0Type
 from .context_block_type_1 import ContextBlockType1
@@ -66,6 +72,7 @@ from .context_block_type_7 import ContextBlockType7
 from .context_block_type_7_type import ContextBlockType7Type
 from .context_view import ContextView
 from .create_agent import CreateAgent
+from .create_channel import CreateChannel
 from .create_integration import CreateIntegration
 from .create_key import CreateKey
 from .create_mcp import CreateMcp
@@ -83,6 +90,7 @@ from .create_visitor_thread import CreateVisitorThread
 from .created_key import CreatedKey
 from .created_org import CreatedOrg
 from .credential_view import CredentialView
+from .credentials import Credentials
 from .credentials_body import CredentialsBody
 from .credentials_body_env import CredentialsBodyEnv
 from .credentials_body_headers import CredentialsBodyHeaders
@@ -210,6 +218,7 @@ from .put_search import PutSearch
 from .put_suggestions import PutSuggestions
 from .put_tasks import PutTasks
 from .put_web_config import PutWebConfig
+from .qr_answer import QrAnswer
 from .queued_event import QueuedEvent
 from .readiness import Readiness
 from .recall_body import RecallBody
@@ -264,6 +273,7 @@ from .services import Services
 from .session_request import SessionRequest
 from .session_user import SessionUser
 from .set_services import SetServices
+from .settings_change import SettingsChange
 from .size_class import SizeClass
 from .skill_attachment_view import SkillAttachmentView
 from .skill_entry import SkillEntry
@@ -345,6 +355,7 @@ from .trigger_with_secrets import TriggerWithSecrets
 from .turn_gap_event import TurnGapEvent
 from .update_agent import UpdateAgent
 from .update_agent_tool_profiles_type_0 import UpdateAgentToolProfilesType0
+from .update_channel import UpdateChannel
 from .update_mcp import UpdateMcp
 from .update_plan import UpdatePlan
 from .update_project import UpdateProject
@@ -414,6 +425,11 @@ __all__ = (
     "ButtonTrigger",
     "CacheBody",
     "Capability",
+    "ChannelKind",
+    "ChannelSettings",
+    "ChannelStatus",
+    "ChannelView",
+    "ChannelsWebhookBody",
     "ChildTrace",
     "Chunk",
     "Citation",
@@ -426,6 +442,7 @@ __all__ = (
     "ComputerConfigView",
     "ComputerConfigViewEnv",
     "ComputerDeleted",
+    "ContactView",
     "ContextBlockType0",
     "ContextBlockType0Type",
     "ContextBlockType1",
@@ -444,6 +461,7 @@ __all__ = (
     "ContextBlockType7Type",
     "ContextView",
     "CreateAgent",
+    "CreateChannel",
     "CreateIntegration",
     "CreateKey",
     "CreateMcp",
@@ -461,6 +479,7 @@ __all__ = (
     "CreatedKey",
     "CreatedOrg",
     "CredentialView",
+    "Credentials",
     "CredentialsBody",
     "CredentialsBodyEnv",
     "CredentialsBodyHeaders",
@@ -588,6 +607,7 @@ __all__ = (
     "PutSuggestions",
     "PutTasks",
     "PutWebConfig",
+    "QrAnswer",
     "QueuedEvent",
     "Readiness",
     "RecallBody",
@@ -642,6 +662,7 @@ __all__ = (
     "SessionRequest",
     "SessionUser",
     "SetServices",
+    "SettingsChange",
     "SizeClass",
     "SkillAttachmentView",
     "SkillEntry",
@@ -723,6 +744,7 @@ __all__ = (
     "TurnGapEvent",
     "UpdateAgent",
     "UpdateAgentToolProfilesType0",
+    "UpdateChannel",
     "UpdateMcp",
     "UpdatePlan",
     "UpdateProject",

@@ -1,0 +1,242 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.contact_view import ContactView
+from ...models.error_body import ErrorBody
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    agent_id: UUID,
+    channel_id: UUID,
+    *,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["cursor"] = cursor
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/agents/{agent_id}/channels/{channel_id}/contacts".format(
+            agent_id=quote(str(agent_id), safe=""),
+            channel_id=quote(str(channel_id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | list[ContactView] | None:
+    if response.status_code == 200:
+        response_200 = []
+        _response_200 = response.json()
+        for response_200_item_data in _response_200:
+            response_200_item = ContactView.from_dict(response_200_item_data)
+
+            response_200.append(response_200_item)
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | list[ContactView]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    agent_id: UUID,
+    channel_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+) -> Response[ErrorBody | list[ContactView]]:
+    """`GET /api/agents/{id}/channels/{channelId}/contacts`
+
+    Args:
+        agent_id (UUID):
+        channel_id (UUID):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | list[ContactView]]
+    """
+
+    kwargs = _get_kwargs(
+        agent_id=agent_id,
+        channel_id=channel_id,
+        limit=limit,
+        cursor=cursor,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    agent_id: UUID,
+    channel_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+) -> ErrorBody | list[ContactView] | None:
+    """`GET /api/agents/{id}/channels/{channelId}/contacts`
+
+    Args:
+        agent_id (UUID):
+        channel_id (UUID):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | list[ContactView]
+    """
+
+    return sync_detailed(
+        agent_id=agent_id,
+        channel_id=channel_id,
+        client=client,
+        limit=limit,
+        cursor=cursor,
+    ).parsed
+
+
+async def asyncio_detailed(
+    agent_id: UUID,
+    channel_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+) -> Response[ErrorBody | list[ContactView]]:
+    """`GET /api/agents/{id}/channels/{channelId}/contacts`
+
+    Args:
+        agent_id (UUID):
+        channel_id (UUID):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | list[ContactView]]
+    """
+
+    kwargs = _get_kwargs(
+        agent_id=agent_id,
+        channel_id=channel_id,
+        limit=limit,
+        cursor=cursor,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    agent_id: UUID,
+    channel_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+) -> ErrorBody | list[ContactView] | None:
+    """`GET /api/agents/{id}/channels/{channelId}/contacts`
+
+    Args:
+        agent_id (UUID):
+        channel_id (UUID):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | list[ContactView]
+    """
+
+    return (
+        await asyncio_detailed(
+            agent_id=agent_id,
+            channel_id=channel_id,
+            client=client,
+            limit=limit,
+            cursor=cursor,
+        )
+    ).parsed
