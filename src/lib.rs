@@ -272,6 +272,10 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         computer,
         proposal_slots: Default::default(),
         channels,
+        mcp_registry: Arc::new(tools::mcp::registry::Registry::new(
+            &settings.mcp_registry_url,
+            outbound.clone(),
+        )),
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;

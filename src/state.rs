@@ -56,4 +56,6 @@ pub struct AppState {
     pub proposal_slots: crate::marketplace::proposals::ProposalSlots,
     /// Messaging channels' jobs and vendors (`marketplace-channels.md` §7–§9).
     pub channels: std::sync::Arc<crate::channels::worker::ChannelWorker>,
+    /// The MCP registry and its snapshot (`marketplace-channels.md` §6).
+    pub mcp_registry: std::sync::Arc<crate::tools::mcp::registry::Registry>,
 }

@@ -72,6 +72,7 @@ use self::marketplace::catalogue as marketplace_catalogue;
 use self::marketplace::proposals as marketplace_proposals;
 use self::mcps::attachments;
 use self::mcps::oauth as mcp_oauth;
+use self::mcps::registry as mcp_registry;
 use self::projects::members as project_members;
 use self::public::config as public_chat;
 use self::public::messages as public_messages;
@@ -169,6 +170,7 @@ route_table! {
         GET => channel_webhook::subscribe, POST => channel_webhook::deliver,
     },
     "/api/marketplace" => { GET => marketplace_catalogue::browse },
+    "/api/mcp-registry/search" => { GET => mcp_registry::search },
     "/api/marketplace/avatars/{agent_id}" => { GET => marketplace_avatars::file },
     "/api/marketplace/official" => { GET => marketplace_catalogue::official },
     "/api/marketplace/official/use" => { POST => marketplace_catalogue::use_one },

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::profile::Profile;
 use super::templates::Template;
 use crate::store::integrations::OrgIntegrations;
-use crate::store::mcps::{McpTransport, OrgMcps};
+use crate::store::mcps::{McpServer, McpStatus, McpTransport, OrgMcps};
 
 /// Where the new agent comes from (`source` of the answer).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
@@ -54,6 +54,9 @@ pub struct Adoption {
     pub compaction: Option<CompactionConfig>,
     /// Servers of the caller's org to attach, with their allowed tools.
     pub mcp_attachments: Vec<(McpServerId, Option<Vec<String>>)>,
+    /// Servers made in the caller's org (a public server of another org's
+    /// listing, without its credentials, OAuth client or tokens).
+    pub new_mcps: Vec<McpServer>,
     /// Integrations of the caller's org to attach, with their tables.
     pub integration_attachments: Vec<(IntegrationId, Option<Vec<String>>)>,
     pub mcp_servers: Vec<AdoptedServer>,
@@ -71,6 +74,11 @@ pub struct ListingSource<'a> {
     pub integrations: &'a OrgIntegrations,
     /// The org tools the agent is offered (names).
     pub org_tools: Vec<String>,
+    /// The caller's org's own servers (one with a public server's URL is
+    /// attached rather than made again).
+    pub target_mcps: &'a [McpServer],
+    /// Whether a URL is a remote the MCP registry lists.
+    pub is_public: &'a (dyn Fn(&str) -> bool + Sync),
 }
 
 fn new_agent(org: OrgId, name: String, now: DateTime<Utc>) -> Agent {
@@ -113,6 +121,7 @@ pub fn from_template(
         plan: template.plan,
         compaction: None,
         mcp_attachments: Vec::new(),
+        new_mcps: Vec::new(),
         integration_attachments: Vec::new(),
         mcp_servers: Vec::new(),
         skipped: Vec::new(),
@@ -126,9 +135,9 @@ pub fn from_template(
 
 /// The agent a listing makes in `org`. The same org keeps the source's
 /// servers and integrations; another org gets none of its private servers,
-/// stdio servers, integrations or org tools (each named in `skipped`).
-/// Until the MCP registry (§6) is built no server counts as public, so
-/// another org gets none of the source's HTTP servers either.
+/// stdio servers, integrations or org tools (each named in `skipped`); its
+/// public HTTP servers (a registry remote) are made again there without
+/// credentials, or the caller's server with that URL is attached.
 pub fn from_listing(
     source: &ListingSource<'_>,
     org: OrgId,
@@ -157,6 +166,7 @@ pub fn from_listing(
         plan: source.plan,
         compaction: Some(source.compaction.clone()),
         mcp_attachments: Vec::new(),
+        new_mcps: Vec::new(),
         integration_attachments: Vec::new(),
         mcp_servers: Vec::new(),
         skipped: Vec::new(),
@@ -184,15 +194,61 @@ pub fn from_listing(
             name: server.name.clone(),
             reason: reason.to_owned(),
         };
-        adoption.skipped.push(match server.transport {
-            McpTransport::Stdio => skip(
-                "mcp_stdio",
-                "a stdio server runs a command on its org's host",
-            ),
-            _ => skip(
-                "mcp_private",
-                "its URL is not a remote the MCP registry lists",
-            ),
+        let public = server.url.as_deref().filter(|url| (source.is_public)(url));
+        let Some(url) = public.filter(|_| server.transport != McpTransport::Stdio) else {
+            adoption.skipped.push(match server.transport {
+                McpTransport::Stdio => skip(
+                    "mcp_stdio",
+                    "a stdio server runs a command on its org's host",
+                ),
+                _ => skip(
+                    "mcp_private",
+                    "its URL is not a remote the MCP registry lists",
+                ),
+            });
+            continue;
+        };
+        let (id, name, created) = match source
+            .target_mcps
+            .iter()
+            .find(|s| s.url.as_deref() == Some(url))
+        {
+            Some(existing) => (existing.id, existing.name.clone(), false),
+            None => {
+                let made = McpServer {
+                    id: McpServerId::new(),
+                    org_id: org,
+                    name: server.name.clone(),
+                    slug: crate::store::mcps::slug_of(&server.name),
+                    transport: server.transport,
+                    url: Some(url.to_owned()),
+                    command: None,
+                    args: Vec::new(),
+                    credentials: None,
+                    allowed_tools: server.allowed_tools.clone(),
+                    oauth: server.oauth,
+                    oauth_client: None,
+                    timeout_ms: server.timeout_ms,
+                    status: McpStatus::Pending,
+                    last_error: None,
+                    tools_cache: Vec::new(),
+                    tools_refreshed_at: None,
+                    oauth_epoch: 0,
+                    created_at: now,
+                    updated_at: now,
+                };
+                let named = (made.id, made.name.clone(), true);
+                adoption.new_mcps.push(made);
+                named
+            }
+        };
+        adoption
+            .mcp_attachments
+            .push((id, attachment.allowed.clone()));
+        adoption.mcp_servers.push(AdoptedServer {
+            mcp_server_id: id,
+            name,
+            created,
         });
     }
     for (integration, attachment) in source.integrations.of_agent(from.id) {

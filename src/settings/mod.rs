@@ -191,6 +191,9 @@ pub struct Settings {
     pub whatsapp_api_version: String,
     /// Channel jobs run at once.
     pub channel_workers: usize,
+    /// The MCP registry searched (`marketplace-channels.md` §6): the
+    /// official one, a private one with its API, or `offline`.
+    pub mcp_registry_url: String,
 }
 
 /// The vendors' own variable names, read without the `CONFER_` prefix.

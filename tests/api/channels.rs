@@ -6,14 +6,13 @@
 //! rsvg-convert. Each message is one contact, thread, turn
 //! (`builtin/echo`) and reply, once, across redeliveries and a restart.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use hmac::{KeyInit, Mac};
 use serde_json::{Value, json};
 
-use crate::common::{Api, Options, Server, eventually, peers_dir};
+use crate::common::{Api, Options, Server, eventually, peers_dir, python_peer};
 
 /// The vendors' mock, killed on drop.
 struct Vendors {
@@ -31,17 +30,7 @@ impl Drop for Vendors {
 
 impl Vendors {
     fn start() -> Self {
-        let peers = peers_dir("playwright-core");
-        let mut child = Command::new(peers.join(".venv/bin/python"))
-            .arg(peers.join("channels_mock.py"))
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("the mock prints its port");
-        let port: u16 = line.trim().parse().expect("a port");
+        let (child, port) = python_peer("channels_mock.py");
         Self {
             child,
             base: format!("http://127.0.0.1:{port}"),

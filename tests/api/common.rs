@@ -108,6 +108,8 @@ fn spawn(data_dir: &Path, options: &Options) -> Spawned {
         // Inside the data directory, so that it goes with it; the computer
         // tests name a directory the sandbox's user can reach.
         .env("CONFER_SANDBOX_DIR", Path::new(data_dir).join("sandboxes"))
+        // No internet here: the MCP registry tests name their mock.
+        .env("CONFER_MCP_REGISTRY_URL", "offline")
         .env("CONFER_LOG", "info")
         .env("CONFER_WORKERS", "2")
         // The tests' own pace is not what the rate limits are for; the
@@ -823,4 +825,21 @@ pub async fn eventually<T>(
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// Starts a Python peer of `tests/peers` that prints its port first (the
+/// channels' vendors, the MCP registry): the child and the port.
+pub fn python_peer(script: &str) -> (std::process::Child, u16) {
+    let peers = peers_dir("playwright-core");
+    let mut child = Command::new(peers.join(".venv/bin/python"))
+        .arg(peers.join(script))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the peer prints its port");
+    let port = line.trim().parse().expect("a port");
+    (child, port)
 }

@@ -7,7 +7,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{Api, Options, Server, done_of, peers_dir};
+use crate::common::{Api, Options, Server, done_of, peers_dir, python_peer};
 use crate::mock::{Reply, openai_answer, server_on_mock};
 
 /// Pillow's uploads, in a fresh directory.
@@ -743,4 +743,187 @@ async fn proposals_are_billed_model_calls_that_save_nothing() {
         .await;
     assert_eq!(refused.body["error"], "PROVIDER_AUTH", "{:?}", refused.body);
     assert_eq!(refused.status.as_u16(), 502);
+}
+
+#[tokio::test]
+async fn the_registry_is_searched_page_by_page_and_the_snapshot_answers_when_it_fails() {
+    let (mut registry, port) = python_peer("mcp_registry_mock.py");
+    let base = format!("http://127.0.0.1:{port}");
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_MCP_REGISTRY_URL", &base)
+            .env("CONFER_OUTBOUND_ALLOW", &format!("127.0.0.1:{port}")),
+    );
+    let member = server.api(&server.admin().new_key("member").await);
+    let first = member
+        .get("/api/mcp-registry/search?q=weather&limit=2")
+        .await
+        .expect(200);
+    assert_eq!(first["source"], "registry");
+    let names: Vec<&str> = first["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["io.example/weather-0", "io.example/weather-1"]);
+    let one = &first["servers"][0];
+    assert_eq!(one["remotes"][0]["transport"], "streamable_http");
+    assert_eq!(
+        one["remotes"][0]["headers"][0],
+        json!({"name": "X-Api-Key", "is_secret": true})
+    );
+    assert_eq!(one["installable"], true);
+    assert_eq!(
+        one["repository_url"],
+        "https://github.com/example/weather-0"
+    );
+    let cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    assert_eq!(cursor, "r:io.example/weather-1");
+    let second = member
+        .get(&format!(
+            "/api/mcp-registry/search?q=weather&limit=2&cursor={}",
+            urlencode(&cursor)
+        ))
+        .await
+        .expect(200);
+    assert_eq!(second["servers"][0]["name"], "io.example/weather-2");
+    assert_eq!(second["nextCursor"], Value::Null);
+    let seen: Value = reqwest::get(format!("{base}/_calls"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(seen["errors"], json!([]));
+    let calls = seen["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        calls[0]["query"],
+        json!({"search": "weather", "limit": "2", "version": "latest"})
+    );
+    assert_eq!(calls[1]["query"]["cursor"], "io.example/weather-1");
+    // Cached: the same search makes no call.
+    member
+        .get("/api/mcp-registry/search?q=weather&limit=2")
+        .await
+        .expect(200);
+
+    // The registry down: the snapshot answers, saying why; a registry
+    // cursor cannot be followed.
+    registry.kill().unwrap();
+    registry.wait().unwrap();
+    let fallback = member
+        .get("/api/mcp-registry/search?q=forecast")
+        .await
+        .expect(200);
+    assert_eq!(fallback["source"], "snapshot");
+    assert!(fallback["upstream_error"].is_string(), "{fallback}");
+    member
+        .get(&format!(
+            "/api/mcp-registry/search?cursor={}",
+            urlencode("r:io.example/weather-1")
+        ))
+        .await
+        .expect_error(502, "UPSTREAM_UNAVAILABLE");
+    member
+        .get("/api/mcp-registry/search?cursor=nonsense")
+        .await
+        .expect_error(400, "BAD_REQUEST");
+
+    // Offline (the harness's default): the snapshot, no error, no call.
+    let offline = Server::start();
+    let answer = offline
+        .admin()
+        .get("/api/mcp-registry/search?q=x")
+        .await
+        .expect(200);
+    assert_eq!(answer["source"], "snapshot");
+    assert!(answer.get("upstream_error").is_none());
+}
+
+#[tokio::test]
+async fn a_registry_server_of_another_orgs_listing_is_made_again_without_credentials() {
+    let (mut registry, port) = python_peer("mcp_registry_mock.py");
+    let server = Server::start_with(
+        Options::default()
+            .env(
+                "CONFER_MCP_REGISTRY_URL",
+                &format!("http://127.0.0.1:{port}"),
+            )
+            .env("CONFER_OUTBOUND_ALLOW", &format!("127.0.0.1:{port}")),
+    );
+    let alpha = server.admin();
+    let beta = other_org(&server, "Beta").await;
+    let shared = alpha
+        .agent_with(json!({"name": "Forecaster", "stablePreamble": "You forecast."}))
+        .await;
+    for (name, url) in [
+        ("weather", "https://weather.example/0/mcp"),
+        ("private", "https://internal.example/mcp/t0k3n"),
+    ] {
+        let id = alpha
+            .post(
+                "/api/mcps",
+                json!({"name": name, "url": url,
+                       "credentials": {"headers": {"X-Api-Key": "alpha-secret"}}}),
+            )
+            .await
+            .expect(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        alpha
+            .post(
+                &format!("/api/agents/{shared}/mcps"),
+                json!({"mcpServerId": id}),
+            )
+            .await
+            .expect(201);
+    }
+    list(&alpha, &shared, "Forecasts", "instance").await;
+    // The registry's answer is what says the server is public.
+    beta.get("/api/mcp-registry/search?q=weather")
+        .await
+        .expect(200);
+    let seen = beta.get("/api/marketplace").await.expect(200);
+    let servers = &seen[0]["mcp_servers"];
+    assert_eq!(servers[0]["public"], true);
+    assert_eq!(servers[0]["url"], "https://weather.example/0/mcp");
+    assert_eq!(servers[1]["public"], false);
+    assert_eq!(servers[1]["url"], Value::Null);
+
+    let used = beta
+        .post(
+            "/api/marketplace/official/use",
+            json!({"listingId": shared}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(used["mcp_servers"][0]["name"], "weather");
+    assert_eq!(used["mcp_servers"][0]["created"], true);
+    assert_eq!(used["skipped"][0]["kind"], "mcp_private");
+    let made = used["mcp_servers"][0]["mcp_server_id"].as_str().unwrap();
+    let record = beta.get(&format!("/api/mcps/{made}")).await.expect(200);
+    assert_eq!(record["has_credentials"], false);
+    assert_eq!(record["url"], "https://weather.example/0/mcp");
+    assert_eq!(record["org_id"], beta.org_id().await.as_str());
+    let agent = used["agent"]["id"].as_str().unwrap();
+    let attached = beta
+        .get(&format!("/api/agents/{agent}/mcps"))
+        .await
+        .expect(200);
+    assert_eq!(attached["mcps"].as_array().unwrap().len(), 1);
+    // A second use attaches the server beta has now.
+    let again = beta
+        .post(
+            "/api/marketplace/official/use",
+            json!({"listingId": shared}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(again["mcp_servers"][0]["mcp_server_id"], made);
+    assert_eq!(again["mcp_servers"][0]["created"], false);
+    registry.kill().unwrap();
+    registry.wait().unwrap();
 }

@@ -77,6 +77,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             | "/api/agents/{agent_id}/marketplace/detect-capabilities",
         ) => Admin,
         ("GET", "/api/marketplace" | "/api/marketplace/official") => Member,
+        ("GET", "/api/mcp-registry/search") => Member,
         ("POST", "/api/marketplace/official/use") => Admin,
         ("GET", "/api/marketplace/avatars/{agent_id}") => Nobody,
         // Channels (marketplace-channels.md §1): read A M, changed A; the

@@ -82,19 +82,22 @@ struct OrgParts {
     mcps: OrgMcps,
 }
 
-fn servers(mcps: &OrgMcps, agent: AgentId, own: bool) -> Vec<ListedServer> {
+fn servers(
+    mcps: &OrgMcps,
+    agent: AgentId,
+    own: bool,
+    is_public: impl Fn(&str) -> bool,
+) -> Vec<ListedServer> {
     mcps.of_agent(agent)
-        .map(|(server, _)| ListedServer {
-            name: server.name.clone(),
-            transport: server.transport.as_str(),
-            // No server counts as public until the MCP registry (§6) is
-            // built: another org sees no URL.
-            public: false,
-            url: match server.transport {
-                McpTransport::Stdio => None,
-                _ if own => server.url.clone(),
-                _ => None,
-            },
+        .map(|(server, _)| {
+            let public = server.transport != McpTransport::Stdio
+                && server.url.as_deref().is_some_and(&is_public);
+            ListedServer {
+                name: server.name.clone(),
+                transport: server.transport.as_str(),
+                public,
+                url: server.url.clone().filter(|_| own || public),
+            }
         })
         .collect()
 }
@@ -172,7 +175,9 @@ pub async fn browse(
                     .filter(|t| confer_actors::gating::default_offers(agent, &t.name))
                     .map(|t| t.name.clone())
                     .collect(),
-                mcp_servers: servers(&part.mcps, agent.id, profile.org_id == viewer),
+                mcp_servers: servers(&part.mcps, agent.id, profile.org_id == viewer, |url| {
+                    state.mcp_registry.lists(url)
+                }),
                 updated_at: profile.updated_at,
             })
         })
@@ -255,11 +260,14 @@ async fn listing_adoption(
                 s.org_integrations(from)?,
                 s.list_tools(from)?,
             );
-            Ok::<_, confer_actors::StoreError>(Some((profile, agent, parts)))
+            let own = s.list_mcps(org)?;
+            Ok::<_, confer_actors::StoreError>(Some((profile, agent, parts, own)))
         })
         .await?;
-    let (profile, agent, (plan, compaction, mcps, integrations, tools)) =
+    let (profile, agent, (plan, compaction, mcps, integrations, tools), own) =
         found.ok_or_else(|| ApiError::not_found("listing"))?;
+    let registry = std::sync::Arc::clone(&state.mcp_registry);
+    let is_public = move |url: &str| registry.lists(url);
     let source = ListingSource {
         profile: &profile,
         agent: &agent,
@@ -272,6 +280,8 @@ async fn listing_adoption(
             .filter(|t| confer_actors::gating::default_offers(&agent, &t.name))
             .map(|t| t.name.clone())
             .collect(),
+        target_mcps: &own,
+        is_public: &is_public,
     };
     Ok(adopt::from_listing(&source, org, name, Utc::now()))
 }
@@ -305,6 +315,7 @@ pub async fn use_one(
         }
     };
     crate::api::agents::validate(&adoption.agent)?;
+    let made: Vec<_> = adoption.new_mcps.iter().map(|s| (s.org_id, s.id)).collect();
     let answer = UseAnswer {
         agent: AgentView::from(adoption.agent.clone()),
         source: adoption.source.clone(),
@@ -318,7 +329,12 @@ pub async fn use_one(
         .write(move |s| s.adopt_agent(&adoption, keyed, &text).map(|a| (a, text)))
         .await?;
     let body = match stored {
-        (Adopted::Stored, text) => text,
+        (Adopted::Stored, text) => {
+            for (org, id) in made {
+                state.mcps.server_changed(org, id, false);
+            }
+            text
+        }
         (Adopted::Repeat(first), _) => first,
         (Adopted::KeyReused, _) => {
             return Err(ApiError::Refused {

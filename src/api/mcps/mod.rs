@@ -6,6 +6,7 @@
 
 pub mod attachments;
 pub mod oauth;
+pub mod registry;
 mod rules;
 mod views;
 

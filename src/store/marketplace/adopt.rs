@@ -72,6 +72,11 @@ impl SledStore {
             .iter()
             .map(|(id, allowed)| link(*id.as_bytes(), *id, allowed, now))
             .collect::<Result<Vec<_>, _>>()?;
+        let new_servers = adoption
+            .new_mcps
+            .iter()
+            .map(|server| Ok::<_, StoreError>((server.clone(), encode(server)?)))
+            .collect::<Result<Vec<_>, _>>()?;
         let integration_links = adoption
             .integration_attachments
             .iter()
@@ -85,6 +90,7 @@ impl SledStore {
             &self.integrations,
             &self.agent_integrations,
             &self.idempotency,
+            &self.mcp_slugs,
         )
             .transaction(
                 |(
@@ -95,6 +101,7 @@ impl SledStore {
                     integrations,
                     agent_integrations,
                     keyed_tree,
+                    slugs,
                 )| {
                     // Every check before any write: a refusal commits nothing.
                     if let Some((key, request)) = &keyed
@@ -115,12 +122,30 @@ impl SledStore {
                         (&mcp_links, mcps, agent_mcps),
                         (&integration_links, integrations, agent_integrations),
                     ];
+                    let made = |target: &[u8; 16]| {
+                        new_servers.iter().any(|(s, _)| s.id.as_bytes() == target)
+                    };
                     for (links, targets, _) in &pairs {
                         for (target, _) in links.iter() {
-                            if targets.get(keys::pair(org.as_bytes(), target))?.is_none() {
+                            let there = targets.get(keys::pair(org.as_bytes(), target))?;
+                            if there.is_none() && !made(target) {
                                 return Ok(Adopted::TargetGone);
                             }
                         }
+                    }
+                    // The servers made for it, then every attachment.
+                    for (server, _) in &new_servers {
+                        let mut stored = server.clone();
+                        stored.slug = super::super::attached::take_slug(
+                            slugs,
+                            org,
+                            &server.slug,
+                            server.id.as_bytes(),
+                        )?;
+                        mcps.insert(
+                            keys::pair(org.as_bytes(), server.id.as_bytes()).as_slice(),
+                            encode(&stored).map_err(abort)?,
+                        )?;
                     }
                     for (links, _, attachments) in &pairs {
                         for (target, attachment) in links.iter() {

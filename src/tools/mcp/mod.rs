@@ -8,6 +8,7 @@
 
 pub mod hub;
 pub mod oauth;
+pub mod registry;
 pub mod results;
 pub mod session;
 mod sse;

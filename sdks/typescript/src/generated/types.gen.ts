@@ -2637,6 +2637,52 @@ export type RecentFiring = {
 };
 
 /**
+ * A registry server as answered.
+ */
+export type RegistryServer = {
+    description: string;
+    /**
+     * A remote URL without `{variables}`: `POST /api/mcps` can use it.
+     */
+    installable: boolean;
+    /**
+     * A remote is a managed-OAuth server of this instance.
+     */
+    managed_oauth: boolean;
+    name: string;
+    packages: Array<{
+        [key: string]: unknown;
+    }>;
+    remotes: Array<Remote>;
+    repository_url?: string | null;
+    status: string;
+    title?: string | null;
+    updated_at?: string | null;
+    version: string;
+    website_url?: string | null;
+};
+
+/**
+ * A remote of a registry server.
+ */
+export type Remote = {
+    headers: Array<RemoteHeader>;
+    /**
+     * `streamable_http` or `sse`.
+     */
+    transport: string;
+    url: string;
+};
+
+/**
+ * A header a remote needs.
+ */
+export type RemoteHeader = {
+    is_secret: boolean;
+    name: string;
+};
+
+/**
  * `DELETE /api/projects/{id}/members` body.
  */
 export type RemoveMember = {
@@ -2994,6 +3040,23 @@ export type ScheduledTask = {
  * Which of a user's and the shared memories a request asks for.
  */
 export type ScopeFilter = 'user' | 'agent' | 'all';
+
+/**
+ * A search's answer (`GET /api/mcp-registry/search`).
+ */
+export type SearchAnswer = {
+    /**
+     * `r:{registry's}` or `s:{offset}`; null at the end.
+     */
+    nextCursor?: string | null;
+    servers: Array<RegistryServer>;
+    snapshot_fetched_at?: string | null;
+    /**
+     * `registry` or `snapshot`.
+     */
+    source: string;
+    upstream_error?: string | null;
+};
 
 /**
  * The body of a search.
@@ -9353,6 +9416,64 @@ export type MarketplaceUseResponses = {
 };
 
 export type MarketplaceUseResponse = MarketplaceUseResponses[keyof MarketplaceUseResponses];
+
+export type McpRegistrySearchData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Matched by the registry (the snapshot: in name, title, description).
+         */
+        q?: string;
+        /**
+         * 20 by default, at most 100.
+         */
+        limit?: number;
+        /**
+         * `nextCursor` of the previous answer (`r:…` or `s:…`).
+         */
+        cursor?: string;
+    };
+    url: '/api/mcp-registry/search';
+};
+
+export type McpRegistrySearchErrors = {
+    /**
+     * A cursor not of this search
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * `UPSTREAM_UNAVAILABLE`: a registry cursor while the registry fails
+     */
+    502: ErrorBody;
+};
+
+export type McpRegistrySearchError = McpRegistrySearchErrors[keyof McpRegistrySearchErrors];
+
+export type McpRegistrySearchResponses = {
+    /**
+     * Servers, with where they came from (`registry` or `snapshot`, then `upstream_error`)
+     */
+    200: SearchAnswer;
+};
+
+export type McpRegistrySearchResponse = McpRegistrySearchResponses[keyof McpRegistrySearchResponses];
 
 export type McpsListData = {
     body?: never;

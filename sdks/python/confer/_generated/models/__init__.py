@@ -223,6 +223,10 @@ from .queued_event import QueuedEvent
 from .readiness import Readiness
 from .recall_body import RecallBody
 from .recent_firing import RecentFiring
+from .registry_server import RegistryServer
+from .registry_server_packages_item import RegistryServerPackagesItem
+from .remote import Remote
+from .remote_header import RemoteHeader
 from .remove_member import RemoveMember
 from .remove_participant import RemoveParticipant
 from .remove_request import RemoveRequest
@@ -262,6 +266,7 @@ from .schedule_draft_input_type_0 import ScheduleDraftInputType0
 from .schedule_trigger import ScheduleTrigger
 from .scheduled_task import ScheduledTask
 from .scope_filter import ScopeFilter
+from .search_answer import SearchAnswer
 from .search_body import SearchBody
 from .search_mode import SearchMode
 from .search_result_view import SearchResultView
@@ -612,6 +617,10 @@ __all__ = (
     "Readiness",
     "RecallBody",
     "RecentFiring",
+    "RegistryServer",
+    "RegistryServerPackagesItem",
+    "Remote",
+    "RemoteHeader",
     "RemoveMember",
     "RemoveParticipant",
     "RemoveRequest",
@@ -651,6 +660,7 @@ __all__ = (
     "ScheduleTrigger",
     "ScheduledTask",
     "ScopeFilter",
+    "SearchAnswer",
     "SearchBody",
     "SearchMode",
     "SearchResultView",
