@@ -27,21 +27,40 @@ fn ok(answer: &Answer) -> bool {
     answer.status == 200 && answer.body.get("ok") == Some(&Value::Bool(true))
 }
 
-/// `getMe`: the bot's id and username.
-pub async fn setup(api: &VendorApis, opened: &Opened) -> Result<Verified, SetupError> {
-    let me = api
-        .call(reqwest::Method::GET, &url(api, opened, "getMe"), |r| r)
+/// One Bot API call of a channel's setup: its answer when `ok`, a refusal
+/// of the token otherwise, the vendor's silence or 5xx as unreachable.
+async fn setup_call(
+    api: &VendorApis,
+    opened: &Opened,
+    method: &str,
+    body: Option<Value>,
+) -> Result<Answer, SetupError> {
+    let (verb, body) = match body {
+        Some(body) => (reqwest::Method::POST, Some(body)),
+        None => (reqwest::Method::GET, None),
+    };
+    let answer = api
+        .call(verb, &url(api, opened, method), |r| match &body {
+            Some(body) => r.json(body),
+            None => r,
+        })
         .await
         .map_err(SetupError::Unreachable)?;
-    if me.status >= 500 {
-        return Err(SetupError::Unreachable(refusal(&me)));
+    if answer.status >= 500 {
+        return Err(SetupError::Unreachable(refusal(&answer)));
     }
-    if !ok(&me) {
+    if !ok(&answer) {
         return Err(SetupError::Refused {
             field: "credentials.botToken",
-            detail: refusal(&me),
+            detail: format!("{method}: {}", refusal(&answer)),
         });
     }
+    Ok(answer)
+}
+
+/// `getMe`: the bot's id and username.
+pub async fn setup(api: &VendorApis, opened: &Opened) -> Result<Verified, SetupError> {
+    let me = setup_call(api, opened, "getMe", None).await?;
     let result = &me.body["result"];
     let Some(id) = result.get("id").and_then(Value::as_i64) else {
         return Err(SetupError::Unreachable("getMe answered no bot id".into()));
@@ -67,23 +86,7 @@ pub async fn register(
         "secret_token": opened.secret_token,
         "allowed_updates": ["message"],
     });
-    let set = api
-        .call(
-            reqwest::Method::POST,
-            &url(api, opened, "setWebhook"),
-            |r| r.json(&body),
-        )
-        .await
-        .map_err(SetupError::Unreachable)?;
-    if set.status >= 500 {
-        return Err(SetupError::Unreachable(refusal(&set)));
-    }
-    if !ok(&set) {
-        return Err(SetupError::Refused {
-            field: "credentials.botToken",
-            detail: format!("setWebhook: {}", refusal(&set)),
-        });
-    }
+    setup_call(api, opened, "setWebhook", Some(body)).await?;
     Ok(())
 }
 
