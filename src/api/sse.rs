@@ -39,7 +39,38 @@ fn encode_for(out: &mut BytesMut, id: Option<FrameId>, event: &ThreadEvent, publ
 
 /// Appends one SSE event to `out`: `id:` (when given), `event:`, `data:`.
 pub(super) fn encode_into(out: &mut BytesMut, id: Option<FrameId>, event: &ThreadEvent) {
-    encode_data(out, id, event.name(), event);
+    match event {
+        // The token path: the delta's text escaped straight into the
+        // frame, without the event's serializer around it.
+        ThreadEvent::Token { delta } => {
+            write_id(out, id);
+            out.extend_from_slice(b"event: token\ndata: {\"delta\":");
+            write_json(out, delta.as_str());
+            out.extend_from_slice(b"}\n\n");
+        }
+        _ => encode_data(out, id, event.name(), event),
+    }
+}
+
+/// Appends the `id:` line, when there is one.
+fn write_id(out: &mut BytesMut, id: Option<FrameId>) {
+    use bytes::BufMut;
+    use std::io::Write;
+    if let Some(id) = id {
+        // Writing to memory cannot fail.
+        let _ = writeln!((&mut *out).writer(), "id: {}.{}", id.turn, id.n);
+    }
+}
+
+/// Appends `data` as JSON.
+fn write_json(out: &mut BytesMut, data: &(impl serde::Serialize + ?Sized)) {
+    use bytes::BufMut;
+    let start = out.len();
+    // Serializing these plain values cannot fail; an empty object is a safe fallback.
+    if serde_json::to_writer((&mut *out).writer(), data).is_err() {
+        out.truncate(start);
+        out.extend_from_slice(b"{}");
+    }
 }
 
 /// Appends one SSE event named `name` with `data` as its JSON.
@@ -49,21 +80,11 @@ pub(super) fn encode_data(
     name: &str,
     data: &impl serde::Serialize,
 ) {
-    use bytes::BufMut;
-    use std::io::Write;
-    if let Some(id) = id {
-        // Writing to memory cannot fail.
-        let _ = writeln!((&mut *out).writer(), "id: {}.{}", id.turn, id.n);
-    }
+    write_id(out, id);
     out.extend_from_slice(b"event: ");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\ndata: ");
-    let start = out.len();
-    // Serializing these plain structs cannot fail; an empty object is a safe fallback.
-    if serde_json::to_writer((&mut *out).writer(), data).is_err() {
-        out.truncate(start);
-        out.extend_from_slice(b"{}");
-    }
+    write_json(out, data);
     out.extend_from_slice(b"\n\n");
 }
 
@@ -227,6 +248,28 @@ mod tests {
             "id: 7.2\nevent: token\ndata: {\"delta\":\"a\\nb\"}\n\n"
         );
         assert_eq!(KEEP_ALIVE_LINE, b": keep-alive\n");
+    }
+
+    #[test]
+    fn a_token_frame_is_what_the_event_serializer_writes() {
+        for delta in [
+            "plain ",
+            "quote \" back\\ slash",
+            "ctl \u{1}\t\r",
+            "é ✓ 😀",
+            "",
+        ] {
+            let token = ThreadEvent::Token {
+                delta: delta.into(),
+            };
+            for id in [None, Some(FrameId { turn: 3, n: 41 })] {
+                let mut fast = BytesMut::new();
+                encode_into(&mut fast, id, &token);
+                let mut general = BytesMut::new();
+                encode_data(&mut general, id, token.name(), &token);
+                assert_eq!(fast, general, "{delta:?}");
+            }
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod builtin;
 pub mod client;
 pub mod openai;
 pub mod retry;
+pub mod sse_decoder;
 pub mod tokens;
 pub mod vendor;
 

@@ -3,17 +3,20 @@
 //! error codes, and the driver that turns a vendor's SSE body into
 //! `ModelEvent`s through a per-vendor [`WireParser`].
 
+use std::collections::VecDeque;
 use std::fmt;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use confer_actors::codes;
 use confer_actors::{ModelError, ModelEvent, ModelStream};
-use eventsource_stream::{Event, Eventsource};
 use futures_util::{Stream, StreamExt, TryStreamExt};
 use reqwest::{RequestBuilder, StatusCode};
 
 use super::retry::{FieldCheck, RetryPolicy};
+use super::sse_decoder::{SseDecoder, WireEvent};
 
 /// A transport failure while reading a body.
 #[derive(Debug)]
@@ -147,12 +150,13 @@ pub fn error_message(body: &str) -> String {
     message.chars().take(300).collect()
 }
 
-/// A vendor's stream format: SSE events in, model events out.
-pub trait WireParser: Send + 'static {
+/// A vendor's stream format: SSE events in, model events out (pushed onto
+/// `out`, so a token costs no list of its own).
+pub trait WireParser: Send + Unpin + 'static {
     /// The model events of one SSE event.
-    fn on_event(&mut self, event: &Event) -> Vec<ModelEvent>;
+    fn on_event(&mut self, event: &WireEvent<'_>, out: &mut VecDeque<ModelEvent>);
     /// The body ended: the final events (an error when it ended too early).
-    fn on_end(&mut self) -> Vec<ModelEvent>;
+    fn on_end(&mut self, out: &mut VecDeque<ModelEvent>);
     /// Whether the answer is complete (nothing after it is read).
     fn finished(&self) -> bool;
 }
@@ -181,36 +185,97 @@ pub fn string_or_absent(value: &serde_json::Value) -> bool {
 }
 
 /// Decodes an SSE body with `parser`; correct however the bytes are split.
-pub fn wire_events<S, P>(bytes: S, parser: P) -> impl Stream<Item = ModelEvent> + Send
+pub fn wire_events<S, P>(bytes: S, parser: P) -> WireEvents<S, P>
 where
     S: Stream<Item = Result<Bytes, TransportError>> + Send + Unpin + 'static,
     P: WireParser,
 {
-    let events = bytes.eventsource();
-    futures_util::stream::unfold(Some((events, parser)), |state| async move {
-        let (mut events, mut parser) = state?;
-        match events.next().await {
-            Some(Ok(event)) => {
-                let out = parser.on_event(&event);
-                let next = (!parser.finished()).then_some((events, parser));
-                Some((out, next))
+    WireEvents {
+        bytes,
+        decoder: SseDecoder::default(),
+        parser,
+        pending: VecDeque::new(),
+        ended: false,
+    }
+}
+
+/// The model events of a vendor's body: each chunk is decoded in place and
+/// its events parsed into a queue the stream hands out one by one (the
+/// queue, like the decoder's buffers, is reused for the whole answer).
+pub struct WireEvents<S, P> {
+    bytes: S,
+    decoder: SseDecoder,
+    parser: P,
+    pending: VecDeque<ModelEvent>,
+    /// Nothing more is read: the answer is complete, failed, or ended.
+    ended: bool,
+}
+
+impl<S, P> WireEvents<S, P>
+where
+    P: WireParser,
+{
+    /// Decodes one chunk of the body into `pending`.
+    fn chunk(&mut self, chunk: &[u8]) {
+        let Self {
+            decoder,
+            parser,
+            pending,
+            ..
+        } = self;
+        let decoded = decoder.feed(chunk, |event| {
+            // Whatever follows the end of the answer is not read.
+            if !parser.finished() {
+                parser.on_event(&event, pending);
             }
-            Some(Err(error)) => {
-                let timeout = matches!(&error, eventsource_stream::EventStreamError::Transport(t) if t.timeout);
-                let error = if timeout {
-                    ModelError::new(codes::PROVIDER_TIMEOUT, "the vendor's stream stalled")
-                } else {
-                    ModelError::new(
-                        codes::PROVIDER_UNAVAILABLE,
-                        "the connection to the vendor was lost mid-answer",
-                    )
-                };
-                Some((vec![ModelEvent::Error(error)], None))
-            }
-            None => Some((parser.on_end(), None)),
+        });
+        if decoded.is_err() {
+            pending.push_back(malformed());
+            self.ended = true;
         }
-    })
-    .flat_map(futures_util::stream::iter)
+        if self.parser.finished() {
+            self.ended = true;
+        }
+    }
+}
+
+impl<S, P> Stream for WireEvents<S, P>
+where
+    S: Stream<Item = Result<Bytes, TransportError>> + Unpin,
+    P: WireParser,
+{
+    type Item = ModelEvent;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<ModelEvent>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(event) = this.pending.pop_front() {
+                return Poll::Ready(Some(event));
+            }
+            if this.ended {
+                return Poll::Ready(None);
+            }
+            match std::task::ready!(this.bytes.poll_next_unpin(cx)) {
+                Some(Ok(chunk)) => this.chunk(&chunk),
+                Some(Err(error)) => {
+                    let error = if error.timeout {
+                        ModelError::new(codes::PROVIDER_TIMEOUT, "the vendor's stream stalled")
+                    } else {
+                        ModelError::new(
+                            codes::PROVIDER_UNAVAILABLE,
+                            "the connection to the vendor was lost mid-answer",
+                        )
+                    };
+                    this.pending.push_back(ModelEvent::Error(error));
+                    this.ended = true;
+                }
+                None => {
+                    this.parser.on_end(&mut this.pending);
+                    this.ended = true;
+                }
+            }
+        }
+    }
 }
 
 /// A request builder that can be called again for each retry.

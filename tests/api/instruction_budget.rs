@@ -24,7 +24,9 @@
 //! runs it: `cargo test --test api -- --ignored --exact
 //! instruction_budget::instruction_counts_stay_within_their_budget`. The
 //! server starts with instrumentation off (`--instr-atstart=no`, many times
-//! faster) and turns it on before the first turn.
+//! faster) and turns it on before the first turn. With
+//! `CONFER_INSTRUCTIONS_KEEP={dir}` each counted dump is copied there, in
+//! order (echo, 1-token, 101-token, tool step), for `callgrind_annotate`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -128,6 +130,13 @@ impl Counted {
             .into_iter()
             .find(|p| !before.contains(p))
             .expect("a new callgrind dump");
+        if let Some(keep) = std::env::var_os("CONFER_INSTRUCTIONS_KEEP") {
+            // For `callgrind_annotate`: where each figure's instructions go.
+            let keep = PathBuf::from(keep);
+            std::fs::create_dir_all(&keep).unwrap();
+            let name = format!("{}.{agent}.callgrind", dump_count(&keep));
+            std::fs::copy(&dump, keep.join(name)).unwrap();
+        }
         let text = std::fs::read_to_string(&dump).unwrap();
         let total: u64 = text
             .lines()
@@ -139,6 +148,11 @@ impl Counted {
             .expect("a totals line in the dump");
         total / COUNTED as u64
     }
+}
+
+/// How many files `dir` holds (names kept dumps in the order they were taken).
+fn dump_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
 }
 
 async fn measure() -> Vec<(&'static str, u64)> {

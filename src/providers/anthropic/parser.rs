@@ -2,14 +2,14 @@
 //! module above for the wire's shape).
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use confer_actors::codes::{self, ErrorCode};
 use confer_actors::{CompactionBlock, FinishReason, ModelError, ModelEvent, ReasoningPiece};
-use eventsource_stream::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::providers::sse_decoder::WireEvent;
 use crate::providers::vendor::{WireParser, malformed, string_or_absent, truncated};
 
 /// Token counts of a `usage` object (`message_start`'s, or the cumulative
@@ -111,38 +111,58 @@ struct TextDelta<'a> {
 /// The text of a well-formed `content_block_delta` / `text_delta` event.
 /// Other deltas (tool arguments, thinking: also one per token) are left at
 /// a substring scan, so that they are not parsed twice.
-fn text_delta(event: &Event) -> Option<Cow<'_, str>> {
+fn text_delta<'a>(event: &WireEvent<'a>) -> Option<Cow<'a, str>> {
     if event.event != "content_block_delta"
         || !event.data.starts_with('{')
         || !event.data.contains("\"text_delta\"")
     {
         return None;
     }
-    let parsed: TextDeltaEvent<'_> = serde_json::from_str(&event.data).ok()?;
+    let parsed: TextDeltaEvent<'_> = serde_json::from_str(event.data).ok()?;
     (parsed.kind == "content_block_delta" && parsed.delta.kind == "text_delta")
         .then_some(parsed.delta.text)
 }
 
 impl WireParser for MessagesParser {
-    fn on_event(&mut self, event: &Event) -> Vec<ModelEvent> {
+    fn on_event(&mut self, event: &WireEvent<'_>, out: &mut VecDeque<ModelEvent>) {
         // An event without data (a keep-alive); comments never get here.
         if event.data.trim().is_empty() {
-            return Vec::new();
+            return;
         }
+        // The token path: a text delta is pushed straight on.
         if let Some(text) = text_delta(event) {
-            if text.is_empty() {
-                return Vec::new();
+            if !text.is_empty() {
+                out.push_back(ModelEvent::Text(text.into_owned()));
             }
-            return vec![ModelEvent::Text(text.into_owned())];
+            return;
         }
-        let data = match serde_json::from_str::<Value>(&event.data) {
+        out.extend(self.structured(event));
+    }
+
+    fn on_end(&mut self, out: &mut VecDeque<ModelEvent>) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        out.push_back(truncated());
+    }
+
+    fn finished(&self) -> bool {
+        self.done
+    }
+}
+
+impl MessagesParser {
+    /// The model events of any event but a well-formed text delta.
+    fn structured(&mut self, event: &WireEvent<'_>) -> Vec<ModelEvent> {
+        let data = match serde_json::from_str::<Value>(event.data) {
             Ok(data) if well_formed(&data) => data,
             _ => {
                 self.done = true;
                 return vec![malformed()];
             }
         };
-        let kind = data["type"].as_str().unwrap_or(event.event.as_str());
+        let kind = data["type"].as_str().unwrap_or(event.event);
         let index = data["index"].as_u64().unwrap_or(0) as usize;
         match kind {
             "message_start" => usage_of(&data["message"]["usage"]),
@@ -277,17 +297,5 @@ impl WireParser for MessagesParser {
             // ping, content_block_stop, other blocks' starts, unknown events.
             _ => Vec::new(),
         }
-    }
-
-    fn on_end(&mut self) -> Vec<ModelEvent> {
-        if self.done {
-            return Vec::new();
-        }
-        self.done = true;
-        vec![truncated()]
-    }
-
-    fn finished(&self) -> bool {
-        self.done
     }
 }

@@ -12,6 +12,7 @@
 //! still works; a body that ends before any finish reason is truncated.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use confer_actors::provider::{summary_message, view_for};
@@ -19,13 +20,13 @@ use confer_actors::{
     ContextRole, FinishReason, ModelError, ModelEvent, ModelProvider, ModelRequest, ModelRoute,
     ModelStream, ToolCall, VendorKey,
 };
-use eventsource_stream::Event;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 mod cache;
 
 use super::retry::{FieldCheck, RetryPolicy};
+use super::sse_decoder::WireEvent;
 use super::vendor::{RequestFactory, WireParser, malformed, truncated, vendor_stream};
 
 /// The OpenAI-compatible provider.
@@ -132,11 +133,37 @@ fn arguments_text(call: &ToolCall) -> String {
 #[derive(Deserialize)]
 struct Chunk<'a> {
     #[serde(default, borrow)]
-    choices: Option<Vec<Choice<'a>>>,
+    choices: Option<FirstChoice<'a>>,
     #[serde(default)]
     usage: Option<Value>,
     #[serde(default)]
     error: Option<Value>,
+}
+
+/// A chunk's `choices`: the first is kept, the others checked and dropped
+/// (Confer asks for one; a list of its own per token would be an
+/// allocation on the token path).
+struct FirstChoice<'a>(Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<Choice<'a>>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = FirstChoice<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of choices")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let first = seq.next_element::<Choice<'a>>()?;
+                while seq.next_element::<Choice<'a>>()?.is_some() {}
+                Ok(FirstChoice(first))
+            }
+        }
+        deserializer.deserialize_seq(Visit(std::marker::PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -156,21 +183,21 @@ struct Delta<'a> {
 }
 
 impl ChatParser {
-    fn chunk(&mut self, chunk: Chunk<'_>) -> Vec<ModelEvent> {
-        let mut out = Vec::new();
+    fn chunk(&mut self, chunk: Chunk<'_>, out: &mut VecDeque<ModelEvent>) {
         if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
             let message = error["message"]
                 .as_str()
                 .unwrap_or("the vendor reported an error");
             self.done = true;
-            return vec![ModelEvent::Error(ModelError::model(
+            out.push_back(ModelEvent::Error(ModelError::model(
                 message.chars().take(300).collect::<String>(),
-            ))];
+            )));
+            return;
         }
-        if let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) {
+        if let Some(choice) = chunk.choices.and_then(|c| c.0) {
             let delta = choice.delta.unwrap_or_default();
             if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                out.push(ModelEvent::Text(text.into_owned()));
+                out.push_back(ModelEvent::Text(text.into_owned()));
             }
             for (position, call) in delta.tool_calls.iter().flatten().enumerate() {
                 let index = call["index"].as_u64().map_or(position, |i| i as usize);
@@ -183,7 +210,7 @@ impl ChatParser {
                         .as_str()
                         .unwrap_or_default()
                         .to_owned();
-                    out.push(ModelEvent::ToolCallStart { index, id, name });
+                    out.push_back(ModelEvent::ToolCallStart { index, id, name });
                 }
                 let fragment = &call["function"]["arguments"];
                 let fragment = match fragment {
@@ -193,7 +220,7 @@ impl ChatParser {
                     other => other.to_string(),
                 };
                 if !fragment.is_empty() {
-                    out.push(ModelEvent::ToolCallArguments { index, fragment });
+                    out.push_back(ModelEvent::ToolCallArguments { index, fragment });
                 }
             }
             if let Some(reason) = choice.finish_reason {
@@ -208,26 +235,25 @@ impl ChatParser {
         if let Some(usage) = chunk.usage.filter(Value::is_object) {
             // `prompt_tokens` already counts the cached ones; OpenAI
             // reports no cache writes.
-            out.push(ModelEvent::Usage {
+            out.push_back(ModelEvent::Usage {
                 input_tokens: usage["prompt_tokens"].as_u64(),
                 output_tokens: usage["completion_tokens"].as_u64(),
                 cache_read_tokens: usage["prompt_tokens_details"]["cached_tokens"].as_u64(),
                 cache_write_tokens: None,
             });
         }
-        out
     }
 }
 
 impl WireParser for ChatParser {
-    fn on_event(&mut self, event: &Event) -> Vec<ModelEvent> {
+    fn on_event(&mut self, event: &WireEvent<'_>, out: &mut VecDeque<ModelEvent>) {
         let data = event.data.trim();
         // An event without data (a keep-alive); comments never get here.
         if data.is_empty() {
-            return Vec::new();
+            return;
         }
         if data == "[DONE]" {
-            return self.on_end();
+            return self.on_end(out);
         }
         // serde would take a list for a struct's fields; a chunk is an object.
         let chunk = data
@@ -235,23 +261,23 @@ impl WireParser for ChatParser {
             .then(|| serde_json::from_str::<Chunk<'_>>(data).ok())
             .flatten();
         match chunk {
-            Some(chunk) => self.chunk(chunk),
+            Some(chunk) => self.chunk(chunk, out),
             None => {
                 self.done = true;
-                vec![malformed()]
+                out.push_back(malformed());
             }
         }
     }
 
-    fn on_end(&mut self) -> Vec<ModelEvent> {
+    fn on_end(&mut self, out: &mut VecDeque<ModelEvent>) {
         if self.done {
-            return Vec::new();
+            return;
         }
         self.done = true;
-        match self.finish.take() {
-            Some(reason) => vec![ModelEvent::Finish(reason)],
-            None => vec![truncated()],
-        }
+        out.push_back(match self.finish.take() {
+            Some(reason) => ModelEvent::Finish(reason),
+            None => truncated(),
+        });
     }
 
     fn finished(&self) -> bool {
