@@ -142,6 +142,10 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         tools::integrations::connection::TlsSettings::new(extra_ca.as_deref())
             .context("building the databases' TLS settings")?,
     );
+    let managed_oauth = Arc::new(
+        tools::mcp::registry::managed::ManagedClients::load(&settings.mcp_managed_oauth)
+            .context("mcp_managed_oauth")?,
+    );
     let mcps = tools::mcp::McpHub::new(
         store.clone(),
         outbound.clone(),
@@ -156,6 +160,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             )
             .map_err(anyhow::Error::msg)?,
             public_url: settings.public_url(),
+            managed_oauth: Arc::clone(&managed_oauth),
         },
     );
     let knowledge = knowledge::KnowledgeServices::start(&store, &settings, &outbound)?;
@@ -275,6 +280,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         mcp_registry: Arc::new(tools::mcp::registry::Registry::new(
             &settings.mcp_registry_url,
             outbound.clone(),
+            managed_oauth,
         )),
     });
     let runtime = state.runtime.clone();

@@ -168,6 +168,7 @@ route_table! {
     },
     "/api/marketplace" => { GET => marketplace_catalogue::browse },
     "/api/mcp-registry/search" => { GET => mcp_registry::search },
+    "/api/mcp-registry/managed" => { GET => mcp_registry::managed },
     "/api/marketplace/avatars/{agent_id}" => { GET => marketplace_avatars::file },
     "/api/marketplace/official" => { GET => marketplace_catalogue::official },
     "/api/marketplace/official/use" => { POST => marketplace_catalogue::use_one },

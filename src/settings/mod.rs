@@ -194,6 +194,10 @@ pub struct Settings {
     /// The MCP registry searched (`marketplace-channels.md` §6): the
     /// official one, a private one with its API, or `offline`.
     pub mcp_registry_url: String,
+    /// The managed-OAuth MCP servers: OAuth clients registered with their
+    /// providers beforehand (§6; TOML array, JSON in the variable).
+    #[serde(deserialize_with = "crate::tools::mcp::registry::managed::list_or_json")]
+    pub mcp_managed_oauth: Vec<crate::tools::mcp::registry::managed::ManagedClientSetting>,
 }
 
 /// The vendors' own variable names, read without the `CONFER_` prefix.

@@ -30,6 +30,7 @@ mod limits;
 mod llmock;
 mod marketplace;
 mod mcp;
+mod mcp_managed;
 mod mcp_oauth;
 mod mcp_stdio;
 mod memories;

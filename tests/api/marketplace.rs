@@ -28,7 +28,7 @@ fn pillow_images() -> tempfile::TempDir {
 }
 
 /// A second org and its admin.
-async fn other_org(server: &Server, name: &str) -> Api {
+pub(crate) async fn other_org(server: &Server, name: &str) -> Api {
     let org = server
         .admin()
         .post("/api/orgs", json!({"name": name}))
@@ -752,7 +752,11 @@ async fn the_registry_is_searched_page_by_page_and_the_snapshot_answers_when_it_
     let server = Server::start_with(
         Options::default()
             .env("CONFER_MCP_REGISTRY_URL", &base)
-            .env("CONFER_OUTBOUND_ALLOW", &format!("127.0.0.1:{port}")),
+            .env("CONFER_OUTBOUND_ALLOW", &format!("127.0.0.1:{port}"))
+            .env(
+                "CONFER_MCP_MANAGED_OAUTH",
+                r#"[{"name": "Weather", "url": "https://weather.example/1/mcp", "client_id": "w"}]"#,
+            ),
     );
     let member = server.api(&server.admin().new_key("member").await);
     let first = member
@@ -767,6 +771,17 @@ async fn the_registry_is_searched_page_by_page_and_the_snapshot_answers_when_it_
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["io.example/weather-0", "io.example/weather-1"]);
+    // The operator holds an OAuth client for the second one's URL.
+    let managed: Vec<bool> = first["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["managed_oauth"].as_bool().unwrap())
+        .collect();
+    assert_eq!(managed, [false, true]);
+    let listed = member.get("/api/mcp-registry/managed").await.expect(200);
+    assert_eq!(listed[0]["title"], first["servers"][1]["title"]);
+    assert_eq!(listed[0]["description"], first["servers"][1]["description"]);
     let one = &first["servers"][0];
     assert_eq!(one["remotes"][0]["transport"], "streamable_http");
     assert_eq!(

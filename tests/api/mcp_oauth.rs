@@ -100,7 +100,12 @@ impl Rig {
 /// the provider's URL), the provider's consent as `user`, and the
 /// callback's URL; with `cookie` the browser brings the flow's cookie
 /// back. The callback's status and page.
-async fn browse(redirect_url: &str, org: &str, user: &str, cookie: bool) -> (u16, String) {
+pub(crate) async fn browse(
+    redirect_url: &str,
+    org: &str,
+    user: &str,
+    cookie: bool,
+) -> (u16, String) {
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -78,6 +78,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ) => Admin,
         ("GET", "/api/marketplace" | "/api/marketplace/official") => Member,
         ("GET", "/api/mcp-registry/search") => Member,
+        ("GET", "/api/mcp-registry/managed") => Member,
         ("POST", "/api/marketplace/official/use") => Admin,
         ("GET", "/api/marketplace/avatars/{agent_id}") => Nobody,
         // Channels (marketplace-channels.md §1): read A M, changed A; the

@@ -118,6 +118,16 @@ impl ThirdPartyMock {
         Self::spawn(command, "the OAuth MCP server")
     }
 
+    /// The same, its authorization server holding `client_id` registered
+    /// beforehand (for Confer's `mcp_managed_oauth`).
+    pub fn oauth_mcp_with_client(client_id: &str) -> Self {
+        let mut command = Command::new(peers().join(".venv/bin/python"));
+        command
+            .arg(peers().join("oauth_mcp_server.py"))
+            .env("OAUTH_PEER_CLIENT_ID", client_id);
+        Self::spawn(command, "the OAuth MCP server")
+    }
+
     /// llmock: queues scenario behaviours (`POST /_llmock/scenario`).
     pub async fn scenario(&self, behaviors: Value) {
         let response = self

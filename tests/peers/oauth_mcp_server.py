@@ -14,6 +14,7 @@ managed OAuth tests (the MCP Python SDK's FastMCP, Starlette, uvicorn).
   tokens live 60 s, so a client that refreshes two minutes before expiry
   refreshes on every use; a user named `long…` gets hour-long ones.
 - `/_confer/stats`: counts of registrations, codes, refreshes, revocations.
+- `OAUTH_PEER_CLIENT_ID` (environment): a client registered beforehand.
 
 Prints `MCP server running on http://127.0.0.1:{port}` once it listens.
 """
@@ -22,6 +23,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import os
 import secrets
 import socket
 import sys
@@ -38,9 +40,14 @@ state = {
     "codes": {},  # code -> {client_id, redirect_uri, challenge, user, resource}
     "access": {},  # token -> user
     "refresh": {},  # token -> user
-    "stats": {"registrations": 0, "codes": 0, "refreshes": 0, "revocations": 0, "exchanges": 0},
+    "stats": {"registrations": 0, "codes": 0, "refreshes": 0, "revocations": 0, "exchanges": 0,
+              "basic_secrets": []},
 }
 BASE = {"url": ""}
+# A client registered beforehand (Confer's `mcp_managed_oauth`): any
+# redirect URI is accepted for it.
+if os.environ.get("OAUTH_PEER_CLIENT_ID"):
+    state["clients"][os.environ["OAUTH_PEER_CLIENT_ID"]] = ["*"]
 
 
 @server.tool()
@@ -87,7 +94,7 @@ async def register(request: Request) -> JSONResponse:
 async def authorize(request: Request) -> Response:
     q = request.query_params
     client = state["clients"].get(q.get("client_id"))
-    if client is None or q.get("redirect_uri") not in client:
+    if client is None or ("*" not in client and q.get("redirect_uri") not in client):
         return error(400, "invalid_client")
     if q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
         return error(400, "invalid_request")
@@ -128,11 +135,22 @@ def issue(user: str) -> dict:
     }
 
 
+def client_of(request: Request, form) -> str | None:
+    """The client: HTTP Basic (a confidential client; its secret is
+    recorded for the tests) or the form's `client_id`."""
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("basic "):
+        user, _, secret = base64.b64decode(header[6:]).decode().partition(":")
+        state["stats"]["basic_secrets"].append(secret)
+        return user
+    return form.get("client_id")
+
+
 async def token(request: Request) -> JSONResponse:
     form = await request.form()
     if form.get("grant_type") == "authorization_code":
         grant = state["codes"].pop(form.get("code", ""), None)
-        if grant is None or grant["client_id"] != form.get("client_id"):
+        if grant is None or grant["client_id"] != client_of(request, form):
             return error(400, "invalid_grant")
         if grant["redirect_uri"] != form.get("redirect_uri"):
             return error(400, "invalid_grant")

@@ -85,7 +85,7 @@ from ._generated.api.marketplace import (
     marketplace_profile_put,
     marketplace_use,
 )
-from ._generated.api.mcp import mcp_registry_search
+from ._generated.api.mcp import mcp_registry_managed, mcp_registry_search
 from ._generated.api.mcps import (
     agent_mcps_attach,
     agent_mcps_detach,
@@ -310,6 +310,7 @@ __all__ = [
     "mcp_oauth_begin_form",
     "mcp_oauth_disconnect",
     "mcp_oauth_start",
+    "mcp_registry_managed",
     "mcp_registry_search",
     "mcps_create",
     "mcps_delete",

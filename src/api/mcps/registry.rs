@@ -1,6 +1,8 @@
 //! `GET /api/mcp-registry/search` (A M, `marketplace-channels.md` §6): the
 //! configured MCP registry's servers, or the bundled snapshot's when it
 //! fails or the instance is offline. Installing one is `POST /api/mcps`.
+//! `GET /api/mcp-registry/managed` (A M): the servers the operator holds an
+//! OAuth client for (`mcp_managed_oauth`).
 
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
@@ -9,6 +11,7 @@ use crate::auth::Member;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::tools::mcp::registry::SearchAnswer;
+use crate::tools::mcp::registry::managed::ManagedItem;
 
 /// The search's query.
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -53,4 +56,13 @@ pub async fn search(
             retry_after: None,
         })?;
     Ok(HttpResponse::Ok().json(answer))
+}
+
+/// `GET /api/mcp-registry/managed`
+#[utoipa::path(get, path = "/api/mcp-registry/managed", tag = "mcp", operation_id = "mcp_registry_managed", security(("bearer" = ["member"])), responses((status = 200, description = "The instance's managed-OAuth servers (`mcp_managed_oauth`), each with the caller's org's servers made with its URL", body = Vec<ManagedItem>)))]
+pub async fn managed(state: web::Data<AppState>, caller: Member) -> Result<HttpResponse, ApiError> {
+    let org = caller.org_id;
+    let installed = state.store.run(move |s| s.list_mcps(org)).await?;
+    let registry = &state.mcp_registry;
+    Ok(HttpResponse::Ok().json(registry.managed.items(registry, &installed)))
 }

@@ -1624,6 +1624,28 @@ export type Listing = {
 };
 
 /**
+ * An item of `GET /api/mcp-registry/managed`.
+ */
+export type ManagedItem = {
+    /**
+     * The registry's description, when it lists the URL; else empty.
+     */
+    description: string;
+    /**
+     * The caller's org's servers made with this URL.
+     */
+    installed_mcp_server_ids: Array<string>;
+    name: string;
+    scopes: Array<string>;
+    /**
+     * The registry's title of the server with this URL, when it lists one.
+     */
+    title?: string | null;
+    transport: string;
+    url: string;
+};
+
+/**
  * The `GET /api/mcps` answer.
  */
 export type McpList = {
@@ -9416,6 +9438,43 @@ export type MarketplaceUseResponses = {
 };
 
 export type MarketplaceUseResponse = MarketplaceUseResponses[keyof MarketplaceUseResponses];
+
+export type McpRegistryManagedData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/mcp-registry/managed';
+};
+
+export type McpRegistryManagedErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type McpRegistryManagedError = McpRegistryManagedErrors[keyof McpRegistryManagedErrors];
+
+export type McpRegistryManagedResponses = {
+    /**
+     * The instance's managed-OAuth servers (`mcp_managed_oauth`), each with the caller's org's servers made with its URL
+     */
+    200: Array<ManagedItem>;
+};
+
+export type McpRegistryManagedResponse = McpRegistryManagedResponses[keyof McpRegistryManagedResponses];
 
 export type McpRegistrySearchData = {
     body?: never;

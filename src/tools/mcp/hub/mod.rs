@@ -41,6 +41,8 @@ pub struct McpConfig {
     pub stdio: StdioConfig,
     /// Where users' browsers reach Confer (the OAuth redirect's base).
     pub public_url: String,
+    /// The operator's OAuth clients for known servers (`mcp_managed_oauth`).
+    pub managed_oauth: std::sync::Arc<crate::tools::mcp::registry::managed::ManagedClients>,
 }
 
 /// See the module's documentation.
@@ -66,7 +68,12 @@ impl McpHub {
     /// A hub reading servers from `store`, reaching them through `outbound`.
     pub fn new(store: Store, outbound: Outbound, config: McpConfig) -> Arc<Self> {
         Arc::new_cyclic(|me| Self {
-            oauth: ManagedOAuth::new(store.clone(), outbound.clone(), &config.public_url),
+            oauth: ManagedOAuth::new(
+                store.clone(),
+                outbound.clone(),
+                &config.public_url,
+                std::sync::Arc::clone(&config.managed_oauth),
+            ),
             store,
             outbound,
             config,

@@ -170,6 +170,7 @@ mod tests {
         let outbound = Outbound::new(policy, None).unwrap();
         let config = McpConfig {
             public_url: "http://127.0.0.1:8080".into(),
+            managed_oauth: Default::default(),
             stdio: StdioConfig::new(
                 StdioAllowList::default(),
                 "",

@@ -1,7 +1,8 @@
 //! Finding an MCP server's authorization server (RFC 9728, then RFC 8414,
 //! else the server's origin) and Confer's client there: the configured
-//! `oauthClient`, or one registered dynamically (RFC 7591), kept per
-//! server for the server's current OAuth epoch.
+//! `oauthClient`, the operator's managed client for the server's URL
+//! (`mcp_managed_oauth`), or one registered dynamically (RFC 7591), kept
+//! per server for the server's current OAuth epoch.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -149,8 +150,9 @@ impl ManagedOAuth {
         }
         let url = server.url.as_deref().ok_or_else(|| fail("no url"))?;
         let metadata = self.discover(url).await?;
-        let (client_id, client_secret, scope) = match &server.oauth_client {
-            Some(client) => {
+        let managed = self.managed.for_url(url);
+        let (client_id, client_secret, scope) = match (&server.oauth_client, managed) {
+            (Some(client), _) => {
                 let sealed = server.clone();
                 let secret = self
                     .store
@@ -159,7 +161,16 @@ impl ManagedOAuth {
                     .map_err(|_| fail("the client secret could not be opened"))?;
                 (client.client_id.clone(), secret, client.scope.clone())
             }
-            None => {
+            // The operator registered a client for this server beforehand.
+            (None, Some(managed)) => (
+                managed.client_id.clone(),
+                managed
+                    .client_secret
+                    .as_ref()
+                    .map(|s| secrecy::ExposeSecret::expose_secret(s).to_owned()),
+                (!managed.scopes.is_empty()).then(|| managed.scopes.join(" ")),
+            ),
+            (None, None) => {
                 let endpoint = metadata.registration_endpoint.as_deref().ok_or_else(|| {
                     fail("no client id is configured and the server offers no registration")
                 })?;

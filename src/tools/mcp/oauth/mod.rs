@@ -133,14 +133,22 @@ pub struct ManagedOAuth {
     /// stripe: the calls of one step run together, and a provider that
     /// rotates refresh tokens accepts each one only once.
     refreshing: Vec<tokio::sync::Mutex<()>>,
+    /// The operator's clients, used before dynamic registration.
+    managed: std::sync::Arc<crate::tools::mcp::registry::managed::ManagedClients>,
 }
 
 impl ManagedOAuth {
     /// Flows for Confer at `public_url`.
-    pub fn new(store: Store, outbound: Outbound, public_url: &str) -> Self {
+    pub fn new(
+        store: Store,
+        outbound: Outbound,
+        public_url: &str,
+        managed: std::sync::Arc<crate::tools::mcp::registry::managed::ManagedClients>,
+    ) -> Self {
         Self {
             store,
             outbound,
+            managed,
             public_url: public_url.trim_end_matches('/').to_owned(),
             flows: Mutex::default(),
             refreshing: (0..REFRESH_STRIPES)

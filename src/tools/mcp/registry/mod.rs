@@ -7,6 +7,7 @@
 //! waits once per 10 minutes. Also: whether a URL is a registry server's
 //! remote (a listing's `public` servers).
 
+pub mod managed;
 pub mod snapshot;
 
 use std::num::NonZeroUsize;
@@ -18,6 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::outbound::{Outbound, read_capped};
+use managed::ManagedClients;
 use snapshot::Snapshot;
 
 const CALL_WITHIN: Duration = Duration::from_secs(10);
@@ -162,11 +164,13 @@ pub struct Registry {
     cache: Mutex<lru::LruCache<String, (Instant, Page)>>,
     skipped_until: Mutex<Option<Instant>>,
     pub snapshot: Snapshot,
+    /// The instance's managed-OAuth servers (`managed_oauth` of a result).
+    pub managed: std::sync::Arc<ManagedClients>,
 }
 
 impl Registry {
     /// The registry at `url` (`offline`: none).
-    pub fn new(url: &str, outbound: Outbound) -> Self {
+    pub fn new(url: &str, outbound: Outbound, managed: std::sync::Arc<ManagedClients>) -> Self {
         let base = (url.trim() != "offline").then(|| url.trim().trim_end_matches('/').to_owned());
         Self {
             base,
@@ -177,7 +181,19 @@ impl Registry {
             )),
             skipped_until: Mutex::new(None),
             snapshot: Snapshot::bundled(),
+            managed,
         }
+    }
+
+    /// `answer` with each server's `managed_oauth` set.
+    fn marked(&self, mut answer: SearchAnswer) -> SearchAnswer {
+        for server in &mut answer.servers {
+            server.managed_oauth = server
+                .remotes
+                .iter()
+                .any(|r| self.managed.for_url(&r.url).is_some());
+        }
+        answer
     }
 
     fn snapshot_page(
@@ -205,6 +221,17 @@ impl Registry {
     /// Searches: `cursor` is `r:…` (the registry's), `s:{offset}` (the
     /// snapshot's) or none (the registry, else the snapshot).
     pub async fn search(
+        &self,
+        q: &str,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<SearchAnswer, Unavailable> {
+        self.search_unmarked(q, limit, cursor)
+            .await
+            .map(|answer| self.marked(answer))
+    }
+
+    async fn search_unmarked(
         &self,
         q: &str,
         limit: usize,
@@ -339,44 +366,24 @@ impl Registry {
         ))
     }
 
-    /// Whether `url` is a remote of a registry server: in the registry's
-    /// cached answers, else in the snapshot.
+    /// Whether `url` is a remote of a registry server.
     pub fn lists(&self, url: &str) -> bool {
+        self.server_with_url(url).is_some()
+    }
+
+    /// The registry server with remote `url`: in the registry's cached
+    /// answers, else in the snapshot.
+    pub fn server_with_url(&self, url: &str) -> Option<RegistryServer> {
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        let cached = cache.iter().any(|(_, (_, page))| {
+        let cached = cache.iter().find_map(|(_, (_, page))| {
             page.servers
                 .iter()
-                .any(|s| s.remotes.iter().any(|r| r.url == url))
+                .find(|s| s.remotes.iter().any(|r| r.url == url))
+                .cloned()
         });
-        cached || self.snapshot.lists(url)
+        cached.or_else(|| self.snapshot.with_url(url).cloned())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn items_of_either_shape_are_read() {
-        let nested = serde_json::json!({"server": {"name": "io.example/a", "description": "A",
-            "version": "2.0.0", "websiteUrl": "https://a.example", "repository": {"url": "https://github.com/x/a"},
-            "remotes": [{"type": "streamable-http", "url": "https://a.example/mcp",
-                         "headers": [{"name": "Authorization", "isSecret": true}]},
-                        {"type": "sse", "url": "https://{tenant}.a.example/sse"}]},
-            "_meta": {OFFICIAL_META: {"status": "active", "updatedAt": "2026-01-01T00:00:00Z"}}});
-        let server = parse_item(&nested).expect("read");
-        assert_eq!(server.remotes.len(), 2);
-        assert_eq!(server.remotes[0].transport, "streamable_http");
-        assert!(server.remotes[0].headers[0].is_secret);
-        assert!(server.installable);
-        assert_eq!(
-            server.repository_url.as_deref(),
-            Some("https://github.com/x/a")
-        );
-        assert_eq!(server.updated_at.as_deref(), Some("2026-01-01T00:00:00Z"));
-        let templated = serde_json::json!({"name": "io.example/b", "remotes": [
-            {"type": "sse", "url": "https://{tenant}.b.example/sse"}]});
-        assert!(!parse_item(&templated).expect("read").installable);
-        assert!(parse_item(&serde_json::json!({"description": "no name"})).is_none());
-    }
-}
+mod tests;

@@ -74,11 +74,11 @@ impl Snapshot {
         (page, more)
     }
 
-    /// Whether a server lists `url` among its remotes.
-    pub fn lists(&self, url: &str) -> bool {
+    /// The server that lists `url` among its remotes.
+    pub fn with_url(&self, url: &str) -> Option<&RegistryServer> {
         self.servers
             .iter()
-            .any(|s| s.remotes.iter().any(|r| r.url == url))
+            .find(|s| s.remotes.iter().any(|r| r.url == url))
     }
 
     /// The first remote of the server named `name`.
@@ -110,7 +110,7 @@ mod tests {
         let snapshot = Snapshot::read(&compressed).unwrap();
         assert_eq!(snapshot.search("FORECAST", 0, 10).0.len(), 1);
         assert_eq!(snapshot.search("nothing", 0, 10).0.len(), 0);
-        assert!(snapshot.lists("https://weather.example/mcp"));
+        assert!(snapshot.with_url("https://weather.example/mcp").is_some());
         assert!(snapshot.servers[0].installable);
     }
 }

@@ -149,6 +149,7 @@ from .limits_view import LimitsView
 from .listed_server import ListedServer
 from .listed_tool import ListedTool
 from .listing import Listing
+from .managed_item import ManagedItem
 from .mcp_list import McpList
 from .mcp_view import McpView
 from .member import Member
@@ -543,6 +544,7 @@ __all__ = (
     "ListedServer",
     "ListedTool",
     "Listing",
+    "ManagedItem",
     "McpList",
     "McpView",
     "Member",
