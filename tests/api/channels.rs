@@ -553,3 +553,64 @@ async fn whatsapp_verifies_subscriptions_and_signatures_and_draws_its_link() {
         "{seen}"
     );
 }
+
+/// A vendor pause after compacting (compaction.md) gets an empty continue
+/// from the channel's worker, and the contact the continued answer.
+#[tokio::test]
+async fn a_turn_paused_after_compacting_is_continued_and_answered() {
+    let vendors = Vendors::start();
+    let model = crate::mock::Mock::start("/anthropic").await;
+    let server = Server::start_with(
+        vendors
+            .options()
+            .env("ANTHROPIC_BASE_URL", &model.base)
+            .env("ANTHROPIC_API_KEY", "sk-platform"),
+    );
+    let admin = server.admin();
+    let agent = admin
+        .agent_with(json!({"name": "Long", "defaultModel": "claude-sonnet-4-6"}))
+        .await;
+    admin
+        .put(
+            &format!("/api/agents/{agent}/compaction"),
+            json!({"enabled": true, "vendorAPauseAfter": true}),
+        )
+        .await
+        .expect(200);
+    let made = admin
+        .post(
+            &format!("/api/agents/{agent}/channels"),
+            json!({"kind": "telegram", "credentials": {"botToken": "123456:good-token"}}),
+        )
+        .await
+        .expect(201);
+    let channel = made["id"].as_str().unwrap().to_owned();
+    let set = vendors.to("/setWebhook").await;
+    let secret = set[0]["body"]["secret_token"].as_str().unwrap().to_owned();
+
+    model.push(crate::mock::Reply::stream(crate::mock::paused_compaction()));
+    model.push(crate::mock::Reply::stream(crate::mock::fixture(
+        "anthropic_text.sse",
+    )));
+    let signed = [("x-telegram-bot-api-secret-token", secret.as_str())];
+    let update = telegram_update(1, "a long story");
+    assert_eq!(deliver(&server, &channel, &update, &signed).await.0, 200);
+    let replies = eventually(Duration::from_secs(20), "the answer is sent", async || {
+        let texts = sent_texts(&vendors, "/sendMessage", "text").await;
+        (!texts.is_empty()).then_some(texts)
+    })
+    .await;
+    // The continued answer, not the error reply; two model calls.
+    let asked = model.requests();
+    assert_eq!(asked.len(), 2);
+    let last = asked[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"][0]["type"], "compaction", "{last}");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_ne!(replies[0], "Sorry, I could not answer just now.");
+    assert!(!replies[0].is_empty());
+}

@@ -17,6 +17,9 @@ use crate::channels::Channel;
 use crate::store::channels::jobs::{ChannelJob, JobWork};
 use crate::store::keys;
 
+/// Empty continues after compaction pauses, at most, for one message.
+const MAX_CONTINUES: u32 = 3;
+
 impl ChannelWorker {
     /// Runs the job's turn (or skips it over budget); `Err` with a wait
     /// when it must be asked again later.
@@ -69,72 +72,85 @@ impl ChannelWorker {
         let Some(thread) = self.contact_thread(channel, &contact, &user).await else {
             return Ok(failed());
         };
-        let body = serde_json::json!({"content": text});
-        let idempotency = crate::api::idempotency::send_key(
-            thread,
-            (org, &user),
-            &format!("channel:{}", job.id),
-            &body,
-            Some(&user),
-        );
-        let request = TurnRequest {
-            content: text.clone(),
-            sender_name: contact.display_name.clone(),
-            sender_id: Some(user.clone()),
-            user_id: user,
-            end_user: false,
-            accepted: Some(std::time::Instant::now()),
-            idempotency: Some(idempotency),
-            if_busy: Some(IfBusy::Queue.as_str()),
-            public: Some(Arc::new(PublicTurn {
-                publication: None,
-                tools: channel.settings.public_tools.clone(),
-                hold: Box::new(()),
-            })),
-            ..TurnRequest::default()
-        };
-        let admitted = self
-            .runtime
-            .post(org, thread, request, IfBusy::Queue, Some(agent))
-            .await;
-        let mut reader = match admitted {
-            Ok(Admission::Accepted { reader, .. }) => reader,
-            Ok(Admission::Duplicate {
-                reader: Some(reader),
-                ..
-            }) => reader,
-            // The turn ended and its frames are gone: it was answered
-            // before a stop; nothing more is owed but what it said, which
-            // is in the thread.
-            Ok(Admission::Duplicate { reader: None, .. }) => {
-                return Ok(TurnEnd {
-                    text: None,
-                    tokens: 0,
-                });
+        // A turn the vendor paused after compacting gets an empty continue
+        // (compaction.md), each its own keyed send so a resumed job finds it.
+        let mut tokens = 0;
+        for round in 0..=MAX_CONTINUES {
+            let (content, key) = match round {
+                0 => (text.clone(), format!("channel:{}", job.id)),
+                n => (String::new(), format!("channel:{}:continue:{n}", job.id)),
+            };
+            let body = serde_json::json!({"content": content});
+            let idempotency =
+                crate::api::idempotency::send_key(thread, (org, &user), &key, &body, Some(&user));
+            let request = TurnRequest {
+                content,
+                sender_name: contact.display_name.clone(),
+                sender_id: Some(user.clone()),
+                user_id: user.clone(),
+                end_user: false,
+                accepted: Some(std::time::Instant::now()),
+                idempotency: Some(idempotency),
+                if_busy: Some(IfBusy::Queue.as_str()),
+                public: Some(Arc::new(PublicTurn {
+                    publication: None,
+                    tools: channel.settings.public_tools.clone(),
+                    hold: Box::new(()),
+                })),
+                ..TurnRequest::default()
+            };
+            let admitted = self
+                .runtime
+                .post(org, thread, request, IfBusy::Queue, Some(agent.clone()))
+                .await;
+            let mut reader = match admitted {
+                Ok(Admission::Accepted { reader, .. }) => reader,
+                Ok(Admission::Duplicate {
+                    reader: Some(reader),
+                    ..
+                }) => reader,
+                // The turn ended and its frames are gone: it was answered
+                // before a stop; nothing more is owed but what it said, which
+                // is in the thread.
+                Ok(Admission::Duplicate { reader: None, .. }) => {
+                    return Ok(TurnEnd { text: None, tokens });
+                }
+                Ok(Admission::Refused(Refusal::OrgQueueFull | Refusal::QueueFull)) => {
+                    return Err(ORG_FULL_WAIT);
+                }
+                Ok(Admission::Refused(_)) => return Ok(TurnEnd { tokens, ..failed() }),
+                Err(_) => return Err(ORG_FULL_WAIT),
+            };
+            let done = loop {
+                match reader.next().await {
+                    Some(frame) => {
+                        if let ThreadEvent::Done(done) = &frame.event {
+                            break Some(done.clone());
+                        }
+                    }
+                    None => break None,
+                }
+            };
+            let Some(done) = done else {
+                return Ok(TurnEnd { tokens, ..failed() });
+            };
+            tokens += done
+                .usage
+                .as_ref()
+                .map_or(0, |u| u.input_tokens + u.output_tokens);
+            if done.ok && done.paused == Some("compaction") && round < MAX_CONTINUES {
+                continue;
             }
-            Ok(Admission::Refused(Refusal::OrgQueueFull | Refusal::QueueFull)) => {
-                return Err(ORG_FULL_WAIT);
-            }
-            Ok(Admission::Refused(_)) => return Ok(failed()),
-            Err(_) => return Err(ORG_FULL_WAIT),
-        };
-        while let Some(frame) = reader.next().await {
-            if let ThreadEvent::Done(done) = &frame.event {
-                let tokens = done
-                    .usage
-                    .as_ref()
-                    .map_or(0, |u| u.input_tokens + u.output_tokens);
-                let text = if done.ok && !done.content.trim().is_empty() {
-                    Some(done.content.clone())
-                } else if done.stopped == Some(true) {
-                    None
-                } else {
-                    error_reply.clone()
-                };
-                return Ok(TurnEnd { text, tokens });
-            }
+            let text = if done.ok && !done.content.trim().is_empty() {
+                Some(done.content.clone())
+            } else if done.stopped == Some(true) {
+                None
+            } else {
+                error_reply.clone()
+            };
+            return Ok(TurnEnd { text, tokens });
         }
-        Ok(failed())
+        Ok(TurnEnd { tokens, ..failed() })
     }
 
     /// The contact's thread, made on first use (and again if deleted).
