@@ -17,9 +17,19 @@ pub struct WireEvent<'a> {
     pub data: &'a str,
 }
 
-/// A line of the stream was not UTF-8.
+/// The largest event kept: its unfinished line and its data lines. A
+/// vendor's event is a chunk of an answer (a whole tool call's arguments at
+/// most), so one past this is a broken or hostile stream, not an answer.
+pub const MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
+
+/// Why a body cannot be decoded.
 #[derive(Debug, PartialEq, Eq)]
-pub struct NotUtf8;
+pub enum DecodeError {
+    /// A line was not UTF-8.
+    NotUtf8,
+    /// An event grew past [`MAX_EVENT_BYTES`].
+    TooLarge,
+}
 
 /// The decoder of one response body.
 #[derive(Debug, Default)]
@@ -44,7 +54,7 @@ impl SseDecoder {
         &mut self,
         mut chunk: &[u8],
         mut on_event: impl FnMut(WireEvent<'_>),
-    ) -> Result<(), NotUtf8> {
+    ) -> Result<(), DecodeError> {
         if self.after_cr && !chunk.is_empty() {
             self.after_cr = false;
             if chunk[0] == b'\n' {
@@ -58,25 +68,38 @@ impl SseDecoder {
         // A line begun in an earlier chunk: finish it from this one.
         if !self.partial.is_empty() {
             let Some(end) = memchr::memchr2(b'\n', b'\r', chunk) else {
-                self.partial.extend_from_slice(chunk);
-                return Ok(());
+                return self.keep(chunk);
             };
             let mut partial = std::mem::take(&mut self.partial);
             partial.extend_from_slice(&chunk[..end]);
-            let line = std::str::from_utf8(&partial).map_err(|_| NotUtf8);
+            let line = std::str::from_utf8(&partial).map_err(|_| DecodeError::NotUtf8);
             let taken = line.map(|line| self.line(line, &mut on_event));
             partial.clear();
             // The buffer keeps its capacity for the next unfinished line.
             self.partial = partial;
             taken?;
+            if self.data.len() > MAX_EVENT_BYTES {
+                return Err(DecodeError::TooLarge);
+            }
             chunk = self.skip_ending(chunk, end);
         }
         while let Some(end) = memchr::memchr2(b'\n', b'\r', chunk) {
-            let line = std::str::from_utf8(&chunk[..end]).map_err(|_| NotUtf8)?;
+            let line = std::str::from_utf8(&chunk[..end]).map_err(|_| DecodeError::NotUtf8)?;
             self.line(line, &mut on_event);
+            if self.data.len() > MAX_EVENT_BYTES {
+                return Err(DecodeError::TooLarge);
+            }
             chunk = self.skip_ending(chunk, end);
         }
-        self.partial.extend_from_slice(chunk);
+        self.keep(chunk)
+    }
+
+    /// Keeps the start of an unfinished line, within the event's bound.
+    fn keep(&mut self, rest: &[u8]) -> Result<(), DecodeError> {
+        if self.partial.len() + self.data.len() + rest.len() > MAX_EVENT_BYTES {
+            return Err(DecodeError::TooLarge);
+        }
+        self.partial.extend_from_slice(rest);
         Ok(())
     }
 
@@ -141,7 +164,7 @@ mod tests {
     use super::*;
 
     /// The events of `chunks` as (type, data) pairs.
-    fn decode(chunks: &[&[u8]]) -> Result<Vec<(String, String)>, NotUtf8> {
+    fn decode(chunks: &[&[u8]]) -> Result<Vec<(String, String)>, DecodeError> {
         let mut decoder = SseDecoder::default();
         let mut out = Vec::new();
         for chunk in chunks {
@@ -201,8 +224,42 @@ mod tests {
             let got = decode(&[&body[..at], &body[at..]]).unwrap();
             assert_eq!(got, pairs(&[("message", "é ✓")]), "split at {at}");
         }
-        assert_eq!(decode(&[b"data: \xff\n\n"]), Err(NotUtf8));
-        assert_eq!(decode(&[b"data: \xff", b"\n\n"]), Err(NotUtf8));
+        assert_eq!(decode(&[b"data: \xff\n\n"]), Err(DecodeError::NotUtf8));
+        assert_eq!(decode(&[b"data: \xff", b"\n\n"]), Err(DecodeError::NotUtf8));
+    }
+
+    #[test]
+    fn an_event_past_its_bound_is_refused_however_it_grows() {
+        let mb = vec![b'x'; 1024 * 1024];
+        // One line that never ends.
+        let mut decoder = SseDecoder::default();
+        let mut fed = Ok(());
+        for _ in 0..9 {
+            fed = decoder.feed(&mb, |_| {});
+            if fed.is_err() {
+                break;
+            }
+        }
+        assert_eq!(fed, Err(DecodeError::TooLarge));
+        assert!(decoder.partial.len() <= MAX_EVENT_BYTES);
+        // Data lines that never reach a blank line.
+        let mut line = b"data: ".to_vec();
+        line.extend_from_slice(&mb);
+        line.push(b'\n');
+        let mut decoder = SseDecoder::default();
+        let mut fed = Ok(());
+        for _ in 0..9 {
+            fed = decoder.feed(&line, |_| {});
+            if fed.is_err() {
+                break;
+            }
+        }
+        assert_eq!(fed, Err(DecodeError::TooLarge));
+        // Just under the bound, one event is whole.
+        let mut big = b"data: ".to_vec();
+        big.extend(std::iter::repeat_n(b'y', MAX_EVENT_BYTES - 16));
+        big.extend_from_slice(b"\n\n");
+        assert_eq!(decode(&[&big]).unwrap().len(), 1);
     }
 
     #[test]

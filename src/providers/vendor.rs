@@ -230,6 +230,7 @@ where
             }
         });
         if decoded.is_err() {
+            // Not UTF-8, or an event past its bound: the answer is broken.
             pending.push_back(malformed());
             self.ended = true;
         }
