@@ -42,7 +42,8 @@ pub struct SseDecoder {
     /// The previous chunk ended with `\r`: a `\n` opening this one belongs
     /// to the same line ending.
     after_cr: bool,
-    /// The first bytes were seen (a byte order mark is only skipped there).
+    /// The first line was read (a byte order mark is only skipped there,
+    /// whichever chunks it came in).
     started: bool,
 }
 
@@ -60,10 +61,6 @@ impl SseDecoder {
             if chunk[0] == b'\n' {
                 chunk = &chunk[1..];
             }
-        }
-        if !self.started && !chunk.is_empty() {
-            self.started = true;
-            chunk = chunk.strip_prefix("\u{feff}".as_bytes()).unwrap_or(chunk);
         }
         // A line begun in an earlier chunk: finish it from this one.
         if !self.partial.is_empty() {
@@ -118,6 +115,12 @@ impl SseDecoder {
     /// One line: a field of the event, a comment, or the blank line that
     /// dispatches the event.
     fn line(&mut self, line: &str, on_event: &mut impl FnMut(WireEvent<'_>)) {
+        let line = if self.started {
+            line
+        } else {
+            self.started = true;
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        };
         if line.is_empty() {
             if !self.data.is_empty() {
                 // The data's last line feed is not part of it.
@@ -215,6 +218,13 @@ mod tests {
         }
         let trickle: Vec<&[u8]> = bytes.chunks(1).collect();
         assert_eq!(decode(&trickle).unwrap(), want);
+        // A byte order mark is skipped however the chunks cut it, and only
+        // at the start.
+        let marked = format!("\u{feff}{body}");
+        let trickle: Vec<&[u8]> = marked.as_bytes().chunks(1).collect();
+        assert_eq!(decode(&trickle).unwrap(), want);
+        let later = format!("{body}\u{feff}data: x\n\n");
+        assert_eq!(decode(&[later.as_bytes()]).unwrap(), want);
     }
 
     #[test]
