@@ -229,8 +229,10 @@ where
                 parser.on_event(&event, pending);
             }
         });
-        if decoded.is_err() {
-            // Not UTF-8, or an event past its bound: the answer is broken.
+        if decoded.is_err() && !parser.finished() {
+            // Not UTF-8, or an event past its bound, before the answer was
+            // complete: the answer is broken. (Bytes after its end are not
+            // the answer's, whatever they are.)
             pending.push_back(malformed());
             self.ended = true;
         }

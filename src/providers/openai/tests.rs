@@ -21,6 +21,19 @@ async fn every_recorded_stream_decodes_the_same_at_every_split() {
 }
 
 #[tokio::test]
+async fn bytes_after_the_end_are_not_read_and_bad_bytes_before_it_fail_the_call() {
+    let whole = decode_whole(TEXT_STREAM.as_bytes(), ChatParser::default()).await;
+    let mut trailing = TEXT_STREAM.as_bytes().to_vec();
+    trailing.extend_from_slice(b"data: \xff\xfe\n\n");
+    assert_eq!(decode_whole(&trailing, ChatParser::default()).await, whole);
+    let broken = b"data: {\"choices\":[{\"delta\":{\"content\":\"a\xff\"}}]}\n\n";
+    assert_eq!(
+        decode_whole(broken, ChatParser::default()).await,
+        [crate::providers::vendor::malformed()]
+    );
+}
+
+#[tokio::test]
 async fn text_stream_gives_text_usage_and_finish() {
     let events = decode_whole(TEXT_STREAM.as_bytes(), ChatParser::default()).await;
     assert_eq!(
