@@ -475,6 +475,29 @@ async fn a_turn_whose_arbiter_stops_is_reported_and_the_thread_recovers() {
     assert_eq!(fixture.provider.contexts.lock().unwrap().last(), Some(&2));
 }
 
+/// A client that sends again on reading `done` finds the thread free, so
+/// its send is decided against the finished turn, however the turn's task
+/// and the actor are scheduled (the turn runs on the poster's arbiter, as
+/// for an HTTP worker). The `done` once went out before the actor took the
+/// turn's end in: such a send could be refused as busy, or admitted
+/// unchecked.
+#[actix_rt::test]
+async fn a_send_made_on_seeing_done_finds_the_thread_free() {
+    let fixture = Arc::new(Fixture::new(Duration::ZERO));
+    let thread = fixture.thread();
+    let worker = actix_rt::Arbiter::new();
+    for round in 0..50 {
+        let (frames, _) = send_from(&fixture, &worker.handle(), thread, "hi").await;
+        assert!(done(&drain(frames).await).0);
+        match fixture.post(thread, "next", IfBusy::Reject).await {
+            Admission::Accepted { reader, .. } => assert!(done(&drain(reader).await).0),
+            Admission::Refused(refusal) => panic!("round {round}: refused: {refusal}"),
+            Admission::Duplicate { .. } => panic!("an unkeyed send is never a duplicate"),
+        }
+    }
+    worker.stop();
+}
+
 #[actix_rt::test]
 async fn idle_actors_are_evicted_past_the_byte_budget() {
     // Each thread caches about 2 × 100 KB (the message and its echo-like

@@ -290,6 +290,9 @@ impl ThreadActor {
             if actor.running.take().is_some_and(|r| r.slotted) {
                 actor.org_slots.release(actor.org);
             }
+            // Only now, with the thread free: a send made on seeing it is
+            // decided against the finished turn.
+            emitter.release_done();
             actor.count_bytes();
             // The finished turn's frames go when their time is up.
             ctx.run_later(actor.limits.retention.keep_finished, |actor, _| {
