@@ -368,20 +368,24 @@ impl Registry {
 
     /// Whether `url` is a remote of a registry server.
     pub fn lists(&self, url: &str) -> bool {
-        self.server_with_url(url).is_some()
+        self.find_with_url(url, |_| ()).is_some()
     }
 
     /// The registry server with remote `url`: in the registry's cached
     /// answers, else in the snapshot.
     pub fn server_with_url(&self, url: &str) -> Option<RegistryServer> {
+        self.find_with_url(url, RegistryServer::clone)
+    }
+
+    /// `read` of the server with remote `url`, looked up without copying
+    /// it: in the cached answers (under their lock), else in the snapshot.
+    fn find_with_url<T>(&self, url: &str, read: impl Fn(&RegistryServer) -> T) -> Option<T> {
+        let has_url = |s: &&RegistryServer| s.remotes.iter().any(|r| r.url == url);
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        let cached = cache.iter().find_map(|(_, (_, page))| {
-            page.servers
-                .iter()
-                .find(|s| s.remotes.iter().any(|r| r.url == url))
-                .cloned()
-        });
-        cached.or_else(|| self.snapshot.with_url(url).cloned())
+        let cached = cache
+            .iter()
+            .find_map(|(_, (_, page))| page.servers.iter().find(has_url).map(&read));
+        cached.or_else(|| self.snapshot.with_url(url).map(&read))
     }
 }
 
