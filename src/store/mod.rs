@@ -36,6 +36,7 @@ pub mod keys;
 pub mod knowledge;
 pub mod marketplace;
 pub mod mcps;
+pub mod newest;
 pub mod oauth;
 pub mod participants;
 pub mod plans;

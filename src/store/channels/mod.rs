@@ -360,18 +360,19 @@ impl SledStore {
         cursor: Option<(chrono::DateTime<chrono::Utc>, confer_actors::ContactId)>,
         limit: usize,
     ) -> Result<Vec<Contact>, StoreError> {
-        let mut all = self
+        // Up to MAX_CONTACTS, in id order: the page is chosen as they are
+        // read, never all of them held and sorted.
+        let contacts = self
             .channels
             .contacts
             .scan_prefix(channel.as_bytes())
             .values()
-            .map(|v| decode::<Contact>(&v.map_err(engine)?))
-            .collect::<Result<Vec<_>, _>>()?;
-        all.sort_by_key(|c| std::cmp::Reverse((c.last_message_at, c.id)));
-        Ok(all
-            .into_iter()
-            .filter(|c| cursor.is_none_or(|at| (c.last_message_at, c.id) < at))
-            .take(limit)
-            .collect())
+            .map(|v| decode::<Contact>(&v.map_err(engine)?));
+        super::newest::greatest_below(
+            contacts,
+            |c| (c.last_message_at, c.id),
+            cursor.as_ref(),
+            limit,
+        )
     }
 }
