@@ -20,6 +20,7 @@
 mod budget;
 mod commit;
 mod compact_step;
+mod emitter;
 mod fallback_step;
 mod model_step;
 mod model_stream;
@@ -29,15 +30,13 @@ mod public;
 mod request;
 mod tool_step;
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
-use crate::codes::ErrorCode;
 use crate::domain::{Agent, CompactionConfig, CredentialConfig, Metadata, Thread, UsageRecord};
-use crate::events::{ThreadEvent, Usage};
-use crate::frames::FrameLog;
+use crate::events::Usage;
 use crate::gating;
 use crate::idempotency::IdempotencyRecord;
 use crate::ids::{MessageId, OrgId, ThreadId};
@@ -50,6 +49,7 @@ use crate::tools::{self, CallPlan, MAX_TOOL_STEPS, ToolExecutor, ToolScope};
 use crate::trace::TraceRecorder;
 
 pub use budget::{BudgetFuture, TurnBudget};
+pub use emitter::Emitter;
 pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
 pub use public::PublicTurn;
@@ -74,70 +74,6 @@ pub struct Engine {
 pub const NOT_EXECUTED_NEW_MESSAGE: &str = "not executed: the user sent a new message";
 /// The output given to a pending tool call the client sent no result for.
 pub const NOT_EXECUTED_NO_RESULT: &str = "not executed: no result was given";
-
-/// Where a turn's frames go: its thread's frame log, under its number.
-///
-/// The turn's `done` is held back until [`Emitter::release_done`]: the
-/// thread's actor releases it once it has taken the turn's end in, so a
-/// client that sends again on seeing `done` finds the thread idle and its
-/// send is judged against the finished turn (a send that found the turn
-/// still running was admitted unchecked and failed later in its stream).
-#[derive(Clone)]
-pub struct Emitter {
-    log: Arc<FrameLog>,
-    turn: u64,
-    held_done: Arc<Mutex<Option<ThreadEvent>>>,
-}
-
-impl std::fmt::Debug for Emitter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Emitter")
-            .field("turn", &self.turn)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Emitter {
-    /// An emitter of `turn` into `log`.
-    pub fn new(log: Arc<FrameLog>, turn: u64) -> Self {
-        Self {
-            log,
-            turn,
-            held_done: Arc::default(),
-        }
-    }
-
-    /// Appends an event; never waits for a reader. A `done` is held until
-    /// [`Emitter::release_done`].
-    pub fn emit(&self, event: ThreadEvent) {
-        if event.is_done() {
-            *self.held() = Some(event);
-        } else {
-            self.log.append(self.turn, event);
-        }
-    }
-
-    /// Appends the held `done`, if the turn emitted one; returns whether it
-    /// had.
-    pub fn release_done(&self) -> bool {
-        let done = self.held().take();
-        done.map(|done| self.log.append(self.turn, done)).is_some()
-    }
-
-    fn held(&self) -> MutexGuard<'_, Option<ThreadEvent>> {
-        // A panic while holding this lock leaves plain data behind.
-        self.held_done
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// `error` then `done {ok:false}` with the content so far.
-    pub fn fail(&self, code: ErrorCode, detail: impl Into<String>, content: String) {
-        for event in ThreadEvent::failure(code, Some(detail.into()), content) {
-            self.emit(event);
-        }
-    }
-}
 
 /// Runs a store call on the blocking pool.
 async fn blocking<T, F>(store: &Arc<dyn ThreadStore>, f: F) -> Result<T, StoreError>
