@@ -243,12 +243,12 @@ impl ThreadActor {
         }
         self.log.enqueue(turn);
         let reader = self.log.read_turn(turn);
-        self.queue.push_back(QueuedTurn {
+        self.queue.push_back(Box::new(QueuedTurn {
             turn,
             request: msg.request,
             runs_on: msg.runs_on,
             _queued: crate::turn_metrics::GaugeGuard::new(crate::turn_metrics::names::QUEUED_SENDS),
-        });
+        }));
         self.activity.touch(true);
         self.start_next(ctx);
         self.count_bytes();

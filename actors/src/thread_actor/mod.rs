@@ -113,7 +113,11 @@ pub struct ThreadActor {
     thread: ThreadId,
     engine: Arc<Engine>,
     limits: ThreadLimits,
-    queue: VecDeque<QueuedTurn>,
+    /// Boxed: a deque keeps its capacity (four slots at the first send)
+    /// for the actor's life, and a whole `QueuedTurn` per slot was about
+    /// 1.7 KiB held by every thread that was ever sent to (issue 37's heap
+    /// profile of idle streams); boxed, the slots are pointers.
+    queue: VecDeque<Box<QueuedTurn>>,
     running: Option<RunningTurn>,
     /// The number the next admitted send gets (0 until loaded).
     next_turn: u64,
