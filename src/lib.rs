@@ -9,6 +9,7 @@ pub mod api;
 pub mod auth;
 pub mod channels;
 pub mod cli;
+pub mod code;
 pub mod computer;
 pub mod connections;
 pub mod error;
@@ -282,6 +283,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             outbound.clone(),
             managed_oauth,
         )),
+        code_archives: code::files::CodeArchives::open(&settings.data_dir)
+            .context("opening code-archives/")?,
     });
     let runtime = state.runtime.clone();
     let address = listener.local_addr()?;

@@ -58,4 +58,6 @@ pub struct AppState {
     pub channels: std::sync::Arc<crate::channels::worker::ChannelWorker>,
     /// The MCP registry and its snapshot (`marketplace-channels.md` §6).
     pub mcp_registry: std::sync::Arc<crate::tools::mcp::registry::Registry>,
+    /// Code agents' kept archives (`computer.md` §5).
+    pub code_archives: crate::code::files::CodeArchives,
 }

@@ -150,6 +150,16 @@ id_type!(
 );
 
 id_type!(
+    /// A code agent: an agent plus a repository (`computer.md` §5).
+    CodeAgentId
+);
+id_type!(
+    /// A code session: a task owning one hidden thread of a code agent
+    /// (`computer.md` §6).
+    CodeSessionId
+);
+
+id_type!(
     /// A messaging channel of an agent (`marketplace-channels.md` §7).
     ChannelId
 );

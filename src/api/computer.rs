@@ -88,15 +88,15 @@ pub async fn put(
     body: JsonBody<PutComputerConfig>,
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
-    let mut change = Some(body.into_inner());
+    let change = body.into_inner();
     let (org, id) = (agent.org_id, agent.id);
     let updated = state
         .store
         .write(move |s| {
             s.update_computer_config(org, id, |config| {
                 // A compare-and-swap retry applies the same change again.
-                let change = change.take().unwrap_or_default();
                 change
+                    .clone()
                     .apply(config)
                     .map_err(|(field, rule)| ApiError::invalid(&field, rule))
             })

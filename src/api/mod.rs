@@ -10,6 +10,7 @@ pub mod agents;
 pub mod analytics;
 pub mod body_rules;
 pub mod channels;
+pub mod code_agents;
 pub mod compaction;
 pub mod computer;
 pub mod context;
@@ -52,6 +53,7 @@ pub mod streams;
 pub mod threads;
 pub mod todos;
 pub mod tools;
+pub mod uploads;
 pub mod usage;
 pub mod vendor_options;
 pub mod web_config;
@@ -140,6 +142,10 @@ route_table! {
     },
     "/api/agents/{agent_id}/web" => { GET => web_config::get, PUT => web_config::put },
     "/api/agents/{agent_id}/delegated" => { GET => delegated::get, PUT => delegated::put },
+    "/api/code-agents" => { GET => code_agents::list, POST => code_agents::create },
+    "/api/code-agents/{code_agent_id}" => {
+        GET => code_agents::get, PATCH => code_agents::update, DELETE => code_agents::delete,
+    },
     "/api/agents/{agent_id}/computer" => { GET => computer::get, PUT => computer::put },
     "/api/agents/{agent_id}/computer-instances" => { GET => computer::instances },
     "/api/agents/{agent_id}/marketplace" => {

@@ -116,7 +116,7 @@ impl Default for ComputerConfig {
 }
 
 /// `PUT /api/agents/{id}/computer`: every field optional.
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PutComputerConfig {
     pub enabled: Option<bool>,

@@ -174,6 +174,8 @@ pub struct Settings {
     pub sandbox_max_instances_per_org: usize,
     pub sandbox_max_running: usize,
     pub sandbox_retention_hours: u64,
+    /// The largest archive a code agent may be given (413 past it).
+    pub code_archive_max_bytes: u64,
     #[serde(default)]
     pub e2b_api_key: Option<SecretString>,
     #[serde(default)]

@@ -22,6 +22,7 @@ pub mod attached;
 pub mod backup;
 pub mod channels;
 pub mod check;
+pub mod code;
 pub mod codec;
 pub mod computer;
 pub mod day_merges;
@@ -193,6 +194,8 @@ pub struct SledStore {
     projects: projects::ProjectTrees,
     /// Computer instances (see `computer`).
     computer: computer::ComputerTrees,
+    /// Code agents (see `code`).
+    code: code::CodeTrees,
     /// Marketplace profiles, listings and avatars (see `marketplace`).
     marketplace: marketplace::MarketplaceTrees,
     /// Messaging channels, contacts and jobs (see `channels`).
@@ -302,6 +305,7 @@ impl SledStore {
             skills: skills::SkillTrees::open(&db)?,
             projects: projects::ProjectTrees::open(&db)?,
             computer: computer::ComputerTrees::open(&db)?,
+            code: code::CodeTrees::open(&db)?,
             marketplace: marketplace::MarketplaceTrees::open(&db)?,
             channels: channels::ChannelTrees::open(&db)?,
             trace_files,

@@ -74,6 +74,18 @@ async fn a_backup_taken_during_50_streams_restores_every_acknowledged_message() 
     let document = crate::knowledge::upload(&api, "kept.md", b"# Kept\n\nBacked up.", &[]).await;
     assert_eq!(document["status"], "ready");
     assert!(server.data_dir().join("knowledge/index").exists());
+    // A code agent's archive goes in too.
+    let archived = api
+        .multipart_parts(
+            "/api/code-agents",
+            &[(
+                "config",
+                &json!({"agentId": agent, "name": "kept"}).to_string(),
+            )],
+            &[("archive", "kept.tar", &one_file_tar())],
+        )
+        .await
+        .expect(201);
 
     // 50 answers streaming while the backup runs.
     let mut streams = Vec::new();
@@ -141,6 +153,16 @@ async fn a_backup_taken_during_50_streams_restores_every_acknowledged_message() 
         .join(document["sha256"].as_str().unwrap());
     assert_eq!(std::fs::read(&kept).unwrap(), b"# Kept\n\nBacked up.");
     assert!(!restored.join("knowledge/index").exists());
+    let archive = &archived["repository"]["archive"];
+    let kept_archive = restored
+        .join("code-archives/files")
+        .join(archived["org_id"].as_str().unwrap())
+        .join(format!(
+            "{}-{}.tar",
+            archived["id"].as_str().unwrap(),
+            archive["sha256"].as_str().unwrap()
+        ));
+    assert_eq!(std::fs::read(&kept_archive).unwrap(), one_file_tar());
     assert!(said(&out).contains("documents"), "{}", said(&out));
     let export = scratch.path().join("restored.jsonl");
     let out = confer(&restored, &["export", "--out", export.to_str().unwrap()]);
@@ -424,4 +446,16 @@ async fn a_backup_of_1_gib_of_values_holds_no_answer_back() {
         with.last().unwrap(),
         without.last().unwrap()
     );
+}
+
+/// A tar of one small file.
+fn one_file_tar() -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(5);
+    header.set_mode(0o644);
+    builder
+        .append_data(&mut header, "kept.txt", &b"kept\n"[..])
+        .unwrap();
+    builder.into_inner().unwrap()
 }

@@ -457,6 +457,17 @@ impl Api {
         fields: &[(&str, &str)],
         files: &[(&str, &str, &[u8])],
     ) -> Reply {
+        self.multipart_as(Method::POST, path, fields, files).await
+    }
+
+    /// A `multipart/form-data` request of `method` (as `multipart_parts`).
+    pub async fn multipart_as(
+        &self,
+        method: Method,
+        path: &str,
+        fields: &[(&str, &str)],
+        files: &[(&str, &str, &[u8])],
+    ) -> Reply {
         let boundary = "confer-test-boundary-7f3a";
         let mut body = Vec::new();
         for (name, value) in fields {
@@ -479,7 +490,7 @@ impl Api {
         body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
         let mut request = self
             .client
-            .post(format!("{}{}", self.base, path))
+            .request(method, format!("{}{}", self.base, path))
             .header(
                 "content-type",
                 format!("multipart/form-data; boundary={boundary}"),

@@ -13,6 +13,7 @@ mod backups;
 mod browser;
 mod channels;
 mod cli;
+mod code_agents;
 mod compaction;
 mod computer;
 mod configs;

@@ -61,6 +61,10 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
             "/api/agents/{agent_id}/computer" | "/api/agents/{agent_id}/computer-instances",
         ) => Member,
         ("PUT", "/api/agents/{agent_id}/computer") => Admin,
+        // Code agents (computer.md §5): read A M, changed A.
+        ("GET", "/api/code-agents" | "/api/code-agents/{code_agent_id}") => Member,
+        ("POST", "/api/code-agents") => Admin,
+        ("PATCH" | "DELETE", "/api/code-agents/{code_agent_id}") => Admin,
         // Marketplace (marketplace-channels.md §1): a profile read A M,
         // changed A; the catalogue and templates A M, `use` A; an avatar's
         // file is public (an `<img>` sends no bearer).
@@ -333,6 +337,9 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("PUT", "/api/agents/{agent_id}/scheduled-tasks") => json!({"tasks": []}),
         ("PUT", "/api/agents/{agent_id}/web") => json!({"enabled": false}),
         ("PUT", "/api/agents/{agent_id}/computer") => json!({"enabled": false}),
+        ("POST", "/api/code-agents") => json!({"agentId": agent, "name": "walk",
+                                               "repository": {"url": "https://git.example/r.git"}}),
+        ("PATCH", "/api/code-agents/{code_agent_id}") => json!({"description": "changed"}),
         ("PUT", "/api/agents/{agent_id}/delegated") => json!({"delegates": []}),
         // An unknown skill: refused (422, 404) after the role check.
         ("POST", "/api/skills") => json!({"source": "catalog", "key": "no-such-skill"}),
@@ -572,6 +579,21 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
             } else {
                 (String::new(), String::new())
             };
+            // A code agent of the agent, for its routes.
+            let code_agent = if path.contains("{code_agent_id}") {
+                root.post(
+                    "/api/code-agents",
+                    json!({"agentId": agent, "name": "walked",
+                           "repository": {"url": "https://git.example/r.git"}}),
+                )
+                .await
+                .expect(201)["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            } else {
+                String::new()
+            };
             // A project the caller owns (an end user's own; the org's for
             // the others, who act as owners of every project).
             let project = if path.contains("{project_id}") {
@@ -621,6 +643,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{document_id}", &document)
                     .replace("{runner_id}", &runner)
                     .replace("{project_id}", &project)
+                    .replace("{code_agent_id}", &code_agent)
                     .replace("{run_id}", &run)
                     .replace("{trigger_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{skill_id}", "0190d1f2-0000-7000-8000-000000000000")

@@ -43,6 +43,13 @@ from ._generated.api.channels import (
     channels_webhook_verify,
     channels_whatsapp_qr,
 )
+from ._generated.api.code_agents import (
+    code_agents_create,
+    code_agents_delete,
+    code_agents_get,
+    code_agents_list,
+    code_agents_update,
+)
 from ._generated.api.computer import (
     computer_config_get,
     computer_config_put,
@@ -262,6 +269,11 @@ __all__ = [
     "channels_webhook",
     "channels_webhook_verify",
     "channels_whatsapp_qr",
+    "code_agents_create",
+    "code_agents_delete",
+    "code_agents_get",
+    "code_agents_list",
+    "code_agents_update",
     "compaction_get",
     "compaction_put",
     "computer_config_get",

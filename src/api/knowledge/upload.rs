@@ -6,19 +6,17 @@
 //! content in the same scope answers 200 with `duplicate: true`. A refusal
 //! stores nothing.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use actix_multipart::{Field, Multipart};
+use actix_multipart::Multipart;
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::Utc;
 use confer_actors::DocumentId;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use tokio::io::AsyncWriteExt;
 
 use super::{DocumentView, scope_of};
+use crate::api::uploads::{Received, Scratch, receive_file, receive_text};
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::knowledge::filetype::{FileType, zip_lists_document};
@@ -46,74 +44,6 @@ pub struct Uploaded {
     duplicate: bool,
 }
 
-/// The scratch file of an upload: removed unless the store kept it.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-/// The received file.
-struct Received {
-    name: String,
-    scratch: Scratch,
-    size: u64,
-    sha256: String,
-    head: Vec<u8>,
-}
-
-async fn receive_file(field: &mut Field, scratch: Scratch, max: u64) -> Result<Received, ApiError> {
-    let name = field
-        .content_disposition()
-        .and_then(|d| d.get_filename())
-        .map(str::to_owned)
-        .ok_or_else(|| ApiError::BadRequest("file: the part has no file name".into()))?;
-    let io = |e: std::io::Error| ApiError::Internal(format!("writing an upload: {}", e.kind()));
-    let mut out = tokio::fs::File::create(&scratch.0).await.map_err(io)?;
-    let mut hasher = Sha256::new();
-    let mut size = 0u64;
-    let mut head = Vec::new();
-    while let Some(piece) = field.next().await {
-        let piece = piece.map_err(|e| ApiError::BadRequest(format!("file: {e}")))?;
-        size += piece.len() as u64;
-        if size > max {
-            return Err(ApiError::PayloadTooLarge(format!(
-                "file: larger than {max} bytes (knowledge_max_upload_bytes)"
-            )));
-        }
-        if head.len() < 4096 {
-            head.extend_from_slice(&piece[..piece.len().min(4096 - head.len())]);
-        }
-        hasher.update(&piece);
-        out.write_all(&piece).await.map_err(io)?;
-    }
-    out.flush().await.map_err(io)?;
-    Ok(Received {
-        name,
-        scratch,
-        size,
-        sha256: hex::encode(hasher.finalize()),
-        head,
-    })
-}
-
-async fn receive_text(field: &mut Field, name: &str) -> Result<String, ApiError> {
-    let mut bytes = Vec::new();
-    while let Some(piece) = field.next().await {
-        let piece = piece.map_err(|e| ApiError::BadRequest(format!("{name}: {e}")))?;
-        if bytes.len() + piece.len() > MAX_FIELD_BYTES {
-            return Err(ApiError::invalid(
-                name,
-                format!("at most {MAX_FIELD_BYTES} bytes"),
-            ));
-        }
-        bytes.extend_from_slice(&piece);
-    }
-    String::from_utf8(bytes).map_err(|_| ApiError::invalid(name, "must be UTF-8 text"))
-}
-
 /// `POST /api/knowledge/upload`
 #[utoipa::path(post, path = "/api/knowledge/upload", tag = "knowledge", operation_id = "knowledge_upload", security(("bearer" = ["admin"])), params(UploadQuery), request_body(content_type = "multipart/form-data", description = "`file` (one part), `title` (1–200 characters), `scopeType` (`org`, `agent`, `thread`), `scopeId`"), responses((status = 201, description = "Stored with its job", body = Uploaded), (status = 200, description = "The scope already has this file (`duplicate: true`)", body = Uploaded), (status = 400, description = "Not multipart, or not exactly one `file` part", body = crate::error::ErrorBody<'static>), (status = 413, description = "Past `knowledge_max_upload_bytes`", body = crate::error::ErrorBody<'static>), (status = 422, description = "`file: unsupported type`, a bad field or a count limit", body = crate::error::ErrorBody<'static>)))]
 pub async fn upload(
@@ -139,20 +69,30 @@ pub async fn upload(
                 if file.is_some() {
                     return Err(ApiError::BadRequest("file: exactly one part".into()));
                 }
-                let scratch = Scratch(
+                let scratch = Scratch::new(
                     state
                         .knowledge
                         .files()
                         .scratch()
                         .join(format!("upload-{}", uuid::Uuid::now_v7())),
                 );
+                let max = settings.knowledge_max_upload_bytes;
                 file = Some(
-                    receive_file(&mut field, scratch, settings.knowledge_max_upload_bytes).await?,
+                    receive_file(
+                        &mut field,
+                        scratch,
+                        ("file", max, "knowledge_max_upload_bytes"),
+                    )
+                    .await?,
                 );
             }
-            "title" => title = Some(receive_text(&mut field, "title").await?),
-            "scopeType" => scope_type = Some(receive_text(&mut field, "scopeType").await?),
-            "scopeId" => scope_id = Some(receive_text(&mut field, "scopeId").await?),
+            "title" => title = Some(receive_text(&mut field, "title", MAX_FIELD_BYTES).await?),
+            "scopeType" => {
+                scope_type = Some(receive_text(&mut field, "scopeType", MAX_FIELD_BYTES).await?)
+            }
+            "scopeId" => {
+                scope_id = Some(receive_text(&mut field, "scopeId", MAX_FIELD_BYTES).await?)
+            }
             // Other parts are read and ignored.
             _ => while field.next().await.is_some() {},
         }
@@ -175,7 +115,7 @@ pub async fn upload(
         None => file.name.chars().take(200).collect(),
     };
     let kind = {
-        let path = file.scratch.0.clone();
+        let path = file.scratch.path().to_owned();
         let head = file.head.clone();
         let name = file.name.clone();
         web::block(move || {
@@ -215,7 +155,7 @@ pub async fn upload(
         settings.knowledge_max_docs_per_org,
         settings.knowledge_max_docs_per_thread,
     );
-    let upload = file.scratch.0.clone();
+    let upload = file.scratch.path().to_owned();
     let created = state
         .store
         .write(move |s| s.create_document(document, &upload, &files, limits))

@@ -10,7 +10,7 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 
 use super::SkillView;
-use crate::api::extract::parse_json_with;
+use crate::api::uploads::{is_multipart, json_payload};
 use crate::auth::Admin;
 use crate::error::ApiError;
 use crate::skills::ArchiveFile;
@@ -183,22 +183,10 @@ pub async fn install(
     request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let multipart = request
-        .headers()
-        .get(actix_web::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/"));
-    let origin = if multipart {
+    let origin = if is_multipart(&request) {
         read_parts(&request, payload, state.settings.skill_upload_max_bytes).await?
     } else {
-        let limit = state.settings.max_body_bytes;
-        let bytes = payload
-            .to_bytes_limited(limit)
-            .await
-            .map_err(|_| ApiError::PayloadTooLarge(format!("request body: over {limit} bytes")))?
-            .map_err(|e| ApiError::BadRequest(format!("request body: {e}")))?;
-        let body: InstallSkill = parse_json_with(&bytes, state.settings.max_json_depth)?;
-        origin_of(&state, body)?
+        origin_of(&state, json_payload(&state.settings, payload).await?)?
     };
     let skill = state.skills.install(caller.org_id, origin).await?;
     Ok(HttpResponse::Created().json(SkillView::from(skill)))

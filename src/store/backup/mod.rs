@@ -2,9 +2,10 @@
 //! the large-value files, the secret key only when asked, and last a
 //! manifest (versions, counts, each entry's SHA-256 and a checksum over
 //! them). A backup reads the trees with the write gate held (see `gate`),
-//! so it is the store between two writes, and opens the value files and
-//! the uploaded knowledge files (written once, never changed) and notes the trace logs' lengths
-//! (appended to only) under it too; those are copied after the gate is
+//! so it is the store between two writes, and opens the value files, the
+//! uploaded knowledge files and code agents' archives (written once, never
+//! changed) and notes the trace logs' lengths (appended to only) under it
+//! too; those are copied after the gate is
 //! released, so writes wait for the trees alone, not for the bulk of the
 //! bytes. Memory stays bounded because records go out in chunks of at
 //! most [`CHUNK_BYTES`]. [`verify`] checks an archive
@@ -32,6 +33,7 @@ use sha2::{Digest, Sha256};
 use super::format::STORE_FORMAT;
 use super::values::VALUES_DIR;
 use super::{SledStore, engine};
+use crate::code::files::CODE_ARCHIVES_DIR;
 use crate::knowledge::files::KNOWLEDGE_FILES_DIR;
 use crate::secrets::KEY_FILE;
 
@@ -87,6 +89,10 @@ pub struct Manifest {
     /// index, which is rebuilt from the trees).
     #[serde(default)]
     pub knowledge_files: u64,
+    /// Code agents' archives (`code-archives/files/`; absent in backups
+    /// made before code agents).
+    #[serde(default)]
+    pub code_archive_files: u64,
     /// Whether the secret key is in the archive.
     pub secret_key: bool,
     /// SHA-256 (hex) of each entry, by path.
@@ -213,11 +219,14 @@ impl SledStore {
         // still read whole through its handle, as the trees saw it.
         let values = self.open_value_files()?;
         let traces = self.open_trace_files()?;
-        let knowledge = self.open_knowledge_files()?;
+        let knowledge = self.open_org_files(KNOWLEDGE_FILES_DIR)?;
+        let code_archives = self.open_org_files(CODE_ARCHIVES_DIR)?;
         drop(quiet);
         let (value_files, trace_files) = (values.len() as u64, traces.len() as u64);
         let knowledge_files = knowledge.len() as u64;
-        for (name, file, length) in values.into_iter().chain(traces).chain(knowledge) {
+        let code_archive_files = code_archives.len() as u64;
+        let files = values.into_iter().chain(traces).chain(knowledge);
+        for (name, file, length) in files.chain(code_archives) {
             // At most the length noted under the gate: a trace log may have
             // grown since (its index then names records past the copied
             // end, which the restored store's open drops).
@@ -236,6 +245,7 @@ impl SledStore {
             value_files,
             trace_files,
             knowledge_files,
+            code_archive_files,
             secret_key: with_key,
             checksum: checksum(&archive.entries),
             entries: archive.entries.clone(),
@@ -260,21 +270,23 @@ impl SledStore {
         Ok(files)
     }
 
-    /// Every uploaded knowledge file, open, with its length.
-    fn open_knowledge_files(&self) -> Result<Vec<OpenedFile>, BackupError> {
-        let root = self.db_dir.join(KNOWLEDGE_FILES_DIR);
+    /// Every file of the per-org directory `dir` (uploaded knowledge
+    /// files, code agents' archives; written once, never changed), open,
+    /// with its length.
+    fn open_org_files(&self, dir: &str) -> Result<Vec<OpenedFile>, BackupError> {
+        let root = self.db_dir.join(dir);
         let Ok(orgs) = std::fs::read_dir(&root) else {
             return Ok(Vec::new());
         };
         let mut files = Vec::new();
         for org in orgs {
-            let org = org.map_err(io("listing knowledge files"))?;
+            let org = org.map_err(io("listing org files"))?;
             let org_name = org.file_name().to_string_lossy().into_owned();
-            for file in std::fs::read_dir(org.path()).map_err(io("listing knowledge files"))? {
-                let file = file.map_err(io("listing knowledge files"))?;
+            for file in std::fs::read_dir(org.path()).map_err(io("listing org files"))? {
+                let file = file.map_err(io("listing org files"))?;
                 let name = file.file_name().to_string_lossy().into_owned();
-                let name = format!("{KNOWLEDGE_FILES_DIR}/{org_name}/{name}");
-                files.push(opened(name, &file.path(), "reading a knowledge file")?);
+                let name = format!("{dir}/{org_name}/{name}");
+                files.push(opened(name, &file.path(), "reading an org file")?);
             }
         }
         Ok(files)

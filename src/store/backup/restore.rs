@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use super::{
     ARCHIVE_FORMAT, ARCHIVE_VERSION, BackupError, Hashing, MANIFEST, Manifest, TREES, checksum, io,
 };
+use crate::code::files::CODE_ARCHIVES_DIR;
 use crate::knowledge::files::KNOWLEDGE_FILES_DIR;
 use crate::secrets::KEY_FILE;
 use crate::store::engine;
@@ -191,6 +192,7 @@ fn write_restored(path: &Path, dir: &Path) -> Result<(), BackupError> {
         } else if text.starts_with(&format!("{VALUES_DIR}/"))
             || text.starts_with(&format!("{TRACES_DIR}/"))
             || text.starts_with(&format!("{KNOWLEDGE_FILES_DIR}/"))
+            || text.starts_with(&format!("{CODE_ARCHIVES_DIR}/"))
             || text == KEY_FILE
         {
             // Only the names this module writes: no `..`, no absolute path.

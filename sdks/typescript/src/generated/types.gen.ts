@@ -146,6 +146,15 @@ export type AnthropicOverrides = {
 export type AnyTrigger = Trigger | ScheduleTrigger | ButtonTrigger;
 
 /**
+ * An uploaded archive, as shown.
+ */
+export type ArchiveView = {
+    bytes: number;
+    filename: string;
+    sha256: string;
+};
+
+/**
  * `POST /api/agents/{id}/mcps` body.
  */
 export type Attach = {
@@ -571,6 +580,86 @@ export type CitationView = {
     source_ref: string;
     start: number;
     title: string;
+};
+
+/**
+ * The answer of a delete.
+ */
+export type CodeAgentDeleted = {
+    ok: boolean;
+};
+
+/**
+ * The fields of `POST /api/code-agents` (all but `agentId`, `name` and
+ * the repository optional) and of its PATCH (all optional).
+ */
+export type CodeAgentInput = {
+    agentId?: string | null;
+    /**
+     * ≤ 100 word patterns, the last word of each may be `*`; null: any.
+     */
+    allowedCommands?: Array<string> | null;
+    computer?: PutComputerConfig | null;
+    /**
+     * ≤ 4,000 characters.
+     */
+    description?: string | null;
+    /**
+     * 1–200 (50).
+     */
+    maxSteps?: number | null;
+    /**
+     * 1–100 characters.
+     */
+    name?: string | null;
+    repository?: RepositoryInput | null;
+    /**
+     * ≤ 4 KiB; null: none.
+     */
+    setupCommand?: string | null;
+    /**
+     * 1–3600 (600).
+     */
+    setupTimeoutSecs?: number | null;
+    /**
+     * 1–720 (60).
+     */
+    turnTimeoutMins?: number | null;
+};
+
+/**
+ * A code agent as every route answers it.
+ */
+export type CodeAgentView = {
+    agent_id: string;
+    allowed_commands?: Array<string> | null;
+    computer: CodeComputerView;
+    created_at: string;
+    description: string;
+    id: string;
+    max_steps: number;
+    name: string;
+    org_id: string;
+    repository: RepositoryView;
+    setup_command?: string | null;
+    setup_timeout_secs: number;
+    turn_timeout_mins: number;
+    updated_at: string;
+};
+
+/**
+ * A code agent's sandbox settings (the computer configuration's fields
+ * but `enabled`).
+ */
+export type CodeComputerView = {
+    env: {
+        [key: string]: string;
+    };
+    idle_timeout_secs: number;
+    max_command_secs: number;
+    network: Network;
+    output_limit_bytes: number;
+    size_class: SizeClass;
 };
 
 /**
@@ -2723,6 +2812,45 @@ export type RemoveParticipant = {
  */
 export type RemoveRequest = {
     participantId: string;
+};
+
+/**
+ * The `repository` of a create or PATCH body.
+ */
+export type RepositoryInput = {
+    /**
+     * A branch; null or absent: the remote's default.
+     */
+    branch?: string | null;
+    /**
+     * 1–10000; null or absent: a full clone.
+     */
+    depth?: number | null;
+    /**
+     * Write-only: sent to git as an `Authorization` header.
+     */
+    token?: string | null;
+    /**
+     * An http(s) git URL (absent with an uploaded archive).
+     */
+    url?: string | null;
+};
+
+/**
+ * How a code agent's repository arrives.
+ */
+export type RepositoryKind = 'git' | 'archive';
+
+/**
+ * A repository, as shown (never its token).
+ */
+export type RepositoryView = {
+    archive?: ArchiveView | null;
+    branch?: string | null;
+    depth?: number | null;
+    has_token: boolean;
+    kind: RepositoryKind;
+    url?: string | null;
 };
 
 /**
@@ -8279,6 +8407,252 @@ export type ChannelsWebhookResponses = {
      */
     200: unknown;
 };
+
+export type CodeAgentsListData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/code-agents';
+};
+
+export type CodeAgentsListErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeAgentsListError = CodeAgentsListErrors[keyof CodeAgentsListErrors];
+
+export type CodeAgentsListResponses = {
+    /**
+     * The org's code agents, oldest first
+     */
+    200: Array<CodeAgentView>;
+};
+
+export type CodeAgentsListResponse = CodeAgentsListResponses[keyof CodeAgentsListResponses];
+
+export type CodeAgentsCreateData = {
+    /**
+     * JSON, or `multipart/form-data` with a `config` part (this JSON without `repository.url`) and an `archive` part (tar, tar.gz or zip)
+     */
+    body: CodeAgentInput;
+    path?: never;
+    query?: never;
+    url: '/api/code-agents';
+};
+
+export type CodeAgentsCreateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * The org has 100 code agents
+     */
+    409: ErrorBody;
+    /**
+     * `archive` past `CONFER_CODE_ARCHIVE_MAX_BYTES`
+     */
+    413: ErrorBody;
+    /**
+     * A field out of its rule (named), `agentId: no such agent`, `archive: {entry}: {why}`
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeAgentsCreateError = CodeAgentsCreateErrors[keyof CodeAgentsCreateErrors];
+
+export type CodeAgentsCreateResponses = {
+    /**
+     * Created
+     */
+    201: CodeAgentView;
+};
+
+export type CodeAgentsCreateResponse = CodeAgentsCreateResponses[keyof CodeAgentsCreateResponses];
+
+export type CodeAgentsDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * The code agent's id
+         */
+        code_agent_id: string;
+    };
+    query?: never;
+    url: '/api/code-agents/{code_agent_id}';
+};
+
+export type CodeAgentsDeleteErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeAgentsDeleteError = CodeAgentsDeleteErrors[keyof CodeAgentsDeleteErrors];
+
+export type CodeAgentsDeleteResponses = {
+    /**
+     * Deleted
+     */
+    200: CodeAgentDeleted;
+};
+
+export type CodeAgentsDeleteResponse = CodeAgentsDeleteResponses[keyof CodeAgentsDeleteResponses];
+
+export type CodeAgentsGetData = {
+    body?: never;
+    path: {
+        /**
+         * The code agent's id
+         */
+        code_agent_id: string;
+    };
+    query?: never;
+    url: '/api/code-agents/{code_agent_id}';
+};
+
+export type CodeAgentsGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeAgentsGetError = CodeAgentsGetErrors[keyof CodeAgentsGetErrors];
+
+export type CodeAgentsGetResponses = {
+    /**
+     * The code agent
+     */
+    200: CodeAgentView;
+};
+
+export type CodeAgentsGetResponse = CodeAgentsGetResponses[keyof CodeAgentsGetResponses];
+
+export type CodeAgentsUpdateData = {
+    /**
+     * JSON, or multipart with a `config` part and a new `archive`
+     */
+    body: CodeAgentInput;
+    path: {
+        /**
+         * The code agent's id
+         */
+        code_agent_id: string;
+    };
+    query?: never;
+    url: '/api/code-agents/{code_agent_id}';
+};
+
+export type CodeAgentsUpdateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `archive` past `CONFER_CODE_ARCHIVE_MAX_BYTES`
+     */
+    413: ErrorBody;
+    /**
+     * A field out of its rule (named)
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeAgentsUpdateError = CodeAgentsUpdateErrors[keyof CodeAgentsUpdateErrors];
+
+export type CodeAgentsUpdateResponses = {
+    /**
+     * Changed
+     */
+    200: CodeAgentView;
+};
+
+export type CodeAgentsUpdateResponse = CodeAgentsUpdateResponses[keyof CodeAgentsUpdateResponses];
 
 export type IntegrationsListData = {
     body?: never;

@@ -13,6 +13,7 @@ from .agent_view import AgentView
 from .agent_view_tool_profiles_type_0 import AgentViewToolProfilesType0
 from .analytics import Analytics
 from .anthropic_overrides import AnthropicOverrides
+from .archive_view import ArchiveView
 from .attach import Attach
 from .attach_integration import AttachIntegration
 from .attach_skill import AttachSkill
@@ -46,6 +47,11 @@ from .chunk import Chunk
 from .citation import Citation
 from .citation_event import CitationEvent
 from .citation_view import CitationView
+from .code_agent_deleted import CodeAgentDeleted
+from .code_agent_input import CodeAgentInput
+from .code_agent_view import CodeAgentView
+from .code_computer_view import CodeComputerView
+from .code_computer_view_env import CodeComputerViewEnv
 from .compaction_config import CompactionConfig
 from .compaction_event import CompactionEvent
 from .compaction_view import CompactionView
@@ -231,6 +237,9 @@ from .remote_header import RemoteHeader
 from .remove_member import RemoveMember
 from .remove_participant import RemoveParticipant
 from .remove_request import RemoveRequest
+from .repository_input import RepositoryInput
+from .repository_kind import RepositoryKind
+from .repository_view import RepositoryView
 from .requires_action_event import RequiresActionEvent
 from .resume_run import ResumeRun
 from .role import Role
@@ -408,6 +417,7 @@ __all__ = (
     "AgentViewToolProfilesType0",
     "Analytics",
     "AnthropicOverrides",
+    "ArchiveView",
     "Attach",
     "AttachIntegration",
     "AttachSkill",
@@ -441,6 +451,11 @@ __all__ = (
     "Citation",
     "CitationEvent",
     "CitationView",
+    "CodeAgentDeleted",
+    "CodeAgentInput",
+    "CodeAgentView",
+    "CodeComputerView",
+    "CodeComputerViewEnv",
     "CompactionConfig",
     "CompactionEvent",
     "CompactionView",
@@ -626,6 +641,9 @@ __all__ = (
     "RemoveMember",
     "RemoveParticipant",
     "RemoveRequest",
+    "RepositoryInput",
+    "RepositoryKind",
+    "RepositoryView",
     "RequiresActionEvent",
     "ResumeRun",
     "Role",

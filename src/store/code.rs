@@ -1,0 +1,148 @@
+//! Code agents in the store (`computer.md` §5; see `crate::code`).
+//!
+//! | tree          | key               | value                     |
+//! |---------------|-------------------|---------------------------|
+//! | `code_agents` | org ++ code agent | `CodeAgent` (token sealed) |
+//!
+//! A create counts the org's code agents under one lock (a sled
+//! transaction cannot count a prefix); a change is a compare-and-swap on
+//! the record read, so a late write never resurrects a deleted one.
+
+use confer_actors::{CodeAgentId, OrgId, StoreError};
+
+use super::codec::{decode, encode};
+use super::update::{Updated, existing, swap};
+use super::{SledStore, engine};
+use crate::code::agents::{CodeAgent, MAX_CODE_AGENTS_PER_ORG};
+use crate::secrets::aad;
+
+/// The code agent trees.
+pub struct CodeTrees {
+    agents: sled::Tree,
+    /// Held by writes that count.
+    counting: std::sync::Mutex<()>,
+}
+
+impl CodeTrees {
+    pub fn open(db: &sled::Db) -> Result<Self, StoreError> {
+        Ok(Self {
+            agents: db.open_tree("code_agents").map_err(engine)?,
+            counting: std::sync::Mutex::new(()),
+        })
+    }
+}
+
+fn key(org: OrgId, id: CodeAgentId) -> Vec<u8> {
+    [org.as_bytes().as_slice(), id.as_bytes()].concat()
+}
+
+fn token_aad(org: OrgId, id: CodeAgentId) -> String {
+    aad(&org.to_string(), "code_agents", &id.to_string(), "token")
+}
+
+/// What a create did.
+#[derive(Debug)]
+pub enum CodeAgentCreated {
+    Stored(Box<CodeAgent>),
+    /// The org has [`MAX_CODE_AGENTS_PER_ORG`].
+    Full,
+}
+
+impl SledStore {
+    /// `agent` with a plain token sealed (a sealed one stays as it is).
+    fn seal_code_token(&self, mut agent: CodeAgent) -> Result<CodeAgent, StoreError> {
+        if let Some(token) = &agent.repository.token
+            && !crate::secrets::SecretBox::is_sealed(token)
+        {
+            let sealed = self
+                .secrets
+                .seal(token, &token_aad(agent.org_id, agent.id))
+                .map_err(|e| StoreError::Engine(e.to_string()))?;
+            agent.repository.token = Some(sealed);
+        }
+        Ok(agent)
+    }
+
+    /// Stores a new code agent (its token in plain text, sealed here).
+    pub fn create_code_agent(&self, agent: CodeAgent) -> Result<CodeAgentCreated, StoreError> {
+        let _writing = self.gate.writing();
+        let trees = &self.code;
+        let _counting = trees.counting.lock().unwrap_or_else(|p| p.into_inner());
+        if trees.agents.scan_prefix(agent.org_id.as_bytes()).count() >= MAX_CODE_AGENTS_PER_ORG {
+            return Ok(CodeAgentCreated::Full);
+        }
+        let agent = self.seal_code_token(agent)?;
+        trees
+            .agents
+            .insert(key(agent.org_id, agent.id), encode(&agent)?)
+            .map_err(engine)?;
+        Ok(CodeAgentCreated::Stored(Box::new(agent)))
+    }
+
+    /// One code agent of the org (its token sealed).
+    pub fn code_agent(&self, org: OrgId, id: CodeAgentId) -> Result<Option<CodeAgent>, StoreError> {
+        Self::get(&self.code.agents, &key(org, id))
+    }
+
+    /// The org's code agents, oldest first (IDs are time-ordered).
+    pub fn code_agents(&self, org: OrgId) -> Result<Vec<CodeAgent>, StoreError> {
+        self.code
+            .agents
+            .scan_prefix(org.as_bytes())
+            .values()
+            .map(|value| decode(&value.map_err(engine)?))
+            .collect()
+    }
+
+    /// Changes a code agent (compare-and-swap); a new plain token is
+    /// sealed. `Gone` once it was deleted.
+    pub fn update_code_agent<E>(
+        &self,
+        org: OrgId,
+        id: CodeAgentId,
+        mut change: impl FnMut(CodeAgent) -> Result<CodeAgent, E>,
+    ) -> Result<Updated<CodeAgent, E>, StoreError> {
+        let _writing = self.gate.writing();
+        /// A refusal of the change, or a token that could not be sealed.
+        enum Failed<E> {
+            Change(E),
+            Sealing(StoreError),
+        }
+        let updated = swap(&self.code.agents, &key(org, id), existing, |agent| {
+            let changed = change(agent).map_err(Failed::Change)?;
+            self.seal_code_token(changed).map_err(Failed::Sealing)
+        })?;
+        Ok(match updated {
+            Updated::Stored(agent) => Updated::Stored(agent),
+            Updated::Gone => Updated::Gone,
+            Updated::Refused(Failed::Change(error)) => Updated::Refused(error),
+            Updated::Refused(Failed::Sealing(error)) => return Err(error),
+        })
+    }
+
+    /// Deletes a code agent; the record it was, if any.
+    pub fn delete_code_agent(
+        &self,
+        org: OrgId,
+        id: CodeAgentId,
+    ) -> Result<Option<CodeAgent>, StoreError> {
+        let _writing = self.gate.writing();
+        let removed = self.code.agents.remove(key(org, id)).map_err(engine)?;
+        removed.map(|bytes| decode(&bytes)).transpose()
+    }
+
+    /// A code agent's repository token, opened.
+    pub fn code_agent_token(&self, agent: &CodeAgent) -> Result<Option<String>, StoreError> {
+        agent
+            .repository
+            .token
+            .as_deref()
+            .map(|sealed| {
+                self.secrets
+                    .open(sealed, &token_aad(agent.org_id, agent.id))
+                    .map(|s| secrecy::ExposeSecret::expose_secret(&s).to_owned())
+                    .map_err(|e| StoreError::Engine(e.to_string()))
+            })
+            .transpose()
+    }
+}

@@ -1,0 +1,295 @@
+//! Code agents (`computer.md` §5): the record's rules and defaults, a
+//! token that is never answered and is forgotten with its URL, archives
+//! checked entry by entry, kept on disk and replaced, and the org's cap.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{Options, Server};
+
+/// A tar of `(name, bytes)` files, gzipped.
+fn tar_gz(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (name, bytes) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        builder.append_data(&mut header, name, *bytes).unwrap();
+    }
+    let tar = builder.into_inner().unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &tar).unwrap();
+    gz.finish().unwrap()
+}
+
+/// A plain tar holding one file named `name` as written (`tar::Builder`
+/// refuses `..`, so the header is filled in by hand).
+fn raw_tar(name: &str) -> Vec<u8> {
+    let mut header = tar::Header::new_old();
+    header.set_size(1);
+    header.set_mode(0o644);
+    header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+    header.set_cksum();
+    let mut bytes = header.as_bytes().to_vec();
+    bytes.extend_from_slice(&[b'x'; 512]);
+    bytes.extend_from_slice(&[0; 1024]);
+    bytes
+}
+
+fn kept_archives(server: &Server, org: &str) -> Vec<String> {
+    let dir = server.data_dir().join("code-archives/files").join(org);
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn a_code_agent_keeps_its_rules_and_never_answers_its_token() {
+    let server = Server::start();
+    let root = server.admin();
+    let agent = root.agent("coder").await;
+    let created = root
+        .post(
+            "/api/code-agents",
+            json!({"agentId": agent, "name": "fixer",
+                   "repository": {"url": "https://git.example/r.git", "branch": "main",
+                                  "depth": 1, "token": "tok-MARKER-7731"},
+                   "allowedCommands": ["cargo test *"],
+                   "computer": {"sizeClass": "medium", "maxCommandSecs": 120}}),
+        )
+        .await
+        .expect(201);
+    assert!(
+        !created.to_string().contains("tok-MARKER-7731"),
+        "{created}"
+    );
+    let id = created["id"].as_str().unwrap().to_owned();
+    assert_eq!(created["agent_id"], agent.as_str());
+    assert_eq!(created["repository"]["kind"], "git");
+    assert_eq!(created["repository"]["has_token"], true);
+    assert_eq!(created["repository"]["branch"], "main");
+    assert_eq!(created["max_steps"], 50);
+    assert_eq!(created["setup_timeout_secs"], 600);
+    assert_eq!(created["turn_timeout_mins"], 60);
+    assert_eq!(created["computer"]["size_class"], "medium");
+    assert_eq!(created["computer"]["max_command_secs"], 120);
+    assert!(created["computer"].get("enabled").is_none());
+
+    let listed = root.get("/api/code-agents").await.expect(200);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    let read = root
+        .get(&format!("/api/code-agents/{id}"))
+        .await
+        .expect(200);
+    assert_eq!(read, created);
+
+    // Each rule names its field; nothing is changed by a refusal.
+    let path = format!("/api/code-agents/{id}");
+    for (body, field) in [
+        (json!({"maxSteps": 201}), "maxSteps"),
+        (json!({"computer": {"enabled": true}}), "computer.enabled"),
+        (
+            json!({"allowedCommands": ["ls", "* x"]}),
+            "allowedCommands[1]",
+        ),
+        (
+            json!({"repository": {"url": "ssh://git@git.example/r.git"}}),
+            "repository.url",
+        ),
+        (
+            json!({"repository": {"url": "file:///etc"}}),
+            "repository.url",
+        ),
+        (
+            json!({"agentId": "0190d1f2-0000-7000-8000-000000000000"}),
+            "agentId",
+        ),
+    ] {
+        let detail = root
+            .patch(&path, body)
+            .await
+            .expect_error(422, "VALIDATION_ERROR");
+        assert!(detail.starts_with(field), "{field}: {detail}");
+    }
+    assert_eq!(root.get(&path).await.expect(200), created);
+    let unknown = root
+        .post(
+            "/api/code-agents",
+            json!({"agentId": "0190d1f2-0000-7000-8000-000000000000", "name": "x",
+                   "repository": {"url": "https://git.example/r.git"}}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(unknown.starts_with("agentId"), "{unknown}");
+
+    // The same URL keeps the token; another forgets it.
+    let same = root
+        .patch(
+            &path,
+            json!({"repository": {"url": "https://git.example/r.git"}, "maxSteps": 80}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(same["repository"]["has_token"], true);
+    assert_eq!(same["max_steps"], 80);
+    let moved = root
+        .patch(
+            &path,
+            json!({"repository": {"url": "https://elsewhere.example/r.git"}}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(moved["repository"]["has_token"], false);
+    let cleared = root
+        .patch(&path, json!({"allowedCommands": null}))
+        .await
+        .expect(200);
+    assert_eq!(cleared["allowed_commands"], Value::Null);
+
+    root.delete(&path).await.expect(200);
+    root.get(&path).await.expect_error(404, "NOT_FOUND");
+    root.delete(&path).await.expect_error(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn archives_are_checked_kept_replaced_and_capped() {
+    let server =
+        Server::start_with(Options::default().env("CONFER_CODE_ARCHIVE_MAX_BYTES", "65536"));
+    let root = server.admin();
+    let org = root.org_id().await;
+    let agent = root.agent("coder").await;
+    let config = json!({"agentId": agent, "name": "snapshot"}).to_string();
+    let clean = tar_gz(&[
+        ("README.md", b"hello\n"),
+        ("src/main.rs", b"fn main() {}\n"),
+    ]);
+    let created = root
+        .multipart_parts(
+            "/api/code-agents",
+            &[("config", &config)],
+            &[("archive", "src.tar.gz", &clean)],
+        )
+        .await
+        .expect(201);
+    let id = created["id"].as_str().unwrap().to_owned();
+    let archive = &created["repository"]["archive"];
+    assert_eq!(created["repository"]["kind"], "archive");
+    assert_eq!(archive["filename"], "src.tar.gz");
+    assert_eq!(archive["bytes"], clean.len());
+    assert_eq!(archive["sha256"].as_str().unwrap().len(), 64);
+    let first = kept_archives(&server, &org);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(first[0].starts_with(&id) && first[0].ends_with(".tar.gz"));
+
+    // Unsafe entries, other formats and an oversized upload keep nothing.
+    for (bytes, expected) in [
+        (raw_tar("../x"), "archive: ../x: a `..` path"),
+        (
+            raw_tar("/etc/cron.d/x"),
+            "archive: /etc/cron.d/x: an absolute path",
+        ),
+        (b"just text".to_vec(), "archive: not a tar, tar.gz or zip"),
+    ] {
+        let detail = root
+            .multipart_parts(
+                "/api/code-agents",
+                &[("config", &config)],
+                &[("archive", "bad.tar", &bytes)],
+            )
+            .await
+            .expect_error(422, "VALIDATION_ERROR");
+        assert_eq!(detail, expected);
+    }
+    // Bytes that do not compress (xorshift), so the upload is large.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let noise: Vec<u8> = (0..200_000)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        })
+        .collect();
+    let big = tar_gz(&[("noise.bin", &noise)]);
+    assert!(big.len() > 65_536);
+    let too_big = root
+        .multipart_parts(
+            "/api/code-agents",
+            &[("config", &config)],
+            &[("archive", "big.tar.gz", &big)],
+        )
+        .await
+        .expect_error(413, "PAYLOAD_TOO_LARGE");
+    assert!(
+        too_big.contains("CONFER_CODE_ARCHIVE_MAX_BYTES"),
+        "{too_big}"
+    );
+    let with_url = json!({"agentId": agent, "name": "both",
+                          "repository": {"url": "https://git.example/r.git"}})
+    .to_string();
+    root.multipart_parts(
+        "/api/code-agents",
+        &[("config", &with_url)],
+        &[("archive", "src.tar.gz", &clean)],
+    )
+    .await
+    .expect_error(422, "VALIDATION_ERROR");
+    assert_eq!(kept_archives(&server, &org), first);
+    assert_eq!(
+        std::fs::read_dir(server.data_dir().join("code-archives/tmp"))
+            .unwrap()
+            .count(),
+        0
+    );
+
+    // A new archive replaces the kept file; a git URL removes it.
+    let path = format!("/api/code-agents/{id}");
+    let newer = tar_gz(&[("README.md", b"changed\n")]);
+    let replaced = root
+        .multipart_as(
+            Method::PATCH,
+            &path,
+            &[],
+            &[("archive", "v2.tar.gz", &newer)],
+        )
+        .await
+        .expect(200);
+    assert_eq!(replaced["repository"]["archive"]["filename"], "v2.tar.gz");
+    assert_eq!(replaced["name"], "snapshot");
+    let second = kept_archives(&server, &org);
+    assert_eq!(second.len(), 1);
+    assert_ne!(second, first);
+    let git = root
+        .patch(
+            &path,
+            json!({"repository": {"url": "https://git.example/r.git"}}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(git["repository"]["kind"], "git");
+    assert_eq!(git["repository"]["archive"], Value::Null);
+    assert!(kept_archives(&server, &org).is_empty());
+
+    // The org's cap: 100 code agents, then 409.
+    let body = json!({"agentId": agent, "name": "n",
+                      "repository": {"url": "https://git.example/r.git"}});
+    let mut count = 1;
+    while count < 100 {
+        root.post("/api/code-agents", body.clone())
+            .await
+            .expect(201);
+        count += 1;
+    }
+    root.post("/api/code-agents", body)
+        .await
+        .expect_error(409, "CONFLICT");
+    let listed = root.get("/api/code-agents").await.expect(200);
+    assert_eq!(listed.as_array().unwrap().len(), 100);
+    assert_eq!(listed[0]["id"], id.as_str(), "oldest first");
+}
