@@ -60,4 +60,6 @@ pub struct AppState {
     pub mcp_registry: std::sync::Arc<crate::tools::mcp::registry::Registry>,
     /// Code agents' kept archives (`computer.md` §5).
     pub code_archives: crate::code::files::CodeArchives,
+    /// Code sessions at work (`computer.md` §6).
+    pub code_sessions: std::sync::Arc<crate::code::service::CodeSessions>,
 }

@@ -69,6 +69,8 @@ error_codes! {
     SHUTTING_DOWN = Some(503), true;
     /// Too many knowledge searches wait (`knowledge.md`): come back in 1 s.
     SEARCH_BUSY = Some(503), false;
+    /// No sandbox runtime can run a code session here (`computer.md` §6).
+    SANDBOX_UNAVAILABLE = Some(503), false;
     /// A queued send dropped by `interrupt` or `stop {queued}`.
     CANCELLED = None, true;
     /// A JSON run's answer did not match its schema after the repairs.

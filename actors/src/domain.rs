@@ -96,6 +96,9 @@ pub enum ThreadOrigin {
     /// A delegated agent's turn (`agent-extras.md` §3): listed under its
     /// parent only, read-only to clients but for a stop.
     Delegate,
+    /// A code session's thread (`computer.md` §6): unlisted, driven
+    /// through its session's routes.
+    Code,
 }
 
 /// A conversation thread.

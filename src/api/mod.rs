@@ -11,6 +11,7 @@ pub mod analytics;
 pub mod body_rules;
 pub mod channels;
 pub mod code_agents;
+pub mod code_sessions;
 pub mod compaction;
 pub mod computer;
 pub mod context;
@@ -65,6 +66,7 @@ use serde::Serialize;
 use self::channels::contacts as channel_contacts;
 use self::channels::qr as channel_qr;
 use self::channels::webhook as channel_webhook;
+use self::code_sessions::work as code_session_work;
 use self::marketplace::avatars as marketplace_avatars;
 use self::marketplace::catalogue as marketplace_catalogue;
 use self::marketplace::proposals as marketplace_proposals;
@@ -146,6 +148,15 @@ route_table! {
     "/api/code-agents/{code_agent_id}" => {
         GET => code_agents::get, PATCH => code_agents::update, DELETE => code_agents::delete,
     },
+    "/api/code-sessions" => { GET => code_sessions::list, POST => code_sessions::create },
+    "/api/code-sessions/{code_session_id}" => {
+        GET => code_sessions::get, PATCH => code_sessions::update,
+    },
+    "/api/code-sessions/{code_session_id}/messages" => { POST => code_session_work::message },
+    "/api/code-sessions/{code_session_id}/events" => { GET => code_session_work::events },
+    "/api/code-sessions/{code_session_id}/cancel" => { POST => code_session_work::cancel },
+    "/api/code-sessions/{code_session_id}/archive" => { POST => code_session_work::archive },
+    "/api/code-sessions/{code_session_id}/diff" => { GET => code_session_work::diff },
     "/api/agents/{agent_id}/computer" => { GET => computer::get, PUT => computer::put },
     "/api/agents/{agent_id}/computer-instances" => { GET => computer::instances },
     "/api/agents/{agent_id}/marketplace" => {

@@ -48,6 +48,7 @@ const REATTACH: &[(&str, &str)] = &[
     ("public_stream", "public_stream"),
     ("runs_events", "runs_events"),
     ("runner_button_events", "runner_button_events"),
+    ("code_sessions_events", "code_sessions_events"),
 ];
 
 /// `meta` → `MetaEvent`, `tool_call` → `ToolCallEvent`.

@@ -6,5 +6,13 @@
 
 pub mod agents;
 pub mod archive;
+pub mod changes;
 pub mod commands;
 pub mod files;
+pub mod ops;
+pub mod prepare;
+pub mod prompt;
+pub mod seed;
+pub mod service;
+pub mod sessions;
+pub mod workspace;

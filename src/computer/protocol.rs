@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 
 /// The largest message either side sends or accepts (`computer.md` §1).
 pub const MAX_MESSAGE: usize = 4 << 20;
+/// The most bytes of one `Append` (base64 keeps it under the message bound).
+pub const MAX_APPEND: usize = 2 << 20;
 
 /// The per-command limits of rlimit mode (`computer.md` §4 point 4).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -52,6 +54,14 @@ pub enum Request {
         path: String,
         content: String,
     },
+    /// Appends bytes (base64) to a file, emptied first when `truncate`
+    /// (a workspace's seed, sent in pieces under the message bound).
+    Append {
+        id: u64,
+        path: String,
+        data: String,
+        truncate: bool,
+    },
 }
 
 impl Request {
@@ -61,7 +71,8 @@ impl Request {
             Self::Exec { id, .. }
             | Self::Signal { id, .. }
             | Self::Read { id, .. }
-            | Self::Write { id, .. } => *id,
+            | Self::Write { id, .. }
+            | Self::Append { id, .. } => *id,
         }
     }
 }

@@ -61,6 +61,35 @@ pub struct ExecSpec {
     pub output: Option<OutputSender>,
 }
 
+impl ExecSpec {
+    /// `command` in the workspace at `workspace`, as every command runs:
+    /// `PATH`, `HOME` (the workspace), `LANG` and the configuration's
+    /// `env`; its output kept to the configuration's limit.
+    pub fn in_workspace(
+        command: String,
+        workspace: &str,
+        config: &super::config::ComputerConfig,
+        limits: Limits,
+        timeout: std::time::Duration,
+    ) -> Self {
+        let mut env = vec![
+            ("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned()),
+            ("HOME".to_owned(), workspace.to_owned()),
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+        ];
+        env.extend(config.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Self {
+            command,
+            cwd: None,
+            timeout,
+            env,
+            limits,
+            keep: config.output_limit_bytes,
+            output: None,
+        }
+    }
+}
+
 /// A started sandbox: its operations run one at a time (the lifecycle's
 /// lock); dropping it stops it.
 pub trait RunningSandbox: Send + Sync {
@@ -70,6 +99,10 @@ pub trait RunningSandbox: Send + Sync {
     fn read_file(&self, path: String) -> RuntimeFuture<'_, Reply>;
     /// Writes a file atomically.
     fn write_file(&self, path: String, content: String) -> RuntimeFuture<'_, Reply>;
+    /// Appends bytes to a file (emptied first when `truncate`); a piece is
+    /// at most [`super::protocol::MAX_APPEND`] bytes.
+    fn append_file(&self, path: String, bytes: Vec<u8>, truncate: bool)
+    -> RuntimeFuture<'_, Reply>;
     /// Whether the sandbox still runs.
     fn is_alive(&self) -> bool;
 }

@@ -50,7 +50,13 @@ pub struct GitFetcher {
 }
 
 /// A temporary directory removed on drop.
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(PathBuf);
+
+impl Scratch {
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
+    }
+}
 
 impl Drop for Scratch {
     fn drop(&mut self) {
@@ -96,7 +102,7 @@ impl GitFetcher {
     }
 
     /// A git command with the rules' environment.
-    fn command(&self, proxy: &EgressProxy, home: &Path, token: Option<&str>) -> Command {
+    pub(crate) fn command(&self, proxy: &EgressProxy, home: &Path, token: Option<&str>) -> Command {
         let mut settings = vec![
             ("http.proxy".to_owned(), proxy.url()),
             ("http.followRedirects".into(), "false".into()),
@@ -142,7 +148,7 @@ impl GitFetcher {
     }
 
     /// The proxy for `url`'s host alone.
-    async fn proxy_for(&self, url: &str, max_pack: u64) -> Result<EgressProxy, String> {
+    pub(crate) async fn proxy_for(&self, url: &str, max_pack: u64) -> Result<EgressProxy, String> {
         let checked = self.policy.check_url(url)?;
         let host = checked.url.host_str().unwrap_or_default();
         let host = host
@@ -159,7 +165,8 @@ impl GitFetcher {
             .map_err(|e| format!("the egress proxy did not start ({})", e.kind()))
     }
 
-    fn new_scratch(&self) -> Result<Scratch, String> {
+    /// A new scratch directory, removed when the answer is dropped.
+    pub(crate) fn new_scratch(&self) -> Result<Scratch, String> {
         let dir = self.scratch.join(uuid::Uuid::now_v7().to_string());
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("no scratch directory ({})", e.kind()))?;
@@ -168,7 +175,7 @@ impl GitFetcher {
 
     /// Runs `command` within `timeout`: its stdout, or the failure's
     /// reason.
-    async fn run(
+    pub(crate) async fn run(
         &self,
         mut command: Command,
         proxy: &EgressProxy,

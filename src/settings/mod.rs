@@ -176,6 +176,8 @@ pub struct Settings {
     pub sandbox_retention_hours: u64,
     /// The largest archive a code agent may be given (413 past it).
     pub code_archive_max_bytes: u64,
+    /// The most bytes a code session's repository fetch brings over.
+    pub code_repo_max_bytes: u64,
     #[serde(default)]
     pub e2b_api_key: Option<SecretString>,
     #[serde(default)]

@@ -1,24 +1,34 @@
-//! Code agents in the store (`computer.md` §5; see `crate::code`).
+//! Code agents and their sessions in the store (`computer.md` §5–6; see
+//! `crate::code`).
 //!
-//! | tree          | key               | value                     |
-//! |---------------|-------------------|---------------------------|
-//! | `code_agents` | org ++ code agent | `CodeAgent` (token sealed) |
+//! | tree                   | key                 | value                      |
+//! |------------------------|---------------------|----------------------------|
+//! | `code_agents`          | org ++ code agent   | `CodeAgent` (token sealed) |
+//! | `code_sessions`        | org ++ session      | `CodeSession`              |
+//! | `code_session_threads` | thread              | org ++ session             |
+//!
+//! Session IDs are time-ordered, so "newest first" is a reverse scan of
+//! the org's prefix.
 //!
 //! A create counts the org's code agents under one lock (a sled
 //! transaction cannot count a prefix); a change is a compare-and-swap on
 //! the record read, so a late write never resurrects a deleted one.
 
-use confer_actors::{CodeAgentId, OrgId, StoreError};
+use confer_actors::{CodeAgentId, CodeSessionId, OrgId, StoreError, ThreadId};
+use sled::Transactional;
 
 use super::codec::{decode, encode};
 use super::update::{Updated, existing, swap};
 use super::{SledStore, engine};
 use crate::code::agents::{CodeAgent, MAX_CODE_AGENTS_PER_ORG};
+use crate::code::sessions::{CodeSession, SessionStatus};
 use crate::secrets::aad;
 
 /// The code agent trees.
 pub struct CodeTrees {
     agents: sled::Tree,
+    sessions: sled::Tree,
+    session_threads: sled::Tree,
     /// Held by writes that count.
     counting: std::sync::Mutex<()>,
 }
@@ -27,12 +37,18 @@ impl CodeTrees {
     pub fn open(db: &sled::Db) -> Result<Self, StoreError> {
         Ok(Self {
             agents: db.open_tree("code_agents").map_err(engine)?,
+            sessions: db.open_tree("code_sessions").map_err(engine)?,
+            session_threads: db.open_tree("code_session_threads").map_err(engine)?,
             counting: std::sync::Mutex::new(()),
         })
     }
 }
 
 fn key(org: OrgId, id: CodeAgentId) -> Vec<u8> {
+    [org.as_bytes().as_slice(), id.as_bytes()].concat()
+}
+
+fn session_key(org: OrgId, id: CodeSessionId) -> Vec<u8> {
     [org.as_bytes().as_slice(), id.as_bytes()].concat()
 }
 
@@ -144,5 +160,96 @@ impl SledStore {
                     .map_err(|e| StoreError::Engine(e.to_string()))
             })
             .transpose()
+    }
+
+    /// Stores a new session with its thread's entry.
+    pub fn create_code_session(&self, session: &CodeSession) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        let key = session_key(session.org_id, session.id);
+        let record = encode(session)?;
+        let trees = &self.code;
+        (&trees.sessions, &trees.session_threads)
+            .transaction(|(sessions, threads)| {
+                sessions.insert(key.as_slice(), record.as_slice())?;
+                threads.insert(session.thread_id.as_bytes().as_slice(), key.as_slice())?;
+                Ok(())
+            })
+            .map_err(super::tx_error)
+    }
+
+    /// One session of the org.
+    pub fn code_session(
+        &self,
+        org: OrgId,
+        id: CodeSessionId,
+    ) -> Result<Option<CodeSession>, StoreError> {
+        Self::get(&self.code.sessions, &session_key(org, id))
+    }
+
+    /// The session that owns `thread`, if one does.
+    pub fn code_session_of_thread(
+        &self,
+        thread: ThreadId,
+    ) -> Result<Option<CodeSession>, StoreError> {
+        let Some(key) = self
+            .code
+            .session_threads
+            .get(thread.as_bytes())
+            .map_err(engine)?
+        else {
+            return Ok(None);
+        };
+        Self::get(&self.code.sessions, &key)
+    }
+
+    /// The org's sessions, newest first, older than `before` (a cursor),
+    /// those `keep` accepts, at most `limit`.
+    pub fn code_sessions(
+        &self,
+        org: OrgId,
+        before: Option<CodeSessionId>,
+        limit: usize,
+        keep: impl Fn(&CodeSession) -> bool,
+    ) -> Result<Vec<CodeSession>, StoreError> {
+        let prefix = org.as_bytes().to_vec();
+        let end = match before {
+            Some(id) => session_key(org, id),
+            None => [prefix.as_slice(), &[0xff; 17]].concat(),
+        };
+        let mut page = Vec::new();
+        for entry in self.code.sessions.range(prefix.clone()..end).rev() {
+            let (_, value) = entry.map_err(engine)?;
+            let session: CodeSession = decode(&value)?;
+            if keep(&session) {
+                page.push(session);
+                if page.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(page)
+    }
+
+    /// Every session with `status` (restart recovery, sweeps).
+    pub fn code_sessions_in(&self, status: SessionStatus) -> Result<Vec<CodeSession>, StoreError> {
+        let mut found = Vec::new();
+        for value in self.code.sessions.iter().values() {
+            let session: CodeSession = decode(&value.map_err(engine)?)?;
+            if session.status == status {
+                found.push(session);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Changes a session (compare-and-swap); `Gone` once it was deleted.
+    pub fn update_code_session<E>(
+        &self,
+        org: OrgId,
+        id: CodeSessionId,
+        change: impl FnMut(CodeSession) -> Result<CodeSession, E>,
+    ) -> Result<Updated<CodeSession, E>, StoreError> {
+        let _writing = self.gate.writing();
+        swap(&self.code.sessions, &session_key(org, id), existing, change)
     }
 }

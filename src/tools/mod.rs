@@ -100,13 +100,17 @@ struct AgentExtras {
 impl ServerToolbox {
     /// Reads the turn's [`AgentExtras`]; a failed read offers none of them.
     fn agent_extras(&self, scope: &ToolScope) -> impl Future<Output = AgentExtras> + use<> {
-        let (org, agent, runner) = (scope.org, scope.agent, scope.runner);
+        let (org, agent, runner, thread) = (scope.org, scope.agent, scope.runner, scope.thread);
         let delegates = self.delegate.offers(scope);
         let store = self.delegate.store().clone();
         async move {
             let read = store
                 .run(move |s| {
-                    let computer = s.computer_config(org, agent)?;
+                    // A code session's thread has its code agent's computer.
+                    let computer = match crate::code::prompt::thread_computer(s, org, thread)? {
+                        Some((config, _)) => config,
+                        None => s.computer_config(org, agent)?,
+                    };
                     let provider = match computer.enabled {
                         true => confer_actors::ThreadStore::agent(s, org, agent)?
                             .map(|a| a.runtime_provider)

@@ -1,24 +1,19 @@
-//! Code agents (`computer.md` §5): the record's rules and defaults, a
-//! token that is never answered and is forgotten with its URL, archives
-//! checked entry by entry, kept on disk and replaced, and the org's cap.
+//! Code agents (`computer.md` §5): rules and defaults, a token never
+//! answered and forgotten with its URL, archives checked, kept, replaced,
+//! the org's cap; an archive's session has its snapshot commit and its
+//! allowed commands guard `computer_run`.
 
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use crate::code_sessions::{settled, tool_results, turn};
 use crate::common::{Options, Server};
+use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
 
 /// A tar of `(name, bytes)` files, gzipped.
 fn tar_gz(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
-    for (name, bytes) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        builder.append_data(&mut header, name, *bytes).unwrap();
-    }
-    let tar = builder.into_inner().unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &tar).unwrap();
+    std::io::Write::write_all(&mut gz, &tar(files)).unwrap();
     gz.finish().unwrap()
 }
 
@@ -292,4 +287,114 @@ async fn archives_are_checked_kept_replaced_and_capped() {
     let listed = root.get("/api/code-agents").await.expect(200);
     assert_eq!(listed.as_array().unwrap().len(), 100);
     assert_eq!(listed[0]["id"], id.as_str(), "oldest first");
+}
+
+/// A tar of `(name, bytes)` files.
+fn tar(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (name, bytes) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        builder.append_data(&mut header, name, *bytes).unwrap();
+    }
+    builder.into_inner().unwrap()
+}
+
+#[tokio::test]
+async fn an_archive_session_is_committed_and_its_commands_are_guarded() {
+    let vendor = Mock::start("/v1").await;
+    let sandboxes = tempfile::tempdir().unwrap();
+    let server = Server::start_with(
+        Options::default()
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_SANDBOX_DIR", sandboxes.path().to_str().unwrap()),
+    );
+    let api = server.admin();
+    let agent = api
+        .agent_with(json!({"name": "Coder", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    let available = api
+        .get(&format!("/api/agents/{agent}/computer"))
+        .await
+        .expect(200)["available"]
+        == true;
+    if !available {
+        assert!(
+            std::env::var("CI").is_err(),
+            "the local sandbox must work in CI"
+        );
+        eprintln!("SKIP local sandbox");
+        return;
+    }
+    let config = json!({"agentId": agent, "name": "snapshot",
+                        "allowedCommands": ["cargo test *", "git log *"]})
+    .to_string();
+    let archive = tar(&[
+        ("src/lib.rs", b"pub fn f() {}\n"),
+        ("Cargo.toml", b"[package]\n"),
+    ]);
+    let code_agent = api
+        .multipart_parts(
+            "/api/code-agents",
+            &[("config", &config)],
+            &[("archive", "crate.tar", &archive)],
+        )
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let session = api
+        .post("/api/code-sessions", json!({"codeAgentId": code_agent}))
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ready = settled(&api, &session, "preparing").await;
+    assert_eq!(ready["status"], "idle", "{ready}");
+    assert_eq!(ready["base_commit"].as_str().unwrap().len(), 40);
+
+    for (n, command) in [
+        "git log --format=%s",
+        "cargo test -p x",
+        "ls",
+        "cargo test; id",
+    ]
+    .iter()
+    .enumerate()
+    {
+        vendor.push(Reply::stream(openai_tool_call(
+            &format!("call_{n}"),
+            "computer_run",
+            &json!({"command": command}),
+        )));
+    }
+    vendor.push(Reply::stream(openai_answer("Done.", 5)));
+    let frames = turn(&api, &session, "Look around.").await;
+    assert_eq!(frames.last().unwrap().data["ok"], true);
+    let results = tool_results(&vendor);
+    assert_eq!(results.len(), 4, "{results:?}");
+    assert_eq!(
+        results[0]["stdout"], "confer: initial snapshot\n",
+        "{}",
+        results[0]
+    );
+    // Allowed, so it ran (cargo may be absent from the sandbox: then 127).
+    assert!(results[1].get("exit_code").is_some(), "{}", results[1]);
+    for refused in &results[2..] {
+        let error = refused["error"].as_str().unwrap_or_default();
+        assert!(error.starts_with("command not allowed: "), "{refused}");
+    }
+    // Deleting the code agent archives its sessions; they stay readable.
+    api.delete(&format!("/api/code-agents/{code_agent}"))
+        .await
+        .expect(200);
+    let read = api
+        .get(&format!("/api/code-sessions/{session}"))
+        .await
+        .expect(200);
+    assert_eq!(read["status"], "archived");
 }

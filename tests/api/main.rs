@@ -14,6 +14,7 @@ mod browser;
 mod channels;
 mod cli;
 mod code_agents;
+mod code_sessions;
 mod compaction;
 mod computer;
 mod configs;

@@ -65,6 +65,8 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         ("GET", "/api/code-agents" | "/api/code-agents/{code_agent_id}") => Member,
         ("POST", "/api/code-agents") => Admin,
         ("PATCH" | "DELETE", "/api/code-agents/{code_agent_id}") => Admin,
+        // Code sessions (computer.md §6): A M, a JWT user its own.
+        (_, path) if path.starts_with("/api/code-sessions") => Anyone,
         // Marketplace (marketplace-channels.md §1): a profile read A M,
         // changed A; the catalogue and templates A M, `use` A; an avatar's
         // file is public (an `<img>` sends no bearer).
@@ -340,6 +342,13 @@ fn body_for(method: &str, path: &str, [agent, thread, todo, mcp]: [&str; 4]) -> 
         ("POST", "/api/code-agents") => json!({"agentId": agent, "name": "walk",
                                                "repository": {"url": "https://git.example/r.git"}}),
         ("PATCH", "/api/code-agents/{code_agent_id}") => json!({"description": "changed"}),
+        // An unknown code agent: 404 after the role check.
+        ("POST", "/api/code-sessions") => {
+            json!({"codeAgentId": "0190d1f2-0000-7000-8000-000000000000"})
+        }
+        ("PATCH", "/api/code-sessions/{code_session_id}") => json!({"title": "changed"}),
+        ("POST", "/api/code-sessions/{code_session_id}/messages") => json!({"content": "hi"}),
+        ("POST", "/api/code-sessions/{code_session_id}/cancel") => json!({}),
         ("PUT", "/api/agents/{agent_id}/delegated") => json!({"delegates": []}),
         // An unknown skill: refused (422, 404) after the role check.
         ("POST", "/api/skills") => json!({"source": "catalog", "key": "no-such-skill"}),
@@ -644,6 +653,7 @@ async fn every_route_admits_exactly_the_roles_of_the_contract() {
                     .replace("{runner_id}", &runner)
                     .replace("{project_id}", &project)
                     .replace("{code_agent_id}", &code_agent)
+                    .replace("{code_session_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{run_id}", &run)
                     .replace("{trigger_id}", "0190d1f2-0000-7000-8000-000000000000")
                     .replace("{skill_id}", "0190d1f2-0000-7000-8000-000000000000")

@@ -14,7 +14,7 @@ use serde_json::json;
 use crate::common::{Options, Server, eventually};
 use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
         .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
         .args(args)
@@ -32,14 +32,14 @@ fn git(dir: &Path, args: &[&str]) -> String {
 /// lighttpd serving `root`'s bare repositories under `/git/` through
 /// `git http-backend`, with an access log of each request line and its
 /// `Authorization`.
-struct GitHost {
+pub(crate) struct GitHost {
     child: Child,
     port: u16,
     log: PathBuf,
 }
 
 impl GitHost {
-    async fn start(root: &Path) -> Self {
+    pub(crate) async fn start(root: &Path) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -84,13 +84,18 @@ $HTTP["url"] =~ "^/git" {{
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/git/skills.git", self.port)
+        self.repository("skills.git")
+    }
+
+    /// The URL of the bare repository `name` under the served root.
+    pub(crate) fn repository(&self, name: &str) -> String {
+        format!("http://127.0.0.1:{}/git/{name}", self.port)
     }
 
     /// The request lines logged so far: a marker request of its own is
     /// logged first (lighttpd writes its log in batches), so every earlier
     /// request is in.
-    async fn requests(&self) -> Vec<String> {
+    pub(crate) async fn requests(&self) -> Vec<String> {
         let marker = format!("/marker-{}", uuid::Uuid::new_v4());
         let _ = reqwest::get(format!("http://127.0.0.1:{}{marker}", self.port)).await;
         eventually(Duration::from_secs(10), "the access log", async || {

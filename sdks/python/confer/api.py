@@ -50,6 +50,17 @@ from ._generated.api.code_agents import (
     code_agents_list,
     code_agents_update,
 )
+from ._generated.api.code_sessions import (
+    code_sessions_archive,
+    code_sessions_cancel,
+    code_sessions_create,
+    code_sessions_diff,
+    code_sessions_events,
+    code_sessions_get,
+    code_sessions_list,
+    code_sessions_message,
+    code_sessions_update,
+)
 from ._generated.api.computer import (
     computer_config_get,
     computer_config_put,
@@ -274,6 +285,15 @@ __all__ = [
     "code_agents_get",
     "code_agents_list",
     "code_agents_update",
+    "code_sessions_archive",
+    "code_sessions_cancel",
+    "code_sessions_create",
+    "code_sessions_diff",
+    "code_sessions_events",
+    "code_sessions_get",
+    "code_sessions_list",
+    "code_sessions_message",
+    "code_sessions_update",
     "compaction_get",
     "compaction_put",
     "computer_config_get",

@@ -71,8 +71,11 @@ pub fn thread_right(
         return Ok(Some(ThreadRight::Delete));
     }
     match (&thread.origin, &thread.delegation) {
-        // A run's thread is read by admins and members only (`runners.md`).
-        (Some(confer_actors::ThreadOrigin::Run), _) => return Ok(None),
+        // A run's thread is read by admins and members only (`runners.md`);
+        // a code session's through its session's routes (`computer.md` §6).
+        (Some(confer_actors::ThreadOrigin::Run | confer_actors::ThreadOrigin::Code), _) => {
+            return Ok(None);
+        }
         // A delegate's thread, by whoever may read its root's
         // (`agent-extras.md` §3).
         (Some(confer_actors::ThreadOrigin::Delegate), Some(place)) => {
@@ -198,6 +201,9 @@ fn driven_by_itself(thread: &Thread) -> Result<(), ApiError> {
         )),
         Some(confer_actors::ThreadOrigin::Delegate) => Err(ApiError::Conflict(
             "the thread is a delegate's: its parent's call drives it (a stop is allowed)".into(),
+        )),
+        Some(confer_actors::ThreadOrigin::Code) => Err(ApiError::Conflict(
+            "the thread is a code session's: use /api/code-sessions/{id}".into(),
         )),
         None => Ok(()),
     }

@@ -97,6 +97,12 @@ pub fn run() -> i32 {
             }
             Request::Read { path, .. } => send(&replies, id, read(&path)),
             Request::Write { path, content, .. } => send(&replies, id, write(&path, &content)),
+            Request::Append {
+                path,
+                data,
+                truncate,
+                ..
+            } => send(&replies, id, append(&path, &data, truncate)),
         }
     }
 }
@@ -204,6 +210,29 @@ fn write(path: &str, content: &str) -> Reply {
         };
     }
     match write_atomically(&path, content.as_bytes()) {
+        Ok(()) => Reply::Done,
+        Err(e) => Reply::Error {
+            message: io_reason(&e, &path),
+        },
+    }
+}
+
+fn append(path: &str, data: &str, truncate: bool) -> Reply {
+    use base64::Engine as _;
+    let path = resolve(path);
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
+        return Reply::Error {
+            message: "append: the data is not base64".into(),
+        };
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(!truncate)
+        .write(true)
+        .truncate(truncate)
+        .open(&path)
+        .and_then(|mut file| file.write_all(&bytes));
+    match written {
         Ok(()) => Reply::Done,
         Err(e) => Reply::Error {
             message: io_reason(&e, &path),

@@ -197,6 +197,22 @@ impl RunningSandbox for LocalSandbox {
         Box::pin(self.ask(None, move |id| Request::Write { id, path, content }))
     }
 
+    fn append_file(
+        &self,
+        path: String,
+        bytes: Vec<u8>,
+        truncate: bool,
+    ) -> RuntimeFuture<'_, Reply> {
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+        Box::pin(self.ask(None, move |id| Request::Append {
+            id,
+            path,
+            data,
+            truncate,
+        }))
+    }
+
     fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Acquire)
     }

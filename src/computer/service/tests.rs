@@ -31,6 +31,9 @@ impl RunningSandbox for Idle {
     fn write_file(&self, _: String, _: String) -> RuntimeFuture<'_, Reply> {
         Box::pin(async { Reply::Done })
     }
+    fn append_file(&self, _: String, _: Vec<u8>, _: bool) -> RuntimeFuture<'_, Reply> {
+        Box::pin(async { Reply::Done })
+    }
     fn is_alive(&self) -> bool {
         true
     }

@@ -147,18 +147,23 @@ impl ComputerTools {
 
     /// Runs a `computer_run` or `computer_edit` call.
     pub async fn execute(&self, scope: ToolScope, call: ToolCall) -> ToolOutput {
-        let (org, agent) = (scope.org, scope.agent);
+        let (org, agent, thread) = (scope.org, scope.agent, scope.thread);
         let read = self
             .store
             .run(move |s| {
-                let config = s.computer_config(org, agent)?;
+                // A code session's thread has its code agent's computer.
+                let (config, allowed) = match crate::code::prompt::thread_computer(s, org, thread)?
+                {
+                    Some((config, allowed)) => (config, allowed),
+                    None => (s.computer_config(org, agent)?, None),
+                };
                 let provider = confer_actors::ThreadStore::agent(s, org, agent)?
                     .map(|a| a.runtime_provider)
                     .unwrap_or_default();
-                Ok::<_, confer_actors::StoreError>((config, provider))
+                Ok::<_, confer_actors::StoreError>((config, allowed, provider))
             })
             .await;
-        let Ok((config, provider)) = read else {
+        let Ok((config, allowed, provider)) = read else {
             return ToolOutput::error("computer unavailable: the store failed");
         };
         if !config.enabled {
@@ -180,6 +185,11 @@ impl ComputerTools {
             },
             _ => return ToolOutput::error(NOT_AVAILABLE),
         };
+        if let (Call::Run(arguments), Some(allowed)) = (&call, &allowed)
+            && let Err(reason) = allowed.check(&arguments.command)
+        {
+            return ToolOutput::error(format!("command not allowed: {reason}"));
+        }
         let lease = match self
             .service
             .acquire(org, agent, scope.thread, provider, &config)

@@ -81,13 +81,6 @@ pub(super) async fn run(
         .timeout
         .unwrap_or(config.max_command_secs.min(60))
         .clamp(1, config.max_command_secs);
-    let workspace = lease.instance.workspace_path.clone();
-    let mut env = vec![
-        ("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned()),
-        ("HOME".to_owned(), workspace),
-        ("LANG".to_owned(), "C.UTF-8".to_owned()),
-    ];
-    env.extend(config.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let (output, receiver) = match scope.stream_tool_output {
         true => {
             let (sender, receiver) = tokio::sync::mpsc::channel(64);
@@ -95,15 +88,16 @@ pub(super) async fn run(
         }
         false => (None, None),
     };
-    let exec = sandbox.exec(ExecSpec {
-        command: arguments.command.clone(),
-        cwd: arguments.cwd.clone(),
-        timeout: Duration::from_secs(timeout),
-        env,
-        limits: lease.instance.size_class.rlimits(),
-        keep: config.output_limit_bytes,
-        output,
-    });
+    let mut spec = ExecSpec::in_workspace(
+        arguments.command.clone(),
+        &lease.instance.workspace_path,
+        config,
+        lease.instance.size_class.rlimits(),
+        Duration::from_secs(timeout),
+    );
+    spec.cwd = arguments.cwd.clone();
+    spec.output = output;
+    let exec = sandbox.exec(spec);
     let reply = match receiver {
         Some(receiver) => tokio::join!(exec, forward_output(receiver, scope, call)).0,
         None => exec.await,

@@ -411,6 +411,27 @@ export type CacheBody = {
 };
 
 /**
+ * `POST /api/code-sessions/{id}/cancel` body (optional).
+ */
+export type CancelSession = {
+    /**
+     * Also drop the queued messages.
+     */
+    queued?: boolean;
+};
+
+/**
+ * `{ok, cancelled}`.
+ */
+export type Cancelled = {
+    /**
+     * Whether a turn was running.
+     */
+    cancelled: boolean;
+    ok: boolean;
+};
+
+/**
  * Something the agent can do, with the tools it does it with.
  */
 export type Capability = {
@@ -964,6 +985,25 @@ export type CreateProject = {
 };
 
 /**
+ * `POST /api/code-sessions` body.
+ */
+export type CreateSession = {
+    /**
+     * The branch to work on (the code agent's, else the default one).
+     */
+    branch?: string | null;
+    codeAgentId: string;
+    /**
+     * Sent once the session is prepared (≤ 256 KiB).
+     */
+    message?: string | null;
+    /**
+     * ≤ 200 characters.
+     */
+    title?: string | null;
+};
+
+/**
  * `POST /api/threads` body.
  */
 export type CreateThread = {
@@ -1250,6 +1290,35 @@ export type DetectBody = {
 };
 
 /**
+ * One file of a diff.
+ */
+export type DiffFile = {
+    additions: number;
+    deletions: number;
+    path: string;
+    /**
+     * `added`, `modified`, `deleted` or `renamed`.
+     */
+    status: string;
+};
+
+/**
+ * A session's diff.
+ */
+export type DiffView = {
+    base_commit?: string | null;
+    computed_at?: string | null;
+    diff: string;
+    files: Array<DiffFile>;
+    session_id: string;
+    /**
+     * `live` (computed now in the sandbox) or `stored`.
+     */
+    source: string;
+    truncated: boolean;
+};
+
+/**
  * The `disconnect` answer.
  */
 export type Disconnected = {
@@ -1364,7 +1433,7 @@ export type ErrorBody = {
      * What was wrong, naming the field; never internals.
      */
     detail?: string;
-    error: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'PUBLICATION_PAUSED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'CONFLICT' | 'THREAD_BUSY' | 'STREAM_GAP' | 'PRECONDITION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'VALIDATION_ERROR' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'BUDGET_EXHAUSTED' | 'THREAD_QUEUE_FULL' | 'RUNNER_QUEUE_FULL' | 'BUDGET_EXCEEDED' | 'ORG_QUEUE_FULL' | 'TOO_MANY_READERS' | 'HEADERS_TOO_LARGE' | 'INTERNAL' | 'UPSTREAM_UNAVAILABLE' | 'STORE_UNAVAILABLE' | 'SHUTTING_DOWN' | 'SEARCH_BUSY' | 'CANCELLED' | 'OUTPUT_INVALID' | 'INTERRUPTED' | 'PROVIDER_AUTH' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_UNAVAILABLE' | 'PROVIDER_TIMEOUT' | 'MODEL_ERROR' | 'CONTEXT_TOO_LONG';
+    error: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'PUBLICATION_PAUSED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'CONFLICT' | 'THREAD_BUSY' | 'STREAM_GAP' | 'PRECONDITION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'VALIDATION_ERROR' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'BUDGET_EXHAUSTED' | 'THREAD_QUEUE_FULL' | 'RUNNER_QUEUE_FULL' | 'BUDGET_EXCEEDED' | 'ORG_QUEUE_FULL' | 'TOO_MANY_READERS' | 'HEADERS_TOO_LARGE' | 'INTERNAL' | 'UPSTREAM_UNAVAILABLE' | 'STORE_UNAVAILABLE' | 'SHUTTING_DOWN' | 'SEARCH_BUSY' | 'SANDBOX_UNAVAILABLE' | 'CANCELLED' | 'OUTPUT_INVALID' | 'INTERRUPTED' | 'PROVIDER_AUTH' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_UNAVAILABLE' | 'PROVIDER_TIMEOUT' | 'MODEL_ERROR' | 'CONTEXT_TOO_LONG';
 };
 
 /**
@@ -2055,6 +2124,14 @@ export type ParticipantView = {
     joined_at: string;
     role: ParticipantRole;
     user_id: string;
+};
+
+/**
+ * `PATCH /api/code-sessions/{id}` body.
+ */
+export type PatchSession = {
+    status?: SessionStatus | null;
+    title?: string | null;
 };
 
 /**
@@ -3318,6 +3395,20 @@ export type Services = {
 };
 
 /**
+ * `POST /api/code-sessions/{id}/messages` body.
+ */
+export type SessionMessage = {
+    /**
+     * ≤ 256 KiB.
+     */
+    content: string;
+    /**
+     * `queue` (the default), `reject` or `interrupt`, as for a thread.
+     */
+    ifBusy?: string | null;
+};
+
+/**
  * `POST …/session` body (all optional; an empty body is `{}`).
  */
 export type SessionRequest = {
@@ -3336,6 +3427,24 @@ export type SessionRequest = {
 };
 
 /**
+ * A message's admission.
+ */
+export type SessionSent = {
+    session_id: string;
+    status: SessionStatus;
+    /**
+     * The turn on the session's thread; null while the session prepares
+     * (the message is sent when it ends).
+     */
+    turn?: number | null;
+};
+
+/**
+ * Where a session is.
+ */
+export type SessionStatus = 'preparing' | 'idle' | 'running' | 'completed' | 'failed' | 'archived';
+
+/**
  * The host identity of a session.
  */
 export type SessionUser = {
@@ -3344,6 +3453,27 @@ export type SessionUser = {
      */
     id: string;
     name?: string | null;
+};
+
+/**
+ * A session as every route answers it.
+ */
+export type SessionView = {
+    agent_id: string;
+    archived_at?: string | null;
+    base_commit?: string | null;
+    branch?: string | null;
+    code_agent_id: string;
+    created_at: string;
+    created_by: string;
+    id: string;
+    instance_id?: string | null;
+    org_id: string;
+    status: SessionStatus;
+    status_detail?: string | null;
+    thread_id: string;
+    title?: string | null;
+    updated_at: string;
 };
 
 /**
@@ -3843,7 +3973,7 @@ export type ThreadKind = 'single' | 'multiplayer';
 /**
  * What made a thread that no client opened (`runners.md` Runs §1).
  */
-export type ThreadOrigin = 'run' | 'delegate';
+export type ThreadOrigin = 'run' | 'delegate' | 'code';
 
 /**
  * The `GET /api/threads` answer.
@@ -8653,6 +8783,512 @@ export type CodeAgentsUpdateResponses = {
 };
 
 export type CodeAgentsUpdateResponse = CodeAgentsUpdateResponses[keyof CodeAgentsUpdateResponses];
+
+export type CodeSessionsListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        codeAgentId?: string;
+        /**
+         * preparing, idle, running, completed, failed or archived.
+         */
+        status?: string;
+        /**
+         * 1–100 (50).
+         */
+        limit?: number;
+        /**
+         * `X-Next-Cursor` of the previous page.
+         */
+        cursor?: string;
+    };
+    url: '/api/code-sessions';
+};
+
+export type CodeSessionsListErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * An unknown status, or `limit` outside 1–100
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsListError = CodeSessionsListErrors[keyof CodeSessionsListErrors];
+
+export type CodeSessionsListResponses = {
+    /**
+     * Sessions, newest first; `X-Next-Cursor` when more follow
+     */
+    200: Array<SessionView>;
+};
+
+export type CodeSessionsListResponse = CodeSessionsListResponses[keyof CodeSessionsListResponses];
+
+export type CodeSessionsCreateData = {
+    body: CreateSession;
+    path?: never;
+    query?: never;
+    url: '/api/code-sessions';
+};
+
+export type CodeSessionsCreateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * No such code agent
+     */
+    404: ErrorBody;
+    /**
+     * The code agent's agent was deleted
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+    /**
+     * `SANDBOX_UNAVAILABLE`: no sandbox runtime for its agent here
+     */
+    503: ErrorBody;
+};
+
+export type CodeSessionsCreateError = CodeSessionsCreateErrors[keyof CodeSessionsCreateErrors];
+
+export type CodeSessionsCreateResponses = {
+    /**
+     * Created, preparing
+     */
+    201: SessionView;
+};
+
+export type CodeSessionsCreateResponse = CodeSessionsCreateResponses[keyof CodeSessionsCreateResponses];
+
+export type CodeSessionsGetData = {
+    body?: never;
+    path: {
+        /**
+         * The session's id
+         */
+        code_session_id: string;
+    };
+    query?: never;
+    url: '/api/code-sessions/{code_session_id}';
+};
+
+export type CodeSessionsGetErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsGetError = CodeSessionsGetErrors[keyof CodeSessionsGetErrors];
+
+export type CodeSessionsGetResponses = {
+    /**
+     * The session
+     */
+    200: SessionView;
+};
+
+export type CodeSessionsGetResponse = CodeSessionsGetResponses[keyof CodeSessionsGetResponses];
+
+export type CodeSessionsUpdateData = {
+    body: PatchSession;
+    path: {
+        /**
+         * The session's id
+         */
+        code_session_id: string;
+    };
+    query?: never;
+    url: '/api/code-sessions/{code_session_id}';
+};
+
+export type CodeSessionsUpdateErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * The status is not reachable from the session's (named)
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsUpdateError = CodeSessionsUpdateErrors[keyof CodeSessionsUpdateErrors];
+
+export type CodeSessionsUpdateResponses = {
+    /**
+     * Changed
+     */
+    200: SessionView;
+};
+
+export type CodeSessionsUpdateResponse = CodeSessionsUpdateResponses[keyof CodeSessionsUpdateResponses];
+
+export type CodeSessionsArchiveData = {
+    body?: never;
+    path: {
+        /**
+         * The session's id
+         */
+        code_session_id: string;
+    };
+    query?: never;
+    url: '/api/code-sessions/{code_session_id}/archive';
+};
+
+export type CodeSessionsArchiveErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsArchiveError = CodeSessionsArchiveErrors[keyof CodeSessionsArchiveErrors];
+
+export type CodeSessionsArchiveResponses = {
+    /**
+     * Archived
+     */
+    200: SessionView;
+};
+
+export type CodeSessionsArchiveResponse = CodeSessionsArchiveResponses[keyof CodeSessionsArchiveResponses];
+
+export type CodeSessionsCancelData = {
+    body?: CancelSession | null;
+    path: {
+        /**
+         * The session's id
+         */
+        code_session_id: string;
+    };
+    query?: never;
+    url: '/api/code-sessions/{code_session_id}/cancel';
+};
+
+export type CodeSessionsCancelErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * The session is archived
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsCancelError = CodeSessionsCancelErrors[keyof CodeSessionsCancelErrors];
+
+export type CodeSessionsCancelResponses = {
+    /**
+     * Stopped
+     */
+    200: Cancelled;
+};
+
+export type CodeSessionsCancelResponse = CodeSessionsCancelResponses[keyof CodeSessionsCancelResponses];
+
+export type CodeSessionsDiffData = {
+    body?: never;
+    path: {
+        /**
+         * The session's id
+         */
+        code_session_id: string;
+    };
+    query?: never;
+    url: '/api/code-sessions/{code_session_id}/diff';
+};
+
+export type CodeSessionsDiffErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsDiffError = CodeSessionsDiffErrors[keyof CodeSessionsDiffErrors];
+
+export type CodeSessionsDiffResponses = {
+    /**
+     * The changes against the base commit
+     */
+    200: DiffView;
+};
+
+export type CodeSessionsDiffResponse = CodeSessionsDiffResponses[keyof CodeSessionsDiffResponses];
+
+export type CodeSessionsEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * The last event id seen (`T.N`)
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * The session's id
+         */
+        code_session_id: string;
+    };
+    query?: {
+        /**
+         * The last event id seen (`T.N`), for clients that cannot set
+         * `Last-Event-ID`.
+         */
+        after?: string;
+    };
+    url: '/api/code-sessions/{code_session_id}/events';
+};
+
+export type CodeSessionsEventsErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsEventsError = CodeSessionsEventsErrors[keyof CodeSessionsEventsErrors];
+
+export type CodeSessionsEventsResponses = {
+    /**
+     * Every turn's events as Server-Sent Events
+     */
+    200: ThreadEvent;
+};
+
+export type CodeSessionsEventsResponse = CodeSessionsEventsResponses[keyof CodeSessionsEventsResponses];
+
+export type CodeSessionsMessageData = {
+    body: SessionMessage;
+    path: {
+        /**
+         * The session's id
+         */
+        code_session_id: string;
+    };
+    query?: never;
+    url: '/api/code-sessions/{code_session_id}/messages';
+};
+
+export type CodeSessionsMessageErrors = {
+    /**
+     * `BAD_REQUEST`: the body, query or a header is malformed
+     */
+    400: ErrorBody;
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `NOT_FOUND`: nothing by that id in the caller's org
+     */
+    404: ErrorBody;
+    /**
+     * The session is failed or archived, or busy under `ifBusy: reject`
+     */
+    409: ErrorBody;
+    /**
+     * `PAYLOAD_TOO_LARGE`: the body is over the limit
+     */
+    413: ErrorBody;
+    /**
+     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     */
+    422: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type CodeSessionsMessageError = CodeSessionsMessageErrors[keyof CodeSessionsMessageErrors];
+
+export type CodeSessionsMessageResponses = {
+    /**
+     * Admitted
+     */
+    202: SessionSent;
+};
+
+export type CodeSessionsMessageResponse = CodeSessionsMessageResponses[keyof CodeSessionsMessageResponses];
 
 export type IntegrationsListData = {
     body?: never;

@@ -36,6 +36,8 @@ from .button_run_started import ButtonRunStarted
 from .button_settings import ButtonSettings
 from .button_trigger import ButtonTrigger
 from .cache_body import CacheBody
+from .cancel_session import CancelSession
+from .cancelled import Cancelled
 from .capability import Capability
 from .channel_kind import ChannelKind
 from .channel_settings import ChannelSettings
@@ -87,6 +89,7 @@ from .create_org import CreateOrg
 from .create_plan import CreatePlan
 from .create_plan_todo import CreatePlanTodo
 from .create_project import CreateProject
+from .create_session import CreateSession
 from .create_thread import CreateThread
 from .create_thread_metadata_type_0 import CreateThreadMetadataType0
 from .create_thread_resource_bindings_type_0_item import CreateThreadResourceBindingsType0Item
@@ -116,6 +119,8 @@ from .detach_integration import DetachIntegration
 from .detach_skill import DetachSkill
 from .detect_answer import DetectAnswer
 from .detect_body import DetectBody
+from .diff_file import DiffFile
+from .diff_view import DiffView
 from .disconnected import Disconnected
 from .display_names import DisplayNames
 from .document_status import DocumentStatus
@@ -185,6 +190,7 @@ from .overlap import Overlap
 from .participant_list import ParticipantList
 from .participant_role import ParticipantRole
 from .participant_view import ParticipantView
+from .patch_session import PatchSession
 from .patch_trigger import PatchTrigger
 from .period_view import PeriodView
 from .persistence import Persistence
@@ -285,8 +291,12 @@ from .send_message import SendMessage
 from .send_message_metadata_type_0 import SendMessageMetadataType0
 from .service import Service
 from .services import Services
+from .session_message import SessionMessage
 from .session_request import SessionRequest
+from .session_sent import SessionSent
+from .session_status import SessionStatus
 from .session_user import SessionUser
+from .session_view import SessionView
 from .set_services import SetServices
 from .settings_change import SettingsChange
 from .size_class import SizeClass
@@ -440,6 +450,8 @@ __all__ = (
     "ButtonSettings",
     "ButtonTrigger",
     "CacheBody",
+    "CancelSession",
+    "Cancelled",
     "Capability",
     "ChannelKind",
     "ChannelSettings",
@@ -491,6 +503,7 @@ __all__ = (
     "CreatePlan",
     "CreatePlanTodo",
     "CreateProject",
+    "CreateSession",
     "CreateThread",
     "CreateThreadMetadataType0",
     "CreateThreadResourceBindingsType0Item",
@@ -520,6 +533,8 @@ __all__ = (
     "DetachSkill",
     "DetectAnswer",
     "DetectBody",
+    "DiffFile",
+    "DiffView",
     "Disconnected",
     "DisplayNames",
     "DocumentStatus",
@@ -589,6 +604,7 @@ __all__ = (
     "ParticipantList",
     "ParticipantRole",
     "ParticipantView",
+    "PatchSession",
     "PatchTrigger",
     "PeriodView",
     "Persistence",
@@ -689,8 +705,12 @@ __all__ = (
     "SendMessageMetadataType0",
     "Service",
     "Services",
+    "SessionMessage",
     "SessionRequest",
+    "SessionSent",
+    "SessionStatus",
     "SessionUser",
+    "SessionView",
     "SetServices",
     "SettingsChange",
     "SizeClass",

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class ThreadOrigin(StrEnum):
+    CODE = "code"
     DELEGATE = "delegate"
     RUN = "run"
 

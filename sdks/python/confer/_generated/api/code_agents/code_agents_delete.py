@@ -81,7 +81,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[CodeAgentDeleted | ErrorBody]:
-    """`DELETE /api/code-agents/{id}`: the record and its archive.
+    """`DELETE /api/code-agents/{id}`: the record and its archive; its
+    sessions are archived (and stay readable).
 
     Args:
         code_agent_id (UUID):
@@ -110,7 +111,8 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> CodeAgentDeleted | ErrorBody | None:
-    """`DELETE /api/code-agents/{id}`: the record and its archive.
+    """`DELETE /api/code-agents/{id}`: the record and its archive; its
+    sessions are archived (and stay readable).
 
     Args:
         code_agent_id (UUID):
@@ -134,7 +136,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[CodeAgentDeleted | ErrorBody]:
-    """`DELETE /api/code-agents/{id}`: the record and its archive.
+    """`DELETE /api/code-agents/{id}`: the record and its archive; its
+    sessions are archived (and stay readable).
 
     Args:
         code_agent_id (UUID):
@@ -161,7 +164,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> CodeAgentDeleted | ErrorBody | None:
-    """`DELETE /api/code-agents/{id}`: the record and its archive.
+    """`DELETE /api/code-agents/{id}`: the record and its archive; its
+    sessions are archived (and stay readable).
 
     Args:
         code_agent_id (UUID):

@@ -4,28 +4,24 @@
 //! streamed to a scratch file, checked entry by entry and kept (fsynced)
 //! before the record names it. Rules: `crate::code::agents`.
 
-use actix_multipart::Multipart;
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, CodeAgentId, OrgId};
-use futures_util::StreamExt;
 use serde::Serialize;
 
+mod body;
+
+use self::body::{keep_archive, read_body};
 use super::agents::live_agent;
-use super::extract::parse_json_with;
-use super::uploads::{Received, Scratch, is_multipart, json_payload, receive_file, receive_text};
 use crate::auth::{Admin, Member};
-use crate::code::agents::{ArchiveInfo, CodeAgent, CodeAgentInput, RepositoryKind};
-use crate::code::archive::{self, ArchiveKind};
-use crate::code::files::CodeArchives;
+use crate::code::agents::{CodeAgent, RepositoryKind};
+use crate::code::changes::CodeAgentInput;
+use crate::code::sessions::SessionStatus;
 use crate::computer::config::{Network, SizeClass};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::code::CodeAgentCreated;
 use crate::store::update::Updated;
-
-/// The most bytes of the `config` part.
-const MAX_CONFIG_BYTES: usize = 256 * 1024;
 
 /// An uploaded archive, as shown.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -119,113 +115,6 @@ impl From<CodeAgent> for CodeAgentView {
             updated_at: agent.updated_at,
         }
     }
-}
-
-/// A checked archive, kept under its final name until the record is
-/// stored (then `commit`), else removed on drop.
-struct KeptArchive {
-    archives: CodeArchives,
-    org: OrgId,
-    info: ArchiveInfo,
-    committed: bool,
-}
-
-impl KeptArchive {
-    fn commit(mut self) {
-        self.committed = true;
-    }
-}
-
-impl Drop for KeptArchive {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = self.archives.remove(self.org, &self.info.stored_as);
-        }
-    }
-}
-
-/// Checks the upload and keeps it as `id`'s archive.
-async fn keep_archive(
-    state: &AppState,
-    org: OrgId,
-    id: CodeAgentId,
-    upload: Received,
-) -> Result<KeptArchive, ApiError> {
-    let kind = ArchiveKind::sniff(&upload.head)
-        .ok_or_else(|| ApiError::invalid("archive", "not a tar, tar.gz or zip"))?;
-    let path = upload.scratch.path().to_owned();
-    web::block(move || archive::check(&path, kind))
-        .await
-        .map_err(|e| ApiError::Internal(format!("checking an archive: {e}")))?
-        .map_err(|fault| ApiError::invalid("archive", fault))?;
-    let stored_as = CodeArchives::name(id, &upload.sha256, kind.extension());
-    let archives = state.code_archives.clone();
-    let (kept_by, name) = (archives.clone(), stored_as.clone());
-    let scratch = upload.scratch;
-    web::block(move || kept_by.keep(scratch.path(), org, &name))
-        .await
-        .map_err(|e| ApiError::Internal(format!("keeping an archive: {e}")))?
-        .map_err(|e| ApiError::Internal(format!("keeping an archive: {}", e.kind())))?;
-    Ok(KeptArchive {
-        archives,
-        org,
-        info: ArchiveInfo {
-            filename: upload.name.chars().take(255).collect(),
-            bytes: upload.size,
-            sha256: upload.sha256,
-            stored_as,
-        },
-        committed: false,
-    })
-}
-
-/// A body: its fields, and the archive part if multipart held one.
-async fn read_body(
-    state: &AppState,
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<(CodeAgentInput, Option<Received>), ApiError> {
-    if !is_multipart(request) {
-        return Ok((json_payload(&state.settings, payload).await?, None));
-    }
-    let mut parts = Multipart::new(request.headers(), payload);
-    let (mut config, mut upload) = (None, None);
-    while let Some(field) = parts.next().await {
-        let mut field =
-            field.map_err(|e| ApiError::BadRequest(format!("not a multipart form: {e}")))?;
-        match field.name().unwrap_or_default() {
-            "config" if config.is_none() => {
-                let text = receive_text(&mut field, "config", MAX_CONFIG_BYTES).await?;
-                config = Some(parse_json_with::<CodeAgentInput>(
-                    text.as_bytes(),
-                    state.settings.max_json_depth,
-                )?);
-            }
-            "archive" if upload.is_none() => {
-                let scratch = Scratch::new(
-                    state
-                        .code_archives
-                        .scratch()
-                        .join(format!("upload-{}", uuid::Uuid::now_v7())),
-                );
-                let limit = (
-                    "archive",
-                    state.settings.code_archive_max_bytes,
-                    "CONFER_CODE_ARCHIVE_MAX_BYTES",
-                );
-                upload = Some(receive_file(&mut field, scratch, limit).await?);
-            }
-            "config" | "archive" => {
-                return Err(ApiError::BadRequest(format!(
-                    "{}: at most one part",
-                    field.name().unwrap_or_default()
-                )));
-            }
-            // Other parts are read and ignored.
-            _ => while field.next().await.is_some() {},
-        }
-    }
-    Ok((config.unwrap_or_default(), upload))
 }
 
 /// The outbound policy's shape check of a repository URL.
@@ -386,7 +275,8 @@ pub struct CodeAgentDeleted {
     ok: bool,
 }
 
-/// `DELETE /api/code-agents/{id}`: the record and its archive.
+/// `DELETE /api/code-agents/{id}`: the record and its archive; its
+/// sessions are archived (and stay readable).
 #[utoipa::path(delete, path = "/api/code-agents/{code_agent_id}", tag = "code agents", operation_id = "code_agents_delete", security(("bearer" = ["admin"])), params(("code_agent_id" = uuid::Uuid, Path, description = "The code agent's id")), responses((status = 200, description = "Deleted", body = CodeAgentDeleted)))]
 pub async fn delete(
     state: web::Data<AppState>,
@@ -401,6 +291,20 @@ pub async fn delete(
         .ok_or_else(|| ApiError::not_found("code agent"))?;
     if let Some(archive) = removed.repository.archive {
         remove_archive(&state, org, archive.stored_as).await;
+    }
+    // Its sessions are archived, and stay readable.
+    let sessions = state
+        .store
+        .run(move |s| {
+            s.code_sessions(org, None, usize::MAX, |session| {
+                session.code_agent_id == id && session.status != SessionStatus::Archived
+            })
+        })
+        .await?;
+    for session in sessions {
+        if let Err(error) = state.code_sessions.archive(&session).await {
+            tracing::warn!(session = %session.id, %error, "a deleted code agent's session was not archived");
+        }
     }
     Ok(HttpResponse::Ok().json(CodeAgentDeleted { ok: true }))
 }

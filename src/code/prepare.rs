@@ -1,0 +1,180 @@
+//! Preparing a code session (`computer.md` §6 rule 1): its sandbox
+//! started with the code agent's settings, the repository fetched on the
+//! host (git) or the kept archive unpacked and committed as `confer:
+//! initial snapshot`, `base_commit` read, the setup command run (a
+//! non-zero exit leaves the session `idle` saying so; a failed fetch or
+//! start leaves it `failed`), then the messages sent meanwhile.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use confer_actors::{IfBusy, ThreadStore};
+
+use super::agents::{CodeAgent, RepositoryKind};
+use super::archive::ArchiveKind;
+use super::seed::{self, FETCH_TIMEOUT};
+use super::service::CodeSessions;
+use super::sessions::{CodeSession, SessionStatus};
+use super::workspace;
+use crate::computer::service::Lease;
+use crate::outbound::git::GitRequest;
+
+/// What the setup command's output keeps for its detail.
+const SETUP_KEEP: usize = 4096;
+
+impl CodeSessions {
+    /// Prepares `session` of `agent`; every outcome is stored.
+    pub(super) async fn prepare(self: Arc<Self>, session: CodeSession, agent: CodeAgent) {
+        let (org, id) = (session.org_id, session.id);
+        let outcome = self.prepared(&session, &agent).await;
+        let saved = self
+            .save(org, id, move |s| {
+                if s.status != SessionStatus::Preparing {
+                    return Err("no longer preparing".into());
+                }
+                match &outcome {
+                    Ok((base, detail, instance)) => {
+                        s.base_commit = Some(base.clone());
+                        s.instance_id = Some(*instance);
+                        s.set(SessionStatus::Idle, detail.clone());
+                    }
+                    Err(reason) => s.set(SessionStatus::Failed, Some(reason.clone())),
+                }
+                Ok(())
+            })
+            .await;
+        let Ok(session) = saved else {
+            return;
+        };
+        if session.status != SessionStatus::Idle {
+            return;
+        }
+        if let Some(message) = session.first_message.clone() {
+            let _ = self
+                .save(org, id, |s| {
+                    s.first_message = None;
+                    Ok(())
+                })
+                .await;
+            if let Err(error) = self.turn(&session, message, IfBusy::Queue).await {
+                tracing::warn!(session = %id, %error, "a code session's first message was not sent");
+            }
+        }
+    }
+
+    /// The base commit, the setup's failure (if it failed) and the
+    /// instance; or why preparing failed.
+    async fn prepared(
+        &self,
+        session: &CodeSession,
+        agent: &CodeAgent,
+    ) -> Result<(String, Option<String>, confer_actors::InstanceId), String> {
+        let (org, agent_id) = (session.org_id, session.agent_id);
+        let provider = self
+            .store
+            .run(move |s| s.agent(org, agent_id))
+            .await
+            .map_err(|e| e.to_string())?
+            .map(|a| a.runtime_provider)
+            .unwrap_or_default();
+        let mut config = agent.computer.clone();
+        config.enabled = true;
+        let seed = self.seed_tar(session, agent).await?;
+        let lease = self
+            .computer
+            .acquire(org, agent_id, session.thread_id, provider, &config)
+            .await?;
+        let result = self.fill(&lease, &config, agent, &seed.0).await;
+        let instance = lease.instance.id;
+        self.computer.finish(lease, true).await;
+        let _ = std::fs::remove_file(&seed.0);
+        let (base, detail) = result?;
+        Ok((base, detail, instance))
+    }
+
+    /// Unpacks the seed into the workspace, commits an archive, runs the
+    /// setup: the base commit and the setup's failure.
+    async fn fill(
+        &self,
+        lease: &Lease,
+        config: &crate::computer::config::ComputerConfig,
+        agent: &CodeAgent,
+        seed: &std::path::Path,
+    ) -> Result<(String, Option<String>), String> {
+        workspace::unpack(lease, config, seed)
+            .await
+            .map_err(|e| format!("the repository was not unpacked: {e}"))?;
+        if agent.repository.kind == RepositoryKind::Archive {
+            workspace::snapshot(lease, config)
+                .await
+                .map_err(|e| format!("the snapshot commit failed: {e}"))?;
+        }
+        let base = workspace::head(lease, config)
+            .await
+            .map_err(|e| format!("the repository has no HEAD: {e}"))?;
+        let Some(command) = &agent.setup_command else {
+            return Ok((base, None));
+        };
+        let timeout = Duration::from_secs(agent.setup_timeout_secs);
+        let detail = match workspace::run(lease, config, command.clone(), timeout, SETUP_KEEP).await
+        {
+            Ok(ran) => ran.failure().map(|why| {
+                let last = ran.stderr.lines().last().unwrap_or_default().to_owned();
+                format!("setup failed ({why}): {last}")
+            }),
+            Err(error) => Some(format!("setup failed: {error}")),
+        };
+        Ok((base, detail))
+    }
+
+    /// The repository as a plain tar on the host (removed by the caller).
+    async fn seed_tar(
+        &self,
+        session: &CodeSession,
+        agent: &CodeAgent,
+    ) -> Result<(std::path::PathBuf,), String> {
+        let out = self
+            .archives
+            .scratch()
+            .join(format!("seed-{}.tar", session.id));
+        match agent.repository.kind {
+            RepositoryKind::Git => {
+                let stored = agent.clone();
+                let token = self
+                    .store
+                    .run(move |s| s.code_agent_token(&stored))
+                    .await
+                    .map_err(|e| format!("the repository's token: {e}"))?;
+                let url = agent.repository.url.clone().unwrap_or_default();
+                let request = GitRequest {
+                    url: &url,
+                    git_ref: session.branch.as_deref(),
+                    token: token.as_deref(),
+                    max_pack: self.repo_max_bytes,
+                    timeout: FETCH_TIMEOUT,
+                };
+                seed::git_tar(&self.git, &request, agent.repository.depth, &out)
+                    .await
+                    .map_err(|e| format!("the repository was not fetched: {e}"))?;
+            }
+            RepositoryKind::Archive => {
+                let archive = agent
+                    .repository
+                    .archive
+                    .as_ref()
+                    .ok_or("the code agent has no archive")?;
+                let kind = match archive.stored_as.rsplit('.').next() {
+                    Some("zip") => ArchiveKind::Zip,
+                    Some("gz") => ArchiveKind::TarGz,
+                    _ => ArchiveKind::Tar,
+                };
+                let path = self.archives.path(session.org_id, &archive.stored_as);
+                let target = out.clone();
+                tokio::task::spawn_blocking(move || seed::archive_tar(&path, kind, &target))
+                    .await
+                    .map_err(|e| format!("the archive was not unpacked ({e})"))??;
+            }
+        }
+        Ok((out,))
+    }
+}

@@ -1,0 +1,315 @@
+//! Code sessions (`computer.md` §6, acceptance 8): a bare repository
+//! behind Debian git's `git http-backend` on loopback, fetched on the host
+//! with its token as a header; setup in a real bubblewrap sandbox; a
+//! scripted model edits `README.md` and runs `git status`; the diff shows
+//! it; a cancel during `sleep 300` ends at once and keeps the workspace;
+//! archive stores the diff and frees the sandbox; the session's thread is
+//! hidden and read-only. (An archive's session: `code_agents`.)
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{Api, Options, Server, eventually};
+use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
+use crate::skills_git::{GitHost, git};
+
+/// The session's status once it is no longer `status`.
+pub(crate) async fn settled(api: &Api, session: &str, status: &str) -> Value {
+    eventually(
+        Duration::from_secs(60),
+        "the session's status",
+        async || {
+            let read = api
+                .get(&format!("/api/code-sessions/{session}"))
+                .await
+                .expect(200);
+            (read["status"] != status).then_some(read)
+        },
+    )
+    .await
+}
+
+/// Sends `content` to the session and waits for the turn's `done` on its
+/// events; the frames of that turn.
+pub(crate) async fn turn(api: &Api, session: &str, content: &str) -> Vec<crate::common::Frame> {
+    let mut events = api
+        .open_get(&format!("/api/code-sessions/{session}/events"))
+        .await;
+    assert_eq!(events.status, 200);
+    assert_eq!(events.next().await.unwrap().event, "watching");
+    let sent = api
+        .post(
+            &format!("/api/code-sessions/{session}/messages"),
+            json!({"content": content}),
+        )
+        .await
+        .expect(202);
+    assert_eq!(sent["status"], "running");
+    let mut frames = Vec::new();
+    while let Some(frame) = events.next().await {
+        let done = frame.event == "done";
+        frames.push(frame);
+        if done {
+            break;
+        }
+    }
+    frames
+}
+
+/// The tool results the model was given in its last request.
+pub(crate) fn tool_results(vendor: &Mock) -> Vec<Value> {
+    let last = vendor.requests().pop().unwrap();
+    last.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            let content = m["content"].as_str().unwrap();
+            serde_json::from_str(content).unwrap_or_else(|_| json!(content))
+        })
+        .collect()
+}
+
+/// Every file under `dir` holding `marker`.
+fn files_holding(dir: &std::path::Path, marker: &[u8]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file()
+                && std::fs::read(&path)
+                    .is_ok_and(|bytes| bytes.windows(marker.len()).any(|w| w == marker))
+            {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
+    let root = tempfile::tempdir().unwrap();
+    let (bare, work) = (root.path().join("app.git"), root.path().join("work"));
+    git(
+        root.path(),
+        &["init", "-q", "--bare", bare.to_str().unwrap()],
+    );
+    git(
+        root.path(),
+        &["init", "-q", "-b", "main", work.to_str().unwrap()],
+    );
+    std::fs::write(work.join("README.md"), "hello\n").unwrap();
+    git(&work, &["add", "."]);
+    git(&work, &["commit", "-q", "-m", "one"]);
+    git(&work, &["push", "-q", bare.to_str().unwrap(), "main"]);
+    git(&bare, &["symbolic-ref", "HEAD", "refs/heads/main"]);
+    let served_head = git(&work, &["rev-parse", "HEAD"]);
+    let host = GitHost::start(root.path()).await;
+
+    let vendor = Mock::start("/v1").await;
+    let sandboxes = tempfile::tempdir().unwrap();
+    let server = Server::start_with(
+        Options::default()
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_SANDBOX_DIR", sandboxes.path().to_str().unwrap()),
+    );
+    let api = server.admin();
+    let agent = api
+        .agent_with(json!({"name": "Coder", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    let computer = api
+        .get(&format!("/api/agents/{agent}/computer"))
+        .await
+        .expect(200);
+    if computer["available"] != true {
+        let reason = computer["unavailable_reason"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
+        assert!(
+            std::env::var("CI").is_err(),
+            "the local sandbox must work in CI: {reason}"
+        );
+        eprintln!("SKIP local sandbox: {reason}");
+        return;
+    }
+    let code_agent = api
+        .post(
+            "/api/code-agents",
+            json!({"agentId": agent, "name": "app",
+                   "repository": {"url": host.repository("app.git"), "token": "tok-CODE-5521"},
+                   "setupCommand": "touch .setup-done"}),
+        )
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let created = api
+        .post(
+            "/api/code-sessions",
+            json!({"codeAgentId": code_agent, "title": "Say bye"}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(created["status"], "preparing");
+    let session = created["id"].as_str().unwrap().to_owned();
+    let thread = created["thread_id"].as_str().unwrap().to_owned();
+    let ready = settled(&api, &session, "preparing").await;
+    assert_eq!(ready["status"], "idle", "{ready}");
+    assert_eq!(ready["base_commit"], served_head.as_str());
+    assert_eq!(ready["status_detail"], Value::Null);
+    assert_eq!(ready["branch"], Value::Null);
+    let requests = host.requests().await;
+    assert!(
+        requests
+            .iter()
+            .any(|l| l.contains("git-upload-pack") && l.contains("Basic ")),
+        "the fetch carries its token as a header: {requests:?}"
+    );
+
+    // The thread is the session's: unlisted, and driven only through it.
+    let listed = api
+        .get(&format!("/api/threads?agentId={agent}"))
+        .await
+        .expect(200);
+    assert!(!listed.to_string().contains(&thread), "{listed}");
+    api.post(
+        &format!("/api/threads/{thread}/messages"),
+        json!({"content": "hi"}),
+    )
+    .await
+    .expect_error(409, "CONFLICT");
+
+    // An edit and a command: the setup ran, the change shows in the diff.
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "computer_edit",
+        &json!({"command": "str_replace", "path": "README.md", "old_str": "hello", "new_str": "bye"}),
+    )));
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_2",
+        "computer_run",
+        &json!({"command": "git status --short && ls -a"}),
+    )));
+    vendor.push(Reply::stream(openai_answer("Done.", 5)));
+    let frames = turn(&api, &session, "Say bye instead of hello.").await;
+    assert_eq!(
+        frames.last().unwrap().data["ok"],
+        true,
+        "{:?}",
+        frames.last()
+    );
+    let results = tool_results(&vendor);
+    assert_eq!(results.len(), 2, "{results:?}");
+    let status = results[1]["stdout"].as_str().unwrap();
+    assert!(status.contains(" M README.md"), "{status}");
+    assert!(status.contains(".setup-done"), "{status}");
+    let offered = vendor.requests().pop().unwrap().body.to_string();
+    assert!(offered.contains("Base commit: "), "the overlay is sent");
+    let idle = settled(&api, &session, "running").await;
+    assert_eq!(idle["status"], "idle");
+    let diff = api
+        .get(&format!("/api/code-sessions/{session}/diff"))
+        .await
+        .expect(200);
+    assert_eq!(diff["source"], "live");
+    assert_eq!(diff["base_commit"], served_head.as_str());
+    // Untracked files count: the setup's marker is new.
+    assert_eq!(
+        diff["files"],
+        json!([{"path": ".setup-done", "status": "added", "additions": 0, "deletions": 0},
+               {"path": "README.md", "status": "modified", "additions": 1, "deletions": 1}]),
+        "{diff}"
+    );
+    assert!(diff["diff"].as_str().unwrap().contains("+bye"), "{diff}");
+    // The token never reached the sandbox's files.
+    assert!(
+        files_holding(sandboxes.path(), b"tok-CODE-5521").is_empty(),
+        "the token is in the workspace"
+    );
+
+    // A cancel during a long command ends it at once, the workspace kept.
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_3",
+        "computer_run",
+        &json!({"command": "sleep 300", "timeout": 300}),
+    )));
+    let mut events = api
+        .open_get(&format!("/api/code-sessions/{session}/events"))
+        .await;
+    api.post(
+        &format!("/api/code-sessions/{session}/messages"),
+        json!({"content": "wait"}),
+    )
+    .await
+    .expect(202);
+    while let Some(frame) = events.next().await {
+        if frame.event == "tool_executing" {
+            break;
+        }
+    }
+    let asked = Instant::now();
+    let cancelled = api
+        .post(&format!("/api/code-sessions/{session}/cancel"), json!({}))
+        .await
+        .expect(200);
+    assert_eq!(cancelled["cancelled"], true);
+    while let Some(frame) = events.next().await {
+        if frame.event == "done" {
+            break;
+        }
+    }
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        asked.elapsed()
+    );
+    let idle = settled(&api, &session, "running").await;
+    assert_eq!(idle["status"], "idle");
+
+    // Archive: the diff stored, the sandbox gone, no more messages.
+    let archived = api
+        .post(&format!("/api/code-sessions/{session}/archive"), json!({}))
+        .await
+        .expect(200);
+    assert_eq!(archived["status"], "archived");
+    assert!(archived["archived_at"].is_string());
+    let stored = api
+        .get(&format!("/api/code-sessions/{session}/diff"))
+        .await
+        .expect(200);
+    assert_eq!(stored["source"], "stored");
+    assert_eq!(stored["files"][1]["path"], "README.md");
+    let instance = api.get(&format!("/api/threads/{thread}/computer")).await;
+    assert_ne!(instance.status.as_u16(), 500);
+    api.post(
+        &format!("/api/code-sessions/{session}/messages"),
+        json!({"content": "more"}),
+    )
+    .await
+    .expect_error(409, "CONFLICT");
+    api.post(&format!("/api/code-sessions/{session}/archive"), json!({}))
+        .await
+        .expect(200);
+    let listed = api
+        .get(&format!(
+            "/api/code-sessions?codeAgentId={code_agent}&status=archived"
+        ))
+        .await
+        .expect(200);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+}
