@@ -79,19 +79,6 @@ fn within(field: &str, value: u64, high: u64) -> Result<(), Refusal> {
     }
 }
 
-/// A branch name git accepts and cannot read as an option or refspec.
-pub fn valid_branch(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 200
-        && !name.starts_with(['-', '/', '.'])
-        && !name.ends_with(['/', '.'])
-        && !name.contains("..")
-        && !name.contains("@{")
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-}
-
 impl CodeAgentInput {
     /// A new code agent from a create body; `check_url` is the outbound
     /// policy's shape check; `archive` the uploaded archive, if any.
@@ -244,7 +231,7 @@ fn repository(
         ));
     }
     if let Some(branch) = change.branch {
-        if !valid_branch(&branch) {
+        if !crate::outbound::git::is_ref_name(&branch) {
             return Err(refusal("repository.branch", "not a branch name"));
         }
         current.branch = Some(branch);

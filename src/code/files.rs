@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use confer_actors::{CodeAgentId, OrgId};
 
+use crate::store::durability::{move_into_place, remove_if_present};
+
 /// The kept archives under the data directory (what backups carry).
 pub const CODE_ARCHIVES_DIR: &str = "code-archives/files";
 
@@ -16,10 +18,6 @@ pub const CODE_ARCHIVES_DIR: &str = "code-archives/files";
 #[derive(Clone, Debug)]
 pub struct CodeArchives {
     root: PathBuf,
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    fs::File::open(dir)?.sync_all()
 }
 
 impl CodeArchives {
@@ -57,24 +55,13 @@ impl CodeArchives {
     /// makes it durable.
     pub fn keep(&self, tmp: &Path, org: OrgId, name: &str) -> io::Result<PathBuf> {
         let target = self.path(org, name);
-        let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
-        let new_dir = !dir.exists();
-        fs::create_dir_all(&dir)?;
-        if new_dir {
-            sync_dir(&self.root.join("files"))?;
-        }
-        fs::File::open(tmp)?.sync_all()?;
-        fs::rename(tmp, &target)?;
-        sync_dir(&dir)?;
+        move_into_place(tmp, &target, &self.root.join("files"))?;
         Ok(target)
     }
 
     /// Removes `org`'s `name` (no file: nothing to do).
     pub fn remove(&self, org: OrgId, name: &str) -> io::Result<()> {
-        match fs::remove_file(self.path(org, name)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        }
+        remove_if_present(&self.path(org, name))
     }
 }
 

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use confer_actors::OrgId;
 
+use crate::store::durability::{move_into_place, remove_if_present};
+
 /// Where uploaded files live under the data directory (backups carry
 /// them; never `knowledge/index/`, a cache).
 pub const KNOWLEDGE_FILES_DIR: &str = "knowledge/files";
@@ -17,10 +19,6 @@ pub const KNOWLEDGE_FILES_DIR: &str = "knowledge/files";
 #[derive(Clone, Debug)]
 pub struct KnowledgeFiles {
     root: PathBuf,
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    fs::File::open(dir)?.sync_all()
 }
 
 impl KnowledgeFiles {
@@ -52,28 +50,17 @@ impl KnowledgeFiles {
     /// (kept as it is when the org already has it) and makes it durable.
     pub fn keep(&self, tmp: &Path, org: OrgId, sha256: &str) -> io::Result<PathBuf> {
         let target = self.path(org, sha256);
-        let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
-        let new_dir = !dir.exists();
-        fs::create_dir_all(&dir)?;
-        if new_dir {
-            sync_dir(&self.root.join("files"))?;
-        }
         if target.exists() {
             fs::remove_file(tmp)?;
             return Ok(target);
         }
-        fs::File::open(tmp)?.sync_all()?;
-        fs::rename(tmp, &target)?;
-        sync_dir(&dir)?;
+        move_into_place(tmp, &target, &self.root.join("files"))?;
         Ok(target)
     }
 
     /// Removes `org`'s file of `sha256` (no file: nothing to do).
     pub fn remove(&self, org: OrgId, sha256: &str) -> io::Result<()> {
-        match fs::remove_file(self.path(org, sha256)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        }
+        remove_if_present(&self.path(org, sha256))
     }
 }
 

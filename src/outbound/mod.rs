@@ -26,6 +26,7 @@
 mod addresses;
 pub mod egress;
 pub mod git;
+mod git_output;
 mod policy;
 
 use std::fmt;

@@ -203,7 +203,7 @@ pub async fn create(
         return Err(ApiError::invalid("message", "at most 256 KiB"));
     }
     if let Some(branch) = &body.branch
-        && !crate::code::changes::valid_branch(branch)
+        && !crate::outbound::git::is_ref_name(branch)
     {
         return Err(ApiError::invalid("branch", "not a branch name"));
     }

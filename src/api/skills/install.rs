@@ -56,20 +56,6 @@ fn checked_url(state: &AppState, url: Option<String>) -> Result<String, ApiError
     Ok(url)
 }
 
-/// A branch or tag name git accepts, and one that cannot pass as an
-/// option or a refspec.
-fn is_ref_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 200
-        && !name.starts_with(['-', '/', '.'])
-        && !name.ends_with(['/', '.'])
-        && !name.contains("..")
-        && !name.contains("@{")
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-}
-
 fn origin_of(state: &AppState, body: InstallSkill) -> Result<Origin, ApiError> {
     match body.source.as_str() {
         "archive" => {
@@ -100,7 +86,7 @@ fn origin_of(state: &AppState, body: InstallSkill) -> Result<Origin, ApiError> {
                 ));
             }
             if let Some(name) = &body.git_ref
-                && !is_ref_name(name)
+                && !crate::outbound::git::is_ref_name(name)
             {
                 return Err(ApiError::invalid("ref", "a branch or tag name"));
             }

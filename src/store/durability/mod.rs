@@ -37,7 +37,7 @@
 
 mod sync;
 
-pub use sync::{SyncedBlobs, flush_durably};
+pub use sync::{SyncedBlobs, flush_durably, move_into_place, remove_if_present};
 
 use std::fs::File;
 use std::path::PathBuf;

@@ -92,3 +92,27 @@ pub(super) fn sync_new_blobs(blobs: &Path, synced: &SyncedBlobs) -> std::io::Res
     known.retain(|lsn, _| present.contains(lsn));
     Ok(count)
 }
+
+/// Moves the finished file `tmp` to `target` durably: the file synced,
+/// renamed, then its directory synced, and `root` too when `target`'s
+/// directory had to be made (an uploaded file kept under its org).
+pub fn move_into_place(tmp: &Path, target: &Path, root: &Path) -> std::io::Result<()> {
+    let sync_dir = |dir: &Path| File::open(dir)?.sync_all();
+    let dir = target.parent().unwrap_or(root);
+    let new_dir = !dir.exists();
+    std::fs::create_dir_all(dir)?;
+    if new_dir {
+        sync_dir(root)?;
+    }
+    File::open(tmp)?.sync_all()?;
+    std::fs::rename(tmp, target)?;
+    sync_dir(dir)
+}
+
+/// Removes `path`; a file already gone is no error.
+pub fn remove_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
