@@ -174,9 +174,26 @@ pub enum ThreadEvent {
     /// A watched turn whose frames are no longer kept.
     #[schema(title = "turn_gap")]
     TurnGap { turn: u64 },
+    /// A code session's status (`computer.md` §6): in its prepare turn,
+    /// and after it on its events.
+    #[schema(title = "session_status")]
+    SessionStatus(Box<SessionStatusEvent>),
     /// The last event of every stream.
     #[schema(title = "done")]
     Done(Box<DoneEvent>),
+}
+
+/// The data of a `session_status` event.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct SessionStatusEvent {
+    #[serde(rename = "sessionId")]
+    pub session_id: String,
+    /// `preparing`, `idle`, `running`, `completed`, `failed` or `archived`.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(rename = "baseCommit", skip_serializing_if = "Option::is_none")]
+    pub base_commit: Option<String>,
 }
 
 /// The data of a `meta` event (boxed in [`ThreadEvent`]: the token frames
@@ -200,6 +217,10 @@ pub struct MetaEvent {
     #[serde(rename = "userMessage", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<UserMessageView>)]
     pub user_message: Option<Option<UserMessageView>>,
+    /// `prepare` on a code session's preparation turn (`computer.md` §6);
+    /// absent on a model's turn.
+    #[serde(rename = "turnKind", skip_serializing_if = "Option::is_none")]
+    pub turn_kind: Option<&'static str>,
 }
 
 /// The user message of a multiplayer turn, as `meta` shows it.
@@ -283,6 +304,7 @@ impl ThreadEvent {
             Self::Queued { .. } => "queued",
             Self::Watching { .. } => "watching",
             Self::TurnGap { .. } => "turn_gap",
+            Self::SessionStatus(_) => "session_status",
             Self::Done(_) => "done",
         }
     }

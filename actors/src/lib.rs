@@ -40,7 +40,9 @@ mod tests;
 pub use codes::ErrorCode;
 pub use delegation::{DelegatedUsage, DelegationLink, ThreadDelegation, TraceLink, TurnPlace};
 pub use domain::*;
-pub use events::{AuthChallenge, DoneEvent, MetaEvent, ThreadEvent, ToolOutputEvent, Usage};
+pub use events::{
+    AuthChallenge, DoneEvent, MetaEvent, SessionStatusEvent, ThreadEvent, ToolOutputEvent, Usage,
+};
 pub use frames::{
     Frame, FrameId, FrameLog, FrameReader, Position, Ready, Retention, TooManyReaders, TurnsNow,
 };
@@ -66,6 +68,7 @@ pub use trace::{
     RunningTraces, Span, SpanAttributes, SpanKind, SpanStatus, Trace, TraceRecord, TraceStatus,
 };
 pub use turn::{
-    BudgetFuture, Engine, PublicTurn, RunTag, RunTurn, ToolResult, TurnBudget, TurnRequest,
+    BudgetFuture, Emitter, Engine, HostTurn, HostWork, PublicTurn, RunTag, RunTurn, ToolResult,
+    TurnBudget, TurnRequest,
 };
 pub use vendor_options::{AnthropicCache, AnthropicOptions, OpenAiOptions, VendorOptions};

@@ -288,6 +288,7 @@ pub async fn send(
         delegation: None,
         run: None,
         stream_tool_output: body.stream_tool_output.unwrap_or(false),
+        host: None,
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.

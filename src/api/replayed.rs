@@ -32,6 +32,7 @@ pub async fn rebuilt_turn(
         shadowed_tools: Vec::new(),
         // A rebuilt answer is the sender's own: it knows its message.
         user_message: None,
+        turn_kind: None,
     }))];
     let Some(outcome) = record.outcome else {
         tracing::warn!(%thread, turn, "a repeated send's turn never finished");

@@ -1,14 +1,20 @@
-//! Preparing a code session (`computer.md` §6 rule 1): its sandbox
-//! started with the code agent's settings, the repository fetched on the
+//! Preparing a code session (`computer.md` §6 rule 1), as the first turn
+//! of its thread (a [`HostWork`]): its sandbox started with the code
+//! agent's settings, the repository fetched on the
 //! host (git) or the kept archive unpacked and committed as `confer:
 //! initial snapshot`, `base_commit` read, the setup command run (a
 //! non-zero exit leaves the session `idle` saying so; a failed fetch or
 //! start leaves it `failed`), then the messages sent meanwhile.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use confer_actors::{IfBusy, ThreadStore};
+use chrono::Utc;
+use confer_actors::{
+    DoneEvent, Emitter, HostWork, IfBusy, MetaEvent, SessionStatusEvent, ThreadEvent, ThreadStore,
+};
 
 use super::agents::{CodeAgent, RepositoryKind};
 use super::archive::ArchiveKind;
@@ -22,44 +28,107 @@ use crate::outbound::git::GitRequest;
 /// What the setup command's output keeps for its detail.
 const SETUP_KEEP: usize = 4096;
 
+/// The preparation as the session thread's first turn: `meta {turnKind:
+/// "prepare"}`, `session_status` (`preparing`, then `idle` or `failed`),
+/// `done`; no user message, no model call.
+pub(super) struct PrepareTurn {
+    pub sessions: Arc<CodeSessions>,
+    pub session: CodeSession,
+    pub agent: CodeAgent,
+}
+
+/// A `session_status` event of `session`.
+pub(super) fn status_event(session: &CodeSession) -> ThreadEvent {
+    ThreadEvent::SessionStatus(Box::new(SessionStatusEvent {
+        session_id: session.id.to_string(),
+        status: session.status.as_str().to_owned(),
+        detail: session.status_detail.clone(),
+        base_commit: session.base_commit.clone(),
+    }))
+}
+
+impl HostWork for PrepareTurn {
+    fn run(
+        &self,
+        emitter: Emitter,
+        thread: confer_actors::ThreadId,
+        _turn: u64,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+        let (sessions, session, agent) = (
+            Arc::clone(&self.sessions),
+            self.session.clone(),
+            self.agent.clone(),
+        );
+        Box::pin(async move {
+            emitter.emit(ThreadEvent::Meta(Box::new(MetaEvent {
+                started_at: Utc::now(),
+                thread_id: thread,
+                user_message_id: None,
+                model: String::new(),
+                shadowed_tools: Vec::new(),
+                user_message: None,
+                turn_kind: Some("prepare"),
+            })));
+            emitter.emit(status_event(&session));
+            let ended = sessions.prepare(session, agent).await;
+            let ok = ended
+                .as_ref()
+                .is_some_and(|s| s.status != SessionStatus::Failed);
+            if let Some(ended) = &ended {
+                emitter.emit(status_event(ended));
+            }
+            let mut done = DoneEvent::failed(String::new());
+            done.ok = ok;
+            emitter.emit(ThreadEvent::Done(Box::new(done)));
+            if let Some(ended) = ended {
+                ended_well(&sessions, ended).await;
+            }
+        })
+    }
+}
+
+/// After a preparation that ended `idle`: the messages sent meanwhile.
+async fn ended_well(sessions: &Arc<CodeSessions>, session: CodeSession) {
+    if session.status != SessionStatus::Idle {
+        return;
+    }
+    let Some(message) = session.first_message.clone() else {
+        return;
+    };
+    let (org, id) = (session.org_id, session.id);
+    let _ = sessions
+        .save(org, id, |s| {
+            s.first_message = None;
+            Ok(())
+        })
+        .await;
+    if let Err(error) = sessions.turn(&session, message, IfBusy::Queue).await {
+        tracing::warn!(session = %id, %error, "a code session's first message was not sent");
+    }
+}
+
 impl CodeSessions {
-    /// Prepares `session` of `agent`; every outcome is stored.
-    pub(super) async fn prepare(self: Arc<Self>, session: CodeSession, agent: CodeAgent) {
+    /// Prepares `session` of `agent`; the outcome as stored (`None` when
+    /// the session moved on meanwhile: archived, say).
+    async fn prepare(&self, session: CodeSession, agent: CodeAgent) -> Option<CodeSession> {
         let (org, id) = (session.org_id, session.id);
         let outcome = self.prepared(&session, &agent).await;
-        let saved = self
-            .save(org, id, move |s| {
-                if s.status != SessionStatus::Preparing {
-                    return Err("no longer preparing".into());
-                }
-                match &outcome {
-                    Ok((base, detail, instance)) => {
-                        s.base_commit = Some(base.clone());
-                        s.instance_id = Some(*instance);
-                        s.set(SessionStatus::Idle, detail.clone());
-                    }
-                    Err(reason) => s.set(SessionStatus::Failed, Some(reason.clone())),
-                }
-                Ok(())
-            })
-            .await;
-        let Ok(session) = saved else {
-            return;
-        };
-        if session.status != SessionStatus::Idle {
-            return;
-        }
-        if let Some(message) = session.first_message.clone() {
-            let _ = self
-                .save(org, id, |s| {
-                    s.first_message = None;
-                    Ok(())
-                })
-                .await;
-            if let Err(error) = self.turn(&session, message, IfBusy::Queue).await {
-                tracing::warn!(session = %id, %error, "a code session's first message was not sent");
+        self.save(org, id, move |s| {
+            if s.status != SessionStatus::Preparing {
+                return Err("no longer preparing".into());
             }
-        }
+            match &outcome {
+                Ok((base, detail, instance)) => {
+                    s.base_commit = Some(base.clone());
+                    s.instance_id = Some(*instance);
+                    s.set(SessionStatus::Idle, detail.clone());
+                }
+                Err(reason) => s.set(SessionStatus::Failed, Some(reason.clone())),
+            }
+            Ok(())
+        })
+        .await
+        .ok()
     }
 
     /// The base commit, the setup's failure (if it failed) and the

@@ -1,5 +1,6 @@
 //! Code sessions at work (`computer.md` §6): creating one (its record,
-//! then its hidden thread, then the preparation in the background),
+//! then its hidden thread, then the preparation as the thread's first
+//! turn, `crate::code::prepare`),
 //! sending it messages as turns on its thread (status `running` until the
 //! turn's `done`, then `idle` with the diff stored), cancelling, and
 //! archiving (turns stopped, the diff stored, the sandbox destroyed).
@@ -10,7 +11,7 @@ use std::time::Instant;
 
 use chrono::Utc;
 use confer_actors::{
-    Admission, CodeSessionId, IfBusy, OrgId, Runtime, Thread, ThreadEvent, ThreadKind,
+    Admission, CodeSessionId, HostTurn, IfBusy, OrgId, Runtime, Thread, ThreadEvent, ThreadKind,
     ThreadOrigin, TurnRequest,
 };
 
@@ -97,7 +98,7 @@ impl CodeSessions {
     /// Stores a new session and its thread, and starts preparing it.
     pub async fn create(
         self: &Arc<Self>,
-        agent: CodeAgent,
+        (code_agent, agent): (CodeAgent, confer_actors::Agent),
         created_by: String,
         title: Option<String>,
         branch: Option<String>,
@@ -106,14 +107,14 @@ impl CodeSessions {
         let now = Utc::now();
         let session = CodeSession {
             id: CodeSessionId::new(),
-            org_id: agent.org_id,
-            code_agent_id: agent.id,
-            agent_id: agent.agent_id,
+            org_id: code_agent.org_id,
+            code_agent_id: code_agent.id,
+            agent_id: code_agent.agent_id,
             thread_id: confer_actors::ThreadId::new(),
             title,
             status: SessionStatus::Preparing,
             status_detail: None,
-            branch: branch.or_else(|| agent.repository.branch.clone()),
+            branch: branch.or_else(|| code_agent.repository.branch.clone()),
             base_commit: None,
             instance_id: None,
             created_by,
@@ -150,9 +151,40 @@ impl CodeSessions {
             })
             .await
             .map_err(|e| SessionError::Internal(e.to_string()))?;
-        let sessions = Arc::clone(self);
-        let prepared = session.clone();
-        tokio::spawn(async move { sessions.prepare(prepared, agent).await });
+        let prepare = super::prepare::PrepareTurn {
+            sessions: Arc::clone(self),
+            session: session.clone(),
+            agent: code_agent,
+        };
+        let request = TurnRequest {
+            user_id: session.created_by.clone(),
+            accepted: Some(Instant::now()),
+            if_busy: Some(IfBusy::Queue.as_str()),
+            // No content: the turn is the server's own.
+            continuation: true,
+            host: Some(Arc::new(HostTurn(Box::new(prepare)))),
+            ..TurnRequest::default()
+        };
+        let admission = self
+            .runtime
+            .post(
+                session.org_id,
+                session.thread_id,
+                request,
+                IfBusy::Queue,
+                Some(agent),
+            )
+            .await;
+        if !matches!(admission, Ok(Admission::Accepted { .. })) {
+            let detail = "the preparation was not admitted".to_owned();
+            let failed = self
+                .save(session.org_id, session.id, move |s| {
+                    s.set(SessionStatus::Failed, Some(detail.clone()));
+                    Ok(())
+                })
+                .await?;
+            return Ok(failed);
+        }
         Ok(session)
     }
 
@@ -234,6 +266,7 @@ impl CodeSessions {
             public: None,
             continuation: false,
             stream_tool_output: true,
+            host: None,
             delegation: None,
             run: None,
         };

@@ -199,6 +199,7 @@ impl RunWorker {
             public,
             continuation: content_is_empty,
             stream_tool_output: false,
+            host: None,
             delegation: None,
             run: Some(Arc::new(confer_actors::RunTurn {
                 tag: confer_actors::RunTag {

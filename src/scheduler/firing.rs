@@ -204,6 +204,7 @@ impl Scheduler {
             public: None,
             continuation: false,
             stream_tool_output: false,
+            host: None,
             delegation: None,
             run: None,
         };

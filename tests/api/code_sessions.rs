@@ -46,8 +46,17 @@ pub(crate) async fn turn(api: &Api, session: &str, content: &str) -> Vec<crate::
         .await
         .expect(202);
     assert_eq!(sent["status"], "running");
+    // Only this turn's frames: the preparation's end may still be read.
+    let prefix = format!("{}.", sent["turn"]);
     let mut frames = Vec::new();
     while let Some(frame) = events.next().await {
+        if !frame
+            .id
+            .as_deref()
+            .is_some_and(|id| id.starts_with(&prefix))
+        {
+            continue;
+        }
         let done = frame.event == "done";
         frames.push(frame);
         if done {
@@ -168,6 +177,36 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
     assert_eq!(created["status"], "preparing");
     let session = created["id"].as_str().unwrap().to_owned();
     let thread = created["thread_id"].as_str().unwrap().to_owned();
+    // Preparing is the thread's first turn: meta, the statuses, done.
+    let mut events = api
+        .open_get(&format!("/api/code-sessions/{session}/events?after=0.0"))
+        .await;
+    assert_eq!(events.status, 200);
+    let mut prepare = Vec::new();
+    while let Some(frame) = events.next().await {
+        let done = frame.event == "done";
+        prepare.push((frame.event, frame.data));
+        if done {
+            break;
+        }
+    }
+    let names: Vec<&str> = prepare.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "watching",
+            "meta",
+            "session_status",
+            "session_status",
+            "done"
+        ],
+        "{prepare:?}"
+    );
+    assert_eq!(prepare[1].1["turnKind"], "prepare");
+    assert_eq!(prepare[2].1["status"], "preparing");
+    assert_eq!(prepare[3].1["status"], "idle");
+    assert_eq!(prepare[3].1["baseCommit"], served_head.as_str());
+    assert_eq!(prepare[4].1["ok"], true);
     let ready = settled(&api, &session, "preparing").await;
     assert_eq!(ready["status"], "idle", "{ready}");
     assert_eq!(ready["base_commit"], served_head.as_str());
@@ -241,6 +280,25 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
         files_holding(sandboxes.path(), b"tok-CODE-5521").is_empty(),
         "the token is in the workspace"
     );
+
+    // Completed: the sandbox stops, the workspace stays; a message reopens.
+    let path = format!("/api/code-sessions/{session}");
+    let completed = api
+        .patch(&path, json!({"status": "completed"}))
+        .await
+        .expect(200);
+    assert_eq!(completed["status"], "completed");
+    let computer = api
+        .get(&format!("/api/threads/{thread}/computer"))
+        .await
+        .expect(200);
+    assert_eq!(computer["instance"]["state"], "stopped", "{computer}");
+    assert_eq!(computer["instance"]["stop_reason"], "completed");
+    let refused = api
+        .patch(&path, json!({"status": "running"}))
+        .await
+        .expect_error(409, "CONFLICT");
+    assert!(refused.contains("completed"), "{refused}");
 
     // A cancel during a long command ends it at once, the workspace kept.
     vendor.push(Reply::stream(openai_tool_call(

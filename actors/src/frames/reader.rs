@@ -188,6 +188,12 @@ impl FrameReader {
     fn step_follow(&mut self, state: &LogState) -> Step {
         loop {
             let turn = self.at.turn;
+            // Turns count from 1: `0.0` is `watching`'s id, and a watcher
+            // resuming after it has missed nothing.
+            if turn == 0 {
+                self.at = FrameId { turn: 1, n: 0 };
+                continue;
+            }
             if let Some(frames) = state.turn(turn) {
                 if frames.dropped {
                     self.at = FrameId {

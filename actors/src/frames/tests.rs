@@ -96,6 +96,23 @@ async fn watchers_are_capped_and_follow_skips_dropped_turns() {
 }
 
 #[tokio::test]
+async fn a_watcher_resuming_after_watching_gets_no_gap() {
+    // `watching` is `0.0`: a watcher that saw only it resumes after it.
+    let log = log(1 << 20);
+    log.enqueue(1);
+    log.begin(1);
+    log.append(1, token("hi"));
+    let mut watcher = log.follow(Some(FrameId { turn: 0, n: 0 })).unwrap();
+    let first = watcher.next().await.unwrap();
+    assert_eq!(
+        first.id,
+        Some(FrameId { turn: 1, n: 1 }),
+        "{:?}",
+        first.event
+    );
+}
+
+#[tokio::test]
 async fn a_finished_turn_keeps_its_tokens_packed_and_replays_them_as_sent() {
     let log = log(1024 * 1024);
     log.enqueue(1);

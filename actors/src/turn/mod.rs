@@ -53,7 +53,7 @@ pub use emitter::Emitter;
 pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
 pub use public::PublicTurn;
-pub use request::{RunTag, RunTurn, ToolResult, TurnRequest};
+pub use request::{HostTurn, HostWork, RunTag, RunTurn, ToolResult, TurnRequest};
 
 /// What a turn needs from outside: the store, the models and the tools
 /// Confer runs itself.
@@ -195,9 +195,31 @@ struct Turn {
     tool_kinds: Vec<(String, &'static str)>,
 }
 
+/// A server's own turn ([`HostWork`]) started, or the input back. Not
+/// inline in [`run_turn`]: the parameter would live across the await,
+/// and the turn's task would hold it beside the model turn's state (the
+/// input handed back is a new binding, which the task's layout overlaps).
+// The input is moved either way: a large `Err` costs nothing here.
+#[allow(clippy::result_large_err)]
+fn host_turn(
+    input: TurnInput,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>, TurnInput> {
+    match input.request.host.clone() {
+        Some(host) => Ok(host.0.run(input.emitter, input.thread, input.turn)),
+        None => Err(input),
+    }
+}
+
 /// Runs one turn to its `done`; returns the context to cache for the next
 /// turn, or `None` when it must be reloaded from the store.
 pub async fn run_turn(input: TurnInput) -> Option<Vec<ContextMessage>> {
+    let input = match host_turn(input) {
+        Ok(running) => {
+            running.await;
+            return None;
+        }
+        Err(input) => input,
+    };
     let mut turn = match Box::pin(Turn::load(input)).await {
         Ok(turn) => turn,
         Err(ended) => return ended,

@@ -271,6 +271,7 @@ impl Turn {
             model: self.model.clone(),
             shadowed_tools: self.shadowed.clone(),
             user_message,
+            turn_kind: None,
         })));
         self.timings.meta_us = self.clock.lap();
     }

@@ -34,6 +34,29 @@ pub struct RunTurn {
     pub budget: Arc<dyn TurnBudget>,
 }
 
+/// Work the server does as a turn of its own, with no user message and no
+/// model call (a code session's preparation, `computer.md` §6): it emits
+/// the turn's frames itself, `meta` first and `done` last.
+pub trait HostWork: Send + Sync {
+    /// Runs the turn numbered `turn` of `thread`.
+    fn run(
+        &self,
+        emitter: super::Emitter,
+        thread: crate::ThreadId,
+        turn: u64,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>>;
+}
+
+/// A [`HostWork`] behind one thin pointer (the turn's task holds the
+/// request: `a_turn_task_stays_small`).
+pub struct HostTurn(pub Box<dyn HostWork>);
+
+impl std::fmt::Debug for HostTurn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HostTurn")
+    }
+}
+
 /// A user's send, as the HTTP layer validated it.
 #[derive(Clone, Debug, Default)]
 pub struct TurnRequest {
@@ -84,4 +107,6 @@ pub struct TurnRequest {
     /// The send's `streamToolOutput`: a computer command's output is
     /// streamed as `tool_output` while it runs.
     pub stream_tool_output: bool,
+    /// Set on a turn the server runs itself ([`HostWork`]).
+    pub host: Option<Arc<HostTurn>>,
 }

@@ -12,6 +12,7 @@ import type {
   RequiresActionEvent,
   RunEvent,
   RunStatusEvent,
+  SessionStatusEvent,
   ThinkingEvent,
   TokenEvent,
   ToolCallEvent,
@@ -42,6 +43,7 @@ export interface EventDataMap {
   queued: QueuedEvent;
   watching: WatchingEvent;
   turn_gap: TurnGapEvent;
+  session_status: SessionStatusEvent;
   done: DoneEvent;
   run: RunEvent;
   run_status: RunStatusEvent;
@@ -66,6 +68,7 @@ export const EVENT_NAMES = [
   "queued",
   "watching",
   "turn_gap",
+  "session_status",
   "done",
   "run",
   "run_status",

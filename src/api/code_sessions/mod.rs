@@ -17,6 +17,7 @@ use super::extract::JsonBody;
 use crate::auth::Caller;
 use crate::code::service::SessionError;
 use crate::code::sessions::{CodeSession, SessionStatus};
+use crate::computer::instances::StopReason;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -237,7 +238,7 @@ pub async fn create(
     let session = state
         .code_sessions
         .create(
-            code_agent,
+            (code_agent, agent),
             caller.user_id(),
             body.title,
             body.branch,
@@ -309,5 +310,13 @@ pub async fn update(
         })
         .await
         .map_err(session_error)?;
+    if wanted == Some(SessionStatus::Completed) {
+        // A completed session's sandbox stops; a message or `idle` reopens
+        // it on its workspace.
+        state
+            .computer
+            .stop_thread(saved.org_id, saved.thread_id, StopReason::Completed)
+            .await;
+    }
     Ok(HttpResponse::Ok().json(SessionView::from(saved)))
 }

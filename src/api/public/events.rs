@@ -81,6 +81,8 @@ pub fn encode_public(out: &mut bytes::BytesMut, id: Option<FrameId>, event: &Thr
         | ThreadEvent::ToolProgress(_)
         // A computer's output: computer tools are never public.
         | ThreadEvent::ToolOutput(_)
+        // A code session's: code sessions are never public.
+        | ThreadEvent::SessionStatus(_)
         | ThreadEvent::RequiresAction { .. } => {}
     }
 }

@@ -66,6 +66,21 @@ impl ComputerService {
         }
     }
 
+    /// Stops the thread's live instance for `reason` (a code session
+    /// marked `completed`), waiting for its operation; the workspace stays.
+    pub async fn stop_thread(&self, org: OrgId, thread: ThreadId, reason: StopReason) {
+        let stored = self
+            .store
+            .run(move |s| s.thread_instance(org, thread))
+            .await;
+        if let Ok(Some(instance)) = stored {
+            let slot = self.live().get(&instance.id).cloned();
+            if let Some(slot) = slot {
+                self.stop_slot(instance.id, &slot, reason, true).await;
+            }
+        }
+    }
+
     /// Stops and removes an instance: its sandbox, workspace and record.
     /// Whether there was one.
     pub async fn destroy(&self, org: OrgId, id: InstanceId) -> bool {

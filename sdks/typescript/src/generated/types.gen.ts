@@ -1971,6 +1971,11 @@ export type MetaEvent = {
     shadowedTools?: Array<string>;
     startedAt: string;
     threadId: ThreadId;
+    /**
+     * `prepare` on a code session's preparation turn (`computer.md` §6);
+     * absent on a model's turn.
+     */
+    turnKind?: string | null;
     userMessage?: UserMessageView | null;
     userMessageId?: MessageId | null;
 };
@@ -3445,6 +3450,21 @@ export type SessionSent = {
 export type SessionStatus = 'preparing' | 'idle' | 'running' | 'completed' | 'failed' | 'archived';
 
 /**
+ * session_status
+ *
+ * The data of a `session_status` event.
+ */
+export type SessionStatusEvent = {
+    baseCommit?: string | null;
+    detail?: string | null;
+    sessionId: string;
+    /**
+     * `preparing`, `idle`, `running`, `completed`, `failed` or `archived`.
+     */
+    status: string;
+};
+
+/**
  * The host identity of a session.
  */
 export type SessionUser = {
@@ -3958,7 +3978,7 @@ export type ThreadComputer = {
 /**
  * The data of one Server-Sent Event; the event's name is its schema's `title`.
  */
-export type ThreadEvent = MetaEvent | TokenEvent | ThinkingEvent | ToolCallEvent | CompactionEvent | ToolExecutingEvent | ToolResultEvent | ProfileSwitchProposalEvent | CitationEvent | AuthChallengeEvent | ToolProgressEvent | ToolOutputEvent | RequiresActionEvent | ErrorEvent | QueuedEvent | WatchingEvent | TurnGapEvent | DoneEvent | RunEvent | RunStatusEvent;
+export type ThreadEvent = MetaEvent | TokenEvent | ThinkingEvent | ToolCallEvent | CompactionEvent | ToolExecutingEvent | ToolResultEvent | ProfileSwitchProposalEvent | CitationEvent | AuthChallengeEvent | ToolProgressEvent | ToolOutputEvent | RequiresActionEvent | ErrorEvent | QueuedEvent | WatchingEvent | TurnGapEvent | SessionStatusEvent | DoneEvent | RunEvent | RunStatusEvent;
 
 /**
  * A conversation thread on an agent.

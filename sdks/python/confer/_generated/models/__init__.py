@@ -295,6 +295,7 @@ from .session_message import SessionMessage
 from .session_request import SessionRequest
 from .session_sent import SessionSent
 from .session_status import SessionStatus
+from .session_status_event import SessionStatusEvent
 from .session_user import SessionUser
 from .session_view import SessionView
 from .set_services import SetServices
@@ -709,6 +710,7 @@ __all__ = (
     "SessionRequest",
     "SessionSent",
     "SessionStatus",
+    "SessionStatusEvent",
     "SessionUser",
     "SessionView",
     "SetServices",

@@ -28,6 +28,8 @@ class MetaEvent:
             started_at (datetime.datetime):
             thread_id (UUID): A conversation thread on an agent.
             shadowed_tools (list[str] | Unset): Tools left out because an earlier kind has one of the same name.
+            turn_kind (None | str | Unset): `prepare` on a code session's preparation turn (`computer.md` §6);
+                absent on a model's turn.
             user_message (None | Unset | UserMessageView):
             user_message_id (None | Unset | UUID):
     """
@@ -36,6 +38,7 @@ class MetaEvent:
     started_at: datetime.datetime
     thread_id: UUID
     shadowed_tools: list[str] | Unset = UNSET
+    turn_kind: None | str | Unset = UNSET
     user_message: None | Unset | UserMessageView = UNSET
     user_message_id: None | Unset | UUID = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -52,6 +55,12 @@ class MetaEvent:
         shadowed_tools: list[str] | Unset = UNSET
         if not isinstance(self.shadowed_tools, Unset):
             shadowed_tools = self.shadowed_tools
+
+        turn_kind: None | str | Unset
+        if isinstance(self.turn_kind, Unset):
+            turn_kind = UNSET
+        else:
+            turn_kind = self.turn_kind
 
         user_message: dict[str, Any] | None | Unset
         if isinstance(self.user_message, Unset):
@@ -80,6 +89,8 @@ class MetaEvent:
         )
         if shadowed_tools is not UNSET:
             field_dict["shadowedTools"] = shadowed_tools
+        if turn_kind is not UNSET:
+            field_dict["turnKind"] = turn_kind
         if user_message is not UNSET:
             field_dict["userMessage"] = user_message
         if user_message_id is not UNSET:
@@ -99,6 +110,15 @@ class MetaEvent:
         thread_id = UUID(d.pop("threadId"))
 
         shadowed_tools = cast(list[str], d.pop("shadowedTools", UNSET))
+
+        def _parse_turn_kind(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        turn_kind = _parse_turn_kind(d.pop("turnKind", UNSET))
 
         def _parse_user_message(data: object) -> None | Unset | UserMessageView:
             if data is None:
@@ -139,6 +159,7 @@ class MetaEvent:
             started_at=started_at,
             thread_id=thread_id,
             shadowed_tools=shadowed_tools,
+            turn_kind=turn_kind,
             user_message=user_message,
             user_message_id=user_message_id,
         )

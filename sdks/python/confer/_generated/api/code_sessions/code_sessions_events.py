@@ -19,6 +19,7 @@ from ...models.queued_event import QueuedEvent
 from ...models.requires_action_event import RequiresActionEvent
 from ...models.run_event import RunEvent
 from ...models.run_status_event import RunStatusEvent
+from ...models.session_status_event import SessionStatusEvent
 from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
@@ -73,6 +74,7 @@ def _parse_response(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -101,6 +103,7 @@ def _parse_response(
             | RequiresActionEvent
             | RunEvent
             | RunStatusEvent
+            | SessionStatusEvent
             | ThinkingEvent
             | TokenEvent
             | ToolCallEvent
@@ -250,7 +253,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_17 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_17 = SessionStatusEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_17
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -258,16 +261,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_18 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_18 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_18
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_19 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_19
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_19 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_20 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_19
+            return componentsschemas_thread_event_type_20
 
         response_200 = _parse_response_200(response.text)
 
@@ -323,6 +334,7 @@ def _build_response(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -360,6 +372,7 @@ def sync_detailed(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -384,7 +397,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -418,6 +431,7 @@ def sync(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -443,7 +457,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -472,6 +486,7 @@ async def asyncio_detailed(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -496,7 +511,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -528,6 +543,7 @@ async def asyncio(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -553,7 +569,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (

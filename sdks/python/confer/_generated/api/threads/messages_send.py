@@ -20,6 +20,7 @@ from ...models.requires_action_event import RequiresActionEvent
 from ...models.run_event import RunEvent
 from ...models.run_status_event import RunStatusEvent
 from ...models.send_message import SendMessage
+from ...models.session_status_event import SessionStatusEvent
 from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
@@ -71,6 +72,7 @@ def _parse_response(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -99,6 +101,7 @@ def _parse_response(
             | RequiresActionEvent
             | RunEvent
             | RunStatusEvent
+            | SessionStatusEvent
             | ThinkingEvent
             | TokenEvent
             | ToolCallEvent
@@ -248,7 +251,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_17 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_17 = SessionStatusEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_17
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -256,16 +259,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_18 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_18 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_18
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_19 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_19
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_19 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_20 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_19
+            return componentsschemas_thread_event_type_20
 
         response_200 = _parse_response_200(response.text)
 
@@ -341,6 +352,7 @@ def _build_response(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -378,6 +390,7 @@ def sync_detailed(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -403,7 +416,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -437,6 +450,7 @@ def sync(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -463,7 +477,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -492,6 +506,7 @@ async def asyncio_detailed(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -517,7 +532,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -549,6 +564,7 @@ async def asyncio(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -575,7 +591,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (

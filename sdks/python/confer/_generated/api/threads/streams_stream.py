@@ -19,6 +19,7 @@ from ...models.queued_event import QueuedEvent
 from ...models.requires_action_event import RequiresActionEvent
 from ...models.run_event import RunEvent
 from ...models.run_status_event import RunStatusEvent
+from ...models.session_status_event import SessionStatusEvent
 from ...models.thinking_event import ThinkingEvent
 from ...models.token_event import TokenEvent
 from ...models.tool_call_event import ToolCallEvent
@@ -77,6 +78,7 @@ def _parse_response(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -105,6 +107,7 @@ def _parse_response(
             | RequiresActionEvent
             | RunEvent
             | RunStatusEvent
+            | SessionStatusEvent
             | ThinkingEvent
             | TokenEvent
             | ToolCallEvent
@@ -254,7 +257,7 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_17 = DoneEvent.from_dict(data)
+                componentsschemas_thread_event_type_17 = SessionStatusEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_17
             except (TypeError, ValueError, AttributeError, KeyError):
@@ -262,16 +265,24 @@ def _parse_response(
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_thread_event_type_18 = RunEvent.from_dict(data)
+                componentsschemas_thread_event_type_18 = DoneEvent.from_dict(data)
 
                 return componentsschemas_thread_event_type_18
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_thread_event_type_19 = RunEvent.from_dict(data)
+
+                return componentsschemas_thread_event_type_19
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_thread_event_type_19 = RunStatusEvent.from_dict(data)
+            componentsschemas_thread_event_type_20 = RunStatusEvent.from_dict(data)
 
-            return componentsschemas_thread_event_type_19
+            return componentsschemas_thread_event_type_20
 
         response_200 = _parse_response_200(response.text)
 
@@ -337,6 +348,7 @@ def _build_response(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -376,6 +388,7 @@ def sync_detailed(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -400,7 +413,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -437,6 +450,7 @@ def sync(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -462,7 +476,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return sync_detailed(
@@ -494,6 +508,7 @@ async def asyncio_detailed(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -518,7 +533,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
+        Response[Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody]
     """
 
     kwargs = _get_kwargs(
@@ -553,6 +568,7 @@ async def asyncio(
     | RequiresActionEvent
     | RunEvent
     | RunStatusEvent
+    | SessionStatusEvent
     | ThinkingEvent
     | TokenEvent
     | ToolCallEvent
@@ -578,7 +594,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
+        Any | AuthChallengeEvent | CitationEvent | CompactionEvent | DoneEvent | ErrorEvent | MetaEvent | ProfileSwitchProposalEvent | QueuedEvent | RequiresActionEvent | RunEvent | RunStatusEvent | SessionStatusEvent | ThinkingEvent | TokenEvent | ToolCallEvent | ToolExecutingEvent | ToolOutputEvent | ToolProgressEvent | ToolResultEvent | TurnGapEvent | WatchingEvent | ErrorBody
     """
 
     return (
