@@ -73,6 +73,9 @@ error_codes! {
     SANDBOX_UNAVAILABLE = Some(503), false;
     /// A queued send dropped by `interrupt` or `stop {queued}`.
     CANCELLED = None, true;
+    /// A code session's turn ran past its `turn_timeout_mins`
+    /// (`computer.md` §6): stopped as by a cancel.
+    TURN_TIMEOUT = None, true;
     /// A JSON run's answer did not match its schema after the repairs.
     OUTPUT_INVALID = None, true;
     /// A run interrupted by more restarts than it may be.

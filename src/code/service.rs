@@ -7,7 +7,7 @@
 //! The session's changes are compare-and-swap writes through [`save`].
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use confer_actors::{
@@ -295,10 +295,30 @@ impl CodeSessions {
             .await?;
         let sessions = Arc::clone(self);
         let (id, thread) = (session.id, session.thread_id);
+        let limit = Duration::from_secs(u64::from(code_agent.turn_timeout_mins) * 60);
         tokio::spawn(async move {
-            while let Some(frame) = reader.next().await {
-                if matches!(frame.event, ThreadEvent::Done(_)) {
-                    break;
+            // The limit counts from the turn's start (its `meta`), not from
+            // the send: a queued turn has not begun.
+            let mut deadline = None;
+            loop {
+                let next = match deadline {
+                    Some(at) => match tokio::time::timeout_at(at, reader.next()).await {
+                        Ok(next) => next,
+                        Err(_) => {
+                            let _ = sessions.runtime.time_out(thread).await;
+                            deadline = Some(tokio::time::Instant::now() + limit);
+                            continue;
+                        }
+                    },
+                    None => reader.next().await,
+                };
+                let Some(frame) = next else { break };
+                match &frame.event {
+                    ThreadEvent::Done(_) => break,
+                    ThreadEvent::Meta(_) => {
+                        deadline = Some(tokio::time::Instant::now() + limit);
+                    }
+                    _ => {}
                 }
             }
             sessions.turn_ended(org, id, thread).await;

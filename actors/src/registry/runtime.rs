@@ -3,6 +3,7 @@
 //! and asks the registry only to start one.
 
 use super::*;
+use crate::turn::CancelReason;
 
 /// A handle to the thread runtime for the HTTP layer (cheap to clone).
 #[derive(Clone)]
@@ -105,10 +106,25 @@ impl Runtime {
     /// Stops the thread's running answer (and, with `queued`, drops the
     /// queued sends); false when no turn was running.
     pub async fn stop(&self, thread: ThreadId, queued: bool) -> Result<bool, RuntimeError> {
+        self.stop_for(thread, queued, CancelReason::Stop).await
+    }
+
+    /// Stops the thread's running answer because it ran past its time
+    /// limit: it ends with `error {code: "TURN_TIMEOUT"}`.
+    pub async fn time_out(&self, thread: ThreadId) -> Result<bool, RuntimeError> {
+        self.stop_for(thread, false, CancelReason::TimedOut).await
+    }
+
+    async fn stop_for(
+        &self,
+        thread: ThreadId,
+        queued: bool,
+        reason: CancelReason,
+    ) -> Result<bool, RuntimeError> {
         let Some(addr) = self.threads.get(&thread).map(|e| e.addr.clone()) else {
             return Ok(false);
         };
-        Ok(addr.send(Stop { queued }).await.unwrap_or(false))
+        Ok(addr.send(Stop { queued, reason }).await.unwrap_or(false))
     }
 
     /// Whether a shutdown has begun (no send is admitted any more).

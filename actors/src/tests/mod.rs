@@ -385,6 +385,23 @@ async fn a_panicking_turn_is_reported_and_the_thread_recovers() {
 }
 
 #[actix_rt::test]
+async fn a_turn_timed_out_ends_with_turn_timeout_and_keeps_its_text() {
+    let fixture = Fixture::new(Duration::from_millis(20));
+    let thread = fixture.thread();
+    let running = fixture.send(thread, "a b c d e f g h i j").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(fixture.runtime.time_out(thread).await.unwrap());
+    let frames = drain(running).await;
+    assert!(
+        matches!(&frames[frames.len() - 2], ThreadEvent::Error { code, .. } if code == "TURN_TIMEOUT"),
+        "{frames:?}"
+    );
+    let (ok, partial, stopped) = done(&frames);
+    assert!(!ok && stopped);
+    assert!(partial.starts_with("a "), "{partial}");
+}
+
+#[actix_rt::test]
 async fn queued_sends_run_in_order_and_stop_ends_only_the_running_one() {
     let fixture = Fixture::new(Duration::from_millis(20));
     let thread = fixture.thread();

@@ -46,6 +46,8 @@ use task::spawn_turn;
 #[rtype(result = "bool")]
 pub struct Stop {
     pub queued: bool,
+    /// Why: a client's stop, or a time limit (`TURN_TIMEOUT`).
+    pub reason: CancelReason,
 }
 
 /// The server is shutting down: drop the queued sends and let watchers go
@@ -331,7 +333,7 @@ impl Handler<Stop> for ThreadActor {
     type Result = bool;
 
     fn handle(&mut self, msg: Stop, _: &mut Context<Self>) -> bool {
-        let stopped = self.cancel_running(CancelReason::Stop);
+        let stopped = self.cancel_running(msg.reason);
         if msg.queued {
             self.drop_queue(codes::CANCELLED, "the queued sends were stopped");
         }

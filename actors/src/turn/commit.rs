@@ -155,6 +155,7 @@ impl Turn {
         let error_code = match (&outcome.failure, outcome.stopped_by) {
             (Some(failure), _) => Some(failure.code.code.to_owned()),
             (None, Some(CancelReason::Shutdown)) => Some(codes::SHUTTING_DOWN.code.to_owned()),
+            (None, Some(CancelReason::TimedOut)) => Some(codes::TURN_TIMEOUT.code.to_owned()),
             _ => None,
         };
         let metadata = self.usage_metadata();
@@ -265,10 +266,20 @@ impl Turn {
             emitter.fail(failure.code, failure.detail, outcome.content);
             return;
         }
-        if outcome.stopped_by == Some(CancelReason::Shutdown) {
+        let ended_by = match outcome.stopped_by {
+            Some(CancelReason::Shutdown) => Some((
+                codes::SHUTTING_DOWN,
+                "the server is shutting down; send again when it is back",
+            )),
+            Some(CancelReason::TimedOut) => {
+                Some((codes::TURN_TIMEOUT, "the turn ran past its time limit"))
+            }
+            _ => None,
+        };
+        if let Some((code, detail)) = ended_by {
             emitter.emit(ThreadEvent::Error {
-                code: codes::SHUTTING_DOWN.code.into(),
-                detail: Some("the server is shutting down; send again when it is back".into()),
+                code: code.code.into(),
+                detail: Some(detail.into()),
             });
             emitter.emit(ThreadEvent::Done(Box::new(DoneEvent {
                 message_id,
@@ -328,6 +339,10 @@ fn with_outcome(
         (None, Some(CancelReason::Shutdown)) => (
             OutcomeKind::Stopped,
             Some(codes::SHUTTING_DOWN.code.to_owned()),
+        ),
+        (None, Some(CancelReason::TimedOut)) => (
+            OutcomeKind::Stopped,
+            Some(codes::TURN_TIMEOUT.code.to_owned()),
         ),
         (None, Some(CancelReason::Stop)) => (OutcomeKind::Stopped, None),
         (None, None) if requires_action => (OutcomeKind::RequiresAction, None),

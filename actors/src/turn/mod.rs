@@ -92,6 +92,9 @@ pub enum CancelReason {
     Stop,
     /// The server is shutting down and the grace time is over.
     Shutdown,
+    /// The turn ran past the time its sender gave it (a code session's
+    /// `turn_timeout_mins`): `error {code: "TURN_TIMEOUT"}`.
+    TimedOut,
 }
 
 /// Everything a turn task is handed by its actor.
