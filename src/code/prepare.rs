@@ -102,7 +102,10 @@ async fn ended_well(sessions: &Arc<CodeSessions>, session: CodeSession) {
             Ok(())
         })
         .await;
-    if let Err(error) = sessions.turn(&session, message, IfBusy::Queue).await {
+    if let Err(error) = sessions
+        .turn(&session, message, (IfBusy::Queue, None))
+        .await
+    {
         tracing::warn!(session = %id, %error, "a code session's first message was not sent");
     }
 }

@@ -43,6 +43,10 @@ pub enum SessionError {
     /// The store or the runtime failed.
     #[error("{0}")]
     Internal(String),
+    /// The thread's actor refused the send (busy under `ifBusy: reject`,
+    /// a reused `Idempotency-Key`, a full queue…).
+    #[error("{0}")]
+    Refused(confer_actors::Refusal),
 }
 
 /// A message's admission: the turn, or `None` while the session prepares
@@ -194,7 +198,7 @@ impl CodeSessions {
         self: &Arc<Self>,
         session: &CodeSession,
         content: String,
-        if_busy: IfBusy,
+        (if_busy, idempotency): (IfBusy, Option<confer_actors::IdempotencyKey>),
     ) -> Result<Sent, SessionError> {
         session.accepts_messages().map_err(SessionError::Conflict)?;
         if session.status == SessionStatus::Preparing {
@@ -216,7 +220,7 @@ impl CodeSessions {
                 status: queued.status,
             });
         }
-        self.turn(session, content, if_busy).await
+        self.turn(session, content, (if_busy, idempotency)).await
     }
 
     /// Posts a turn on the session's thread and follows it to its end.
@@ -224,7 +228,7 @@ impl CodeSessions {
         self: &Arc<Self>,
         session: &CodeSession,
         content: String,
-        if_busy: IfBusy,
+        (if_busy, idempotency): (IfBusy, Option<confer_actors::IdempotencyKey>),
     ) -> Result<Sent, SessionError> {
         let (org, agent_id, code_agent_id) =
             (session.org_id, session.agent_id, session.code_agent_id);
@@ -259,7 +263,7 @@ impl CodeSessions {
             user_id: session.created_by.clone(),
             end_user: false,
             accepted: Some(Instant::now()),
-            idempotency: None,
+            idempotency,
             options: Arc::default(),
             if_busy: Some(if_busy.as_str()),
             otel_trace_id: None,
@@ -277,10 +281,14 @@ impl CodeSessions {
             .map_err(|e| SessionError::Internal(e.to_string()))?;
         let (turn, mut reader) = match admission {
             Admission::Accepted { turn, reader } => (turn, reader),
-            Admission::Duplicate { .. } => {
-                return Err(SessionError::Conflict("a repeated message".into()));
+            // A repeat of a keyed message: its turn, as first answered.
+            Admission::Duplicate { turn, .. } => {
+                return Ok(Sent {
+                    turn: Some(turn),
+                    status: session.status,
+                });
             }
-            Admission::Refused(refusal) => return Err(SessionError::Conflict(refusal.to_string())),
+            Admission::Refused(refusal) => return Err(SessionError::Refused(refusal)),
         };
         let running = self
             .save(org, session.id, |s| match s.status {

@@ -309,12 +309,22 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
     let mut events = api
         .open_get(&format!("/api/code-sessions/{session}/events"))
         .await;
-    api.post(
-        &format!("/api/code-sessions/{session}/messages"),
-        json!({"content": "wait"}),
-    )
-    .await
-    .expect(202);
+    // Keyed: a repeat answers the first turn; another body is refused.
+    let messages = format!("/api/code-sessions/{session}/messages");
+    let keyed = |content: &str| {
+        api.request_with(
+            reqwest::Method::POST,
+            &messages,
+            Some(json!({"content": content})),
+            &[("idempotency-key", "wait-1")],
+        )
+    };
+    let first = keyed("wait").await.expect(202);
+    let again = keyed("wait").await.expect(202);
+    assert_eq!(again["turn"], first["turn"]);
+    keyed("something else")
+        .await
+        .expect_error(422, "IDEMPOTENCY_KEY_REUSED");
     while let Some(frame) = events.next().await {
         if frame.event == "tool_executing" {
             break;

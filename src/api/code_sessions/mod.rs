@@ -76,6 +76,7 @@ pub(crate) fn session_error(error: SessionError) -> ApiError {
     match error {
         SessionError::Conflict(detail) => ApiError::Conflict(detail),
         SessionError::Internal(detail) => ApiError::Internal(detail),
+        SessionError::Refused(refusal) => crate::error::TurnError::Refused(refusal).into(),
     }
 }
 

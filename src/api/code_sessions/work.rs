@@ -16,7 +16,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// `POST /api/code-sessions/{id}/messages` body.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionMessage {
     /// ≤ 256 KiB.
@@ -38,13 +38,15 @@ pub struct SessionSent {
 
 /// `POST /api/code-sessions/{id}/messages`: 202; the turn streams on the
 /// session's events.
-#[utoipa::path(post, path = "/api/code-sessions/{code_session_id}/messages", tag = "code sessions", operation_id = "code_sessions_message", security(("bearer" = [])), params(("code_session_id" = uuid::Uuid, Path, description = "The session's id")), request_body = SessionMessage, responses((status = 202, description = "Admitted", body = SessionSent), (status = 409, description = "The session is failed or archived, or busy under `ifBusy: reject`", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(post, path = "/api/code-sessions/{code_session_id}/messages", tag = "code sessions", operation_id = "code_sessions_message", security(("bearer" = [])), params(("code_session_id" = uuid::Uuid, Path, description = "The session's id"), ("Idempotency-Key" = Option<String>, Header, description = "A repeat answers the first message's turn")), request_body = SessionMessage, responses((status = 202, description = "Admitted", body = SessionSent), (status = 409, description = "The session is failed or archived, or busy under `ifBusy: reject`", body = crate::error::ErrorBody<'static>)))]
 pub async fn message(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<CodeSessionId>,
     body: JsonBody<SessionMessage>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let key = crate::api::idempotency::from_header(&http)?;
     let body = body.into_inner();
     if body.content.len() > MAX_MESSAGE_BYTES {
         return Err(ApiError::invalid("content", "at most 256 KiB"));
@@ -61,9 +63,19 @@ pub async fn message(
         }
     };
     let session = session_for(&state, &caller, path.into_inner()).await?;
+    // Keyed as a thread's send is: a repeat answers the first turn.
+    let idempotency = key.map(|key| {
+        crate::api::idempotency::send_key(
+            session.thread_id,
+            (session.org_id, &caller.user_id()),
+            &key,
+            &body,
+            None,
+        )
+    });
     let sent = state
         .code_sessions
-        .send(&session, body.content, if_busy)
+        .send(&session, body.content, (if_busy, idempotency))
         .await
         .map_err(session_error)?;
     Ok(HttpResponse::Accepted().json(SessionSent {

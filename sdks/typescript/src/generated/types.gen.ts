@@ -9250,6 +9250,12 @@ export type CodeSessionsEventsResponse = CodeSessionsEventsResponses[keyof CodeS
 
 export type CodeSessionsMessageData = {
     body: SessionMessage;
+    headers?: {
+        /**
+         * A repeat answers the first message's turn
+         */
+        'Idempotency-Key'?: string | null;
+    };
     path: {
         /**
          * The session's id

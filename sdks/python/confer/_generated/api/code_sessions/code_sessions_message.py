@@ -10,15 +10,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.session_message import SessionMessage
 from ...models.session_sent import SessionSent
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     code_session_id: UUID,
     *,
     body: SessionMessage,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -110,12 +113,14 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: SessionMessage,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | SessionSent]:
     """`POST /api/code-sessions/{id}/messages`: 202; the turn streams on the
     session's events.
 
     Args:
         code_session_id (UUID):
+        idempotency_key (None | str | Unset):
         body (SessionMessage): `POST /api/code-sessions/{id}/messages` body.
 
     Raises:
@@ -129,6 +134,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         code_session_id=code_session_id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -143,12 +149,14 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: SessionMessage,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> ErrorBody | SessionSent | None:
     """`POST /api/code-sessions/{id}/messages`: 202; the turn streams on the
     session's events.
 
     Args:
         code_session_id (UUID):
+        idempotency_key (None | str | Unset):
         body (SessionMessage): `POST /api/code-sessions/{id}/messages` body.
 
     Raises:
@@ -163,6 +171,7 @@ def sync(
         code_session_id=code_session_id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -171,12 +180,14 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: SessionMessage,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | SessionSent]:
     """`POST /api/code-sessions/{id}/messages`: 202; the turn streams on the
     session's events.
 
     Args:
         code_session_id (UUID):
+        idempotency_key (None | str | Unset):
         body (SessionMessage): `POST /api/code-sessions/{id}/messages` body.
 
     Raises:
@@ -190,6 +201,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         code_session_id=code_session_id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -202,12 +214,14 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: SessionMessage,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> ErrorBody | SessionSent | None:
     """`POST /api/code-sessions/{id}/messages`: 202; the turn streams on the
     session's events.
 
     Args:
         code_session_id (UUID):
+        idempotency_key (None | str | Unset):
         body (SessionMessage): `POST /api/code-sessions/{id}/messages` body.
 
     Raises:
@@ -223,5 +237,6 @@ async def asyncio(
             code_session_id=code_session_id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed
