@@ -247,17 +247,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         settings.channel_workers,
     );
     let mcp_hub = Arc::clone(&mcps);
-    let code_archives =
-        code::files::CodeArchives::open(&settings.data_dir).context("opening code-archives/")?;
-    let code_sessions = code::service::CodeSessions::new(
-        store.clone(),
-        runtime.clone(),
-        Arc::clone(&computer),
-        outbound::git::GitFetcher::new(&settings.git_path, &settings.data_dir, &outbound),
-        code_archives.clone(),
-        settings.code_repo_max_bytes,
-    );
-    code_sessions.after_restart().await;
+    let (code_archives, code_sessions) =
+        code::start(&settings, &store, &runtime, &computer, &outbound).await?;
     let state = web::Data::new(AppState {
         public,
         knowledge: knowledge.ingestion,

@@ -40,13 +40,12 @@ use activity::context_bytes;
 pub use admission::{Admission, IfBusy, MAX_RECENT_KEYS, PostUserMessage, Refusal};
 use task::spawn_turn;
 
-/// Stop the running answer (and, with `queued`, drop the queued sends);
-/// answers whether a running turn was cancelled.
+/// Stop the running answer for `reason` (a stop, a `TURN_TIMEOUT`) and,
+/// with `queued`, drop the queued sends; answers whether one was running.
 #[derive(Message)]
 #[rtype(result = "bool")]
 pub struct Stop {
     pub queued: bool,
-    /// Why: a client's stop, or a time limit (`TURN_TIMEOUT`).
     pub reason: CancelReason,
 }
 
