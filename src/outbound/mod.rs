@@ -28,6 +28,7 @@ pub mod egress;
 pub mod git;
 mod git_output;
 mod policy;
+pub mod tls;
 
 use std::fmt;
 use std::sync::Arc;
@@ -91,18 +92,13 @@ fn find_refusal(mut error: &(dyn std::error::Error + 'static)) -> Option<String>
 }
 
 /// `builder` trusting the CAs of `pem` as well as the system's (verification
-/// is never turned off). Shared with the vendors' client.
+/// is never turned off), on the process's one parsed root store
+/// ([`tls`]). Shared with the vendors' client.
 pub fn with_extra_cas(
     builder: reqwest::ClientBuilder,
     pem: Option<&[u8]>,
 ) -> anyhow::Result<reqwest::ClientBuilder> {
-    let Some(pem) = pem else { return Ok(builder) };
-    let certificates = reqwest::Certificate::from_pem_bundle(pem)?;
-    anyhow::ensure!(
-        !certificates.is_empty(),
-        "no certificate in the extra CA file"
-    );
-    Ok(builder.tls_certs_merge(certificates))
+    Ok(builder.tls_backend_preconfigured(tls::client_config(pem)?))
 }
 
 /// The command line's client to the operator's own Confer (`--url`): no

@@ -1,7 +1,7 @@
 //! The TLS of integration connections: the platform's roots plus the
-//! operator's extra CAs (`verify-ca`, `verify-full`), or an encrypted
-//! channel whose certificate chain is not checked (`require`, as libpq
-//! means it).
+//! operator's extra CAs (`verify-ca`, `verify-full`; the process's one
+//! verifier, `outbound::tls`), or an encrypted channel whose certificate
+//! chain is not checked (`require`, as libpq means it).
 
 use std::sync::Arc;
 
@@ -16,19 +16,12 @@ pub struct TlsSettings {
 impl TlsSettings {
     /// Builds both configurations; `extra_ca_pem` adds trusted roots.
     pub fn new(extra_ca_pem: Option<&[u8]>) -> anyhow::Result<Self> {
-        use rustls::pki_types::CertificateDer;
-        use rustls::pki_types::pem::PemObject;
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let extra: Vec<CertificateDer<'static>> = match extra_ca_pem {
-            Some(pem) => CertificateDer::pem_slice_iter(pem).collect::<Result<_, _>>()?,
-            None => Vec::new(),
-        };
-        let verifier =
-            rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider.clone())?;
+        let provider = crate::outbound::tls::provider();
+        let verifier = crate::outbound::tls::verifier(extra_ca_pem)?;
         let verified = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()?
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_custom_certificate_verifier(verifier)
             .with_no_client_auth();
         let unverified = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()?
