@@ -147,10 +147,13 @@ pub async fn request_metrics(
 ) -> Result<ServiceResponse<impl MessageBody + 'static>, actix_web::Error> {
     let began = Instant::now();
     let method = req.method().as_str().to_owned();
-    let route = req
+    let response = next.call(req).await?;
+    // Read once routed: the router's own match is looked up, where before
+    // routing every pattern of the route table would be tried again.
+    let route = response
+        .request()
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
-    let response = next.call(req).await?;
     let status = response.status().as_u16().to_string();
     metrics::counter!(HTTP_REQUESTS, "route" => route.clone(), "method" => method, "status" => status)
         .increment(1);
