@@ -236,6 +236,21 @@ impl Fixture {
         model: Arc<dyn ModelProvider>,
         tools: Arc<dyn crate::tools::ToolExecutor>,
     ) -> Self {
+        let thread = ThreadLimits {
+            max_queued: 2,
+            ..ThreadLimits::default()
+        };
+        Self::with_limits(cache_bytes, scripted, model, tools, thread)
+    }
+
+    /// [`Fixture::with_parts`] with the threads' limits given.
+    fn with_limits(
+        cache_bytes: usize,
+        scripted: Arc<ScriptedProvider>,
+        model: Arc<dyn ModelProvider>,
+        tools: Arc<dyn crate::tools::ToolExecutor>,
+        thread: ThreadLimits,
+    ) -> Self {
         let store = Arc::new(MemoryStore::default());
         let provider = scripted;
         let engine = Arc::new(Engine {
@@ -252,10 +267,7 @@ impl Fixture {
             max_live_threads: 100,
             arbiters: 2,
             cache_bytes,
-            thread: ThreadLimits {
-                max_queued: 2,
-                ..ThreadLimits::default()
-            },
+            thread,
             max_active_turns_per_org: 0,
             max_queued_per_org: 1024,
             release_memory: count_release,
@@ -358,6 +370,7 @@ fn done(events: &[ThreadEvent]) -> (bool, String, bool) {
     }
 }
 
+mod expiry;
 mod profiles;
 mod tool_steps;
 

@@ -33,6 +33,7 @@ use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest};
 
 mod activity;
 mod admission;
+mod expiry;
 mod task;
 
 pub use activity::Activity;
@@ -137,6 +138,8 @@ pub struct ThreadActor {
     recent: HashMap<[u8; 32], ([u8; 32], u64)>,
     /// `recent`'s keys, oldest first (its bound).
     recent_order: VecDeque<[u8; 32]>,
+    /// The one timer that expires finished turns' frames (`expiry.rs`).
+    expiry: Option<actix::SpawnHandle>,
 }
 
 impl ThreadActor {
@@ -179,6 +182,7 @@ impl ThreadActor {
             waiting_org: None,
             recent: HashMap::new(),
             recent_order: VecDeque::new(),
+            expiry: None,
         }
     }
 
@@ -299,11 +303,7 @@ impl ThreadActor {
             // decided against the finished turn.
             emitter.release_done();
             actor.count_bytes();
-            // The finished turn's frames go when their time is up.
-            ctx.run_later(actor.limits.retention.keep_finished, |actor, _| {
-                actor.log.expire();
-                actor.count_bytes();
-            });
+            actor.arm_expiry(ctx);
             actor.start_next(ctx);
         }));
     }
