@@ -200,6 +200,12 @@ impl TraceRecorder {
         // The root is added at the end, so it takes one of the places.
         if self.spans.len() + 1 < MAX_SPANS {
             let now = to;
+            // A span is about 500 bytes and `Vec`'s first allocation holds
+            // four; a stream waiting on its vendor has ended one (its
+            // admission), so the first allocation holds one.
+            if self.spans.capacity() == 0 {
+                self.spans.reserve_exact(1);
+            }
             self.spans.push(Span {
                 id,
                 trace_id: self.trace.id,
