@@ -273,6 +273,7 @@ impl CodeSessions {
             host: None,
             delegation: None,
             run: None,
+            max_tool_steps: Some(code_agent.max_steps),
         };
         let admission = self
             .runtime

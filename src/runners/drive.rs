@@ -200,6 +200,7 @@ impl RunWorker {
             continuation: content_is_empty,
             stream_tool_output: false,
             host: None,
+            max_tool_steps: None,
             delegation: None,
             run: Some(Arc::new(confer_actors::RunTurn {
                 tag: confer_actors::RunTag {

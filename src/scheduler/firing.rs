@@ -205,6 +205,7 @@ impl Scheduler {
             continuation: false,
             stream_tool_output: false,
             host: None,
+            max_tool_steps: None,
             delegation: None,
             run: None,
         };

@@ -362,3 +362,43 @@ async fn a_stop_during_a_tool_call_cancels_it_at_once() {
     assert_eq!(usage.len(), 1);
     assert_eq!(usage[0].message_id, None);
 }
+
+#[actix_rt::test]
+async fn a_sends_own_step_cap_replaces_the_default() {
+    // A code session's `maxSteps` (3 here): three calls may call tools.
+    let mut scripts: Vec<Vec<ModelEvent>> = (1..=3)
+        .map(|n| calls("", &format!("c{n}"), "lookup", 1))
+        .collect();
+    scripts.push(answers("Done.", 1));
+    let model = StepModel::new(scripts);
+    let fixture = fixture(model.clone(), Lookup::new(Duration::ZERO));
+    let thread = fixture.thread();
+    let request = TurnRequest {
+        content: "work".into(),
+        max_tool_steps: Some(3),
+        ..TurnRequest::default()
+    };
+    let admission = fixture
+        .runtime
+        .post(
+            fixture.org,
+            thread,
+            request,
+            IfBusy::Queue,
+            fixture.agent_of(thread),
+        )
+        .await
+        .unwrap();
+    let Admission::Accepted { reader, .. } = admission else {
+        panic!("not admitted")
+    };
+    let events = drain(reader).await;
+    let requests = model.requests.lock().unwrap();
+    assert_eq!(requests.len(), 4);
+    assert!(requests[..3].iter().all(|r| !r.tool_choice_none));
+    assert!(
+        requests[3].tool_choice_none,
+        "the fourth call may call no tool"
+    );
+    assert_eq!(done(&events).1, "Done.");
+}

@@ -339,12 +339,13 @@ impl Turn {
     }
 
     /// Model calls the turn may make before its last is made without tools:
-    /// [`MAX_TOOL_STEPS`], or what the send's budget says.
+    /// what the send's budget says, else the send's own cap, else
+    /// [`MAX_TOOL_STEPS`].
     pub(super) fn step_cap(&self) -> u32 {
-        self.request
-            .run
-            .as_ref()
-            .map_or(MAX_TOOL_STEPS, |run| run.budget.step_cap())
+        match &self.request.run {
+            Some(run) => run.budget.step_cap(),
+            None => self.request.max_tool_steps.unwrap_or(MAX_TOOL_STEPS),
+        }
     }
 
     /// The thread's metadata overlaid with the send's, for the usage record.

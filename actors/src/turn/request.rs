@@ -109,4 +109,8 @@ pub struct TurnRequest {
     pub stream_tool_output: bool,
     /// Set on a turn the server runs itself ([`HostWork`]).
     pub host: Option<Arc<HostTurn>>,
+    /// Model calls the send may make before its last is made without
+    /// tools, when not [`crate::tools::MAX_TOOL_STEPS`] (a code agent's
+    /// `maxSteps`); a run's budget decides for its own turns.
+    pub max_tool_steps: Option<u32>,
 }
