@@ -290,6 +290,7 @@ pub async fn send(
         stream_tool_output: body.stream_tool_output.unwrap_or(false),
         host: None,
         max_tool_steps: None,
+        code_session: None,
     };
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.

@@ -274,6 +274,7 @@ impl CodeSessions {
             delegation: None,
             run: None,
             max_tool_steps: Some(code_agent.max_steps),
+            code_session: Some(session.id.to_string().into()),
         };
         let admission = self
             .runtime

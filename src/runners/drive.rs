@@ -201,6 +201,7 @@ impl RunWorker {
             stream_tool_output: false,
             host: None,
             max_tool_steps: None,
+            code_session: None,
             delegation: None,
             run: Some(Arc::new(confer_actors::RunTurn {
                 tag: confer_actors::RunTag {

@@ -206,6 +206,7 @@ impl Scheduler {
             stream_tool_output: false,
             host: None,
             max_tool_steps: None,
+            code_session: None,
             delegation: None,
             run: None,
         };

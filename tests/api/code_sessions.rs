@@ -252,6 +252,15 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
         "{:?}",
         frames.last()
     );
+    // The session's status rides the turn: running after meta, idle
+    // just before done.
+    let names: Vec<&str> = frames.iter().map(|f| f.event.as_str()).collect();
+    assert_eq!(names[..2], ["meta", "session_status"], "{names:?}");
+    assert_eq!(frames[1].data["status"], "running");
+    assert_eq!(frames[1].data["sessionId"], session.as_str());
+    let before_done = &frames[frames.len() - 2];
+    assert_eq!(before_done.event, "session_status", "{names:?}");
+    assert_eq!(before_done.data["status"], "idle");
     let results = tool_results(&vendor);
     assert_eq!(results.len(), 2, "{results:?}");
     let status = results[1]["stdout"].as_str().unwrap();

@@ -18,7 +18,15 @@ use crate::frames::FrameLog;
 pub struct Emitter {
     log: Arc<FrameLog>,
     turn: u64,
-    held_done: Arc<Mutex<Option<ThreadEvent>>>,
+    held: Arc<Mutex<Held>>,
+}
+
+/// What an emitter holds back: the turn's `done`, and an event that goes
+/// just before it (a code session's `session_status idle`).
+#[derive(Default)]
+struct Held {
+    done: Option<ThreadEvent>,
+    before_done: Option<ThreadEvent>,
 }
 
 impl std::fmt::Debug for Emitter {
@@ -35,7 +43,7 @@ impl Emitter {
         Self {
             log,
             turn,
-            held_done: Arc::default(),
+            held: Arc::default(),
         }
     }
 
@@ -43,7 +51,7 @@ impl Emitter {
     /// [`Emitter::release_done`].
     pub fn emit(&self, event: ThreadEvent) {
         if event.is_done() {
-            *self.held() = Some(event);
+            self.held().done = Some(event);
         } else {
             self.log.append(self.turn, event);
         }
@@ -52,15 +60,29 @@ impl Emitter {
     /// Appends the held `done`, if the turn emitted one; returns whether it
     /// had.
     pub fn release_done(&self) -> bool {
-        let done = self.held().take();
-        done.map(|done| self.log.append(self.turn, done)).is_some()
+        let (done, before) = {
+            let mut held = self.held();
+            (held.done.take(), held.before_done.take())
+        };
+        let Some(done) = done else {
+            return false;
+        };
+        if let Some(before) = before {
+            self.log.append(self.turn, before);
+        }
+        self.log.append(self.turn, done);
+        true
     }
 
-    fn held(&self) -> MutexGuard<'_, Option<ThreadEvent>> {
+    /// Sets the event appended just before the turn's `done`, however
+    /// the turn ends.
+    pub fn before_done(&self, event: ThreadEvent) {
+        self.held().before_done = Some(event);
+    }
+
+    fn held(&self) -> MutexGuard<'_, Held> {
         // A panic while holding this lock leaves plain data behind.
-        self.held_done
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// `error` then `done {ok:false}` with the content so far.

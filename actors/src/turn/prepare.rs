@@ -11,7 +11,7 @@ use super::{
 };
 use crate::codes;
 use crate::domain::{Message, Role, ThreadKind};
-use crate::events::{MetaEvent, ThreadEvent, Usage, UserMessageView};
+use crate::events::{MetaEvent, SessionStatusEvent, ThreadEvent, Usage, UserMessageView};
 use crate::gating;
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
@@ -273,6 +273,18 @@ impl Turn {
             user_message,
             turn_kind: None,
         })));
+        if let Some(session) = &self.request.code_session {
+            let status = |status: &str| {
+                ThreadEvent::SessionStatus(Box::new(SessionStatusEvent {
+                    session_id: session.to_string(),
+                    status: status.to_owned(),
+                    detail: None,
+                    base_commit: None,
+                }))
+            };
+            self.emitter.emit(status("running"));
+            self.emitter.before_done(status("idle"));
+        }
         self.timings.meta_us = self.clock.lap();
     }
 

@@ -113,4 +113,8 @@ pub struct TurnRequest {
     /// tools, when not [`crate::tools::MAX_TOOL_STEPS`] (a code agent's
     /// `maxSteps`); a run's budget decides for its own turns.
     pub max_tool_steps: Option<u32>,
+    /// Set on a code session's turn: the session's id, for the
+    /// `session_status` frames it carries (`running` after `meta`, `idle`
+    /// just before `done`).
+    pub code_session: Option<Arc<str>>,
 }
