@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use confer_actors::{
-    Admission, CodeSessionId, HostTurn, IfBusy, OrgId, Runtime, Thread, ThreadEvent, ThreadKind,
-    ThreadOrigin, TurnRequest,
+    Admission, CodeSessionId, HostTurn, IfBusy, OrgId, Runtime, ThreadEvent, TurnRequest,
 };
 
 use super::agents::CodeAgent;
@@ -108,6 +107,20 @@ impl CodeSessions {
         branch: Option<String>,
         message: Option<String>,
     ) -> Result<CodeSession, SessionError> {
+        // computer.md §6 point 3: past the org's instance cap, 409.
+        let org = code_agent.org_id;
+        if !self
+            .computer
+            .has_room_for_one(org)
+            .await
+            .map_err(SessionError::Internal)?
+        {
+            return Err(SessionError::Conflict(
+                "the org's sandbox instances are at their cap \
+                 (CONFER_SANDBOX_MAX_INSTANCES_PER_ORG), none of them stopped"
+                    .into(),
+            ));
+        }
         let now = Utc::now();
         let session = CodeSession {
             id: CodeSessionId::new(),
@@ -128,25 +141,7 @@ impl CodeSessions {
             diff: None,
             first_message: message,
         };
-        let thread = Thread {
-            id: session.thread_id,
-            org_id: session.org_id,
-            agent_id: session.agent_id,
-            title: session.title.clone(),
-            kind: ThreadKind::Single,
-            active_profile: None,
-            metadata: Default::default(),
-            system_prompt_overlay: None,
-            resource_bindings: Vec::new(),
-            created_by: session.created_by.clone(),
-            publication_id: None,
-            invite_generation: 0,
-            origin: Some(ThreadOrigin::Code),
-            delegation: None,
-            project_id: None,
-            created_at: now,
-            updated_at: now,
-        };
+        let thread = session.thread(now);
         let stored = session.clone();
         self.store
             .write(move |s| {

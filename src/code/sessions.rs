@@ -6,7 +6,10 @@
 //! the rules of which change is allowed from which status are here.
 
 use chrono::{DateTime, Utc};
-use confer_actors::{AgentId, CodeAgentId, CodeSessionId, InstanceId, OrgId, ThreadId};
+use confer_actors::{
+    AgentId, CodeAgentId, CodeSessionId, InstanceId, OrgId, Thread, ThreadId, ThreadKind,
+    ThreadOrigin,
+};
 use serde::{Deserialize, Serialize};
 
 /// Where a session is.
@@ -98,6 +101,29 @@ pub struct CodeSession {
 pub type StatusRefusal = String;
 
 impl CodeSession {
+    /// The session's hidden thread (`origin: "code"`), made with it.
+    pub fn thread(&self, now: DateTime<Utc>) -> Thread {
+        Thread {
+            id: self.thread_id,
+            org_id: self.org_id,
+            agent_id: self.agent_id,
+            title: self.title.clone(),
+            kind: ThreadKind::Single,
+            active_profile: None,
+            metadata: Default::default(),
+            system_prompt_overlay: None,
+            resource_bindings: Vec::new(),
+            created_by: self.created_by.clone(),
+            publication_id: None,
+            invite_generation: 0,
+            origin: Some(ThreadOrigin::Code),
+            delegation: None,
+            project_id: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
     /// Whether a message may be sent now (it queues while preparing or
     /// running; `completed` reopens).
     pub fn accepts_messages(&self) -> Result<(), StatusRefusal> {

@@ -9,27 +9,7 @@ use serde_json::{Value, json};
 use crate::code_sessions::{settled, tool_results, turn};
 use crate::common::{Options, Server};
 use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
-
-/// A tar of `(name, bytes)` files, gzipped.
-fn tar_gz(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &tar(files)).unwrap();
-    gz.finish().unwrap()
-}
-
-/// A plain tar holding one file named `name` as written (`tar::Builder`
-/// refuses `..`, so the header is filled in by hand).
-fn raw_tar(name: &str) -> Vec<u8> {
-    let mut header = tar::Header::new_old();
-    header.set_size(1);
-    header.set_mode(0o644);
-    header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
-    header.set_cksum();
-    let mut bytes = header.as_bytes().to_vec();
-    bytes.extend_from_slice(&[b'x'; 512]);
-    bytes.extend_from_slice(&[0; 1024]);
-    bytes
-}
+use crate::tars::{raw_tar, tar, tar_gz};
 
 fn kept_archives(server: &Server, org: &str) -> Vec<String> {
     let dir = server.data_dir().join("code-archives/files").join(org);
@@ -289,18 +269,6 @@ async fn archives_are_checked_kept_replaced_and_capped() {
     assert_eq!(listed[0]["id"], id.as_str(), "oldest first");
 }
 
-/// A tar of `(name, bytes)` files.
-fn tar(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
-    for (name, bytes) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        builder.append_data(&mut header, name, *bytes).unwrap();
-    }
-    builder.into_inner().unwrap()
-}
-
 #[tokio::test]
 async fn an_archive_session_is_committed_and_its_commands_are_guarded() {
     let vendor = Mock::start("/v1").await;
@@ -309,6 +277,7 @@ async fn an_archive_session_is_committed_and_its_commands_are_guarded() {
         Options::default()
             .env("OPENAI_BASE_URL", &vendor.base)
             .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_SANDBOX_MAX_INSTANCES_PER_ORG", "1")
             .env("CONFER_SANDBOX_DIR", sandboxes.path().to_str().unwrap()),
     );
     let api = server.admin();
@@ -388,6 +357,13 @@ async fn an_archive_session_is_committed_and_its_commands_are_guarded() {
         let error = refused["error"].as_str().unwrap_or_default();
         assert!(error.starts_with("command not allowed: "), "{refused}");
     }
+    // The org's one instance runs: another session is refused (§6.3).
+    let second = api.post("/api/code-sessions", json!({"codeAgentId": code_agent}));
+    let refused = second.await.expect(409);
+    assert!(
+        refused["detail"].as_str().unwrap().contains("cap"),
+        "{refused}"
+    );
     // Deleting the code agent archives its sessions; they stay readable.
     api.delete(&format!("/api/code-agents/{code_agent}"))
         .await

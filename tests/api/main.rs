@@ -64,6 +64,7 @@ mod skills_git;
 mod stream_correctness;
 mod streams;
 mod summary_compaction;
+mod tars;
 mod third_party;
 mod threads;
 mod tool_steps;

@@ -187,7 +187,7 @@ pub struct CreateSession {
 
 /// `POST /api/code-sessions`: 201 `preparing`; the repository is fetched
 /// and set up in the background.
-#[utoipa::path(post, path = "/api/code-sessions", tag = "code sessions", operation_id = "code_sessions_create", security(("bearer" = [])), request_body = CreateSession, responses((status = 201, description = "Created, preparing", body = SessionView), (status = 404, description = "No such code agent", body = crate::error::ErrorBody<'static>), (status = 409, description = "The code agent's agent was deleted", body = crate::error::ErrorBody<'static>), (status = 503, description = "`SANDBOX_UNAVAILABLE`: no sandbox runtime for its agent here", body = crate::error::ErrorBody<'static>)))]
+#[utoipa::path(post, path = "/api/code-sessions", tag = "code sessions", operation_id = "code_sessions_create", security(("bearer" = [])), request_body = CreateSession, responses((status = 201, description = "Created, preparing", body = SessionView), (status = 404, description = "No such code agent", body = crate::error::ErrorBody<'static>), (status = 409, description = "The code agent's agent was deleted, or the org's sandbox instances are at their cap with none stopped", body = crate::error::ErrorBody<'static>), (status = 503, description = "`SANDBOX_UNAVAILABLE`: no sandbox runtime for its agent here", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,

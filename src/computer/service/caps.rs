@@ -38,6 +38,20 @@ impl ComputerService {
         }
     }
 
+    /// Whether the org could take one more instance: it is under its cap,
+    /// or holds a stopped instance that [`Self::make_room_for_one`] would
+    /// destroy. What a new code session is refused on (409), before it is
+    /// stored.
+    pub async fn has_room_for_one(&self, org: OrgId) -> Result<bool, String> {
+        let instances = self
+            .store
+            .run(move |s| s.org_instances(org))
+            .await
+            .map_err(|_| "computer unavailable: the store failed".to_string())?;
+        Ok(instances.len() < self.settings.max_instances_per_org
+            || instances.iter().any(|i| i.state == InstanceState::Stopped))
+    }
+
     /// The org's running instances other than `except`, least recently
     /// active first.
     fn org_running(&self, org: OrgId, except: InstanceId) -> Vec<(InstanceId, Arc<Slot>)> {

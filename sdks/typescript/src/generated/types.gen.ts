@@ -8888,7 +8888,7 @@ export type CodeSessionsCreateErrors = {
      */
     404: ErrorBody;
     /**
-     * The code agent's agent was deleted
+     * The code agent's agent was deleted, or the org's sandbox instances are at their cap with none stopped
      */
     409: ErrorBody;
     /**
