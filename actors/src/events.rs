@@ -196,6 +196,18 @@ pub struct SessionStatusEvent {
     pub base_commit: Option<String>,
 }
 
+impl SessionStatusEvent {
+    /// A `session_status` event of `session_id` with `status` alone.
+    pub fn bare(session_id: &str, status: &str) -> ThreadEvent {
+        ThreadEvent::SessionStatus(Box::new(Self {
+            session_id: session_id.to_owned(),
+            status: status.to_owned(),
+            detail: None,
+            base_commit: None,
+        }))
+    }
+}
+
 /// The data of a `meta` event (boxed in [`ThreadEvent`]: the token frames
 /// that make up most of a turn's frames stay small).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]

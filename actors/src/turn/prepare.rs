@@ -274,16 +274,10 @@ impl Turn {
             turn_kind: None,
         })));
         if let Some(session) = &self.request.code_session {
-            let status = |status: &str| {
-                ThreadEvent::SessionStatus(Box::new(SessionStatusEvent {
-                    session_id: session.to_string(),
-                    status: status.to_owned(),
-                    detail: None,
-                    base_commit: None,
-                }))
-            };
-            self.emitter.emit(status("running"));
-            self.emitter.before_done(status("idle"));
+            self.emitter
+                .emit(SessionStatusEvent::bare(session, "running"));
+            self.emitter
+                .before_done(SessionStatusEvent::bare(session, "idle"));
         }
         self.timings.meta_us = self.clock.lap();
     }
