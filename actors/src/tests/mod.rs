@@ -330,6 +330,16 @@ impl Fixture {
             content: content.into(),
             ..TurnRequest::default()
         };
+        self.post_request(thread, request, if_busy).await
+    }
+
+    /// Posts `request` as it is (the tests that set more than the content).
+    async fn post_request(
+        &self,
+        thread: ThreadId,
+        request: TurnRequest,
+        if_busy: IfBusy,
+    ) -> Admission {
         self.runtime
             .post(self.org, thread, request, if_busy, self.agent_of(thread))
             .await

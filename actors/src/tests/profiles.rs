@@ -79,17 +79,8 @@ async fn a_profile_that_denies_a_tool_keeps_it_out_and_refuses_a_forged_call() {
         tool_profile: Some("nonexistent".into()),
         ..TurnRequest::default()
     };
-    let Admission::Accepted { reader, .. } = fixture
-        .runtime
-        .post(
-            fixture.org,
-            thread,
-            request,
-            IfBusy::Queue,
-            fixture.agent_of(thread),
-        )
-        .await
-        .unwrap()
+    let Admission::Accepted { reader, .. } =
+        fixture.post_request(thread, request, IfBusy::Queue).await
     else {
         panic!("refused");
     };

@@ -378,17 +378,7 @@ async fn a_sends_own_step_cap_replaces_the_default() {
         max_tool_steps: Some(3),
         ..TurnRequest::default()
     };
-    let admission = fixture
-        .runtime
-        .post(
-            fixture.org,
-            thread,
-            request,
-            IfBusy::Queue,
-            fixture.agent_of(thread),
-        )
-        .await
-        .unwrap();
+    let admission = fixture.post_request(thread, request, IfBusy::Queue).await;
     let Admission::Accepted { reader, .. } = admission else {
         panic!("not admitted")
     };

@@ -7,18 +7,14 @@ use std::time::{Duration, Instant};
 
 use confer_actors::OrgId;
 
-use super::super::instances::{InstanceId, InstanceState, StopReason};
+use super::super::instances::{Instance, InstanceId, InstanceState, StopReason};
 use super::{ComputerService, PLACE_WAIT, Slot};
 
 impl ComputerService {
     /// Keeps the org within its instance cap: past it, its oldest stopped
     /// instance goes.
     pub(super) async fn make_room_for_one(&self, org: OrgId) -> Result<(), String> {
-        let instances = self
-            .store
-            .run(move |s| s.org_instances(org))
-            .await
-            .map_err(|_| "computer unavailable: the store failed".to_string())?;
+        let instances = self.org_instances(org).await?;
         if instances.len() < self.settings.max_instances_per_org {
             return Ok(());
         }
@@ -38,16 +34,20 @@ impl ComputerService {
         }
     }
 
+    /// The org's instances, as the store holds them.
+    async fn org_instances(&self, org: OrgId) -> Result<Vec<Instance>, String> {
+        self.store
+            .run(move |s| s.org_instances(org))
+            .await
+            .map_err(|_| "computer unavailable: the store failed".to_string())
+    }
+
     /// Whether the org could take one more instance: it is under its cap,
     /// or holds a stopped instance that [`Self::make_room_for_one`] would
     /// destroy. What a new code session is refused on (409), before it is
     /// stored.
     pub async fn has_room_for_one(&self, org: OrgId) -> Result<bool, String> {
-        let instances = self
-            .store
-            .run(move |s| s.org_instances(org))
-            .await
-            .map_err(|_| "computer unavailable: the store failed".to_string())?;
+        let instances = self.org_instances(org).await?;
         Ok(instances.len() < self.settings.max_instances_per_org
             || instances.iter().any(|i| i.state == InstanceState::Stopped))
     }
