@@ -9,6 +9,7 @@ pub mod api;
 pub mod auth;
 pub mod channels;
 pub mod cli;
+pub mod cluster;
 pub mod code;
 pub mod computer;
 pub mod connections;
@@ -65,6 +66,7 @@ pub use crate::connections::{bind, with_port};
 /// Opens the store of `settings` (creating its directory) with the secret
 /// key the settings name: the server's way, and the command line's.
 pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
+    refuse_postgres(settings)?;
     std::fs::create_dir_all(&settings.data_dir)
         .with_context(|| format!("creating data dir {}", settings.data_dir.display()))?;
     // The store, the secret key and the traces are Confer's alone: no
@@ -97,6 +99,21 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
         );
     }
     Ok(store)
+}
+
+/// A set `CONFER_STORE` is refused (after its string is checked, so a
+/// typo is named): the PostgreSQL store does not keep records yet, and
+/// running on sled instead would put a cluster's nodes on separate stores
+/// without a word.
+fn refuse_postgres(settings: &Settings) -> anyhow::Result<()> {
+    if store::pg::PgSettings::from_settings(settings)?.is_some() {
+        anyhow::bail!(
+            "CONFER_STORE is set, but this build cannot keep its records in PostgreSQL yet \
+             (it has the connection, the migrations and the shard leases, not the records; \
+             docs/operations.md \"Running a cluster\"); unset CONFER_STORE to run on sled"
+        );
+    }
+    Ok(())
 }
 
 /// Runs the server on `listener` until SIGINT/SIGTERM, then finishes

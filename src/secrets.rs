@@ -76,6 +76,8 @@ pub struct SecretBox {
     /// The current key as base64, for a backup made with the key.
     current_text: SecretString,
     old: Option<LessSafeKey>,
+    /// The old key as base64, for the key check of a shared database.
+    old_text: Option<SecretString>,
     /// Where the key came from, for the start-up log line (never the key).
     pub source: String,
 }
@@ -142,6 +144,7 @@ impl SecretBox {
             current,
             current_text: SecretString::from(text.trim().to_owned()),
             old,
+            old_text: old_key.map(|k| SecretString::from(k.expose_secret().trim().to_owned())),
             source,
         })
     }
@@ -192,10 +195,64 @@ impl SecretBox {
         Err(SecretError::Unreadable)
     }
 
+    /// A 32-byte key for one purpose, HKDF-SHA256 of the current key with
+    /// `info` (the cluster key is `derive(b"confer-cluster")`, scale.md §1).
+    pub fn derive(&self, info: &[u8]) -> [u8; 32] {
+        derive(&key_bytes(&self.current_text), info)
+    }
+
+    /// The key checks a shared database keeps (scale.md §1): hex
+    /// HMAC-SHA256 of the current key, and of the old key if one is set.
+    /// A check names no key: it only tells two keys apart.
+    pub fn key_checks(&self) -> (String, Option<String>) {
+        (
+            key_check(&key_bytes(&self.current_text)),
+            self.old_text.as_ref().map(|old| key_check(&key_bytes(old))),
+        )
+    }
+
     /// Whether a stored value is sealed (an earlier version stored plain text).
     pub fn is_sealed(value: &str) -> bool {
         value.starts_with(SEALED_PREFIX)
     }
+}
+
+/// The bytes of a key `load` already decoded as 32 bytes (so this cannot
+/// fail; a key that did not decode never made a `SecretBox`).
+fn key_bytes(text: &SecretString) -> [u8; 32] {
+    STANDARD
+        .decode(text.expose_secret())
+        .ok()
+        .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+        .unwrap_or([0; 32])
+}
+
+fn derive(key: &[u8], info: &[u8]) -> [u8; 32] {
+    use aws_lc_rs::hkdf::{HKDF_SHA256, Salt};
+    let prk = Salt::new(HKDF_SHA256, &[]).extract(key);
+    let mut out = [0u8; 32];
+    // 32 bytes is far below HKDF-SHA256's 8,160-byte limit: cannot fail.
+    let _ = prk
+        .expand(&[info], HKDF_SHA256)
+        .and_then(|okm| okm.fill(&mut out));
+    out
+}
+
+/// HMAC-SHA256 under a 32-byte key. The key is zero-padded to SHA-256's
+/// 64-byte block, which is what HMAC itself does with a shorter key, so
+/// this is HMAC under the key as given, with no failure to handle.
+pub fn keyed_mac(key: &[u8; 32]) -> hmac::Hmac<sha2::Sha256> {
+    use hmac::KeyInit;
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(key);
+    hmac::Hmac::<sha2::Sha256>::new(&block.into())
+}
+
+fn key_check(key: &[u8; 32]) -> String {
+    use hmac::Mac;
+    let mut mac = keyed_mac(key);
+    mac.update(b"confer-key-check");
+    hex::encode(mac.finalize().into_bytes())
 }
 
 fn read_key_file(path: &Path) -> Result<String, SecretError> {
@@ -232,122 +289,4 @@ fn create_key_file(path: &PathBuf) -> Result<String, SecretError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn records_with_secrets_show_none_in_debug() {
-        use std::collections::BTreeMap;
-        let secret = "s3cret-value-91";
-        let map = BTreeMap::from([("X-Key".to_owned(), secret.to_owned())]);
-        let shown = [
-            format!(
-                "{:?}",
-                crate::store::mcps::McpCredentials {
-                    headers: map.clone(),
-                    env: map.clone(),
-                }
-            ),
-            format!(
-                "{:?}",
-                crate::store::mcps::OAuthClient {
-                    client_id: "id".into(),
-                    client_secret: Some(secret.into()),
-                    scope: None,
-                }
-            ),
-            format!(
-                "{:?}",
-                crate::store::oauth::OAuthRegistration {
-                    issuer: String::new(),
-                    authorization_endpoint: String::new(),
-                    token_endpoint: String::new(),
-                    revocation_endpoint: None,
-                    client_id: "id".into(),
-                    client_secret: Some(secret.into()),
-                    redirect_uri: String::new(),
-                    scope: None,
-                }
-            ),
-            format!(
-                "{:?}",
-                crate::store::oauth::TokenSecrets {
-                    access_token: secret.into(),
-                    refresh_token: Some(secret.into()),
-                }
-            ),
-        ];
-        for shown in shown {
-            assert!(!shown.contains(secret), "{shown}");
-            assert!(
-                shown.contains("redacted") || shown.contains("X-Key"),
-                "{shown}"
-            );
-        }
-    }
-
-    fn boxed(dir: &Path) -> SecretBox {
-        SecretBox::load(None, None, None, dir).unwrap()
-    }
-
-    #[test]
-    fn seals_opens_and_binds_to_the_field() {
-        let dir = tempfile::tempdir().unwrap();
-        let secrets = boxed(dir.path());
-        let aad = aad("org", "credentials", "agent", "signing_secret");
-        let sealed = secrets.seal("cfs_very_secret", &aad).unwrap();
-        assert!(sealed.starts_with(SEALED_PREFIX));
-        assert!(!sealed.contains("very_secret"));
-        assert_ne!(
-            sealed,
-            secrets.seal("cfs_very_secret", &aad).unwrap(),
-            "fresh nonce"
-        );
-        assert_eq!(
-            secrets.open(&sealed, &aad).unwrap().expose_secret(),
-            "cfs_very_secret"
-        );
-        let elsewhere = super::aad("org", "credentials", "other-agent", "signing_secret");
-        assert!(secrets.open(&sealed, &elsewhere).is_err());
-        let mut tampered = sealed.clone();
-        tampered.pop();
-        tampered.push('A');
-        assert!(secrets.open(&tampered, &aad).is_err());
-    }
-
-    #[test]
-    fn the_key_file_is_made_once_private_and_reused() {
-        let dir = tempfile::tempdir().unwrap();
-        let first = boxed(dir.path());
-        let sealed = first.seal("v", "a").unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.path().join(KEY_FILE))
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
-        }
-        let again = boxed(dir.path());
-        assert_eq!(again.open(&sealed, "a").unwrap().expose_secret(), "v");
-    }
-
-    #[test]
-    fn rotation_opens_with_the_old_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let old_text = STANDARD.encode([7u8; 32]);
-        let new_text = STANDARD.encode([9u8; 32]);
-        let old = SecretString::from(old_text);
-        let new = SecretString::from(new_text);
-        let before = SecretBox::load(Some(&old), None, None, dir.path()).unwrap();
-        let sealed = before.seal("v", "a").unwrap();
-        let without = SecretBox::load(Some(&new), None, None, dir.path()).unwrap();
-        assert!(without.open(&sealed, "a").is_err());
-        let rotating = SecretBox::load(Some(&new), None, Some(&old), dir.path()).unwrap();
-        assert_eq!(rotating.open(&sealed, "a").unwrap().expose_secret(), "v");
-        assert!(
-            SecretBox::load(Some(&SecretString::from("short")), None, None, dir.path()).is_err()
-        );
-    }
-}
+mod tests;

@@ -8,7 +8,8 @@ use figment::Provider;
 use super::{Settings, VENDOR_ENV, layers};
 
 /// The settings that hold secrets: `confer config` never prints their values.
-pub(crate) const SECRET_KEYS: [&str; 9] = [
+pub(crate) const SECRET_KEYS: [&str; 10] = [
+    "store",
     "e2b_api_key",
     "daytona_api_key",
     "bootstrap_api_key",

@@ -32,6 +32,19 @@ pub enum LogFormat {
 pub struct Settings {
     pub bind: String,
     pub data_dir: PathBuf,
+    /// The PostgreSQL store's connection string (`scale.md` §1); `None`:
+    /// sled. A secret: it may carry a password.
+    #[serde(default)]
+    pub store: Option<SecretString>,
+    #[serde(default)]
+    pub store_password_file: Option<PathBuf>,
+    pub store_pool_size: usize,
+    #[serde(default)]
+    pub node_name: Option<String>,
+    #[serde(default)]
+    pub node_url: Option<String>,
+    pub lease_ttl_secs: u64,
+    pub forward_wait_secs: u64,
     pub log: String,
     pub log_format: LogFormat,
     pub max_body_bytes: usize,
@@ -253,12 +266,18 @@ impl Settings {
         self.secret_key = non_empty(self.secret_key);
         self.secret_key_old = non_empty(self.secret_key_old);
         self.secret_key_file = self.secret_key_file.filter(|p| !p.as_os_str().is_empty());
+        self.store = non_empty(self.store);
+        self.store_password_file = self
+            .store_password_file
+            .filter(|p| !p.as_os_str().is_empty());
         let text = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
         self.jwt_public_key = text(self.jwt_public_key);
         self.jwt_issuer = text(self.jwt_issuer);
         self.jwt_audience = text(self.jwt_audience);
         self.outbound_proxy = text(self.outbound_proxy);
         self.public_url = text(self.public_url);
+        self.node_name = text(self.node_name);
+        self.node_url = text(self.node_url);
         self.anthropic_api_key = non_empty(self.anthropic_api_key);
         self.openai_api_key = non_empty(self.openai_api_key);
         self.e2b_api_key = non_empty(self.e2b_api_key);

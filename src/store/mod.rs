@@ -40,6 +40,7 @@ pub mod mcps;
 pub mod newest;
 pub mod oauth;
 pub mod participants;
+pub mod pg;
 pub mod plans;
 pub mod port;
 pub mod projects;

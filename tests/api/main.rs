@@ -13,6 +13,7 @@ mod backups;
 mod browser;
 mod channels;
 mod cli;
+mod cluster;
 mod code_agents;
 mod code_sessions;
 mod compaction;

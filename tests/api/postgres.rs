@@ -134,6 +134,20 @@ impl Postgres {
         self.try_admin().await.expect("the superuser connects")
     }
 
+    /// A new database `name`, and its `postgres://` URL over TCP with
+    /// the superuser's password.
+    pub async fn database(&self, name: &str) -> String {
+        self.admin()
+            .await
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        format!(
+            "postgres://confer:superuser-pw-31@127.0.0.1:{}/{name}",
+            self.port
+        )
+    }
+
     /// The socket directory (for a connection string a test must refuse).
     pub fn socket_dir(&self) -> &Path {
         self.dir.path()

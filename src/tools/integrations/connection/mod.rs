@@ -76,6 +76,36 @@ impl std::fmt::Debug for Target {
 /// since `tokio_postgres` knows no `verify-ca`/`verify-full`); the rest is
 /// parsed by [`tokio_postgres::Config`], as libpq would.
 pub fn parse(raw: &str, policy: &OutboundPolicy) -> Result<Target, String> {
+    let mut target = parse_unchecked(raw)?;
+    let shown = if target.host.contains(':') {
+        format!("[{}]", target.host)
+    } else {
+        target.host.clone()
+    };
+    let checked = policy.check_url(&format!("https://{shown}:{}/", target.port));
+    target.allow_listed = checked.as_ref().is_ok_and(|c| c.allow_listed);
+    if !target.allow_listed {
+        checked.map_err(|why| format!("the host: {why}"))?;
+        if target.tls == Tls::Off {
+            return Err(
+                "a host not on CONFER_OUTBOUND_ALLOW needs `sslmode=require` or stricter".into(),
+            );
+        }
+    }
+    Ok(target)
+}
+
+/// Parses the operator's own connection string (the PostgreSQL store's,
+/// `scale.md` §1): the same forms and options as [`parse`], but not under
+/// the outbound policy, so any address and any `sslmode` may be used.
+pub fn parse_operator(raw: &str) -> Result<Target, String> {
+    let mut target = parse_unchecked(raw)?;
+    target.allow_listed = true;
+    Ok(target)
+}
+
+/// The string's forms and options checked, the outbound policy not yet.
+fn parse_unchecked(raw: &str) -> Result<Target, String> {
     use tokio_postgres::config::Host;
     let raw = raw.trim();
     let (rest, sslmode) = if raw.starts_with("postgres://") || raw.starts_with("postgresql://") {
@@ -105,7 +135,7 @@ pub fn parse(raw: &str, policy: &OutboundPolicy) -> Result<Target, String> {
         .map(|p| String::from_utf8(p.to_vec()))
         .transpose()
         .map_err(|_| "`password` is not UTF-8".to_owned())?;
-    let mut target = Target {
+    Ok(Target {
         host,
         port,
         user: config.get_user().map(str::to_owned),
@@ -119,23 +149,7 @@ pub fn parse(raw: &str, policy: &OutboundPolicy) -> Result<Target, String> {
             _ => return Err("`sslmode` is not a PostgreSQL sslmode".into()),
         },
         allow_listed: false,
-    };
-    let shown = if target.host.contains(':') {
-        format!("[{}]", target.host)
-    } else {
-        target.host.clone()
-    };
-    let checked = policy.check_url(&format!("https://{shown}:{}/", target.port));
-    target.allow_listed = checked.as_ref().is_ok_and(|c| c.allow_listed);
-    if !target.allow_listed {
-        checked.map_err(|why| format!("the host: {why}"))?;
-        if target.tls == Tls::Off {
-            return Err(
-                "a host not on CONFER_OUTBOUND_ALLOW needs `sslmode=require` or stricter".into(),
-            );
-        }
-    }
-    Ok(target)
+    })
 }
 
 /// Refuses a key that is not an accepted option.
