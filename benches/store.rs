@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use chrono::Utc;
 use confer::store::Store;
-use confer_actors::{Message, MessageId, Role, ThreadAppend, ThreadId, ThreadStore};
+use confer_actors::{Message, MessageId, Role, ThreadAppend, ThreadId};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn message(thread: ThreadId, text: &str) -> Message {
@@ -40,7 +40,6 @@ fn store_benches(c: &mut Criterion) {
         .expect("runtime");
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::open(dir.path()).expect("store");
-    let port = store.as_port();
     let thread = ThreadId::new();
 
     c.bench_function("append + flush (1 writer)", |b| {
@@ -77,11 +76,18 @@ fn store_benches(c: &mut Criterion) {
 
     let long = ThreadId::new();
     for i in 0..10_000 {
-        port.append(long, listed(message(long, &format!("message {i}"))))
+        store
+            .with_inner(|s| s.append(long, listed(message(long, &format!("message {i}")))))
             .expect("append");
     }
     c.bench_function("history page of 100 at offset 9900 (10k messages)", |b| {
-        b.iter(|| black_box(port.messages(long, 9_900, 100).expect("page")));
+        b.iter(|| {
+            black_box(
+                store
+                    .with_inner(|s| s.messages(long, 9_900, 100))
+                    .expect("page"),
+            )
+        });
     });
 }
 

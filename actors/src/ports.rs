@@ -12,7 +12,7 @@ use crate::domain::{
     Agent, CompactionConfig, CredentialConfig, Message, PlanConfig, Thread, UsageRecord,
 };
 use crate::idempotency::IdempotencyRecord;
-use crate::ids::{AgentId, OrgId, ThreadId};
+use crate::ids::{OrgId, ThreadId};
 use crate::provider::ContextMessage;
 
 /// A storage failure. The detail is for logs, never for API clients.
@@ -116,115 +116,71 @@ pub struct AppendDone {
     pub applied_at: std::time::Instant,
 }
 
-/// [`ThreadStore::append_durably`] the plain way: the append on the
-/// blocking pool, then a flush.
-pub fn append_on_pool<S: ThreadStore + ?Sized>(
-    store: std::sync::Arc<S>,
-    thread: ThreadId,
-    write: ThreadAppend,
-) -> StoreFuture<AppendDone> {
-    Box::pin(async move {
-        let writer = std::sync::Arc::clone(&store);
-        let listed = run_blocking(move || writer.append(thread, write)).await?;
-        let applied_at = std::time::Instant::now();
-        store.flush().await?;
-        Ok(AppendDone { listed, applied_at })
-    })
+/// Everything a turn reads before it starts, in one store call.
+#[derive(Debug)]
+pub struct TurnInputs {
+    pub thread: Thread,
+    /// The thread's agent, including a soft-deleted one (`None`: gone).
+    pub agent: Option<Agent>,
+    pub credentials: CredentialConfig,
+    pub compaction: CompactionConfig,
+    pub plans: PlanConfig,
+    pub knowledge: crate::domain::KnowledgeConfig,
+    /// The model's context, oldest first, when asked for.
+    pub history: Option<Vec<ContextMessage>>,
+}
+
+/// What admitting a send may read, in one store call.
+#[derive(Debug, Default)]
+pub struct AdmissionReads {
+    /// The keyed send's record, expired or not.
+    pub keyed: Option<IdempotencyRecord>,
+    /// The end of the thread's context from its last assistant entry on
+    /// (all of it when there is none): what the send rules need.
+    pub tail: Option<Vec<ContextMessage>>,
 }
 
 /// Durable state of threads, as the conversation runtime sees it.
+///
+/// Asynchronous and object-safe (`scale.md` §2), so one engine runs on
+/// either store: sled's calls run on the blocking pool ([`run_blocking`]),
+/// PostgreSQL's await its pool. Each method is what one step of a turn
+/// needs, read or written in one call, so a turn makes no more trips to
+/// the store than it has steps.
 pub trait ThreadStore: Send + Sync + 'static {
-    /// The agent, including a soft-deleted one.
-    fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError>;
+    /// The thread (`None`: not in this org) and what its turn reads with
+    /// it; the context only when `with_history`.
+    fn turn_inputs(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        with_history: bool,
+    ) -> StoreFuture<Option<TurnInputs>>;
 
-    /// The thread, if it exists in this org.
-    fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError>;
-
-    /// Writes `write` to a thread in one atomic transaction and returns the
-    /// listed message as stored (its `seq` assigned).
-    fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError>;
-
-    /// The record of a keyed send on `thread`, expired or not.
-    fn idempotency(
+    /// The record of a keyed send on `thread` (when `key` is given) and
+    /// the context's tail (when `tail`).
+    fn admission_reads(
         &self,
         thread: ThreadId,
-        key: &[u8; 32],
-    ) -> Result<Option<IdempotencyRecord>, StoreError>;
-
-    /// Stores (or replaces) the record of a keyed send on `thread`.
-    fn put_idempotency(
-        &self,
-        thread: ThreadId,
-        key: &[u8; 32],
-        record: &IdempotencyRecord,
-    ) -> Result<(), StoreError>;
+        key: Option<[u8; 32]>,
+        tail: bool,
+    ) -> StoreFuture<AdmissionReads>;
 
     /// The highest turn number the thread has used (0 for none).
-    fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError>;
-
-    /// The model's context of a thread, oldest first.
-    fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError>;
-
-    /// The end of a thread's context from its last assistant entry on (all
-    /// of it when there is none): what the send rules need (the pending tool
-    /// calls and the last entry), read without the rest.
-    fn context_tail(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
-        let mut context = self.context(thread)?;
-        let from = context
-            .iter()
-            .rposition(|m| m.role == crate::provider::ContextRole::Assistant)
-            .unwrap_or(0);
-        Ok(context.split_off(from))
-    }
-
-    /// An agent's credential resolver configuration.
-    fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError>;
-
-    /// An agent's compaction configuration (the default when unset).
-    fn compaction(&self, org: OrgId, agent: AgentId) -> Result<CompactionConfig, StoreError>;
-
-    /// An agent's plan configuration (all off when unset).
-    fn plan_config(&self, org: OrgId, agent: AgentId) -> Result<PlanConfig, StoreError>;
-
-    /// An agent's knowledge configuration; stores without knowledge say
-    /// it is off.
-    fn knowledge_config(
-        &self,
-        _org: OrgId,
-        _agent: AgentId,
-    ) -> Result<crate::domain::KnowledgeConfig, StoreError> {
-        Ok(crate::domain::KnowledgeConfig {
-            enabled: false,
-            ..Default::default()
-        })
-    }
-
-    /// `limit` messages starting after `offset`, oldest first, and the total.
-    fn messages(
-        &self,
-        thread: ThreadId,
-        offset: u64,
-        limit: usize,
-    ) -> Result<(Vec<Message>, u64), StoreError>;
+    fn last_turn(&self, thread: ThreadId) -> StoreFuture<u64>;
 
     /// Stores a usage record (its `created_at` is made unique within the org)
     /// and returns it as stored: how a model call that is not the turn's last
     /// is billed when it ends, to be linked by the answer's [`ThreadAppend`].
-    fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError>;
+    fn record_usage(&self, record: UsageRecord) -> StoreFuture<UsageRecord>;
 
     /// Resolves once every write made before the call is durable.
     fn flush(&self) -> StoreFuture<()>;
 
-    /// [`append`](Self::append), resolved once the write is durable: how a
-    /// turn writes. A store may make the write where it flushes (the sled
-    /// store hands it to its flusher); by default it is [`append_on_pool`].
-    fn append_durably(
-        self: std::sync::Arc<Self>,
-        thread: ThreadId,
-        write: ThreadAppend,
-    ) -> StoreFuture<AppendDone> {
-        append_on_pool(self, thread, write)
-    }
+    /// Writes `write` to the thread in one atomic transaction (the listed
+    /// message's `seq` assigned) and resolves once it is durable: how a
+    /// turn writes. The sled store makes the write where it flushes.
+    fn append_durably(&self, thread: ThreadId, write: ThreadAppend) -> StoreFuture<AppendDone>;
 }
 
 #[cfg(test)]

@@ -106,7 +106,6 @@ pub(crate) fn fill_thread(data: &Path, thread: &str, count: usize) {
         ContextMessage, ContextRole, Message, MessageId, Role, ThreadAppend, ThreadId,
     };
     let store = Store::open(data).unwrap();
-    let port = store.as_port();
     let thread: ThreadId = thread.parse().unwrap();
     for i in 0..count {
         let role = if i % 2 == 0 {
@@ -136,7 +135,7 @@ pub(crate) fn fill_thread(data: &Path, thread: &str, count: usize) {
             context: vec![ContextMessage::text(context_role, text)],
             ..ThreadAppend::default()
         };
-        port.append(thread, write).unwrap();
+        store.with_inner(|s| s.append(thread, write)).unwrap();
     }
     store.flush_now().unwrap();
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{Agent, AgentId, ProjectId, RuntimeProvider, ThreadStore, ToolProfile};
+use confer_actors::{Agent, AgentId, ProjectId, RuntimeProvider, ToolProfile};
 use serde::{Deserialize, Serialize};
 
 use super::extract::{JsonBody, Patch};

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use actix_web::{HttpResponse, web};
-use confer_actors::{AgentId, ThreadStore};
+use confer_actors::AgentId;
 use serde::Deserialize;
 
 use crate::auth::Caller;

@@ -6,7 +6,7 @@
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
 use confer_actors::provider::view_for;
-use confer_actors::{ContextMessage, ContextRole, ReasoningBlock, ThreadId, ThreadStore};
+use confer_actors::{ContextMessage, ContextRole, ReasoningBlock, ThreadId};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use actix_web::web;
 use chrono::Utc;
-use confer_actors::{AgentId, OrgId, StoreError, ThreadStore};
+use confer_actors::{AgentId, OrgId, StoreError};
 use serde::{Deserialize, Serialize};
 
 use super::agent_config;

@@ -6,8 +6,8 @@ use std::time::Instant;
 use actix_web::{HttpRequest, HttpResponse, web};
 use confer_actors::citations::Citation;
 use confer_actors::{
-    Admission, Agent, IfBusy, Message, Metadata, OrgId, Role, ThreadId, ThreadStore,
-    ToolDefinition, ToolResult, TurnRequest,
+    Admission, Agent, IfBusy, Message, Metadata, OrgId, Role, ThreadId, ToolDefinition, ToolResult,
+    TurnRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -2,9 +2,7 @@
 //! kept (`streams.md`): rebuilt from the keyed send's stored record.
 
 use confer_actors::codes::{self, ErrorCode};
-use confer_actors::{
-    DoneEvent, IdempotencyRecord, MetaEvent, OutcomeKind, ThreadEvent, ThreadId, ThreadStore,
-};
+use confer_actors::{DoneEvent, IdempotencyRecord, MetaEvent, OutcomeKind, ThreadEvent, ThreadId};
 
 use crate::error::ApiError;
 use crate::state::AppState;

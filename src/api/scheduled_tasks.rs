@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{AgentId, ThreadStore};
+use confer_actors::AgentId;
 use serde::Deserialize;
 
 use super::agents::live_agent;

@@ -4,7 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::Utc;
 use confer_actors::{
     AgentId, Metadata, Participant, ParticipantRole, ProjectId, Refusal, Thread, ThreadId,
-    ThreadKind, ThreadStore,
+    ThreadKind,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

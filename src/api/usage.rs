@@ -1,7 +1,7 @@
 //! `/api/usage`: usage (cost) records, one per model call, newest first.
 
 use actix_web::{HttpResponse, web};
-use confer_actors::{AgentId, Metadata, ThreadId, ThreadStore, UsageRecord};
+use confer_actors::{AgentId, Metadata, ThreadId, UsageRecord};
 use serde::{Deserialize, Serialize};
 
 use super::{page_limit, parse_cursor, timestamp};

@@ -7,8 +7,6 @@
 
 use std::time::Duration;
 
-use confer_actors::ThreadStore;
-
 use super::service::{CodeSessions, SessionError};
 use super::sessions::{CodeSession, SessionDiff, SessionStatus};
 use super::workspace;

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use confer_actors::{
-    DoneEvent, Emitter, HostWork, IfBusy, MetaEvent, SessionStatusEvent, ThreadEvent, ThreadStore,
+    DoneEvent, Emitter, HostWork, IfBusy, MetaEvent, SessionStatusEvent, ThreadEvent,
 };
 
 use super::agents::{CodeAgent, RepositoryKind};

@@ -231,7 +231,7 @@ impl CodeSessions {
             .store
             .run(move |s| {
                 Ok::<_, confer_actors::StoreError>((
-                    confer_actors::ThreadStore::agent(s, org, agent_id)?,
+                    crate::store::SledStore::agent(s, org, agent_id)?,
                     s.code_agent(org, code_agent_id)?,
                 ))
             })

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use confer_actors::{Admission, IfBusy, ThreadEvent, ThreadStore, ToolResult, TurnRequest};
+use confer_actors::{Admission, IfBusy, ThreadEvent, ToolResult, TurnRequest};
 use serde_json::{Value, json};
 
 use super::budget::{self, RunBudget};

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use confer_actors::{OrgId, PriceTable, RunId, RunnerId, Runtime, ThreadStore};
+use confer_actors::{OrgId, PriceTable, RunId, RunnerId, Runtime};
 use tokio::sync::{Notify, broadcast};
 
 use super::{MAX_RESTARTS, RunError, RunRecord, RunStatus, Runner};

@@ -5,9 +5,7 @@
 //! recorded skip.
 
 use chrono::{DateTime, Utc};
-use confer_actors::{
-    AgentId, Metadata, OrgId, RunId, ScheduleId, StoreError, ThreadId, ThreadStore,
-};
+use confer_actors::{AgentId, Metadata, OrgId, RunId, ScheduleId, StoreError, ThreadId};
 use uuid::Uuid;
 
 use super::cron::CronSchedule;

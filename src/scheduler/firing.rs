@@ -9,9 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use confer_actors::{
-    Admission, IfBusy, Metadata, Refusal, Runtime, StoreError, ThreadStore, TurnRequest,
-};
+use confer_actors::{Admission, IfBusy, Metadata, Refusal, Runtime, StoreError, TurnRequest};
 use tokio::sync::Notify;
 
 use super::due::fire_one;

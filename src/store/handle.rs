@@ -48,7 +48,7 @@ impl Store {
 
     /// The store as the engine's port.
     pub fn as_port(&self) -> Arc<dyn ThreadStore> {
-        self.inner.clone()
+        Arc::new(super::port::SledPort(self.inner.clone()))
     }
 
     /// Runs `f` on the blocking pool, off the async workers (a bounded number

@@ -102,7 +102,6 @@ impl SledStore {
     /// deleted agent's publication goes with it; this also covers the
     /// moment between the two writes).
     pub fn live_publication_by_slug(&self, slug: &str) -> Result<Option<Publication>, StoreError> {
-        use confer_actors::ThreadStore;
         let Some(publication) = self.publication_by_slug(slug)? else {
             return Ok(None);
         };

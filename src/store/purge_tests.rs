@@ -5,7 +5,7 @@ use crate::store::test_secrets;
 use chrono::Utc;
 use confer_actors::{
     AgentId, ContextMessage, ContextRole, Message, MessageId, OrgId, ParticipantRole, Role, Thread,
-    ThreadAppend, ThreadKind, ThreadStore,
+    ThreadAppend, ThreadKind,
 };
 
 fn thread(org: OrgId, agent: AgentId, by: &str) -> Thread {

@@ -9,7 +9,7 @@
 //! entry learns the newer activity.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use confer_actors::{OrgId, PublicationId, StoreError, ThreadId, ThreadStore};
+use confer_actors::{OrgId, PublicationId, StoreError, ThreadId};
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::codec::decode;

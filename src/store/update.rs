@@ -246,7 +246,6 @@ mod tests {
     use super::*;
     use crate::store::test_secrets;
     use chrono::Utc;
-    use confer_actors::ThreadStore;
 
     fn agent(org: OrgId) -> Agent {
         crate::store::testing::test_agent(org)

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use confer_actors::{
     AgentId, ContextMessage, ContextRole, ModelError, ModelProvider, ModelRequest, OrgId,
-    PriceTable, RunnerId, SideBill, ThreadStore, UsagePurpose, UsageRecord, codes, read_side_call,
+    PriceTable, RunnerId, SideBill, UsagePurpose, UsageRecord, codes, read_side_call,
 };
 
 use crate::observability::aggregate::DayAggregate;

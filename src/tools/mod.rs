@@ -112,7 +112,7 @@ impl ServerToolbox {
                         None => s.computer_config(org, agent)?,
                     };
                     let provider = match computer.enabled {
-                        true => confer_actors::ThreadStore::agent(s, org, agent)?
+                        true => crate::store::SledStore::agent(s, org, agent)?
                             .map(|a| a.runtime_provider)
                             .unwrap_or_default(),
                         false => Default::default(),

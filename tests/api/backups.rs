@@ -8,7 +8,7 @@ use std::time::Duration;
 use chrono::Utc;
 use confer_actors::{
     AgentId, ContextMessage, ContextRole, Message, MessageId, Role, Thread, ThreadAppend, ThreadId,
-    ThreadKind, ThreadStore,
+    ThreadKind,
 };
 use serde_json::{Value, json};
 

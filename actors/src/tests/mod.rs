@@ -22,7 +22,7 @@ struct MemoryStore {
     plans: Mutex<PlanConfig>,
 }
 
-impl ThreadStore for MemoryStore {
+impl MemoryStore {
     fn agent(&self, _: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
         Ok(self.agents.lock().unwrap().get(&agent).cloned())
     }
@@ -77,18 +77,6 @@ impl ThreadStore for MemoryStore {
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
         Ok(self.keyed.lock().unwrap().get(&(thread, *key)).cloned())
     }
-    fn put_idempotency(
-        &self,
-        thread: ThreadId,
-        key: &[u8; 32],
-        record: &IdempotencyRecord,
-    ) -> Result<(), StoreError> {
-        self.keyed
-            .lock()
-            .unwrap()
-            .insert((thread, *key), record.clone());
-        Ok(())
-    }
     fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError> {
         Ok(self
             .turns
@@ -116,26 +104,87 @@ impl ThreadStore for MemoryStore {
     fn plan_config(&self, _: OrgId, _: AgentId) -> Result<crate::PlanConfig, StoreError> {
         Ok(*self.plans.lock().unwrap())
     }
-    fn messages(
-        &self,
-        thread: ThreadId,
-        offset: u64,
-        limit: usize,
-    ) -> Result<(Vec<Message>, u64), StoreError> {
-        let all = self.messages.lock().unwrap();
-        let list = all.get(&thread).cloned().unwrap_or_default();
-        let total = list.len() as u64;
-        Ok((
-            list.into_iter().skip(offset as usize).take(limit).collect(),
-            total,
-        ))
-    }
     fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
         self.usage.lock().unwrap().push(record.clone());
         Ok(record)
     }
+}
+
+/// A call answered at once (the memory store never waits).
+fn ready<T: Send + 'static>(value: Result<T, StoreError>) -> StoreFuture<T> {
+    Box::pin(std::future::ready(value))
+}
+
+impl ThreadStore for MemoryStore {
+    fn turn_inputs(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        with_history: bool,
+    ) -> StoreFuture<Option<TurnInputs>> {
+        let inputs = (|| {
+            let Some(thread) = self.thread(org, thread)? else {
+                return Ok(None);
+            };
+            Ok(Some(TurnInputs {
+                agent: self.agent(org, thread.agent_id)?,
+                credentials: self.credentials(org, thread.agent_id)?,
+                compaction: self.compaction(org, thread.agent_id)?,
+                plans: self.plan_config(org, thread.agent_id)?,
+                knowledge: crate::domain::KnowledgeConfig {
+                    enabled: false,
+                    ..Default::default()
+                },
+                history: if with_history {
+                    Some(self.context(thread.id)?)
+                } else {
+                    None
+                },
+                thread,
+            }))
+        })();
+        ready(inputs)
+    }
+    fn admission_reads(
+        &self,
+        thread: ThreadId,
+        key: Option<[u8; 32]>,
+        tail: bool,
+    ) -> StoreFuture<AdmissionReads> {
+        let reads = (|| {
+            let keyed = match key {
+                Some(key) => self.idempotency(thread, &key)?,
+                None => None,
+            };
+            let tail = if tail {
+                let mut context = self.context(thread)?;
+                let from = context
+                    .iter()
+                    .rposition(|m| m.role == ContextRole::Assistant)
+                    .unwrap_or(0);
+                Some(context.split_off(from))
+            } else {
+                None
+            };
+            Ok(AdmissionReads { keyed, tail })
+        })();
+        ready(reads)
+    }
+    fn last_turn(&self, thread: ThreadId) -> StoreFuture<u64> {
+        ready(MemoryStore::last_turn(self, thread))
+    }
+    fn record_usage(&self, record: UsageRecord) -> StoreFuture<UsageRecord> {
+        ready(MemoryStore::record_usage(self, record))
+    }
     fn flush(&self) -> StoreFuture<()> {
-        Box::pin(async { Ok(()) })
+        ready(Ok(()))
+    }
+    fn append_durably(&self, thread: ThreadId, write: ThreadAppend) -> StoreFuture<AppendDone> {
+        let listed = self.append(thread, write);
+        ready(listed.map(|listed| AppendDone {
+            listed,
+            applied_at: std::time::Instant::now(),
+        }))
     }
 }
 

@@ -3,7 +3,6 @@
 //! ([`crate::send_rules`]), the busy policy, the thread's queue cap and the
 //! org's.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use actix::dev::ArbiterHandle;
@@ -125,21 +124,14 @@ impl Handler<PostUserMessage> for ThreadActor {
         let idle = self.running.is_none() && self.queue.is_empty();
         let tail = idle && self.history.is_none() && send_rules::needs_context(&msg.request);
         let lookup = (key.is_some() || tail).then(|| {
-            let (store, thread) = (Arc::clone(&self.engine.store), self.thread);
-            crate::ports::run_blocking(move || {
-                let stored = match key {
-                    Some(key) => store
-                        .idempotency(thread, &key)?
-                        .filter(|r| !r.expired(Utc::now())),
-                    None => None,
-                };
-                let tail = if tail {
-                    Some(store.context_tail(thread)?)
-                } else {
-                    None
-                };
-                Ok(Looked { stored, tail })
-            })
+            let reads = self.engine.store.admission_reads(self.thread, key, tail);
+            async move {
+                let reads = reads.await?;
+                Ok::<_, crate::ports::StoreError>(Looked {
+                    stored: reads.keyed.filter(|r| !r.expired(Utc::now())),
+                    tail: reads.tail,
+                })
+            }
         });
         AtomicResponse::new(Box::pin(
             async move {

@@ -313,18 +313,15 @@ impl Actor for ThreadActor {
 
     /// Reads the thread's last turn number before any message is handled.
     fn started(&mut self, ctx: &mut Context<Self>) {
-        let store = Arc::clone(&self.engine.store);
         let thread = self.thread;
-        ctx.wait(
-            async move { crate::ports::run_blocking(move || store.last_turn(thread)).await }
-                .into_actor(self)
-                .map(move |last, actor, _| match last {
-                    Ok(last) => actor.next_turn = last + 1,
-                    Err(error) => {
-                        tracing::error!(%thread, %error, "reading the thread's turn number failed");
-                    }
-                }),
-        );
+        ctx.wait(self.engine.store.last_turn(thread).into_actor(self).map(
+            move |last, actor, _| match last {
+                Ok(last) => actor.next_turn = last + 1,
+                Err(error) => {
+                    tracing::error!(%thread, %error, "reading the thread's turn number failed");
+                }
+            },
+        ));
     }
 }
 

@@ -16,7 +16,7 @@ use chrono::Utc;
 
 use super::model_step::CallKey;
 use super::prepare::append_durably;
-use super::{CancelReason, Turn, blocking, until_cancelled};
+use super::{CancelReason, Turn, until_cancelled};
 use crate::compaction::{SUMMARY_INSTRUCTION, plan};
 use crate::domain::{UsagePurpose, UsageRecord};
 use crate::events::{ThreadEvent, Usage};
@@ -150,7 +150,7 @@ impl Turn {
             purpose: UsagePurpose::Compaction,
             ..self.call_record(&key.source, &call_usage)
         };
-        match blocking(&self.engine.store, move |s| s.record_usage(record)).await {
+        match self.engine.store.record_usage(record).await {
             Ok(stored) => {
                 self.note_usage(&stored);
                 self.billed.push(stored);

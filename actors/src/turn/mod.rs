@@ -40,7 +40,7 @@ use crate::events::Usage;
 use crate::gating;
 use crate::idempotency::IdempotencyRecord;
 use crate::ids::{MessageId, OrgId, ThreadId};
-use crate::ports::{StoreError, ThreadStore};
+use crate::ports::ThreadStore;
 use crate::provider::{
     ContextMessage, CredentialResolver, ModelProvider, ModelRoute, ToolCall, ToolDefinition,
 };
@@ -74,16 +74,6 @@ pub struct Engine {
 pub const NOT_EXECUTED_NEW_MESSAGE: &str = "not executed: the user sent a new message";
 /// The output given to a pending tool call the client sent no result for.
 pub const NOT_EXECUTED_NO_RESULT: &str = "not executed: no result was given";
-
-/// Runs a store call on the blocking pool.
-async fn blocking<T, F>(store: &Arc<dyn ThreadStore>, f: F) -> Result<T, StoreError>
-where
-    T: Send + 'static,
-    F: FnOnce(&dyn ThreadStore) -> Result<T, StoreError> + Send + 'static,
-{
-    let store = Arc::clone(store);
-    crate::ports::run_blocking(move || f(store.as_ref())).await
-}
 
 /// Why a running turn was cancelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

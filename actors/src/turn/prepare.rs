@@ -7,7 +7,7 @@ use std::time::Instant;
 use chrono::Utc;
 
 use super::{
-    Ended, NOT_EXECUTED_NEW_MESSAGE, NOT_EXECUTED_NO_RESULT, Turn, TurnInput, TurnRequest, blocking,
+    Ended, NOT_EXECUTED_NEW_MESSAGE, NOT_EXECUTED_NO_RESULT, Turn, TurnInput, TurnRequest,
 };
 use crate::codes;
 use crate::domain::{Message, Role, ThreadKind};
@@ -15,7 +15,7 @@ use crate::events::{MetaEvent, SessionStatusEvent, ThreadEvent, Usage, UserMessa
 use crate::gating;
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
-use crate::ports::{StoreError, ThreadAppend, ThreadStore};
+use crate::ports::{StoreError, ThreadAppend, ThreadStore, TurnInputs};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
 use crate::send_rules::{self, BrokenRule};
 use crate::timings::{PhaseClock, TurnTimings, micros_between};
@@ -43,26 +43,12 @@ impl Turn {
             before_turn_us: clock.lap(),
             ..TurnTimings::default()
         };
-        let loaded = blocking(&engine.store, move |s| {
-            let Some(thread) = s.thread(org, thread_id)? else {
-                return Ok(None);
-            };
-            let agent = s.agent(org, thread.agent_id)?;
-            let configs = (
-                s.credentials(org, thread.agent_id)?,
-                s.compaction(org, thread.agent_id)?,
-                s.plan_config(org, thread.agent_id)?,
-                s.knowledge_config(org, thread.agent_id)?,
-            );
-            let history = match history {
-                Some(history) => history,
-                None => s.context(thread_id)?,
-            };
-            Ok(Some((thread, agent, configs, history)))
-        })
-        .await;
-        let (thread, agent, (credentials, compaction, plans, knowledge), history) = match loaded {
-            Ok(Some(loaded)) => loaded,
+        let loaded = engine
+            .store
+            .turn_inputs(org, thread_id, history.is_none())
+            .await;
+        let inputs = match loaded {
+            Ok(Some(inputs)) => inputs,
             Ok(None) => {
                 emitter.fail(codes::NOT_FOUND, "thread not found", String::new());
                 return Err(None);
@@ -73,6 +59,16 @@ impl Turn {
                 return Err(None);
             }
         };
+        let TurnInputs {
+            thread,
+            agent,
+            credentials,
+            compaction,
+            plans,
+            knowledge,
+            history: stored_history,
+        } = inputs;
+        let history = history.or(stored_history).unwrap_or_default();
         // The rules admission applied, against the thread as the turn
         // found it: a send that waited may find it changed.
         let checked = send_rules::against_thread(&request, agent.as_ref(), Some(&history));
@@ -389,7 +385,7 @@ pub(super) async fn append_durably(
     write: ThreadAppend,
 ) -> Result<DurableAppend, StoreError> {
     let began = Instant::now();
-    let done = Arc::clone(store).append_durably(thread, write).await?;
+    let done = store.append_durably(thread, write).await?;
     Ok(DurableAppend {
         listed: done.listed,
         append_us: micros_between(began, done.applied_at),

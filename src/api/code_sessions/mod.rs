@@ -8,9 +8,7 @@ pub mod work;
 
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
-use confer_actors::{
-    AgentId, CodeAgentId, CodeSessionId, InstanceId, OrgId, ThreadId, ThreadStore, codes,
-};
+use confer_actors::{AgentId, CodeAgentId, CodeSessionId, InstanceId, OrgId, ThreadId, codes};
 use serde::{Deserialize, Serialize};
 
 use super::extract::JsonBody;

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{IfBusy, PublicTurn, ThreadId, ThreadStore, TurnRequest, VendorOptions};
+use confer_actors::{IfBusy, PublicTurn, ThreadId, TurnRequest, VendorOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

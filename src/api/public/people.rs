@@ -6,7 +6,7 @@
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{Participant, ParticipantRole, Thread, ThreadId, ThreadKind, ThreadStore};
+use confer_actors::{Participant, ParticipantRole, Thread, ThreadId, ThreadKind};
 use serde::{Deserialize, Serialize};
 
 use super::threads::VisitorThread;

@@ -3,7 +3,7 @@
 //! `crate::runners::rules`; runs are in `runs`, their events in `events`.
 
 use actix_web::{HttpResponse, web};
-use confer_actors::{AgentId, Metadata, OrgId, RunnerId, ThreadStore, ToolDefinition};
+use confer_actors::{AgentId, Metadata, OrgId, RunnerId, ToolDefinition};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

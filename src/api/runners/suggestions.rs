@@ -5,7 +5,7 @@
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{RunnerId, ThreadStore};
+use confer_actors::RunnerId;
 use serde::Deserialize;
 
 use super::live_runner;

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use confer_actors::{ThreadId, ThreadStore, ToolId};
+use confer_actors::{ThreadId, ToolId};
 use secrecy::ExposeSecret;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

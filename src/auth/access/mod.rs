@@ -12,7 +12,7 @@ mod projects;
 
 pub use projects::{project, role_name};
 
-use confer_actors::{PlanId, StoreError, Thread, ThreadId, ThreadKind, ThreadStore};
+use confer_actors::{PlanId, StoreError, Thread, ThreadId, ThreadKind};
 
 use crate::auth::visitor::Visitor;
 use crate::auth::{Caller, Principal};

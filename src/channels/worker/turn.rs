@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use confer_actors::{
-    Admission, IfBusy, PublicTurn, Refusal, Thread, ThreadEvent, ThreadId, ThreadKind, ThreadStore,
-    TurnRequest,
+    Admission, IfBusy, PublicTurn, Refusal, Thread, ThreadEvent, ThreadId, ThreadKind, TurnRequest,
 };
 
 use super::{ChannelWorker, ORG_FULL_WAIT, TurnEnd};

@@ -168,7 +168,7 @@ impl ComputerService {
             let orphaned = match thread {
                 Some(thread) => self
                     .store
-                    .run(move |s| confer_actors::ThreadStore::thread(s, org, thread))
+                    .run(move |s| crate::store::SledStore::thread(s, org, thread))
                     .await
                     .is_ok_and(|t| t.is_none()),
                 None => false,

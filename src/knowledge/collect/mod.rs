@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::{TimeDelta, Utc};
 use confer_actors::{
     CallOrigin, ContextMessage, ContextRole, CredentialResolver, KeyRequest, ModelProvider,
-    ModelRequest, PriceTable, SideBill, ThreadStore, UsagePurpose, read_side_call,
+    ModelRequest, PriceTable, SideBill, UsagePurpose, read_side_call,
 };
 use tokio::sync::Notify;
 

@@ -4,7 +4,7 @@
 use chrono::Utc;
 use confer_actors::{
     AgentId, ContextMessage, ContextRole, CredentialConfig, Message, MessageId, OrgId, Role,
-    ThreadAppend, ThreadId, ThreadStore,
+    ThreadAppend, ThreadId,
 };
 
 use std::path::Path;

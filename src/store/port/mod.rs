@@ -1,14 +1,14 @@
-//! `SledStore` as the engine's `ThreadStore` port: what a turn reads and
-//! writes (threads, agents, credentials, history, context, usage), each
-//! multi-key write in one transaction, large values in files (see `values`).
+//! What a turn reads and writes on sled (threads, agents, credentials,
+//! history, context, usage), each multi-key write in one transaction,
+//! large values in files (see `values`); `engine` makes it the engine's
+//! asynchronous `ThreadStore` port.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use confer_actors::{
-    Agent, AgentId, AppendDone, CompactionConfig, ContextMessage, CredentialConfig,
-    IdempotencyRecord, Message, OrgId, PlanConfig, StoreError, StoreFuture, Thread, ThreadAppend,
-    ThreadId, ThreadStore, UsageRecord,
+    Agent, AgentId, AppendDone, ContextMessage, IdempotencyRecord, Message, OrgId, StoreError,
+    Thread, ThreadAppend, ThreadId, UsageRecord,
 };
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
@@ -31,10 +31,10 @@ fn next_seq(
         + 1)
 }
 
-impl ThreadStore for SledStore {
+impl SledStore {
     /// Read backwards from the end, so a long thread costs no more than a
     /// short one.
-    fn context_tail(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
+    pub fn context_tail(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         let mut tail: Vec<ContextMessage> = Vec::new();
         for entry in self.context.scan_prefix(thread.as_bytes()).rev() {
             let entry: ContextMessage = self.filed_record(thread, entry)?;
@@ -48,13 +48,13 @@ impl ThreadStore for SledStore {
         Ok(tail)
     }
 
-    fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
+    pub fn agent(&self, org: OrgId, agent: AgentId) -> Result<Option<Agent>, StoreError> {
         Self::get(&self.agents, &keys::pair(org.as_bytes(), agent.as_bytes()))?
             .map(|agent| self.agent_in_live_project(agent))
             .transpose()
     }
 
-    fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
+    pub fn thread(&self, org: OrgId, thread: ThreadId) -> Result<Option<Thread>, StoreError> {
         Self::get(
             &self.threads,
             &keys::pair(org.as_bytes(), thread.as_bytes()),
@@ -63,7 +63,11 @@ impl ThreadStore for SledStore {
         .transpose()
     }
 
-    fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError> {
+    pub fn append(
+        &self,
+        thread: ThreadId,
+        write: ThreadAppend,
+    ) -> Result<Option<Message>, StoreError> {
         let _writing = self.gate.writing();
         let ThreadAppend {
             turn,
@@ -201,7 +205,7 @@ impl ThreadStore for SledStore {
         Ok(stored)
     }
 
-    fn idempotency(
+    pub fn idempotency(
         &self,
         thread: ThreadId,
         key: &[u8; 32],
@@ -209,7 +213,7 @@ impl ThreadStore for SledStore {
         Self::get(&self.idempotency, &keys::keyed_send(thread.as_bytes(), key))
     }
 
-    fn put_idempotency(
+    pub fn put_idempotency(
         &self,
         thread: ThreadId,
         key: &[u8; 32],
@@ -223,7 +227,7 @@ impl ThreadStore for SledStore {
         )
     }
 
-    fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError> {
+    pub fn last_turn(&self, thread: ThreadId) -> Result<u64, StoreError> {
         Ok(self
             .turn_seqs
             .get(thread.as_bytes())
@@ -231,34 +235,14 @@ impl ThreadStore for SledStore {
             .map_or(0, |v| keys::read_u64(&v)))
     }
 
-    fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
+    pub fn context(&self, thread: ThreadId) -> Result<Vec<ContextMessage>, StoreError> {
         self.context
             .scan_prefix(thread.as_bytes())
             .map(|entry| self.filed_record(thread, entry))
             .collect()
     }
 
-    fn credentials(&self, org: OrgId, agent: AgentId) -> Result<CredentialConfig, StoreError> {
-        SledStore::credentials(self, org, agent)
-    }
-
-    fn compaction(&self, org: OrgId, agent: AgentId) -> Result<CompactionConfig, StoreError> {
-        SledStore::compaction(self, org, agent)
-    }
-
-    fn plan_config(&self, org: OrgId, agent: AgentId) -> Result<PlanConfig, StoreError> {
-        SledStore::plan_config(self, org, agent)
-    }
-
-    fn knowledge_config(
-        &self,
-        org: OrgId,
-        agent: AgentId,
-    ) -> Result<confer_actors::KnowledgeConfig, StoreError> {
-        SledStore::knowledge_config(self, org, agent)
-    }
-
-    fn messages(
+    pub fn messages(
         &self,
         thread: ThreadId,
         offset: u64,
@@ -281,7 +265,7 @@ impl ThreadStore for SledStore {
         Ok((messages, total))
     }
 
-    fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
+    pub fn record_usage(&self, record: UsageRecord) -> Result<UsageRecord, StoreError> {
         let _writing = self.gate.writing();
         (
             &self.usage,
@@ -301,38 +285,6 @@ impl ThreadStore for SledStore {
                 trees.insert(record.clone())
             })
             .map_err(tx_error)
-    }
-
-    fn flush(&self) -> StoreFuture<()> {
-        Box::pin(self.commit.flush())
-    }
-
-    /// Hands the append to the flusher (see `durability`), or, when too many
-    /// already wait there, makes it on the blocking pool.
-    fn append_durably(
-        self: Arc<Self>,
-        thread: ThreadId,
-        write: ThreadAppend,
-    ) -> StoreFuture<AppendDone> {
-        let (reply, done) = tokio::sync::oneshot::channel();
-        let queued = QueuedAppend {
-            store: Arc::clone(&self),
-            thread,
-            write: Some(write),
-            stored: None,
-            reply,
-        };
-        match self.commit.submit(queued) {
-            Ok(()) => Box::pin(async move {
-                done.await
-                    .map_err(|_| StoreError::Engine("the store's flusher stopped".into()))?
-            }),
-            Err(mut queued) => {
-                let write = queued.write.take().unwrap_or_default();
-                drop(queued);
-                confer_actors::append_on_pool(self, thread, write)
-            }
-        }
     }
 }
 
@@ -367,6 +319,9 @@ impl QueuedWrite for QueuedAppend {
         let _ = reply.send(outcome);
     }
 }
+
+mod engine;
+pub use engine::SledPort;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)]
 
 use chrono::Utc;
-use confer_actors::{OrgId, ProjectId, ThreadStore};
+use confer_actors::{OrgId, ProjectId};
 
 use super::ProjectWrite;
 use crate::projects::{MAX_MEMBERS, MAX_PROJECTS_PER_ORG, Member, Project, ProjectRole};

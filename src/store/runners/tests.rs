@@ -4,7 +4,7 @@
 use super::*;
 use crate::runners::{RunTrigger, TriggerKind};
 use crate::store::testing::test_secrets;
-use confer_actors::{AgentId, Metadata, ThreadStore};
+use confer_actors::{AgentId, Metadata};
 
 fn temp_store() -> (tempfile::TempDir, SledStore) {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use confer_actors::trace::{Stamp, TraceRecorder, TraceStart};
-use confer_actors::{AgentId, Metadata, RunningTraces, ThreadAppend, ThreadStore, TraceStatus};
+use confer_actors::{AgentId, Metadata, RunningTraces, ThreadAppend, TraceStatus};
 
 use super::*;
 use crate::store::{reopen_for_test, test_thread};

@@ -157,7 +157,7 @@ impl ComputerTools {
                     Some((config, allowed)) => (config, allowed),
                     None => (s.computer_config(org, agent)?, None),
                 };
-                let provider = confer_actors::ThreadStore::agent(s, org, agent)?
+                let provider = crate::store::SledStore::agent(s, org, agent)?
                     .map(|a| a.runtime_provider)
                     .unwrap_or_default();
                 Ok::<_, confer_actors::StoreError>((config, allowed, provider))

@@ -19,7 +19,6 @@ use serde_json::json;
 
 use super::MAX_TASK_CHARS;
 use crate::store::Store;
-use confer_actors::ThreadStore;
 
 /// How long a stopped child is given to end its stream (its usage is
 /// counted from its `done`).

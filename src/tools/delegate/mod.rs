@@ -11,9 +11,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use confer_actors::tools::{NOT_AVAILABLE, ToolOutput, ToolScope};
-use confer_actors::{
-    Agent, AgentId, OrgId, Runtime, StoreError, ThreadStore, ToolCall, ToolDefinition,
-};
+use confer_actors::{Agent, AgentId, OrgId, Runtime, StoreError, ToolCall, ToolDefinition};
 use serde_json::json;
 
 use self::config::Delegate;
