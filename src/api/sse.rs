@@ -236,17 +236,30 @@ async fn ended(until: &mut Option<watch::Receiver<()>>) {
 /// A stream of `events` made for one answer (a repeated keyed send whose
 /// turn is no longer kept), marked `Idempotent-Replayed`.
 pub fn replay(events: &[ThreadEvent], audience: &Audience) -> HttpResponse {
+    whole(events, audience, true)
+}
+
+/// A stream that is over once `events` (id-less) are sent: what an
+/// archived code session's event stream is.
+pub fn finished(events: &[ThreadEvent], audience: &Audience) -> HttpResponse {
+    whole(events, audience, false)
+}
+
+fn whole(events: &[ThreadEvent], audience: &Audience, replayed: bool) -> HttpResponse {
     let public = matches!(audience, Audience::Public(_));
     let mut body = BytesMut::new();
     for event in events {
         encode_for(&mut body, None, event, public);
     }
-    HttpResponse::Ok()
+    let mut response = HttpResponse::Ok();
+    response
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .insert_header(("Idempotent-Replayed", "true"))
-        .body(body.freeze())
+        .insert_header(("X-Accel-Buffering", "no"));
+    if replayed {
+        response.insert_header(("Idempotent-Replayed", "true"));
+    }
+    response.body(body.freeze())
 }
 
 #[cfg(test)]

@@ -1,16 +1,19 @@
-//! A code session's diff, cancel and archive (`computer.md` §6 rules 5–7):
-//! the diff is computed in the sandbox while its instance runs, and
-//! stored at each turn's end and at archive; cancel stops the thread's
-//! turn (its command's group killed with it) and keeps the workspace;
-//! archive stops everything, stores the diff (30 s, else the last stored)
-//! and destroys the sandbox.
+//! A code session's diff, cancel, PATCH and archive (`computer.md` §6
+//! rules 4–7): the diff is computed in the sandbox while its instance
+//! runs, and stored at each turn's end and at archive; cancel stops the
+//! thread's turn (its command's group killed with it) and keeps the
+//! workspace; archive stops everything, stores the diff (30 s, else the
+//! last stored) and destroys the sandbox. A status changed outside a turn
+//! is told to the session's event streams as an id-less `session_status`;
+//! `archived` ends them.
 
 use std::time::Duration;
 
+use super::prepare::status_event;
 use super::service::{CodeSessions, SessionError};
 use super::sessions::{CodeSession, SessionDiff, SessionStatus};
 use super::workspace;
-use crate::computer::instances::InstanceState;
+use crate::computer::instances::{InstanceState, StopReason};
 
 /// The longest an archive waits for its diff.
 const ARCHIVE_DIFF_WAIT: Duration = Duration::from_secs(30);
@@ -125,9 +128,52 @@ impl CodeSessions {
                 Ok(())
             })
             .await?;
+        self.runtime
+            .notice(archived.thread_id, status_event(&archived), true);
         self.computer
             .destroy_thread(session.org_id, session.thread_id)
             .await;
         Ok(archived)
+    }
+
+    /// PATCH: a new title, and `wanted` status (`completed` only from idle,
+    /// which stops the sandbox; `idle` only from completed; `archived` is
+    /// [`archive`](Self::archive)).
+    pub async fn patch(
+        &self,
+        session: &CodeSession,
+        title: Option<String>,
+        wanted: Option<SessionStatus>,
+    ) -> Result<CodeSession, SessionError> {
+        if wanted == Some(SessionStatus::Archived) {
+            return self.archive(session).await;
+        }
+        let saved = self
+            .save(session.org_id, session.id, move |s| {
+                if s.status == SessionStatus::Archived {
+                    return Err("the session is archived".into());
+                }
+                if let Some(wanted) = wanted {
+                    let status = s.patched_status(wanted)?;
+                    s.set(status, None);
+                }
+                if let Some(title) = &title {
+                    s.title = Some(title.clone());
+                }
+                Ok(())
+            })
+            .await?;
+        if saved.status != session.status {
+            self.runtime
+                .notice(saved.thread_id, status_event(&saved), false);
+        }
+        if wanted == Some(SessionStatus::Completed) {
+            // A completed session's sandbox stops; a message or `idle`
+            // reopens it on its workspace.
+            self.computer
+                .stop_thread(saved.org_id, saved.thread_id, StopReason::Completed)
+                .await;
+        }
+        Ok(saved)
     }
 }

@@ -38,7 +38,7 @@ pub(super) struct PrepareTurn {
 }
 
 /// A `session_status` event of `session`.
-pub(super) fn status_event(session: &CodeSession) -> ThreadEvent {
+pub fn status_event(session: &CodeSession) -> ThreadEvent {
     ThreadEvent::SessionStatus(Box::new(SessionStatusEvent {
         session_id: session.id.to_string(),
         status: session.status.as_str().to_owned(),

@@ -291,12 +291,29 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
     );
 
     // Completed: the sandbox stops, the workspace stays; a message reopens.
+    // A follower is told, without an id (its last id stays the turn's).
+    let mut watching = api
+        .open_get(&format!("/api/code-sessions/{session}/events"))
+        .await;
+    assert_eq!(watching.next().await.unwrap().event, "watching");
     let path = format!("/api/code-sessions/{session}");
     let completed = api
         .patch(&path, json!({"status": "completed"}))
         .await
         .expect(200);
     assert_eq!(completed["status"], "completed");
+    let told = tokio::time::timeout(Duration::from_secs(10), watching.next())
+        .await
+        .expect("the follower is told of the change")
+        .unwrap();
+    assert_eq!(
+        (told.event.as_str(), told.id.as_deref()),
+        ("session_status", None),
+        "{told:?}"
+    );
+    assert_eq!(told.data["status"], "completed");
+    assert_eq!(told.data["sessionId"], session.as_str());
+    drop(watching);
     let computer = api
         .get(&format!("/api/threads/{thread}/computer"))
         .await
@@ -358,12 +375,38 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
     let idle = settled(&api, &session, "running").await;
     assert_eq!(idle["status"], "idle");
 
-    // Archive: the diff stored, the sandbox gone, no more messages.
+    // Archive: the diff stored, the sandbox gone, no more messages; the
+    // events stream says so and ends.
     let archived = api
         .post(&format!("/api/code-sessions/{session}/archive"), json!({}))
         .await
         .expect(200);
     assert_eq!(archived["status"], "archived");
+    let last = tokio::time::timeout(Duration::from_secs(10), events.next())
+        .await
+        .expect("the follower is told of the archive")
+        .unwrap();
+    assert_eq!(
+        (last.event.as_str(), last.id.as_deref()),
+        ("session_status", None),
+        "{last:?}"
+    );
+    assert_eq!(last.data["status"], "archived");
+    let after = tokio::time::timeout(Duration::from_secs(10), events.next()).await;
+    assert!(
+        matches!(after, Ok(None)),
+        "the stream ends after archived: {after:?}"
+    );
+    let mut again = api
+        .open_get(&format!("/api/code-sessions/{session}/events"))
+        .await;
+    assert_eq!(again.status, 200);
+    let only = again.next().await.unwrap();
+    assert_eq!(
+        (only.event.as_str(), only.data["status"].as_str()),
+        ("session_status", Some("archived"))
+    );
+    assert!(again.next().await.is_none());
     assert!(archived["archived_at"].is_string());
     let stored = api
         .get(&format!("/api/code-sessions/{session}/diff"))

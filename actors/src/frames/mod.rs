@@ -349,7 +349,10 @@ impl FrameLog {
         if counted.is_err() {
             return Err(TooManyReaders);
         }
-        Ok(self.reader(mode, at, true))
+        let mut reader = self.reader(mode, at, true);
+        // A new follower has seen every notice posted before it came.
+        reader.notices_seen = self.lock().notices.posted();
+        Ok(reader)
     }
 
     fn reader(self: &Arc<Self>, mode: Mode, at: FrameId, watcher: bool) -> FrameReader {
@@ -357,6 +360,9 @@ impl FrameLog {
         FrameReader::new(Arc::clone(self), mode, at, watcher)
     }
 }
+
+mod notices;
+pub use notices::NOTICES_KEPT;
 
 #[cfg(test)]
 mod tests;

@@ -25,6 +25,8 @@ pub struct FrameReader {
     pending: VecDeque<Arc<Frame>>,
     /// The stream ends once `pending` is sent.
     finishing: bool,
+    /// The number of the last notice given (or seen before it came).
+    pub(super) notices_seen: u64,
 }
 
 impl Drop for FrameReader {
@@ -70,6 +72,7 @@ impl FrameReader {
             watcher,
             pending: VecDeque::new(),
             finishing: false,
+            notices_seen: 0,
         }
     }
 
@@ -187,6 +190,15 @@ impl FrameReader {
 
     fn step_follow(&mut self, state: &LogState) -> Step {
         loop {
+            if let Some(notice) = state.notices.next_for(self.notices_seen, self.at) {
+                self.notices_seen = notice.number;
+                if notice.last {
+                    self.pending.push_back(Arc::clone(&notice.frame));
+                    self.finishing = true;
+                    return Step::Wait;
+                }
+                return Step::Frame(Arc::clone(&notice.frame));
+            }
             let turn = self.at.turn;
             // Turns count from 1: `0.0` is `watching`'s id, and a watcher
             // resuming after it has missed nothing.

@@ -173,6 +173,8 @@ pub(super) struct LogState {
     /// No turn will begin any more (shutdown): watchers end once they
     /// have read what there is.
     pub(super) closed: bool,
+    /// Out-of-turn events for followers.
+    pub(super) notices: super::notices::Notices,
 }
 
 impl LogState {

@@ -243,3 +243,82 @@ async fn a_sign_in_challenge_reaches_the_senders_stream_alone() {
     assert_eq!(names(read(&mut watcher)), ["token", "token", "done"]);
     assert_eq!(names(read(&mut reattached)), ["token", "token", "done"]);
 }
+
+fn status(text: &str) -> ThreadEvent {
+    crate::events::SessionStatusEvent::bare("s", text)
+}
+
+fn is_status(frame: &Frame, text: &str) -> bool {
+    frame.id.is_none() && matches!(&frame.event, ThreadEvent::SessionStatus(s) if s.status == text)
+}
+
+#[tokio::test]
+async fn a_notice_comes_after_the_frames_before_it_and_the_last_ends_the_stream() {
+    let log = log(1 << 20);
+    let mut slow = log.follow(None).unwrap();
+    log.enqueue(1);
+    log.begin(1);
+    log.append(1, token("a"));
+    log.append(1, done());
+    // Posted once turn 1 ended: a reader still at its start is given it
+    // after the turn's frames.
+    log.notice(status("completed"), false);
+    let ids: Vec<Option<FrameId>> =
+        vec![slow.next().await.unwrap().id, slow.next().await.unwrap().id];
+    assert_eq!(
+        ids,
+        [
+            Some(FrameId { turn: 1, n: 1 }),
+            Some(FrameId { turn: 1, n: 2 })
+        ]
+    );
+    assert!(is_status(&slow.next().await.unwrap(), "completed"));
+    // A follower that comes later is not given it again.
+    let mut late = log.follow(None).unwrap();
+    log.notice(status("archived"), true);
+    assert!(is_status(&late.next().await.unwrap(), "archived"));
+    assert!(late.next().await.is_none());
+    assert!(is_status(&slow.next().await.unwrap(), "archived"));
+    assert!(slow.next().await.is_none());
+    // The sender's own stream of a turn is not a follower.
+    log.enqueue(2);
+    let mut own = log.read_turn(2);
+    log.begin(2);
+    log.notice(status("idle"), false);
+    log.append(2, done());
+    assert!(own.next().await.unwrap().event.is_done());
+    assert!(own.next().await.is_none());
+}
+
+#[tokio::test]
+async fn a_notice_posted_while_a_turn_runs_comes_after_its_done() {
+    let log = log(1 << 20);
+    let mut follower = log.follow(None).unwrap();
+    log.enqueue(1);
+    log.begin(1);
+    log.append(1, token("a"));
+    assert!(follower.next().await.unwrap().id.is_some());
+    // An archive: the stop is asked for, the notice posted, and the turn's
+    // `done` only written afterwards.
+    log.notice(status("archived"), true);
+    assert!(matches!(follower.try_next(), reader::Ready::Wait));
+    log.append(1, done());
+    assert!(follower.next().await.unwrap().event.is_done());
+    assert!(is_status(&follower.next().await.unwrap(), "archived"));
+    assert!(follower.next().await.is_none());
+}
+
+#[tokio::test]
+async fn a_log_keeps_the_newest_notices_only() {
+    let log = log(1 << 20);
+    let mut reader = log.follow(None).unwrap();
+    for n in 0..NOTICES_KEPT + 3 {
+        log.notice(status(&format!("s{n}")), false);
+    }
+    // The three oldest were dropped before the reader came to them.
+    for n in 3..NOTICES_KEPT + 3 {
+        let frame = reader.next().await.unwrap();
+        assert!(is_status(&frame, &format!("s{n}")), "{:?}", frame.event);
+    }
+    assert!(matches!(reader.try_next(), reader::Ready::Wait));
+}

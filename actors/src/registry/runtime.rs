@@ -3,6 +3,7 @@
 //! and asks the registry only to start one.
 
 use super::*;
+use crate::events::ThreadEvent;
 use crate::turn::CancelReason;
 
 /// A handle to the thread runtime for the HTTP layer (cheap to clone).
@@ -125,6 +126,16 @@ impl Runtime {
             return Ok(false);
         };
         Ok(addr.send(Stop { queued, reason }).await.unwrap_or(false))
+    }
+
+    /// Posts an out-of-turn event to the thread's followers
+    /// ([`FrameLog::notice`]; with `last`, their streams end after it).
+    /// Nothing when the thread's actor is not live: an actor with readers
+    /// is never stopped, so then no one follows the thread.
+    pub fn notice(&self, thread: ThreadId, event: ThreadEvent, last: bool) {
+        if let Some(entry) = self.threads.get(&thread) {
+            entry.log.notice(event, last);
+        }
     }
 
     /// Whether a shutdown has begun (no send is admitted any more).

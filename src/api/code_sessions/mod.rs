@@ -15,7 +15,6 @@ use super::extract::JsonBody;
 use crate::auth::Caller;
 use crate::code::service::SessionError;
 use crate::code::sessions::{CodeSession, SessionStatus};
-use crate::computer::instances::StopReason;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -283,39 +282,10 @@ pub async fn update(
     {
         return Err(ApiError::invalid("title", "at most 200 characters"));
     }
-    if body.status == Some(SessionStatus::Archived) {
-        let archived = state
-            .code_sessions
-            .archive(&session)
-            .await
-            .map_err(session_error)?;
-        return Ok(HttpResponse::Ok().json(SessionView::from(archived)));
-    }
-    let (title, wanted) = (body.title, body.status);
     let saved = state
         .code_sessions
-        .save(session.org_id, session.id, move |s| {
-            if s.status == SessionStatus::Archived {
-                return Err("the session is archived".into());
-            }
-            if let Some(wanted) = wanted {
-                let status = s.patched_status(wanted)?;
-                s.set(status, None);
-            }
-            if let Some(title) = &title {
-                s.title = Some(title.clone());
-            }
-            Ok(())
-        })
+        .patch(&session, body.title, body.status)
         .await
         .map_err(session_error)?;
-    if wanted == Some(SessionStatus::Completed) {
-        // A completed session's sandbox stops; a message or `idle` reopens
-        // it on its workspace.
-        state
-            .computer
-            .stop_thread(saved.org_id, saved.thread_id, StopReason::Completed)
-            .await;
-    }
     Ok(HttpResponse::Ok().json(SessionView::from(saved)))
 }

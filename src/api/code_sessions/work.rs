@@ -95,7 +95,9 @@ pub struct EventsQuery {
 }
 
 /// `GET /api/code-sessions/{id}/events`: the session thread's `follow`
-/// stream (`watching`, every turn, `turn_gap`), resumable.
+/// stream (`watching`, every turn, `turn_gap`), resumable, with the
+/// status changes made outside a turn (id-less `session_status`); it ends
+/// after `archived`, and an archived session's stream is that alone.
 #[utoipa::path(get, path = "/api/code-sessions/{code_session_id}/events", tag = "code sessions", operation_id = "code_sessions_events", security(("bearer" = [])), params(("code_session_id" = uuid::Uuid, Path, description = "The session's id"), EventsQuery, ("Last-Event-ID" = Option<String>, Header, description = "The last event id seen (`T.N`)")), responses((status = 200, description = "Every turn's events as Server-Sent Events", content_type = "text/event-stream", body = confer_actors::ThreadEvent)))]
 pub async fn events(
     state: web::Data<AppState>,
@@ -105,6 +107,13 @@ pub async fn events(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let session = session_for(&state, &caller, path.into_inner()).await?;
+    if session.status == SessionStatus::Archived {
+        // Its stream closed after `archived`: a new one is only that.
+        return Ok(crate::api::sse::finished(
+            &[crate::code::prepare::status_event(&session)],
+            &Audience::Full,
+        ));
+    }
     let query = StreamQuery {
         after: query.into_inner().after,
         follow: true,

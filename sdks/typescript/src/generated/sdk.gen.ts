@@ -1225,7 +1225,9 @@ export const codeSessionsDiff = <ThrowOnError extends boolean = false>(options: 
 
 /**
  * `GET /api/code-sessions/{id}/events`: the session thread's `follow`
- * stream (`watching`, every turn, `turn_gap`), resumable.
+ * stream (`watching`, every turn, `turn_gap`), resumable, with the
+ * status changes made outside a turn (id-less `session_status`); it ends
+ * after `archived`, and an archived session's stream is that alone.
  */
 export const codeSessionsEvents = <ThrowOnError extends boolean = false>(options: Options<CodeSessionsEventsData, ThrowOnError, CodeSessionsEventsResponse>): Promise<ServerSentEventsResult<CodeSessionsEventsResponses>> => (options.client ?? client).sse.get<CodeSessionsEventsResponses, CodeSessionsEventsErrors, ThrowOnError>({
     security: [{

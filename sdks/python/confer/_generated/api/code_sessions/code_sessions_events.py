@@ -385,7 +385,9 @@ def sync_detailed(
     | ErrorBody
 ]:
     """`GET /api/code-sessions/{id}/events`: the session thread's `follow`
-    stream (`watching`, every turn, `turn_gap`), resumable.
+    stream (`watching`, every turn, `turn_gap`), resumable, with the
+    status changes made outside a turn (id-less `session_status`); it ends
+    after `archived`, and an archived session's stream is that alone.
 
     Args:
         code_session_id (UUID):
@@ -445,7 +447,9 @@ def sync(
     | None
 ):
     """`GET /api/code-sessions/{id}/events`: the session thread's `follow`
-    stream (`watching`, every turn, `turn_gap`), resumable.
+    stream (`watching`, every turn, `turn_gap`), resumable, with the
+    status changes made outside a turn (id-less `session_status`); it ends
+    after `archived`, and an archived session's stream is that alone.
 
     Args:
         code_session_id (UUID):
@@ -499,7 +503,9 @@ async def asyncio_detailed(
     | ErrorBody
 ]:
     """`GET /api/code-sessions/{id}/events`: the session thread's `follow`
-    stream (`watching`, every turn, `turn_gap`), resumable.
+    stream (`watching`, every turn, `turn_gap`), resumable, with the
+    status changes made outside a turn (id-less `session_status`); it ends
+    after `archived`, and an archived session's stream is that alone.
 
     Args:
         code_session_id (UUID):
@@ -557,7 +563,9 @@ async def asyncio(
     | None
 ):
     """`GET /api/code-sessions/{id}/events`: the session thread's `follow`
-    stream (`watching`, every turn, `turn_gap`), resumable.
+    stream (`watching`, every turn, `turn_gap`), resumable, with the
+    status changes made outside a turn (id-less `session_status`); it ends
+    after `archived`, and an archived session's stream is that alone.
 
     Args:
         code_session_id (UUID):
