@@ -8,6 +8,7 @@ pub mod agents;
 pub mod archive;
 pub mod changes;
 pub mod commands;
+pub mod create;
 pub mod files;
 pub mod ops;
 pub mod prepare;

@@ -1,6 +1,4 @@
-//! Code sessions at work (`computer.md` §6): creating one (its record,
-//! then its hidden thread, then the preparation as the thread's first
-//! turn, `crate::code::prepare`),
+//! Code sessions at work (`computer.md` §6): creating one (`create`),
 //! sending it messages as turns on its thread (status `running` until the
 //! turn's `done`, then `idle` with the diff stored), cancelling, and
 //! archiving (turns stopped, the diff stored, the sandbox destroyed).
@@ -9,12 +7,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
-use confer_actors::{
-    Admission, CodeSessionId, HostTurn, IfBusy, OrgId, Runtime, ThreadEvent, TurnRequest,
-};
+use confer_actors::{Admission, CodeSessionId, IfBusy, OrgId, Runtime, ThreadEvent, TurnRequest};
 
-use super::agents::CodeAgent;
 use super::files::CodeArchives;
 use super::sessions::{CodeSession, SessionStatus};
 use crate::computer::service::ComputerService;
@@ -96,95 +90,6 @@ impl CodeSessions {
             Updated::Gone => Err(SessionError::Conflict("the session is gone".into())),
             Updated::Refused(why) => Err(SessionError::Conflict(why)),
         }
-    }
-
-    /// Stores a new session and its thread, and starts preparing it.
-    pub async fn create(
-        self: &Arc<Self>,
-        (code_agent, agent): (CodeAgent, confer_actors::Agent),
-        created_by: String,
-        title: Option<String>,
-        branch: Option<String>,
-        message: Option<String>,
-    ) -> Result<CodeSession, SessionError> {
-        // computer.md §6 point 3: past the org's instance cap, 409.
-        let org = code_agent.org_id;
-        if !self
-            .computer
-            .has_room_for_one(org)
-            .await
-            .map_err(SessionError::Internal)?
-        {
-            return Err(SessionError::Conflict(
-                "the org's sandbox instances are at their cap \
-                 (CONFER_SANDBOX_MAX_INSTANCES_PER_ORG), none of them stopped"
-                    .into(),
-            ));
-        }
-        let now = Utc::now();
-        let session = CodeSession {
-            id: CodeSessionId::new(),
-            org_id: code_agent.org_id,
-            code_agent_id: code_agent.id,
-            agent_id: code_agent.agent_id,
-            thread_id: confer_actors::ThreadId::new(),
-            title,
-            status: SessionStatus::Preparing,
-            status_detail: None,
-            branch: branch.or_else(|| code_agent.repository.branch.clone()),
-            base_commit: None,
-            instance_id: None,
-            created_by,
-            created_at: now,
-            updated_at: now,
-            archived_at: None,
-            diff: None,
-            first_message: message,
-        };
-        let thread = session.thread(now);
-        let stored = session.clone();
-        self.store
-            .write(move |s| {
-                s.create_code_session(&stored)?;
-                s.create_thread(&thread, None).map(|_| ())
-            })
-            .await
-            .map_err(|e| SessionError::Internal(e.to_string()))?;
-        let prepare = super::prepare::PrepareTurn {
-            sessions: Arc::clone(self),
-            session: session.clone(),
-            agent: code_agent,
-        };
-        let request = TurnRequest {
-            user_id: session.created_by.clone(),
-            accepted: Some(Instant::now()),
-            if_busy: Some(IfBusy::Queue.as_str()),
-            // No content: the turn is the server's own.
-            continuation: true,
-            host: Some(Arc::new(HostTurn(Box::new(prepare)))),
-            ..TurnRequest::default()
-        };
-        let admission = self
-            .runtime
-            .post(
-                session.org_id,
-                session.thread_id,
-                request,
-                IfBusy::Queue,
-                Some(agent),
-            )
-            .await;
-        if !matches!(admission, Ok(Admission::Accepted { .. })) {
-            let detail = "the preparation was not admitted".to_owned();
-            let failed = self
-                .save(session.org_id, session.id, move |s| {
-                    s.set(SessionStatus::Failed, Some(detail.clone()));
-                    Ok(())
-                })
-                .await?;
-            return Ok(failed);
-        }
-        Ok(session)
     }
 
     /// Sends `content` as the session's next turn (queued behind a running

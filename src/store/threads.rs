@@ -94,6 +94,21 @@ impl SledStore {
     /// hash of org, caller and key; `request`: the request's hash, hex),
     /// checked in the same transaction, so two racing repeats make one
     /// thread. A key older than 24 hours counts as unseen.
+    /// The keyed creation recorded under `key` in `org`, while it is kept
+    /// (`KEEP_FOR_HOURS`).
+    pub fn keyed_creation(
+        &self,
+        org: OrgId,
+        key: &[u8; 32],
+    ) -> Result<Option<KeyedCreation>, StoreError> {
+        let seen: Option<KeyedCreation> =
+            Self::get(&self.idempotency, &keys::keyed_send(org.as_bytes(), key))?;
+        Ok(seen.filter(|seen| {
+            Utc::now() - seen.created_at
+                < chrono::Duration::hours(confer_actors::idempotency::KEEP_FOR_HOURS)
+        }))
+    }
+
     pub fn create_thread_keyed(
         &self,
         thread: &Thread,

@@ -315,13 +315,50 @@ async fn an_archive_session_is_committed_and_its_commands_are_guarded() {
         .as_str()
         .unwrap()
         .to_owned();
-    let session = api
-        .post("/api/code-sessions", json!({"codeAgentId": code_agent}))
+    // Keyed: racing creations and a retry make one session; the key with
+    // another body is refused.
+    let keyed = |title: &'static str| {
+        let (base, code_agent) = (server.base.clone(), code_agent.clone());
+        async move {
+            let response = reqwest::Client::new()
+                .post(format!("{base}/api/code-sessions"))
+                .bearer_auth(crate::common::BOOTSTRAP_KEY)
+                .header("idempotency-key", "session-once")
+                .json(&json!({"codeAgentId": code_agent, "title": title}))
+                .send()
+                .await
+                .unwrap();
+            let replayed = response.headers().contains_key("idempotent-replayed");
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap();
+            (status, replayed, body)
+        }
+    };
+    let racing: Vec<_> = (0..4).map(|_| tokio::spawn(keyed("Once"))).collect();
+    let mut answers = Vec::new();
+    for answer in racing {
+        answers.push(answer.await.unwrap());
+    }
+    answers.push(keyed("Once").await);
+    let ids: std::collections::HashSet<&str> = answers
+        .iter()
+        .map(|(status, _, body)| {
+            assert_eq!(*status, 201, "{body}");
+            body["id"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(ids.len(), 1, "{answers:?}");
+    let replays = answers.iter().filter(|(_, replayed, _)| *replayed).count();
+    assert_eq!(replays, answers.len() - 1, "{answers:?}");
+    let (status, _, reused) = keyed("Another").await;
+    assert_eq!(status, 422, "{reused}");
+    assert_eq!(reused["error"], "IDEMPOTENCY_KEY_REUSED");
+    let session = ids.into_iter().next().unwrap().to_owned();
+    let listed = api
+        .get(&format!("/api/code-sessions?codeAgentId={code_agent}"))
         .await
-        .expect(201)["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .expect(200);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
     let ready = settled(&api, &session, "preparing").await;
     assert_eq!(ready["status"], "idle", "{ready}");
     assert_eq!(ready["base_commit"].as_str().unwrap().len(), 40);

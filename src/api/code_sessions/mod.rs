@@ -6,13 +6,14 @@
 
 pub mod work;
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, CodeAgentId, CodeSessionId, InstanceId, OrgId, ThreadId, codes};
 use serde::{Deserialize, Serialize};
 
 use super::extract::JsonBody;
 use crate::auth::Caller;
+use crate::code::create::{NewSession, SessionCreated};
 use crate::code::service::SessionError;
 use crate::code::sessions::{CodeSession, SessionStatus};
 use crate::error::ApiError;
@@ -169,7 +170,7 @@ pub async fn list(
 }
 
 /// `POST /api/code-sessions` body.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateSession {
     #[schema(value_type = uuid::Uuid)]
@@ -183,14 +184,22 @@ pub struct CreateSession {
 }
 
 /// `POST /api/code-sessions`: 201 `preparing`; the repository is fetched
-/// and set up in the background.
-#[utoipa::path(post, path = "/api/code-sessions", tag = "code sessions", operation_id = "code_sessions_create", security(("bearer" = [])), request_body = CreateSession, responses((status = 201, description = "Created, preparing", body = SessionView), (status = 404, description = "No such code agent", body = crate::error::ErrorBody<'static>), (status = 409, description = "The code agent's agent was deleted, or the org's sandbox instances are at their cap with none stopped", body = crate::error::ErrorBody<'static>), (status = 503, description = "`SANDBOX_UNAVAILABLE`: no sandbox runtime for its agent here", body = crate::error::ErrorBody<'static>)))]
+/// and set up in the background. An `Idempotency-Key` (scope: the
+/// caller) makes a repeat answer the first session, with
+/// `Idempotent-Replayed: true`; the key with another body is 422.
+#[utoipa::path(post, path = "/api/code-sessions", tag = "code sessions", operation_id = "code_sessions_create", security(("bearer" = [])), params(("Idempotency-Key" = Option<String>, Header, description = "A repeat answers the first session")), request_body = CreateSession, responses((status = 201, description = "Created, preparing (or the first session of a repeated key)", body = SessionView), (status = 404, description = "No such code agent", body = crate::error::ErrorBody<'static>), (status = 422, description = "`IDEMPOTENCY_KEY_REUSED`", body = crate::error::ErrorBody<'static>), (status = 409, description = "The code agent's agent was deleted, or the org's sandbox instances are at their cap with none stopped", body = crate::error::ErrorBody<'static>), (status = 503, description = "`SANDBOX_UNAVAILABLE`: no sandbox runtime for its agent here", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
     body: JsonBody<CreateSession>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let key = crate::api::idempotency::from_header(&http)?;
     let body = body.into_inner();
+    let keyed = key.map(|key| {
+        let hashed = crate::api::idempotency::scoped_key(b"code-session", &caller, &key, &body);
+        (hashed.key, confer_actors::idempotency::hex(&hashed.request))
+    });
     if body.title.as_ref().is_some_and(|t| t.chars().count() > 200) {
         return Err(ApiError::invalid("title", "at most 200 characters"));
     }
@@ -233,18 +242,26 @@ pub async fn create(
             retry_after: Some(60),
         });
     }
-    let session = state
+    let created = state
         .code_sessions
         .create(
             (code_agent, agent),
-            caller.user_id(),
-            body.title,
-            body.branch,
-            body.message,
+            NewSession {
+                created_by: caller.user_id(),
+                title: body.title,
+                branch: body.branch,
+                message: body.message,
+                keyed,
+            },
         )
         .await
         .map_err(session_error)?;
-    Ok(HttpResponse::Created().json(SessionView::from(session)))
+    Ok(match created {
+        SessionCreated::New(session) => HttpResponse::Created().json(SessionView::from(session)),
+        SessionCreated::Repeat(session) => HttpResponse::Created()
+            .insert_header(("Idempotent-Replayed", "true"))
+            .json(SessionView::from(session)),
+    })
 }
 
 /// `GET /api/code-sessions/{id}`

@@ -1132,7 +1132,9 @@ export const codeSessionsList = <ThrowOnError extends boolean = false>(options?:
 
 /**
  * `POST /api/code-sessions`: 201 `preparing`; the repository is fetched
- * and set up in the background.
+ * and set up in the background. An `Idempotency-Key` (scope: the
+ * caller) makes a repeat answer the first session, with
+ * `Idempotent-Replayed: true`; the key with another body is 422.
  */
 export const codeSessionsCreate = <ThrowOnError extends boolean = false>(options: Options<CodeSessionsCreateData, ThrowOnError>): RequestResult<CodeSessionsCreateResponses, CodeSessionsCreateErrors, ThrowOnError> => (options.client ?? client).post<CodeSessionsCreateResponses, CodeSessionsCreateErrors, ThrowOnError>({
     security: [{

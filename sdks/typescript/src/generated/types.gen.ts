@@ -8865,6 +8865,12 @@ export type CodeSessionsListResponse = CodeSessionsListResponses[keyof CodeSessi
 
 export type CodeSessionsCreateData = {
     body: CreateSession;
+    headers?: {
+        /**
+         * A repeat answers the first session
+         */
+        'Idempotency-Key'?: string | null;
+    };
     path?: never;
     query?: never;
     url: '/api/code-sessions';
@@ -8896,7 +8902,7 @@ export type CodeSessionsCreateErrors = {
      */
     413: ErrorBody;
     /**
-     * `VALIDATION_ERROR`: a field breaks a rule; the detail names it
+     * `IDEMPOTENCY_KEY_REUSED`
      */
     422: ErrorBody;
     /**
@@ -8917,7 +8923,7 @@ export type CodeSessionsCreateError = CodeSessionsCreateErrors[keyof CodeSession
 
 export type CodeSessionsCreateResponses = {
     /**
-     * Created, preparing
+     * Created, preparing (or the first session of a repeated key)
      */
     201: SessionView;
 };

@@ -8,14 +8,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.create_session import CreateSession
 from ...models.error_body import ErrorBody
 from ...models.session_view import SessionView
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: CreateSession,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -109,11 +112,15 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: CreateSession,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | SessionView]:
     """`POST /api/code-sessions`: 201 `preparing`; the repository is fetched
-    and set up in the background.
+    and set up in the background. An `Idempotency-Key` (scope: the
+    caller) makes a repeat answer the first session, with
+    `Idempotent-Replayed: true`; the key with another body is 422.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (CreateSession): `POST /api/code-sessions` body.
 
     Raises:
@@ -126,6 +133,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -139,11 +147,15 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: CreateSession,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> ErrorBody | SessionView | None:
     """`POST /api/code-sessions`: 201 `preparing`; the repository is fetched
-    and set up in the background.
+    and set up in the background. An `Idempotency-Key` (scope: the
+    caller) makes a repeat answer the first session, with
+    `Idempotent-Replayed: true`; the key with another body is 422.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (CreateSession): `POST /api/code-sessions` body.
 
     Raises:
@@ -157,6 +169,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -164,11 +177,15 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: CreateSession,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | SessionView]:
     """`POST /api/code-sessions`: 201 `preparing`; the repository is fetched
-    and set up in the background.
+    and set up in the background. An `Idempotency-Key` (scope: the
+    caller) makes a repeat answer the first session, with
+    `Idempotent-Replayed: true`; the key with another body is 422.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (CreateSession): `POST /api/code-sessions` body.
 
     Raises:
@@ -181,6 +198,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -192,11 +210,15 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: CreateSession,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> ErrorBody | SessionView | None:
     """`POST /api/code-sessions`: 201 `preparing`; the repository is fetched
-    and set up in the background.
+    and set up in the background. An `Idempotency-Key` (scope: the
+    caller) makes a repeat answer the first session, with
+    `Idempotent-Replayed: true`; the key with another body is 422.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (CreateSession): `POST /api/code-sessions` body.
 
     Raises:
@@ -211,5 +233,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed
