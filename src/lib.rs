@@ -256,6 +256,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         scheduler::firing::Scheduler::start(store.clone(), runtime.clone(), Arc::clone(&runs));
     webhooks::deliveries::DeliveryWorker::start(store.clone(), outbound.clone());
     runners::retention::start(store.clone(), settings.run_retention_days);
+    code::retention::start(store.clone(), settings.code_session_retention_days);
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let channels = channels::worker::ChannelWorker::start(
         store.clone(),

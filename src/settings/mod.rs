@@ -191,6 +191,8 @@ pub struct Settings {
     pub code_archive_max_bytes: u64,
     /// The most bytes a code session's repository fetch brings over.
     pub code_repo_max_bytes: u64,
+    /// Days an archived code session (and its thread) is kept.
+    pub code_session_retention_days: u32,
     #[serde(default)]
     pub e2b_api_key: Option<SecretString>,
     #[serde(default)]

@@ -14,6 +14,7 @@
 //! transaction cannot count a prefix); a change is a compare-and-swap on
 //! the record read, so a late write never resurrects a deleted one.
 
+use chrono::{DateTime, Utc};
 use confer_actors::{CodeAgentId, CodeSessionId, OrgId, StoreError, ThreadId};
 use sled::Transactional;
 
@@ -242,6 +243,37 @@ impl SledStore {
         Ok(found)
     }
 
+    /// Removes sessions archived before `cutoff` (`computer.md` §6 rule
+    /// 6), at most `batch`, each with its thread (purged in the
+    /// background like any deleted thread); how many went.
+    pub fn sweep_code_sessions(
+        &self,
+        cutoff: DateTime<Utc>,
+        batch: usize,
+    ) -> Result<usize, StoreError> {
+        let expired: Vec<CodeSession> = self
+            .code_sessions_in(SessionStatus::Archived)?
+            .into_iter()
+            .filter(|s| s.archived_at.is_some_and(|at| at < cutoff))
+            .take(batch)
+            .collect();
+        for session in &expired {
+            // The thread first: a crash between the two leaves a session
+            // whose thread is gone, which the next sweep removes.
+            self.delete_thread(session.org_id, session.thread_id)?;
+            let _writing = self.gate.writing();
+            let key = session_key(session.org_id, session.id);
+            (&self.code.sessions, &self.code.session_threads)
+                .transaction(|(sessions, threads)| {
+                    sessions.remove(key.as_slice())?;
+                    threads.remove(session.thread_id.as_bytes().as_slice())?;
+                    Ok(())
+                })
+                .map_err(super::tx_error)?;
+        }
+        Ok(expired.len())
+    }
+
     /// Changes a session (compare-and-swap); `Gone` once it was deleted.
     pub fn update_code_session<E>(
         &self,
@@ -253,3 +285,7 @@ impl SledStore {
         swap(&self.code.sessions, &session_key(org, id), existing, change)
     }
 }
+
+#[cfg(test)]
+#[path = "code_tests.rs"]
+mod tests;
