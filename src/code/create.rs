@@ -107,6 +107,7 @@ impl CodeSessions {
             archived_at: None,
             diff: None,
             first_message: new.message,
+            prepare_restarts: 0,
         };
         let thread = session.thread(now);
         let stored = session.clone();
@@ -150,7 +151,7 @@ impl CodeSessions {
 
     /// Posts the preparation as the session's first turn; a session whose
     /// preparation was not admitted is `failed`.
-    async fn start_preparing(
+    pub(super) async fn start_preparing(
         self: &Arc<Self>,
         session: CodeSession,
         code_agent: CodeAgent,

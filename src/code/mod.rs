@@ -13,6 +13,7 @@ pub mod files;
 pub mod ops;
 pub mod prepare;
 pub mod prompt;
+pub mod restart;
 pub mod retention;
 pub mod seed;
 pub mod service;

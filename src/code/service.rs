@@ -262,36 +262,4 @@ impl CodeSessions {
         };
         self.store_diff(&session).await;
     }
-
-    /// At start: no turn survived the last process, so a `running`
-    /// session is `idle` (`interrupted by a restart`); a `preparing` one
-    /// lost its preparation and is `failed` (its workspace may be half
-    /// filled: a new session starts afresh).
-    pub async fn after_restart(&self) {
-        for (status, next, detail) in [
-            (
-                SessionStatus::Running,
-                SessionStatus::Idle,
-                "interrupted by a restart",
-            ),
-            (
-                SessionStatus::Preparing,
-                SessionStatus::Failed,
-                "preparing was interrupted by a restart",
-            ),
-        ] {
-            let found = self.store.run(move |s| s.code_sessions_in(status)).await;
-            for session in found.unwrap_or_default() {
-                let _ = self
-                    .save(session.org_id, session.id, move |s| {
-                        if s.status != status {
-                            return Err("moved on".into());
-                        }
-                        s.set(next, Some(detail.into()));
-                        Ok(())
-                    })
-                    .await;
-            }
-        }
-    }
 }

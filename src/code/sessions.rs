@@ -95,6 +95,9 @@ pub struct CodeSession {
     /// The first message, sent once preparing ends well.
     #[serde(default)]
     pub first_message: Option<String>,
+    /// Preparations a restart interrupted (at most 3 are begun again).
+    #[serde(default)]
+    pub prepare_restarts: u32,
 }
 
 /// Why a change of status is refused: the detail of a 409.
@@ -186,6 +189,7 @@ mod tests {
             archived_at: None,
             diff: None,
             first_message: None,
+            prepare_restarts: 0,
         }
     }
 

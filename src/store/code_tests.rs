@@ -26,6 +26,7 @@ fn session(org: OrgId, status: SessionStatus, archived_days_ago: Option<i64>) ->
         archived_at: archived_days_ago.map(|days| now - Duration::days(days)),
         diff: None,
         first_message: None,
+        prepare_restarts: 0,
     }
 }
 

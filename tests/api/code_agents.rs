@@ -6,7 +6,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::code_sessions::{settled, tool_results, turn};
+use crate::code_helpers::{keyed_create, settled, tool_results, turn};
 use crate::common::{Options, Server};
 use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
 use crate::tars::{raw_tar, tar, tar_gz};
@@ -317,23 +317,8 @@ async fn an_archive_session_is_committed_and_its_commands_are_guarded() {
         .to_owned();
     // Keyed: racing creations and a retry make one session; the key with
     // another body is refused.
-    let keyed = |title: &'static str| {
-        let (base, code_agent) = (server.base.clone(), code_agent.clone());
-        async move {
-            let response = reqwest::Client::new()
-                .post(format!("{base}/api/code-sessions"))
-                .bearer_auth(crate::common::BOOTSTRAP_KEY)
-                .header("idempotency-key", "session-once")
-                .json(&json!({"codeAgentId": code_agent, "title": title}))
-                .send()
-                .await
-                .unwrap();
-            let replayed = response.headers().contains_key("idempotent-replayed");
-            let status = response.status().as_u16();
-            let body: Value = response.json().await.unwrap();
-            (status, replayed, body)
-        }
-    };
+    let keyed =
+        |title: &'static str| keyed_create(&server.base, &code_agent, "session-once", title);
     let racing: Vec<_> = (0..4).map(|_| tokio::spawn(keyed("Once"))).collect();
     let mut answers = Vec::new();
     for answer in racing {

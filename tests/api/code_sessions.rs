@@ -10,76 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Api, Options, Server, eventually};
+use crate::code_helpers::{settled, tool_results, turn};
+use crate::common::{Options, Server};
 use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
 use crate::skills_git::{GitHost, git};
-
-/// The session's status once it is no longer `status`.
-pub(crate) async fn settled(api: &Api, session: &str, status: &str) -> Value {
-    eventually(
-        Duration::from_secs(60),
-        "the session's status",
-        async || {
-            let read = api
-                .get(&format!("/api/code-sessions/{session}"))
-                .await
-                .expect(200);
-            (read["status"] != status).then_some(read)
-        },
-    )
-    .await
-}
-
-/// Sends `content` to the session and waits for the turn's `done` on its
-/// events; the frames of that turn.
-pub(crate) async fn turn(api: &Api, session: &str, content: &str) -> Vec<crate::common::Frame> {
-    let mut events = api
-        .open_get(&format!("/api/code-sessions/{session}/events"))
-        .await;
-    assert_eq!(events.status, 200);
-    assert_eq!(events.next().await.unwrap().event, "watching");
-    let sent = api
-        .post(
-            &format!("/api/code-sessions/{session}/messages"),
-            json!({"content": content}),
-        )
-        .await
-        .expect(202);
-    assert_eq!(sent["status"], "running");
-    // Only this turn's frames: the preparation's end may still be read.
-    let prefix = format!("{}.", sent["turn"]);
-    let mut frames = Vec::new();
-    while let Some(frame) = events.next().await {
-        if !frame
-            .id
-            .as_deref()
-            .is_some_and(|id| id.starts_with(&prefix))
-        {
-            continue;
-        }
-        let done = frame.event == "done";
-        frames.push(frame);
-        if done {
-            break;
-        }
-    }
-    frames
-}
-
-/// The tool results the model was given in its last request.
-pub(crate) fn tool_results(vendor: &Mock) -> Vec<Value> {
-    let last = vendor.requests().pop().unwrap();
-    last.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            let content = m["content"].as_str().unwrap();
-            serde_json::from_str(content).unwrap_or_else(|_| json!(content))
-        })
-        .collect()
-}
 
 /// Every file under `dir` holding `marker`.
 fn files_holding(dir: &std::path::Path, marker: &[u8]) -> Vec<String> {

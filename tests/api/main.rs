@@ -15,6 +15,8 @@ mod channels;
 mod cli;
 mod cluster;
 mod code_agents;
+mod code_helpers;
+mod code_restarts;
 mod code_sessions;
 mod compaction;
 mod computer;
