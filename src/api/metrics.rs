@@ -30,6 +30,12 @@ pub async fn scrape(
             ));
         }
     }
+    // Read at each scrape: the store is where every instance is.
+    if state.metrics.is_some()
+        && let Ok(instances) = state.store.run(|s| s.all_instances()).await
+    {
+        crate::computer::metrics::set_instances(&instances);
+    }
     let body = match &state.metrics {
         Some(handle) => render(handle, state.traces.len(), state.runtime.live_threads()),
         None => String::new(),

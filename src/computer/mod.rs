@@ -11,6 +11,7 @@ pub mod config;
 pub mod editor;
 pub mod instances;
 pub mod local;
+pub mod metrics;
 pub mod output;
 pub mod protocol;
 pub mod runtime;

@@ -52,6 +52,10 @@ pub fn install() -> Option<PrometheusHandle> {
                 (HTTP_DURATION, &DURATION_BUCKETS[..]),
                 (names::TTFT, &TTFT_BUCKETS[..]),
                 (STORE_COMMIT, &COMMIT_BUCKETS[..]),
+                (
+                    crate::computer::metrics::START_SECONDS,
+                    &DURATION_BUCKETS[..],
+                ),
             ]
             .into_iter()
             .try_fold(PrometheusBuilder::new(), |builder, (name, buckets)| {
@@ -114,6 +118,7 @@ fn describe() {
     metrics::describe_histogram!(STORE_COMMIT, "Group-committed store flushes");
     metrics::describe_gauge!(LIVE_ACTORS, "Thread actors alive now");
     metrics::describe_counter!(RATE_LIMITED, "Requests refused by a rate limit");
+    crate::computer::metrics::describe();
     // Present from the start, so a scrape shows every family.
     metrics::counter!(RATE_LIMITED).absolute(0);
     metrics::counter!(OTEL_DROPPED).absolute(0);

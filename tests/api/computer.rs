@@ -324,6 +324,37 @@ async fn an_agent_runs_commands_and_edits_files_that_outlive_an_idle_stop() {
         .await
         .expect(200);
     assert_eq!(listing[0]["id"], running["id"]);
+    // computer.md §7: the sandbox's metrics.
+    let metrics = reqwest::get(format!("{}/metrics", server.admin().base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let value = |family: &str, labels: &[&str]| -> f64 {
+        metrics
+            .lines()
+            .find(|l| l.starts_with(family) && labels.iter().all(|x| l.contains(x)))
+            .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {family} {labels:?} in /metrics"))
+    };
+    let local = "runtime=\"local\"";
+    assert_eq!(
+        value("confer_sandbox_instances{", &[local, "state=\"running\""]),
+        1.0
+    );
+    assert_eq!(
+        value("confer_sandbox_instances{", &[local, "state=\"stopped\""]),
+        0.0
+    );
+    assert!(value("confer_sandbox_commands_total{", &[local, "outcome=\"ok\""]) >= 1.0);
+    assert_eq!(
+        value(
+            "confer_sandbox_start_seconds_count{",
+            &[local, "kind=\"start\""]
+        ),
+        1.0
+    );
 
     // Idle for 10 s: stopped, the workspace kept; the next call resumes.
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -260,6 +260,7 @@ impl ComputerService {
             i.error = None;
         })
         .await;
+        let began = Instant::now();
         let started = match fresh {
             true => runtime.start(spec).await,
             false => match runtime.resume(spec.clone()).await {
@@ -270,6 +271,7 @@ impl ComputerService {
         };
         match started {
             Ok(sandbox) => {
+                crate::computer::metrics::started(lease.instance.runtime, !fresh, began.elapsed());
                 *lease.guard = Some(sandbox);
                 lease.slot.touch();
                 if let Some(instance) = self

@@ -115,6 +115,18 @@ pub(super) async fn run(
         return unexpected(reply);
     };
     let (stdout, stderr, truncated) = for_model(&stdout, &stderr, config.output_limit_bytes);
+    let outcome = if timed_out {
+        "timeout"
+    } else if process_limit {
+        "process_limit"
+    } else if signal.is_some() {
+        "signal"
+    } else if exit_code.is_some_and(|code| code != 0) {
+        "exit"
+    } else {
+        "ok"
+    };
+    crate::computer::metrics::command(lease.instance.runtime, outcome);
     let error = if timed_out {
         Some(format!("timeout after {timeout} s"))
     } else if process_limit {
