@@ -255,8 +255,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let scheduler =
         scheduler::firing::Scheduler::start(store.clone(), runtime.clone(), Arc::clone(&runs));
     webhooks::deliveries::DeliveryWorker::start(store.clone(), outbound.clone());
-    runners::retention::start(store.clone(), settings.run_retention_days);
-    code::retention::start(store.clone(), settings.code_session_retention_days);
+    runners::retention::start(&store, settings.run_retention_days);
+    code::retention::start(&store, settings.code_session_retention_days);
     let public = publishing::chats::PublicChats::start(&settings, &store).await?;
     let channels = channels::worker::ChannelWorker::start(
         store.clone(),

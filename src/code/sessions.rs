@@ -165,32 +165,38 @@ impl CodeSession {
     }
 }
 
+/// A session of `org` with `status`, for unit tests.
+#[cfg(test)]
+pub(crate) fn test_session(org: OrgId, status: SessionStatus) -> CodeSession {
+    let now = Utc::now();
+    CodeSession {
+        id: CodeSessionId::new(),
+        org_id: org,
+        code_agent_id: CodeAgentId::new(),
+        agent_id: AgentId::new(),
+        thread_id: ThreadId::new(),
+        title: None,
+        status,
+        status_detail: None,
+        branch: None,
+        base_commit: None,
+        instance_id: None,
+        created_by: "apikey:x".into(),
+        created_at: now,
+        updated_at: now,
+        archived_at: None,
+        diff: None,
+        first_message: None,
+        prepare_restarts: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn session(status: SessionStatus) -> CodeSession {
-        let now = Utc::now();
-        CodeSession {
-            id: CodeSessionId::new(),
-            org_id: OrgId::new(),
-            code_agent_id: CodeAgentId::new(),
-            agent_id: AgentId::new(),
-            thread_id: ThreadId::new(),
-            title: None,
-            status,
-            status_detail: None,
-            branch: None,
-            base_commit: None,
-            instance_id: None,
-            created_by: "apikey:x".into(),
-            created_at: now,
-            updated_at: now,
-            archived_at: None,
-            diff: None,
-            first_message: None,
-            prepare_restarts: 0,
-        }
+        test_session(OrgId::new(), status)
     }
 
     #[test]

@@ -1,32 +1,15 @@
 //! The code sessions' retention sweep (`super::code`).
 
 use chrono::{Duration, Utc};
-use confer_actors::{AgentId, CodeAgentId, CodeSessionId, OrgId, ThreadId};
+use confer_actors::OrgId;
 
-use crate::code::sessions::{CodeSession, SessionStatus};
+use crate::code::sessions::{CodeSession, SessionStatus, test_session};
 use crate::store::{SledStore, test_secrets};
 
 fn session(org: OrgId, status: SessionStatus, archived_days_ago: Option<i64>) -> CodeSession {
-    let now = Utc::now();
     CodeSession {
-        id: CodeSessionId::new(),
-        org_id: org,
-        code_agent_id: CodeAgentId::new(),
-        agent_id: AgentId::new(),
-        thread_id: ThreadId::new(),
-        title: None,
-        status,
-        status_detail: None,
-        branch: None,
-        base_commit: None,
-        instance_id: None,
-        created_by: "u".into(),
-        created_at: now,
-        updated_at: now,
-        archived_at: archived_days_ago.map(|days| now - Duration::days(days)),
-        diff: None,
-        first_message: None,
-        prepare_restarts: 0,
+        archived_at: archived_days_ago.map(|days| Utc::now() - Duration::days(days)),
+        ..test_session(org, status)
     }
 }
 

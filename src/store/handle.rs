@@ -73,6 +73,32 @@ impl Store {
         Ok(value)
     }
 
+    /// Runs `sweep` (given the time now) as a flushed write every hour,
+    /// the first at once, on the current runtime (it ends with it); logs
+    /// what a sweep did, unless nothing.
+    pub fn sweep_hourly<T, F>(&self, name: &'static str, sweep: F)
+    where
+        T: std::fmt::Debug + Default + PartialEq + Send + 'static,
+        F: Fn(&SledStore, chrono::DateTime<chrono::Utc>) -> Result<T, StoreError>
+            + Clone
+            + Send
+            + 'static,
+    {
+        let store = self.clone();
+        actix_web::rt::spawn(async move {
+            let mut ticks = tokio::time::interval(std::time::Duration::from_secs(3600));
+            loop {
+                ticks.tick().await;
+                let (sweep, now) = (sweep.clone(), chrono::Utc::now());
+                match store.write(move |s| sweep(s, now)).await {
+                    Ok(swept) if swept == T::default() => {}
+                    Ok(swept) => tracing::info!(?swept, "{name}"),
+                    Err(error) => tracing::warn!(%error, "{name} failed"),
+                }
+            }
+        });
+    }
+
     /// Runs `f` on the store on this thread (for the command-line tools,
     /// which have no async runtime).
     pub fn with_inner<T>(&self, f: impl FnOnce(&SledStore) -> T) -> T {
