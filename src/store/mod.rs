@@ -39,6 +39,7 @@ pub mod marketplace;
 pub mod mcps;
 pub mod newest;
 pub mod oauth;
+pub mod opening;
 pub mod participants;
 pub mod pg;
 pub mod plans;
