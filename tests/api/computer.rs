@@ -13,7 +13,7 @@ use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
 
 /// Whether bubblewrap works here; `SKIP` (or, under `CI=true`, a failure)
 /// when it does not.
-async fn sandbox_works(api: &Api, agent: &str) -> bool {
+pub(crate) async fn sandbox_works(api: &Api, agent: &str) -> bool {
     let config = api
         .get(&format!("/api/agents/{agent}/computer"))
         .await
