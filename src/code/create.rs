@@ -1,7 +1,7 @@
 //! Creating a code session (`computer.md` §6 rules 1 and 3): past the
-//! org's instance cap 409; the hidden thread stored (with the request's
-//! `Idempotency-Key`, whose repeat answers the first session), then the
-//! session; then the preparation posted as the thread's first turn
+//! org's instance cap 409; the session stored, then its hidden thread
+//! (with the request's `Idempotency-Key`, whose repeat answers the first
+//! session); then the preparation posted as the thread's first turn
 //! (`crate::code::prepare`).
 
 use std::sync::Arc;
@@ -112,16 +112,21 @@ impl CodeSessions {
         let thread = session.thread(now);
         let stored = session.clone();
         let keyed = new.keyed;
-        // The thread first, with the key, so that of two creations with
-        // one key only the first stores a session.
+        // The session first, then its thread with the key: whoever finds
+        // the key finds its session stored. A creation that loses the race
+        // for the key takes its own session back (it was never answered).
         let created = self
             .store
-            .write(
-                move |s| match s.create_thread_keyed(&thread, None, keyed)? {
-                    Created::New(_) => s.create_code_session(&stored).map(|()| None),
-                    other => Ok(Some(other)),
-                },
-            )
+            .write(move |s| {
+                s.create_code_session(&stored)?;
+                match s.create_thread_keyed(&thread, None, keyed)? {
+                    Created::New(_) => Ok(None),
+                    other => {
+                        s.remove_code_session(&stored)?;
+                        Ok(Some(other))
+                    }
+                }
+            })
             .await
             .map_err(|e| SessionError::Internal(e.to_string()))?;
         match created {

@@ -261,17 +261,22 @@ impl SledStore {
             // The thread first: a crash between the two leaves a session
             // whose thread is gone, which the next sweep removes.
             self.delete_thread(session.org_id, session.thread_id)?;
-            let _writing = self.gate.writing();
-            let key = session_key(session.org_id, session.id);
-            (&self.code.sessions, &self.code.session_threads)
-                .transaction(|(sessions, threads)| {
-                    sessions.remove(key.as_slice())?;
-                    threads.remove(session.thread_id.as_bytes().as_slice())?;
-                    Ok(())
-                })
-                .map_err(super::tx_error)?;
+            self.remove_code_session(session)?;
         }
         Ok(expired.len())
+    }
+
+    /// Removes a session's record and its thread's entry (not the thread).
+    pub fn remove_code_session(&self, session: &CodeSession) -> Result<(), StoreError> {
+        let _writing = self.gate.writing();
+        let key = session_key(session.org_id, session.id);
+        (&self.code.sessions, &self.code.session_threads)
+            .transaction(|(sessions, threads)| {
+                sessions.remove(key.as_slice())?;
+                threads.remove(session.thread_id.as_bytes().as_slice())?;
+                Ok(())
+            })
+            .map_err(super::tx_error)
     }
 
     /// Changes a session (compare-and-swap); `Gone` once it was deleted.
