@@ -7,6 +7,9 @@ recorded as an error, which the test asserts empty.
 Paths: /bot{token}/{method} (Telegram), /slack/api/{method} (Slack),
 /graph/{version}/... (WhatsApp). Control: GET /_calls -> {calls, errors};
 POST /_next {path_suffix, status, body} queues one canned answer; POST
+/_hold {path_suffix, text_prefix} makes the next matching send hang unanswered
+and unrecorded (listed under `held`), as a send the vendor never took would,
+until its connection closes; POST
 /_sign {secret, timestamp, body} -> {signature} made by slack-sdk's
 SignatureVerifier (not Confer's code). Prints its port, then serves.
 """
@@ -28,6 +31,8 @@ lock = threading.Lock()
 calls = []
 errors = []
 canned = []
+holds = []
+held = []
 
 
 def error(text):
@@ -68,6 +73,24 @@ class Handler(BaseHTTPRequestHandler):
                           "headers": {k.lower(): v for k, v in self.headers.items()},
                           "body": body})
 
+    def hold_if_asked(self, text):
+        """Hangs on a send a hold matches until its client goes away."""
+        with lock:
+            hit = next((h for h in holds if self.path.endswith(h["path_suffix"])
+                        and text.startswith(h["text_prefix"])), None)
+            if hit is None:
+                return False
+            holds.remove(hit)
+            held.append({"path": self.path, "text": text})
+        self.close_connection = True
+        self.connection.settimeout(60)
+        try:
+            while self.connection.recv(1024):
+                pass
+        except OSError:
+            pass
+        return True
+
     def canned_for(self):
         with lock:
             for i, item in enumerate(canned):
@@ -88,7 +111,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path == "/_calls":
             with lock:
-                return self.answer(200, {"calls": calls, "errors": errors})
+                return self.answer(200, {"calls": calls, "errors": errors, "held": held})
         self.route(b"")
 
     def do_POST(self):
@@ -96,6 +119,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_next":
             with lock:
                 canned.append(json.loads(raw))
+            return self.answer(200, {"ok": True})
+        if self.path == "/_hold":
+            with lock:
+                holds.append(json.loads(raw))
             return self.answer(200, {"ok": True})
         if self.path == "/_sign":
             ask = json.loads(raw)
@@ -117,6 +144,8 @@ class Handler(BaseHTTPRequestHandler):
     def telegram(self, raw):
         token, _, method = self.path[len("/bot"):].partition("/")
         body = self.json_body(raw) if self.command == "POST" else {}
+        if method == "sendMessage" and self.hold_if_asked(str(body.get("text", ""))):
+            return
         self.record(body)
         bot = TELEGRAM_TOKENS.get(token)
         if bot is None:
