@@ -35,6 +35,10 @@ const MAX_ERROR_REPLY: usize = 500;
 pub const DEFAULT_ERROR_REPLY: &str = "Sorry, I could not answer just now.";
 /// A channel's daily token budget unless it says otherwise.
 pub const DEFAULT_DAILY_TOKENS: u64 = 1_000_000;
+/// Each vendor call's output cap in a channel's turn, and the output part
+/// of its budget reservation (publishing.md rule 7; a channel has no
+/// `maxOutputTokens` setting). 4,096 tokens fit well inside 20 chunks.
+pub const MAX_OUTPUT_TOKENS: u32 = 4_096;
 
 /// Which vendor a channel is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -140,6 +144,12 @@ impl SettingsChange {
             settings.public_tools = tools.clone();
         }
         if let Some(budget) = self.daily_token_budget.clone().into_change() {
+            if budget.is_some_and(|b| !(1_000..=1_000_000_000_000).contains(&b)) {
+                return Err((
+                    "settings.dailyTokenBudget".into(),
+                    "1000 to 10^12 tokens a day, or null for none".into(),
+                ));
+            }
             settings.daily_token_budget = budget;
         }
         if let Some(id) = &self.phone_number_id {

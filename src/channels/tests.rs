@@ -16,6 +16,14 @@ fn settings_change_field_by_field() {
         too_long.apply(ChannelSettings::default()).unwrap_err().0,
         "settings.errorReply"
     );
+    for budget in [999_u64, 1_000_000_000_001] {
+        let outside: SettingsChange =
+            serde_json::from_value(serde_json::json!({"dailyTokenBudget": budget})).unwrap();
+        assert_eq!(
+            outside.apply(ChannelSettings::default()).unwrap_err().0,
+            "settings.dailyTokenBudget"
+        );
+    }
     assert_eq!(phone_digits("123"), None);
     assert_eq!(phone_digits("12345678a"), None);
 }

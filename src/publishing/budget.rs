@@ -5,7 +5,10 @@
 //! would pass the budget. Spent tokens are the store's (`publication_days`,
 //! written with each usage record); reservations live here, in memory, and
 //! end with their turn (which may overrun: the next send is then refused).
+//! A messaging channel's budget is kept the same way, keyed by channel
+//! (`marketplace-channels.md` §9).
 
+use std::hash::Hash;
 use std::sync::Arc;
 
 use chrono::{DateTime, Days, Utc};
@@ -14,30 +17,42 @@ use dashmap::DashMap;
 
 use crate::error::ApiError;
 
-/// The reservations of the running public turns, by publication (an entry
-/// is removed at zero, so the map holds only publications with turns).
-#[derive(Default)]
-pub struct Reservations {
-    reserved: Arc<DashMap<PublicationId, u64>>,
+/// The reservations of the running public turns, by publication or
+/// channel (an entry is removed at zero, so the map holds only budgets with
+/// running turns: at most one entry per running turn).
+pub struct Reservations<K: Hash + Eq = PublicationId> {
+    reserved: Arc<DashMap<K, u64>>,
+}
+
+impl<K: Hash + Eq> Default for Reservations<K> {
+    fn default() -> Self {
+        Self {
+            reserved: Arc::default(),
+        }
+    }
 }
 
 /// One turn's reservation, released when dropped (the turn holds it).
 #[derive(Debug)]
-pub struct Reservation {
-    reserved: Arc<DashMap<PublicationId, u64>>,
-    publication: PublicationId,
+pub struct Reservation<K: Hash + Eq = PublicationId> {
+    reserved: Arc<DashMap<K, u64>>,
+    key: K,
     amount: u64,
 }
 
-impl Drop for Reservation {
+impl<K: Hash + Eq> Drop for Reservation<K> {
     fn drop(&mut self) {
         let amount = self.amount;
-        self.reserved.remove_if_mut(&self.publication, |_, held| {
+        self.reserved.remove_if_mut(&self.key, |_, held| {
             *held = held.saturating_sub(amount);
             *held == 0
         });
     }
 }
+
+/// A reservation that does not fit what is left of the day's budget.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Exhausted;
 
 /// The most a send may cost: the thread's last input, its new message at
 /// three characters a token, and the output cap.
@@ -53,10 +68,49 @@ pub fn resets_at(now: DateTime<Utc>) -> DateTime<Utc> {
         .map_or(now, |midnight| midnight.and_utc())
 }
 
-impl Reservations {
-    /// Reserves `amount` of `publication`'s `budget` (none: unlimited, not
-    /// counted), of which `spent` is gone today; 429 `BUDGET_EXHAUSTED`
-    /// with `Retry-After` to midnight when it does not fit.
+impl<K: Hash + Eq + Clone> Reservations<K> {
+    /// Reserves `amount` of `key`'s `budget` (none: unlimited, not
+    /// counted), of which `spent` is gone today.
+    pub fn hold(
+        &self,
+        key: K,
+        amount: u64,
+        spent: u64,
+        budget: Option<u64>,
+    ) -> Result<Option<Reservation<K>>, Exhausted> {
+        let Some(budget) = budget else {
+            return Ok(None);
+        };
+        let mut held = self.reserved.entry(key.clone()).or_insert(0);
+        if spent.saturating_add(*held).saturating_add(amount) > budget {
+            drop(held);
+            self.reserved.remove_if(&key, |_, h| *h == 0);
+            return Err(Exhausted);
+        }
+        *held += amount;
+        drop(held);
+        Ok(Some(Reservation {
+            reserved: Arc::clone(&self.reserved),
+            key,
+            amount,
+        }))
+    }
+
+    /// Tokens reserved now by `key`'s running turns.
+    pub fn reserved(&self, key: &K) -> u64 {
+        self.reserved.get(key).map_or(0, |r| *r)
+    }
+
+    /// Budgets with reservations (for tests).
+    pub fn tracked(&self) -> usize {
+        self.reserved.len()
+    }
+}
+
+impl Reservations<PublicationId> {
+    /// [`Reservations::hold`] for a publication's send: 429
+    /// `BUDGET_EXHAUSTED` with `Retry-After` to midnight when it does not
+    /// fit.
     pub fn reserve(
         &self,
         publication: PublicationId,
@@ -65,38 +119,17 @@ impl Reservations {
         budget: Option<u64>,
         now: DateTime<Utc>,
     ) -> Result<Option<Reservation>, ApiError> {
-        let Some(budget) = budget else {
-            return Ok(None);
-        };
-        let mut held = self.reserved.entry(publication).or_insert(0);
-        if spent.saturating_add(*held).saturating_add(amount) > budget {
-            drop(held);
-            self.reserved.remove_if(&publication, |_, h| *h == 0);
+        self.hold(publication, amount, spent, budget).map_err(|Exhausted| {
             let wait = (resets_at(now) - now).num_seconds().max(1) as u64;
-            return Err(ApiError::Refused {
+            ApiError::Refused {
                 code: confer_actors::codes::BUDGET_EXHAUSTED,
                 detail: format!(
-                    "limits.dailyTokenBudget: this chat has spent its {budget} tokens for today; it resets at midnight UTC"
+                    "limits.dailyTokenBudget: this chat has spent its {} tokens for today; it resets at midnight UTC",
+                    budget.unwrap_or_default()
                 ),
                 retry_after: Some(wait),
-            });
-        }
-        *held += amount;
-        Ok(Some(Reservation {
-            reserved: Arc::clone(&self.reserved),
-            publication,
-            amount,
-        }))
-    }
-
-    /// Tokens reserved now by `publication`'s running turns.
-    pub fn reserved(&self, publication: PublicationId) -> u64 {
-        self.reserved.get(&publication).map_or(0, |r| *r)
-    }
-
-    /// Publications with reservations (for tests).
-    pub fn tracked(&self) -> usize {
-        self.reserved.len()
+            }
+        })
     }
 }
 
@@ -113,7 +146,7 @@ mod tests {
         let a = reservations
             .reserve(publication, 400, 500, Some(1000), now)
             .unwrap();
-        assert_eq!(reservations.reserved(publication), 400);
+        assert_eq!(reservations.reserved(&publication), 400);
         let ApiError::Refused {
             code, retry_after, ..
         } = reservations

@@ -122,7 +122,7 @@ impl PublicationView {
             has_identity_secret: publication.identity_secret.is_some(),
             usage_today: UsageToday {
                 tokens: spent,
-                reserved: state.public.reservations.reserved(publication.id),
+                reserved: state.public.reservations.reserved(&publication.id),
                 budget: publication.limits.daily_token_budget,
                 resets_at: timestamp(crate::publishing::budget::resets_at(chrono::Utc::now())),
             },

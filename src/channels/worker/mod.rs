@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use confer_actors::{ChannelJobId, ContactId, Runtime};
+use confer_actors::{ChannelId, ChannelJobId, ContactId, Runtime};
 use tokio::sync::Notify;
 
 mod turn;
@@ -19,6 +19,7 @@ mod turn;
 use super::chunks;
 use super::vendors::{SendError, VendorApis, telegram};
 use super::{Channel, ChannelStatus, Opened};
+use crate::publishing::budget::Reservations;
 use crate::store::Store;
 use crate::store::channels::jobs::{ChannelJob, JobWork, Reply};
 use crate::store::keys;
@@ -53,6 +54,8 @@ pub struct ChannelWorker {
     workers: usize,
     wake: Notify,
     busy: Mutex<HashSet<Lane>>,
+    /// The running turns' reservations of their channel's daily budget.
+    budgets: Reservations<ChannelId>,
 }
 
 /// What a turn gave the reply.
@@ -71,6 +74,7 @@ impl ChannelWorker {
             workers: workers.max(1),
             wake: Notify::new(),
             busy: Mutex::new(HashSet::new()),
+            budgets: Reservations::default(),
         });
         let looping = Arc::clone(&worker);
         tokio::spawn(async move { looping.dispatch_loop().await });

@@ -1,6 +1,6 @@
 //! A channel job's turn (`marketplace-channels.md` §9): the contact's
 //! thread (made on first use, again if deleted), a public turn under the
-//! channel's tools and daily budget, sent as a keyed send so a resumed job
+//! channel's tools and daily budget (reserved as a publication's), sent as a keyed send so a resumed job
 //! finds the turn it started.
 
 use std::sync::Arc;
@@ -9,10 +9,12 @@ use std::time::Duration;
 use chrono::Utc;
 use confer_actors::{
     Admission, IfBusy, PublicTurn, Refusal, Thread, ThreadEvent, ThreadId, ThreadKind, TurnRequest,
+    VendorOptions,
 };
 
 use super::{ChannelWorker, ORG_FULL_WAIT, TurnEnd};
-use crate::channels::Channel;
+use crate::channels::{Channel, MAX_OUTPUT_TOKENS};
+use crate::publishing::budget;
 use crate::store::channels::jobs::{ChannelJob, JobWork};
 use crate::store::keys;
 
@@ -60,15 +62,24 @@ impl ChannelWorker {
         if agent.is_deleted() {
             return Ok(failed());
         }
-        if channel
-            .settings
-            .daily_token_budget
-            .is_some_and(|b| spent >= b)
-        {
-            return Ok(failed());
-        }
         let user = format!("channel:{}:{}", channel.id, contact.external_id);
         let Some(thread) = self.contact_thread(channel, &contact, &user).await else {
+            return Ok(failed());
+        };
+        // The day's budget as a publication's (publishing.md rule 7): the
+        // most this turn may cost is reserved until it ends.
+        let Ok(last_input) = self
+            .store
+            .run(move |s| s.last_input_tokens(org, thread))
+            .await
+        else {
+            return Ok(failed());
+        };
+        let cost = budget::send_cost(last_input, text.chars().count(), MAX_OUTPUT_TOKENS);
+        let Ok(_reservation) =
+            self.budgets
+                .hold(id, cost, spent, channel.settings.daily_token_budget)
+        else {
             return Ok(failed());
         };
         // A turn the vendor paused after compacting gets an empty continue
@@ -96,6 +107,10 @@ impl ChannelWorker {
                     tools: channel.settings.public_tools.clone(),
                     hold: Box::new(()),
                 })),
+                options: Arc::new(VendorOptions {
+                    max_output_tokens: Some(MAX_OUTPUT_TOKENS),
+                    ..VendorOptions::default()
+                }),
                 ..TurnRequest::default()
             };
             let admitted = self
