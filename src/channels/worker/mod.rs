@@ -46,6 +46,39 @@ fn lane(job: &ChannelJob) -> Lane {
     job.contact().map_or(Lane::Job(job.id), Lane::Contact)
 }
 
+/// The jobs a dispatch pass starts (at most `free`, none of a lane that is
+/// `busy` or behind an earlier job of its contact) and the earliest time a
+/// job it passed becomes due. It stops reading once `free` are found: a job
+/// that ends wakes the dispatcher, which reads again.
+fn pick(
+    jobs: impl Iterator<Item = Result<ChannelJob, confer_actors::StoreError>>,
+    busy: &HashSet<Lane>,
+    free: usize,
+    now: DateTime<Utc>,
+) -> Result<(Vec<ChannelJob>, Option<DateTime<Utc>>), confer_actors::StoreError> {
+    let mut ready = Vec::new();
+    let mut next: Option<DateTime<Utc>> = None;
+    let mut passed = HashSet::new();
+    let mut jobs = jobs;
+    while ready.len() < free {
+        let Some(job) = jobs.next() else {
+            break;
+        };
+        let job = job?;
+        let lane = lane(&job);
+        // A contact's later jobs wait behind its first.
+        if !passed.insert(lane) || busy.contains(&lane) {
+            continue;
+        }
+        if job.not_before > now {
+            next = Some(next.map_or(job.not_before, |n| n.min(job.not_before)));
+            continue;
+        }
+        ready.push(job);
+    }
+    Ok((ready, next))
+}
+
 /// Runs the channels' jobs.
 pub struct ChannelWorker {
     store: Store,
@@ -128,25 +161,17 @@ impl ChannelWorker {
     async fn dispatch(
         self: &Arc<Self>,
     ) -> Result<Option<DateTime<Utc>>, confer_actors::StoreError> {
-        let jobs = self.store.run(|s| s.channel_jobs()).await?;
+        let busy = self.busy().clone();
+        let free = self.workers.saturating_sub(busy.len());
         let now = Utc::now();
-        let mut next: Option<DateTime<Utc>> = None;
-        let mut passed = HashSet::new();
-        for job in jobs {
+        let (ready, next) = self
+            .store
+            .run(move |s| pick(s.channel_jobs(), &busy, free, now))
+            .await?;
+        for job in ready {
             let lane = lane(&job);
-            // A contact's later jobs wait behind its first.
-            if !passed.insert(lane) {
+            if !self.busy().insert(lane) {
                 continue;
-            }
-            if job.not_before > now {
-                next = Some(next.map_or(job.not_before, |n| n.min(job.not_before)));
-                continue;
-            }
-            {
-                let mut busy = self.busy();
-                if busy.len() >= self.workers || !busy.insert(lane) {
-                    continue;
-                }
             }
             let worker = Arc::clone(self);
             tokio::spawn(async move {
@@ -318,3 +343,7 @@ impl ChannelWorker {
             .await;
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

@@ -213,14 +213,14 @@ impl SledStore {
             .map_err(tx_error)
     }
 
-    /// Every job waiting, channel by channel in arrival order.
-    pub fn channel_jobs(&self) -> Result<Vec<ChannelJob>, StoreError> {
+    /// Every job waiting, channel by channel in arrival order, read as the
+    /// caller goes (a dispatcher with no free worker reads none).
+    pub fn channel_jobs(&self) -> impl Iterator<Item = Result<ChannelJob, StoreError>> + '_ {
         self.channels
             .jobs
             .iter()
             .values()
             .map(|v| decode(&v.map_err(engine)?))
-            .collect()
     }
 
     /// Stores a job's progress, unless it is gone (its channel deleted).
