@@ -8,6 +8,7 @@
 //! This decoder reads a chunk in place, keeps only an unfinished line (one
 //! buffer per connection), and hands each event's fields out borrowed; the
 //! event's `data` is copied once, into a buffer reused for every event.
+//! MCP's HTTP+SSE transport uses it too, with its own bound.
 
 /// One event: its type (`message` when the stream named none) and its data
 /// lines joined by `\n`. Borrowed from the decoder until the next event.
@@ -17,9 +18,10 @@ pub struct WireEvent<'a> {
     pub data: &'a str,
 }
 
-/// The largest event kept: its unfinished line and its data lines. A
-/// vendor's event is a chunk of an answer (a whole tool call's arguments at
-/// most), so one past this is a broken or hostile stream, not an answer.
+/// The largest vendor event kept (the default bound): its unfinished line
+/// and its data lines. A vendor's event is a chunk of an answer (a whole
+/// tool call's arguments at most), so one past this is a broken or hostile
+/// stream, not an answer.
 pub const MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
 
 /// Why a body cannot be decoded.
@@ -27,13 +29,15 @@ pub const MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
 pub enum DecodeError {
     /// A line was not UTF-8.
     NotUtf8,
-    /// An event grew past [`MAX_EVENT_BYTES`].
+    /// An event grew past the decoder's bound.
     TooLarge,
 }
 
 /// The decoder of one response body.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseDecoder {
+    /// The largest event kept, in bytes.
+    limit: usize,
     /// The unfinished line of the previous chunks.
     partial: Vec<u8>,
     /// The event being built: its type and its data lines.
@@ -47,7 +51,25 @@ pub struct SseDecoder {
     started: bool,
 }
 
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_limit(MAX_EVENT_BYTES)
+    }
+}
+
 impl SseDecoder {
+    /// A decoder that refuses an event past `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            limit,
+            partial: Vec::new(),
+            event: String::new(),
+            data: String::new(),
+            after_cr: false,
+            started: false,
+        }
+    }
+
     /// Decodes `chunk`, calling `on_event` for every event it completes.
     /// The unfinished rest is kept for the next chunk; the events still
     /// unfinished when the body ends are dropped, as the standard says.
@@ -75,7 +97,7 @@ impl SseDecoder {
             // The buffer keeps its capacity for the next unfinished line.
             self.partial = partial;
             taken?;
-            if self.data.len() > MAX_EVENT_BYTES {
+            if self.data.len() > self.limit {
                 return Err(DecodeError::TooLarge);
             }
             chunk = self.skip_ending(chunk, end);
@@ -83,7 +105,7 @@ impl SseDecoder {
         while let Some(end) = memchr::memchr2(b'\n', b'\r', chunk) {
             let line = std::str::from_utf8(&chunk[..end]).map_err(|_| DecodeError::NotUtf8)?;
             self.line(line, &mut on_event);
-            if self.data.len() > MAX_EVENT_BYTES {
+            if self.data.len() > self.limit {
                 return Err(DecodeError::TooLarge);
             }
             chunk = self.skip_ending(chunk, end);
@@ -93,7 +115,7 @@ impl SseDecoder {
 
     /// Keeps the start of an unfinished line, within the event's bound.
     fn keep(&mut self, rest: &[u8]) -> Result<(), DecodeError> {
-        if self.partial.len() + self.data.len() + rest.len() > MAX_EVENT_BYTES {
+        if self.partial.len() + self.data.len() + rest.len() > self.limit {
             return Err(DecodeError::TooLarge);
         }
         self.partial.extend_from_slice(rest);
@@ -270,6 +292,21 @@ mod tests {
         big.extend(std::iter::repeat_n(b'y', MAX_EVENT_BYTES - 16));
         big.extend_from_slice(b"\n\n");
         assert_eq!(decode(&[&big]).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_decoder_keeps_its_own_bound() {
+        let mut decoder = SseDecoder::with_limit(64);
+        let mut seen = 0;
+        decoder
+            .feed(
+                &[b"data: ".as_slice(), &[b'x'; 50], b"\n\n"].concat(),
+                |_| seen += 1,
+            )
+            .unwrap();
+        assert_eq!(seen, 1);
+        let long = [b"data: ".as_slice(), &[b'x'; 60]].concat();
+        assert_eq!(decoder.feed(&long, |_| {}), Err(DecodeError::TooLarge));
     }
 
     #[test]

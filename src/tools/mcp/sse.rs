@@ -18,11 +18,12 @@ use rmcp::transport::Transport;
 use url::Url;
 
 use crate::outbound::{Outbound, OutboundError};
+use crate::providers::sse_decoder::{DecodeError, SseDecoder};
 
 /// Largest message a server may send in one event.
 const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
-/// Bytes of one event (all its lines, field names included) at most,
-/// counted as they arrive, before anything is kept.
+/// Bytes of one event at most (its data and its unfinished line), counted
+/// as they arrive, before anything is kept.
 const MAX_EVENT_BYTES: usize = MAX_MESSAGE_BYTES + 64 * 1024;
 
 type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
@@ -40,107 +41,22 @@ pub enum SseError {
     ForeignEndpoint,
 }
 
-/// One event of the stream: its type (`""`: `message`) and data.
+/// One event of the stream: its type (`message` when it named none) and
+/// data.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct SseEvent {
     event: String,
     data: String,
 }
 
-/// A server's event over [`MAX_EVENT_BYTES`].
-#[derive(Debug)]
-struct EventTooLarge;
-
-/// The event stream's parser (the WHATWG `text/event-stream` rules that
-/// MCP uses: `event` and `data` fields, comments, a blank line ends an
-/// event). It reads each byte once and keeps at most one event of
-/// [`MAX_EVENT_BYTES`]: a general parser that re-reads its whole buffer
-/// for each chunk would spend quadratic time, and unbounded memory, on a
-/// server's line without end.
-#[derive(Default)]
-struct EventDecoder {
-    line: Vec<u8>,
-    current: SseEvent,
-    has_data: bool,
-    /// Bytes of the current event so far (line ends excluded).
-    size: usize,
-    /// The last byte was a `\r` (a `\n` right after it ends no new line).
-    after_cr: bool,
-}
-
-impl EventDecoder {
-    /// Takes the next chunk; the events it completes are added to `out`.
-    fn push(
-        &mut self,
-        mut chunk: &[u8],
-        out: &mut VecDeque<SseEvent>,
-    ) -> Result<(), EventTooLarge> {
-        while let Some((&first, rest)) = chunk.split_first() {
-            if std::mem::take(&mut self.after_cr) && first == b'\n' {
-                chunk = rest;
-                continue;
-            }
-            let Some(end) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') else {
-                self.grow(chunk.len())?;
-                self.line.extend_from_slice(chunk);
-                return Ok(());
-            };
-            self.grow(end)?;
-            self.line.extend_from_slice(&chunk[..end]);
-            self.after_cr = chunk[end] == b'\r';
-            chunk = &chunk[end + 1..];
-            self.end_line(out);
-        }
-        Ok(())
-    }
-
-    fn grow(&mut self, bytes: usize) -> Result<(), EventTooLarge> {
-        self.size += bytes;
-        if self.size > MAX_EVENT_BYTES {
-            return Err(EventTooLarge);
-        }
-        Ok(())
-    }
-
-    fn end_line(&mut self, out: &mut VecDeque<SseEvent>) {
-        let line = std::mem::take(&mut self.line);
-        if line.is_empty() {
-            let event = std::mem::take(&mut self.current);
-            if std::mem::take(&mut self.has_data) {
-                out.push_back(event);
-            }
-            self.size = 0;
-            return;
-        }
-        if line[0] == b':' {
-            return;
-        }
-        let (field, value) = match line.iter().position(|&b| b == b':') {
-            Some(at) => {
-                let value = &line[at + 1..];
-                (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
-            }
-            None => (line.as_slice(), &[][..]),
-        };
-        let value = String::from_utf8_lossy(value);
-        match field {
-            b"event" => self.current.event = value.into_owned(),
-            b"data" => {
-                if self.has_data {
-                    self.current.data.push('\n');
-                }
-                self.current.data.push_str(&value);
-                self.has_data = true;
-            }
-            _ => {}
-        }
-    }
-}
-
 /// An open HTTP+SSE session's transport.
 pub struct SseTransport {
     body: Body,
-    decoder: EventDecoder,
+    /// The WHATWG `text/event-stream` rules, shared with the vendors'
+    /// streams: each byte read once, at most one event of
+    /// [`MAX_EVENT_BYTES`] kept, so a server's line without end costs
+    /// neither quadratic time nor unbounded memory.
+    decoder: SseDecoder,
     ready: VecDeque<SseEvent>,
     endpoint: Url,
     client: reqwest::Client,
@@ -156,9 +72,26 @@ impl SseTransport {
                 return Some(event);
             }
             let chunk = self.body.next().await?.ok()?;
-            if self.decoder.push(&chunk, &mut self.ready).is_err() {
-                tracing::warn!("an MCP server sent an event over 4 MiB; its stream is closed");
-                return None;
+            let ready = &mut self.ready;
+            let fed = self.decoder.feed(&chunk, |e| {
+                ready.push_back(SseEvent {
+                    event: e.event.to_owned(),
+                    data: e.data.to_owned(),
+                });
+            });
+            match fed {
+                Ok(()) => {}
+                Err(DecodeError::TooLarge) => {
+                    tracing::warn!("an MCP server sent an event over 4 MiB; its stream is closed");
+                    return None;
+                }
+                // JSON-RPC is UTF-8: a stream that is not is not MCP.
+                Err(DecodeError::NotUtf8) => {
+                    tracing::warn!(
+                        "an MCP server sent an event that is not UTF-8; its stream is closed"
+                    );
+                    return None;
+                }
             }
         }
     }
@@ -184,7 +117,7 @@ pub async fn connect(
     }
     let mut transport = SseTransport {
         body: Box::pin(response.bytes_stream()),
-        decoder: EventDecoder::default(),
+        decoder: SseDecoder::with_limit(MAX_EVENT_BYTES),
         ready: VecDeque::new(),
         // Replaced by the endpoint below.
         endpoint: url.clone(),
@@ -237,7 +170,7 @@ impl Transport<RoleClient> for SseTransport {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
             let event = self.next_event().await?;
-            if event.event != "message" && !event.event.is_empty() {
+            if event.event != "message" {
                 continue;
             }
             if event.data.len() > MAX_MESSAGE_BYTES {
@@ -253,68 +186,5 @@ impl Transport<RoleClient> for SseTransport {
 
     async fn close(&mut self) -> Result<(), SseError> {
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn decode(chunks: &[&[u8]]) -> Result<Vec<SseEvent>, EventTooLarge> {
-        let (mut decoder, mut out) = (EventDecoder::default(), VecDeque::new());
-        for chunk in chunks {
-            decoder.push(chunk, &mut out)?;
-        }
-        Ok(out.into())
-    }
-
-    fn event(event: &str, data: &str) -> SseEvent {
-        SseEvent {
-            event: event.into(),
-            data: data.into(),
-        }
-    }
-
-    #[test]
-    fn events_are_read_across_chunks_with_any_line_end() {
-        let read = decode(&[
-            b"event: endpoint\r",
-            b"\ndata: /messages?session=1\r\n\r\n: a comment\n",
-            b"data: {\"a\"\ndata:1}\n\nevent: message\rdata: x\r\r",
-            b"data: unfinished",
-        ])
-        .unwrap();
-        assert_eq!(
-            read,
-            [
-                event("endpoint", "/messages?session=1"),
-                event("", "{\"a\"\n1}"),
-                event("message", "x"),
-            ]
-        );
-    }
-
-    #[test]
-    fn an_event_over_the_bound_is_refused_as_it_arrives() {
-        let line = vec![b'x'; 1024 * 1024];
-        let mut chunks: Vec<&[u8]> = vec![b"data: "];
-        chunks.extend(std::iter::repeat_n(line.as_slice(), 4));
-        assert!(decode(&chunks).is_ok());
-        // Past 4 MiB and 64 KiB of one line without a newline.
-        chunks.push(&line[..128 * 1024]);
-        assert!(decode(&chunks).is_err());
-    }
-
-    #[test]
-    fn many_lines_of_one_event_count_together_and_a_blank_line_resets() {
-        let line = [b"data: ".as_slice(), &vec![b'y'; 1024 * 1024], b"\r\n"].concat();
-        let mut chunks: Vec<&[u8]> = std::iter::repeat_n(line.as_slice(), 4).collect();
-        chunks.push(b"\r\n");
-        chunks.extend(std::iter::repeat_n(line.as_slice(), 4));
-        chunks.push(b"\n");
-        assert_eq!(decode(&chunks).unwrap().len(), 2);
-        // Without an end, the fifth megabyte is too many.
-        chunks.extend(std::iter::repeat_n(line.as_slice(), 5));
-        assert!(decode(&chunks).is_err());
     }
 }
