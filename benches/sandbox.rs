@@ -42,6 +42,8 @@ fn spec(instance: InstanceId) -> StartSpec {
     StartSpec {
         instance,
         size: SizeClass::Small,
+        ttl_secs: 600,
+        network: Default::default(),
     }
 }
 

@@ -138,7 +138,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         Arc::clone(&prices),
     ));
     let delegate = tools::delegate::DelegateTools::from_settings(store.clone(), &settings);
-    let computer = computer::start(&settings, &store).await?;
+    let computer = computer::start(&settings, &store, &outbound).await?;
     let delegate_runtime = delegate.runtime();
     let engine = Arc::new(Engine {
         store: store.as_port(),

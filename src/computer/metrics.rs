@@ -25,11 +25,7 @@ const STATES: [InstanceState; 5] = [
 ];
 
 fn runtime_label(runtime: RuntimeKind) -> &'static str {
-    match runtime {
-        RuntimeKind::Local => "local",
-        RuntimeKind::E2b => "e2b",
-        RuntimeKind::Daytona => "daytona",
-    }
+    runtime.name()
 }
 
 fn state_label(state: InstanceState) -> &'static str {

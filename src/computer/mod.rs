@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod e2b;
 pub mod editor;
 pub mod instances;
 pub mod local;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
+use crate::outbound::Outbound;
 use crate::settings::Settings;
 use crate::store::Store;
 use service::{ComputerService, ComputerSettings, LocalMode};
@@ -30,7 +32,11 @@ use service::{ComputerService, ComputerSettings, LocalMode};
 /// running. Fails when the local runtime is `on` and its probe fails, or
 /// when the sandbox uid is the stdio MCP children's (each could then
 /// reach the other's files).
-pub async fn start(settings: &Settings, store: &Store) -> anyhow::Result<Arc<ComputerService>> {
+pub async fn start(
+    settings: &Settings,
+    store: &Store,
+    outbound: &Outbound,
+) -> anyhow::Result<Arc<ComputerService>> {
     let root = crate::tools::mcp::stdio::running_as_root();
     if root && settings.sandbox_uid == settings.mcp_stdio_uid {
         anyhow::bail!(
@@ -61,9 +67,26 @@ pub async fn start(settings: &Settings, store: &Store) -> anyhow::Result<Arc<Com
     {
         anyhow::bail!("the local sandbox does not start (CONFER_SANDBOX_LOCAL=on): {reason}");
     }
+    let e2b = settings.e2b_api_key.clone().map(|api_key| {
+        let runtime: Arc<dyn runtime::SandboxRuntime> = Arc::new(e2b::E2bRuntime::new(
+            e2b::E2bSettings {
+                api_url: settings.e2b_api_url.clone(),
+                sandbox_url: settings.e2b_sandbox_url.clone(),
+                api_key,
+                templates: [
+                    settings.e2b_template_small.clone(),
+                    settings.e2b_template_medium.clone(),
+                    settings.e2b_template_large.clone(),
+                ],
+                install: install_tag(store),
+            },
+            outbound.clone(),
+        ));
+        runtime
+    });
     let service = ComputerService::new(
         store.clone(),
-        local,
+        service::Runtimes { local, e2b },
         ComputerSettings {
             fallback: settings.sandbox_fallback,
             e2b_key: settings.e2b_api_key.is_some(),
@@ -79,4 +102,10 @@ pub async fn start(settings: &Settings, store: &Store) -> anyhow::Result<Arc<Com
     service.after_restart().await;
     service.start_sweeps();
     Ok(service)
+}
+
+/// This installation's tag on its hosted sandboxes: derived from the
+/// secret key, so the same on every start and node, telling nothing of it.
+fn install_tag(store: &Store) -> String {
+    hex::encode(&store.derive_key(b"confer-sandbox-install")[..8])
 }

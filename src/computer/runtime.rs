@@ -26,6 +26,15 @@ pub enum RuntimeKind {
 }
 
 impl RuntimeKind {
+    /// Its name in the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::E2b => "e2b",
+            Self::Daytona => "daytona",
+        }
+    }
+
     /// The workspace's path inside a sandbox of this runtime.
     pub fn workspace(self) -> &'static str {
         match self {
@@ -41,6 +50,11 @@ impl RuntimeKind {
 pub struct StartSpec {
     pub instance: InstanceId,
     pub size: SizeClass,
+    /// How long a hosted sandbox may live unattended: the idle timeout,
+    /// the longest command and a minute (`computer.md` §1).
+    pub ttl_secs: u64,
+    /// Its egress (a hosted vendor enforces its own).
+    pub network: super::config::Network,
 }
 
 /// Where a command's streamed output goes: `(stream, delta)`, bounded
@@ -62,6 +76,25 @@ pub struct ExecSpec {
 }
 
 impl ExecSpec {
+    /// A command of Confer's own on a vendor's sandbox (making the
+    /// workspace, listing a directory), where the vendor's limits apply:
+    /// 30 s, 64 KiB of output kept.
+    pub fn bare(command: String) -> Self {
+        Self {
+            command,
+            cwd: None,
+            timeout: std::time::Duration::from_secs(30),
+            env: vec![("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned())],
+            limits: Limits {
+                memory_bytes: u64::MAX,
+                processes: u64::MAX,
+                file_bytes: u64::MAX,
+            },
+            keep: 64 << 10,
+            output: None,
+        }
+    }
+
     /// `command` in the workspace at `workspace`, as every command runs:
     /// `PATH`, `HOME` (the workspace), `LANG` and the configuration's
     /// `env`; its output kept to the configuration's limit.
@@ -105,6 +138,10 @@ pub trait RunningSandbox: Send + Sync {
     -> RuntimeFuture<'_, Reply>;
     /// Whether the sandbox still runs.
     fn is_alive(&self) -> bool;
+    /// The hosted vendor's id of the sandbox (none for a local one).
+    fn vendor_id(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A runtime: it starts, resumes, stops and destroys sandboxes.
@@ -121,4 +158,21 @@ pub trait SandboxRuntime: Send + Sync {
     fn stop(&self, sandbox: Box<dyn RunningSandbox>) -> RuntimeFuture<'_, ()>;
     /// Removes an instance's workspace and whatever else it kept.
     fn destroy(&self, instance: InstanceId) -> RuntimeFuture<'_, Result<(), String>>;
+    /// Stops the sandbox of an instance a restart left live (a hosted
+    /// vendor's would run on, and end with its files at its time to live;
+    /// a local one ended with Confer).
+    fn stop_left(&self, instance: InstanceId) -> RuntimeFuture<'_, ()> {
+        let _ = instance;
+        Box::pin(async {})
+    }
+    /// Destroys this installation's sandboxes that no instance of `named`
+    /// owns; how many. A hosted vendor's sandboxes outlive a crash; the
+    /// local ones are the instances' own directories.
+    fn sweep_orphans<'a>(
+        &'a self,
+        named: &'a std::collections::HashSet<InstanceId>,
+    ) -> RuntimeFuture<'a, Result<usize, String>> {
+        let _ = named;
+        Box::pin(async { Ok(0) })
+    }
 }

@@ -197,6 +197,13 @@ pub struct Settings {
     pub e2b_api_key: Option<SecretString>,
     #[serde(default)]
     pub daytona_api_key: Option<SecretString>,
+    /// e2b's control API and its sandboxes' router (`computer.md` §1).
+    pub e2b_api_url: String,
+    pub e2b_sandbox_url: String,
+    /// The e2b templates of the small, medium and large classes.
+    pub e2b_template_small: String,
+    pub e2b_template_medium: String,
+    pub e2b_template_large: String,
     /// Whether a marketplace listing may be seen by every org of the
     /// instance (`visibility: instance`).
     pub marketplace_instance: bool,
@@ -220,12 +227,17 @@ pub struct Settings {
 }
 
 /// The vendors' own variable names, read without the `CONFER_` prefix.
-pub(crate) const VENDOR_ENV: [&str; 6] = [
+pub(crate) const VENDOR_ENV: [&str; 11] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "E2B_API_KEY",
+    "E2B_API_URL",
+    "E2B_SANDBOX_URL",
+    "E2B_TEMPLATE_SMALL",
+    "E2B_TEMPLATE_MEDIUM",
+    "E2B_TEMPLATE_LARGE",
     "DAYTONA_API_KEY",
 ];
 

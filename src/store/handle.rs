@@ -46,6 +46,12 @@ impl Store {
         Ok(Self { inner })
     }
 
+    /// A 32-byte key for one purpose, derived from the secret key
+    /// ([`SecretBox::derive`]).
+    pub fn derive_key(&self, info: &[u8]) -> [u8; 32] {
+        self.inner.secrets.derive(info)
+    }
+
     /// The store as the engine's port.
     pub fn as_port(&self) -> Arc<dyn ThreadStore> {
         Arc::new(super::port::SledPort(self.inner.clone()))

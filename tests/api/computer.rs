@@ -47,7 +47,13 @@ fn server(vendor: &Mock, sandboxes: &tempfile::TempDir, extra: &[(&str, &str)]) 
 
 /// Has the scripted model call `name` with `arguments`; the tool's result
 /// as the model got it.
-async fn call(api: &Api, vendor: &Mock, thread: &str, name: &str, arguments: Value) -> Value {
+pub(crate) async fn call(
+    api: &Api,
+    vendor: &Mock,
+    thread: &str,
+    name: &str,
+    arguments: Value,
+) -> Value {
     vendor.push(Reply::stream(openai_tool_call("call_1", name, &arguments)));
     vendor.push(Reply::stream(openai_answer("Done.", 10)));
     api.say(thread, json!({"content": "go"})).await;
@@ -58,7 +64,7 @@ async fn call(api: &Api, vendor: &Mock, thread: &str, name: &str, arguments: Val
     serde_json::from_str(content).unwrap_or_else(|_| json!(content))
 }
 
-async fn run(api: &Api, vendor: &Mock, thread: &str, command: &str) -> Value {
+pub(crate) async fn run(api: &Api, vendor: &Mock, thread: &str, command: &str) -> Value {
     call(
         api,
         vendor,
@@ -136,7 +142,7 @@ async fn the_configuration_checks_its_fields_and_names_its_runtime() {
         .expect(403);
     drop(server);
 
-    // A vendor key: that vendor (no adapter in this build, so unavailable).
+    // A vendor key: that vendor (tests/api/computer_e2b.rs works in it).
     let keyed = self::server(&vendor, &sandboxes, &[("E2B_API_KEY", "e2b-key")]);
     let api = keyed.admin();
     let agent = api.agent("Keyed").await;
@@ -145,7 +151,7 @@ async fn the_configuration_checks_its_fields_and_names_its_runtime() {
         .await
         .expect(200);
     assert_eq!(config["effective_runtime"], "e2b");
-    assert_eq!(config["available"], false);
+    assert_eq!(config["available"], true);
     drop(keyed);
 
     // `always` runs locally, keys or not.

@@ -65,13 +65,12 @@ impl ComputerService {
             (Fallback::Always, _) => local().await,
             (_, Some(kind)) => Availability {
                 runtime: Some(kind),
-                reason: Some(format!(
-                    "the {} runtime is not supported by this build yet",
-                    serde_json::to_value(kind)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default()
-                )),
+                reason: self.runtime(kind).is_none().then(|| {
+                    format!(
+                        "the {} runtime is not supported by this build yet",
+                        kind.name()
+                    )
+                }),
             },
             (Fallback::Local, None) => {
                 let local = local().await;

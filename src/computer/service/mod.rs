@@ -35,6 +35,9 @@ const PLACE_WAIT: Duration = Duration::from_secs(60);
 const IDLE_SWEEP: Duration = Duration::from_secs(1);
 /// How often stored instances are checked for retention and their thread.
 const STORE_SWEEP: Duration = Duration::from_secs(10);
+/// How often hosted vendors are asked for sandboxes no instance names
+/// (the first at start).
+const VENDOR_SWEEP: Duration = Duration::from_secs(3600);
 
 /// The lifecycle's settings.
 #[derive(Clone, Debug)]
@@ -51,6 +54,8 @@ pub struct ComputerSettings {
 /// An instance's place in memory while it runs or is asked for.
 struct Slot {
     org: OrgId,
+    /// The runtime its sandbox runs on.
+    kind: RuntimeKind,
     sandbox: Arc<tokio::sync::Mutex<Option<Box<dyn RunningSandbox>>>>,
     waiting: AtomicUsize,
     last_active: Mutex<Instant>,
@@ -104,24 +109,30 @@ impl Lease {
     }
 }
 
+/// The runtimes this node has: the bubblewrap one unless host execution
+/// is off, and a hosted vendor's when its key is set.
+#[derive(Default)]
+pub struct Runtimes {
+    pub local: Option<Arc<dyn SandboxRuntime>>,
+    pub e2b: Option<Arc<dyn SandboxRuntime>>,
+}
+
 /// The computer instances of this node.
 pub struct ComputerService {
     store: Store,
     local: Option<Arc<dyn SandboxRuntime>>,
+    e2b: Option<Arc<dyn SandboxRuntime>>,
     settings: ComputerSettings,
     live: Mutex<HashMap<InstanceId, Arc<Slot>>>,
 }
 
 impl ComputerService {
-    /// `local` is the bubblewrap runtime, unless host execution is off.
-    pub fn new(
-        store: Store,
-        local: Option<Arc<dyn SandboxRuntime>>,
-        settings: ComputerSettings,
-    ) -> Arc<Self> {
+    /// The lifecycle over `runtimes`.
+    pub fn new(store: Store, runtimes: Runtimes, settings: ComputerSettings) -> Arc<Self> {
         Arc::new(Self {
             store,
-            local,
+            local: runtimes.local,
+            e2b: runtimes.e2b,
             settings,
             live: Mutex::default(),
         })
@@ -133,7 +144,11 @@ impl ComputerService {
 
     /// The runtime of `kind`, when this node has it.
     fn runtime(&self, kind: RuntimeKind) -> Option<&Arc<dyn SandboxRuntime>> {
-        self.local.as_ref().filter(|_| kind == RuntimeKind::Local)
+        match kind {
+            RuntimeKind::Local => self.local.as_ref(),
+            RuntimeKind::E2b => self.e2b.as_ref(),
+            RuntimeKind::Daytona => None,
+        }
     }
 
     /// The thread's instance ready for one operation: made and started,
@@ -166,7 +181,7 @@ impl ComputerService {
         if lease.guard.as_ref().is_some_and(|s| s.is_alive()) {
             return Ok(lease);
         }
-        self.start(&mut lease).await?;
+        self.start(&mut lease, config).await?;
         Ok(lease)
     }
 
@@ -231,6 +246,7 @@ impl ComputerService {
         }
         let slot = Arc::new(Slot {
             org: instance.org_id,
+            kind: instance.runtime,
             sandbox: Arc::default(),
             waiting: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
@@ -241,7 +257,7 @@ impl ComputerService {
     }
 
     /// Starts (or resumes) the lease's sandbox.
-    async fn start(&self, lease: &mut Lease) -> Result<(), String> {
+    async fn start(&self, lease: &mut Lease, config: &ComputerConfig) -> Result<(), String> {
         let (org, id) = (lease.instance.org_id, lease.instance.id);
         let Some(runtime) = self.runtime(lease.instance.runtime).cloned() else {
             return Err("computer unavailable: its runtime is not available here".into());
@@ -254,6 +270,8 @@ impl ComputerService {
         let spec = StartSpec {
             instance: id,
             size: lease.instance.size_class,
+            ttl_secs: config.idle_timeout_secs + config.max_command_secs + 60,
+            network: config.network.clone(),
         };
         self.set_state(org, id, |i| {
             i.state = InstanceState::Starting;

@@ -8,7 +8,7 @@ use chrono::Utc;
 use confer_actors::{AgentId, OrgId, ThreadId};
 
 use super::super::instances::{Instance, InstanceId, InstanceState, StopReason};
-use super::{ComputerService, IDLE_SWEEP, STORE_SWEEP, Slot};
+use super::{ComputerService, IDLE_SWEEP, STORE_SWEEP, Slot, VENDOR_SWEEP};
 
 impl ComputerService {
     /// Stops a live instance for `reason`: at once when `wait`, else only
@@ -36,7 +36,7 @@ impl ComputerService {
         }
         drop(guard);
         if let Some(sandbox) = sandbox
-            && let Some(runtime) = self.local.as_ref()
+            && let Some(runtime) = self.runtime(slot.kind)
         {
             runtime.stop(sandbox).await;
         }
@@ -122,6 +122,9 @@ impl ComputerService {
             .await
             .unwrap_or_default();
         for instance in instances.into_iter().filter(Instance::is_live) {
+            if let Some(runtime) = self.runtime(instance.runtime) {
+                runtime.stop_left(instance.id).await;
+            }
             let retention = self.settings.retention;
             self.set_state(instance.org_id, instance.id, move |i| {
                 if i.is_live() {
@@ -179,18 +182,42 @@ impl ComputerService {
         }
     }
 
+    /// Has each hosted runtime destroy the sandboxes tagged with this
+    /// installation that no stored instance names (a crash between the
+    /// vendor's create and the record, or a record purged by hand).
+    async fn sweep_vendors(&self) {
+        let Ok(instances) = self.store.run(|s| s.all_instances()).await else {
+            return;
+        };
+        let named: std::collections::HashSet<InstanceId> = instances.iter().map(|i| i.id).collect();
+        for runtime in [&self.e2b].into_iter().flatten() {
+            match runtime.sweep_orphans(&named).await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(
+                    swept,
+                    runtime = runtime.kind().name(),
+                    "orphaned sandboxes destroyed"
+                ),
+                Err(reason) => tracing::warn!(%reason, "sweeping orphaned sandboxes failed"),
+            }
+        }
+    }
+
     /// Runs the sweeps until the process ends.
     pub fn start_sweeps(self: &Arc<Self>) {
         let service = Arc::clone(self);
         tokio::spawn(async move {
             let mut idle = tokio::time::interval(IDLE_SWEEP);
             let mut stored = tokio::time::interval(STORE_SWEEP);
+            let mut vendors = tokio::time::interval(VENDOR_SWEEP);
             idle.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             stored.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            vendors.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
                     _ = idle.tick() => service.sweep_idle().await,
                     _ = stored.tick() => service.sweep_store().await,
+                    _ = vendors.tick() => service.sweep_vendors().await,
                 }
             }
         });

@@ -65,7 +65,10 @@ impl SandboxRuntime for Fake {
 fn service(dir: &std::path::Path, max_running: usize) -> Arc<ComputerService> {
     ComputerService::new(
         Store::open(dir).unwrap(),
-        Some(Arc::new(Fake)),
+        super::Runtimes {
+            local: Some(Arc::new(Fake)),
+            e2b: None,
+        },
         ComputerSettings {
             fallback: Fallback::Local,
             e2b_key: false,
@@ -88,6 +91,7 @@ fn config() -> ComputerConfig {
 #[test]
 fn at_most_eight_operations_wait_for_an_instance() {
     let slot = Slot {
+        kind: RuntimeKind::Local,
         org: OrgId::new(),
         sandbox: Arc::default(),
         waiting: AtomicUsize::new(0),
