@@ -10,6 +10,7 @@ pub mod agent;
 pub mod config;
 pub mod e2b;
 pub mod editor;
+pub mod hosted;
 pub mod instances;
 pub mod local;
 pub mod metrics;

@@ -15,7 +15,8 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 
 use super::connect::{Decoder, Frame, envelope};
-use super::{ANSWER_CAP, CALL_WITHIN, E2bApi};
+use super::{CALL_WITHIN, E2bApi};
+use crate::computer::hosted::{ANSWER_CAP, listing, listing_command, multipart, quote, resolve};
 use crate::computer::output::HeadTail;
 use crate::computer::protocol::MAX_MESSAGE;
 use crate::computer::runtime::{ExecSpec, Reply, RunningSandbox, RuntimeFuture, RuntimeKind};
@@ -25,8 +26,6 @@ use crate::outbound::read_capped;
 const ENVD_PORT: &str = "49983";
 /// The user commands and files belong to.
 const USER: &str = "user";
-/// A directory listing's entries at most.
-const MAX_ENTRIES: usize = 1000;
 
 /// A running e2b sandbox.
 pub struct E2bSandbox {
@@ -45,11 +44,6 @@ fn files_path(path: &str) -> String {
         .append_pair("username", USER)
         .finish();
     format!("/files?{query}")
-}
-
-/// `text` as one single-quoted shell word.
-fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 impl E2bSandbox {
@@ -85,11 +79,7 @@ impl E2bSandbox {
 
     /// `path` in the sandbox: relative ones are under the workspace.
     fn path(path: &str) -> String {
-        if path.starts_with('/') {
-            path.to_owned()
-        } else {
-            format!("{}/{path}", RuntimeKind::E2b.workspace())
-        }
+        resolve(path, RuntimeKind::E2b.workspace())
     }
 
     /// A lost sandbox (e2b answers 404 or 502 for it) is started again by
@@ -315,29 +305,14 @@ impl E2bSandbox {
     }
 
     async fn list(&self, path: &str, full: &str) -> Reply {
-        let mut spec = ExecSpec::bare(format!(
-            "cd {} && find . -mindepth 1 -maxdepth 2 -not -path '*/.*' \
-             \\( -type d -printf '%P/\\n' -o -printf '%P\\n' \\) | sort | head -n {}",
-            quote(full),
-            MAX_ENTRIES + 1
-        ));
+        let mut spec = ExecSpec::bare(listing_command(full));
         spec.keep = ANSWER_CAP;
         match self.run(spec).await {
             Reply::Exec {
                 exit_code: Some(0),
                 stdout,
                 ..
-            } => {
-                let mut entries: Vec<String> = stdout
-                    .head
-                    .lines()
-                    .filter(|l| !l.is_empty())
-                    .map(str::to_owned)
-                    .collect();
-                let truncated = entries.len() > MAX_ENTRIES;
-                entries.truncate(MAX_ENTRIES);
-                Reply::Dir { entries, truncated }
-            }
+            } => listing(&stdout.head),
             Reply::Error { message } => Reply::Error { message },
             _ => Reply::Error {
                 message: format!("{path}: not a file or directory that can be read"),
@@ -348,25 +323,14 @@ impl E2bSandbox {
     /// Writes `bytes` to `path` (envd's upload replaces the file).
     async fn write(&self, path: &str, bytes: Vec<u8>) -> Reply {
         let full = Self::path(path);
-        let boundary = format!("confer-{}", uuid::Uuid::new_v4().simple());
-        let name = full.rsplit('/').next().unwrap_or("file").replace('"', "");
-        let mut body = format!(
-            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\
-             Content-Type: application/octet-stream\r\n\r\n"
-        )
-        .into_bytes();
-        body.extend_from_slice(&bytes);
-        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let (content_type, body) = multipart(&full, &bytes);
         let request = match self.envd(reqwest::Method::POST, &files_path(&full)) {
             Ok(request) => request,
             Err(message) => return Reply::Error { message },
         };
         let request = request
             .timeout(CALL_WITHIN)
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                format!("multipart/form-data; boundary={boundary}"),
-            )
+            .header(reqwest::header::CONTENT_TYPE, content_type)
             .body(body);
         match self.api.outbound.send(request).await {
             Ok(response) if response.status().is_success() => Reply::Done,

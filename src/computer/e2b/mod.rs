@@ -16,17 +16,16 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 
 use super::config::{NetworkMode, SizeClass};
+use super::hosted::{self, Answer};
 use super::instances::InstanceId;
 use super::runtime::{RunningSandbox, RuntimeFuture, RuntimeKind, SandboxRuntime, StartSpec};
-use crate::outbound::{Outbound, read_capped};
+use crate::outbound::Outbound;
 pub use envd::E2bSandbox;
 
 /// A sandbox's creation, at most.
 const CREATE_WITHIN: Duration = Duration::from_secs(60);
 /// Any other control call, at most.
 const CALL_WITHIN: Duration = Duration::from_secs(30);
-/// The largest control answer read.
-const ANSWER_CAP: usize = 1 << 20;
 
 /// Where e2b is and who Confer is to it.
 #[derive(Clone)]
@@ -53,12 +52,6 @@ pub(crate) struct E2bApi {
     settings: E2bSettings,
 }
 
-/// A control call's answer.
-struct Answer {
-    status: u16,
-    body: Value,
-}
-
 impl E2bApi {
     async fn call(
         &self,
@@ -72,24 +65,11 @@ impl E2bApi {
             .outbound
             .request(method, &url)
             .map_err(|e| e.to_string())?
-            .timeout(within)
             .header("X-API-Key", self.settings.api_key.expose_secret());
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = self
-            .outbound
-            .send(request)
-            .await
-            .map_err(|e| e.to_string())?;
-        let status = response.status().as_u16();
-        let bytes = read_capped(response, ANSWER_CAP)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(Answer {
-            status,
-            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-        })
+        hosted::call(&self.outbound, request, within).await
     }
 
     /// The vendor's reason for a failed call, without anything it echoed.
