@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod daytona;
 pub mod e2b;
 pub mod editor;
 pub mod hosted;
@@ -85,9 +86,24 @@ pub async fn start(
         ));
         runtime
     });
+    let daytona = settings.daytona_api_key.clone().map(|api_key| {
+        let runtime: Arc<dyn runtime::SandboxRuntime> = Arc::new(daytona::DaytonaRuntime::new(
+            daytona::DaytonaSettings {
+                api_url: settings.daytona_api_url.clone(),
+                api_key,
+                install: install_tag(store),
+            },
+            outbound.clone(),
+        ));
+        runtime
+    });
     let service = ComputerService::new(
         store.clone(),
-        service::Runtimes { local, e2b },
+        service::Runtimes {
+            local,
+            e2b,
+            daytona,
+        },
         ComputerSettings {
             fallback: settings.sandbox_fallback,
             e2b_key: settings.e2b_api_key.is_some(),

@@ -204,6 +204,8 @@ pub struct Settings {
     pub e2b_template_small: String,
     pub e2b_template_medium: String,
     pub e2b_template_large: String,
+    /// daytona's API (`computer.md` §1).
+    pub daytona_api_url: String,
     /// Whether a marketplace listing may be seen by every org of the
     /// instance (`visibility: instance`).
     pub marketplace_instance: bool,
@@ -227,7 +229,7 @@ pub struct Settings {
 }
 
 /// The vendors' own variable names, read without the `CONFER_` prefix.
-pub(crate) const VENDOR_ENV: [&str; 11] = [
+pub(crate) const VENDOR_ENV: [&str; 12] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
     "OPENAI_API_KEY",
@@ -239,6 +241,7 @@ pub(crate) const VENDOR_ENV: [&str; 11] = [
     "E2B_TEMPLATE_MEDIUM",
     "E2B_TEMPLATE_LARGE",
     "DAYTONA_API_KEY",
+    "DAYTONA_API_URL",
 ];
 
 /// The configuration's layers: defaults < `file` < environment.

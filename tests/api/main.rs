@@ -20,7 +20,7 @@ mod code_restarts;
 mod code_sessions;
 mod compaction;
 mod computer;
-mod computer_e2b;
+mod computer_hosted;
 mod configs;
 mod conversation;
 mod delegation;

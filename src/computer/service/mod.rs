@@ -115,6 +115,7 @@ impl Lease {
 pub struct Runtimes {
     pub local: Option<Arc<dyn SandboxRuntime>>,
     pub e2b: Option<Arc<dyn SandboxRuntime>>,
+    pub daytona: Option<Arc<dyn SandboxRuntime>>,
 }
 
 /// The computer instances of this node.
@@ -122,6 +123,7 @@ pub struct ComputerService {
     store: Store,
     local: Option<Arc<dyn SandboxRuntime>>,
     e2b: Option<Arc<dyn SandboxRuntime>>,
+    daytona: Option<Arc<dyn SandboxRuntime>>,
     settings: ComputerSettings,
     live: Mutex<HashMap<InstanceId, Arc<Slot>>>,
 }
@@ -133,6 +135,7 @@ impl ComputerService {
             store,
             local: runtimes.local,
             e2b: runtimes.e2b,
+            daytona: runtimes.daytona,
             settings,
             live: Mutex::default(),
         })
@@ -147,7 +150,7 @@ impl ComputerService {
         match kind {
             RuntimeKind::Local => self.local.as_ref(),
             RuntimeKind::E2b => self.e2b.as_ref(),
-            RuntimeKind::Daytona => None,
+            RuntimeKind::Daytona => self.daytona.as_ref(),
         }
     }
 

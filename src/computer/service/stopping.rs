@@ -190,7 +190,7 @@ impl ComputerService {
             return;
         };
         let named: std::collections::HashSet<InstanceId> = instances.iter().map(|i| i.id).collect();
-        for runtime in [&self.e2b].into_iter().flatten() {
+        for runtime in [&self.e2b, &self.daytona].into_iter().flatten() {
             match runtime.sweep_orphans(&named).await {
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(

@@ -68,6 +68,7 @@ fn service(dir: &std::path::Path, max_running: usize) -> Arc<ComputerService> {
         super::Runtimes {
             local: Some(Arc::new(Fake)),
             e2b: None,
+            daytona: None,
         },
         ComputerSettings {
             fallback: Fallback::Local,
