@@ -35,6 +35,7 @@ fn runtime(dir: &std::path::Path) -> LocalRuntime {
         dir: dir.to_path_buf(),
         run_as: root.then_some(65532),
         binary: env!("CARGO_BIN_EXE_confer").into(),
+        policy: std::sync::Arc::new(confer::outbound::OutboundPolicy::new("", None).unwrap()),
     })
 }
 

@@ -60,6 +60,7 @@ pub async fn start(
                 dir: settings.sandbox_dir(),
                 run_as: root.then_some(settings.sandbox_uid),
                 binary: std::env::current_exe().context("finding Confer's own binary")?,
+                policy: Arc::new(outbound.policy().clone()),
             })))
         }
     };

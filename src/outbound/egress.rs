@@ -6,15 +6,18 @@
 //! outbound policy accepts (non-global addresses only for allow-listed
 //! hosts), through the operator's proxy when one is set. Anything else is
 //! 403. What comes back from upstream is counted, and a connection past
-//! the cap is cut. The proxy lives as long as its [`EgressProxy`].
+//! the cap is cut. The proxy lives as long as its [`EgressProxy`]. A
+//! local sandbox's proxy listens on a Unix socket instead, bound into the
+//! sandbox, and admits its configuration's allow-list entries.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpStream, UnixListener};
 use tokio::sync::Semaphore;
 
 use super::{CONNECT_TIMEOUT, OutboundPolicy, canonical, is_global};
@@ -27,12 +30,61 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_CONNECTIONS: usize = 64;
 
 /// Where the proxy may connect, and how much it may bring back.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct EgressRules {
     /// `(host, port)` pairs, hosts lowercase.
     pub destinations: Vec<(String, u16)>,
+    /// A computer's allow-list entries (`computer.md` §2): `host`,
+    /// `host:port`, `*.host` (its subdomains) or a CIDR block (literal
+    /// addresses in it); without a port, 80 and 443.
+    pub entries: Vec<String>,
     /// The most bytes relayed from upstream over all connections.
     pub download_cap: Option<u64>,
+}
+
+impl EgressRules {
+    /// Whether `host:port` (host lowercase) may be asked for.
+    fn admits(&self, host: &str, port: u16) -> bool {
+        self.destinations
+            .iter()
+            .any(|(h, p)| h == host && *p == port)
+            || self
+                .entries
+                .iter()
+                .any(|entry| entry_admits(entry, host, port))
+    }
+}
+
+/// Whether one allow-list entry admits `host:port`.
+fn entry_admits(entry: &str, host: &str, port: u16) -> bool {
+    let entry = entry.to_ascii_lowercase();
+    if let Ok(net) = entry.parse::<ipnet::IpNet>() {
+        return matches!(port, 80 | 443)
+            && host
+                .parse::<IpAddr>()
+                .is_ok_and(|ip| net.contains(&canonical(ip)));
+    }
+    let (pattern, ports) = match entry.rsplit_once(':') {
+        Some((pattern, p)) if !pattern.contains(':') => match p.parse::<u16>() {
+            Ok(p) => (pattern.to_owned(), vec![p]),
+            Err(_) => return false,
+        },
+        _ => (entry.clone(), vec![80, 443]),
+    };
+    if !ports.contains(&port) {
+        return false;
+    }
+    match pattern.strip_prefix("*.") {
+        Some(domain) => host.len() > domain.len() + 1 && host.ends_with(&format!(".{domain}")),
+        None => pattern == host,
+    }
+}
+
+/// Where a proxy listens.
+#[derive(Debug)]
+enum Listening {
+    Tcp(SocketAddr),
+    Unix(PathBuf),
 }
 
 /// What happened on the proxy, for the caller's error.
@@ -45,7 +97,7 @@ struct Events {
 
 /// A running proxy; dropping it stops the listener.
 pub struct EgressProxy {
-    address: SocketAddr,
+    listening: Listening,
     events: Arc<Events>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -53,47 +105,117 @@ pub struct EgressProxy {
 impl Drop for EgressProxy {
     fn drop(&mut self) {
         self.task.abort();
+        if let Listening::Unix(path) = &self.listening {
+            let _ = std::fs::remove_file(path);
+        }
     }
+}
+
+/// Serves `accepted` connections with `rules`, at most
+/// [`MAX_CONNECTIONS`] at once (one more is closed at once).
+fn spawn_serving<S>(
+    mut accept: impl FnMut() -> std::pin::Pin<Box<dyn Future<Output = Option<S>> + Send>>
+    + Send
+    + 'static,
+    policy: Arc<OutboundPolicy>,
+    rules: EgressRules,
+    events: Arc<Events>,
+) -> tokio::task::JoinHandle<()>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let rules = Arc::new(rules);
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    tokio::spawn(async move {
+        while let Some(client) = accept().await {
+            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                drop(client);
+                continue;
+            };
+            let (policy, rules, events) =
+                (Arc::clone(&policy), Arc::clone(&rules), Arc::clone(&events));
+            tokio::spawn(async move {
+                let _slot = slot;
+                if let Err(error) = serve(client, &policy, &rules, &events).await {
+                    tracing::debug!(%error, "an egress proxy connection ended");
+                }
+            });
+        }
+    })
 }
 
 impl EgressProxy {
     /// Listens on an ephemeral loopback port.
     pub async fn start(policy: Arc<OutboundPolicy>, rules: EgressRules) -> std::io::Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let listener = Arc::new(TcpListener::bind("127.0.0.1:0").await?);
         let address = listener.local_addr()?;
         let events = Arc::new(Events::default());
-        let serving = Arc::clone(&events);
-        let rules = Arc::new(rules);
-        let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-        let task = tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-                    drop(client);
-                    continue;
-                };
-                let (policy, rules, events) = (
-                    Arc::clone(&policy),
-                    Arc::clone(&rules),
-                    Arc::clone(&serving),
-                );
-                tokio::spawn(async move {
-                    let _slot = slot;
-                    if let Err(error) = serve(client, &policy, &rules, &events).await {
-                        tracing::debug!(%error, "an egress proxy connection ended");
-                    }
-                });
-            }
-        });
+        let task = spawn_serving(
+            move || {
+                let listener = Arc::clone(&listener);
+                Box::pin(async move { listener.accept().await.ok().map(|(c, _)| c) })
+            },
+            policy,
+            rules,
+            Arc::clone(&events),
+        );
         Ok(Self {
-            address,
+            listening: Listening::Tcp(address),
             events,
             task,
         })
     }
 
-    /// The proxy's URL, for `http.proxy` and the like.
+    /// Listens on a Unix socket at `path` (replaced if present), which
+    /// `owner` (when given) may connect to and no one else but root.
+    pub fn start_unix(
+        policy: Arc<OutboundPolicy>,
+        rules: EgressRules,
+        path: PathBuf,
+        owner: Option<u32>,
+    ) -> std::io::Result<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let listener = Arc::new(UnixListener::bind(&path)?);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        if let Some(uid) = owner {
+            std::os::unix::fs::chown(&path, Some(uid), Some(uid))?;
+        }
+        let events = Arc::new(Events::default());
+        let task = spawn_serving(
+            move || {
+                let listener = Arc::clone(&listener);
+                Box::pin(async move { listener.accept().await.ok().map(|(c, _)| c) })
+            },
+            policy,
+            rules,
+            Arc::clone(&events),
+        );
+        Ok(Self {
+            listening: Listening::Unix(path),
+            events,
+            task,
+        })
+    }
+
+    /// The proxy's URL, for `http.proxy` and the like (a Unix socket's
+    /// proxy has none: it is reached through the sandbox's relay).
     pub fn url(&self) -> String {
-        format!("http://{}", self.address)
+        match &self.listening {
+            Listening::Tcp(address) => format!("http://{address}"),
+            Listening::Unix(_) => String::new(),
+        }
+    }
+
+    /// The Unix socket it listens on, if it does.
+    pub fn socket(&self) -> Option<&std::path::Path> {
+        match &self.listening {
+            Listening::Unix(path) => Some(path),
+            Listening::Tcp(_) => None,
+        }
     }
 
     /// Whether a destination was refused.
@@ -108,7 +230,7 @@ impl EgressProxy {
 }
 
 /// The request head, and what the client sent after it.
-async fn read_head(client: &mut TcpStream) -> std::io::Result<(String, Vec<u8>)> {
+async fn read_head(client: &mut (impl AsyncRead + Unpin)) -> std::io::Result<(String, Vec<u8>)> {
     let mut buffer = Vec::with_capacity(1024);
     let mut chunk = [0u8; 1024];
     loop {
@@ -188,7 +310,7 @@ async fn connect(policy: &OutboundPolicy, host: &str, port: u16) -> std::io::Res
         .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))?
 }
 
-async fn refuse(mut client: TcpStream, events: &Events) -> std::io::Result<()> {
+async fn refuse(mut client: impl AsyncWrite + Unpin, events: &Events) -> std::io::Result<()> {
     events.refused.store(true, Ordering::Relaxed);
     client
         .write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -196,7 +318,7 @@ async fn refuse(mut client: TcpStream, events: &Events) -> std::io::Result<()> {
 }
 
 async fn serve(
-    mut client: TcpStream,
+    mut client: impl AsyncRead + AsyncWrite + Unpin,
     policy: &OutboundPolicy,
     rules: &EgressRules,
     events: &Events,
@@ -207,11 +329,7 @@ async fn serve(
     let Some((host, port, rewritten)) = destination(&head) else {
         return refuse(client, events).await;
     };
-    if !rules
-        .destinations
-        .iter()
-        .any(|(h, p)| *h == host && *p == port)
-    {
+    if !rules.admits(&host, port) {
         return refuse(client, events).await;
     }
     let mut upstream = match connect(policy, &host, port).await {
@@ -237,7 +355,7 @@ async fn serve(
         Some(head) => upstream.write_all(head.as_bytes()).await?,
     }
     upstream.write_all(&early).await?;
-    let (client_read, client_write) = client.into_split();
+    let (client_read, client_write) = tokio::io::split(client);
     let (upstream_read, upstream_write) = upstream.into_split();
     let up = copy(client_read, upstream_write, None);
     let down = copy(
@@ -298,6 +416,30 @@ mod tests {
         assert!(destination("GET ftp://x/ HTTP/1.1\r\n\r\n").is_none());
     }
 
+    #[test]
+    fn allow_list_entries_admit_their_hosts_and_ports() {
+        let rules = EgressRules {
+            entries: vec![
+                "api.example.com".into(),
+                "git.example.com:8443".into(),
+                "*.cdn.example".into(),
+                "10.1.0.0/16".into(),
+            ],
+            ..EgressRules::default()
+        };
+        assert!(rules.admits("api.example.com", 443));
+        assert!(rules.admits("api.example.com", 80));
+        assert!(!rules.admits("api.example.com", 8080));
+        assert!(rules.admits("git.example.com", 8443));
+        assert!(!rules.admits("git.example.com", 443));
+        assert!(rules.admits("a.cdn.example", 443));
+        assert!(!rules.admits("cdn.example", 443));
+        assert!(!rules.admits("evilcdn.example", 443));
+        assert!(rules.admits("10.1.2.3", 443));
+        assert!(!rules.admits("10.2.0.1", 443));
+        assert!(!rules.admits("other.example", 443));
+    }
+
     #[tokio::test]
     async fn only_the_named_destination_at_an_allowed_address_is_reached() {
         let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -308,7 +450,9 @@ mod tests {
             }
         });
         let ask = |proxy: &EgressProxy, target: String| {
-            let address = proxy.address;
+            let Listening::Tcp(address) = proxy.listening else {
+                panic!("a TCP proxy")
+            };
             async move {
                 let mut stream = TcpStream::connect(address).await.unwrap();
                 stream
@@ -324,7 +468,7 @@ mod tests {
         };
         let rules = EgressRules {
             destinations: vec![("127.0.0.1".into(), port)],
-            download_cap: None,
+            ..EgressRules::default()
         };
         // Loopback is not global: refused unless allow-listed.
         let strict = Arc::new(OutboundPolicy::new("", None).unwrap());

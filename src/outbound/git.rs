@@ -174,6 +174,7 @@ impl GitFetcher {
         let port = checked.url.port_or_known_default().unwrap_or(443);
         let rules = EgressRules {
             destinations: vec![(host, port)],
+            entries: Vec::new(),
             download_cap: Some(max_pack),
         };
         EgressProxy::start(Arc::clone(&self.policy), rules)

@@ -6,6 +6,7 @@
 //! input does.
 
 mod exec;
+mod relay;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -46,6 +47,7 @@ pub fn run() -> i32 {
         eprintln!("seccomp: {reason}");
         return 2;
     }
+    relay::start();
     let replies: Replies = Arc::new(Mutex::new(std::io::stdout()));
     let running: Running = Arc::default();
     send(&replies, 0, Reply::Ready);

@@ -30,7 +30,13 @@ pub(super) struct Descriptors {
     workspace: std::fs::File,
     binary: std::fs::File,
     etc: Vec<(&'static str, OwnedFd)>,
+    /// The egress proxy's socket (`O_PATH`), bound at [`EGRESS_SOCKET`].
+    egress: Option<std::fs::File>,
 }
+
+/// Where the egress proxy's socket is inside (the helper relays
+/// `127.0.0.1:3128` to it).
+pub const EGRESS_SOCKET: &str = "/.confer/egress.sock";
 
 /// The `/etc` Confer writes for a sandbox.
 fn synthesized_etc() -> [(&'static str, &'static str); 4] {
@@ -65,21 +71,36 @@ fn memory_file(content: &str) -> std::io::Result<OwnedFd> {
 }
 
 impl Descriptors {
-    pub(super) fn open(workspace: &Path, binary: &Path) -> std::io::Result<Self> {
+    pub(super) fn open(
+        workspace: &Path,
+        binary: &Path,
+        egress: Option<&Path>,
+    ) -> std::io::Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
         let etc = synthesized_etc()
             .into_iter()
             .map(|(path, content)| Ok((path, memory_file(content)?)))
             .collect::<std::io::Result<_>>()?;
+        let egress = egress
+            .map(|socket| {
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_PATH)
+                    .open(socket)
+            })
+            .transpose()?;
         Ok(Self {
             workspace: std::fs::File::open(workspace)?,
             binary: std::fs::File::open(binary)?,
             etc,
+            egress,
         })
     }
 
     fn raw(&self) -> Vec<RawFd> {
         let mut fds = vec![self.workspace.as_raw_fd(), self.binary.as_raw_fd()];
         fds.extend(self.etc.iter().map(|(_, fd)| fd.as_raw_fd()));
+        fds.extend(self.egress.iter().map(AsRawFd::as_raw_fd));
         fds
     }
 
@@ -170,6 +191,15 @@ pub(super) fn arguments(opened: &Descriptors, size: SizeClass) -> Vec<String> {
         "--ro-bind-fd".into(),
         opened.binary.as_raw_fd().to_string(),
         "/.confer/agent".into(),
+    ]);
+    if let Some(socket) = &opened.egress {
+        args.extend([
+            "--bind-fd".into(),
+            socket.as_raw_fd().to_string(),
+            EGRESS_SOCKET.into(),
+        ]);
+    }
+    args.extend([
         "--remount-ro".into(),
         "/".into(),
         "--chdir".into(),

@@ -13,18 +13,22 @@ mod sandbox;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::AsyncBufReadExt;
 use tokio::process::Command;
 
+pub use self::command::EGRESS_SOCKET;
 use self::command::{Descriptors, arguments};
 use self::sandbox::{LocalSandbox, read_envelope};
 
-use super::config::SizeClass;
+use super::config::{Network, NetworkMode, SizeClass};
 use super::instances::InstanceId;
 use super::protocol::{Envelope, Reply};
 use super::runtime::{RunningSandbox, RuntimeFuture, RuntimeKind, SandboxRuntime, StartSpec};
+use crate::outbound::OutboundPolicy;
+use crate::outbound::egress::{EgressProxy, EgressRules};
 
 /// How long a sandbox may take to say it is ready (`computer.md` §2).
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -40,6 +44,8 @@ pub struct LocalSettings {
     pub run_as: Option<u32>,
     /// Confer's own binary, run inside as the helper.
     pub binary: PathBuf,
+    /// What an allow-list's egress proxy checks besides the list.
+    pub policy: Arc<OutboundPolicy>,
 }
 
 /// The bubblewrap runtime.
@@ -91,8 +97,36 @@ impl LocalRuntime {
         Ok(workspace)
     }
 
-    async fn launch(&self, workspace: &Path, size: SizeClass) -> Result<LocalSandbox, String> {
-        let opened = Descriptors::open(workspace, &self.settings.binary)
+    /// An allow-list's egress proxy on a socket in the instance's
+    /// directory (none without one).
+    fn egress(&self, workspace: &Path, network: &Network) -> Result<Option<EgressProxy>, String> {
+        if network.mode != NetworkMode::Allowlist {
+            return Ok(None);
+        }
+        let socket = workspace.parent().unwrap_or(workspace).join("egress.sock");
+        let rules = EgressRules {
+            entries: network.allow.clone(),
+            ..EgressRules::default()
+        };
+        EgressProxy::start_unix(
+            Arc::clone(&self.settings.policy),
+            rules,
+            socket,
+            self.settings.run_as,
+        )
+        .map(Some)
+        .map_err(|e| format!("starting the egress proxy: {e}"))
+    }
+
+    async fn launch(
+        &self,
+        workspace: &Path,
+        size: SizeClass,
+        network: &Network,
+    ) -> Result<LocalSandbox, String> {
+        let egress = self.egress(workspace, network)?;
+        let socket = egress.as_ref().and_then(EgressProxy::socket);
+        let opened = Descriptors::open(workspace, &self.settings.binary, socket)
             .map_err(|e| format!("opening the sandbox's files: {e}"))?;
         let mut command = Command::new(&self.settings.bwrap);
         command.args(arguments(&opened, size));
@@ -131,7 +165,7 @@ impl LocalRuntime {
                 return Err("no answer within 60 s".into());
             }
         }
-        Ok(LocalSandbox::new(child, stdin, stdout))
+        Ok(LocalSandbox::new(child, stdin, stdout, egress))
     }
 }
 
@@ -171,7 +205,9 @@ impl SandboxRuntime for LocalRuntime {
                     if let Err(error) = made {
                         return Err(format!("{}: {error}", self.settings.dir.display()));
                     }
-                    let sandbox = self.launch(&workspace, SizeClass::Small).await?;
+                    let sandbox = self
+                        .launch(&workspace, SizeClass::Small, &Network::default())
+                        .await?;
                     sandbox.kill();
                     Ok(())
                 })
@@ -185,7 +221,7 @@ impl SandboxRuntime for LocalRuntime {
             let workspace = self
                 .workspace(spec.instance, true)
                 .map_err(|e| format!("making the workspace: {e}"))?;
-            let sandbox = self.launch(&workspace, spec.size).await?;
+            let sandbox = self.launch(&workspace, spec.size, &spec.network).await?;
             Ok(Box::new(sandbox) as Box<dyn RunningSandbox>)
         })
     }
@@ -198,7 +234,7 @@ impl SandboxRuntime for LocalRuntime {
             let workspace = self
                 .workspace(spec.instance, false)
                 .map_err(|e| format!("the workspace: {e}"))?;
-            let sandbox = self.launch(&workspace, spec.size).await?;
+            let sandbox = self.launch(&workspace, spec.size, &spec.network).await?;
             Ok(Box::new(sandbox) as Box<dyn RunningSandbox>)
         })
     }

@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 
 use crate::computer::protocol::{Envelope, MAX_MESSAGE, Reply, Request, write_message};
 use crate::computer::runtime::{ExecSpec, OutputSender, RunningSandbox, RuntimeFuture};
+use crate::outbound::egress::EgressProxy;
 
 /// Reads one reply; `None` when the helper's output ended.
 pub(super) async fn read_envelope(out: &mut ChildStdout) -> std::io::Result<Option<Envelope>> {
@@ -50,10 +51,21 @@ pub struct LocalSandbox {
     pending: Pending,
     next: AtomicU64,
     alive: Arc<AtomicBool>,
+    /// The allow-list's egress proxy, whose socket is bound in at
+    /// `/.confer/egress.sock` (none: loopback only).
+    egress: Option<EgressProxy>,
 }
 
+/// Where a command finds the sandbox's relay to the egress proxy.
+const PROXY: &str = "http://127.0.0.1:3128";
+
 impl LocalSandbox {
-    pub(super) fn new(child: Child, stdin: ChildStdin, mut stdout: ChildStdout) -> Self {
+    pub(super) fn new(
+        child: Child,
+        stdin: ChildStdin,
+        mut stdout: ChildStdout,
+        egress: Option<EgressProxy>,
+    ) -> Self {
         let pending: Pending = Arc::default();
         let alive = Arc::new(AtomicBool::new(true));
         let (waiting, running) = (pending.clone(), alive.clone());
@@ -83,6 +95,7 @@ impl LocalSandbox {
             pending,
             next: AtomicU64::new(1),
             alive,
+            egress,
         }
     }
 
@@ -175,8 +188,13 @@ impl Drop for LocalSandbox {
 }
 
 impl RunningSandbox for LocalSandbox {
-    fn exec(&self, spec: ExecSpec) -> RuntimeFuture<'_, Reply> {
+    fn exec(&self, mut spec: ExecSpec) -> RuntimeFuture<'_, Reply> {
         let stream = spec.output.is_some();
+        if self.egress.is_some() {
+            for name in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
+                spec.env.push((name.to_owned(), PROXY.to_owned()));
+            }
+        }
         Box::pin(self.ask(spec.output, move |id| Request::Exec {
             id,
             command: spec.command,
