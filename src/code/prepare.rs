@@ -22,8 +22,11 @@ use super::seed::{self, FETCH_TIMEOUT};
 use super::service::CodeSessions;
 use super::sessions::{CodeSession, SessionStatus};
 use super::workspace;
+use crate::computer::runtime::ExecSpec;
 use crate::computer::service::Lease;
 use crate::outbound::git::GitRequest;
+use crate::tools::computer::run::{command_output, exec_streaming};
+use confer_actors::tools::ToolOutput;
 
 /// What the setup command's output keeps for its detail.
 const SETUP_KEEP: usize = 4096;
@@ -70,7 +73,7 @@ impl HostWork for PrepareTurn {
                 turn_kind: Some("prepare"),
             })));
             emitter.emit(status_event(&session));
-            let ended = sessions.prepare(session, agent).await;
+            let ended = sessions.prepare(session, agent, &emitter).await;
             let ok = ended
                 .as_ref()
                 .is_some_and(|s| s.status != SessionStatus::Failed);
@@ -85,6 +88,50 @@ impl HostWork for PrepareTurn {
             }
         })
     }
+}
+
+/// Runs the setup command as a streamed `computer_run` of the prepare
+/// turn (call id `setup`): `tool_executing`, its output as `tool_output`,
+/// `tool_result`. Its failure, for the session's detail.
+async fn setup(
+    lease: &Lease,
+    config: &crate::computer::config::ComputerConfig,
+    command: &str,
+    timeout: u64,
+    emitter: &Emitter,
+) -> Option<String> {
+    let call = ("computer_run".to_owned(), "setup".to_owned());
+    emitter.emit(ThreadEvent::ToolExecuting {
+        tool_name: call.0.clone(),
+        tool_call_id: call.1.clone(),
+    });
+    let output = match lease.sandbox() {
+        Some(sandbox) => {
+            let mut spec = ExecSpec::in_workspace(
+                command.to_owned(),
+                &lease.instance.workspace_path,
+                config,
+                lease.instance.size_class.rlimits(),
+                Duration::from_secs(timeout),
+            );
+            spec.keep = SETUP_KEEP;
+            let reply = exec_streaming(sandbox, spec, Some((emitter, &call))).await;
+            command_output(reply, timeout, SETUP_KEEP, lease.instance.runtime)
+        }
+        None => ToolOutput::error("computer unavailable: the sandbox stopped"),
+    };
+    emitter.emit(ThreadEvent::ToolResult {
+        tool_name: call.0,
+        tool_call_id: call.1,
+        result: Box::new(output.result.clone()),
+        is_error: output.is_error.then_some(true),
+    });
+    output.is_error.then(|| {
+        let why = output.result["error"].as_str().unwrap_or("failed");
+        let stderr = output.result["stderr"].as_str().unwrap_or_default();
+        let last = stderr.lines().last().unwrap_or_default();
+        format!("setup failed ({why}): {last}")
+    })
 }
 
 /// After a preparation that ended `idle`: the messages sent meanwhile.
@@ -113,9 +160,14 @@ async fn ended_well(sessions: &Arc<CodeSessions>, session: CodeSession) {
 impl CodeSessions {
     /// Prepares `session` of `agent`; the outcome as stored (`None` when
     /// the session moved on meanwhile: archived, say).
-    async fn prepare(&self, session: CodeSession, agent: CodeAgent) -> Option<CodeSession> {
+    async fn prepare(
+        &self,
+        session: CodeSession,
+        agent: CodeAgent,
+        emitter: &Emitter,
+    ) -> Option<CodeSession> {
         let (org, id) = (session.org_id, session.id);
-        let outcome = self.prepared(&session, &agent).await;
+        let outcome = self.prepared(&session, &agent, emitter).await;
         self.save(org, id, move |s| {
             if s.status != SessionStatus::Preparing {
                 return Err("no longer preparing".into());
@@ -140,6 +192,7 @@ impl CodeSessions {
         &self,
         session: &CodeSession,
         agent: &CodeAgent,
+        emitter: &Emitter,
     ) -> Result<(String, Option<String>, confer_actors::InstanceId), String> {
         let (org, agent_id) = (session.org_id, session.agent_id);
         let provider = self
@@ -156,7 +209,7 @@ impl CodeSessions {
             .computer
             .acquire(org, agent_id, session.thread_id, provider, &config)
             .await?;
-        let result = self.fill(&lease, &config, agent, &seed.0).await;
+        let result = self.fill(&lease, &config, agent, &seed.0, emitter).await;
         let instance = lease.instance.id;
         self.computer.finish(lease, true).await;
         let _ = std::fs::remove_file(&seed.0);
@@ -172,6 +225,7 @@ impl CodeSessions {
         config: &crate::computer::config::ComputerConfig,
         agent: &CodeAgent,
         seed: &std::path::Path,
+        emitter: &Emitter,
     ) -> Result<(String, Option<String>), String> {
         workspace::unpack(lease, config, seed)
             .await
@@ -187,16 +241,10 @@ impl CodeSessions {
         let Some(command) = &agent.setup_command else {
             return Ok((base, None));
         };
-        let timeout = Duration::from_secs(agent.setup_timeout_secs);
-        let detail = match workspace::run(lease, config, command.clone(), timeout, SETUP_KEEP).await
-        {
-            Ok(ran) => ran.failure().map(|why| {
-                let last = ran.stderr.lines().last().unwrap_or_default().to_owned();
-                format!("setup failed ({why}): {last}")
-            }),
-            Err(error) => Some(format!("setup failed: {error}")),
-        };
-        Ok((base, detail))
+        Ok((
+            base,
+            setup(lease, config, command, agent.setup_timeout_secs, emitter).await,
+        ))
     }
 
     /// The repository as a plain tar on the host (removed by the caller).

@@ -80,7 +80,7 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
             "/api/code-agents",
             json!({"agentId": agent, "name": "app",
                    "repository": {"url": host.repository("app.git"), "token": "tok-CODE-5521"},
-                   "setupCommand": "touch .setup-done"}),
+                   "setupCommand": "touch .setup-done && echo set up"}),
         )
         .await
         .expect(201)["id"]
@@ -112,12 +112,16 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
         }
     }
     let names: Vec<&str> = prepare.iter().map(|(name, _)| name.as_str()).collect();
+    // The setup is a streamed `computer_run` of that turn.
     assert_eq!(
         names,
         [
             "watching",
             "meta",
             "session_status",
+            "tool_executing",
+            "tool_output",
+            "tool_result",
             "session_status",
             "done"
         ],
@@ -125,9 +129,12 @@ async fn a_session_fetches_sets_up_edits_diffs_cancels_and_archives() {
     );
     assert_eq!(prepare[1].1["turnKind"], "prepare");
     assert_eq!(prepare[2].1["status"], "preparing");
-    assert_eq!(prepare[3].1["status"], "idle");
-    assert_eq!(prepare[3].1["baseCommit"], served_head.as_str());
-    assert_eq!(prepare[4].1["ok"], true);
+    assert_eq!(prepare[3].1["tool_name"], "computer_run");
+    assert_eq!(prepare[4].1["delta"], "set up\n");
+    assert_eq!(prepare[5].1["result"]["exit_code"], 0, "{prepare:?}");
+    assert_eq!(prepare[6].1["status"], "idle");
+    assert_eq!(prepare[6].1["baseCommit"], served_head.as_str());
+    assert_eq!(prepare[7].1["ok"], true);
     let ready = settled(&api, &session, "preparing").await;
     assert_eq!(ready["status"], "idle", "{ready}");
     assert_eq!(ready["base_commit"], served_head.as_str());

@@ -13,7 +13,7 @@ use confer_actors::{RuntimeProvider, ToolCall, ToolDefinition};
 use serde_json::json;
 
 mod edit;
-mod run;
+pub(crate) mod run;
 
 use self::edit::{EditArguments, edit};
 use self::run::{RunArguments, run};

@@ -1,17 +1,19 @@
 //! `computer_run`: the command's spec, its output cut for the model, its
 //! error result, and its output streamed as `tool_output` while it runs.
+//! A code session's setup command runs through the same two halves
+//! ([`exec_streaming`], [`command_output`]).
 
 use std::time::Duration;
 
 use confer_actors::tools::{ToolOutput, ToolScope};
-use confer_actors::{ThreadEvent, ToolOutputEvent};
+use confer_actors::{Emitter, ThreadEvent, ToolOutputEvent};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::unexpected;
 use crate::computer::config::ComputerConfig;
 use crate::computer::output::for_model;
-use crate::computer::runtime::{ExecSpec, Reply};
+use crate::computer::runtime::{ExecSpec, Reply, RunningSandbox, RuntimeKind};
 use crate::computer::service::Lease;
 
 #[derive(Deserialize)]
@@ -29,7 +31,7 @@ const MAX_STREAMED: usize = 64 * 1024;
 /// ends (its sender is dropped with its reply).
 async fn forward_output(
     mut receiver: tokio::sync::mpsc::Receiver<(String, String)>,
-    scope: &ToolScope,
+    emitter: &Emitter,
     (name, id): &(String, String),
 ) {
     let mut sent = 0;
@@ -54,16 +56,13 @@ async fn forward_output(
         } else {
             "stdout"
         };
-        scope
-            .place
-            .emitter
-            .emit(ThreadEvent::ToolOutput(Box::new(ToolOutputEvent {
-                tool_name: name.clone(),
-                tool_call_id: id.clone(),
-                stream,
-                delta,
-                truncated,
-            })));
+        emitter.emit(ThreadEvent::ToolOutput(Box::new(ToolOutputEvent {
+            tool_name: name.clone(),
+            tool_call_id: id.clone(),
+            stream,
+            delta,
+            truncated,
+        })));
     }
 }
 
@@ -81,13 +80,6 @@ pub(super) async fn run(
         .timeout
         .unwrap_or(config.max_command_secs.min(60))
         .clamp(1, config.max_command_secs);
-    let (output, receiver) = match scope.stream_tool_output {
-        true => {
-            let (sender, receiver) = tokio::sync::mpsc::channel(64);
-            (Some(sender), Some(receiver))
-        }
-        false => (None, None),
-    };
     let mut spec = ExecSpec::in_workspace(
         arguments.command.clone(),
         &lease.instance.workspace_path,
@@ -96,12 +88,42 @@ pub(super) async fn run(
         Duration::from_secs(timeout),
     );
     spec.cwd = arguments.cwd.clone();
-    spec.output = output;
-    let exec = sandbox.exec(spec);
-    let reply = match receiver {
-        Some(receiver) => tokio::join!(exec, forward_output(receiver, scope, call)).0,
-        None => exec.await,
+    let streamed = scope
+        .stream_tool_output
+        .then_some((&scope.place.emitter, call));
+    let reply = exec_streaming(sandbox, spec, streamed).await;
+    command_output(
+        reply,
+        timeout,
+        config.output_limit_bytes,
+        lease.instance.runtime,
+    )
+}
+
+/// Runs `spec`, its output streamed as `tool_output` of the call
+/// `(name, id)` through the emitter when one is given.
+pub(crate) async fn exec_streaming(
+    sandbox: &dyn RunningSandbox,
+    mut spec: ExecSpec,
+    streamed: Option<(&Emitter, &(String, String))>,
+) -> Reply {
+    let Some((emitter, call)) = streamed else {
+        return sandbox.exec(spec).await;
     };
+    let (sender, receiver) = tokio::sync::mpsc::channel(64);
+    spec.output = Some(sender);
+    tokio::join!(sandbox.exec(spec), forward_output(receiver, emitter, call)).0
+}
+
+/// A command's reply as `computer_run`'s result: its output cut to
+/// `output_limit` for the model, and an error when it did not end well
+/// (counted in the sandbox metrics by outcome).
+pub(crate) fn command_output(
+    reply: Reply,
+    timeout: u64,
+    output_limit: usize,
+    runtime: RuntimeKind,
+) -> ToolOutput {
     let Reply::Exec {
         exit_code,
         signal,
@@ -114,7 +136,7 @@ pub(super) async fn run(
     else {
         return unexpected(reply);
     };
-    let (stdout, stderr, truncated) = for_model(&stdout, &stderr, config.output_limit_bytes);
+    let (stdout, stderr, truncated) = for_model(&stdout, &stderr, output_limit);
     let outcome = if timed_out {
         "timeout"
     } else if process_limit {
@@ -126,7 +148,7 @@ pub(super) async fn run(
     } else {
         "ok"
     };
-    crate::computer::metrics::command(lease.instance.runtime, outcome);
+    crate::computer::metrics::command(runtime, outcome);
     let error = if timed_out {
         Some(format!("timeout after {timeout} s"))
     } else if process_limit {
