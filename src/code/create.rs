@@ -34,8 +34,10 @@ pub enum SessionCreated {
 
 impl CodeSessions {
     /// The session an earlier creation with this key made, if the key is
-    /// still kept; `KeyReused` when it was made by another request.
-    async fn repeated(
+    /// still kept; `KeyReused` when it was made by another request. The
+    /// handler asks first, so a retry answers the first session whatever
+    /// became of its code agent; [`Self::create`] asks again for a race.
+    pub async fn repeated(
         &self,
         org: confer_actors::OrgId,
         keyed: &Option<([u8; 32], String)>,

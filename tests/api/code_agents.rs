@@ -385,4 +385,9 @@ async fn an_archive_session_is_committed_and_its_commands_are_guarded() {
         .await
         .expect(200);
     assert_eq!(read["status"], "archived");
+    // A retry of the keyed creation still answers the first session,
+    // whatever became of its code agent since.
+    let (status, replayed, again) = keyed("Once").await;
+    assert_eq!((status, replayed), (201, true), "{again}");
+    assert_eq!(again["id"], session.as_str());
 }

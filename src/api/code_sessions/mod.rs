@@ -216,6 +216,14 @@ pub async fn create(
         return Err(ApiError::invalid("branch", "not a branch name"));
     }
     let (org, id) = (caller.org_id, body.code_agent_id);
+    if let Some(session) = state
+        .code_sessions
+        .repeated(org, &keyed)
+        .await
+        .map_err(session_error)?
+    {
+        return Ok(replayed(session));
+    }
     let (code_agent, agent) = state
         .store
         .run(move |s| {
@@ -258,10 +266,15 @@ pub async fn create(
         .map_err(session_error)?;
     Ok(match created {
         SessionCreated::New(session) => HttpResponse::Created().json(SessionView::from(session)),
-        SessionCreated::Repeat(session) => HttpResponse::Created()
-            .insert_header(("Idempotent-Replayed", "true"))
-            .json(SessionView::from(session)),
+        SessionCreated::Repeat(session) => replayed(session),
     })
+}
+
+/// The first answer of a keyed creation, again.
+fn replayed(session: CodeSession) -> HttpResponse {
+    HttpResponse::Created()
+        .insert_header(("Idempotent-Replayed", "true"))
+        .json(SessionView::from(session))
 }
 
 /// `GET /api/code-sessions/{id}`
