@@ -4,11 +4,15 @@
 //! directory's listing made with `find` in the sandbox, shaped as the local
 //! helper's.
 
+use std::collections::HashSet;
+use std::future::Future;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::instances::InstanceId;
 use super::protocol::Reply;
+use super::runtime::{ExecSpec, RuntimeKind};
 use crate::outbound::{Outbound, read_capped};
 
 /// The largest control answer read.
@@ -94,6 +98,147 @@ pub fn listing(stdout: &str) -> Reply {
     let truncated = entries.len() > MAX_ENTRIES;
     entries.truncate(MAX_ENTRIES);
     Reply::Dir { entries, truncated }
+}
+
+/// The control calls of a hosted vendor that the shared lifecycle steps
+/// below are made of. Sandboxes are found by their tags (e2b's metadata,
+/// daytona's labels): `confer_install` and `confer_instance`.
+pub trait HostedControl: Sync {
+    /// This installation's `confer_install` value.
+    fn install(&self) -> &str;
+    /// The sandboxes, running or stopped, tagged `tag = value`: their ids
+    /// and the instance each names.
+    fn tagged(
+        &self,
+        tag: &str,
+        value: &str,
+    ) -> impl Future<Output = Result<Vec<(String, Option<String>)>, String>> + Send;
+    /// Pauses or stops sandbox `id`; a failure is logged.
+    fn halt(&self, id: &str) -> impl Future<Output = ()> + Send;
+    /// Deletes sandbox `id` (gone already is fine).
+    fn delete(&self, id: &str) -> impl Future<Output = Result<(), String>> + Send;
+}
+
+/// The id of the sandbox kept for `instance`.
+pub async fn find<C: HostedControl>(
+    control: &C,
+    instance: InstanceId,
+) -> Result<Option<String>, String> {
+    let found = control
+        .tagged("confer_instance", &instance.to_string())
+        .await?;
+    Ok(found.into_iter().next().map(|(id, _)| id))
+}
+
+/// Halts the sandbox of an instance a restart left live.
+pub async fn stop_left<C: HostedControl>(control: &C, instance: InstanceId) {
+    match find(control, instance).await {
+        Ok(Some(id)) => control.halt(&id).await,
+        Ok(None) => {}
+        Err(reason) => tracing::warn!(%reason, "a sandbox left running was not found"),
+    }
+}
+
+/// Deletes the sandbox of `instance`, if the vendor keeps one.
+pub async fn destroy<C: HostedControl>(control: &C, instance: InstanceId) -> Result<(), String> {
+    match find(control, instance).await? {
+        Some(id) => control.delete(&id).await,
+        None => Ok(()),
+    }
+}
+
+/// Deletes this installation's sandboxes that no instance of `named` owns;
+/// how many.
+pub async fn sweep_orphans<C: HostedControl>(
+    control: &C,
+    named: &HashSet<InstanceId>,
+) -> Result<usize, String> {
+    let mut swept = 0;
+    for (id, instance) in control.tagged("confer_install", control.install()).await? {
+        let owned = instance
+            .and_then(|i| i.parse::<InstanceId>().ok())
+            .is_some_and(|i| named.contains(&i));
+        if !owned {
+            control.delete(&id).await?;
+            swept += 1;
+        }
+    }
+    Ok(swept)
+}
+
+/// The two operations of a hosted sandbox that the shared steps below are
+/// made of.
+pub trait HostedSandbox: Sync {
+    /// Its runtime (whose workspace relative paths are under).
+    const KIND: RuntimeKind;
+    /// Runs one command.
+    fn run(&self, spec: ExecSpec) -> impl Future<Output = Reply> + Send;
+    /// Writes `bytes` to `path`, replacing the file.
+    fn write(&self, path: &str, bytes: &[u8]) -> impl Future<Output = Reply> + Send;
+}
+
+/// Makes the workspace of a new sandbox, from the user's `home`.
+pub async fn make_workspace<S: HostedSandbox>(sandbox: &S, home: &str) -> Result<(), String> {
+    let mut spec = ExecSpec::bare(format!("mkdir -p {}", quote(S::KIND.workspace())));
+    spec.cwd = Some(home.into());
+    match sandbox.run(spec).await {
+        Reply::Exec {
+            exit_code: Some(0), ..
+        } => Ok(()),
+        Reply::Error { message } => Err(message),
+        _ => Err("the workspace could not be made".into()),
+    }
+}
+
+/// The listing of directory `full` (asked for as `path`), two levels
+/// deep, made with `find` in the sandbox.
+pub async fn list<S: HostedSandbox>(sandbox: &S, path: &str, full: &str) -> Reply {
+    let mut spec = ExecSpec::bare(listing_command(full));
+    spec.keep = ANSWER_CAP;
+    match sandbox.run(spec).await {
+        Reply::Exec {
+            exit_code: Some(0),
+            stdout,
+            ..
+        } => listing(&stdout.head),
+        Reply::Error { message } => Reply::Error { message },
+        _ => Reply::Error {
+            message: format!("{path}: not a file or directory that can be read"),
+        },
+    }
+}
+
+/// Appends a piece to `path` (emptied first when `truncate`): uploaded
+/// beside the file, then added to it with `cat` (the vendors' uploads
+/// replace a file).
+pub async fn append<S: HostedSandbox>(
+    sandbox: &S,
+    path: String,
+    bytes: Vec<u8>,
+    truncate: bool,
+) -> Reply {
+    if truncate {
+        return sandbox.write(&path, &bytes).await;
+    }
+    let full = resolve(&path, S::KIND.workspace());
+    let piece = format!("{full}.confer-piece");
+    if let reply @ Reply::Error { .. } = sandbox.write(&piece, &bytes).await {
+        return reply;
+    }
+    let spec = ExecSpec::bare(format!(
+        "cat {piece} >> {full} && rm -f {piece}",
+        piece = quote(&piece),
+        full = quote(&full)
+    ));
+    match sandbox.run(spec).await {
+        Reply::Exec {
+            exit_code: Some(0), ..
+        } => Reply::Done,
+        Reply::Error { message } => Reply::Error { message },
+        _ => Reply::Error {
+            message: format!("{path}: the piece could not be appended"),
+        },
+    }
 }
 
 #[cfg(test)]

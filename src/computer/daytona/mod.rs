@@ -10,6 +10,7 @@
 mod sandbox;
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,7 +18,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 
 use super::config::{NetworkMode, SizeClass};
-use super::hosted::{self, Answer};
+use super::hosted::{self, Answer, HostedControl};
 use super::instances::InstanceId;
 use super::runtime::{RunningSandbox, RuntimeFuture, RuntimeKind, SandboxRuntime, StartSpec};
 use crate::outbound::Outbound;
@@ -103,9 +104,14 @@ impl DaytonaApi {
         }
     }
 
-    /// The sandboxes whose labels include `labels`: their ids and the
-    /// instance each names.
-    async fn labelled(&self, labels: Value) -> Result<Vec<(String, Option<String>)>, String> {
+    /// The sandboxes labelled `tag = value`: their ids and the instance
+    /// each names.
+    async fn labelled(
+        &self,
+        tag: &str,
+        value: &str,
+    ) -> Result<Vec<(String, Option<String>)>, String> {
+        let labels = json!({ tag: value });
         let query = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("labels", &labels.to_string())
             .finish();
@@ -128,14 +134,6 @@ impl DaytonaApi {
                 Some((id, instance))
             })
             .collect())
-    }
-
-    /// The id of the sandbox kept for `instance`.
-    async fn find(&self, instance: InstanceId) -> Result<Option<String>, String> {
-        let found = self
-            .labelled(json!({"confer_instance": instance.to_string()}))
-            .await?;
-        Ok(found.into_iter().next().map(|(id, _)| id))
     }
 
     /// Polls sandbox `id` until it is `started`; its toolbox's URL.
@@ -170,7 +168,7 @@ impl DaytonaApi {
     }
 
     /// Stops sandbox `id` (stopped already is fine); a failure is logged.
-    async fn stop(&self, id: &str) {
+    async fn stop_sandbox(&self, id: &str) {
         let stopped = self
             .call(reqwest::Method::POST, &format!("/sandbox/{id}/stop"), None)
             .await;
@@ -185,7 +183,7 @@ impl DaytonaApi {
     }
 
     /// Deletes sandbox `id` (gone already is fine).
-    async fn delete(&self, id: &str) -> Result<(), String> {
+    async fn delete_sandbox(&self, id: &str) -> Result<(), String> {
         let answer = self
             .call(reqwest::Method::DELETE, &format!("/sandbox/{id}"), None)
             .await?;
@@ -250,12 +248,12 @@ impl DaytonaRuntime {
         };
         let toolbox = self.api.started(&id).await?;
         let sandbox = DaytonaSandbox::new(Arc::clone(&self.api), id, toolbox);
-        sandbox.make_workspace().await?;
+        hosted::make_workspace(&sandbox, "/home/daytona").await?;
         Ok(Box::new(sandbox))
     }
 
     async fn restart(&self, spec: StartSpec) -> Result<Box<dyn RunningSandbox>, String> {
-        let Some(id) = self.api.find(spec.instance).await? else {
+        let Some(id) = hosted::find(&*self.api, spec.instance).await? else {
             return Err("daytona keeps no sandbox for this instance".into());
         };
         let answer = self
@@ -299,49 +297,45 @@ impl SandboxRuntime for DaytonaRuntime {
     fn stop(&self, sandbox: Box<dyn RunningSandbox>) -> RuntimeFuture<'_, ()> {
         Box::pin(async move {
             if let Some(id) = sandbox.vendor_id() {
-                self.api.stop(&id).await;
+                self.api.stop_sandbox(&id).await;
             }
         })
     }
 
     fn stop_left(&self, instance: InstanceId) -> RuntimeFuture<'_, ()> {
-        Box::pin(async move {
-            match self.api.find(instance).await {
-                Ok(Some(id)) => self.api.stop(&id).await,
-                Ok(None) => {}
-                Err(reason) => {
-                    tracing::warn!(%reason, "a daytona sandbox left running was not found")
-                }
-            }
-        })
+        Box::pin(hosted::stop_left(&*self.api, instance))
     }
 
     fn destroy(&self, instance: InstanceId) -> RuntimeFuture<'_, Result<(), String>> {
-        Box::pin(async move {
-            match self.api.find(instance).await? {
-                Some(id) => self.api.delete(&id).await,
-                None => Ok(()),
-            }
-        })
+        Box::pin(hosted::destroy(&*self.api, instance))
     }
 
     fn sweep_orphans<'a>(
         &'a self,
         named: &'a HashSet<InstanceId>,
     ) -> RuntimeFuture<'a, Result<usize, String>> {
-        Box::pin(async move {
-            let install = json!({"confer_install": self.api.settings.install});
-            let mut swept = 0;
-            for (id, instance) in self.api.labelled(install).await? {
-                let owned = instance
-                    .and_then(|i| i.parse::<InstanceId>().ok())
-                    .is_some_and(|i| named.contains(&i));
-                if !owned {
-                    self.api.delete(&id).await?;
-                    swept += 1;
-                }
-            }
-            Ok(swept)
-        })
+        Box::pin(hosted::sweep_orphans(&*self.api, named))
+    }
+}
+
+impl HostedControl for DaytonaApi {
+    fn install(&self) -> &str {
+        &self.settings.install
+    }
+
+    fn tagged(
+        &self,
+        tag: &str,
+        value: &str,
+    ) -> impl Future<Output = Result<Vec<(String, Option<String>)>, String>> + Send {
+        self.labelled(tag, value)
+    }
+
+    fn halt(&self, id: &str) -> impl Future<Output = ()> + Send {
+        self.stop_sandbox(id)
+    }
+
+    fn delete(&self, id: &str) -> impl Future<Output = Result<(), String>> + Send {
+        self.delete_sandbox(id)
     }
 }

@@ -2,6 +2,7 @@
 //! through `process/execute` (answered when they end: stdout only, not
 //! live) and files through `files/download` and `files/upload`.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::json;
 
 use super::{CALL_WITHIN, DaytonaApi};
-use crate::computer::hosted::{ANSWER_CAP, listing, listing_command, multipart, quote, resolve};
+use crate::computer::hosted::{self, HostedSandbox, multipart, quote, resolve};
 use crate::computer::output::HeadTail;
 use crate::computer::protocol::{MAX_MESSAGE, StreamOutput};
 use crate::computer::runtime::{ExecSpec, Reply, RunningSandbox, RuntimeFuture, RuntimeKind};
@@ -60,22 +61,6 @@ impl DaytonaSandbox {
     fn note(&self, status: u16) {
         if matches!(status, 404 | 502) {
             self.alive.store(false, Ordering::Release);
-        }
-    }
-
-    /// Makes the workspace of a new sandbox.
-    pub(super) async fn make_workspace(&self) -> Result<(), String> {
-        let mut spec = ExecSpec::bare(format!(
-            "mkdir -p {}",
-            quote(RuntimeKind::Daytona.workspace())
-        ));
-        spec.cwd = Some("/home/daytona".into());
-        match self.run(spec).await {
-            Reply::Exec {
-                exit_code: Some(0), ..
-            } => Ok(()),
-            Reply::Error { message } => Err(message),
-            _ => Err("the workspace could not be made".into()),
         }
     }
 
@@ -185,21 +170,7 @@ impl DaytonaSandbox {
                 message: format!("{path}: no such file or directory"),
             },
             // The toolbox refuses to download a directory.
-            400 => {
-                let mut spec = ExecSpec::bare(listing_command(&full));
-                spec.keep = ANSWER_CAP;
-                match self.run(spec).await {
-                    Reply::Exec {
-                        exit_code: Some(0),
-                        stdout,
-                        ..
-                    } => listing(&stdout.head),
-                    Reply::Error { message } => Reply::Error { message },
-                    _ => Reply::Error {
-                        message: format!("{path}: not a file or directory that can be read"),
-                    },
-                }
-            }
+            400 => hosted::list(self, &path, &full).await,
             status => {
                 self.note(status);
                 Reply::Error {
@@ -210,7 +181,7 @@ impl DaytonaSandbox {
     }
 
     /// Writes `bytes` to `path` (the upload replaces the file).
-    async fn write(&self, path: &str, bytes: &[u8]) -> Reply {
+    async fn upload(&self, path: &str, bytes: &[u8]) -> Reply {
         let full = Self::path(path);
         let (content_type, body) = multipart(&full, bytes);
         let answer = self
@@ -238,32 +209,6 @@ impl DaytonaSandbox {
             },
         }
     }
-
-    /// Appends a piece: uploaded beside the file, then added to it.
-    async fn append(&self, path: String, bytes: Vec<u8>, truncate: bool) -> Reply {
-        if truncate {
-            return self.write(&path, &bytes).await;
-        }
-        let full = Self::path(&path);
-        let piece = format!("{full}.confer-piece");
-        if let reply @ Reply::Error { .. } = self.write(&piece, &bytes).await {
-            return reply;
-        }
-        let spec = ExecSpec::bare(format!(
-            "cat {piece} >> {full} && rm -f {piece}",
-            piece = quote(&piece),
-            full = quote(&full)
-        ));
-        match self.run(spec).await {
-            Reply::Exec {
-                exit_code: Some(0), ..
-            } => Reply::Done,
-            Reply::Error { message } => Reply::Error { message },
-            _ => Reply::Error {
-                message: format!("{path}: the piece could not be appended"),
-            },
-        }
-    }
 }
 
 impl RunningSandbox for DaytonaSandbox {
@@ -276,7 +221,7 @@ impl RunningSandbox for DaytonaSandbox {
     }
 
     fn write_file(&self, path: String, content: String) -> RuntimeFuture<'_, Reply> {
-        Box::pin(async move { self.write(&path, content.as_bytes()).await })
+        Box::pin(async move { self.upload(&path, content.as_bytes()).await })
     }
 
     fn append_file(
@@ -285,7 +230,7 @@ impl RunningSandbox for DaytonaSandbox {
         bytes: Vec<u8>,
         truncate: bool,
     ) -> RuntimeFuture<'_, Reply> {
-        Box::pin(self.append(path, bytes, truncate))
+        Box::pin(hosted::append(self, path, bytes, truncate))
     }
 
     fn is_alive(&self) -> bool {
@@ -294,5 +239,17 @@ impl RunningSandbox for DaytonaSandbox {
 
     fn vendor_id(&self) -> Option<String> {
         Some(self.id.clone())
+    }
+}
+
+impl HostedSandbox for DaytonaSandbox {
+    const KIND: RuntimeKind = RuntimeKind::Daytona;
+
+    fn run(&self, spec: ExecSpec) -> impl Future<Output = Reply> + Send {
+        DaytonaSandbox::run(self, spec)
+    }
+
+    fn write(&self, path: &str, bytes: &[u8]) -> impl Future<Output = Reply> + Send {
+        self.upload(path, bytes)
     }
 }

@@ -4,6 +4,7 @@
 //! `/files`. Requests name the sandbox and envd's port in headers and
 //! carry its access token, which lives only in this value.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -16,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::connect::{Decoder, Frame, envelope};
 use super::{CALL_WITHIN, E2bApi};
-use crate::computer::hosted::{ANSWER_CAP, listing, listing_command, multipart, quote, resolve};
+use crate::computer::hosted::{self, HostedSandbox, multipart, resolve};
 use crate::computer::output::HeadTail;
 use crate::computer::protocol::MAX_MESSAGE;
 use crate::computer::runtime::{ExecSpec, Reply, RunningSandbox, RuntimeFuture, RuntimeKind};
@@ -87,19 +88,6 @@ impl E2bSandbox {
     fn note(&self, status: u16) {
         if matches!(status, 404 | 502) {
             self.alive.store(false, Ordering::Release);
-        }
-    }
-
-    /// Makes the workspace of a new sandbox.
-    pub(super) async fn make_workspace(&self) -> Result<(), String> {
-        let mut spec = ExecSpec::bare(format!("mkdir -p {}", quote(RuntimeKind::E2b.workspace())));
-        spec.cwd = Some("/home/user".into());
-        match self.run(spec).await {
-            Reply::Exec {
-                exit_code: Some(0), ..
-            } => Ok(()),
-            Reply::Error { message } => Err(message),
-            _ => Err("the workspace could not be made".into()),
         }
     }
 
@@ -294,7 +282,7 @@ impl E2bSandbox {
                 message: format!("{path}: no such file or directory"),
             },
             // envd refuses to download a directory.
-            400 => self.list(&path, &full).await,
+            400 => hosted::list(self, &path, &full).await,
             status => {
                 self.note(status);
                 Reply::Error {
@@ -304,26 +292,10 @@ impl E2bSandbox {
         }
     }
 
-    async fn list(&self, path: &str, full: &str) -> Reply {
-        let mut spec = ExecSpec::bare(listing_command(full));
-        spec.keep = ANSWER_CAP;
-        match self.run(spec).await {
-            Reply::Exec {
-                exit_code: Some(0),
-                stdout,
-                ..
-            } => listing(&stdout.head),
-            Reply::Error { message } => Reply::Error { message },
-            _ => Reply::Error {
-                message: format!("{path}: not a file or directory that can be read"),
-            },
-        }
-    }
-
     /// Writes `bytes` to `path` (envd's upload replaces the file).
-    async fn write(&self, path: &str, bytes: Vec<u8>) -> Reply {
+    async fn upload(&self, path: &str, bytes: &[u8]) -> Reply {
         let full = Self::path(path);
-        let (content_type, body) = multipart(&full, &bytes);
+        let (content_type, body) = multipart(&full, bytes);
         let request = match self.envd(reqwest::Method::POST, &files_path(&full)) {
             Ok(request) => request,
             Err(message) => return Reply::Error { message },
@@ -346,32 +318,6 @@ impl E2bSandbox {
             },
         }
     }
-
-    /// Appends a piece: uploaded beside the file, then added to it.
-    async fn append(&self, path: String, bytes: Vec<u8>, truncate: bool) -> Reply {
-        if truncate {
-            return self.write(&path, bytes).await;
-        }
-        let full = Self::path(&path);
-        let piece = format!("{full}.confer-piece");
-        if let reply @ Reply::Error { .. } = self.write(&piece, bytes).await {
-            return reply;
-        }
-        let spec = ExecSpec::bare(format!(
-            "cat {piece} >> {full} && rm -f {piece}",
-            piece = quote(&piece),
-            full = quote(&full)
-        ));
-        match self.run(spec).await {
-            Reply::Exec {
-                exit_code: Some(0), ..
-            } => Reply::Done,
-            Reply::Error { message } => Reply::Error { message },
-            _ => Reply::Error {
-                message: format!("{path}: the piece could not be appended"),
-            },
-        }
-    }
 }
 
 impl RunningSandbox for E2bSandbox {
@@ -387,7 +333,7 @@ impl RunningSandbox for E2bSandbox {
     }
 
     fn write_file(&self, path: String, content: String) -> RuntimeFuture<'_, Reply> {
-        Box::pin(async move { self.write(&path, content.into_bytes()).await })
+        Box::pin(async move { self.upload(&path, content.as_bytes()).await })
     }
 
     fn append_file(
@@ -396,7 +342,7 @@ impl RunningSandbox for E2bSandbox {
         bytes: Vec<u8>,
         truncate: bool,
     ) -> RuntimeFuture<'_, Reply> {
-        Box::pin(self.append(path, bytes, truncate))
+        Box::pin(hosted::append(self, path, bytes, truncate))
     }
 
     fn is_alive(&self) -> bool {
@@ -405,5 +351,17 @@ impl RunningSandbox for E2bSandbox {
 
     fn vendor_id(&self) -> Option<String> {
         Some(self.id.clone())
+    }
+}
+
+impl HostedSandbox for E2bSandbox {
+    const KIND: RuntimeKind = RuntimeKind::E2b;
+
+    fn run(&self, spec: ExecSpec) -> impl Future<Output = Reply> + Send {
+        E2bSandbox::run(self, spec)
+    }
+
+    fn write(&self, path: &str, bytes: &[u8]) -> impl Future<Output = Reply> + Send {
+        self.upload(path, bytes)
     }
 }

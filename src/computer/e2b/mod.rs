@@ -9,6 +9,7 @@ mod connect;
 mod envd;
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,7 +17,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 
 use super::config::{NetworkMode, SizeClass};
-use super::hosted::{self, Answer};
+use super::hosted::{self, Answer, HostedControl};
 use super::instances::InstanceId;
 use super::runtime::{RunningSandbox, RuntimeFuture, RuntimeKind, SandboxRuntime, StartSpec};
 use crate::outbound::Outbound;
@@ -80,17 +81,15 @@ impl E2bApi {
         }
     }
 
-    /// The id of the sandbox kept for `instance`, running or paused.
-    async fn find(&self, instance: InstanceId) -> Result<Option<String>, String> {
-        let found = self.tagged(&format!("confer_instance={instance}")).await?;
-        Ok(found.into_iter().next().map(|(id, _)| id))
-    }
-
-    /// The sandboxes, running or paused, whose metadata matches `metadata`
-    /// (`key=value`): their ids and the instance each names.
-    async fn tagged(&self, metadata: &str) -> Result<Vec<(String, Option<String>)>, String> {
+    /// The sandboxes, running or paused, whose metadata has `tag =
+    /// value`: their ids and the instance each names.
+    async fn with_metadata(
+        &self,
+        tag: &str,
+        value: &str,
+    ) -> Result<Vec<(String, Option<String>)>, String> {
         let query = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("metadata", metadata)
+            .append_pair("metadata", &format!("{tag}={value}"))
             .append_pair("state", "running")
             .append_pair("state", "paused")
             .finish();
@@ -121,7 +120,7 @@ impl E2bApi {
     }
 
     /// Pauses sandbox `id` (paused already is fine); a failure is logged.
-    async fn pause(&self, id: &str) {
+    async fn pause_sandbox(&self, id: &str) {
         let paused = self
             .call(
                 reqwest::Method::POST,
@@ -142,7 +141,7 @@ impl E2bApi {
     }
 
     /// Deletes sandbox `id` (gone already is fine).
-    async fn delete(&self, id: &str) -> Result<(), String> {
+    async fn delete_sandbox(&self, id: &str) -> Result<(), String> {
         let answer = self
             .call(
                 reqwest::Method::DELETE,
@@ -220,12 +219,12 @@ impl E2bRuntime {
             return Err(E2bApi::failed("creating a sandbox", &answer));
         }
         let sandbox = self.api.opened(&answer, ttl)?;
-        sandbox.make_workspace().await?;
+        hosted::make_workspace(&sandbox, "/home/user").await?;
         Ok(Box::new(sandbox))
     }
 
     async fn reconnect(&self, spec: StartSpec) -> Result<Box<dyn RunningSandbox>, String> {
-        let Some(id) = self.api.find(spec.instance).await? else {
+        let Some(id) = hosted::find(&*self.api, spec.instance).await? else {
             return Err("e2b keeps no sandbox for this instance".into());
         };
         let answer = self
@@ -269,47 +268,45 @@ impl SandboxRuntime for E2bRuntime {
     fn stop(&self, sandbox: Box<dyn RunningSandbox>) -> RuntimeFuture<'_, ()> {
         Box::pin(async move {
             if let Some(id) = sandbox.vendor_id() {
-                self.api.pause(&id).await;
+                self.api.pause_sandbox(&id).await;
             }
         })
     }
 
     fn stop_left(&self, instance: InstanceId) -> RuntimeFuture<'_, ()> {
-        Box::pin(async move {
-            match self.api.find(instance).await {
-                Ok(Some(id)) => self.api.pause(&id).await,
-                Ok(None) => {}
-                Err(reason) => tracing::warn!(%reason, "an e2b sandbox left running was not found"),
-            }
-        })
+        Box::pin(hosted::stop_left(&*self.api, instance))
     }
 
     fn destroy(&self, instance: InstanceId) -> RuntimeFuture<'_, Result<(), String>> {
-        Box::pin(async move {
-            match self.api.find(instance).await? {
-                Some(id) => self.api.delete(&id).await,
-                None => Ok(()),
-            }
-        })
+        Box::pin(hosted::destroy(&*self.api, instance))
     }
 
     fn sweep_orphans<'a>(
         &'a self,
         named: &'a HashSet<InstanceId>,
     ) -> RuntimeFuture<'a, Result<usize, String>> {
-        Box::pin(async move {
-            let install = format!("confer_install={}", self.api.settings.install);
-            let mut swept = 0;
-            for (id, instance) in self.api.tagged(&install).await? {
-                let owned = instance
-                    .and_then(|i| i.parse::<InstanceId>().ok())
-                    .is_some_and(|i| named.contains(&i));
-                if !owned {
-                    self.api.delete(&id).await?;
-                    swept += 1;
-                }
-            }
-            Ok(swept)
-        })
+        Box::pin(hosted::sweep_orphans(&*self.api, named))
+    }
+}
+
+impl HostedControl for E2bApi {
+    fn install(&self) -> &str {
+        &self.settings.install
+    }
+
+    fn tagged(
+        &self,
+        tag: &str,
+        value: &str,
+    ) -> impl Future<Output = Result<Vec<(String, Option<String>)>, String>> + Send {
+        self.with_metadata(tag, value)
+    }
+
+    fn halt(&self, id: &str) -> impl Future<Output = ()> + Send {
+        self.pause_sandbox(id)
+    }
+
+    fn delete(&self, id: &str) -> impl Future<Output = Result<(), String>> + Send {
+        self.delete_sandbox(id)
     }
 }
