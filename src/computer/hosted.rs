@@ -175,6 +175,43 @@ pub trait HostedSandbox: Sync {
     fn run(&self, spec: ExecSpec) -> impl Future<Output = Reply> + Send;
     /// Writes `bytes` to `path`, replacing the file.
     fn write(&self, path: &str, bytes: &[u8]) -> impl Future<Output = Reply> + Send;
+    /// Asks for file `full`'s bytes; the vendor's answer, or why none came.
+    fn download(
+        &self,
+        full: &str,
+    ) -> impl Future<Output = Result<reqwest::Response, String>> + Send;
+    /// Takes note of an unexpected status (a lost sandbox starts again).
+    fn note(&self, status: u16);
+}
+
+/// A file's text, or a directory's listing (two levels, as the local
+/// helper gives it): the vendors refuse to download a directory with 400.
+pub async fn read<S: HostedSandbox>(sandbox: &S, path: String) -> Reply {
+    let full = resolve(&path, S::KIND.workspace());
+    let response = match sandbox.download(&full).await {
+        Ok(response) => response,
+        Err(message) => return Reply::Error { message },
+    };
+    match response.status().as_u16() {
+        200 => match read_capped(response, super::protocol::MAX_MESSAGE).await {
+            Ok(bytes) => Reply::File {
+                content: String::from_utf8_lossy(&bytes).into_owned(),
+            },
+            Err(error) => Reply::Error {
+                message: format!("{path}: {error}"),
+            },
+        },
+        404 => Reply::Error {
+            message: format!("{path}: no such file or directory"),
+        },
+        400 => list(sandbox, &path, &full).await,
+        status => {
+            sandbox.note(status);
+            Reply::Error {
+                message: format!("{path}: {} answered http {status}", S::KIND.name()),
+            }
+        }
+    }
 }
 
 /// Makes the workspace of a new sandbox, from the user's `home`.

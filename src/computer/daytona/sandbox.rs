@@ -14,9 +14,8 @@ use serde_json::json;
 use super::{CALL_WITHIN, DaytonaApi};
 use crate::computer::hosted::{self, HostedSandbox, multipart, quote, resolve};
 use crate::computer::output::HeadTail;
-use crate::computer::protocol::{MAX_MESSAGE, StreamOutput};
+use crate::computer::protocol::StreamOutput;
 use crate::computer::runtime::{ExecSpec, Reply, RunningSandbox, RuntimeFuture, RuntimeKind};
-use crate::outbound::read_capped;
 
 /// The exit status of `timeout` when the command outlived it (124), or
 /// when it had to be killed after the grace (128 + 9).
@@ -128,56 +127,22 @@ impl DaytonaSandbox {
         }
     }
 
-    /// A file's text, or a directory's listing.
-    async fn read(&self, path: String) -> Reply {
-        let full = Self::path(&path);
-        let request = match self
+    /// Asks the toolbox for file `full`.
+    async fn fetch(&self, full: &str) -> Result<reqwest::Response, String> {
+        let request = self
             .api
             .outbound
-            .request(reqwest::Method::GET, &self.files("download", &full))
-        {
-            Ok(request) => {
-                request
-                    .timeout(CALL_WITHIN)
-                    .bearer_auth(secrecy::ExposeSecret::expose_secret(
-                        &self.api.settings.api_key,
-                    ))
-            }
-            Err(error) => {
-                return Reply::Error {
-                    message: error.to_string(),
-                };
-            }
-        };
-        let response = match self.api.outbound.send(request).await {
-            Ok(response) => response,
-            Err(error) => {
-                return Reply::Error {
-                    message: format!("daytona: {error}"),
-                };
-            }
-        };
-        match response.status().as_u16() {
-            200 => match read_capped(response, MAX_MESSAGE).await {
-                Ok(bytes) => Reply::File {
-                    content: String::from_utf8_lossy(&bytes).into_owned(),
-                },
-                Err(error) => Reply::Error {
-                    message: format!("{path}: {error}"),
-                },
-            },
-            404 => Reply::Error {
-                message: format!("{path}: no such file or directory"),
-            },
-            // The toolbox refuses to download a directory.
-            400 => hosted::list(self, &path, &full).await,
-            status => {
-                self.note(status);
-                Reply::Error {
-                    message: format!("{path}: daytona answered http {status}"),
-                }
-            }
-        }
+            .request(reqwest::Method::GET, &self.files("download", full))
+            .map_err(|e| e.to_string())?
+            .timeout(CALL_WITHIN)
+            .bearer_auth(secrecy::ExposeSecret::expose_secret(
+                &self.api.settings.api_key,
+            ));
+        self.api
+            .outbound
+            .send(request)
+            .await
+            .map_err(|error| format!("daytona: {error}"))
     }
 
     /// Writes `bytes` to `path` (the upload replaces the file).
@@ -217,7 +182,7 @@ impl RunningSandbox for DaytonaSandbox {
     }
 
     fn read_file(&self, path: String) -> RuntimeFuture<'_, Reply> {
-        Box::pin(self.read(path))
+        Box::pin(hosted::read(self, path))
     }
 
     fn write_file(&self, path: String, content: String) -> RuntimeFuture<'_, Reply> {
@@ -251,5 +216,16 @@ impl HostedSandbox for DaytonaSandbox {
 
     fn write(&self, path: &str, bytes: &[u8]) -> impl Future<Output = Reply> + Send {
         self.upload(path, bytes)
+    }
+
+    fn download(
+        &self,
+        full: &str,
+    ) -> impl Future<Output = Result<reqwest::Response, String>> + Send {
+        self.fetch(full)
+    }
+
+    fn note(&self, status: u16) {
+        DaytonaSandbox::note(self, status);
     }
 }

@@ -19,9 +19,7 @@ use super::connect::{Decoder, Frame, envelope};
 use super::{CALL_WITHIN, E2bApi};
 use crate::computer::hosted::{self, HostedSandbox, multipart, resolve};
 use crate::computer::output::HeadTail;
-use crate::computer::protocol::MAX_MESSAGE;
 use crate::computer::runtime::{ExecSpec, Reply, RunningSandbox, RuntimeFuture, RuntimeKind};
-use crate::outbound::read_capped;
 
 /// envd's port, named to e2b's router in a header.
 const ENVD_PORT: &str = "49983";
@@ -253,43 +251,16 @@ impl E2bSandbox {
         }
     }
 
-    /// A file's text, or a directory's listing (two levels, as the local
-    /// helper gives it).
-    async fn read(&self, path: String) -> Reply {
-        let full = Self::path(&path);
-        let request = match self.envd(reqwest::Method::GET, &files_path(&full)) {
-            Ok(request) => request.timeout(CALL_WITHIN),
-            Err(message) => return Reply::Error { message },
-        };
-        let response = match self.api.outbound.send(request).await {
-            Ok(response) => response,
-            Err(error) => {
-                return Reply::Error {
-                    message: format!("e2b: {error}"),
-                };
-            }
-        };
-        match response.status().as_u16() {
-            200 => match read_capped(response, MAX_MESSAGE).await {
-                Ok(bytes) => Reply::File {
-                    content: String::from_utf8_lossy(&bytes).into_owned(),
-                },
-                Err(error) => Reply::Error {
-                    message: format!("{path}: {error}"),
-                },
-            },
-            404 => Reply::Error {
-                message: format!("{path}: no such file or directory"),
-            },
-            // envd refuses to download a directory.
-            400 => hosted::list(self, &path, &full).await,
-            status => {
-                self.note(status);
-                Reply::Error {
-                    message: format!("{path}: e2b answered http {status}"),
-                }
-            }
-        }
+    /// Asks envd for file `full`.
+    async fn fetch(&self, full: &str) -> Result<reqwest::Response, String> {
+        let request = self
+            .envd(reqwest::Method::GET, &files_path(full))?
+            .timeout(CALL_WITHIN);
+        self.api
+            .outbound
+            .send(request)
+            .await
+            .map_err(|error| format!("e2b: {error}"))
     }
 
     /// Writes `bytes` to `path` (envd's upload replaces the file).
@@ -329,7 +300,7 @@ impl RunningSandbox for E2bSandbox {
     }
 
     fn read_file(&self, path: String) -> RuntimeFuture<'_, Reply> {
-        Box::pin(self.read(path))
+        Box::pin(hosted::read(self, path))
     }
 
     fn write_file(&self, path: String, content: String) -> RuntimeFuture<'_, Reply> {
@@ -363,5 +334,16 @@ impl HostedSandbox for E2bSandbox {
 
     fn write(&self, path: &str, bytes: &[u8]) -> impl Future<Output = Reply> + Send {
         self.upload(path, bytes)
+    }
+
+    fn download(
+        &self,
+        full: &str,
+    ) -> impl Future<Output = Result<reqwest::Response, String>> + Send {
+        self.fetch(full)
+    }
+
+    fn note(&self, status: u16) {
+        E2bSandbox::note(self, status);
     }
 }
