@@ -1,6 +1,7 @@
 //! The hosted runtimes (`computer.md` Acceptance 7) against
-//! `tests/peers/e2b_mock.py` and `daytona_mock.py`, which record any
-//! request unlike the vendor's documents as an error. At e2b: a sandbox made with the instance's metadata,
+//! `tests/peers/e2b_mock.py` (here) and `daytona_mock.py`
+//! (`computer_daytona.rs`), which record any request unlike the vendor's
+//! documents as an error. At e2b: a sandbox made with the instance's metadata,
 //! commands over Connect (SIGKILL on a timeout), the editor's files, the
 //! pause when the computer is turned off and the resume found by metadata,
 //! the delete with the thread, the sweep of sandboxes no instance names
@@ -17,9 +18,9 @@ use crate::computer::{call, run};
 use crate::mock::Mock;
 
 /// A hosted vendor's mock, killed on drop.
-struct Hosted {
+pub(crate) struct Hosted {
     child: Child,
-    base: String,
+    pub(crate) base: String,
     port: u16,
 }
 
@@ -31,7 +32,7 @@ impl Drop for Hosted {
 }
 
 impl Hosted {
-    fn start(script: &str) -> Self {
+    pub(crate) fn start(script: &str) -> Self {
         let (child, port) = python_peer(script);
         Self {
             child,
@@ -42,7 +43,7 @@ impl Hosted {
 
     /// A server on the model mock and this vendor, with `key` and its
     /// URLs (`E2B_API_URL`…) pointing here.
-    fn server(&self, vendor: &Mock, key: (&str, &str), urls: &[&str]) -> Server {
+    pub(crate) fn server(&self, vendor: &Mock, key: (&str, &str), urls: &[&str]) -> Server {
         let mut options = Options::default()
             .env("OPENAI_BASE_URL", &vendor.base)
             .env("OPENAI_API_KEY", "sk-openai")
@@ -54,7 +55,7 @@ impl Hosted {
         Server::start_with(options)
     }
 
-    fn e2b(&self, vendor: &Mock, key: &str) -> Server {
+    pub(crate) fn e2b(&self, vendor: &Mock, key: &str) -> Server {
         self.server(
             vendor,
             ("E2B_API_KEY", key),
@@ -63,7 +64,7 @@ impl Hosted {
     }
 
     /// The mock's record; its errors asserted empty.
-    async fn record(&self) -> Value {
+    pub(crate) async fn record(&self) -> Value {
         let answer: Value = reqwest::get(format!("{}/_calls", self.base))
             .await
             .unwrap()
@@ -75,7 +76,7 @@ impl Hosted {
     }
 
     /// The calls whose path starts with `prefix`.
-    async fn calls(&self, prefix: &str) -> Vec<Value> {
+    pub(crate) async fn calls(&self, prefix: &str) -> Vec<Value> {
         self.record().await["calls"]
             .as_array()
             .unwrap()
@@ -86,7 +87,7 @@ impl Hosted {
     }
 }
 
-async fn coder(api: &Api, runtime: &str) -> String {
+pub(crate) async fn coder(api: &Api, runtime: &str) -> String {
     let agent = api
         .agent_with(json!({"name": "Coder", "defaultModel": "openai/gpt-4.1"}))
         .await;
@@ -287,105 +288,4 @@ async fn a_refused_e2b_key_is_an_error_result_and_a_failed_instance() {
         .clone();
     assert_eq!(instance["state"], "failed");
     e2b.record().await;
-}
-
-#[tokio::test]
-async fn an_agent_works_in_a_daytona_sandbox_that_stops_and_starts_again() {
-    let daytona = Hosted::start("daytona_mock.py");
-    let vendor = Mock::start("/v1").await;
-    let key = ("DAYTONA_API_KEY", "daytona-good");
-    let server = daytona.server(&vendor, key, &["DAYTONA_API_URL"]);
-    let api = server.admin();
-    let agent = coder(&api, "daytona").await;
-    let thread = api.thread(&agent, json!({})).await;
-
-    let ran = run(
-        &api,
-        &vendor,
-        &thread,
-        "echo \"$GREETING\" > note.txt; cat note.txt; pwd; exit 3",
-    )
-    .await;
-    assert_eq!(ran["exit_code"], 3, "{ran}");
-    let stdout = ran["stdout"].as_str().unwrap();
-    assert!(
-        stdout.starts_with("hello\n") && stdout.ends_with("/home/daytona/workspace\n"),
-        "{stdout}"
-    );
-    let instance = api
-        .get(&format!("/api/threads/{thread}/computer"))
-        .await
-        .expect(200)["instance"]
-        .clone();
-    assert_eq!(instance["runtime"], "daytona");
-    assert_eq!(instance["workspace_path"], "/home/daytona/workspace");
-    let made: Vec<_> = daytona
-        .calls("/sandbox")
-        .await
-        .into_iter()
-        .filter(|c| c["method"] == "POST" && c["path"] == "/sandbox")
-        .collect();
-    assert_eq!(made[0]["body"]["networkBlockAll"], true);
-    assert_eq!(made[0]["body"]["labels"]["confer_instance"], instance["id"]);
-
-    call(
-        &api,
-        &vendor,
-        &thread,
-        "computer_edit",
-        json!({"command": "create", "path": "src/a.txt", "file_text": "one\n"}),
-    )
-    .await;
-    let listed = call(
-        &api,
-        &vendor,
-        &thread,
-        "computer_edit",
-        json!({"command": "view", "path": "."}),
-    )
-    .await;
-    assert_eq!(listed["entries"], json!(["note.txt", "src/", "src/a.txt"]));
-    let slow = call(
-        &api,
-        &vendor,
-        &thread,
-        "computer_run",
-        json!({"command": "sleep 30", "timeout": 1}),
-    )
-    .await;
-    assert_eq!(slow["error"], "timeout after 1 s", "{slow}");
-
-    // Turned off: stopped; on again: started, files kept.
-    let path = format!("/api/agents/{agent}/computer");
-    api.put(&path, json!({"enabled": false})).await.expect(200);
-    let states = daytona.record().await["sandboxes"].clone();
-    assert_eq!(
-        states.as_object().unwrap().values().collect::<Vec<_>>(),
-        [&json!("stopped")]
-    );
-    api.put(&path, json!({"enabled": true})).await.expect(200);
-    let again = run(&api, &vendor, &thread, "cat src/a.txt").await;
-    assert_eq!(again["stdout"], "one\n", "{again}");
-    api.delete(&format!("/api/threads/{thread}/computer"))
-        .await
-        .expect(200);
-    assert_eq!(daytona.record().await["sandboxes"], json!({}));
-    drop(server);
-
-    // A refused key: the error result, a failed instance.
-    let server = daytona.server(
-        &vendor,
-        ("DAYTONA_API_KEY", "revoked"),
-        &["DAYTONA_API_URL"],
-    );
-    let api = server.admin();
-    let agent = coder(&api, "daytona").await;
-    let thread = api.thread(&agent, json!({})).await;
-    let refused = run(&api, &vendor, &thread, "true").await;
-    let error = refused["error"].as_str().unwrap_or_default();
-    assert!(
-        error.starts_with("computer failed to start: daytona refused the API key"),
-        "{refused}"
-    );
-    daytona.record().await;
 }

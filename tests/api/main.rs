@@ -20,6 +20,7 @@ mod code_restarts;
 mod code_sessions;
 mod compaction;
 mod computer;
+mod computer_daytona;
 mod computer_egress;
 mod computer_hosted;
 mod configs;
