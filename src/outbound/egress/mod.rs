@@ -10,7 +10,7 @@
 //! local sandbox's proxy listens on a Unix socket instead, bound into the
 //! sandbox, and admits its configuration's allow-list entries.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,6 +20,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UnixListener};
 use tokio::sync::Semaphore;
 
+pub use self::rules::EgressRules;
 use super::{CONNECT_TIMEOUT, OutboundPolicy, canonical, is_global};
 
 /// The longest request head read.
@@ -28,57 +29,6 @@ const MAX_HEAD: usize = 16 * 1024;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections served at once.
 const MAX_CONNECTIONS: usize = 64;
-
-/// Where the proxy may connect, and how much it may bring back.
-#[derive(Clone, Debug, Default)]
-pub struct EgressRules {
-    /// `(host, port)` pairs, hosts lowercase.
-    pub destinations: Vec<(String, u16)>,
-    /// A computer's allow-list entries (`computer.md` §2): `host`,
-    /// `host:port`, `*.host` (its subdomains) or a CIDR block (literal
-    /// addresses in it); without a port, 80 and 443.
-    pub entries: Vec<String>,
-    /// The most bytes relayed from upstream over all connections.
-    pub download_cap: Option<u64>,
-}
-
-impl EgressRules {
-    /// Whether `host:port` (host lowercase) may be asked for.
-    fn admits(&self, host: &str, port: u16) -> bool {
-        self.destinations
-            .iter()
-            .any(|(h, p)| h == host && *p == port)
-            || self
-                .entries
-                .iter()
-                .any(|entry| entry_admits(entry, host, port))
-    }
-}
-
-/// Whether one allow-list entry admits `host:port`.
-fn entry_admits(entry: &str, host: &str, port: u16) -> bool {
-    let entry = entry.to_ascii_lowercase();
-    if let Ok(net) = entry.parse::<ipnet::IpNet>() {
-        return matches!(port, 80 | 443)
-            && host
-                .parse::<IpAddr>()
-                .is_ok_and(|ip| net.contains(&canonical(ip)));
-    }
-    let (pattern, ports) = match entry.rsplit_once(':') {
-        Some((pattern, p)) if !pattern.contains(':') => match p.parse::<u16>() {
-            Ok(p) => (pattern.to_owned(), vec![p]),
-            Err(_) => return false,
-        },
-        _ => (entry.clone(), vec![80, 443]),
-    };
-    if !ports.contains(&port) {
-        return false;
-    }
-    match pattern.strip_prefix("*.") {
-        Some(domain) => host.len() > domain.len() + 1 && host.ends_with(&format!(".{domain}")),
-        None => pattern == host,
-    }
-}
 
 /// Where a proxy listens.
 #[derive(Debug)]
@@ -111,59 +61,77 @@ impl Drop for EgressProxy {
     }
 }
 
-/// Serves `accepted` connections with `rules`, at most
-/// [`MAX_CONNECTIONS`] at once (one more is closed at once).
-fn spawn_serving<S>(
-    mut accept: impl FnMut() -> std::pin::Pin<Box<dyn Future<Output = Option<S>> + Send>>
-    + Send
-    + 'static,
-    policy: Arc<OutboundPolicy>,
-    rules: EgressRules,
-    events: Arc<Events>,
-) -> tokio::task::JoinHandle<()>
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let rules = Arc::new(rules);
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    tokio::spawn(async move {
-        while let Some(client) = accept().await {
-            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-                drop(client);
-                continue;
-            };
-            let (policy, rules, events) =
-                (Arc::clone(&policy), Arc::clone(&rules), Arc::clone(&events));
-            tokio::spawn(async move {
-                let _slot = slot;
-                if let Err(error) = serve(client, &policy, &rules, &events).await {
-                    tracing::debug!(%error, "an egress proxy connection ended");
-                }
-            });
-        }
-    })
+/// A listener the proxy serves: loopback TCP (the host git's) or a Unix
+/// socket (a sandbox's).
+trait Accepting: Send + 'static {
+    type Stream: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+    /// The next client; `None` when the listener failed.
+    fn next(&self) -> impl Future<Output = Option<Self::Stream>> + Send;
+}
+
+impl Accepting for TcpListener {
+    type Stream = TcpStream;
+    async fn next(&self) -> Option<TcpStream> {
+        self.accept().await.ok().map(|(client, _)| client)
+    }
+}
+
+impl Accepting for UnixListener {
+    type Stream = tokio::net::UnixStream;
+    async fn next(&self) -> Option<tokio::net::UnixStream> {
+        self.accept().await.ok().map(|(client, _)| client)
+    }
 }
 
 impl EgressProxy {
-    /// Listens on an ephemeral loopback port.
-    pub async fn start(policy: Arc<OutboundPolicy>, rules: EgressRules) -> std::io::Result<Self> {
-        let listener = Arc::new(TcpListener::bind("127.0.0.1:0").await?);
-        let address = listener.local_addr()?;
+    /// Serves `listener`'s connections with `rules`, at most
+    /// [`MAX_CONNECTIONS`] at once (one more is closed at once).
+    fn serving(
+        listening: Listening,
+        listener: impl Accepting,
+        policy: Arc<OutboundPolicy>,
+        rules: EgressRules,
+    ) -> Self {
         let events = Arc::new(Events::default());
-        let task = spawn_serving(
-            move || {
-                let listener = Arc::clone(&listener);
-                Box::pin(async move { listener.accept().await.ok().map(|(c, _)| c) })
-            },
-            policy,
-            rules,
-            Arc::clone(&events),
-        );
-        Ok(Self {
-            listening: Listening::Tcp(address),
+        let serving = Arc::clone(&events);
+        let rules = Arc::new(rules);
+        let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let task = tokio::spawn(async move {
+            while let Some(client) = listener.next().await {
+                let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                    drop(client);
+                    continue;
+                };
+                let (policy, rules, events) = (
+                    Arc::clone(&policy),
+                    Arc::clone(&rules),
+                    Arc::clone(&serving),
+                );
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    if let Err(error) = serve(client, &policy, &rules, &events).await {
+                        tracing::debug!(%error, "an egress proxy connection ended");
+                    }
+                });
+            }
+        });
+        Self {
+            listening,
             events,
             task,
-        })
+        }
+    }
+
+    /// Listens on an ephemeral loopback port.
+    pub async fn start(policy: Arc<OutboundPolicy>, rules: EgressRules) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        Ok(Self::serving(
+            Listening::Tcp(address),
+            listener,
+            policy,
+            rules,
+        ))
     }
 
     /// Listens on a Unix socket at `path` (replaced if present), which
@@ -179,26 +147,17 @@ impl EgressProxy {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
-        let listener = Arc::new(UnixListener::bind(&path)?);
+        let listener = UnixListener::bind(&path)?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
         if let Some(uid) = owner {
             std::os::unix::fs::chown(&path, Some(uid), Some(uid))?;
         }
-        let events = Arc::new(Events::default());
-        let task = spawn_serving(
-            move || {
-                let listener = Arc::clone(&listener);
-                Box::pin(async move { listener.accept().await.ok().map(|(c, _)| c) })
-            },
+        Ok(Self::serving(
+            Listening::Unix(path),
+            listener,
             policy,
             rules,
-            Arc::clone(&events),
-        );
-        Ok(Self {
-            listening: Listening::Unix(path),
-            events,
-            task,
-        })
+        ))
     }
 
     /// The proxy's URL, for `http.proxy` and the like (a Unix socket's
@@ -394,5 +353,6 @@ async fn copy(
     }
 }
 
+mod rules;
 #[cfg(test)]
 mod tests;
