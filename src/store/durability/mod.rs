@@ -8,10 +8,12 @@
 //!
 //! A flush is `sled::Db::flush`, then `fsync` of every blob file written
 //! since the last flush and of the blob directory, then `fdatasync` of sled's
-//! log file. On Linux sled makes its log durable with `sync_file_range`,
-//! which neither writes the file's metadata (a log that grew into new blocks)
-//! nor flushes the device's write cache, so a power loss could take back
-//! writes that were acknowledged; its own `fsync` runs only every 500 ms.
+//! log file. sled 0.34 only ever `sync_file_range`d each log buffer, which
+//! neither writes the file's metadata (a log that grew into new blocks) nor
+//! flushes the device's write cache, so a power loss could take back writes
+//! that were acknowledged; its own `fsync` runs only every 500 ms. The
+//! vendored sled no longer syncs per buffer at all (`vendor/sled/PATCHED.md`):
+//! this `fdatasync` writes the log out once per flush.
 //! Values over sled's blob threshold (about 128 KiB: a long message, a long
 //! answer) go to files under `blobs/` that sled never syncs at all.
 //!

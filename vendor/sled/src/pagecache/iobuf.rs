@@ -728,33 +728,12 @@ impl IoBufs {
         {
             let f = &self.config.file;
             pwrite_all(f, data, log_offset)?;
-            if !self.config.temporary {
-                #[cfg(target_os = "linux")]
-                {
-                    use std::os::unix::io::AsRawFd;
-                    let ret = unsafe {
-                        libc::sync_file_range(
-                            f.as_raw_fd(),
-                            i64::try_from(log_offset).unwrap(),
-                            i64::try_from(total_len).unwrap(),
-                            libc::SYNC_FILE_RANGE_WAIT_BEFORE
-                                | libc::SYNC_FILE_RANGE_WRITE
-                                | libc::SYNC_FILE_RANGE_WAIT_AFTER,
-                        )
-                    };
-                    if ret < 0 {
-                        let err = std::io::Error::last_os_error();
-                        if let Some(libc::ENOSYS) = err.raw_os_error() {
-                            f.sync_all()?;
-                        } else {
-                            return Err(err.into());
-                        }
-                    }
-                }
-
-                #[cfg(not(target_os = "linux"))]
-                f.sync_all()?;
-            }
+            // Confer's patch (PATCHED.md): no `sync_file_range` (or, off
+            // Linux, `fsync`) per log buffer. Confer `fdatasync`s this file
+            // after every flush whose writes it acknowledges, and sled's own
+            // flusher thread still `fsync`s it every `flush_every_ms`; the
+            // per-buffer sync only made a writeback (and a wait for it) of
+            // each small buffer before that.
         }
         io_fail!(self, "buffer write post");
 
