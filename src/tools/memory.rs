@@ -112,14 +112,6 @@ impl MemoryTools {
         }
     }
 
-    /// The tools, while the agent keeps memories.
-    pub async fn offered(&self, scope: &ToolScope) -> Vec<ToolDefinition> {
-        match self.config(scope).await {
-            Some(config) if config.enabled => definitions(),
-            _ => Vec::new(),
-        }
-    }
-
     /// Runs a `remember` or `recall` call.
     pub async fn execute(&self, scope: ToolScope, call: ToolCall) -> ToolOutput {
         let Some(config) = self.config(&scope).await.filter(|c| c.enabled) else {

@@ -83,11 +83,13 @@ impl ServerToolbox {
     }
 }
 
-/// What a turn reads of its agent's web tools, skills and delegates, in
-/// one store call (each its own was a hand-off to the blocking pool per
-/// turn, counted by the instruction budget).
+/// What a turn reads of its agent's web tools, skills, delegates, computer
+/// and memories, in one store call (each its own was a hand-off to the
+/// blocking pool per turn, counted by the instruction budget).
 #[derive(Default)]
 struct AgentExtras {
+    /// Whether the agent keeps memories (its `remember` and `recall` tools).
+    memory: bool,
     web: crate::web_tools::config::WebConfig,
     skills: Vec<std::sync::Arc<crate::skills::Skill>>,
     delegates: Vec<(delegate::config::Delegate, confer_actors::Agent)>,
@@ -118,6 +120,7 @@ impl ServerToolbox {
                         false => Default::default(),
                     };
                     Ok::<_, confer_actors::StoreError>(AgentExtras {
+                        memory: s.memory_config(org, agent)?.enabled,
                         computer,
                         provider,
                         web: s.web_config(org, agent)?,
@@ -130,7 +133,7 @@ impl ServerToolbox {
                 })
                 .await;
             read.unwrap_or_else(|error| {
-                tracing::error!(%error, "reading a turn's web tools, skills and delegates failed");
+                tracing::error!(%error, "reading a turn's web tools, skills, delegates, computer and memories failed");
                 AgentExtras::default()
             })
         }
@@ -158,19 +161,12 @@ impl ToolExecutor for ServerToolbox {
         let integration = self.integrations.offered(scope);
         let mcp = self.mcps.offered(scope);
         let enabled = scope.plans.enabled;
-        let (knowledge, memory, scope) =
-            (self.knowledge.clone(), self.memory.clone(), scope.clone());
+        let (knowledge, scope) = (self.knowledge.clone(), scope.clone());
         let extras = self.agent_extras(&scope);
         let computer = self.computer.clone();
         Box::pin(async move {
-            let ((mut tools, integration, mcp, knowledge, remembers), extras) = futures_util::join!(
-                futures_util::future::join5(
-                    org,
-                    integration,
-                    mcp,
-                    knowledge.offered(&scope),
-                    memory.offered(&scope),
-                ),
+            let ((mut tools, integration, mcp, knowledge), extras) = futures_util::join!(
+                futures_util::future::join4(org, integration, mcp, knowledge.offered(&scope)),
                 extras
             );
             tools.integration = integration.integration;
@@ -179,14 +175,17 @@ impl ToolExecutor for ServerToolbox {
                 tools.builtin.extend(plans::definitions());
             }
             tools.builtin.extend(knowledge);
-            tools.builtin.extend(remembers);
             let AgentExtras {
+                memory,
                 web,
                 skills,
                 delegates,
                 computer: computer_config,
                 provider,
             } = extras;
+            if memory {
+                tools.builtin.extend(memory::definitions());
+            }
             tools
                 .builtin
                 .extend(computer.offered(&computer_config, provider).await);
