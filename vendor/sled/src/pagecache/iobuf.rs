@@ -1157,31 +1157,27 @@ pub(in crate::pagecache) fn maybe_seal_and_write_iobuf(
             "asynchronously writing iobuf with lsn {} to log from maybe_seal",
             lsn
         );
-        let iobufs = iobufs.clone();
-        let iobuf = iobuf.clone();
-        let _result = threadpool::spawn(move || {
-            if let Err(e) = iobufs.write_to_log(&iobuf) {
-                error!(
-                    "hit error while writing iobuf with lsn {}: {:?}",
-                    lsn, e
-                );
+        // Confer's patch (PATCHED.md): written here, not handed to the
+        // `sled-io` pool; with no per-buffer sync it is a `pwrite` into
+        // the page cache, cheaper than the hand-off.
+        if let Err(e) = iobufs.write_to_log(iobuf) {
+            error!(
+                "hit error while writing iobuf with lsn {}: {:?}",
+                lsn, e
+            );
 
-                // store error before notifying so that waiting threads will see
-                // it
-                iobufs.config.set_global_error(e);
+            // store error before notifying so that waiting threads will see
+            // it
+            iobufs.config.set_global_error(e);
 
-                let intervals = iobufs.intervals.lock();
+            let intervals = iobufs.intervals.lock();
 
-                // having held the mutex makes this linearized
-                // with the notify below.
-                drop(intervals);
+            // having held the mutex makes this linearized
+            // with the notify below.
+            drop(intervals);
 
-                let _notified = iobufs.interval_updated.notify_all();
-            }
-        })?;
-
-        #[cfg(feature = "event_log")]
-        _result.wait();
+            let _notified = iobufs.interval_updated.notify_all();
+        }
 
         Ok(())
     } else {

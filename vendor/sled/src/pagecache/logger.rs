@@ -433,17 +433,15 @@ impl Log {
                  to log from exit_reservation",
                 lsn
             );
-            let iobufs = self.iobufs.clone();
-            let iobuf = iobuf.clone();
-            threadpool::spawn(move || {
-                if let Err(e) = iobufs.write_to_log(&iobuf) {
-                    error!(
-                        "hit error while writing iobuf with lsn {}: {:?}",
-                        lsn, e
-                    );
-                    iobufs.config.set_global_error(e);
-                }
-            })?;
+            // Confer's patch (PATCHED.md): written here, not handed to the
+            // `sled-io` pool.
+            if let Err(e) = self.iobufs.write_to_log(iobuf) {
+                error!(
+                    "hit error while writing iobuf with lsn {}: {:?}",
+                    lsn, e
+                );
+                self.iobufs.config.set_global_error(e);
+            }
 
             Ok(())
         } else {
