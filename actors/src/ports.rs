@@ -28,6 +28,12 @@ pub enum StoreError {
     /// process restarts (an acknowledged write must never be lost).
     #[error("store unavailable: {0}")]
     Unavailable(String),
+    /// The database did not answer, or refused a statement, this time
+    /// (the PostgreSQL store): nothing was written, and a retry may
+    /// succeed. Unlike [`StoreError::Unavailable`], later writes are
+    /// accepted.
+    #[error("store unreachable: {0}")]
+    Unreachable(String),
 }
 
 /// Store calls that may run at once on the blocking pool unless the

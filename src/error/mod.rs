@@ -74,7 +74,8 @@ pub enum ApiError {
     /// 504 or 502 (`marketplace-channels.md` §4).
     #[error("{detail}")]
     Vendor { code: ErrorCode, detail: String },
-    /// 503: a store flush failed; nothing more is acknowledged.
+    /// 503: a store flush failed (nothing more is acknowledged), or the
+    /// PostgreSQL store did not answer this time.
     #[error("{0}")]
     StoreUnavailable(String),
     /// 500: logged in full, answered with a generic detail.
@@ -363,6 +364,10 @@ impl From<StoreError> for ApiError {
             StoreError::Unavailable(_) => Self::StoreUnavailable(
                 "the store failed to flush; retry when the service has restarted".into(),
             ),
+            StoreError::Unreachable(detail) => {
+                tracing::warn!(%detail, "the store did not answer");
+                Self::StoreUnavailable("the store did not answer; retry in a second".into())
+            }
             other => Self::Internal(other.to_string()),
         }
     }

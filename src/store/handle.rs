@@ -57,6 +57,11 @@ impl Store {
         Arc::new(super::port::SledPort(self.inner.clone()))
     }
 
+    /// The store behind the per-kind ports (`port::records`).
+    pub fn records(&self) -> super::port::SledRecords {
+        super::port::SledRecords(self.inner.clone())
+    }
+
     /// Runs `f` on the blocking pool, off the async workers (a bounded number
     /// at a time, see `confer_actors::run_blocking`).
     pub async fn run<T, F>(&self, f: F) -> Result<T, StoreError>

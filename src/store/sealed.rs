@@ -23,24 +23,52 @@ fn sealing(error: crate::secrets::SecretError) -> StoreError {
     StoreError::Engine(error.to_string())
 }
 
+/// `config` with its signing secret sealed: how either store keeps it.
+pub(crate) fn seal_credentials(
+    secrets: &SecretBox,
+    org: OrgId,
+    agent: AgentId,
+    mut config: CredentialConfig,
+) -> Result<CredentialConfig, StoreError> {
+    if let Some(secret) = &config.signing_secret
+        && !SecretBox::is_sealed(secret)
+    {
+        let sealed = secrets
+            .seal(secret, &signing_secret_aad(org, agent))
+            .map_err(sealing)?;
+        config.signing_secret = Some(sealed);
+    }
+    Ok(config)
+}
+
+/// `config` as either store keeps it, with its signing secret opened.
+pub(crate) fn open_credentials(
+    secrets: &SecretBox,
+    org: OrgId,
+    agent: AgentId,
+    mut config: CredentialConfig,
+) -> Result<CredentialConfig, StoreError> {
+    use secrecy::ExposeSecret;
+    if let Some(sealed) = &config.signing_secret
+        && SecretBox::is_sealed(sealed)
+    {
+        let plain = secrets
+            .open(sealed, &signing_secret_aad(org, agent))
+            .map_err(sealing)?;
+        config.signing_secret = Some(plain.expose_secret().to_owned());
+    }
+    Ok(config)
+}
+
 impl SledStore {
     /// `config` with its signing secret sealed.
     pub(crate) fn seal_credentials(
         &self,
         org: OrgId,
         agent: AgentId,
-        mut config: CredentialConfig,
+        config: CredentialConfig,
     ) -> Result<CredentialConfig, StoreError> {
-        if let Some(secret) = &config.signing_secret
-            && !SecretBox::is_sealed(secret)
-        {
-            let sealed = self
-                .secrets
-                .seal(secret, &signing_secret_aad(org, agent))
-                .map_err(sealing)?;
-            config.signing_secret = Some(sealed);
-        }
-        Ok(config)
+        seal_credentials(&self.secrets, org, agent, config)
     }
 
     /// `config` as stored, with its signing secret opened.
@@ -48,19 +76,9 @@ impl SledStore {
         &self,
         org: OrgId,
         agent: AgentId,
-        mut config: CredentialConfig,
+        config: CredentialConfig,
     ) -> Result<CredentialConfig, StoreError> {
-        use secrecy::ExposeSecret;
-        if let Some(sealed) = &config.signing_secret
-            && SecretBox::is_sealed(sealed)
-        {
-            let plain = self
-                .secrets
-                .open(sealed, &signing_secret_aad(org, agent))
-                .map_err(sealing)?;
-            config.signing_secret = Some(plain.expose_secret().to_owned());
-        }
-        Ok(config)
+        open_credentials(&self.secrets, org, agent, config)
     }
 
     /// Seals the secrets an earlier version stored in plain text (once;

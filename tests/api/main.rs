@@ -69,6 +69,7 @@ mod sdks;
 mod secrets;
 mod skills;
 mod skills_git;
+mod store_conformance;
 mod stream_correctness;
 mod streams;
 mod summary_compaction;

@@ -118,12 +118,16 @@ impl Postgres {
     }
 
     async fn try_admin(&self) -> Option<tokio_postgres::Client> {
+        self.try_connect("postgres").await
+    }
+
+    async fn try_connect(&self, database: &str) -> Option<tokio_postgres::Client> {
         let mut config = tokio_postgres::Config::new();
         config
             .host_path(self.dir.path())
             .port(self.port)
             .user("confer")
-            .dbname("postgres");
+            .dbname(database);
         let (client, connection) = config.connect(tokio_postgres::NoTls).await.ok()?;
         tokio::spawn(connection);
         Some(client)
@@ -132,6 +136,14 @@ impl Postgres {
     /// The superuser, over the socket.
     pub async fn admin(&self) -> tokio_postgres::Client {
         self.try_admin().await.expect("the superuser connects")
+    }
+
+    /// The superuser on database `name`, over the socket: to read what a
+    /// store wrote as it lies in its tables.
+    pub async fn admin_of(&self, name: &str) -> tokio_postgres::Client {
+        self.try_connect(name)
+            .await
+            .expect("the superuser connects")
     }
 
     /// A new database `name`, and its `postgres://` URL over TCP with

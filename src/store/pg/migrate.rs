@@ -27,11 +27,18 @@ impl Migration {
 }
 
 /// Every migration of this build, in order.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "cluster",
-    sql: include_str!("migrations/V1__cluster.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "cluster",
+        sql: include_str!("migrations/V1__cluster.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "thread_records",
+        sql: include_str!("migrations/V2__thread_records.sql"),
+    },
+];
 
 /// The advisory lock of schema changes and first-start work ("confer").
 pub const LOCK: i64 = 0x636f_6e66_6572;

@@ -3,9 +3,11 @@
 //! versioned migrations, and the check that every node shares one secret
 //! key.
 //!
-//! Records move here kind by kind (§2). Until every kind has, `serve`
-//! refuses `CONFER_STORE` rather than run on sled behind the operator's
-//! back; what exists is exercised by the tests against a real PostgreSQL.
+//! Records move here kind by kind (§2): [`PgStore`] holds those that have
+//! (the turn's: agents, threads, history, keyed sends, usage, traces).
+//! Until every kind has, `serve` refuses `CONFER_STORE` rather than run on
+//! sled behind the operator's back; what exists is exercised by the
+//! store conformance suite against a real PostgreSQL.
 
 use std::time::Duration;
 
@@ -16,8 +18,14 @@ use crate::settings::Settings;
 use crate::tools::integrations::connection::TlsSettings;
 use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection, Target, Tls};
 
+pub mod agents;
 pub mod meta;
 pub mod migrate;
+pub mod records;
+pub mod threads;
+mod turn;
+
+pub use records::PgStore;
 
 /// The oldest PostgreSQL the store runs on (`server_version_num`).
 pub const MIN_SERVER_VERSION: i32 = 140_000;

@@ -321,7 +321,9 @@ impl QueuedWrite for QueuedAppend {
 }
 
 mod engine;
+pub mod records;
 pub use engine::SledPort;
+pub use records::{AgentRecords, SledRecords, ThreadRecords};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,85 @@
+//! [`PgStore`]: the records on PostgreSQL (`scale.md` §2). A record is
+//! kept as the codec's JSON in a `jsonb` column with its version in `v`,
+//! sealed fields as sealed as on sled; columns hold its keys. What both
+//! stores share lives here: the record codec, the mapping of driver
+//! failures to [`StoreError`], and instants at the store's precision.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use confer_actors::StoreError;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio_postgres::Row;
+use tokio_postgres::types::Json;
+
+use super::{Database, PgError, Session};
+use crate::secrets::SecretBox;
+use crate::store::codec::RECORD_VERSION;
+
+/// The records on PostgreSQL: the pool, and the key that seals and opens
+/// secret fields (the same on every node, checked at start).
+#[derive(Clone)]
+pub struct PgStore {
+    pub(crate) database: Database,
+    pub(crate) secrets: Arc<SecretBox>,
+}
+
+impl PgStore {
+    /// The store on `database`, migrated and key-checked by
+    /// [`super::meta::prepare`] before.
+    pub fn new(database: Database, secrets: Arc<SecretBox>) -> Self {
+        Self { database, secrets }
+    }
+
+    /// A pooled session, or why there is none.
+    pub(crate) async fn session(&self) -> Result<Session, StoreError> {
+        self.database.session().await.map_err(store_error)
+    }
+}
+
+/// A driver failure as the engine sees it: the database did not answer or
+/// refused this statement; nothing of the transaction was kept. The detail
+/// is a SQLSTATE, never a connection string.
+pub(crate) fn store_error(error: PgError) -> StoreError {
+    StoreError::Unreachable(error.to_string())
+}
+
+/// [`store_error`] of a driver error.
+pub(crate) fn db(error: tokio_postgres::Error) -> StoreError {
+    store_error(PgError::from(error))
+}
+
+/// `v` of a record this build writes.
+pub(crate) const V: i16 = RECORD_VERSION as i16;
+
+/// `record` bound as a `jsonb` parameter.
+pub(crate) fn body<T: Serialize>(record: &T) -> Json<&T> {
+    Json(record)
+}
+
+/// The record of `row`'s `v` and `body` columns, refusing a version this
+/// build does not know (as sled's codec does).
+pub(crate) fn record<T: DeserializeOwned>(row: &Row) -> Result<T, StoreError> {
+    let version: i16 = row.try_get("v").map_err(db)?;
+    if version != V {
+        return Err(StoreError::Codec(format!(
+            "unknown record version {version}"
+        )));
+    }
+    let Json(record) = row
+        .try_get::<_, Json<T>>("body")
+        .map_err(|e| StoreError::Codec(e.to_string()))?;
+    Ok(record)
+}
+
+/// `at` at the microsecond, PostgreSQL's precision: a record's
+/// `created_at` is truncated so its body and its column agree.
+pub(crate) fn micro(at: DateTime<Utc>) -> DateTime<Utc> {
+    crate::store::keys::from_micros(crate::store::keys::micros(at))
+}
+
+/// One microsecond later: the next try of an instant unique within an org.
+pub(crate) fn next_micro(at: DateTime<Utc>) -> DateTime<Utc> {
+    at + chrono::Duration::microseconds(1)
+}

@@ -1,0 +1,231 @@
+//! Threads, their listed messages and context, and usage records on
+//! PostgreSQL. A thread's row carries its shard (`scale.md` §3: a
+//! delegate child takes its root's) and the counters sled keeps in trees
+//! of their own; `created_at` is unique within the org through a unique
+//! index, a taken instant retried one microsecond later.
+
+use chrono::{DateTime, Utc};
+use confer_actors::{
+    ContextMessage, Message, OrgId, StoreError, StoreFuture, Thread, ThreadId, UsageRecord,
+};
+use tokio_postgres::GenericClient;
+
+use super::records::{PgStore, V, body, db, micro, next_micro, record};
+use crate::cluster::Shard;
+use crate::store::port::ThreadRecords;
+use crate::store::{Page, UsageFilter, keys};
+
+/// The shard that owns `thread`: its delegation root's, else its own.
+pub fn shard_of(thread: &Thread) -> Shard {
+    let root = thread
+        .delegation
+        .as_ref()
+        .map_or(thread.id, |d| d.root_thread_id);
+    Shard::of(root)
+}
+
+/// Inserts `record` at its `created_at`, or the first later microsecond
+/// free in its org, and counts a visitor's call against its
+/// publication's day; returns it as stored.
+pub(crate) async fn insert_usage(
+    client: &impl GenericClient,
+    mut record: UsageRecord,
+) -> Result<UsageRecord, StoreError> {
+    record.created_at = micro(record.created_at);
+    loop {
+        let inserted = client
+            .execute(
+                "INSERT INTO usage_records
+                   (org_id, id, created_at, agent_id, thread_id, message_id, publication_id, v, body)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                 ON CONFLICT (org_id, created_at) DO NOTHING",
+                &[
+                    &record.org_id.0,
+                    &record.id.0,
+                    &record.created_at,
+                    &record.agent_id.0,
+                    &record.thread_id.map(|t| t.0),
+                    &record.message_id.map(|m| m.0),
+                    &record.publication_id.map(|p| p.0),
+                    &V,
+                    &body(&record),
+                ],
+            )
+            .await
+            .map_err(db)?;
+        if inserted == 1 {
+            break;
+        }
+        record.created_at = next_micro(record.created_at);
+    }
+    if let Some(publication) = record.publication_id {
+        let day = i32::try_from(keys::day_number(record.created_at)).unwrap_or(i32::MAX);
+        let tokens = i64::try_from(record.input_tokens.saturating_add(record.output_tokens))
+            .unwrap_or(i64::MAX);
+        client
+            .execute(
+                "INSERT INTO publication_days (publication_id, day, tokens) VALUES ($1, $2, $3)
+                 ON CONFLICT (publication_id, day)
+                 DO UPDATE SET tokens = publication_days.tokens + EXCLUDED.tokens",
+                &[&publication.0, &day, &tokens],
+            )
+            .await
+            .map_err(db)?;
+    }
+    Ok(record)
+}
+
+/// The thread's row, in `org` only.
+pub(crate) async fn thread(
+    client: &impl GenericClient,
+    org: OrgId,
+    id: ThreadId,
+) -> Result<Option<Thread>, StoreError> {
+    client
+        .query_opt(
+            "SELECT v, body FROM threads WHERE org_id = $1 AND id = $2",
+            &[&org.0, &id.0],
+        )
+        .await
+        .map_err(db)?
+        .map(|row| record(&row))
+        .transpose()
+}
+
+/// The thread's whole context, oldest first.
+pub(crate) async fn context(
+    client: &impl GenericClient,
+    thread: ThreadId,
+) -> Result<Vec<ContextMessage>, StoreError> {
+    client
+        .query(
+            "SELECT v, body FROM context_entries WHERE thread_id = $1 ORDER BY seq",
+            &[&thread.0],
+        )
+        .await
+        .map_err(db)?
+        .iter()
+        .map(record)
+        .collect()
+}
+
+impl ThreadRecords for PgStore {
+    fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut stored = thread;
+            stored.created_at = micro(stored.created_at);
+            let shard = shard_of(&stored).sql();
+            let session = store.session().await?;
+            loop {
+                stored.updated_at = stored.created_at;
+                let inserted = session
+                    .client
+                    .execute(
+                        "INSERT INTO threads (org_id, id, agent_id, created_at, shard, v, body)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7)
+                         ON CONFLICT (org_id, created_at) DO NOTHING",
+                        &[
+                            &stored.org_id.0,
+                            &stored.id.0,
+                            &stored.agent_id.0,
+                            &stored.created_at,
+                            &shard,
+                            &V,
+                            &body(&stored),
+                        ],
+                    )
+                    .await
+                    .map_err(db)?;
+                if inserted == 1 {
+                    return Ok(stored);
+                }
+                stored.created_at = next_micro(stored.created_at);
+            }
+        })
+    }
+
+    fn thread(&self, org: OrgId, id: ThreadId) -> StoreFuture<Option<Thread>> {
+        let store = self.clone();
+        Box::pin(async move { thread(&store.session().await?.client, org, id).await })
+    }
+
+    fn messages(
+        &self,
+        thread: ThreadId,
+        offset: u64,
+        limit: usize,
+    ) -> StoreFuture<(Vec<Message>, u64)> {
+        let store = self.clone();
+        Box::pin(async move {
+            let session = store.session().await?;
+            let client = &session.client;
+            let total: i64 = client
+                .query_opt("SELECT last_seq FROM threads WHERE id = $1", &[&thread.0])
+                .await
+                .map_err(db)?
+                .map_or(0, |row| row.get(0));
+            let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let messages = client
+                .query(
+                    "SELECT v, body FROM messages WHERE thread_id = $1 AND seq > $2
+                     ORDER BY seq LIMIT $3",
+                    &[&thread.0, &offset, &limit],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(record)
+                .collect::<Result<_, _>>()?;
+            Ok((messages, u64::try_from(total).unwrap_or(0)))
+        })
+    }
+
+    fn context(&self, thread: ThreadId) -> StoreFuture<Vec<ContextMessage>> {
+        let store = self.clone();
+        Box::pin(async move { context(&store.session().await?.client, thread).await })
+    }
+
+    fn usage(
+        &self,
+        org: OrgId,
+        filter: UsageFilter,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<UsageRecord>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let session = store.session().await?;
+            // One more than asked: whether a next page exists.
+            let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+            let rows = session
+                .client
+                .query(
+                    "SELECT v, body FROM usage_records
+                     WHERE org_id = $1
+                       AND ($2::uuid IS NULL OR thread_id = $2)
+                       AND ($3::uuid IS NULL OR agent_id = $3)
+                       AND ($4::timestamptz IS NULL OR created_at < $4)
+                     ORDER BY created_at DESC LIMIT $5",
+                    &[
+                        &org.0,
+                        &filter.thread.map(|t| t.0),
+                        &filter.agent.map(|a| a.0),
+                        &before,
+                        &fetch,
+                    ],
+                )
+                .await
+                .map_err(db)?;
+            let mut items = rows
+                .iter()
+                .map(record)
+                .collect::<Result<Vec<UsageRecord>, _>>()?;
+            let more = items.len() > limit;
+            items.truncate(limit);
+            let next_cursor = more.then(|| items.last().map(|r| r.created_at)).flatten();
+            Ok(Page { items, next_cursor })
+        })
+    }
+}

@@ -1,0 +1,175 @@
+//! Per-kind ports of the plain records (`scale.md` §2): asynchronous and
+//! object-safe like the engine's `ThreadStore`, so one caller runs on
+//! either store. sled's calls run on the blocking pool and a write
+//! resolves once flushed; PostgreSQL's await its pool and a write resolves
+//! once committed.
+//!
+//! Kinds move here one by one; `tests/api/store_conformance.rs` runs every
+//! port on both stores, so a kind kept by one store only shows.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use confer_actors::{
+    Agent, AgentId, CompactionConfig, ContextMessage, CredentialConfig, Message, OrgId, StoreError,
+    StoreFuture, Thread, ThreadId, UsageRecord, run_blocking,
+};
+
+use crate::store::{Page, SledStore, UsageFilter};
+
+/// Agents and their configurations.
+pub trait AgentRecords: Send + Sync + 'static {
+    /// Creates or replaces `agent`.
+    fn put_agent(&self, agent: Agent) -> StoreFuture<()>;
+
+    /// The agent (a soft-deleted one included), `None` when not in `org`.
+    fn agent(&self, org: OrgId, agent: AgentId) -> StoreFuture<Option<Agent>>;
+
+    /// Replaces the agent's credential resolver configuration (its signing
+    /// secret sealed at rest).
+    fn put_credentials(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        config: CredentialConfig,
+    ) -> StoreFuture<()>;
+
+    /// The agent's credential configuration, its secret opened (the
+    /// default when unset).
+    fn credentials(&self, org: OrgId, agent: AgentId) -> StoreFuture<CredentialConfig>;
+
+    /// Replaces the agent's compaction configuration.
+    fn put_compaction(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        config: CompactionConfig,
+    ) -> StoreFuture<()>;
+}
+
+/// Threads, their history and their usage, as the API reads them.
+pub trait ThreadRecords: Send + Sync + 'static {
+    /// Stores a new thread; returns it as stored (`created_at` made unique
+    /// within the org).
+    fn create_thread(&self, thread: Thread) -> StoreFuture<Thread>;
+
+    /// The thread, `None` when not in `org`.
+    fn thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<Option<Thread>>;
+
+    /// Listed messages after `offset` (at most `limit`) and how many the
+    /// thread has.
+    fn messages(
+        &self,
+        thread: ThreadId,
+        offset: u64,
+        limit: usize,
+    ) -> StoreFuture<(Vec<Message>, u64)>;
+
+    /// The model's context, oldest first.
+    fn context(&self, thread: ThreadId) -> StoreFuture<Vec<ContextMessage>>;
+
+    /// Usage records, newest first, strictly older than `before`.
+    fn usage(
+        &self,
+        org: OrgId,
+        filter: UsageFilter,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<UsageRecord>>;
+}
+
+/// sled behind the per-kind ports.
+#[derive(Clone)]
+pub struct SledRecords(pub(crate) Arc<SledStore>);
+
+impl SledRecords {
+    /// A read on the blocking pool.
+    fn read<T, F>(&self, f: F) -> StoreFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = Arc::clone(&self.0);
+        Box::pin(run_blocking(move || f(&store)))
+    }
+
+    /// A write on the blocking pool, resolved once flushed.
+    fn write<T, F>(&self, f: F) -> StoreFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = Arc::clone(&self.0);
+        Box::pin(async move {
+            let writer = Arc::clone(&store);
+            let value = run_blocking(move || f(&writer)).await?;
+            store.commit.flush().await?;
+            Ok(value)
+        })
+    }
+}
+
+impl AgentRecords for SledRecords {
+    fn put_agent(&self, agent: Agent) -> StoreFuture<()> {
+        self.write(move |s| s.put_agent(&agent))
+    }
+
+    fn agent(&self, org: OrgId, agent: AgentId) -> StoreFuture<Option<Agent>> {
+        self.read(move |s| s.agent(org, agent))
+    }
+
+    fn put_credentials(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        config: CredentialConfig,
+    ) -> StoreFuture<()> {
+        self.write(move |s| s.put_credentials(org, agent, &config))
+    }
+
+    fn credentials(&self, org: OrgId, agent: AgentId) -> StoreFuture<CredentialConfig> {
+        self.read(move |s| s.credentials(org, agent))
+    }
+
+    fn put_compaction(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        config: CompactionConfig,
+    ) -> StoreFuture<()> {
+        self.write(move |s| s.put_compaction(org, agent, &config))
+    }
+}
+
+impl ThreadRecords for SledRecords {
+    fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {
+        self.write(move |s| s.create_thread(&thread, None))
+    }
+
+    fn thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<Option<Thread>> {
+        self.read(move |s| s.thread(org, thread))
+    }
+
+    fn messages(
+        &self,
+        thread: ThreadId,
+        offset: u64,
+        limit: usize,
+    ) -> StoreFuture<(Vec<Message>, u64)> {
+        self.read(move |s| s.messages(thread, offset, limit))
+    }
+
+    fn context(&self, thread: ThreadId) -> StoreFuture<Vec<ContextMessage>> {
+        self.read(move |s| s.context(thread))
+    }
+
+    fn usage(
+        &self,
+        org: OrgId,
+        filter: UsageFilter,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<UsageRecord>> {
+        self.read(move |s| s.list_usage(org, filter, before, limit, |_| Ok(true)))
+    }
+}
