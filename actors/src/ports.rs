@@ -34,6 +34,49 @@ pub enum StoreError {
     /// accepted.
     #[error("store unreachable: {0}")]
     Unreachable(String),
+    /// The write was made under a lease this node no longer holds
+    /// (`scale.md` §3.4): nothing of it was kept, and the turn ends with
+    /// `NODE_LOST_LEASE`.
+    #[error("the thread's shard is no longer this node's")]
+    Fenced,
+}
+
+/// The lease a thread's writes are made under when several nodes share
+/// the store (`scale.md` §3.4): the node, the thread's shard and the
+/// epoch its owner held when the thread's actor started. A write whose
+/// lease moved fails with [`StoreError::Fenced`]. A store without leases
+/// (sled) ignores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fence {
+    pub node: uuid::Uuid,
+    pub shard: u16,
+    pub epoch: i64,
+}
+
+/// How a turn ended, as its `turns` row keeps it (`scale.md` §3.5): what
+/// a reader reattaching on another node is told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnEnd {
+    pub turn: u64,
+    /// `done` when true, else `failed`.
+    pub ok: bool,
+    /// The error code a failed turn ended with.
+    pub code: Option<String>,
+    /// The index its `done` frame has: a reader past it missed nothing.
+    pub last_frame: u64,
+}
+
+/// What a write tells the `turns` table (the PostgreSQL store; sled keeps
+/// no such rows). Needs the write's [`Fence`]: the row names its node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TurnMark {
+    /// The turn's first write: its row, `running`.
+    Started {
+        turn: u64,
+        trace_id: Option<crate::TraceId>,
+    },
+    /// The turn's last write.
+    Ended(TurnEnd),
 }
 
 /// Store calls that may run at once on the blocking pool unless the
@@ -110,6 +153,11 @@ pub struct ThreadAppend {
     pub earlier_calls: Vec<UsageRecord>,
     /// The turn's trace, on the answer's write.
     pub trace: Option<Box<crate::trace::TraceRecord>>,
+    /// The lease the write is made under (a cluster's store checks it
+    /// first).
+    pub fence: Option<Fence>,
+    /// What the `turns` table learns from this write.
+    pub mark: Option<TurnMark>,
 }
 
 /// A write [`ThreadStore::append_durably`] made durable.
@@ -187,6 +235,14 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// message's `seq` assigned) and resolves once it is durable: how a
     /// turn writes. The sled store makes the write where it flushes.
     fn append_durably(&self, thread: ThreadId, write: ThreadAppend) -> StoreFuture<AppendDone>;
+
+    /// Records how a turn ended when its last write was not an append
+    /// (`scale.md` §3.5); a store without a `turns` table (sled) has
+    /// nothing to do.
+    fn end_turn(&self, thread: ThreadId, fence: Option<Fence>, end: TurnEnd) -> StoreFuture<()> {
+        let _ = (thread, fence, end);
+        Box::pin(async { Ok(()) })
+    }
 }
 
 #[cfg(test)]

@@ -203,6 +203,10 @@ pub async fn apply(client: &mut Client, me: NodeId, plan: &Plan) -> Result<Appli
             &[&me.0, &shards, &epochs],
         )
         .await?;
+    let won: Vec<i16> = claimed.iter().map(|row| row.get(0)).collect();
+    if !won.is_empty() {
+        fail_orphaned_turns(&transaction, me, &won).await?;
+    }
     let released: Vec<i16> = plan.release.iter().map(|s| s.sql()).collect();
     let released = transaction
         .query(
@@ -226,6 +230,47 @@ pub async fn apply(client: &mut Client, me: NodeId, plan: &Plan) -> Result<Appli
             .filter_map(|row| Shard::from_sql(row.get(0)))
             .collect(),
     })
+}
+
+/// The error code of a turn whose node died while it ran.
+pub const NODE_FAILED: &str = "NODE_FAILED";
+
+/// In the claim's transaction (`scale.md` §3.6): the turns of `shards`
+/// still `running` under another node end `failed` with `NODE_FAILED`
+/// (their node is dead, or the claim would not have won), and so do the
+/// outcomes of their keyed sends, so a retry of the key and a reader
+/// reattaching here learn how the turn ended. Returns how many turns.
+async fn fail_orphaned_turns(
+    transaction: &impl GenericClient,
+    me: NodeId,
+    shards: &[i16],
+) -> Result<u64, PgError> {
+    let failed = transaction
+        .query(
+            "WITH failed AS (
+                 UPDATE turns SET status = 'failed', code = $3, ended_at = now()
+                 WHERE shard = ANY($2::smallint[]) AND status = 'running' AND node_id <> $1
+                 RETURNING thread_id, turn
+             ), keyed AS (
+                 UPDATE keyed_sends k
+                 SET body = jsonb_set(k.body, '{outcome}',
+                                      jsonb_build_object('kind', 'error', 'error_code', $3::text))
+                 FROM failed f
+                 WHERE k.thread_id = f.thread_id AND (k.body->>'turn')::bigint = f.turn
+                   AND jsonb_typeof(k.body->'outcome') IS DISTINCT FROM 'object'
+             )
+             SELECT count(*) FROM failed",
+            &[&me.0, &shards, &NODE_FAILED],
+        )
+        .await?;
+    let count: i64 = failed.first().map_or(0, |row| row.get(0));
+    if count > 0 {
+        tracing::warn!(
+            turns = count,
+            "a dead node's running turns ended NODE_FAILED"
+        );
+    }
+    Ok(u64::try_from(count).unwrap_or(0))
 }
 
 /// The fencing check a turn's thread write begins with, inside its

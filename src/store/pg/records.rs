@@ -32,6 +32,11 @@ impl PgStore {
         Self { database, secrets }
     }
 
+    /// The database (for the cluster's own tables).
+    pub fn database(&self) -> &Database {
+        &self.database
+    }
+
     /// A pooled session, or why there is none.
     pub(crate) async fn session(&self) -> Result<Session, StoreError> {
         self.database.session().await.map_err(store_error)

@@ -9,14 +9,17 @@
 use std::time::Instant;
 
 use confer_actors::{
-    AdmissionReads, AppendDone, ContextMessage, ContextRole, IdempotencyRecord, Message, OrgId,
-    StoreError, StoreFuture, ThreadAppend, ThreadId, ThreadStore, TurnInputs, UsageRecord,
+    AdmissionReads, AppendDone, ContextMessage, ContextRole, Fence, IdempotencyRecord, Message,
+    OrgId, StoreError, StoreFuture, ThreadAppend, ThreadId, ThreadStore, TurnEnd, TurnInputs,
+    TurnMark, UsageRecord,
 };
 use tokio_postgres::{GenericClient, Transaction};
 
 use super::agents::{agent, config};
-use super::records::{PgStore, V, body, db, micro, record};
+use super::records::{PgStore, V, body, db, micro, record, store_error};
 use super::threads::{context, insert_usage, thread};
+use crate::cluster::leases;
+use crate::cluster::{NodeId, Shard};
 use crate::store::keys::ConfigKind;
 use crate::store::sealed::open_credentials;
 
@@ -146,13 +149,29 @@ impl ThreadStore for PgStore {
         Box::pin(async { Ok(()) })
     }
 
+    fn end_turn(&self, thread: ThreadId, fence: Option<Fence>, end: TurnEnd) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut session = store.session().await?;
+            let transaction = session.client.transaction().await.map_err(db)?;
+            held(&transaction, fence).await?;
+            record_mark(&transaction, thread, fence, TurnMark::Ended(end)).await?;
+            transaction.commit().await.map_err(db)
+        })
+    }
+
     fn append_durably(&self, thread: ThreadId, write: ThreadAppend) -> StoreFuture<AppendDone> {
         let store = self.clone();
         Box::pin(async move {
             let mut session = store.session().await?;
             let listed_id = write.listed.as_ref().map(|m| m.id);
             let transaction = session.client.transaction().await.map_err(db)?;
+            let (fence, mark) = (write.fence, write.mark.clone());
+            held(&transaction, fence).await?;
             let listed = append(&transaction, thread, write).await?;
+            if let Some(mark) = mark {
+                record_mark(&transaction, thread, fence, mark).await?;
+            }
             match transaction.commit().await {
                 Ok(()) => {}
                 // The commit's outcome is unknown when the connection broke
@@ -204,6 +223,66 @@ impl PgStore {
     }
 }
 
+/// The fencing check a thread write begins with (`scale.md` §3.4): an
+/// error, the transaction to be dropped (rolled back), when the lease
+/// moved. A write without a fence is not checked.
+async fn held(tx: &Transaction<'_>, fence: Option<Fence>) -> Result<(), StoreError> {
+    let Some(fence) = fence else { return Ok(()) };
+    let shard = Shard::new(fence.shard).ok_or(StoreError::Fenced)?;
+    match leases::fence(tx, NodeId(fence.node), shard, fence.epoch).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(StoreError::Fenced),
+        Err(error) => Err(store_error(error)),
+    }
+}
+
+/// What the `turns` table learns from a write: the row of a starting turn
+/// (it needs the fence: the row names its node and shard), the end of one.
+async fn record_mark(
+    tx: &Transaction<'_>,
+    thread: ThreadId,
+    fence: Option<Fence>,
+    mark: TurnMark,
+) -> Result<(), StoreError> {
+    let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    match mark {
+        TurnMark::Started { turn, trace_id } => {
+            let Some(fence) = fence else { return Ok(()) };
+            let shard = i16::try_from(fence.shard).map_err(|_| StoreError::Fenced)?;
+            tx.execute(
+                "INSERT INTO turns (thread_id, turn, shard, node_id, trace_id, status)
+                 VALUES ($1, $2, $3, $4, $5, 'running') ON CONFLICT (thread_id, turn) DO NOTHING",
+                &[
+                    &thread.0,
+                    &as_i64(turn),
+                    &shard,
+                    &fence.node,
+                    &trace_id.map(|t| t.0),
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+        TurnMark::Ended(end) => {
+            let status = if end.ok { "done" } else { "failed" };
+            tx.execute(
+                "UPDATE turns SET status = $3, code = $4, last_frame = $5, ended_at = now()
+                 WHERE thread_id = $1 AND turn = $2",
+                &[
+                    &thread.0,
+                    &as_i64(end.turn),
+                    &status,
+                    &end.code,
+                    &as_i64(end.last_frame),
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+    }
+    Ok(())
+}
+
 /// The writes of one append inside `tx`; the listed message as stored.
 async fn append(
     tx: &Transaction<'_>,
@@ -219,6 +298,8 @@ async fn append(
         billed,
         earlier_calls,
         trace,
+        fence: _,
+        mark: _,
     } = write;
     let turn = turn.map_or(0, |t| i64::try_from(t).unwrap_or(i64::MAX));
     let counters = tx

@@ -78,6 +78,9 @@ impl SledStore {
             billed,
             earlier_calls,
             mut trace,
+            // One node owns sled: no lease to check, no `turns` table.
+            fence: _,
+            mark: _,
         } = write;
         // Large values go to files first (see `values`), so the transaction
         // only writes stubs. The listed message's encoding holds its seq:

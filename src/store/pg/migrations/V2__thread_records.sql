@@ -1,6 +1,6 @@
 -- The records a turn reads and writes (scale.md §2): agents and their
 -- configurations, threads with their shard and counters, the listed
--- messages and the model's context, keyed sends, usage records, the
+-- messages and the model's context, the turns, keyed sends, usage records, the
 -- publications' day budgets and the traces. A record is the codec's JSON
 -- (`body`, written by version `v`), sealed fields still sealed; the
 -- columns are its keys and what an index or a query needs.
@@ -62,6 +62,25 @@ CREATE TABLE context_entries (
 );
 -- Where a send's rules start reading: the thread's last assistant entry.
 CREATE INDEX context_assistant ON context_entries (thread_id, seq) WHERE role = 'assistant';
+
+-- One row per turn a node started (scale.md §3.5): `running` from its
+-- first write, `done` or `failed` from its last. A node that takes over a
+-- dead node's shard fails its running turns (`NODE_FAILED`), so a reader
+-- reattaching elsewhere learns how the turn ended.
+CREATE TABLE turns (
+    thread_id uuid NOT NULL,
+    turn bigint NOT NULL,
+    shard smallint NOT NULL,
+    node_id uuid NOT NULL,
+    trace_id uuid,
+    status text NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+    last_frame bigint,
+    code text,
+    started_at timestamptz NOT NULL DEFAULT now(),
+    ended_at timestamptz,
+    PRIMARY KEY (thread_id, turn)
+);
+CREATE INDEX turns_running ON turns (shard) WHERE status = 'running';
 
 CREATE TABLE keyed_sends (
     thread_id uuid NOT NULL,
