@@ -35,6 +35,7 @@ async fn store_with_thread(postgres: &Postgres, name: &str) -> (PgStore, Thread)
         turns: Arc::new(store.clone()),
         agents: Arc::new(store.clone()),
         threads: Arc::new(store.clone()),
+        orgs: Arc::new(store.clone()),
     };
     let (_, _, thread) = seeded(&ports).await;
     (store, thread)

@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use confer::store::UsageFilter;
+use confer::store::records::{ApiKey, KeyRole, Org};
 use confer_actors::{
-    AgentId, CompactionConfig, ContextMessage, ContextRole, CredentialConfig, OrgId, Role,
-    ThreadAppend, ThreadId,
+    AgentId, ApiKeyId, CompactionConfig, ContextMessage, ContextRole, CredentialConfig, OrgId,
+    Role, ThreadAppend, ThreadId,
 };
 
 use crate::store_conformance::{Ports, keyed_record, message, seeded, thread, usage};
@@ -327,4 +328,109 @@ pub(crate) async fn creation_instants_are_unique_in_the_org(ports: Ports) {
         .unwrap();
     assert_ne!(a.created_at, b.created_at);
     assert_eq!(ports.threads.thread(org, b.id).await.unwrap().unwrap(), b);
+}
+
+fn api_key(org: OrgId, name: &str, secret: &str) -> (ApiKey, [u8; 32]) {
+    use sha2::{Digest, Sha256};
+    let hash: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
+    let key = ApiKey {
+        id: ApiKeyId::new(),
+        org_id: org,
+        name: name.into(),
+        prefix: secret[..6].into(),
+        role: KeyRole::Member,
+        platform_admin: false,
+        secret_sha256: hex::encode(hash),
+        created_at: Utc::now(),
+        last_used_at: None,
+        rate_limit_rps: Some(5.0),
+        act_as_users: false,
+    };
+    (key, hash)
+}
+
+pub(crate) async fn orgs_and_keys_round_trip(ports: Ports) {
+    let orgs = &ports.orgs;
+    let (a, b) = (
+        Org {
+            id: OrgId::new(),
+            name: "a".into(),
+            created_at: Utc::now(),
+        },
+        Org {
+            id: OrgId::new(),
+            name: "b".into(),
+            created_at: Utc::now(),
+        },
+    );
+    orgs.put_org(a.clone()).await.unwrap();
+    orgs.put_org(b.clone()).await.unwrap();
+    assert_eq!(orgs.org(a.id).await.unwrap().unwrap().name, "a");
+    assert!(orgs.org(OrgId::new()).await.unwrap().is_none());
+    let names: Vec<String> = orgs
+        .orgs()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|o| o.name)
+        .collect();
+    assert!(
+        names.contains(&"a".into()) && names.contains(&"b".into()),
+        "{names:?}"
+    );
+
+    let (first, first_hash) = api_key(a.id, "first", "ck_first_secret");
+    let (second, _) = api_key(a.id, "second", "ck_second_secret");
+    orgs.insert_api_key(first.clone(), first_hash)
+        .await
+        .unwrap();
+    let second_hash = hex::decode(&second.secret_sha256)
+        .unwrap()
+        .try_into()
+        .unwrap();
+    orgs.insert_api_key(second.clone(), second_hash)
+        .await
+        .unwrap();
+    let found = orgs.api_key_by_hash(first_hash).await.unwrap().unwrap();
+    assert_eq!((found.id, found.rate_limit_rps), (first.id, Some(5.0)));
+    assert!(orgs.api_key_by_hash([0; 32]).await.unwrap().is_none());
+    let listed: Vec<_> = orgs
+        .api_keys(a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.id)
+        .collect();
+    assert_eq!(listed, [first.id, second.id], "oldest first");
+    assert!(orgs.api_keys(b.id).await.unwrap().is_empty());
+
+    let used = Utc::now();
+    orgs.touch_api_key(first.id, used).await.unwrap();
+    let touched = orgs.api_keys(a.id).await.unwrap()[0].last_used_at.unwrap();
+    assert_eq!(touched.timestamp_micros(), used.timestamp_micros());
+
+    assert!(
+        !orgs.delete_api_key(b.id, first.id).await.unwrap(),
+        "another org's key"
+    );
+    assert!(orgs.api_key_by_hash(first_hash).await.unwrap().is_some());
+    assert!(orgs.delete_api_key(a.id, first.id).await.unwrap());
+    assert!(!orgs.delete_api_key(a.id, first.id).await.unwrap());
+    assert!(
+        orgs.api_key_by_hash(first_hash).await.unwrap().is_none(),
+        "a deleted key is gone"
+    );
+    orgs.touch_api_key(first.id, Utc::now()).await.unwrap();
+    let left: Vec<_> = orgs
+        .api_keys(a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.id)
+        .collect();
+    assert_eq!(
+        left,
+        [second.id],
+        "a touch does not bring a deleted key back"
+    );
 }

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
-use confer::store::port::{AgentRecords, ThreadRecords};
+use confer::store::port::{AgentRecords, OrgRecords, ThreadRecords};
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
     Agent, AgentId, CredentialConfig, IdempotencyRecord, Message, MessageId, OrgId, Role, Thread,
@@ -24,6 +24,7 @@ pub(crate) struct Ports {
     pub(crate) turns: Arc<dyn ThreadStore>,
     pub(crate) agents: Arc<dyn AgentRecords>,
     pub(crate) threads: Arc<dyn ThreadRecords>,
+    pub(crate) orgs: Arc<dyn OrgRecords>,
 }
 
 /// A case of the suite.
@@ -51,6 +52,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("usage_is_unique_in_time_and_linked", |p| {
             Box::pin(usage_is_unique_in_time_and_linked(p))
         }),
+        ("orgs_and_keys_round_trip", |p| {
+            Box::pin(orgs_and_keys_round_trip(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -74,7 +78,8 @@ async fn the_suite_passes_on_sled() {
         let ports = Ports {
             turns: store.as_port(),
             agents: records.clone(),
-            threads: records,
+            threads: records.clone(),
+            orgs: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;
@@ -90,7 +95,8 @@ async fn the_suite_passes_on_postgres() {
         let ports = Ports {
             turns: Arc::new(store.clone()),
             agents: Arc::new(store.clone()),
-            threads: Arc::new(store),
+            threads: Arc::new(store.clone()),
+            orgs: Arc::new(store),
         };
         eprintln!("postgres: {name}");
         case(ports).await;

@@ -38,6 +38,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "thread_records",
         sql: include_str!("migrations/V2__thread_records.sql"),
     },
+    Migration {
+        version: 3,
+        name: "orgs_and_keys",
+        sql: include_str!("migrations/V3__orgs_and_keys.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -4,7 +4,8 @@
 //! key.
 //!
 //! Records move here kind by kind (§2): [`PgStore`] holds those that have
-//! (the turn's: agents, threads, history, keyed sends, usage, traces).
+//! (orgs and API keys, and the turn's: agents, threads, history, turns,
+//! keyed sends, usage, traces).
 //! Until every kind has, `serve` refuses `CONFER_STORE` rather than run on
 //! sled behind the operator's back; what exists is exercised by the
 //! store conformance suite against a real PostgreSQL.
@@ -21,6 +22,7 @@ use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection
 pub mod agents;
 pub mod meta;
 pub mod migrate;
+mod orgs;
 pub mod records;
 pub mod threads;
 mod turn;

@@ -326,7 +326,7 @@ impl QueuedWrite for QueuedAppend {
 mod engine;
 pub mod records;
 pub use engine::SledPort;
-pub use records::{AgentRecords, SledRecords, ThreadRecords};
+pub use records::{AgentRecords, OrgRecords, SledRecords, ThreadRecords};
 
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,38 @@ use confer_actors::{
     StoreFuture, Thread, ThreadId, UsageRecord, run_blocking,
 };
 
+use crate::store::records::{ApiKey, Org};
 use crate::store::{Page, SledStore, UsageFilter};
+use confer_actors::ApiKeyId;
+
+/// Organizations and their API keys.
+pub trait OrgRecords: Send + Sync + 'static {
+    /// Creates or replaces `org`.
+    fn put_org(&self, org: Org) -> StoreFuture<()>;
+
+    /// One organization.
+    fn org(&self, id: OrgId) -> StoreFuture<Option<Org>>;
+
+    /// Every organization (there are few).
+    fn orgs(&self) -> StoreFuture<Vec<Org>>;
+
+    /// Stores a key, found later by the SHA-256 of its secret.
+    fn insert_api_key(&self, key: ApiKey, secret_sha256: [u8; 32]) -> StoreFuture<()>;
+
+    /// The key whose secret hashes to `secret_sha256`, with its last use.
+    fn api_key_by_hash(&self, secret_sha256: [u8; 32]) -> StoreFuture<Option<ApiKey>>;
+
+    /// The keys of `org`, oldest first, with their last use.
+    fn api_keys(&self, org: OrgId) -> StoreFuture<Vec<ApiKey>>;
+
+    /// Deletes a key of `org`; false when it has none of that id. Once
+    /// resolved, the key authenticates nothing on any node.
+    fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> StoreFuture<bool>;
+
+    /// Notes a key's use while the key exists (never bringing a deleted
+    /// key back). Not acknowledged to anyone: a crash may forget it.
+    fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreFuture<()>;
+}
 
 /// Agents and their configurations.
 pub trait AgentRecords: Send + Sync + 'static {
@@ -106,6 +137,45 @@ impl SledRecords {
             store.commit.flush().await?;
             Ok(value)
         })
+    }
+}
+
+impl OrgRecords for SledRecords {
+    fn put_org(&self, org: Org) -> StoreFuture<()> {
+        self.write(move |s| s.put_org(&org))
+    }
+
+    fn org(&self, id: OrgId) -> StoreFuture<Option<Org>> {
+        self.read(move |s| s.org(id))
+    }
+
+    fn orgs(&self) -> StoreFuture<Vec<Org>> {
+        self.read(|s| s.orgs())
+    }
+
+    fn insert_api_key(&self, key: ApiKey, secret_sha256: [u8; 32]) -> StoreFuture<()> {
+        self.write(move |s| s.insert_api_key(&key, &secret_sha256))
+    }
+
+    /// From the node's cache of keys (dropped on delete) when it has the
+    /// key: one node owns sled, so a delete there is seen here at once.
+    fn api_key_by_hash(&self, secret_sha256: [u8; 32]) -> StoreFuture<Option<ApiKey>> {
+        if let Some(key) = self.0.cached_api_key(&secret_sha256) {
+            return Box::pin(std::future::ready(Ok(Some(key))));
+        }
+        self.read(move |s| s.api_key_by_hash(&secret_sha256))
+    }
+
+    fn api_keys(&self, org: OrgId) -> StoreFuture<Vec<ApiKey>> {
+        self.read(move |s| s.api_keys(org))
+    }
+
+    fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> StoreFuture<bool> {
+        self.write(move |s| s.delete_api_key(org, id))
+    }
+
+    fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreFuture<()> {
+        self.read(move |s| s.touch_api_key(id, at))
     }
 }
 

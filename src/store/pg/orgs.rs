@@ -1,0 +1,174 @@
+//! Organizations and API keys on PostgreSQL. Keys are read from the
+//! database at every request, never cached on a node, so a delete holds on
+//! every node at once (`scale.md` §5).
+
+use chrono::{DateTime, Utc};
+use confer_actors::{ApiKeyId, OrgId, StoreError, StoreFuture};
+use tokio_postgres::Row;
+
+use super::records::{PgStore, V, body, db, micro, record};
+use crate::store::port::OrgRecords;
+use crate::store::records::{ApiKey, Org};
+
+/// A key row: the record with its last use from its own column.
+fn api_key(row: &Row) -> Result<ApiKey, StoreError> {
+    let mut key: ApiKey = record(row)?;
+    key.last_used_at = row.try_get("last_used_at").map_err(db)?;
+    Ok(key)
+}
+
+const KEY_COLUMNS: &str = "v, body, last_used_at";
+
+impl OrgRecords for PgStore {
+    fn put_org(&self, mut org: Org) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            org.created_at = micro(org.created_at);
+            store
+                .session()
+                .await?
+                .client
+                .execute(
+                    "INSERT INTO orgs (id, name, created_at, v, body) VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT (id) DO UPDATE
+                     SET name = EXCLUDED.name, v = EXCLUDED.v, body = EXCLUDED.body",
+                    &[&org.id.0, &org.name, &org.created_at, &V, &body(&org)],
+                )
+                .await
+                .map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn org(&self, id: OrgId) -> StoreFuture<Option<Org>> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .session()
+                .await?
+                .client
+                .query_opt("SELECT v, body FROM orgs WHERE id = $1", &[&id.0])
+                .await
+                .map_err(db)?
+                .map(|row| record(&row))
+                .transpose()
+        })
+    }
+
+    fn orgs(&self) -> StoreFuture<Vec<Org>> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .session()
+                .await?
+                .client
+                .query("SELECT v, body FROM orgs ORDER BY created_at, id", &[])
+                .await
+                .map_err(db)?
+                .iter()
+                .map(record)
+                .collect()
+        })
+    }
+
+    fn insert_api_key(&self, mut key: ApiKey, secret_sha256: [u8; 32]) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            key.created_at = micro(key.created_at);
+            let last_used = key.last_used_at.take().map(micro);
+            store
+                .session()
+                .await?
+                .client
+                .execute(
+                    "INSERT INTO api_keys (id, org_id, secret_sha256, created_at, last_used_at, v, body)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    &[
+                        &key.id.0,
+                        &key.org_id.0,
+                        &secret_sha256.as_slice(),
+                        &key.created_at,
+                        &last_used,
+                        &V,
+                        &body(&key),
+                    ],
+                )
+                .await
+                .map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn api_key_by_hash(&self, secret_sha256: [u8; 32]) -> StoreFuture<Option<ApiKey>> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .session()
+                .await?
+                .client
+                .query_opt(
+                    &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE secret_sha256 = $1"),
+                    &[&secret_sha256.as_slice()],
+                )
+                .await
+                .map_err(db)?
+                .map(|row| api_key(&row))
+                .transpose()
+        })
+    }
+
+    fn api_keys(&self, org: OrgId) -> StoreFuture<Vec<ApiKey>> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .session()
+                .await?
+                .client
+                .query(
+                    &format!(
+                        "SELECT {KEY_COLUMNS} FROM api_keys WHERE org_id = $1 ORDER BY created_at, id"
+                    ),
+                    &[&org.0],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(api_key)
+                .collect()
+        })
+    }
+
+    fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            let deleted = store
+                .session()
+                .await?
+                .client
+                .execute(
+                    "DELETE FROM api_keys WHERE org_id = $1 AND id = $2",
+                    &[&org.0, &id.0],
+                )
+                .await
+                .map_err(db)?;
+            Ok(deleted == 1)
+        })
+    }
+
+    fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .session()
+                .await?
+                .client
+                .execute(
+                    "UPDATE api_keys SET last_used_at = $2 WHERE id = $1",
+                    &[&id.0, &micro(at)],
+                )
+                .await
+                .map_err(db)?;
+            Ok(())
+        })
+    }
+}
