@@ -174,7 +174,7 @@ pub async fn export(
     let org = match query.org {
         None => None,
         Some(wanted) => {
-            let orgs = state.store.run(|s| s.orgs()).await?;
+            let orgs = state.store.orgs().orgs().await?;
             let found = orgs
                 .into_iter()
                 .find(|o| o.name == wanted || o.id.to_string() == wanted)

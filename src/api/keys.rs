@@ -97,7 +97,7 @@ pub fn validate_name(name: &str) -> Result<String, ApiError> {
 #[utoipa::path(get, path = "/api/keys", tag = "keys", operation_id = "keys_list", security(("bearer" = ["admin"])), responses((status = 200, description = "The org's keys (never their secrets)", body = Vec<KeyView>)))]
 pub async fn list(state: web::Data<AppState>, caller: Admin) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let keys = state.store.run(move |s| s.api_keys(org)).await?;
+    let keys = state.store.orgs().api_keys(org).await?;
     let views: Vec<KeyView> = keys.into_iter().map(KeyView::from).collect();
     Ok(HttpResponse::Ok().json(views))
 }
@@ -132,10 +132,10 @@ pub async fn create(
     );
     record.rate_limit_rps = rate_limit_rps;
     record.act_as_users = body.act_as_users;
-    let stored = record.clone();
     state
         .store
-        .write(move |s| s.insert_api_key(&stored, &hash))
+        .orgs()
+        .insert_api_key(record.clone(), hash)
         .await?;
     Ok(HttpResponse::Created().json(CreatedKey::new(record, &secret)))
 }
@@ -149,10 +149,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
     let id = path.into_inner();
-    let deleted = state
-        .store
-        .write(move |s| s.delete_api_key(org, id))
-        .await?;
+    let deleted = state.store.orgs().delete_api_key(org, id).await?;
     if !deleted {
         return Err(ApiError::not_found("API key"));
     }

@@ -50,16 +50,10 @@ pub struct CreateOrg {
 #[utoipa::path(get, path = "/api/orgs", tag = "orgs", operation_id = "orgs_list", security(("bearer" = [])), responses((status = 200, description = "The caller's orgs", body = Vec<OrgView>)))]
 pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let members = caller.member_orgs();
-    let orgs = state
-        .store
-        .run(move |s| {
-            let mut orgs = Vec::new();
-            for id in members {
-                orgs.extend(s.org(id)?);
-            }
-            Ok(orgs)
-        })
-        .await?;
+    let mut orgs = Vec::with_capacity(members.len());
+    for id in members {
+        orgs.extend(state.store.orgs().org(id).await?);
+    }
     let views: Vec<OrgView> = orgs.into_iter().map(OrgView::from).collect();
     Ok(HttpResponse::Ok().json(views))
 }
@@ -85,15 +79,9 @@ pub async fn create(
         false,
         &secret,
     );
-    let (stored_org, stored_key) = (org.clone(), key.clone());
-    state
-        .store
-        .write(move |s| {
-            // The key is written last: until it exists the org is unreachable.
-            s.put_org(&stored_org)?;
-            s.insert_api_key(&stored_key, &hash)
-        })
-        .await?;
+    // The key is written last: until it exists the org is unreachable.
+    state.store.orgs().put_org(org.clone()).await?;
+    state.store.orgs().insert_api_key(key.clone(), hash).await?;
     Ok(HttpResponse::Created().json(CreatedOrg {
         org: OrgView::from(org),
         api_key: CreatedKey::new(key, &secret),

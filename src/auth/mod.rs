@@ -187,33 +187,14 @@ async fn authenticate(req: HttpRequest) -> Result<Caller, ApiError> {
         }
         _ => {
             let hash = api_keys::hash_secret(&token);
-            let now = Utc::now();
-            let fresh = |key: &ApiKey| {
-                key.last_used_at
-                    .is_some_and(|at| now - at <= TOUCH_INTERVAL)
-            };
-            // A key used within the minute is known without the store.
-            let cached = state.store.cached_api_key(&hash).filter(fresh);
-            let key = match cached {
-                Some(key) => Some(key),
-                None => {
-                    state
-                        .store
-                        .run(move |store| {
-                            let key = store.api_key_by_hash(&hash)?;
-                            if let Some(key) = &key {
-                                let stale =
-                                    key.last_used_at.is_none_or(|at| now - at > TOUCH_INTERVAL);
-                                if stale {
-                                    store.touch_api_key(key.id, now)?;
-                                }
-                            }
-                            Ok(key)
-                        })
-                        .await?
-                }
-            }
-            .ok_or_else(|| unauthorized("invalid API key"))?;
+            // A key used within the minute is known without a trip to the
+            // store (sled's cache); its use is noted once a minute.
+            let key = state
+                .store
+                .orgs()
+                .use_api_key(hash, Utc::now(), TOUCH_INTERVAL)
+                .await?
+                .ok_or_else(|| unauthorized("invalid API key"))?;
             Principal::ApiKey(key)
         }
     };

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use confer_actors::{StoreError, ThreadStore};
 
+use super::port::OrgRecords;
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
 
@@ -14,6 +15,8 @@ use crate::secrets::SecretBox;
 #[derive(Clone)]
 pub struct Store {
     inner: Arc<SledStore>,
+    /// Organizations and API keys, through their port (`scale.md` §2).
+    orgs: Arc<dyn OrgRecords>,
 }
 
 impl Store {
@@ -43,7 +46,8 @@ impl Store {
             .purger
             .start(Arc::downgrade(&inner))
             .map_err(|e| StoreError::Engine(format!("starting the purge: {e}")))?;
-        Ok(Self { inner })
+        let orgs = Arc::new(super::port::SledRecords(Arc::clone(&inner)));
+        Ok(Self { inner, orgs })
     }
 
     /// A 32-byte key for one purpose, derived from the secret key
@@ -55,6 +59,11 @@ impl Store {
     /// The store as the engine's port.
     pub fn as_port(&self) -> Arc<dyn ThreadStore> {
         Arc::new(super::port::SledPort(self.inner.clone()))
+    }
+
+    /// Organizations and API keys.
+    pub fn orgs(&self) -> &dyn OrgRecords {
+        self.orgs.as_ref()
     }
 
     /// The store behind the per-kind ports (`port::records`).
@@ -114,16 +123,6 @@ impl Store {
     /// which have no async runtime).
     pub fn with_inner<T>(&self, f: impl FnOnce(&SledStore) -> T) -> T {
         f(&self.inner)
-    }
-
-    /// The key of a secret's hash when the store found it lately and it
-    /// was not deleted since; never reads the database (no hand-off to
-    /// the blocking pool).
-    pub fn cached_api_key(
-        &self,
-        secret_sha256: &[u8; 32],
-    ) -> Option<crate::store::records::ApiKey> {
-        self.inner.cached_api_key(secret_sha256)
     }
 
     /// Flushes synchronously (at shutdown).
