@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use confer::store::UsageFilter;
+use confer::store::participants::ParticipantPut;
 use confer::store::records::{ApiKey, KeyRole, Org};
 use confer_actors::{
     AgentId, ApiKeyId, CompactionConfig, ContextMessage, ContextRole, CredentialConfig, OrgId,
-    Role, ThreadAppend, ThreadId,
+    Participant, ParticipantRole, Role, ThreadAppend, ThreadId, ThreadOrigin,
 };
 
 use crate::store_conformance::{Ports, keyed_record, message, seeded, thread, usage};
@@ -404,10 +405,37 @@ pub(crate) async fn orgs_and_keys_round_trip(ports: Ports) {
     assert_eq!(listed, [first.id, second.id], "oldest first");
     assert!(orgs.api_keys(b.id).await.unwrap().is_empty());
 
+    let minute = chrono::TimeDelta::seconds(60);
     let used = Utc::now();
-    orgs.touch_api_key(first.id, used).await.unwrap();
+    let key = orgs
+        .use_api_key(first_hash, used, minute)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(key.id, first.id);
     let touched = orgs.api_keys(a.id).await.unwrap()[0].last_used_at.unwrap();
     assert_eq!(touched.timestamp_micros(), used.timestamp_micros());
+    // Within the minute the use is not noted again.
+    let later = used + chrono::TimeDelta::seconds(10);
+    orgs.use_api_key(first_hash, later, minute)
+        .await
+        .unwrap()
+        .unwrap();
+    let noted = orgs.api_keys(a.id).await.unwrap()[0].last_used_at.unwrap();
+    assert_eq!(noted.timestamp_micros(), used.timestamp_micros());
+    let later = used + chrono::TimeDelta::seconds(61);
+    orgs.use_api_key(first_hash, later, minute)
+        .await
+        .unwrap()
+        .unwrap();
+    let noted = orgs.api_keys(a.id).await.unwrap()[0].last_used_at.unwrap();
+    assert_eq!(noted.timestamp_micros(), later.timestamp_micros());
+    assert!(
+        orgs.use_api_key([1; 32], later, minute)
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     assert!(
         !orgs.delete_api_key(b.id, first.id).await.unwrap(),
@@ -420,7 +448,13 @@ pub(crate) async fn orgs_and_keys_round_trip(ports: Ports) {
         orgs.api_key_by_hash(first_hash).await.unwrap().is_none(),
         "a deleted key is gone"
     );
-    orgs.touch_api_key(first.id, Utc::now()).await.unwrap();
+    let after = later + chrono::TimeDelta::seconds(120);
+    assert!(
+        orgs.use_api_key(first_hash, after, minute)
+            .await
+            .unwrap()
+            .is_none()
+    );
     let left: Vec<_> = orgs
         .api_keys(a.id)
         .await
@@ -428,9 +462,142 @@ pub(crate) async fn orgs_and_keys_round_trip(ports: Ports) {
         .into_iter()
         .map(|k| k.id)
         .collect();
+    assert_eq!(left, [second.id], "a use does not bring a deleted key back");
+}
+
+fn participant(user: &str, name: &str) -> Participant {
+    Participant {
+        user_id: user.into(),
+        display_name: Some(name.into()),
+        role: ParticipantRole::Member,
+        joined_at: Utc::now(),
+    }
+}
+
+pub(crate) async fn participants_and_listings(ports: Ports) {
+    let (org, agent, first) = seeded(&ports).await;
+    let threads = &ports.threads;
+    let mut second = thread(org, agent.id, Utc::now());
+    second.created_by = "user-2".into();
+    let second = threads.create_thread(second).await.unwrap();
+    let mut run = thread(org, agent.id, Utc::now());
+    run.origin = Some(ThreadOrigin::Run);
+    threads.create_thread(run).await.unwrap();
+    let listed = |user: Option<&str>| {
+        let user = user.map(str::to_owned);
+        async move {
+            let page = threads
+                .list_threads(org, agent.id, user, None, 10)
+                .await
+                .unwrap();
+            page.items.into_iter().map(|t| t.id).collect::<Vec<_>>()
+        }
+    };
     assert_eq!(
-        left,
-        [second.id],
-        "a touch does not bring a deleted key back"
+        listed(None).await,
+        [second.id, first.id],
+        "newest first, the run's unlisted"
+    );
+    assert_eq!(listed(Some("user-1")).await, [first.id]);
+    assert_eq!(listed(Some("user-2")).await, [second.id]);
+    assert!(listed(Some("user-3")).await.is_empty());
+    let page = threads
+        .list_threads(org, agent.id, None, None, 1)
+        .await
+        .unwrap();
+    let cursor = page.next_cursor.expect("a second thread follows");
+    let rest = threads
+        .list_threads(org, agent.id, None, Some(cursor), 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        rest.items.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [first.id]
+    );
+    assert!(rest.next_cursor.is_none());
+
+    let joined = participant("user-3", "Three");
+    let put = threads
+        .put_participant(org, first.id, joined.clone(), Some(2))
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            put,
+            ParticipantPut::Stored {
+                replaced: false,
+                ..
+            }
+        ),
+        "{put:?}"
+    );
+    assert_eq!(
+        listed(Some("user-3")).await,
+        [first.id],
+        "listed for who joined"
+    );
+    let mut renamed = participant("user-3", "Three again");
+    renamed.joined_at = Utc::now() + chrono::TimeDelta::seconds(5);
+    let ParticipantPut::Stored {
+        participant: kept,
+        replaced,
+    } = threads
+        .put_participant(org, first.id, renamed, Some(2))
+        .await
+        .unwrap()
+    else {
+        panic!("an update goes through");
+    };
+    assert!(replaced);
+    assert_eq!(
+        kept.joined_at.timestamp_micros(),
+        joined.joined_at.timestamp_micros()
+    );
+    let put = threads.put_participant(org, first.id, participant("user-4", "Four"), Some(2));
+    assert!(matches!(put.await.unwrap(), ParticipantPut::Stored { .. }));
+    let put = threads.put_participant(org, first.id, participant("user-5", "Five"), Some(2));
+    assert!(
+        matches!(put.await.unwrap(), ParticipantPut::Full),
+        "the cap holds"
+    );
+    let put = threads.put_participant(org, first.id, participant("user-5", "Five"), None);
+    assert!(matches!(put.await.unwrap(), ParticipantPut::Stored { .. }));
+    let users: Vec<String> = threads
+        .participants(first.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.user_id)
+        .collect();
+    assert_eq!(users, ["user-3", "user-4", "user-5"]);
+    let gone = threads.put_participant(OrgId::new(), first.id, participant("user-6", "Six"), None);
+    assert!(
+        matches!(gone.await.unwrap(), ParticipantPut::ThreadGone),
+        "another org's thread"
+    );
+
+    assert!(
+        threads
+            .remove_participant(org, first.id, "user-3".into())
+            .await
+            .unwrap()
+    );
+    assert!(
+        !threads
+            .remove_participant(org, first.id, "user-3".into())
+            .await
+            .unwrap()
+    );
+    assert!(listed(Some("user-3")).await.is_empty());
+    assert!(
+        !threads
+            .remove_participant(org, first.id, "user-1".into())
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        listed(Some("user-1")).await,
+        [first.id],
+        "the creator keeps it"
     );
 }

@@ -55,6 +55,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("orgs_and_keys_round_trip", |p| {
             Box::pin(orgs_and_keys_round_trip(p))
         }),
+        ("participants_and_listings", |p| {
+            Box::pin(participants_and_listings(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),

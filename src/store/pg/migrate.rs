@@ -43,6 +43,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "orgs_and_keys",
         sql: include_str!("migrations/V3__orgs_and_keys.sql"),
     },
+    Migration {
+        version: 4,
+        name: "participants",
+        sql: include_str!("migrations/V4__participants.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -23,6 +23,7 @@ pub mod agents;
 pub mod meta;
 pub mod migrate;
 mod orgs;
+mod participants;
 pub mod records;
 pub mod threads;
 mod turn;

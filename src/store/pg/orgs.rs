@@ -155,20 +155,36 @@ impl OrgRecords for PgStore {
         })
     }
 
-    fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreFuture<()> {
+    /// One statement: the touch, when due, and the row either way.
+    fn use_api_key(
+        &self,
+        secret_sha256: [u8; 32],
+        now: DateTime<Utc>,
+        stale_after: chrono::TimeDelta,
+    ) -> StoreFuture<Option<ApiKey>> {
         let store = self.clone();
         Box::pin(async move {
+            let (now, due) = (micro(now), micro(now - stale_after));
             store
                 .session()
                 .await?
                 .client
-                .execute(
-                    "UPDATE api_keys SET last_used_at = $2 WHERE id = $1",
-                    &[&id.0, &micro(at)],
+                .query_opt(
+                    "WITH touched AS (
+                         UPDATE api_keys SET last_used_at = $2
+                         WHERE secret_sha256 = $1 AND (last_used_at IS NULL OR last_used_at < $3)
+                         RETURNING v, body, last_used_at
+                     )
+                     SELECT v, body, last_used_at FROM touched
+                     UNION ALL
+                     SELECT v, body, last_used_at FROM api_keys
+                     WHERE secret_sha256 = $1 AND NOT EXISTS (SELECT 1 FROM touched)",
+                    &[&secret_sha256.as_slice(), &now, &due],
                 )
                 .await
-                .map_err(db)?;
-            Ok(())
+                .map_err(db)?
+                .map(|row| api_key(&row))
+                .transpose()
         })
     }
 }

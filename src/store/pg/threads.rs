@@ -6,12 +6,14 @@
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    ContextMessage, Message, OrgId, StoreError, StoreFuture, Thread, ThreadId, UsageRecord,
+    AgentId, ContextMessage, Message, OrgId, Participant, StoreError, StoreFuture, Thread,
+    ThreadId, UsageRecord,
 };
 use tokio_postgres::GenericClient;
 
 use super::records::{PgStore, V, body, db, micro, next_micro, record};
 use crate::cluster::Shard;
+use crate::store::participants::ParticipantPut;
 use crate::store::port::ThreadRecords;
 use crate::store::{Page, UsageFilter, keys};
 
@@ -122,14 +124,17 @@ impl ThreadRecords for PgStore {
                 let inserted = session
                     .client
                     .execute(
-                        "INSERT INTO threads (org_id, id, agent_id, created_at, shard, v, body)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7)
+                        "INSERT INTO threads
+                           (org_id, id, agent_id, created_at, created_by, listed, shard, v, body)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                          ON CONFLICT (org_id, created_at) DO NOTHING",
                         &[
                             &stored.org_id.0,
                             &stored.id.0,
                             &stored.agent_id.0,
                             &stored.created_at,
+                            &stored.created_by,
+                            &stored.origin.is_none(),
                             &shard,
                             &V,
                             &body(&stored),
@@ -227,5 +232,39 @@ impl ThreadRecords for PgStore {
             let next_cursor = more.then(|| items.last().map(|r| r.created_at)).flatten();
             Ok(Page { items, next_cursor })
         })
+    }
+
+    fn list_threads(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        user: Option<String>,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>> {
+        self.threads_page(org, agent, user, before, limit)
+    }
+
+    fn put_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        participant: Participant,
+        cap: Option<usize>,
+    ) -> StoreFuture<ParticipantPut> {
+        self.store_participant(org, thread, participant, cap)
+    }
+
+    fn participants(&self, thread: ThreadId) -> StoreFuture<Vec<Participant>> {
+        self.thread_participants(thread)
+    }
+
+    fn remove_participant(
+        &self,
+        _org: OrgId,
+        thread: ThreadId,
+        user_id: String,
+    ) -> StoreFuture<bool> {
+        self.drop_participant(thread, user_id)
     }
 }

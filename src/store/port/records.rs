@@ -11,13 +11,13 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    Agent, AgentId, CompactionConfig, ContextMessage, CredentialConfig, Message, OrgId, StoreError,
-    StoreFuture, Thread, ThreadId, UsageRecord, run_blocking,
+    Agent, AgentId, ApiKeyId, CompactionConfig, ContextMessage, CredentialConfig, Message, OrgId,
+    Participant, StoreError, StoreFuture, Thread, ThreadId, UsageRecord, run_blocking,
 };
 
+use crate::store::participants::ParticipantPut;
 use crate::store::records::{ApiKey, Org};
 use crate::store::{Page, SledStore, UsageFilter};
-use confer_actors::ApiKeyId;
 
 /// Organizations and their API keys.
 pub trait OrgRecords: Send + Sync + 'static {
@@ -43,9 +43,16 @@ pub trait OrgRecords: Send + Sync + 'static {
     /// resolved, the key authenticates nothing on any node.
     fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> StoreFuture<bool>;
 
-    /// Notes a key's use while the key exists (never bringing a deleted
-    /// key back). Not acknowledged to anyone: a crash may forget it.
-    fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreFuture<()>;
+    /// The key whose secret hashes to `secret_sha256`, as authentication
+    /// uses it: in one trip, its use noted at `now` when the last noted is
+    /// older than `stale_after` (never bringing a deleted key back). The
+    /// note is acknowledged to no one: a crash may forget it.
+    fn use_api_key(
+        &self,
+        secret_sha256: [u8; 32],
+        now: DateTime<Utc>,
+        stale_after: chrono::TimeDelta,
+    ) -> StoreFuture<Option<ApiKey>>;
 }
 
 /// Agents and their configurations.
@@ -107,6 +114,40 @@ pub trait ThreadRecords: Send + Sync + 'static {
         before: Option<DateTime<Utc>>,
         limit: usize,
     ) -> StoreFuture<Page<UsageRecord>>;
+
+    /// The listed threads of an agent, newest first, strictly older than
+    /// `before`; with `user`, those it created or joined.
+    fn list_threads(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        user: Option<String>,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>>;
+
+    /// Adds or updates a participant of a live thread, keeping its first
+    /// join time; with `cap`, a new one is refused once the thread has
+    /// that many (two adds cannot both take the last place).
+    fn put_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        participant: Participant,
+        cap: Option<usize>,
+    ) -> StoreFuture<ParticipantPut>;
+
+    /// Every participant of a thread, ordered by user id.
+    fn participants(&self, thread: ThreadId) -> StoreFuture<Vec<Participant>>;
+
+    /// Removes a participant (the thread stays listed for its creator);
+    /// false when that user was not one.
+    fn remove_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        user_id: String,
+    ) -> StoreFuture<bool>;
 }
 
 /// sled behind the per-kind ports.
@@ -174,8 +215,27 @@ impl OrgRecords for SledRecords {
         self.write(move |s| s.delete_api_key(org, id))
     }
 
-    fn touch_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreFuture<()> {
-        self.read(move |s| s.touch_api_key(id, at))
+    /// A key noted within `stale_after` is known from the node's cache,
+    /// without a trip to the blocking pool.
+    fn use_api_key(
+        &self,
+        secret_sha256: [u8; 32],
+        now: DateTime<Utc>,
+        stale_after: chrono::TimeDelta,
+    ) -> StoreFuture<Option<ApiKey>> {
+        let fresh = move |key: &ApiKey| key.last_used_at.is_some_and(|at| now - at <= stale_after);
+        if let Some(key) = self.0.cached_api_key(&secret_sha256).filter(fresh) {
+            return Box::pin(std::future::ready(Ok(Some(key))));
+        }
+        self.read(move |s| {
+            let key = s.api_key_by_hash(&secret_sha256)?;
+            if let Some(key) = &key
+                && !fresh(key)
+            {
+                s.touch_api_key(key.id, now)?;
+            }
+            Ok(key)
+        })
     }
 }
 
@@ -241,5 +301,39 @@ impl ThreadRecords for SledRecords {
         limit: usize,
     ) -> StoreFuture<Page<UsageRecord>> {
         self.read(move |s| s.list_usage(org, filter, before, limit, |_| Ok(true)))
+    }
+
+    fn list_threads(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        user: Option<String>,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>> {
+        self.read(move |s| s.list_threads(org, agent, user.as_deref(), before, limit, |_| Ok(true)))
+    }
+
+    fn put_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        participant: Participant,
+        cap: Option<usize>,
+    ) -> StoreFuture<ParticipantPut> {
+        self.write(move |s| s.put_participant(org, thread, &participant, cap))
+    }
+
+    fn participants(&self, thread: ThreadId) -> StoreFuture<Vec<Participant>> {
+        self.read(move |s| s.participants(thread))
+    }
+
+    fn remove_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        user_id: String,
+    ) -> StoreFuture<bool> {
+        self.write(move |s| s.remove_participant(org, thread, &user_id))
     }
 }

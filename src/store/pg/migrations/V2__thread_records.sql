@@ -27,12 +27,16 @@ CREATE TABLE agent_configs (
 
 -- `last_seq`, `last_context_seq` and `last_turn` are sled's counter trees:
 -- an append updates them on the thread's row, which also serializes the
--- appends of one thread. `created_at` is unique within the org.
+-- appends of one thread. `created_at` is unique within the org. A thread
+-- some other work made (a run's, a delegate's, a code session's) is not
+-- `listed` under its agent.
 CREATE TABLE threads (
     org_id uuid NOT NULL,
     id uuid NOT NULL UNIQUE,
     agent_id uuid NOT NULL,
     created_at timestamptz NOT NULL,
+    created_by text NOT NULL,
+    listed boolean NOT NULL,
     shard smallint NOT NULL CHECK (shard >= 0 AND shard < 1024),
     last_seq bigint NOT NULL DEFAULT 0,
     last_context_seq bigint NOT NULL DEFAULT 0,
@@ -42,7 +46,8 @@ CREATE TABLE threads (
     PRIMARY KEY (org_id, id)
 );
 CREATE UNIQUE INDEX threads_created ON threads (org_id, created_at);
-CREATE INDEX threads_by_agent ON threads (org_id, agent_id, created_at, id);
+CREATE INDEX threads_by_agent ON threads (org_id, agent_id, created_at) WHERE listed;
+CREATE INDEX threads_by_creator ON threads (org_id, agent_id, created_by, created_at);
 
 CREATE TABLE messages (
     thread_id uuid NOT NULL,

@@ -1,0 +1,155 @@
+//! Participants and thread listings on PostgreSQL. An add locks the
+//! thread's row first: adds to one thread are serialized, so a cap is
+//! counted exactly and two adds cannot both take the last place.
+
+use chrono::{DateTime, Utc};
+use confer_actors::{AgentId, OrgId, Participant, StoreFuture, Thread, ThreadId};
+
+use super::records::{PgStore, V, body, db, micro, record};
+use crate::store::Page;
+use crate::store::participants::ParticipantPut;
+
+impl PgStore {
+    /// See `ThreadRecords::list_threads`.
+    pub(super) fn threads_page(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        user: Option<String>,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let session = store.session().await?;
+            // One more than asked: whether a next page exists.
+            let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+            let rows = session
+                .client
+                .query(
+                    "SELECT v, body FROM threads t
+                     WHERE org_id = $1 AND agent_id = $2
+                       AND ($3::timestamptz IS NULL OR created_at < $3)
+                       AND CASE WHEN $4::text IS NULL THEN listed
+                                ELSE (listed AND created_by = $4) OR EXISTS
+                                     (SELECT 1 FROM participants p
+                                      WHERE p.thread_id = t.id AND p.user_id = $4)
+                           END
+                     ORDER BY created_at DESC LIMIT $5",
+                    &[&org.0, &agent.0, &before, &user, &fetch],
+                )
+                .await
+                .map_err(db)?;
+            let mut items = rows
+                .iter()
+                .map(record)
+                .collect::<Result<Vec<Thread>, _>>()?;
+            let more = items.len() > limit;
+            items.truncate(limit);
+            let next_cursor = more.then(|| items.last().map(|t| t.created_at)).flatten();
+            Ok(Page { items, next_cursor })
+        })
+    }
+
+    /// See `ThreadRecords::put_participant`.
+    pub(super) fn store_participant(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        mut participant: Participant,
+        cap: Option<usize>,
+    ) -> StoreFuture<ParticipantPut> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut session = store.session().await?;
+            let tx = session.client.transaction().await.map_err(db)?;
+            let live = tx
+                .query_opt(
+                    "SELECT 1 FROM threads WHERE org_id = $1 AND id = $2 FOR UPDATE",
+                    &[&org.0, &thread.0],
+                )
+                .await
+                .map_err(db)?;
+            if live.is_none() {
+                return Ok(ParticipantPut::ThreadGone);
+            }
+            let previous: Option<Participant> = tx
+                .query_opt(
+                    "SELECT v, body FROM participants WHERE thread_id = $1 AND user_id = $2",
+                    &[&thread.0, &participant.user_id],
+                )
+                .await
+                .map_err(db)?
+                .map(|row| record(&row))
+                .transpose()?;
+            if let (Some(cap), None) = (cap, &previous) {
+                let count: i64 = tx
+                    .query_one(
+                        "SELECT count(*) FROM participants WHERE thread_id = $1",
+                        &[&thread.0],
+                    )
+                    .await
+                    .map_err(db)?
+                    .get(0);
+                if usize::try_from(count).unwrap_or(usize::MAX) >= cap {
+                    return Ok(ParticipantPut::Full);
+                }
+            }
+            participant.joined_at = match &previous {
+                Some(previous) => previous.joined_at,
+                None => micro(participant.joined_at),
+            };
+            tx.execute(
+                "INSERT INTO participants (thread_id, user_id, v, body) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (thread_id, user_id) DO UPDATE SET v = EXCLUDED.v, body = EXCLUDED.body",
+                &[&thread.0, &participant.user_id, &V, &body(&participant)],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(ParticipantPut::Stored {
+                participant,
+                replaced: previous.is_some(),
+            })
+        })
+    }
+
+    /// See `ThreadRecords::participants`.
+    pub(super) fn thread_participants(&self, thread: ThreadId) -> StoreFuture<Vec<Participant>> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .session()
+                .await?
+                .client
+                .query(
+                    "SELECT v, body FROM participants WHERE thread_id = $1 ORDER BY user_id COLLATE \"C\"",
+                    &[&thread.0],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(record)
+                .collect()
+        })
+    }
+
+    /// See `ThreadRecords::remove_participant`. As on sled, the row goes
+    /// by thread and user: the caller found the thread in its org.
+    pub(super) fn drop_participant(&self, thread: ThreadId, user_id: String) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            let removed = store
+                .session()
+                .await?
+                .client
+                .execute(
+                    "DELETE FROM participants WHERE thread_id = $1 AND user_id = $2",
+                    &[&thread.0, &user_id],
+                )
+                .await
+                .map_err(db)?;
+            Ok(removed == 1)
+        })
+    }
+}
