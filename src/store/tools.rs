@@ -45,7 +45,7 @@ fn name_key(org: OrgId, name: &str) -> Vec<u8> {
     key
 }
 
-fn secret_aad(org: OrgId, tool: ToolId) -> String {
+pub(crate) fn secret_aad(org: OrgId, tool: ToolId) -> String {
     aad(
         &org.to_string(),
         "tool",

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
-use confer::store::port::{AgentRecords, OrgRecords, ThreadRecords};
+use confer::store::port::{AgentRecords, OrgRecords, ThreadRecords, ToolRecords};
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
     Agent, AgentId, CredentialConfig, IdempotencyRecord, Message, MessageId, OrgId, Role, Thread,
@@ -25,6 +25,7 @@ pub(crate) struct Ports {
     pub(crate) agents: Arc<dyn AgentRecords>,
     pub(crate) threads: Arc<dyn ThreadRecords>,
     pub(crate) orgs: Arc<dyn OrgRecords>,
+    pub(crate) tools: Arc<dyn ToolRecords>,
 }
 
 /// A case of the suite.
@@ -58,6 +59,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("participants_and_listings", |p| {
             Box::pin(participants_and_listings(p))
         }),
+        ("tool_names_are_unique_and_secrets_sealed", |p| {
+            Box::pin(crate::store_tools::tool_names_are_unique_and_secrets_sealed(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -82,7 +86,8 @@ async fn the_suite_passes_on_sled() {
             turns: store.as_port(),
             agents: records.clone(),
             threads: records.clone(),
-            orgs: records,
+            orgs: records.clone(),
+            tools: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;
@@ -99,7 +104,8 @@ async fn the_suite_passes_on_postgres() {
             turns: Arc::new(store.clone()),
             agents: Arc::new(store.clone()),
             threads: Arc::new(store.clone()),
-            orgs: Arc::new(store),
+            orgs: Arc::new(store.clone()),
+            tools: Arc::new(store),
         };
         eprintln!("postgres: {name}");
         case(ports).await;

@@ -48,6 +48,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "participants",
         sql: include_str!("migrations/V4__participants.sql"),
     },
+    Migration {
+        version: 5,
+        name: "org_tools",
+        sql: include_str!("migrations/V5__org_tools.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -4,8 +4,8 @@
 //! key.
 //!
 //! Records move here kind by kind (§2): [`PgStore`] holds those that have
-//! (orgs and API keys, and the turn's: agents, threads, history, turns,
-//! keyed sends, usage, traces).
+//! (orgs and API keys, org tools, participants, and the turn's: agents,
+//! threads, history, turns, keyed sends, usage, traces).
 //! Until every kind has, `serve` refuses `CONFER_STORE` rather than run on
 //! sled behind the operator's back; what exists is exercised by the
 //! store conformance suite against a real PostgreSQL.
@@ -26,6 +26,7 @@ mod orgs;
 mod participants;
 pub mod records;
 pub mod threads;
+mod tools;
 mod turn;
 
 pub use records::PgStore;

@@ -325,8 +325,10 @@ impl QueuedWrite for QueuedAppend {
 
 mod engine;
 pub mod records;
+pub mod tools;
 pub use engine::SledPort;
 pub use records::{AgentRecords, OrgRecords, SledRecords, ThreadRecords};
+pub use tools::{ToolChange, ToolRecords};
 
 #[cfg(test)]
 mod tests;

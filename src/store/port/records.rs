@@ -156,7 +156,7 @@ pub struct SledRecords(pub(crate) Arc<SledStore>);
 
 impl SledRecords {
     /// A read on the blocking pool.
-    fn read<T, F>(&self, f: F) -> StoreFuture<T>
+    pub(super) fn read<T, F>(&self, f: F) -> StoreFuture<T>
     where
         T: Send + 'static,
         F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
@@ -166,7 +166,7 @@ impl SledRecords {
     }
 
     /// A write on the blocking pool, resolved once flushed.
-    fn write<T, F>(&self, f: F) -> StoreFuture<T>
+    pub(super) fn write<T, F>(&self, f: F) -> StoreFuture<T>
     where
         T: Send + 'static,
         F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
