@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use confer_actors::{StoreError, ThreadStore};
 
-use super::port::OrgRecords;
+use super::port::{OrgRecords, ToolRecords};
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
 
@@ -17,6 +17,8 @@ pub struct Store {
     inner: Arc<SledStore>,
     /// Organizations and API keys, through their port (`scale.md` §2).
     orgs: Arc<dyn OrgRecords>,
+    /// Org tools, through their port.
+    tools: Arc<dyn ToolRecords>,
 }
 
 impl Store {
@@ -46,8 +48,12 @@ impl Store {
             .purger
             .start(Arc::downgrade(&inner))
             .map_err(|e| StoreError::Engine(format!("starting the purge: {e}")))?;
-        let orgs = Arc::new(super::port::SledRecords(Arc::clone(&inner)));
-        Ok(Self { inner, orgs })
+        let records = Arc::new(super::port::SledRecords(Arc::clone(&inner)));
+        Ok(Self {
+            inner,
+            orgs: records.clone(),
+            tools: records,
+        })
     }
 
     /// A 32-byte key for one purpose, derived from the secret key
@@ -64,6 +70,11 @@ impl Store {
     /// Organizations and API keys.
     pub fn orgs(&self) -> &dyn OrgRecords {
         self.orgs.as_ref()
+    }
+
+    /// Org tools.
+    pub fn tools(&self) -> &dyn ToolRecords {
+        self.tools.as_ref()
     }
 
     /// The store behind the per-kind ports (`port::records`).

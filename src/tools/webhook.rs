@@ -97,8 +97,7 @@ pub async fn call_answered(
     if let Some(refused) = bad_arguments(&request.arguments) {
         return (refused, None);
     }
-    let sealed = tool.clone();
-    let secret = match store.run(move |s| s.tool_secret(&sealed)).await {
+    let secret = match store.tools().tool_secret(tool) {
         Ok(secret) => secret,
         Err(error) => {
             tracing::error!(%error, tool = %tool.id, "a tool's signing secret did not open");
@@ -195,7 +194,7 @@ impl ToolExecutor for WebhookTools {
         let (store, cache) = (self.store.clone(), Arc::clone(&self.cache));
         Box::pin(async move {
             let generation = cache.generation();
-            match store.run(move |s| s.list_tools(org)).await {
+            match store.tools().list_tools(org).await {
                 Ok(tools) => {
                     let tools: Vec<ToolDefinition> = tools.iter().map(definition).collect();
                     cache.put(org, Arc::new(tools.clone()), generation);
@@ -225,7 +224,7 @@ impl ToolExecutor for WebhookTools {
         };
         let (notes, call_id) = (Arc::clone(&scope.notes), tool_call.id.clone());
         Box::pin(async move {
-            match store.run(move |s| s.tool_named(org, &name)).await {
+            match store.tools().tool_named(org, name).await {
                 Ok(Some(tool)) => {
                     let started = Stamp::now();
                     let (output, status_code) =

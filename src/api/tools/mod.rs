@@ -148,7 +148,7 @@ pub struct ExecuteTool {
 #[utoipa::path(get, path = "/api/tools", tag = "tools", operation_id = "tools_list", security(("bearer" = [])), responses((status = 200, description = "The org's tools, oldest first (end users see `ToolSummary`s)", body = ToolList)))]
 pub async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let tools = state.store.run(move |s| s.list_tools(org)).await?;
+    let tools = state.store.tools().list_tools(org).await?;
     let tools = tools.into_iter().map(|t| shown(&caller, t)).collect();
     Ok(HttpResponse::Ok().json(ToolList { tools }))
 }
@@ -191,7 +191,7 @@ pub async fn create(
         created_at: now,
         updated_at: now,
     };
-    let made = state.store.write(move |s| s.create_tool(tool)).await?;
+    let made = state.store.tools().create_tool(tool).await?;
     state.tool_cache.forget(caller.org_id);
     let made = written(made, &body.name)?;
     Ok(HttpResponse::Created().json(view(made, Some(shown_secret))))
@@ -207,7 +207,8 @@ pub async fn get(
     let (org, id) = (caller.org_id, path.into_inner());
     let tool = state
         .store
-        .run(move |s| s.tool(org, id))
+        .tools()
+        .tool(org, id)
         .await?
         .ok_or_else(|| ApiError::not_found("tool"))?;
     Ok(HttpResponse::Ok().json(shown(&caller, tool)))
@@ -246,28 +247,28 @@ pub async fn update(
     let (org, id) = (caller.org_id, path.into_inner());
     let name = body.name.clone().unwrap_or_default();
     let (description, parameters) = (body.description, body.parameters);
-    let secret = rotated.clone();
+    let new_name = body.name;
+    let change = move |tool: &mut OrgTool| {
+        if let Some(name) = &new_name {
+            tool.name.clone_from(name);
+        }
+        if let Some(description) = &description {
+            tool.description.clone_from(description);
+        }
+        if let Some(parameters) = &parameters {
+            tool.parameters = parameters.clone();
+        }
+        if let Some(url) = &url {
+            tool.url.clone_from(url);
+        }
+        if let Some(timeout_ms) = timeout_ms {
+            tool.timeout_ms = timeout_ms;
+        }
+    };
     let outcome = state
         .store
-        .write(move |s| {
-            s.update_tool(org, id, secret.as_deref(), |tool| {
-                if let Some(name) = &body.name {
-                    tool.name.clone_from(name);
-                }
-                if let Some(description) = &description {
-                    tool.description.clone_from(description);
-                }
-                if let Some(parameters) = &parameters {
-                    tool.parameters = parameters.clone();
-                }
-                if let Some(url) = &url {
-                    tool.url.clone_from(url);
-                }
-                if let Some(timeout_ms) = timeout_ms {
-                    tool.timeout_ms = timeout_ms;
-                }
-            })
-        })
+        .tools()
+        .update_tool(org, id, rotated.clone(), Box::new(change))
         .await?;
     state.tool_cache.forget(org);
     let tool = written(outcome, &name)?;
@@ -282,7 +283,7 @@ pub async fn delete(
     path: web::Path<ToolId>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = (caller.org_id, path.into_inner());
-    let deleted = state.store.write(move |s| s.delete_tool(org, id)).await?;
+    let deleted = state.store.tools().delete_tool(org, id).await?;
     state.tool_cache.forget(org);
     if !deleted {
         return Err(ApiError::not_found("tool"));
@@ -317,10 +318,10 @@ pub async fn execute(
             Some(id)
         }
     };
-    let name = body.name.clone();
     let tool = state
         .store
-        .run(move |s| s.tool_named(org, &name))
+        .tools()
+        .tool_named(org, body.name.clone())
         .await?
         .ok_or_else(|| ApiError::not_found("tool"))?;
     let started = Instant::now();
