@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, OrgId, Participant, StoreFuture, Thread, ThreadId};
 
-use super::records::{PgStore, V, body, db, micro, record};
+use super::records::{PgStore, V, body, db, micro, page, page_fetch, record};
 use crate::store::Page;
 use crate::store::participants::ParticipantPut;
 
@@ -22,8 +22,7 @@ impl PgStore {
         let store = self.clone();
         Box::pin(async move {
             let session = store.session().await?;
-            // One more than asked: whether a next page exists.
-            let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+            let fetch = page_fetch(limit);
             let rows = session
                 .client
                 .query(
@@ -40,14 +39,7 @@ impl PgStore {
                 )
                 .await
                 .map_err(db)?;
-            let mut items = rows
-                .iter()
-                .map(record)
-                .collect::<Result<Vec<Thread>, _>>()?;
-            let more = items.len() > limit;
-            items.truncate(limit);
-            let next_cursor = more.then(|| items.last().map(|t| t.created_at)).flatten();
-            Ok(Page { items, next_cursor })
+            page(&rows, limit, |t: &Thread| t.created_at)
         })
     }
 

@@ -88,3 +88,24 @@ pub(crate) fn micro(at: DateTime<Utc>) -> DateTime<Utc> {
 pub(crate) fn next_micro(at: DateTime<Utc>) -> DateTime<Utc> {
     at + chrono::Duration::microseconds(1)
 }
+
+/// How many rows a page of `limit` reads: one more, to know whether a
+/// next page exists.
+pub(crate) fn page_fetch(limit: usize) -> i64 {
+    i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX)
+}
+
+/// A page of `limit` from the rows of a newest-first query that read
+/// [`page_fetch`] rows: its cursor is the last item's `created_at` when
+/// more follow, as sled's timeline pages.
+pub(crate) fn page<T: DeserializeOwned>(
+    rows: &[Row],
+    limit: usize,
+    created_at: impl Fn(&T) -> DateTime<Utc>,
+) -> Result<crate::store::Page<T>, StoreError> {
+    let mut items = rows.iter().map(record).collect::<Result<Vec<T>, _>>()?;
+    let more = items.len() > limit;
+    items.truncate(limit);
+    let next_cursor = more.then(|| items.last().map(&created_at)).flatten();
+    Ok(crate::store::Page { items, next_cursor })
+}

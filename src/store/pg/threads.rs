@@ -11,7 +11,7 @@ use confer_actors::{
 };
 use tokio_postgres::GenericClient;
 
-use super::records::{PgStore, V, body, db, micro, next_micro, record};
+use super::records::{PgStore, V, body, db, micro, next_micro, page, page_fetch, record};
 use crate::cluster::Shard;
 use crate::store::participants::ParticipantPut;
 use crate::store::port::ThreadRecords;
@@ -202,8 +202,7 @@ impl ThreadRecords for PgStore {
         let store = self.clone();
         Box::pin(async move {
             let session = store.session().await?;
-            // One more than asked: whether a next page exists.
-            let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+            let fetch = page_fetch(limit);
             let rows = session
                 .client
                 .query(
@@ -223,14 +222,7 @@ impl ThreadRecords for PgStore {
                 )
                 .await
                 .map_err(db)?;
-            let mut items = rows
-                .iter()
-                .map(record)
-                .collect::<Result<Vec<UsageRecord>, _>>()?;
-            let more = items.len() > limit;
-            items.truncate(limit);
-            let next_cursor = more.then(|| items.last().map(|r| r.created_at)).flatten();
-            Ok(Page { items, next_cursor })
+            page(&rows, limit, |r: &UsageRecord| r.created_at)
         })
     }
 
