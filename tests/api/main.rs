@@ -72,6 +72,7 @@ mod skills;
 mod skills_git;
 mod store_cases;
 mod store_conformance;
+mod store_members;
 mod store_tools;
 mod stream_correctness;
 mod streams;

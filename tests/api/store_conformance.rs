@@ -54,10 +54,10 @@ fn cases() -> Vec<(&'static str, Case)> {
             Box::pin(usage_is_unique_in_time_and_linked(p))
         }),
         ("orgs_and_keys_round_trip", |p| {
-            Box::pin(orgs_and_keys_round_trip(p))
+            Box::pin(crate::store_members::orgs_and_keys_round_trip(p))
         }),
         ("participants_and_listings", |p| {
-            Box::pin(participants_and_listings(p))
+            Box::pin(crate::store_members::participants_and_listings(p))
         }),
         ("tool_names_are_unique_and_secrets_sealed", |p| {
             Box::pin(crate::store_tools::tool_names_are_unique_and_secrets_sealed(p))

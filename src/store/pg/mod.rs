@@ -20,6 +20,7 @@ use crate::tools::integrations::connection::TlsSettings;
 use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection, Target, Tls};
 
 pub mod agents;
+mod marks;
 pub mod meta;
 pub mod migrate;
 mod orgs;

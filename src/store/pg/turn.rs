@@ -4,7 +4,8 @@
 //! with `synchronous_commit = on`, so `flush` has nothing left to wait for).
 //!
 //! An append updates the thread's row first: the row lock orders the
-//! appends of one thread, so the seqs it hands out stay dense.
+//! appends of one thread, so the seqs it hands out stay dense. Fencing,
+//! `turns` marks and traces are in `marks`.
 
 use std::time::Instant;
 
@@ -13,13 +14,12 @@ use confer_actors::{
     OrgId, StoreError, StoreFuture, ThreadAppend, ThreadId, ThreadStore, TurnEnd, TurnInputs,
     TurnMark, UsageRecord,
 };
-use tokio_postgres::{GenericClient, Transaction};
+use tokio_postgres::Transaction;
 
 use super::agents::{agent, config};
-use super::records::{PgStore, V, body, db, micro, record, store_error};
+use super::marks::{held, record_mark, store_trace};
+use super::records::{PgStore, V, body, db, micro, record};
 use super::threads::{context, insert_usage, thread};
-use crate::cluster::leases;
-use crate::cluster::{NodeId, Shard};
 use crate::store::keys::ConfigKind;
 use crate::store::sealed::open_credentials;
 
@@ -223,66 +223,6 @@ impl PgStore {
     }
 }
 
-/// The fencing check a thread write begins with (`scale.md` §3.4): an
-/// error, the transaction to be dropped (rolled back), when the lease
-/// moved. A write without a fence is not checked.
-async fn held(tx: &Transaction<'_>, fence: Option<Fence>) -> Result<(), StoreError> {
-    let Some(fence) = fence else { return Ok(()) };
-    let shard = Shard::new(fence.shard).ok_or(StoreError::Fenced)?;
-    match leases::fence(tx, NodeId(fence.node), shard, fence.epoch).await {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(StoreError::Fenced),
-        Err(error) => Err(store_error(error)),
-    }
-}
-
-/// What the `turns` table learns from a write: the row of a starting turn
-/// (it needs the fence: the row names its node and shard), the end of one.
-async fn record_mark(
-    tx: &Transaction<'_>,
-    thread: ThreadId,
-    fence: Option<Fence>,
-    mark: TurnMark,
-) -> Result<(), StoreError> {
-    let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-    match mark {
-        TurnMark::Started { turn, trace_id } => {
-            let Some(fence) = fence else { return Ok(()) };
-            let shard = i16::try_from(fence.shard).map_err(|_| StoreError::Fenced)?;
-            tx.execute(
-                "INSERT INTO turns (thread_id, turn, shard, node_id, trace_id, status)
-                 VALUES ($1, $2, $3, $4, $5, 'running') ON CONFLICT (thread_id, turn) DO NOTHING",
-                &[
-                    &thread.0,
-                    &as_i64(turn),
-                    &shard,
-                    &fence.node,
-                    &trace_id.map(|t| t.0),
-                ],
-            )
-            .await
-            .map_err(db)?;
-        }
-        TurnMark::Ended(end) => {
-            let status = if end.ok { "done" } else { "failed" };
-            tx.execute(
-                "UPDATE turns SET status = $3, code = $4, last_frame = $5, ended_at = now()
-                 WHERE thread_id = $1 AND turn = $2",
-                &[
-                    &thread.0,
-                    &as_i64(end.turn),
-                    &status,
-                    &end.code,
-                    &as_i64(end.last_frame),
-                ],
-            )
-            .await
-            .map_err(db)?;
-        }
-    }
-    Ok(())
-}
-
 /// The writes of one append inside `tx`; the listed message as stored.
 async fn append(
     tx: &Transaction<'_>,
@@ -396,29 +336,4 @@ async fn append(
         store_trace(tx, &trace).await?;
     }
     Ok(message)
-}
-
-/// The turn's trace, in the day's partition.
-async fn store_trace(
-    client: &impl GenericClient,
-    record: &confer_actors::TraceRecord,
-) -> Result<(), StoreError> {
-    let trace = &record.trace;
-    client
-        .execute(
-            "INSERT INTO traces (id, started_at, org_id, agent_id, thread_id, v, body)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            &[
-                &trace.id.0,
-                &micro(trace.started_at),
-                &trace.org_id.0,
-                &trace.agent_id.0,
-                &trace.thread_id.0,
-                &V,
-                &body(record),
-            ],
-        )
-        .await
-        .map_err(db)?;
-    Ok(())
 }

@@ -1,0 +1,95 @@
+//! What a cluster adds to a thread's writes on PostgreSQL (`scale.md`
+//! §3.4–3.5): the fencing check each begins with, the `turns` rows a
+//! write marks, and the turn's trace.
+
+use confer_actors::{Fence, StoreError, ThreadId, TurnMark};
+use tokio_postgres::{GenericClient, Transaction};
+
+use super::records::{V, body, db, micro, store_error};
+use crate::cluster::leases;
+use crate::cluster::{NodeId, Shard};
+
+/// The fencing check a thread write begins with (`scale.md` §3.4): an
+/// error, the transaction to be dropped (rolled back), when the lease
+/// moved. A write without a fence is not checked.
+pub(super) async fn held(tx: &Transaction<'_>, fence: Option<Fence>) -> Result<(), StoreError> {
+    let Some(fence) = fence else { return Ok(()) };
+    let shard = Shard::new(fence.shard).ok_or(StoreError::Fenced)?;
+    match leases::fence(tx, NodeId(fence.node), shard, fence.epoch).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(StoreError::Fenced),
+        Err(error) => Err(store_error(error)),
+    }
+}
+
+/// What the `turns` table learns from a write: the row of a starting turn
+/// (it needs the fence: the row names its node and shard), the end of one.
+pub(super) async fn record_mark(
+    tx: &Transaction<'_>,
+    thread: ThreadId,
+    fence: Option<Fence>,
+    mark: TurnMark,
+) -> Result<(), StoreError> {
+    let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    match mark {
+        TurnMark::Started { turn, trace_id } => {
+            let Some(fence) = fence else { return Ok(()) };
+            let shard = i16::try_from(fence.shard).map_err(|_| StoreError::Fenced)?;
+            tx.execute(
+                "INSERT INTO turns (thread_id, turn, shard, node_id, trace_id, status)
+                 VALUES ($1, $2, $3, $4, $5, 'running') ON CONFLICT (thread_id, turn) DO NOTHING",
+                &[
+                    &thread.0,
+                    &as_i64(turn),
+                    &shard,
+                    &fence.node,
+                    &trace_id.map(|t| t.0),
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+        TurnMark::Ended(end) => {
+            let status = if end.ok { "done" } else { "failed" };
+            tx.execute(
+                "UPDATE turns SET status = $3, code = $4, last_frame = $5, ended_at = now()
+                 WHERE thread_id = $1 AND turn = $2",
+                &[
+                    &thread.0,
+                    &as_i64(end.turn),
+                    &status,
+                    &end.code,
+                    &as_i64(end.last_frame),
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+    }
+    Ok(())
+}
+
+/// The turn's trace, in the day's partition.
+pub(super) async fn store_trace(
+    client: &impl GenericClient,
+    record: &confer_actors::TraceRecord,
+) -> Result<(), StoreError> {
+    let trace = &record.trace;
+    client
+        .execute(
+            "INSERT INTO traces (id, started_at, org_id, agent_id, thread_id, v, body)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            &[
+                &trace.id.0,
+                &micro(trace.started_at),
+                &trace.org_id.0,
+                &trace.agent_id.0,
+                &trace.thread_id.0,
+                &V,
+                &body(record),
+            ],
+        )
+        .await
+        .map_err(db)?;
+    Ok(())
+}
