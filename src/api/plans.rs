@@ -95,7 +95,8 @@ pub async fn change_plan(
     let org = plan.org_id;
     match state
         .store
-        .write(move |s| s.update_plan(org, id, change))
+        .plans()
+        .update_plan(org, id, Box::new(change))
         .await?
     {
         Updated::Stored(plan) => Ok(plan),
@@ -116,7 +117,7 @@ pub async fn list(
         .ok_or_else(|| ApiError::BadRequest("threadId: required".into()))?;
     let thread = access::thread(&state, &caller, thread).await?;
     let (org, id) = (thread.org_id, thread.id);
-    let plans = state.store.run(move |s| s.thread_plans(org, id)).await?;
+    let plans = state.store.plans().thread_plans(org, id).await?;
     Ok(HttpResponse::Ok().json(PlanList { plans }))
 }
 
@@ -172,8 +173,7 @@ pub async fn create(
     let thread = access::thread_for(&state, &caller, body.thread_id, ThreadRight::Change).await?;
     let new = body.into_new(caller.user_id())?;
     let plan = edit::create(thread.org_id, thread.id, new, Utc::now())?;
-    let stored = plan.clone();
-    match state.store.write(move |s| s.create_plan(&stored)).await? {
+    match state.store.plans().create_plan(plan.clone()).await? {
         Ok(()) => Ok(tagged(StatusCode::CREATED, &plan, plan.version)),
         Err(PlanCreate::ThreadFull) => Err(ApiError::invalid(
             "threadId",
@@ -227,11 +227,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let plan = access::plan(&state, &caller, path.into_inner(), ThreadRight::Change).await?;
     let (org, id) = (plan.org_id, plan.id);
-    match state
-        .store
-        .write(move |s| s.delete_plan(org, id, if_match.0))
-        .await?
-    {
+    match state.store.plans().delete_plan(org, id, if_match.0).await? {
         PlanDelete::Deleted => Ok(HttpResponse::Ok().json(super::Ok { ok: true })),
         PlanDelete::Gone => Err(ApiError::not_found("plan")),
         PlanDelete::Stale(plan) => Err(PlanError::Stale(serde_json::json!(plan)).into()),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use confer_actors::{StoreError, ThreadStore};
 
-use super::port::{OrgRecords, ToolRecords};
+use super::port::{OrgRecords, PlanRecords, ToolRecords};
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
 
@@ -19,6 +19,8 @@ pub struct Store {
     orgs: Arc<dyn OrgRecords>,
     /// Org tools, through their port.
     tools: Arc<dyn ToolRecords>,
+    /// Plans, through their port.
+    plans: Arc<dyn PlanRecords>,
 }
 
 impl Store {
@@ -52,7 +54,8 @@ impl Store {
         Ok(Self {
             inner,
             orgs: records.clone(),
-            tools: records,
+            tools: records.clone(),
+            plans: records,
         })
     }
 
@@ -75,6 +78,11 @@ impl Store {
     /// Org tools.
     pub fn tools(&self) -> &dyn ToolRecords {
         self.tools.as_ref()
+    }
+
+    /// Plans and their todos.
+    pub fn plans(&self) -> &dyn PlanRecords {
+        self.plans.as_ref()
     }
 
     /// The store behind the per-kind ports (`port::records`).

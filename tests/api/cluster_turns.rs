@@ -37,6 +37,7 @@ async fn store_with_thread(postgres: &Postgres, name: &str) -> (PgStore, Thread)
         threads: Arc::new(store.clone()),
         orgs: Arc::new(store.clone()),
         tools: Arc::new(store.clone()),
+        plans: Arc::new(store.clone()),
     };
     let (_, _, thread) = seeded(&ports).await;
     (store, thread)

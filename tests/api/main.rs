@@ -73,6 +73,7 @@ mod skills_git;
 mod store_cases;
 mod store_conformance;
 mod store_members;
+mod store_plans;
 mod store_tools;
 mod stream_correctness;
 mod streams;

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
-use confer::store::port::{AgentRecords, OrgRecords, ThreadRecords, ToolRecords};
+use confer::store::port::{AgentRecords, OrgRecords, PlanRecords, ThreadRecords, ToolRecords};
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
     Agent, AgentId, CredentialConfig, IdempotencyRecord, Message, MessageId, OrgId, Role, Thread,
@@ -26,6 +26,7 @@ pub(crate) struct Ports {
     pub(crate) threads: Arc<dyn ThreadRecords>,
     pub(crate) orgs: Arc<dyn OrgRecords>,
     pub(crate) tools: Arc<dyn ToolRecords>,
+    pub(crate) plans: Arc<dyn PlanRecords>,
 }
 
 /// A case of the suite.
@@ -59,6 +60,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("participants_and_listings", |p| {
             Box::pin(crate::store_members::participants_and_listings(p))
         }),
+        ("plans_are_limited_swapped_and_deleted_at_a_version", |p| {
+            Box::pin(crate::store_plans::plans_are_limited_swapped_and_deleted_at_a_version(p))
+        }),
         ("tool_names_are_unique_and_secrets_sealed", |p| {
             Box::pin(crate::store_tools::tool_names_are_unique_and_secrets_sealed(p))
         }),
@@ -87,7 +91,8 @@ async fn the_suite_passes_on_sled() {
             agents: records.clone(),
             threads: records.clone(),
             orgs: records.clone(),
-            tools: records,
+            tools: records.clone(),
+            plans: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;
@@ -105,7 +110,8 @@ async fn the_suite_passes_on_postgres() {
             agents: Arc::new(store.clone()),
             threads: Arc::new(store.clone()),
             orgs: Arc::new(store.clone()),
-            tools: Arc::new(store),
+            tools: Arc::new(store.clone()),
+            plans: Arc::new(store),
         };
         eprintln!("postgres: {name}");
         case(ports).await;

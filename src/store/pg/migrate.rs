@@ -53,6 +53,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "org_tools",
         sql: include_str!("migrations/V5__org_tools.sql"),
     },
+    Migration {
+        version: 6,
+        name: "plans",
+        sql: include_str!("migrations/V6__plans.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -4,7 +4,7 @@
 //! key.
 //!
 //! Records move here kind by kind (§2): [`PgStore`] holds those that have
-//! (orgs and API keys, org tools, participants, and the turn's: agents,
+//! (orgs and API keys, org tools, participants, plans, and the turn's: agents,
 //! threads, history, turns, keyed sends, usage, traces).
 //! Until every kind has, `serve` refuses `CONFER_STORE` rather than run on
 //! sled behind the operator's back; what exists is exercised by the
@@ -25,6 +25,7 @@ pub mod meta;
 pub mod migrate;
 mod orgs;
 mod participants;
+mod plans;
 pub mod records;
 pub mod threads;
 mod tools;

@@ -324,9 +324,11 @@ impl QueuedWrite for QueuedAppend {
 }
 
 mod engine;
+pub mod plans;
 pub mod records;
 pub mod tools;
 pub use engine::SledPort;
+pub use plans::{PlanRecords, PlanSwap};
 pub use records::{AgentRecords, OrgRecords, SledRecords, ThreadRecords};
 pub use tools::{ToolChange, ToolRecords};
 
