@@ -44,14 +44,8 @@ impl OrgRecords for PgStore {
         let store = self.clone();
         Box::pin(async move {
             store
-                .session()
-                .await?
-                .client
-                .query_opt("SELECT v, body FROM orgs WHERE id = $1", &[&id.0])
+                .one("SELECT v, body FROM orgs WHERE id = $1", &[&id.0])
                 .await
-                .map_err(db)?
-                .map(|row| record(&row))
-                .transpose()
         })
     }
 
@@ -59,15 +53,8 @@ impl OrgRecords for PgStore {
         let store = self.clone();
         Box::pin(async move {
             store
-                .session()
-                .await?
-                .client
-                .query("SELECT v, body FROM orgs ORDER BY created_at, id", &[])
+                .all("SELECT v, body FROM orgs ORDER BY created_at, id", &[])
                 .await
-                .map_err(db)?
-                .iter()
-                .map(record)
-                .collect()
         })
     }
 

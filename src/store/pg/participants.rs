@@ -106,23 +106,17 @@ impl PgStore {
         })
     }
 
-    /// See `ThreadRecords::participants`.
+    /// See `ThreadRecords::participants`: by user id in byte order, as
+    /// sled's keys sort.
     pub(super) fn thread_participants(&self, thread: ThreadId) -> StoreFuture<Vec<Participant>> {
         let store = self.clone();
         Box::pin(async move {
             store
-                .session()
-                .await?
-                .client
-                .query(
+                .all(
                     "SELECT v, body FROM participants WHERE thread_id = $1 ORDER BY user_id COLLATE \"C\"",
                     &[&thread.0],
                 )
                 .await
-                .map_err(db)?
-                .iter()
-                .map(record)
-                .collect()
         })
     }
 

@@ -2,13 +2,27 @@
 //! per-thread limit is counted exactly and a thread deleted first refuses
 //! it; a change holds the plan's row, so a concurrent delete wins.
 
-use confer_actors::{OrgId, PlanId, StoreFuture, ThreadId};
+use confer_actors::{OrgId, PlanId, StoreError, StoreFuture, ThreadId};
+use tokio_postgres::Transaction;
 
 use super::records::{PgStore, V, body, db, record};
 use crate::plans::{MAX_PLANS_PER_THREAD, Plan, PlanError};
 use crate::store::plans::{PlanCreate, PlanDelete};
 use crate::store::port::{PlanRecords, PlanSwap};
 use crate::store::update::Updated;
+
+/// The plan, its row held until `tx` ends: a change or delete waits for
+/// (and sees) a concurrent one.
+async fn locked(tx: &Transaction<'_>, org: OrgId, id: PlanId) -> Result<Option<Plan>, StoreError> {
+    tx.query_opt(
+        "SELECT v, body FROM plans WHERE org_id = $1 AND id = $2 FOR UPDATE",
+        &[&org.0, &id.0],
+    )
+    .await
+    .map_err(db)?
+    .map(|row| record(&row))
+    .transpose()
+}
 
 fn version(plan: &Plan) -> i64 {
     i64::try_from(plan.version).unwrap_or(i64::MAX)
@@ -65,17 +79,11 @@ impl PlanRecords for PgStore {
         let store = self.clone();
         Box::pin(async move {
             store
-                .session()
-                .await?
-                .client
-                .query_opt(
+                .one(
                     "SELECT v, body FROM plans WHERE org_id = $1 AND id = $2",
                     &[&org.0, &id.0],
                 )
                 .await
-                .map_err(db)?
-                .map(|row| record(&row))
-                .transpose()
         })
     }
 
@@ -83,19 +91,12 @@ impl PlanRecords for PgStore {
         let store = self.clone();
         Box::pin(async move {
             store
-                .session()
-                .await?
-                .client
-                .query(
+                .all(
                     "SELECT v, body FROM plans WHERE org_id = $1 AND thread_id = $2
                      ORDER BY created_at DESC, id DESC",
                     &[&org.0, &thread.0],
                 )
                 .await
-                .map_err(db)?
-                .iter()
-                .map(record)
-                .collect()
         })
     }
 
@@ -109,17 +110,10 @@ impl PlanRecords for PgStore {
         Box::pin(async move {
             let mut session = store.session().await?;
             let tx = session.client.transaction().await.map_err(db)?;
-            let Some(row) = tx
-                .query_opt(
-                    "SELECT v, body FROM plans WHERE org_id = $1 AND id = $2 FOR UPDATE",
-                    &[&org.0, &id.0],
-                )
-                .await
-                .map_err(db)?
-            else {
+            let Some(plan) = locked(&tx, org, id).await? else {
                 return Ok(Updated::Gone);
             };
-            let changed = match change(record(&row)?) {
+            let changed = match change(plan) {
                 Ok(plan) => plan,
                 Err(refused) => return Ok(Updated::Refused(refused)),
             };
@@ -139,17 +133,9 @@ impl PlanRecords for PgStore {
         Box::pin(async move {
             let mut session = store.session().await?;
             let tx = session.client.transaction().await.map_err(db)?;
-            let Some(row) = tx
-                .query_opt(
-                    "SELECT v, body FROM plans WHERE org_id = $1 AND id = $2 FOR UPDATE",
-                    &[&org.0, &id.0],
-                )
-                .await
-                .map_err(db)?
-            else {
+            let Some(plan) = locked(&tx, org, id).await? else {
                 return Ok(PlanDelete::Gone);
             };
-            let plan: Plan = record(&row)?;
             if expect.is_some_and(|v| v != plan.version) {
                 return Ok(PlanDelete::Stale(Box::new(plan)));
             }

@@ -11,7 +11,7 @@ use confer_actors::StoreError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_postgres::Row;
-use tokio_postgres::types::Json;
+use tokio_postgres::types::{Json, ToSql};
 
 use super::{Database, PgError, Session};
 use crate::secrets::SecretBox;
@@ -40,6 +40,28 @@ impl PgStore {
     /// A pooled session, or why there is none.
     pub(crate) async fn session(&self) -> Result<Session, StoreError> {
         self.database.session().await.map_err(store_error)
+    }
+
+    /// The record of the row `sql` finds (its `v` and `body`), if any.
+    pub(crate) async fn one<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<T>, StoreError> {
+        let session = self.session().await?;
+        let row = session.client.query_opt(sql, params).await.map_err(db)?;
+        row.map(|row| record(&row)).transpose()
+    }
+
+    /// The records of every row `sql` finds, in its order.
+    pub(crate) async fn all<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<T>, StoreError> {
+        let session = self.session().await?;
+        let rows = session.client.query(sql, params).await.map_err(db)?;
+        rows.iter().map(record).collect()
     }
 }
 

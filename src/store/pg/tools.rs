@@ -38,6 +38,11 @@ pub(crate) async fn bump(
     Ok(())
 }
 
+/// The tools `condition` selects, oldest first.
+fn tools_where(condition: &str) -> String {
+    format!("SELECT v, body FROM tools WHERE {condition} ORDER BY created_at, id")
+}
+
 fn is_name_taken(error: &tokio_postgres::Error) -> bool {
     error
         .as_db_error()
@@ -49,25 +54,6 @@ impl PgStore {
         self.secrets
             .seal(plain, &secret_aad(org, id))
             .map_err(|e| StoreError::Engine(e.to_string()))
-    }
-
-    async fn tool_where(
-        &self,
-        condition: &str,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<Vec<OrgTool>, StoreError> {
-        self.session()
-            .await?
-            .client
-            .query(
-                &format!("SELECT v, body FROM tools WHERE {condition} ORDER BY created_at, id"),
-                params,
-            )
-            .await
-            .map_err(db)?
-            .iter()
-            .map(record)
-            .collect()
     }
 }
 
@@ -107,26 +93,22 @@ impl ToolRecords for PgStore {
 
     fn list_tools(&self, org: OrgId) -> StoreFuture<Vec<OrgTool>> {
         let store = self.clone();
-        Box::pin(async move { store.tool_where("org_id = $1", &[&org.0]).await })
+        Box::pin(async move { store.all(&tools_where("org_id = $1"), &[&org.0]).await })
     }
 
     fn tool(&self, org: OrgId, id: ToolId) -> StoreFuture<Option<OrgTool>> {
         let store = self.clone();
         Box::pin(async move {
-            let found = store
-                .tool_where("org_id = $1 AND id = $2", &[&org.0, &id.0])
-                .await?;
-            Ok(found.into_iter().next())
+            let sql = tools_where("org_id = $1 AND id = $2");
+            store.one(&sql, &[&org.0, &id.0]).await
         })
     }
 
     fn tool_named(&self, org: OrgId, name: String) -> StoreFuture<Option<OrgTool>> {
         let store = self.clone();
         Box::pin(async move {
-            let found = store
-                .tool_where("org_id = $1 AND name = $2", &[&org.0, &name])
-                .await?;
-            Ok(found.into_iter().next())
+            let sql = tools_where("org_id = $1 AND name = $2");
+            store.one(&sql, &[&org.0, &name]).await
         })
     }
 
