@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use confer_actors::{StoreError, ThreadStore};
 
-use super::port::{OrgRecords, PlanRecords, ToolRecords};
+use super::port::{
+    AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
+};
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
 
@@ -17,10 +19,16 @@ pub struct Store {
     inner: Arc<SledStore>,
     /// Organizations and API keys, through their port (`scale.md` §2).
     orgs: Arc<dyn OrgRecords>,
+    /// Agents and their configurations, through their port.
+    agents: Arc<dyn AgentRecords>,
+    /// Threads, their history and participants, through their port.
+    threads: Arc<dyn ThreadRecords>,
     /// Org tools, through their port.
     tools: Arc<dyn ToolRecords>,
     /// Plans, through their port.
     plans: Arc<dyn PlanRecords>,
+    /// Projects and their members, through their port.
+    projects: Arc<dyn ProjectRecords>,
 }
 
 impl Store {
@@ -54,8 +62,11 @@ impl Store {
         Ok(Self {
             inner,
             orgs: records.clone(),
+            agents: records.clone(),
+            threads: records.clone(),
             tools: records.clone(),
-            plans: records,
+            plans: records.clone(),
+            projects: records,
         })
     }
 
@@ -75,6 +86,16 @@ impl Store {
         self.orgs.as_ref()
     }
 
+    /// Agents and their configurations.
+    pub fn agents(&self) -> &dyn AgentRecords {
+        self.agents.as_ref()
+    }
+
+    /// Threads, their history and participants.
+    pub fn threads(&self) -> &dyn ThreadRecords {
+        self.threads.as_ref()
+    }
+
     /// Org tools.
     pub fn tools(&self) -> &dyn ToolRecords {
         self.tools.as_ref()
@@ -83,6 +104,11 @@ impl Store {
     /// Plans and their todos.
     pub fn plans(&self) -> &dyn PlanRecords {
         self.plans.as_ref()
+    }
+
+    /// Projects and their members.
+    pub fn projects(&self) -> &dyn ProjectRecords {
+        self.projects.as_ref()
     }
 
     /// The store behind the per-kind ports (`port::records`).

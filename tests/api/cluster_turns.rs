@@ -4,7 +4,6 @@
 //! node taking over a dead node's shard ends its running turns
 //! `NODE_FAILED`, keyed sends included.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use confer::cluster::leases::{self, Plan};
@@ -31,15 +30,7 @@ fn node(name: &str, ttl_secs: u64) -> NodeSettings {
 /// A store on a new database of `postgres`, and a thread in it.
 async fn store_with_thread(postgres: &Postgres, name: &str) -> (PgStore, Thread) {
     let store = pg_store(&postgres.database(name).await).await;
-    let ports = Ports {
-        turns: Arc::new(store.clone()),
-        agents: Arc::new(store.clone()),
-        threads: Arc::new(store.clone()),
-        orgs: Arc::new(store.clone()),
-        tools: Arc::new(store.clone()),
-        plans: Arc::new(store.clone()),
-    };
-    let (_, _, thread) = seeded(&ports).await;
+    let (_, _, thread) = seeded(&Ports::of_postgres(&store)).await;
     (store, thread)
 }
 

@@ -74,6 +74,7 @@ mod store_cases;
 mod store_conformance;
 mod store_members;
 mod store_plans;
+mod store_projects;
 mod store_tools;
 mod stream_correctness;
 mod streams;

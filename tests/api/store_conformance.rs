@@ -10,7 +10,9 @@ use chrono::{DateTime, Utc};
 use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
-use confer::store::port::{AgentRecords, OrgRecords, PlanRecords, ThreadRecords, ToolRecords};
+use confer::store::port::{
+    AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
+};
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
     Agent, AgentId, CredentialConfig, IdempotencyRecord, Message, MessageId, OrgId, Role, Thread,
@@ -27,6 +29,22 @@ pub(crate) struct Ports {
     pub(crate) orgs: Arc<dyn OrgRecords>,
     pub(crate) tools: Arc<dyn ToolRecords>,
     pub(crate) plans: Arc<dyn PlanRecords>,
+    pub(crate) projects: Arc<dyn ProjectRecords>,
+}
+
+impl Ports {
+    /// Every port of `store`.
+    pub(crate) fn of_postgres(store: &PgStore) -> Self {
+        Self {
+            turns: Arc::new(store.clone()),
+            agents: Arc::new(store.clone()),
+            threads: Arc::new(store.clone()),
+            orgs: Arc::new(store.clone()),
+            tools: Arc::new(store.clone()),
+            plans: Arc::new(store.clone()),
+            projects: Arc::new(store.clone()),
+        }
+    }
 }
 
 /// A case of the suite.
@@ -66,6 +84,15 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("tool_names_are_unique_and_secrets_sealed", |p| {
             Box::pin(crate::store_tools::tool_names_are_unique_and_secrets_sealed(p))
         }),
+        ("projects_keep_slugs_roles_and_members", |p| {
+            Box::pin(crate::store_projects::projects_keep_slugs_roles_and_members(p))
+        }),
+        ("project_members_are_bounded_under_a_race", |p| {
+            Box::pin(crate::store_projects::project_members_are_bounded_under_a_race(p))
+        }),
+        ("a_deleted_project_detaches_its_records", |p| {
+            Box::pin(crate::store_projects::a_deleted_project_detaches_its_records(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -92,7 +119,8 @@ async fn the_suite_passes_on_sled() {
             threads: records.clone(),
             orgs: records.clone(),
             tools: records.clone(),
-            plans: records,
+            plans: records.clone(),
+            projects: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;
@@ -105,16 +133,8 @@ async fn the_suite_passes_on_postgres() {
     for (index, (name, case)) in cases().into_iter().enumerate() {
         let url = postgres.database(&format!("conformance_{index}")).await;
         let store = pg_store(&url).await;
-        let ports = Ports {
-            turns: Arc::new(store.clone()),
-            agents: Arc::new(store.clone()),
-            threads: Arc::new(store.clone()),
-            orgs: Arc::new(store.clone()),
-            tools: Arc::new(store.clone()),
-            plans: Arc::new(store),
-        };
         eprintln!("postgres: {name}");
-        case(ports).await;
+        case(Ports::of_postgres(&store)).await;
     }
 }
 

@@ -11,6 +11,7 @@ use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::projects::{self as rules, Member, ProjectRole};
 use crate::state::AppState;
+use crate::store::port::MemberRule;
 
 /// An agent or a runner of a project.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -61,36 +62,36 @@ pub async fn members(
     let (project, _) =
         access::project(&state, &caller, path.into_inner(), ProjectRole::Viewer).await?;
     let (org, id) = (project.org_id, project.id);
-    let list = state
+    let members = state.store.projects().project_members(id).await?;
+    let agents = state
         .store
-        .run(move |s| {
-            let members = s.project_members(id)?;
-            let agents = s
-                .agents(org)?
-                .into_iter()
-                .filter(|a| a.project_id == Some(id))
-                .map(|a| Named {
-                    id: a.id.to_string(),
-                    name: a.name,
-                })
-                .collect();
-            let named = id.to_string();
-            let runners = s
-                .runners(org)?
-                .into_iter()
-                .filter(|r| r.project_id.as_deref() == Some(named.as_str()))
-                .map(|r| Named {
-                    id: r.id.to_string(),
-                    name: r.name,
-                })
-                .collect();
-            Ok(MemberList {
-                members,
-                agents,
-                runners,
-            })
+        .agents()
+        .agents(org)
+        .await?
+        .into_iter()
+        .filter(|a| a.project_id == Some(id))
+        .map(|a| Named {
+            id: a.id.to_string(),
+            name: a.name,
         })
-        .await?;
+        .collect();
+    let named = id.to_string();
+    let runners = state
+        .store
+        .run(move |s| s.runners(org))
+        .await?
+        .into_iter()
+        .filter(|r| r.project_id.as_deref() == Some(named.as_str()))
+        .map(|r| Named {
+            id: r.id.to_string(),
+            name: r.name,
+        })
+        .collect();
+    let list = MemberList {
+        members,
+        agents,
+        runners,
+    };
     Ok(HttpResponse::Ok().json(list))
 }
 
@@ -114,13 +115,13 @@ pub async fn add_member(
         added_at: Utc::now(),
     };
     let (org, id) = (project.org_id, project.id);
+    let (user, role) = (member.user_id.clone(), member.role);
+    let rule: MemberRule =
+        Box::new(move |members| keep_an_owner(&caller, members, &user, Some(role)));
     let outcome = state
         .store
-        .write(move |s| {
-            s.put_project_member(org, id, member.clone(), |members| {
-                keep_an_owner(&caller, members, &member.user_id, Some(member.role))
-            })
-        })
+        .projects()
+        .put_project_member(org, id, member, rule)
         .await?;
     let (member, new) = refused(outcome)?;
     Ok(if new {
@@ -142,13 +143,12 @@ pub async fn remove_member(
         access::project(&state, &caller, path.into_inner(), ProjectRole::Owner).await?;
     let user = body.into_inner().user_id;
     let (org, id) = (project.org_id, project.id);
+    let leaving = user.clone();
+    let rule: MemberRule = Box::new(move |members| keep_an_owner(&caller, members, &leaving, None));
     let removed = state
         .store
-        .write(move |s| {
-            s.remove_project_member(org, id, &user, |members| {
-                keep_an_owner(&caller, members, &user, None)
-            })
-        })
+        .projects()
+        .remove_project_member(org, id, user, rule)
         .await?;
     if !refused(removed)? {
         return Err(ApiError::not_found("member"));

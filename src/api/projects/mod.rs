@@ -138,24 +138,12 @@ pub async fn list(
     let user = (!caller.sees_whole_org()).then(|| caller.user_id());
     let page = state
         .store
-        .run(move |s| {
-            let page = s.projects_page(org, user.as_deref(), before, limit)?;
-            let roles = match &user {
-                Some(user) => page
-                    .items
-                    .iter()
-                    .map(|p| s.project_role(p.id, user))
-                    .collect::<Result<Vec<_>, _>>()?,
-                None => vec![None; page.items.len()],
-            };
-            Ok((page, roles))
-        })
+        .projects()
+        .projects_page(org, user, before, limit)
         .await?;
-    let (page, roles) = page;
     let views: Vec<ProjectView> = page
         .items
         .into_iter()
-        .zip(roles)
         .map(|(project, role)| ProjectView::of(project, role))
         .collect();
     let mut response = HttpResponse::Ok();
@@ -230,7 +218,8 @@ pub async fn create(
     };
     let outcome = state
         .store
-        .write(move |s| s.create_project::<ApiError>(&project, &members))
+        .projects()
+        .create_project(project, members)
         .await?;
     let project = refused(outcome)?;
     Ok(HttpResponse::Created().json(ProjectView::of(project, caller_role)))
@@ -262,7 +251,8 @@ pub async fn update(
     let (org, id) = (project.org_id, project.id);
     let outcome = state
         .store
-        .write(move |s| s.update_project(org, id, |project| body.apply(project)))
+        .projects()
+        .update_project(org, id, Box::new(move |project| body.apply(project)))
         .await?;
     Ok(HttpResponse::Ok().json(ProjectView::of(refused(outcome)?, role)))
 }
@@ -297,11 +287,7 @@ pub async fn delete(
     let (project, _) =
         access::project(&state, &caller, path.into_inner(), ProjectRole::Owner).await?;
     let (org, id) = (project.org_id, project.id);
-    if !state
-        .store
-        .write(move |s| s.delete_project(org, id))
-        .await?
-    {
+    if !state.store.projects().delete_project(org, id).await? {
         return Err(ApiError::not_found("project"));
     }
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
@@ -316,7 +302,7 @@ pub async fn require(
     let Some(project) = project else {
         return Ok(());
     };
-    match state.store.run(move |s| s.project(org, project)).await? {
+    match state.store.projects().project(org, project, None).await? {
         Some(_) => Ok(()),
         None => Err(ApiError::not_found("project")),
     }

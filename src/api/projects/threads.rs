@@ -63,6 +63,7 @@ pub async fn list(
     let (org, id) = (project.org_id, project.id);
     Ok(state
         .store
-        .run(move |s| s.project_threads(org, id, agent, before, limit))
+        .projects()
+        .project_threads(org, id, agent, before, limit)
         .await?)
 }

@@ -22,16 +22,8 @@ pub async fn project(
     let user = (!caller.sees_whole_org()).then(|| caller.user_id());
     let (project, role) = state
         .store
-        .run(move |s| {
-            let Some(project) = s.project(org, id)? else {
-                return Ok(None);
-            };
-            let role = match &user {
-                Some(user) => s.project_role(id, user)?,
-                None => None,
-            };
-            Ok(Some((project, role)))
-        })
+        .projects()
+        .project(org, id, user)
         .await?
         .ok_or_else(|| ApiError::not_found("project"))?;
     if caller.sees_whole_org() {

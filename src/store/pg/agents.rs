@@ -78,9 +78,18 @@ impl AgentRecords for PgStore {
             session
                 .client
                 .execute(
-                    "INSERT INTO agents (org_id, id, created_at, v, body) VALUES ($1, $2, $3, $4, $5)
-                     ON CONFLICT (org_id, id) DO UPDATE SET v = EXCLUDED.v, body = EXCLUDED.body",
-                    &[&agent.org_id.0, &agent.id.0, &agent.created_at, &V, &body(&agent)],
+                    "INSERT INTO agents (org_id, id, created_at, project_id, v, body)
+                     VALUES ($1, $2, $3, $4, $5, $6)
+                     ON CONFLICT (org_id, id) DO UPDATE
+                     SET project_id = EXCLUDED.project_id, v = EXCLUDED.v, body = EXCLUDED.body",
+                    &[
+                        &agent.org_id.0,
+                        &agent.id.0,
+                        &agent.created_at,
+                        &agent.project_id.map(|p| p.0),
+                        &V,
+                        &body(&agent),
+                    ],
                 )
                 .await
                 .map_err(db)?;
@@ -91,6 +100,19 @@ impl AgentRecords for PgStore {
     fn agent(&self, org: OrgId, id: AgentId) -> StoreFuture<Option<Agent>> {
         let store = self.clone();
         Box::pin(async move { agent(&store.session().await?.client, org, id).await })
+    }
+
+    fn agents(&self, org: OrgId) -> StoreFuture<Vec<Agent>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let agents: Vec<Agent> = store
+                .all(
+                    "SELECT v, body FROM agents WHERE org_id = $1 ORDER BY id",
+                    &[&org.0],
+                )
+                .await?;
+            Ok(agents.into_iter().filter(|a| !a.is_deleted()).collect())
+        })
     }
 
     fn put_credentials(

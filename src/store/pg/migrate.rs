@@ -58,6 +58,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "plans",
         sql: include_str!("migrations/V6__plans.sql"),
     },
+    Migration {
+        version: 7,
+        name: "projects",
+        sql: include_str!("migrations/V7__projects.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -26,6 +26,7 @@ pub mod migrate;
 mod orgs;
 mod participants;
 mod plans;
+mod projects;
 pub mod records;
 pub mod threads;
 mod tools;

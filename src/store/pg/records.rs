@@ -77,6 +77,13 @@ pub(crate) fn db(error: tokio_postgres::Error) -> StoreError {
     store_error(PgError::from(error))
 }
 
+/// Whether `error` is a unique index refusing a row (a taken name or slug).
+pub(crate) fn unique_violation(error: &tokio_postgres::Error) -> bool {
+    error
+        .as_db_error()
+        .is_some_and(|e| e.code() == &tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
+}
+
 /// `v` of a record this build writes.
 pub(crate) const V: i16 = RECORD_VERSION as i16;
 

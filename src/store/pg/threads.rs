@@ -118,15 +118,30 @@ impl ThreadRecords for PgStore {
             let mut stored = thread;
             stored.created_at = micro(stored.created_at);
             let shard = shard_of(&stored).sql();
-            let session = store.session().await?;
+            let mut session = store.session().await?;
+            let tx = session.client.transaction().await.map_err(db)?;
+            // The project's row is share-locked: its delete waits for this
+            // creation and then detaches the thread too.
+            if let Some(project) = stored.project_id {
+                let live = tx
+                    .query_opt(
+                        "SELECT 1 FROM projects WHERE org_id = $1 AND id = $2 FOR KEY SHARE",
+                        &[&stored.org_id.0, &project.0],
+                    )
+                    .await
+                    .map_err(db)?;
+                if live.is_none() {
+                    return Err(StoreError::Codec("the thread's project is gone".into()));
+                }
+            }
             loop {
                 stored.updated_at = stored.created_at;
-                let inserted = session
-                    .client
+                let inserted = tx
                     .execute(
                         "INSERT INTO threads
-                           (org_id, id, agent_id, created_at, created_by, listed, shard, v, body)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                           (org_id, id, agent_id, created_at, created_by, listed, shard,
+                            project_id, v, body)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                          ON CONFLICT (org_id, created_at) DO NOTHING",
                         &[
                             &stored.org_id.0,
@@ -136,6 +151,7 @@ impl ThreadRecords for PgStore {
                             &stored.created_by,
                             &stored.origin.is_none(),
                             &shard,
+                            &stored.project_id.map(|p| p.0),
                             &V,
                             &body(&stored),
                         ],
@@ -143,6 +159,7 @@ impl ThreadRecords for PgStore {
                     .await
                     .map_err(db)?;
                 if inserted == 1 {
+                    tx.commit().await.map_err(db)?;
                     return Ok(stored);
                 }
                 stored.created_at = next_micro(stored.created_at);

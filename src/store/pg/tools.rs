@@ -8,7 +8,7 @@ use confer_actors::{OrgId, StoreError, StoreFuture, ToolId};
 use secrecy::SecretString;
 use tokio_postgres::GenericClient;
 
-use super::records::{PgStore, V, body, db, micro, record};
+use super::records::{PgStore, V, body, db, micro, record, unique_violation};
 use crate::store::port::{ToolChange, ToolRecords};
 use crate::store::tools::{OrgTool, ToolWrite, secret_aad};
 
@@ -41,12 +41,6 @@ pub(crate) async fn bump(
 /// The tools `condition` selects, oldest first.
 fn tools_where(condition: &str) -> String {
     format!("SELECT v, body FROM tools WHERE {condition} ORDER BY created_at, id")
-}
-
-fn is_name_taken(error: &tokio_postgres::Error) -> bool {
-    error
-        .as_db_error()
-        .is_some_and(|e| e.code() == &tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
 }
 
 impl PgStore {
@@ -156,7 +150,7 @@ impl ToolRecords for PgStore {
                 .await;
             match updated {
                 Ok(_) => {}
-                Err(error) if is_name_taken(&error) => return Ok(Err(ToolWrite::NameTaken)),
+                Err(error) if unique_violation(&error) => return Ok(Err(ToolWrite::NameTaken)),
                 Err(error) => return Err(db(error)),
             }
             bump(&tx, org, KIND).await?;

@@ -325,10 +325,12 @@ impl QueuedWrite for QueuedAppend {
 
 mod engine;
 pub mod plans;
+pub mod projects;
 pub mod records;
 pub mod tools;
 pub use engine::SledPort;
 pub use plans::{PlanRecords, PlanSwap};
+pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
 pub use records::{AgentRecords, OrgRecords, SledRecords, ThreadRecords};
 pub use tools::{ToolChange, ToolRecords};
 

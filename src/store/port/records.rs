@@ -63,6 +63,10 @@ pub trait AgentRecords: Send + Sync + 'static {
     /// The agent (a soft-deleted one included), `None` when not in `org`.
     fn agent(&self, org: OrgId, agent: AgentId) -> StoreFuture<Option<Agent>>;
 
+    /// The org's agents that are not deleted, by id (oldest first: ids
+    /// are time-ordered).
+    fn agents(&self, org: OrgId) -> StoreFuture<Vec<Agent>>;
+
     /// Replaces the agent's credential resolver configuration (its signing
     /// secret sealed at rest).
     fn put_credentials(
@@ -246,6 +250,10 @@ impl AgentRecords for SledRecords {
 
     fn agent(&self, org: OrgId, agent: AgentId) -> StoreFuture<Option<Agent>> {
         self.read(move |s| s.agent(org, agent))
+    }
+
+    fn agents(&self, org: OrgId) -> StoreFuture<Vec<Agent>> {
+        self.read(move |s| s.agents(org))
     }
 
     fn put_credentials(
