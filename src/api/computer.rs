@@ -166,14 +166,9 @@ pub async fn thread_get(
     caller: Caller,
     path: web::Path<ThreadId>,
 ) -> Result<HttpResponse, ApiError> {
-    let (_, instance) = access::thread_and(
-        &state,
-        &caller,
-        path.into_inner(),
-        ThreadRight::Read,
-        |s, thread| s.thread_instance(thread.org_id, thread.id),
-    )
-    .await?;
+    let thread = access::thread_for(&state, &caller, path.into_inner(), ThreadRight::Read).await?;
+    let (org, id) = (thread.org_id, thread.id);
+    let instance = state.store.run(move |s| s.thread_instance(org, id)).await?;
     Ok(HttpResponse::Ok().json(ThreadComputer { instance }))
 }
 

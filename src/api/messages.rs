@@ -222,12 +222,11 @@ pub async fn send(
     let org = caller.org_id;
     // The agent is read with the thread, for the send's rules: the actor
     // decides them when it admits the send (`confer_actors::send_rules`).
-    let (thread, agent) = access::changeable_thread_and(
+    let (thread, agent) = access::changeable_thread_with_agent(
         &state,
         &caller,
         path.into_inner(),
         ThreadRight::Change,
-        move |s, t| s.agent(org, t.agent_id),
     )
     .await?;
     // A JWT user always speaks as itself, and only its own key is resolved.

@@ -100,21 +100,20 @@ pub async fn add(
     body: JsonBody<AddParticipant>,
 ) -> Result<HttpResponse, ApiError> {
     let inviter = caller.jwt_user().map(|u| u.sub.clone());
-    let (thread, (config, inviter)) = access::thread_and(
-        &state,
-        &caller,
-        path.into_inner(),
-        ThreadRight::Change,
-        move |s, t| {
-            let config = s.multiplayer_config(t.org_id, t.agent_id)?;
+    let thread =
+        access::thread_for(&state, &caller, path.into_inner(), ThreadRight::Change).await?;
+    let (org, agent, id) = (thread.org_id, thread.agent_id, thread.id);
+    let (config, inviter) = state
+        .store
+        .run(move |s| {
+            let config = s.multiplayer_config(org, agent)?;
             let inviter = match inviter {
-                Some(user) => s.participant(t.id, &user)?,
+                Some(user) => s.participant(id, &user)?,
                 None => None,
             };
             Ok((config, inviter))
-        },
-    )
-    .await?;
+        })
+        .await?;
     if thread.kind != ThreadKind::Multiplayer {
         return Err(ApiError::Validation(
             "thread: participants exist only on multiplayer threads".into(),

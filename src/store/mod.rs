@@ -54,6 +54,7 @@ pub mod scan;
 pub mod schedules;
 mod sealed;
 pub mod skills;
+pub mod thread_access;
 pub mod threads;
 mod timeline;
 pub mod tools;

@@ -12,7 +12,7 @@ mod projects;
 
 pub use projects::{project, role_name};
 
-use confer_actors::{PlanId, StoreError, Thread, ThreadId, ThreadKind};
+use confer_actors::{Agent, PlanId, StoreError, Thread, ThreadId, ThreadKind};
 
 use crate::auth::visitor::Visitor;
 use crate::auth::{Caller, Principal};
@@ -21,6 +21,7 @@ use crate::plans::Plan;
 use crate::projects::ProjectRole;
 use crate::state::AppState;
 use crate::store::SledStore;
+use crate::store::thread_access::ThreadAccess;
 
 /// What a caller may do on a thread, weakest first (`agent-extras.md` §5:
 /// a project's viewer reads, an editor changes, an owner also deletes).
@@ -56,59 +57,64 @@ impl ThreadRight {
     }
 }
 
-/// What `caller` may do on `thread` (a thread of the caller's org), if
-/// anything. Looks up participation and project membership only when they
-/// matter.
-pub fn thread_right(
-    store: &SledStore,
-    caller: &Caller,
-    thread: &Thread,
-) -> Result<Option<ThreadRight>, StoreError> {
+/// The user whose participation and project role decide `caller`'s
+/// access: an end user's; `None` for admins and API keys, who may use
+/// every thread of their org.
+fn reader(caller: &Caller) -> Option<String> {
+    match &caller.principal {
+        Principal::User(user) if !user.admin => Some(user.sub.clone()),
+        _ => None,
+    }
+}
+
+/// What `caller` may do on a thread of its org, from the thread's facts
+/// as read for [`reader`]`(caller)`.
+pub fn thread_right(caller: &Caller, facts: &ThreadAccess) -> Option<ThreadRight> {
     let Principal::User(user) = &caller.principal else {
-        return Ok(Some(ThreadRight::Delete)); // API keys are admins or members
+        return Some(ThreadRight::Delete); // API keys are admins or members
     };
     if user.admin {
-        return Ok(Some(ThreadRight::Delete));
+        return Some(ThreadRight::Delete);
     }
+    let thread = &facts.thread;
     match (&thread.origin, &thread.delegation) {
         // A run's thread is read by admins and members only (`runners.md`);
         // a code session's through its session's routes (`computer.md` §6).
         (Some(confer_actors::ThreadOrigin::Run | confer_actors::ThreadOrigin::Code), _) => {
-            return Ok(None);
+            return None;
         }
         // A delegate's thread, by whoever may read its root's
         // (`agent-extras.md` §3).
-        (Some(confer_actors::ThreadOrigin::Delegate), Some(place)) => {
-            return match store.thread(thread.org_id, place.root_thread_id)? {
-                Some(root) if root.origin.is_none() => thread_right(store, caller, &root),
-                _ => Ok(None),
+        (Some(confer_actors::ThreadOrigin::Delegate), Some(_)) => {
+            return match &facts.root {
+                Some(root) if root.thread.origin.is_none() => thread_right(caller, root),
+                _ => None,
             };
         }
-        (Some(_), None) => return Ok(None),
+        (Some(_), None) => return None,
         (None, _) => {}
     }
     if thread.created_by == user.sub {
-        return Ok(Some(ThreadRight::Delete));
+        return Some(ThreadRight::Delete);
     }
-    if thread.kind == ThreadKind::Multiplayer && store.participant(thread.id, &user.sub)?.is_some()
-    {
-        return Ok(Some(ThreadRight::Delete));
+    if thread.kind == ThreadKind::Multiplayer && facts.participant {
+        return Some(ThreadRight::Delete);
     }
-    match thread.project_id {
-        Some(project) => Ok(store
-            .project_role(project, &user.sub)?
-            .map(ThreadRight::of_project_role)),
-        None => Ok(None),
-    }
+    facts.project_role.map(ThreadRight::of_project_role)
 }
 
-/// Whether `caller` may read `thread` (a thread of the caller's org).
+/// Whether `caller` may read `thread` (a thread of the caller's org), for
+/// the listings that filter records inside one sled call.
 pub fn may_use_thread(
     store: &SledStore,
     caller: &Caller,
     thread: &Thread,
 ) -> Result<bool, StoreError> {
-    Ok(thread_right(store, caller, thread)?.is_some())
+    let Some(user) = reader(caller) else {
+        return Ok(true);
+    };
+    let facts = store.access_facts(thread.clone(), Some(&user), false)?;
+    Ok(thread_right(caller, &facts).is_some())
 }
 
 /// Loads a thread of the caller's org that the caller may read.
@@ -123,44 +129,27 @@ pub async fn thread_for(
     id: ThreadId,
     need: ThreadRight,
 ) -> Result<Thread, ApiError> {
-    thread_and(state, caller, id, need, |_, _| Ok(()))
-        .await
-        .map(|(thread, ())| thread)
+    Ok(facts_for(state, caller, id, need, false).await?.thread)
 }
 
-/// [`thread_for`], and `also` read in the same store call once access is
-/// granted (a send reads the thread's agent with it: one hand-off to the
-/// blocking pool instead of two).
-pub async fn thread_and<T, F>(
+/// The facts of a thread of the caller's org on which the caller has
+/// `need` (its agent too, `with_agent`): one trip to the store.
+async fn facts_for(
     state: &AppState,
     caller: &Caller,
     id: ThreadId,
     need: ThreadRight,
-    also: F,
-) -> Result<(Thread, T), ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&SledStore, &Thread) -> Result<T, StoreError> + Send + 'static,
-{
-    let org = caller.org_id;
-    let who = caller.clone();
-    let found = state
+    with_agent: bool,
+) -> Result<ThreadAccess, ApiError> {
+    let facts = state
         .store
-        .run(move |store| {
-            let Some(thread) = store.thread(org, id)? else {
-                return Ok(None);
-            };
-            if thread_right(store, &who, &thread)?.is_none_or(|right| right < need) {
-                return Ok(Some((thread, None)));
-            }
-            let extra = also(store, &thread)?;
-            Ok(Some((thread, Some(extra))))
-        })
-        .await?;
-    match found {
-        None => Err(ApiError::not_found("thread")),
-        Some((thread, Some(extra))) => Ok((thread, extra)),
-        Some((_, None)) => Err(need.refusal()),
+        .threads()
+        .thread_access(caller.org_id, id, reader(caller), with_agent)
+        .await?
+        .ok_or_else(|| ApiError::not_found("thread"))?;
+    match thread_right(caller, &facts) {
+        Some(right) if right >= need => Ok(facts),
+        _ => Err(need.refusal()),
     }
 }
 
@@ -172,26 +161,22 @@ pub async fn changeable_thread(
     id: ThreadId,
     need: ThreadRight,
 ) -> Result<Thread, ApiError> {
-    changeable_thread_and(state, caller, id, need, |_, _| Ok(()))
-        .await
-        .map(|(thread, ())| thread)
+    let thread = thread_for(state, caller, id, need).await?;
+    driven_by_itself(&thread)?;
+    Ok(thread)
 }
 
-/// [`thread_and`] for a change: see [`changeable_thread`].
-pub async fn changeable_thread_and<T, F>(
+/// [`changeable_thread`] with the thread's agent, read in the same trip
+/// (a send's rules need it); `None` when the agent record is gone.
+pub async fn changeable_thread_with_agent(
     state: &AppState,
     caller: &Caller,
     id: ThreadId,
     need: ThreadRight,
-    also: F,
-) -> Result<(Thread, T), ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&SledStore, &Thread) -> Result<T, StoreError> + Send + 'static,
-{
-    let (thread, extra) = thread_and(state, caller, id, need, also).await?;
-    driven_by_itself(&thread)?;
-    Ok((thread, extra))
+) -> Result<(Thread, Option<Agent>), ApiError> {
+    let facts = facts_for(state, caller, id, need, true).await?;
+    driven_by_itself(&facts.thread)?;
+    Ok((facts.thread, facts.agent))
 }
 
 fn driven_by_itself(thread: &Thread) -> Result<(), ApiError> {
@@ -237,7 +222,8 @@ pub async fn plan(
     let org = caller.org_id;
     let plan = state
         .store
-        .run(move |store| store.plan(org, id))
+        .plans()
+        .plan(org, id)
         .await?
         .ok_or_else(|| ApiError::not_found("plan"))?;
     match thread_for(state, caller, plan.thread_id, need).await {
@@ -332,12 +318,7 @@ pub async fn knowledge_scope(
         Scope::Org | Scope::Agent(_) => {
             if let Scope::Agent(agent) = scope {
                 let org = caller.org_id;
-                if state
-                    .store
-                    .run(move |s| s.agent(org, agent))
-                    .await?
-                    .is_none()
-                {
+                if state.store.agents().agent(org, agent).await?.is_none() {
                     return Err(ApiError::not_found("agent"));
                 }
             }

@@ -19,6 +19,7 @@ use crate::settings::Settings;
 use crate::tools::integrations::connection::TlsSettings;
 use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection, Target, Tls};
 
+mod access;
 pub mod agents;
 mod marks;
 pub mod meta;

@@ -107,6 +107,27 @@ pub(crate) fn record<T: DeserializeOwned>(row: &Row) -> Result<T, StoreError> {
     Ok(record)
 }
 
+/// The record of `row`'s `{prefix}v` and `{prefix}body` columns, `None`
+/// when they are null (a left join that found nothing).
+pub(crate) fn joined<T: DeserializeOwned>(
+    row: &Row,
+    prefix: &str,
+) -> Result<Option<T>, StoreError> {
+    let version: Option<i16> = row.try_get(format!("{prefix}v").as_str()).map_err(db)?;
+    let Some(version) = version else {
+        return Ok(None);
+    };
+    if version != V {
+        return Err(StoreError::Codec(format!(
+            "unknown record version {version}"
+        )));
+    }
+    let Json(record) = row
+        .try_get::<_, Json<T>>(format!("{prefix}body").as_str())
+        .map_err(|e| StoreError::Codec(e.to_string()))?;
+    Ok(Some(record))
+}
+
 /// `at` at the microsecond, PostgreSQL's precision: a record's
 /// `created_at` is truncated so its body and its column agree.
 pub(crate) fn micro(at: DateTime<Utc>) -> DateTime<Utc> {

@@ -15,6 +15,7 @@ use super::records::{PgStore, V, body, db, micro, next_micro, page, page_fetch, 
 use crate::cluster::Shard;
 use crate::store::participants::ParticipantPut;
 use crate::store::port::ThreadRecords;
+use crate::store::thread_access::ThreadAccess;
 use crate::store::{Page, UsageFilter, keys};
 
 /// The shard that owns `thread`: its delegation root's, else its own.
@@ -170,6 +171,17 @@ impl ThreadRecords for PgStore {
     fn thread(&self, org: OrgId, id: ThreadId) -> StoreFuture<Option<Thread>> {
         let store = self.clone();
         Box::pin(async move { thread(&store.session().await?.client, org, id).await })
+    }
+
+    fn thread_access(
+        &self,
+        org: OrgId,
+        id: ThreadId,
+        user: Option<String>,
+        with_agent: bool,
+    ) -> StoreFuture<Option<ThreadAccess>> {
+        let store = self.clone();
+        Box::pin(async move { store.access_of(org, id, user, with_agent).await })
     }
 
     fn messages(

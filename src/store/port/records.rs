@@ -17,6 +17,7 @@ use confer_actors::{
 
 use crate::store::participants::ParticipantPut;
 use crate::store::records::{ApiKey, Org};
+use crate::store::thread_access::ThreadAccess;
 use crate::store::{Page, SledStore, UsageFilter};
 
 /// Organizations and their API keys.
@@ -97,6 +98,16 @@ pub trait ThreadRecords: Send + Sync + 'static {
 
     /// The thread, `None` when not in `org`.
     fn thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<Option<Thread>>;
+
+    /// The thread with what deciding `user`'s access to it needs (and its
+    /// agent, `with_agent`), in one trip; `None` when not in `org`.
+    fn thread_access(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        user: Option<String>,
+        with_agent: bool,
+    ) -> StoreFuture<Option<ThreadAccess>>;
 
     /// Listed messages after `offset` (at most `limit`) and how many the
     /// thread has.
@@ -286,6 +297,16 @@ impl ThreadRecords for SledRecords {
 
     fn thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<Option<Thread>> {
         self.read(move |s| s.thread(org, thread))
+    }
+
+    fn thread_access(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        user: Option<String>,
+        with_agent: bool,
+    ) -> StoreFuture<Option<ThreadAccess>> {
+        self.read(move |s| s.thread_access(org, thread, user.as_deref(), with_agent))
     }
 
     fn messages(
