@@ -94,7 +94,7 @@ fn cases() -> Vec<(&'static str, Case)> {
             Box::pin(crate::store_projects::a_deleted_project_detaches_its_records(p))
         }),
         ("thread_access_reads_its_facts_in_one_trip", |p| {
-            Box::pin(crate::store_projects::thread_access_reads_its_facts_in_one_trip(p))
+            Box::pin(crate::store_members::thread_access_reads_its_facts_in_one_trip(p))
         }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))

@@ -10,7 +10,7 @@ use confer_actors::{OrgId, ProjectId};
 
 use crate::store_conformance::{Ports, agent, seeded, thread};
 
-fn project(org: OrgId, name: &str, slug: Option<&str>) -> Project {
+pub(crate) fn project(org: OrgId, name: &str, slug: Option<&str>) -> Project {
     let now = Utc::now();
     Project {
         id: ProjectId::new(),
@@ -24,7 +24,7 @@ fn project(org: OrgId, name: &str, slug: Option<&str>) -> Project {
     }
 }
 
-fn member(user: &str, role: ProjectRole) -> Member {
+pub(crate) fn member(user: &str, role: ProjectRole) -> Member {
     Member {
         user_id: user.into(),
         role,
@@ -33,7 +33,7 @@ fn member(user: &str, role: ProjectRole) -> Member {
     }
 }
 
-fn done<T>(write: ProjectWrite<T, ApiError>) -> T {
+pub(crate) fn done<T>(write: ProjectWrite<T, ApiError>) -> T {
     match write {
         ProjectWrite::Done(done) => done,
         other => panic!("not done: {}", label(&other)),
@@ -359,85 +359,5 @@ pub(crate) async fn a_deleted_project_detaches_its_records(ports: Ports) {
     assert!(
         ports.threads.create_thread(late).await.is_err(),
         "no thread joins a deleted project"
-    );
-}
-
-/// The facts an access check reads: participation, the project role, a
-/// delegate's root, the agent; none of another org's thread.
-pub(crate) async fn thread_access_reads_its_facts_in_one_trip(ports: Ports) {
-    use confer_actors::{Participant, ParticipantRole, ThreadKind, ThreadOrigin};
-    let (org, agent, _) = seeded(&ports).await;
-    let held = done(
-        ports
-            .projects
-            .create_project(
-                project(org, "Facts", None),
-                vec![member("editor-1", ProjectRole::Editor)],
-            )
-            .await
-            .unwrap(),
-    );
-    let mut root = thread(org, agent.id, Utc::now());
-    root.kind = ThreadKind::Multiplayer;
-    root.project_id = Some(held.id);
-    let root = ports.threads.create_thread(root).await.unwrap();
-    let joined = Participant {
-        user_id: "guest-1".into(),
-        display_name: None,
-        role: ParticipantRole::Member,
-        joined_at: Utc::now(),
-    };
-    ports
-        .threads
-        .put_participant(org, root.id, joined, None)
-        .await
-        .unwrap();
-    let mut child = thread(org, agent.id, Utc::now());
-    child.origin = Some(ThreadOrigin::Delegate);
-    child.delegation = Some(Box::new(confer_actors::delegation::ThreadDelegation {
-        parent_thread_id: root.id,
-        parent_tool_call_id: "call-1".into(),
-        root_thread_id: root.id,
-        depth: 1,
-    }));
-    let child = ports.threads.create_thread(child).await.unwrap();
-
-    let facts = |user: &str, with_agent| {
-        ports
-            .threads
-            .thread_access(org, root.id, Some(user.into()), with_agent)
-    };
-    let guest = facts("guest-1", false).await.unwrap().unwrap();
-    assert!(guest.participant);
-    assert_eq!(guest.project_role, None);
-    assert!(guest.agent.is_none() && guest.root.is_none());
-    let editor = facts("editor-1", true).await.unwrap().unwrap();
-    assert!(!editor.participant);
-    assert_eq!(editor.project_role, Some(ProjectRole::Editor));
-    assert_eq!(editor.agent.map(|a| a.id), Some(agent.id));
-    let nobody = ports
-        .threads
-        .thread_access(org, root.id, None, false)
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(!nobody.participant && nobody.project_role.is_none());
-
-    let delegate = ports
-        .threads
-        .thread_access(org, child.id, Some("guest-1".into()), false)
-        .await
-        .unwrap()
-        .unwrap();
-    let via_root = delegate.root.expect("a delegate's root is read");
-    assert_eq!(via_root.thread.id, root.id);
-    assert!(via_root.participant);
-    assert!(
-        ports
-            .threads
-            .thread_access(OrgId::new(), root.id, Some("guest-1".into()), true)
-            .await
-            .unwrap()
-            .is_none()
     );
 }
