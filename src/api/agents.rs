@@ -151,20 +151,18 @@ pub(crate) fn validate(agent: &Agent) -> Result<(), ApiError> {
 
 /// An agent of the caller's org that is not deleted (else 404).
 pub async fn live_agent(state: &AppState, caller: &Caller, id: AgentId) -> Result<Agent, ApiError> {
-    let org = caller.org_id;
     state
         .store
-        .run(move |s| s.agent(org, id))
+        .agents()
+        .agent(caller.org_id, id)
         .await?
         .filter(|agent| !agent.is_deleted())
         .ok_or_else(|| ApiError::not_found("agent"))
 }
 
 async fn save(state: &AppState, agent: Agent) -> Result<Agent, ApiError> {
-    Ok(state
-        .store
-        .write(move |s| s.put_agent(&agent).map(|()| agent))
-        .await?)
+    state.store.agents().put_agent(agent.clone()).await?;
+    Ok(agent)
 }
 
 /// The views of `agents`, each with its publication (read in one store
@@ -210,7 +208,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
     let project = query.project_id;
-    let mut agents = state.store.run(move |s| s.agents(org)).await?;
+    let mut agents = state.store.agents().agents(org).await?;
     if project.is_some() {
         agents.retain(|agent| agent.project_id == project);
     }
@@ -276,7 +274,8 @@ pub async fn update(
     }
     let outcome = state
         .store
-        .write(move |s| s.update_agent(org, id, |agent| body.apply(agent)))
+        .agents()
+        .update_agent(org, id, Box::new(move |agent| body.apply(agent)))
         .await?;
     let agent = stored(outcome, "agent")?;
     Ok(HttpResponse::Ok().json(view(&state, agent).await?))
@@ -333,14 +332,17 @@ pub async fn delete(
     let (org, id) = (caller.org_id, path.into_inner());
     let outcome = state
         .store
-        .write(move |s| {
-            s.update_agent(org, id, |mut agent| {
+        .agents()
+        .update_agent(
+            org,
+            id,
+            Box::new(|mut agent| {
                 let now = Utc::now();
                 agent.deleted_at = Some(now);
                 agent.updated_at = now;
-                Ok::<_, ApiError>(agent)
-            })
-        })
+                Ok(agent)
+            }),
+        )
         .await?;
     stored(outcome, "agent")?;
     let unpublished = state

@@ -3,16 +3,18 @@
 //! config kind byte ([`ConfigKind`]).
 
 use confer_actors::{
-    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, StoreError, StoreFuture,
+    Agent, AgentId, CompactionConfig, CredentialConfig, OrgId, ProjectId, StoreError, StoreFuture,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio_postgres::GenericClient;
+use tokio_postgres::{GenericClient, Transaction};
 
 use super::records::{PgStore, V, body, db, micro, record};
+use crate::error::ApiError;
 use crate::store::keys::ConfigKind;
-use crate::store::port::AgentRecords;
+use crate::store::port::{AgentRecords, AgentSwap};
 use crate::store::sealed::{open_credentials, seal_credentials};
+use crate::store::update::Updated;
 
 /// The agent's `kind` configuration as stored (`None`: never set).
 pub(crate) async fn config<T: DeserializeOwned>(
@@ -51,6 +53,24 @@ pub(crate) async fn put_config<T: Serialize + Sync + std::fmt::Debug>(
     Ok(())
 }
 
+/// Whether `project` is a live project of `org`, its row share-locked
+/// until `tx` ends: the project's delete waits, then detaches what `tx`
+/// wrote.
+pub(crate) async fn live_project(
+    tx: &Transaction<'_>,
+    org: OrgId,
+    project: ProjectId,
+) -> Result<bool, StoreError> {
+    Ok(tx
+        .query_opt(
+            "SELECT 1 FROM projects WHERE org_id = $1 AND id = $2 FOR KEY SHARE",
+            &[&org.0, &project.0],
+        )
+        .await
+        .map_err(db)?
+        .is_some())
+}
+
 /// The agent's row, in `org` only.
 pub(crate) async fn agent(
     client: &impl GenericClient,
@@ -74,26 +94,30 @@ impl AgentRecords for PgStore {
         Box::pin(async move {
             agent.created_at = micro(agent.created_at);
             agent.updated_at = micro(agent.updated_at);
-            let session = store.session().await?;
-            session
-                .client
-                .execute(
-                    "INSERT INTO agents (org_id, id, created_at, project_id, v, body)
-                     VALUES ($1, $2, $3, $4, $5, $6)
-                     ON CONFLICT (org_id, id) DO UPDATE
-                     SET project_id = EXCLUDED.project_id, v = EXCLUDED.v, body = EXCLUDED.body",
-                    &[
-                        &agent.org_id.0,
-                        &agent.id.0,
-                        &agent.created_at,
-                        &agent.project_id.map(|p| p.0),
-                        &V,
-                        &body(&agent),
-                    ],
-                )
-                .await
-                .map_err(db)?;
-            Ok(())
+            let mut session = store.session().await?;
+            let tx = session.client.transaction().await.map_err(db)?;
+            if let Some(project) = agent.project_id
+                && !live_project(&tx, agent.org_id, project).await?
+            {
+                agent.project_id = None; // as sled reads it: detached
+            }
+            tx.execute(
+                "INSERT INTO agents (org_id, id, created_at, project_id, v, body)
+                 VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (org_id, id) DO UPDATE
+                 SET project_id = EXCLUDED.project_id, v = EXCLUDED.v, body = EXCLUDED.body",
+                &[
+                    &agent.org_id.0,
+                    &agent.id.0,
+                    &agent.created_at,
+                    &agent.project_id.map(|p| p.0),
+                    &V,
+                    &body(&agent),
+                ],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)
         })
     }
 
@@ -112,6 +136,54 @@ impl AgentRecords for PgStore {
                 )
                 .await?;
             Ok(agents.into_iter().filter(|a| !a.is_deleted()).collect())
+        })
+    }
+
+    fn update_agent(
+        &self,
+        org: OrgId,
+        id: AgentId,
+        mut change: AgentSwap,
+    ) -> StoreFuture<Updated<Agent, ApiError>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut session = store.session().await?;
+            let tx = session.client.transaction().await.map_err(db)?;
+            let held: Option<Agent> = tx
+                .query_opt(
+                    "SELECT v, body FROM agents WHERE org_id = $1 AND id = $2 FOR UPDATE",
+                    &[&org.0, &id.0],
+                )
+                .await
+                .map_err(db)?
+                .map(|row| record(&row))
+                .transpose()?;
+            let Some(agent) = held.filter(|a| !a.is_deleted()) else {
+                return Ok(Updated::Gone);
+            };
+            let mut changed = match change(agent) {
+                Ok(changed) => changed,
+                Err(refused) => return Ok(Updated::Refused(refused)),
+            };
+            if let Some(project) = changed.project_id
+                && !live_project(&tx, org, project).await?
+            {
+                changed.project_id = None;
+            }
+            tx.execute(
+                "UPDATE agents SET project_id = $3, v = $4, body = $5 WHERE org_id = $1 AND id = $2",
+                &[
+                    &org.0,
+                    &id.0,
+                    &changed.project_id.map(|p| p.0),
+                    &V,
+                    &body(&changed),
+                ],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(Updated::Stored(changed))
         })
     }
 

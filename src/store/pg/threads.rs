@@ -11,6 +11,7 @@ use confer_actors::{
 };
 use tokio_postgres::GenericClient;
 
+use super::agents::live_project;
 use super::records::{PgStore, V, body, db, micro, next_micro, page, page_fetch, record};
 use crate::cluster::Shard;
 use crate::store::participants::ParticipantPut;
@@ -123,17 +124,10 @@ impl ThreadRecords for PgStore {
             let tx = session.client.transaction().await.map_err(db)?;
             // The project's row is share-locked: its delete waits for this
             // creation and then detaches the thread too.
-            if let Some(project) = stored.project_id {
-                let live = tx
-                    .query_opt(
-                        "SELECT 1 FROM projects WHERE org_id = $1 AND id = $2 FOR KEY SHARE",
-                        &[&stored.org_id.0, &project.0],
-                    )
-                    .await
-                    .map_err(db)?;
-                if live.is_none() {
-                    return Err(StoreError::Codec("the thread's project is gone".into()));
-                }
+            if let Some(project) = stored.project_id
+                && !live_project(&tx, stored.org_id, project).await?
+            {
+                return Err(StoreError::Codec("the thread's project is gone".into()));
             }
             loop {
                 stored.updated_at = stored.created_at;

@@ -15,9 +15,11 @@ use confer_actors::{
     Participant, StoreError, StoreFuture, Thread, ThreadId, UsageRecord, run_blocking,
 };
 
+use crate::error::ApiError;
 use crate::store::participants::ParticipantPut;
 use crate::store::records::{ApiKey, Org};
 use crate::store::thread_access::ThreadAccess;
+use crate::store::update::Updated;
 use crate::store::{Page, SledStore, UsageFilter};
 
 /// Organizations and their API keys.
@@ -56,6 +58,10 @@ pub trait OrgRecords: Send + Sync + 'static {
     ) -> StoreFuture<Option<ApiKey>>;
 }
 
+/// A change to a stored agent (see [`AgentRecords::update_agent`]); it may
+/// be called again when a concurrent change wins first.
+pub type AgentSwap = Box<dyn FnMut(Agent) -> Result<Agent, ApiError> + Send>;
+
 /// Agents and their configurations.
 pub trait AgentRecords: Send + Sync + 'static {
     /// Creates or replaces `agent`.
@@ -67,6 +73,16 @@ pub trait AgentRecords: Send + Sync + 'static {
     /// The org's agents that are not deleted, by id (oldest first: ids
     /// are time-ordered).
     fn agents(&self, org: OrgId) -> StoreFuture<Vec<Agent>>;
+
+    /// Changes a live agent atomically; `Gone` when it is absent or
+    /// deleted (a concurrent delete is never undone). A project deleted
+    /// meanwhile leaves the agent with none.
+    fn update_agent(
+        &self,
+        org: OrgId,
+        id: AgentId,
+        change: AgentSwap,
+    ) -> StoreFuture<Updated<Agent, ApiError>>;
 
     /// Replaces the agent's credential resolver configuration (its signing
     /// secret sealed at rest).
@@ -265,6 +281,15 @@ impl AgentRecords for SledRecords {
 
     fn agents(&self, org: OrgId) -> StoreFuture<Vec<Agent>> {
         self.read(move |s| s.agents(org))
+    }
+
+    fn update_agent(
+        &self,
+        org: OrgId,
+        id: AgentId,
+        change: AgentSwap,
+    ) -> StoreFuture<Updated<Agent, ApiError>> {
+        self.write(move |s| s.update_agent(org, id, change))
     }
 
     fn put_credentials(
