@@ -294,7 +294,8 @@ pub async fn update(
     let (org, id) = (thread.org_id, thread.id);
     let outcome = state
         .store
-        .write(move |s| s.update_thread(org, id, |thread| Ok::<_, ApiError>(body.apply(thread))))
+        .threads()
+        .update_thread(org, id, Box::new(move |thread| Ok(body.apply(thread))))
         .await?;
     Ok(HttpResponse::Ok().json(ThreadView::from(stored(outcome, "thread")?)))
 }

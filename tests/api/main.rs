@@ -71,6 +71,7 @@ mod secrets;
 mod skills;
 mod skills_git;
 mod store_cases;
+mod store_changes;
 mod store_conformance;
 mod store_members;
 mod store_plans;

@@ -97,7 +97,10 @@ fn cases() -> Vec<(&'static str, Case)> {
             Box::pin(crate::store_members::thread_access_reads_its_facts_in_one_trip(p))
         }),
         ("agent_changes_swap_and_never_undo_a_delete", |p| {
-            Box::pin(crate::store_projects::agent_changes_swap_and_never_undo_a_delete(p))
+            Box::pin(crate::store_changes::agent_changes_swap_and_never_undo_a_delete(p))
+        }),
+        ("thread_changes_swap_and_move_between_projects", |p| {
+            Box::pin(crate::store_changes::thread_changes_swap_and_move_between_projects(p))
         }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))

@@ -6,7 +6,6 @@ use chrono::Utc;
 use confer::error::ApiError;
 use confer::projects::{MAX_MEMBERS, Member, Project, ProjectRole};
 use confer::store::projects::ProjectWrite;
-use confer::store::update::Updated;
 use confer_actors::{OrgId, ProjectId};
 
 use crate::store_conformance::{Ports, agent, seeded, thread};
@@ -361,85 +360,4 @@ pub(crate) async fn a_deleted_project_detaches_its_records(ports: Ports) {
         ports.threads.create_thread(late).await.is_err(),
         "no thread joins a deleted project"
     );
-}
-
-/// Agent changes are compare-and-swap: ten racing changes all land, a
-/// deleted agent is never changed back, a refusal stores nothing, and a
-/// deleted project is not kept.
-pub(crate) async fn agent_changes_swap_and_never_undo_a_delete(ports: Ports) {
-    let (org, agent, _) = seeded(&ports).await;
-    let agents = &ports.agents;
-    let racing = (0..10).map(|n| {
-        agents.update_agent(
-            org,
-            agent.id,
-            Box::new(move |mut a| {
-                a.description.push_str(&n.to_string());
-                Ok(a)
-            }),
-        )
-    });
-    for outcome in futures_util::future::join_all(racing).await {
-        assert!(matches!(outcome.unwrap(), Updated::Stored(_)));
-    }
-    let read = agents.agent(org, agent.id).await.unwrap().unwrap();
-    let mut digits: Vec<char> = read.description.chars().collect();
-    digits.sort_unstable();
-    assert_eq!(digits.iter().collect::<String>(), "0123456789", "none lost");
-
-    let refused = agents
-        .update_agent(
-            org,
-            agent.id,
-            Box::new(|_| Err(ApiError::invalid("name", "no"))),
-        )
-        .await
-        .unwrap();
-    assert!(matches!(refused, Updated::Refused(_)));
-    let gone = done(
-        ports
-            .projects
-            .create_project(project(org, "Gone", None), Vec::new())
-            .await
-            .unwrap(),
-    );
-    assert!(ports.projects.delete_project(org, gone.id).await.unwrap());
-    let placed = agents
-        .update_agent(
-            org,
-            agent.id,
-            Box::new(move |mut a| {
-                a.project_id = Some(gone.id);
-                Ok(a)
-            }),
-        )
-        .await
-        .unwrap();
-    assert!(matches!(placed, Updated::Stored(_)));
-    let read = agents.agent(org, agent.id).await.unwrap().unwrap();
-    assert_eq!(read.project_id, None, "a deleted project reads as none");
-
-    let deleted = agents
-        .update_agent(
-            org,
-            agent.id,
-            Box::new(|mut a| {
-                a.deleted_at = Some(Utc::now());
-                Ok(a)
-            }),
-        )
-        .await
-        .unwrap();
-    assert!(matches!(deleted, Updated::Stored(_)));
-    let after = agents
-        .update_agent(org, agent.id, Box::new(Ok))
-        .await
-        .unwrap();
-    assert!(matches!(after, Updated::Gone));
-    assert!(agents.agents(org).await.unwrap().is_empty());
-    let elsewhere = agents
-        .update_agent(OrgId::new(), agent.id, Box::new(Ok))
-        .await
-        .unwrap();
-    assert!(matches!(elsewhere, Updated::Gone));
 }

@@ -106,12 +106,15 @@ pub async fn invite(
         let (org, id) = (thread.org_id, thread.id);
         let outcome = state
             .store
-            .write(move |s| {
-                s.update_thread(org, id, |mut thread| {
+            .threads()
+            .update_thread(
+                org,
+                id,
+                Box::new(|mut thread| {
                     thread.invite_generation += 1;
-                    Ok::<_, ApiError>(thread)
-                })
-            })
+                    Ok(thread)
+                }),
+            )
             .await?;
         stored(outcome, "thread")?
     } else {

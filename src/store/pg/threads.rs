@@ -14,9 +14,11 @@ use tokio_postgres::GenericClient;
 use super::agents::live_project;
 use super::records::{PgStore, V, body, db, micro, next_micro, page, page_fetch, record};
 use crate::cluster::Shard;
+use crate::error::ApiError;
 use crate::store::participants::ParticipantPut;
-use crate::store::port::ThreadRecords;
+use crate::store::port::{ThreadRecords, ThreadSwap};
 use crate::store::thread_access::ThreadAccess;
+use crate::store::update::Updated;
 use crate::store::{Page, UsageFilter, keys};
 
 /// The shard that owns `thread`: its delegation root's, else its own.
@@ -176,6 +178,53 @@ impl ThreadRecords for PgStore {
     ) -> StoreFuture<Option<ThreadAccess>> {
         let store = self.clone();
         Box::pin(async move { store.access_of(org, id, user, with_agent).await })
+    }
+
+    fn update_thread(
+        &self,
+        org: OrgId,
+        id: ThreadId,
+        mut change: ThreadSwap,
+    ) -> StoreFuture<Updated<Thread, ApiError>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut session = store.session().await?;
+            let tx = session.client.transaction().await.map_err(db)?;
+            let held: Option<Thread> = tx
+                .query_opt(
+                    "SELECT v, body FROM threads WHERE org_id = $1 AND id = $2 FOR UPDATE",
+                    &[&org.0, &id.0],
+                )
+                .await
+                .map_err(db)?
+                .map(|row| record(&row))
+                .transpose()?;
+            let Some(before) = held else {
+                return Ok(Updated::Gone);
+            };
+            let mut after = match change(before.clone()) {
+                Ok(after) => after,
+                Err(refused) => return Ok(Updated::Refused(refused)),
+            };
+            // What keys the row never changes.
+            after.org_id = before.org_id;
+            after.agent_id = before.agent_id;
+            after.created_at = before.created_at;
+            after.updated_at = micro(after.updated_at);
+            if let Some(project) = after.project_id
+                && !live_project(&tx, org, project).await?
+            {
+                after.project_id = None;
+            }
+            tx.execute(
+                "UPDATE threads SET project_id = $3, v = $4, body = $5 WHERE org_id = $1 AND id = $2",
+                &[&org.0, &id.0, &after.project_id.map(|p| p.0), &V, &body(&after)],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(Updated::Stored(after))
+        })
     }
 
     fn messages(

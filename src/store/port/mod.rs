@@ -331,7 +331,7 @@ pub mod tools;
 pub use engine::SledPort;
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
-pub use records::{AgentRecords, AgentSwap, OrgRecords, SledRecords, ThreadRecords};
+pub use records::{AgentRecords, AgentSwap, OrgRecords, SledRecords, ThreadRecords, ThreadSwap};
 pub use tools::{ToolChange, ToolRecords};
 
 #[cfg(test)]

@@ -106,6 +106,9 @@ pub trait AgentRecords: Send + Sync + 'static {
     ) -> StoreFuture<()>;
 }
 
+/// A change to a stored thread (see [`ThreadRecords::update_thread`]).
+pub type ThreadSwap = Box<dyn FnMut(Thread) -> Result<Thread, ApiError> + Send>;
+
 /// Threads, their history and their usage, as the API reads them.
 pub trait ThreadRecords: Send + Sync + 'static {
     /// Stores a new thread; returns it as stored (`created_at` made unique
@@ -124,6 +127,16 @@ pub trait ThreadRecords: Send + Sync + 'static {
         user: Option<String>,
         with_agent: bool,
     ) -> StoreFuture<Option<ThreadAccess>>;
+
+    /// Changes a thread atomically (its org, agent and creation never
+    /// change); `Gone` when it was deleted. A project deleted meanwhile
+    /// leaves it with none.
+    fn update_thread(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        change: ThreadSwap,
+    ) -> StoreFuture<Updated<Thread, ApiError>>;
 
     /// Listed messages after `offset` (at most `limit`) and how many the
     /// thread has.
@@ -332,6 +345,15 @@ impl ThreadRecords for SledRecords {
         with_agent: bool,
     ) -> StoreFuture<Option<ThreadAccess>> {
         self.read(move |s| s.thread_access(org, thread, user.as_deref(), with_agent))
+    }
+
+    fn update_thread(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        change: ThreadSwap,
+    ) -> StoreFuture<Updated<Thread, ApiError>> {
+        self.write(move |s| s.update_thread(org, thread, change))
     }
 
     fn messages(
