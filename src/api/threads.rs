@@ -336,7 +336,7 @@ pub async fn delete(
     // A running answer ends now; its late writes land on a deleted thread's
     // keys, which the purge removes.
     let _ = state.runtime.stop(id, true).await;
-    let deleted = state.store.write(move |s| s.delete_thread(org, id)).await?;
+    let deleted = state.store.threads().delete_thread(org, id).await?;
     if !deleted {
         return Err(ApiError::not_found("thread"));
     }

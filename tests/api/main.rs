@@ -14,6 +14,7 @@ mod browser;
 mod channels;
 mod cli;
 mod cluster;
+mod cluster_jobs;
 mod cluster_turns;
 mod code_agents;
 mod code_helpers;

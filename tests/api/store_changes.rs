@@ -177,3 +177,30 @@ pub(crate) async fn thread_changes_swap_and_move_between_projects(ports: Ports) 
         .unwrap();
     assert!(matches!(elsewhere, Updated::Gone));
 }
+
+/// A deleted thread is gone at once for every reader, and only once.
+pub(crate) async fn a_deleted_thread_is_gone_at_once(ports: Ports) {
+    let (org, agent, made) = seeded(&ports).await;
+    let threads = &ports.threads;
+    assert!(!threads.delete_thread(OrgId::new(), made.id).await.unwrap());
+    assert!(threads.delete_thread(org, made.id).await.unwrap());
+    assert!(threads.thread(org, made.id).await.unwrap().is_none());
+    assert!(
+        threads
+            .thread_access(org, made.id, None, true)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(!threads.delete_thread(org, made.id).await.unwrap());
+    let page = threads
+        .list_threads(org, agent.id, None, None, 10)
+        .await
+        .unwrap();
+    assert!(page.items.is_empty(), "not listed");
+    let changed = threads
+        .update_thread(org, made.id, Box::new(Ok))
+        .await
+        .unwrap();
+    assert!(matches!(changed, Updated::Gone), "never written back");
+}

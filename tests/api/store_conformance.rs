@@ -102,6 +102,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("thread_changes_swap_and_move_between_projects", |p| {
             Box::pin(crate::store_changes::thread_changes_swap_and_move_between_projects(p))
         }),
+        ("a_deleted_thread_is_gone_at_once", |p| {
+            Box::pin(crate::store_changes::a_deleted_thread_is_gone_at_once(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),

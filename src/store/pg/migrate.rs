@@ -63,6 +63,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "projects",
         sql: include_str!("migrations/V7__projects.sql"),
     },
+    Migration {
+        version: 8,
+        name: "jobs",
+        sql: include_str!("migrations/V8__jobs.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

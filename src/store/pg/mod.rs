@@ -28,6 +28,7 @@ mod orgs;
 mod participants;
 mod plans;
 mod projects;
+pub mod purge;
 pub mod records;
 pub mod threads;
 mod tools;

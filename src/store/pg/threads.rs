@@ -227,6 +227,11 @@ impl ThreadRecords for PgStore {
         })
     }
 
+    fn delete_thread(&self, org: OrgId, id: ThreadId) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move { store.remove_thread(org, id).await })
+    }
+
     fn messages(
         &self,
         thread: ThreadId,

@@ -138,6 +138,10 @@ pub trait ThreadRecords: Send + Sync + 'static {
         change: ThreadSwap,
     ) -> StoreFuture<Updated<Thread, ApiError>>;
 
+    /// Deletes a thread: readers see it gone at once and its history is
+    /// purged afterwards; false when it was already gone.
+    fn delete_thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<bool>;
+
     /// Listed messages after `offset` (at most `limit`) and how many the
     /// thread has.
     fn messages(
@@ -354,6 +358,10 @@ impl ThreadRecords for SledRecords {
         change: ThreadSwap,
     ) -> StoreFuture<Updated<Thread, ApiError>> {
         self.write(move |s| s.update_thread(org, thread, change))
+    }
+
+    fn delete_thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<bool> {
+        self.write(move |s| s.delete_thread(org, thread))
     }
 
     fn messages(

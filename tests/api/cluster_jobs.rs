@@ -1,0 +1,152 @@
+//! Stored jobs across nodes (`scale.md` §5), on a real PostgreSQL: a due
+//! job is claimed by one node only, a claim that runs out is claimed
+//! again, a slot never runs under two jobs, and a deleted thread's purge
+//! job removes its history and its delegated children's.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use confer::cluster::jobs::{self, JobKind, NewJob};
+use confer::cluster::{NodeId, Shard};
+use confer_actors::{ContextMessage, ContextRole, Role, ThreadAppend, ThreadOrigin};
+
+use crate::postgres::Postgres;
+use crate::store_conformance::{Ports, message, pg_store, seeded, thread};
+
+fn job(slot: &str) -> NewJob {
+    NewJob {
+        kind: JobKind::PurgeThread,
+        shard: Shard::new(5).unwrap(),
+        slot: slot.into(),
+        due_at: Utc::now(),
+        body: serde_json::json!({}),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_is_claimed_once_and_again_only_when_its_claim_runs_out() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("jobs").await;
+    let (mut a, mut b) = (
+        postgres.admin_of("jobs").await,
+        postgres.admin_of("jobs").await,
+    );
+    drop(pg_store(&url).await); // migrated
+    let slot = uuid::Uuid::new_v4().to_string();
+    assert!(jobs::enqueue(&a, &job(&slot)).await.unwrap());
+    assert!(
+        !jobs::enqueue(&a, &job(&slot)).await.unwrap(),
+        "one per slot"
+    );
+    let shards: Vec<Shard> = Shard::all().collect();
+    let (node_a, node_b) = (NodeId::fresh(), NodeId::fresh());
+    let hold = Duration::from_secs(60);
+    let (got_a, got_b) = tokio::join!(
+        jobs::claim(&mut a, node_a, &shards, hold, 16),
+        jobs::claim(&mut b, node_b, &shards, hold, 16),
+    );
+    let (got_a, got_b) = (got_a.unwrap(), got_b.unwrap());
+    assert_eq!(got_a.len() + got_b.len(), 1, "{got_a:?} {got_b:?}");
+    // Not in the claimer's shards: nothing.
+    let elsewhere = [Shard::new(6).unwrap()];
+    assert!(
+        jobs::claim(&mut a, node_a, &elsewhere, hold, 16)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // A claim that ran out is claimed again, by the other node.
+    let slot = uuid::Uuid::new_v4().to_string();
+    jobs::enqueue(&a, &job(&slot)).await.unwrap();
+    let first = jobs::claim(&mut a, node_a, &shards, Duration::ZERO, 16)
+        .await
+        .unwrap();
+    assert_eq!(first.len(), 1);
+    let again = jobs::claim(&mut b, node_b, &shards, hold, 16)
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 1);
+    assert_eq!((again[0].id, again[0].attempts), (first[0].id, 2));
+    assert!(
+        !jobs::finish(&a, node_a, first[0].id).await.unwrap(),
+        "no longer A's"
+    );
+    assert!(jobs::finish(&b, node_b, again[0].id).await.unwrap());
+
+    // The slot ran: a new job for it is dropped at its claim, never run.
+    jobs::enqueue(&a, &job(&slot)).await.unwrap();
+    assert!(
+        jobs::claim(&mut a, node_a, &shards, hold, 16)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let left: i64 = a
+        .query_one("SELECT count(*) FROM jobs WHERE slot = $1", &[&slot])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_thread_is_purged_by_one_node_with_its_children() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("purge").await;
+    let store = pg_store(&url).await;
+    let ports = Ports::of_postgres(&store);
+    let (org, agent, parent) = seeded(&ports).await;
+    let mut child = thread(org, agent.id, Utc::now());
+    child.origin = Some(ThreadOrigin::Delegate);
+    child.delegation = Some(Box::new(confer_actors::delegation::ThreadDelegation {
+        parent_thread_id: parent.id,
+        parent_tool_call_id: "call-1".into(),
+        root_thread_id: parent.id,
+        depth: 1,
+    }));
+    let child = ports.threads.create_thread(child).await.unwrap();
+    for id in [parent.id, child.id] {
+        for n in 0..3 {
+            let write = ThreadAppend {
+                listed: Some(message(id, Role::User, &format!("message {n}"))),
+                context: vec![ContextMessage::text(ContextRole::User, "entry")],
+                ..Default::default()
+            };
+            ports.turns.append_durably(id, write).await.unwrap();
+        }
+    }
+    let admin = postgres.admin_of("purge").await;
+    let rows = |sql: &'static str| {
+        let admin = &admin;
+        async move { admin.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+    };
+    assert_eq!(rows("SELECT count(*) FROM messages").await, 6);
+
+    assert!(ports.threads.delete_thread(org, parent.id).await.unwrap());
+    assert_eq!(rows("SELECT count(*) FROM jobs").await, 1);
+    assert_eq!(
+        rows("SELECT count(*) FROM messages").await,
+        6,
+        "purged later"
+    );
+    let shards: Vec<Shard> = Shard::all().collect();
+    let (a, b) = (NodeId::fresh(), NodeId::fresh());
+    let (done_a, done_b) = tokio::join!(
+        store.run_due_purges(a, &shards),
+        store.run_due_purges(b, &shards),
+    );
+    assert_eq!(done_a.unwrap() + done_b.unwrap(), 1, "one node purged it");
+    // The child was deleted by the parent's purge, its own purge queued.
+    assert!(ports.threads.thread(org, child.id).await.unwrap().is_none());
+    assert_eq!(store.run_due_purges(a, &shards).await.unwrap(), 1);
+    for (sql, left) in [
+        ("SELECT count(*) FROM messages", 0),
+        ("SELECT count(*) FROM context_entries", 0),
+        ("SELECT count(*) FROM deleted_threads", 0),
+        ("SELECT count(*) FROM jobs", 0),
+        ("SELECT count(*) FROM job_runs", 2),
+    ] {
+        assert_eq!(rows(sql).await, left, "{sql}");
+    }
+}
