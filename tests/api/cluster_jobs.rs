@@ -136,10 +136,12 @@ async fn a_deleted_thread_is_purged_by_one_node_with_its_children() {
         store.run_due_purges(a, &shards),
         store.run_due_purges(b, &shards),
     );
-    assert_eq!(done_a.unwrap() + done_b.unwrap(), 1, "one node purged it");
-    // The child was deleted by the parent's purge, its own purge queued.
+    // The child is deleted by the parent's purge, which queues its own
+    // purge: the other node may take that one meanwhile.
+    let racing = done_a.unwrap() + done_b.unwrap();
     assert!(ports.threads.thread(org, child.id).await.unwrap().is_none());
-    assert_eq!(store.run_due_purges(a, &shards).await.unwrap(), 1);
+    let rest = store.run_due_purges(a, &shards).await.unwrap();
+    assert_eq!(racing + rest, 2, "each purge finished once");
     for (sql, left) in [
         ("SELECT count(*) FROM messages", 0),
         ("SELECT count(*) FROM context_entries", 0),
