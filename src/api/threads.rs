@@ -364,14 +364,12 @@ pub async fn list(
         // Children are read by whoever may read their parent.
         let parent = access::thread(&state, &caller, parent).await?;
         let agent = query.agent_id;
-        let page = state
+        let mut page = state
             .store
-            .run(move |s| {
-                let mut page = s.child_threads(org, parent.id, before, limit)?;
-                page.items.retain(|t| agent.is_none_or(|a| t.agent_id == a));
-                Ok::<_, confer_actors::StoreError>(page)
-            })
+            .threads()
+            .child_threads(org, parent.id, before, limit)
             .await?;
+        page.items.retain(|t| agent.is_none_or(|a| t.agent_id == a));
         return Ok(HttpResponse::Ok().json(ThreadPage::of(page)));
     }
     let agent_id = query
@@ -380,22 +378,17 @@ pub async fn list(
         .ok_or_else(|| {
             ApiError::BadRequest("agentId: required (or parentThreadId, or projectId)".into())
         })?;
-    let who = caller.clone();
-    // An end user's listing is read from its own index, never the org's.
+    // Deleted agents keep their threads listable; unknown ones are 404.
+    if state.store.agents().agent(org, agent_id).await?.is_none() {
+        return Err(ApiError::not_found("agent"));
+    }
+    // An end user's listing is its own threads and those it joined, read
+    // from its own index, never the org's.
     let user = (!caller.sees_whole_org()).then(|| caller.user_id());
     let page = state
         .store
-        .run(move |s| {
-            // Deleted agents keep their threads listable; unknown ones are 404.
-            if s.agent(org, agent_id)?.is_none() {
-                return Ok(None);
-            }
-            s.list_threads(org, agent_id, user.as_deref(), before, limit, |thread| {
-                access::may_use_thread(s, &who, thread)
-            })
-            .map(Some)
-        })
-        .await?
-        .ok_or_else(|| ApiError::not_found("agent"))?;
+        .threads()
+        .list_threads(org, agent_id, user, before, limit)
+        .await?;
     Ok(HttpResponse::Ok().json(ThreadPage::of(page)))
 }

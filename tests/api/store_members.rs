@@ -348,6 +348,24 @@ pub(crate) async fn thread_access_reads_its_facts_in_one_trip(ports: Ports) {
         .await
         .unwrap()
         .unwrap();
+    let children = ports
+        .threads
+        .child_threads(org, root.id, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        children.items.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [child.id]
+    );
+    assert!(
+        ports
+            .threads
+            .child_threads(org, root.id, Some(child.created_at), 10)
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
     let via_root = delegate.root.expect("a delegate's root is read");
     assert_eq!(via_root.thread.id, root.id);
     assert!(via_root.participant);

@@ -29,13 +29,39 @@ impl PgStore {
                     "SELECT v, body FROM threads t
                      WHERE org_id = $1 AND agent_id = $2
                        AND ($3::timestamptz IS NULL OR created_at < $3)
-                       AND CASE WHEN $4::text IS NULL THEN listed
-                                ELSE (listed AND created_by = $4) OR EXISTS
-                                     (SELECT 1 FROM participants p
-                                      WHERE p.thread_id = t.id AND p.user_id = $4)
-                           END
+                       AND listed
+                       AND ($4::text IS NULL OR created_by = $4 OR EXISTS
+                            (SELECT 1 FROM participants p
+                             WHERE p.thread_id = t.id AND p.user_id = $4))
                      ORDER BY created_at DESC LIMIT $5",
                     &[&org.0, &agent.0, &before, &user, &fetch],
+                )
+                .await
+                .map_err(db)?;
+            page(&rows, limit, |t: &Thread| t.created_at)
+        })
+    }
+
+    /// See `ThreadRecords::child_threads`.
+    pub(super) fn children_page(
+        &self,
+        org: OrgId,
+        parent: ThreadId,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let session = store.session().await?;
+            let rows = session
+                .client
+                .query(
+                    "SELECT v, body FROM threads
+                     WHERE org_id = $1 AND body ? 'delegation'
+                       AND body -> 'delegation' ->> 'parent_thread_id' = $2
+                       AND ($3::timestamptz IS NULL OR created_at < $3)
+                     ORDER BY created_at DESC LIMIT $4",
+                    &[&org.0, &parent.to_string(), &before, &page_fetch(limit)],
                 )
                 .await
                 .map_err(db)?;

@@ -314,6 +314,16 @@ impl ThreadRecords for PgStore {
         self.threads_page(org, agent, user, before, limit)
     }
 
+    fn child_threads(
+        &self,
+        org: OrgId,
+        parent: ThreadId,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>> {
+        self.children_page(org, parent, before, limit)
+    }
+
     fn put_participant(
         &self,
         org: OrgId,

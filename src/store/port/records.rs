@@ -174,6 +174,16 @@ pub trait ThreadRecords: Send + Sync + 'static {
         limit: usize,
     ) -> StoreFuture<Page<Thread>>;
 
+    /// A thread's delegated children, newest first, strictly older than
+    /// `before`.
+    fn child_threads(
+        &self,
+        org: OrgId,
+        parent: ThreadId,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>>;
+
     /// Adds or updates a participant of a live thread, keeping its first
     /// join time; with `cap`, a new one is refused once the thread has
     /// that many (two adds cannot both take the last place).
@@ -396,6 +406,16 @@ impl ThreadRecords for SledRecords {
         limit: usize,
     ) -> StoreFuture<Page<Thread>> {
         self.read(move |s| s.list_threads(org, agent, user.as_deref(), before, limit, |_| Ok(true)))
+    }
+
+    fn child_threads(
+        &self,
+        org: OrgId,
+        parent: ThreadId,
+        before: Option<DateTime<Utc>>,
+        limit: usize,
+    ) -> StoreFuture<Page<Thread>> {
+        self.read(move |s| s.child_threads(org, parent, before, limit))
     }
 
     fn put_participant(
