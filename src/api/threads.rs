@@ -199,7 +199,8 @@ pub async fn create(
     let agent_id = body.agent_id;
     let agent = state
         .store
-        .run(move |s| s.agent(org, agent_id))
+        .agents()
+        .agent(org, agent_id)
         .await?
         .ok_or_else(|| ApiError::not_found("agent"))?;
     if agent.is_deleted() {
@@ -246,7 +247,8 @@ pub async fn create(
         });
     let created = state
         .store
-        .write(move |s| s.create_thread_keyed(&thread, owner.as_ref(), keyed))
+        .threads()
+        .create_thread_keyed(thread, owner, keyed)
         .await?;
     match created {
         Created::New(thread) => Ok(HttpResponse::Ok().json(ThreadView::from(*thread))),

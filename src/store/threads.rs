@@ -70,15 +70,11 @@ pub enum Created {
     ProjectGone,
 }
 
-impl SledStore {
-    /// Stores a new thread (and its first participant, if any) with a
-    /// `created_at` unique within its org; returns the thread as stored.
-    pub fn create_thread(
-        &self,
-        thread: &Thread,
-        owner: Option<&Participant>,
-    ) -> Result<Thread, StoreError> {
-        match self.create_thread_keyed(thread, owner, None)? {
+impl Created {
+    /// The new thread of an unkeyed creation; an error for every other
+    /// outcome.
+    pub fn into_new(self) -> Result<Thread, StoreError> {
+        match self {
             Created::New(thread) => Ok(*thread),
             Created::Repeat(_) | Created::KeyReused => {
                 Err(StoreError::Codec("an unkeyed creation met a key".into()))
@@ -88,6 +84,18 @@ impl SledStore {
             )),
             Created::ProjectGone => Err(StoreError::Codec("the thread's project is gone".into())),
         }
+    }
+}
+
+impl SledStore {
+    /// Stores a new thread (and its first participant, if any) with a
+    /// `created_at` unique within its org; returns the thread as stored.
+    pub fn create_thread(
+        &self,
+        thread: &Thread,
+        owner: Option<&Participant>,
+    ) -> Result<Thread, StoreError> {
+        self.create_thread_keyed(thread, owner, None)?.into_new()
     }
 
     /// [`SledStore::create_thread`] under an `Idempotency-Key` (`key`: the

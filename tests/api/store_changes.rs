@@ -204,3 +204,64 @@ pub(crate) async fn a_deleted_thread_is_gone_at_once(ports: Ports) {
         .unwrap();
     assert!(matches!(changed, Updated::Gone), "never written back");
 }
+
+/// A keyed creation makes one thread however many repeats race, refuses
+/// the key for another request, and stores the owner participant.
+pub(crate) async fn keyed_creations_make_one_thread(ports: Ports) {
+    use confer::store::threads::Created;
+    use confer_actors::{Participant, ParticipantRole};
+    let (org, agent, _) = seeded(&ports).await;
+    let threads = &ports.threads;
+    let key = [9u8; 32];
+    let owner = Participant {
+        user_id: "owner-1".into(),
+        display_name: None,
+        role: ParticipantRole::Owner,
+        joined_at: Utc::now(),
+    };
+    let racing = (0..5).map(|_| {
+        threads.create_thread_keyed(
+            thread(org, agent.id, Utc::now()),
+            Some(owner.clone()),
+            Some((key, "ab".repeat(32))),
+        )
+    });
+    let (mut made, mut repeats) = (Vec::new(), Vec::new());
+    for outcome in futures_util::future::join_all(racing).await {
+        match outcome.unwrap() {
+            Created::New(thread) => made.push(thread.id),
+            Created::Repeat(id) => repeats.push(id),
+            _ => panic!("neither new nor a repeat"),
+        }
+    }
+    assert_eq!(made.len(), 1, "one thread");
+    assert!(repeats.iter().all(|id| *id == made[0]), "{repeats:?}");
+    let people = threads.participants(made[0]).await.unwrap();
+    assert_eq!(people.len(), 1);
+    assert_eq!(people[0].user_id, "owner-1");
+    let other = threads
+        .create_thread_keyed(
+            thread(org, agent.id, Utc::now()),
+            None,
+            Some((key, "cd".repeat(32))),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(other, Created::KeyReused));
+    // The same key in another org is another key.
+    let elsewhere = crate::store_conformance::agent(OrgId::new());
+    ports.agents.put_agent(elsewhere.clone()).await.unwrap();
+    let fresh = threads
+        .create_thread_keyed(
+            thread(elsewhere.org_id, elsewhere.id, Utc::now()),
+            None,
+            Some((key, "ab".repeat(32))),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(fresh, Created::New(_)));
+    let mut lost = thread(org, agent.id, Utc::now());
+    lost.project_id = Some(confer_actors::ProjectId::new());
+    let gone = threads.create_thread_keyed(lost, None, None).await.unwrap();
+    assert!(matches!(gone, Created::ProjectGone));
+}

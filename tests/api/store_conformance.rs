@@ -105,6 +105,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("a_deleted_thread_is_gone_at_once", |p| {
             Box::pin(crate::store_changes::a_deleted_thread_is_gone_at_once(p))
         }),
+        ("keyed_creations_make_one_thread", |p| {
+            Box::pin(crate::store_changes::keyed_creations_make_one_thread(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),

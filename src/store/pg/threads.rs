@@ -18,6 +18,7 @@ use crate::error::ApiError;
 use crate::store::participants::ParticipantPut;
 use crate::store::port::{ThreadRecords, ThreadSwap};
 use crate::store::thread_access::ThreadAccess;
+use crate::store::threads::Created;
 use crate::store::update::Updated;
 use crate::store::{Page, UsageFilter, keys};
 
@@ -118,50 +119,17 @@ pub(crate) async fn context(
 impl ThreadRecords for PgStore {
     fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {
         let store = self.clone();
-        Box::pin(async move {
-            let mut stored = thread;
-            stored.created_at = micro(stored.created_at);
-            let shard = shard_of(&stored).sql();
-            let mut session = store.session().await?;
-            let tx = session.client.transaction().await.map_err(db)?;
-            // The project's row is share-locked: its delete waits for this
-            // creation and then detaches the thread too.
-            if let Some(project) = stored.project_id
-                && !live_project(&tx, stored.org_id, project).await?
-            {
-                return Err(StoreError::Codec("the thread's project is gone".into()));
-            }
-            loop {
-                stored.updated_at = stored.created_at;
-                let inserted = tx
-                    .execute(
-                        "INSERT INTO threads
-                           (org_id, id, agent_id, created_at, created_by, listed, shard,
-                            project_id, v, body)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                         ON CONFLICT (org_id, created_at) DO NOTHING",
-                        &[
-                            &stored.org_id.0,
-                            &stored.id.0,
-                            &stored.agent_id.0,
-                            &stored.created_at,
-                            &stored.created_by,
-                            &stored.origin.is_none(),
-                            &shard,
-                            &stored.project_id.map(|p| p.0),
-                            &V,
-                            &body(&stored),
-                        ],
-                    )
-                    .await
-                    .map_err(db)?;
-                if inserted == 1 {
-                    tx.commit().await.map_err(db)?;
-                    return Ok(stored);
-                }
-                stored.created_at = next_micro(stored.created_at);
-            }
-        })
+        Box::pin(async move { store.create(thread, None, None).await?.into_new() })
+    }
+
+    fn create_thread_keyed(
+        &self,
+        thread: Thread,
+        owner: Option<Participant>,
+        keyed: Option<([u8; 32], String)>,
+    ) -> StoreFuture<Created> {
+        let store = self.clone();
+        Box::pin(async move { store.create(thread, owner, keyed).await })
     }
 
     fn thread(&self, org: OrgId, id: ThreadId) -> StoreFuture<Option<Thread>> {

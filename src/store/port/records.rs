@@ -19,6 +19,7 @@ use crate::error::ApiError;
 use crate::store::participants::ParticipantPut;
 use crate::store::records::{ApiKey, Org};
 use crate::store::thread_access::ThreadAccess;
+use crate::store::threads::Created;
 use crate::store::update::Updated;
 use crate::store::{Page, SledStore, UsageFilter};
 
@@ -114,6 +115,17 @@ pub trait ThreadRecords: Send + Sync + 'static {
     /// Stores a new thread; returns it as stored (`created_at` made unique
     /// within the org).
     fn create_thread(&self, thread: Thread) -> StoreFuture<Thread>;
+
+    /// Stores a new thread with its owner participant, under a creation
+    /// key (`keyed`: the key's hash with org and caller, and the request's
+    /// hash, hex) checked in the same transaction, so two racing repeats
+    /// make one thread; a key older than 24 hours counts as unseen.
+    fn create_thread_keyed(
+        &self,
+        thread: Thread,
+        owner: Option<Participant>,
+        keyed: Option<([u8; 32], String)>,
+    ) -> StoreFuture<Created>;
 
     /// The thread, `None` when not in `org`.
     fn thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<Option<Thread>>;
@@ -345,6 +357,15 @@ impl AgentRecords for SledRecords {
 impl ThreadRecords for SledRecords {
     fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {
         self.write(move |s| s.create_thread(&thread, None))
+    }
+
+    fn create_thread_keyed(
+        &self,
+        thread: Thread,
+        owner: Option<Participant>,
+        keyed: Option<([u8; 32], String)>,
+    ) -> StoreFuture<Created> {
+        self.write(move |s| s.create_thread_keyed(&thread, owner.as_ref(), keyed))
     }
 
     fn thread(&self, org: OrgId, thread: ThreadId) -> StoreFuture<Option<Thread>> {

@@ -38,3 +38,14 @@ CREATE TABLE deleted_threads (
 -- A thread's delegated children, found when it is purged.
 CREATE INDEX threads_by_parent ON threads (org_id, ((body -> 'delegation' ->> 'parent_thread_id')))
     WHERE body ? 'delegation';
+
+-- A thread creation's Idempotency-Key (its hash with the org and caller),
+-- kept 24 hours: a repeat answers the thread it created.
+CREATE TABLE keyed_threads (
+    org_id uuid NOT NULL,
+    key_hash bytea NOT NULL,
+    request text NOT NULL,
+    thread_id uuid NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (org_id, key_hash)
+);
