@@ -145,10 +145,10 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let thread = access::thread(&state, &caller, path.into_inner()).await?;
     let (org, agent, id) = (caller.org_id, thread.agent_id, thread.id);
-    let (context, agent) = state
-        .store
-        .run(move |s| Ok((s.context(id)?, s.agent(org, agent)?)))
-        .await?;
+    let (context, agent) = futures_util::try_join!(
+        state.store.threads().context(id),
+        state.store.agents().agent(org, agent),
+    )?;
     let preamble = agent.as_ref().map(|a| a.stable_preamble.clone());
     let system = confer_actors::turn::compose_system_prompt(&[
         preamble.as_deref(),

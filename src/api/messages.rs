@@ -192,7 +192,8 @@ pub(super) async fn history_page(
     let offset = query.offset.unwrap_or(0);
     let (messages, total) = state
         .store
-        .run(move |s| s.messages(thread, offset, limit))
+        .threads()
+        .messages(thread, offset, limit)
         .await?;
     Ok(HttpResponse::Ok().json(HistoryPage {
         messages: messages.into_iter().map(MessageView::from).collect(),

@@ -79,7 +79,7 @@ pub async fn list(
     path: web::Path<ThreadId>,
 ) -> Result<HttpResponse, ApiError> {
     let thread = multiplayer(&state, &caller, path.into_inner(), ThreadRight::Read).await?;
-    let participants = state.store.run(move |s| s.participants(thread.id)).await?;
+    let participants = state.store.threads().participants(thread.id).await?;
     Ok(HttpResponse::Ok().json(ParticipantList {
         participants: participants
             .into_iter()

@@ -40,7 +40,8 @@ pub async fn rebuilt_turn(
     let content = match outcome.answer_seq {
         Some(seq) => state
             .store
-            .run(move |s| s.messages(thread, seq - 1, 1))
+            .threads()
+            .messages(thread, seq - 1, 1)
             .await?
             .0
             .into_iter()

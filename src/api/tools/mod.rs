@@ -312,7 +312,8 @@ pub async fn execute(
             let id: ThreadId = raw.parse().map_err(|_| ApiError::not_found("thread"))?;
             state
                 .store
-                .run(move |s| s.thread(org, id))
+                .threads()
+                .thread(org, id)
                 .await?
                 .ok_or_else(|| ApiError::not_found("thread"))?;
             Some(id)
