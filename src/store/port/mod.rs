@@ -327,11 +327,13 @@ mod engine;
 pub mod plans;
 pub mod projects;
 pub mod records;
+pub mod threads;
 pub mod tools;
 pub use engine::SledPort;
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
-pub use records::{AgentRecords, AgentSwap, OrgRecords, SledRecords, ThreadRecords, ThreadSwap};
+pub use records::{AgentRecords, AgentSwap, OrgRecords, SledRecords};
+pub use threads::{ThreadRecords, ThreadSwap};
 pub use tools::{ToolChange, ToolRecords};
 
 #[cfg(test)]
