@@ -1,16 +1,19 @@
 //! What the per-agent configuration routes share (`…/knowledge`,
 //! `…/memory`): the answer (the agent's and org's ids, then the fields),
-//! and the read and the compare-and-swap write of a live agent's record.
+//! and the read and the compare-and-swap write of a live agent's record
+//! (a plain configuration's through the store's port).
 
 use actix_web::HttpResponse;
 use confer_actors::{AgentId, OrgId, StoreError};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::agents::live_agent;
 use crate::auth::Caller;
 use crate::error::{ApiError, stored};
 use crate::state::AppState;
 use crate::store::SledStore;
+use crate::store::port::{PlainConfig, agent_config, update_agent_config};
 use crate::store::update::Updated;
 
 /// A configuration as returned.
@@ -64,5 +67,39 @@ where
     let agent = live_agent(state, caller, id).await?;
     let org = caller.org_id;
     let outcome = state.store.write(move |s| write(s, org, agent.id)).await?;
+    Ok(view(caller, agent.id, stored(outcome, "agent")?))
+}
+
+/// [`get`] of a plain configuration, through the store's port.
+pub async fn get_plain<T>(
+    state: &AppState,
+    caller: &Caller,
+    id: AgentId,
+    kind: PlainConfig,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Serialize + DeserializeOwned + Default,
+{
+    let agent = live_agent(state, caller, id).await?;
+    let config: T = agent_config(state.store.configs(), caller.org_id, agent.id, kind).await?;
+    Ok(view(caller, agent.id, config))
+}
+
+/// [`put`] of a plain configuration, through the store's port: `change`
+/// applied to the stored one (its default when unset) by
+/// compare-and-swap.
+pub async fn put_plain<T>(
+    state: &AppState,
+    caller: &Caller,
+    id: AgentId,
+    kind: PlainConfig,
+    change: impl FnMut(T) -> Result<T, ApiError> + Send + 'static,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Serialize + DeserializeOwned + Default,
+{
+    let agent = live_agent(state, caller, id).await?;
+    let configs = state.store.configs();
+    let outcome = update_agent_config(configs, caller.org_id, agent.id, kind, change).await?;
     Ok(view(caller, agent.id, stored(outcome, "agent")?))
 }

@@ -10,6 +10,7 @@ use super::extract::{JsonBody, Patch};
 use crate::auth::{Admin, Caller, Member};
 use crate::error::{ApiError, stored};
 use crate::state::AppState;
+use crate::store::port::{PlainConfig, agent_config, update_agent_config};
 
 /// The configuration as returned.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -94,10 +95,13 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let config = state
-        .store
-        .run(move |s| s.compaction(org, agent.id))
-        .await?;
+    let config: CompactionConfig = agent_config(
+        state.store.configs(),
+        org,
+        agent.id,
+        PlainConfig::Compaction,
+    )
+    .await?;
     Ok(view(&caller, agent.id, config))
 }
 
@@ -113,10 +117,10 @@ pub async fn put(
     let org = caller.org_id;
     let changes = body.into_inner();
     // One compare-and-swap; a rule violation stores nothing.
-    let outcome = state
-        .store
-        .write(move |s| s.update_compaction(org, agent.id, |config| changes.clone().apply(config)))
-        .await?;
+    let change = move |config| changes.clone().apply(config);
+    let configs = state.store.configs();
+    let outcome =
+        update_agent_config(configs, org, agent.id, PlainConfig::Compaction, change).await?;
     let config = stored(outcome, "agent")?;
     Ok(view(&caller, agent.id, config))
 }

@@ -12,6 +12,7 @@ use crate::auth::{Admin, Caller, Member};
 use crate::error::{ApiError, stored};
 use crate::publishing::{MultiplayerConfig, rules};
 use crate::state::AppState;
+use crate::store::port::{PlainConfig, agent_config, update_agent_config};
 
 /// The configuration as returned.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -57,10 +58,13 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let config = state
-        .store
-        .run(move |s| s.multiplayer_config(org, agent.id))
-        .await?;
+    let config: MultiplayerConfig = agent_config(
+        state.store.configs(),
+        org,
+        agent.id,
+        PlainConfig::Multiplayer,
+    )
+    .await?;
     Ok(view(&caller, agent.id, config))
 }
 
@@ -82,18 +86,16 @@ pub async fn put(
         body.who_can_invite.clone(),
         body.display_names.clone(),
     )?;
-    let outcome = state
-        .store
-        .write(move |s| {
-            s.update_multiplayer_config(org, agent.id, |config| {
-                rules::apply_multiplayer(
-                    config,
-                    body.max_participants.clone(),
-                    body.who_can_invite.clone(),
-                    body.display_names.clone(),
-                )
-            })
-        })
-        .await?;
+    let change = move |config| {
+        rules::apply_multiplayer(
+            config,
+            body.max_participants.clone(),
+            body.who_can_invite.clone(),
+            body.display_names.clone(),
+        )
+    };
+    let configs = state.store.configs();
+    let outcome =
+        update_agent_config(configs, org, agent.id, PlainConfig::Multiplayer, change).await?;
     Ok(view(&caller, agent.id, stored(outcome, "agent")?))
 }

@@ -12,6 +12,7 @@ use super::extract::JsonBody;
 use crate::auth::{Admin, Caller, Member};
 use crate::error::{ApiError, stored};
 use crate::state::AppState;
+use crate::store::port::{PlainConfig, agent_config, update_agent_config};
 
 /// The configuration as returned.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -64,10 +65,8 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let config = state
-        .store
-        .run(move |s| s.plan_config(org, agent.id))
-        .await?;
+    let config: PlanConfig =
+        agent_config(state.store.configs(), org, agent.id, PlainConfig::Plans).await?;
     Ok(view(&caller, agent.id, config))
 }
 
@@ -82,13 +81,8 @@ pub async fn put(
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
     let changes = body.into_inner();
-    let outcome = state
-        .store
-        .write(move |s| {
-            s.update_plan_config(org, agent.id, |config| {
-                Ok::<_, ApiError>(changes.apply(config))
-            })
-        })
-        .await?;
+    let change = move |config| Ok(changes.apply(config));
+    let configs = state.store.configs();
+    let outcome = update_agent_config(configs, org, agent.id, PlainConfig::Plans, change).await?;
     Ok(view(&caller, agent.id, stored(outcome, "agent")?))
 }

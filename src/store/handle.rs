@@ -8,7 +8,7 @@ use std::sync::Arc;
 use confer_actors::{StoreError, ThreadStore};
 
 use super::port::{
-    AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -21,6 +21,8 @@ pub struct Store {
     orgs: Arc<dyn OrgRecords>,
     /// Agents and their configurations, through their port.
     agents: Arc<dyn AgentRecords>,
+    /// Agents' plain configurations, through their port.
+    configs: Arc<dyn AgentConfigs>,
     /// Threads, their history and participants, through their port.
     threads: Arc<dyn ThreadRecords>,
     /// Org tools, through their port.
@@ -63,6 +65,7 @@ impl Store {
             inner,
             orgs: records.clone(),
             agents: records.clone(),
+            configs: records.clone(),
             threads: records.clone(),
             tools: records.clone(),
             plans: records.clone(),
@@ -89,6 +92,11 @@ impl Store {
     /// Agents and their configurations.
     pub fn agents(&self) -> &dyn AgentRecords {
         self.agents.as_ref()
+    }
+
+    /// Agents' plain configurations (see `port::agent_config`).
+    pub fn configs(&self) -> &dyn AgentConfigs {
+        self.configs.as_ref()
     }
 
     /// Threads, their history and participants.

@@ -265,3 +265,79 @@ pub(crate) async fn keyed_creations_make_one_thread(ports: Ports) {
     let gone = threads.create_thread_keyed(lost, None, None).await.unwrap();
     assert!(matches!(gone, Created::ProjectGone));
 }
+
+/// An agent's plain configuration: its default when unset, ten racing
+/// changes all land, a refusal stores nothing.
+pub(crate) async fn agent_configs_swap_from_their_default(ports: Ports) {
+    use confer::store::port::{PlainConfig, agent_config, update_agent_config};
+    use confer_actors::PlanConfig;
+    let (org, agent, _) = seeded(&ports).await;
+    let configs = ports.configs.as_ref();
+    let plans: PlanConfig = agent_config(configs, org, agent.id, PlainConfig::Plans)
+        .await
+        .unwrap();
+    assert_eq!(plans, PlanConfig::default());
+    let refused = configs
+        .update_config_json(
+            org,
+            agent.id,
+            PlainConfig::Memory,
+            Box::new(|_| Err(ApiError::invalid("topK", "no"))),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(refused, Updated::Refused(_)));
+    let unset = configs
+        .config_json(org, agent.id, PlainConfig::Memory)
+        .await
+        .unwrap();
+    assert!(unset.is_none(), "nothing stored: {unset:?}");
+
+    let racing = (0..10).map(|_| {
+        configs.update_config_json(
+            org,
+            agent.id,
+            PlainConfig::Knowledge,
+            Box::new(|stored| {
+                let n = stored["n"].as_u64().unwrap_or(0);
+                Ok(serde_json::json!({ "n": n + 1 }))
+            }),
+        )
+    });
+    for outcome in futures_util::future::join_all(racing).await {
+        assert!(matches!(outcome.unwrap(), Updated::Stored(_)));
+    }
+    let counted = configs
+        .config_json(org, agent.id, PlainConfig::Knowledge)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(counted["n"], 10, "none lost");
+
+    let changed = update_agent_config(
+        configs,
+        org,
+        agent.id,
+        PlainConfig::Plans,
+        |_: PlanConfig| {
+            Ok(PlanConfig {
+                enabled: true,
+                auto_create: false,
+                require_approval: true,
+            })
+        },
+    )
+    .await
+    .unwrap();
+    let Updated::Stored(stored) = changed else {
+        panic!("not stored")
+    };
+    let read: PlanConfig = agent_config(configs, org, agent.id, PlainConfig::Plans)
+        .await
+        .unwrap();
+    assert_eq!(read, stored);
+    let elsewhere: PlanConfig = agent_config(configs, OrgId::new(), agent.id, PlainConfig::Plans)
+        .await
+        .unwrap();
+    assert_eq!(elsewhere, PlanConfig::default());
+}

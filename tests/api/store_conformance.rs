@@ -11,7 +11,7 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -25,6 +25,7 @@ use crate::postgres::Postgres;
 pub(crate) struct Ports {
     pub(crate) turns: Arc<dyn ThreadStore>,
     pub(crate) agents: Arc<dyn AgentRecords>,
+    pub(crate) configs: Arc<dyn AgentConfigs>,
     pub(crate) threads: Arc<dyn ThreadRecords>,
     pub(crate) orgs: Arc<dyn OrgRecords>,
     pub(crate) tools: Arc<dyn ToolRecords>,
@@ -38,6 +39,7 @@ impl Ports {
         Self {
             turns: Arc::new(store.clone()),
             agents: Arc::new(store.clone()),
+            configs: Arc::new(store.clone()),
             threads: Arc::new(store.clone()),
             orgs: Arc::new(store.clone()),
             tools: Arc::new(store.clone()),
@@ -108,6 +110,11 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("keyed_creations_make_one_thread", |p| {
             Box::pin(crate::store_changes::keyed_creations_make_one_thread(p))
         }),
+        ("agent_configs_swap_from_their_default", |p| {
+            Box::pin(crate::store_changes::agent_configs_swap_from_their_default(
+                p,
+            ))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -131,6 +138,7 @@ async fn the_suite_passes_on_sled() {
         let ports = Ports {
             turns: store.as_port(),
             agents: records.clone(),
+            configs: records.clone(),
             threads: records.clone(),
             orgs: records.clone(),
             tools: records.clone(),

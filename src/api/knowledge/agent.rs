@@ -11,6 +11,7 @@ use crate::api::extract::JsonBody;
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::store::port::PlainConfig;
 
 /// The configuration as returned (its schema; `agent_config` shapes it).
 #[allow(dead_code)]
@@ -57,9 +58,12 @@ pub async fn get_config(
     caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
-    agent_config::get(&state, &caller, path.into_inner(), |s, org, agent| {
-        s.knowledge_config(org, agent)
-    })
+    agent_config::get_plain::<KnowledgeConfig>(
+        &state,
+        &caller,
+        path.into_inner(),
+        PlainConfig::Knowledge,
+    )
     .await
 }
 
@@ -73,8 +77,12 @@ pub async fn put_config(
 ) -> Result<HttpResponse, ApiError> {
     let changes = body.into_inner();
     changes.check()?;
-    agent_config::put(&state, &caller, path.into_inner(), move |s, org, agent| {
-        s.update_knowledge_config(org, agent, |config| Ok(changes.apply(config)))
-    })
+    agent_config::put_plain(
+        &state,
+        &caller,
+        path.into_inner(),
+        PlainConfig::Knowledge,
+        move |config: KnowledgeConfig| Ok(changes.apply(config)),
+    )
     .await
 }

@@ -12,6 +12,7 @@ use crate::auth::{Admin, Member};
 use crate::error::ApiError;
 use crate::knowledge::memory::{MemoryConfig, MemoryScope};
 use crate::state::AppState;
+use crate::store::port::PlainConfig;
 
 /// The configuration as returned (its schema; `agent_config` shapes it).
 #[allow(dead_code)]
@@ -80,10 +81,8 @@ pub async fn get_config(
     caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
-    agent_config::get(&state, &caller, path.into_inner(), |s, org, agent| {
-        s.memory_config(org, agent)
-    })
-    .await
+    agent_config::get_plain::<MemoryConfig>(&state, &caller, path.into_inner(), PlainConfig::Memory)
+        .await
 }
 
 /// `PUT /api/agents/{id}/memory`
@@ -96,8 +95,12 @@ pub async fn put_config(
 ) -> Result<HttpResponse, ApiError> {
     let changes = body.into_inner();
     changes.check()?;
-    agent_config::put(&state, &caller, path.into_inner(), move |s, org, agent| {
-        s.update_memory_config(org, agent, |config| Ok(changes.apply(config)))
-    })
+    agent_config::put_plain(
+        &state,
+        &caller,
+        path.into_inner(),
+        PlainConfig::Memory,
+        move |config: MemoryConfig| Ok(changes.apply(config)),
+    )
     .await
 }

@@ -21,6 +21,7 @@ use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection
 
 mod access;
 pub mod agents;
+mod configs;
 mod creation;
 mod marks;
 pub mod meta;

@@ -323,12 +323,14 @@ impl QueuedWrite for QueuedAppend {
     }
 }
 
+pub mod configs;
 mod engine;
 pub mod plans;
 pub mod projects;
 pub mod records;
 pub mod threads;
 pub mod tools;
+pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_agent_config};
 pub use engine::SledPort;
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
