@@ -17,6 +17,7 @@ use crate::computer::instances::{Instance, InstanceState, StopReason};
 use crate::computer::runtime::RuntimeKind;
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::store::port::{PlainConfig, agent_config, update_agent_config};
 use crate::store::update::Updated;
 
 /// An agent's computer configuration as shown.
@@ -74,7 +75,8 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let (org, id) = (agent.org_id, agent.id);
-    let config = state.store.run(move |s| s.computer_config(org, id)).await?;
+    let config: ComputerConfig =
+        agent_config(state.store.configs(), org, id, PlainConfig::Computer).await?;
     Ok(HttpResponse::Ok().json(view(&state, &agent, config).await))
 }
 
@@ -90,18 +92,15 @@ pub async fn put(
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let change = body.into_inner();
     let (org, id) = (agent.org_id, agent.id);
-    let updated = state
-        .store
-        .write(move |s| {
-            s.update_computer_config(org, id, |config| {
-                // A compare-and-swap retry applies the same change again.
-                change
-                    .clone()
-                    .apply(config)
-                    .map_err(|(field, rule)| ApiError::invalid(&field, rule))
-            })
-        })
-        .await?;
+    // A compare-and-swap retry applies the same change again.
+    let swap = move |config| {
+        change
+            .clone()
+            .apply(config)
+            .map_err(|(field, rule)| ApiError::invalid(&field, rule))
+    };
+    let configs = state.store.configs();
+    let updated = update_agent_config(configs, org, id, PlainConfig::Computer, swap).await?;
     let config = match updated {
         Updated::Stored(config) => config,
         Updated::Gone => return Err(ApiError::not_found("agent")),
