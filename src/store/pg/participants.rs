@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use confer_actors::{AgentId, OrgId, Participant, StoreFuture, Thread, ThreadId};
 
-use super::records::{PgStore, V, body, db, micro, page, page_fetch, record};
+use super::records::{PgStore, V, body, db, micro, page_fetch, record};
 use crate::store::Page;
 use crate::store::participants::ParticipantPut;
 
@@ -21,11 +21,8 @@ impl PgStore {
     ) -> StoreFuture<Page<Thread>> {
         let store = self.clone();
         Box::pin(async move {
-            let session = store.session().await?;
-            let fetch = page_fetch(limit);
-            let rows = session
-                .client
-                .query(
+            store
+                .thread_page(
                     "SELECT v, body FROM threads t
                      WHERE org_id = $1 AND agent_id = $2
                        AND ($3::timestamptz IS NULL OR created_at < $3)
@@ -34,11 +31,10 @@ impl PgStore {
                             (SELECT 1 FROM participants p
                              WHERE p.thread_id = t.id AND p.user_id = $4))
                      ORDER BY created_at DESC LIMIT $5",
-                    &[&org.0, &agent.0, &before, &user, &fetch],
+                    &[&org.0, &agent.0, &before, &user, &page_fetch(limit)],
+                    limit,
                 )
                 .await
-                .map_err(db)?;
-            page(&rows, limit, |t: &Thread| t.created_at)
         })
     }
 
@@ -52,20 +48,17 @@ impl PgStore {
     ) -> StoreFuture<Page<Thread>> {
         let store = self.clone();
         Box::pin(async move {
-            let session = store.session().await?;
-            let rows = session
-                .client
-                .query(
+            store
+                .thread_page(
                     "SELECT v, body FROM threads
                      WHERE org_id = $1 AND body ? 'delegation'
                        AND body -> 'delegation' ->> 'parent_thread_id' = $2
                        AND ($3::timestamptz IS NULL OR created_at < $3)
                      ORDER BY created_at DESC LIMIT $4",
                     &[&org.0, &parent.to_string(), &before, &page_fetch(limit)],
+                    limit,
                 )
                 .await
-                .map_err(db)?;
-            page(&rows, limit, |t: &Thread| t.created_at)
         })
     }
 

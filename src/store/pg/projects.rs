@@ -11,7 +11,7 @@ use tokio_postgres::types::Json;
 use tokio_postgres::{Row, Transaction};
 
 use super::records::{
-    PgStore, V, body, db, micro, next_micro, page, page_fetch, record, unique_violation,
+    PgStore, V, body, db, micro, next_micro, page_fetch, page_of, record, unique_violation,
 };
 use crate::error::ApiError;
 use crate::projects::{MAX_MEMBERS, MAX_PROJECTS_PER_ORG, Member, Project};
@@ -259,13 +259,8 @@ impl ProjectRecords for PgStore {
                 .query(&sql, &[&org.0, &user, &before, &page_fetch(limit)])
                 .await
                 .map_err(db)?;
-            let mut items = rows.iter().map(with_role).collect::<Result<Vec<_>, _>>()?;
-            let more = items.len() > limit;
-            items.truncate(limit);
-            let next_cursor = more
-                .then(|| items.last().map(|(p, _)| p.created_at))
-                .flatten();
-            Ok(Page { items, next_cursor })
+            let items = rows.iter().map(with_role).collect::<Result<Vec<_>, _>>()?;
+            Ok(page_of(items, limit, |(p, _)| p.created_at))
         })
     }
 
@@ -279,10 +274,8 @@ impl ProjectRecords for PgStore {
     ) -> StoreFuture<Page<Thread>> {
         let store = self.clone();
         Box::pin(async move {
-            let session = store.session().await?;
-            let rows = session
-                .client
-                .query(
+            store
+                .thread_page(
                     "SELECT v, body FROM threads
                      WHERE org_id = $1 AND project_id = $2
                        AND ($3::uuid IS NULL OR agent_id = $3)
@@ -295,10 +288,9 @@ impl ProjectRecords for PgStore {
                         &before,
                         &page_fetch(limit),
                     ],
+                    limit,
                 )
                 .await
-                .map_err(db)?;
-            page(&rows, limit, |t: &Thread| t.created_at)
         })
     }
 

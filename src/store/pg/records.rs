@@ -153,9 +153,34 @@ pub(crate) fn page<T: DeserializeOwned>(
     limit: usize,
     created_at: impl Fn(&T) -> DateTime<Utc>,
 ) -> Result<crate::store::Page<T>, StoreError> {
-    let mut items = rows.iter().map(record).collect::<Result<Vec<T>, _>>()?;
+    let items = rows.iter().map(record).collect::<Result<Vec<T>, _>>()?;
+    Ok(page_of(items, limit, created_at))
+}
+
+/// A page of `limit` from the [`page_fetch`] items of a newest-first
+/// query, however they were decoded.
+pub(crate) fn page_of<T>(
+    mut items: Vec<T>,
+    limit: usize,
+    created_at: impl Fn(&T) -> DateTime<Utc>,
+) -> crate::store::Page<T> {
     let more = items.len() > limit;
     items.truncate(limit);
     let next_cursor = more.then(|| items.last().map(&created_at)).flatten();
-    Ok(crate::store::Page { items, next_cursor })
+    crate::store::Page { items, next_cursor }
+}
+
+impl PgStore {
+    /// A newest-first page of the threads `sql` selects (its `v` and
+    /// `body`, the page's `LIMIT` its last parameter, [`page_fetch`] rows).
+    pub(crate) async fn thread_page(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        limit: usize,
+    ) -> Result<crate::store::Page<confer_actors::Thread>, StoreError> {
+        let session = self.session().await?;
+        let rows = session.client.query(sql, params).await.map_err(db)?;
+        page(&rows, limit, |t: &confer_actors::Thread| t.created_at)
+    }
 }
