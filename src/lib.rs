@@ -78,7 +78,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         settings.prices_file.as_deref(),
     )?);
     let metrics = observability::metrics::install();
-    let store = open_store(&settings)?;
+    let store = store::opening::open_serving_store(&settings).await?;
     store.set_trace_retention_days(settings.trace_retention_days);
     let traces = Arc::new(confer_actors::RunningTraces::default());
 
@@ -193,7 +193,10 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let fallback = settings.fallback_provider.clone();
     // Runner deletions a crash interrupted are finished before any run is
     // dispatched (`store::runners::deletion`).
-    let finished = store.write(|s| s.finish_runner_deletions()).await?;
+    let finished = match store.is_postgres() {
+        true => 0, // runners are not kept in PostgreSQL yet
+        false => store.write(|s| s.finish_runner_deletions()).await?,
+    };
     if finished > 0 {
         tracing::warn!(finished, "finished runner deletions a stop interrupted");
     }

@@ -66,6 +66,9 @@ error_codes! {
     /// on create, the MCP registry on a later page; marketplace-channels.md).
     UPSTREAM_UNAVAILABLE = Some(502), false;
     STORE_UNAVAILABLE = Some(503), false;
+    /// The route's records are not kept in PostgreSQL yet (a node on
+    /// `CONFER_STORE` while kinds move there, `scale.md` §2).
+    NOT_ON_THIS_STORE = Some(501), false;
     SHUTTING_DOWN = Some(503), true;
     /// Too many knowledge searches wait (`knowledge.md`): come back in 1 s.
     SEARCH_BUSY = Some(503), false;

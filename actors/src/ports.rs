@@ -39,6 +39,10 @@ pub enum StoreError {
     /// `NODE_LOST_LEASE`.
     #[error("the thread's shard is no longer this node's")]
     Fenced,
+    /// The record kind is not kept by this store yet (a PostgreSQL store
+    /// while kinds move to it, `scale.md` §2): nothing was read or written.
+    #[error("this kind of record is not kept in PostgreSQL yet")]
+    NotOnThisStore,
 }
 
 /// The lease a thread's writes are made under when several nodes share

@@ -169,14 +169,16 @@ async fn save(state: &AppState, agent: Agent) -> Result<Agent, ApiError> {
 /// call).
 async fn views(state: &AppState, agents: Vec<Agent>) -> Result<Vec<AgentView>, ApiError> {
     let keys: Vec<_> = agents.iter().map(|a| (a.org_id, a.id)).collect();
+    // None on PostgreSQL, which keeps no publications yet.
     let publications = state
         .store
-        .run(move |s| {
+        .run_or_default(move |s| {
             keys.into_iter()
                 .map(|(org, agent)| s.publication(org, agent))
                 .collect::<Result<Vec<_>, _>>()
         })
         .await?;
+    let publications = publications.into_iter().chain(std::iter::repeat(None));
     Ok(agents
         .into_iter()
         .zip(publications)

@@ -78,31 +78,20 @@ pub async fn bootstrap(
     store: &Store,
     bootstrap_key: Option<SecretString>,
 ) -> Result<Option<SecretString>, StoreError> {
-    store
-        .write(move |s| {
-            let orgs = s.orgs()?;
-            if bootstrap_key.is_none() && !orgs.is_empty() {
-                return Ok(None);
-            }
-            let org = s.default_org()?;
-            let (secret, fresh) = match bootstrap_key {
-                Some(secret) => (secret, false),
-                None => (generate_secret()?, true),
-            };
-            let hash = hash_secret(secret.expose_secret());
-            if s.api_key_by_hash(&hash)?.is_none() {
-                let name = if fresh {
-                    "first admin key"
-                } else {
-                    "bootstrap"
-                };
-                let (key, hash) =
-                    new_key_record(org.id, name.into(), KeyRole::Admin, true, &secret);
-                s.insert_api_key(&key, &hash)?;
-            }
-            Ok(fresh.then_some(secret))
-        })
-        .await
+    let only_when_empty = bootstrap_key.is_none();
+    let (secret, fresh) = match bootstrap_key {
+        Some(secret) => (secret, false),
+        None => (generate_secret()?, true),
+    };
+    let name = if fresh {
+        "first admin key"
+    } else {
+        "bootstrap"
+    };
+    // The org is the store's default one, set by `bootstrap`.
+    let (key, hash) = new_key_record(OrgId::new(), name.into(), KeyRole::Admin, true, &secret);
+    let stored = store.orgs().bootstrap(key, hash, only_when_empty).await?;
+    Ok((fresh && stored).then_some(secret))
 }
 
 #[cfg(test)]

@@ -29,6 +29,12 @@ pub enum CliError {
     Failed(#[from] anyhow::Error),
 }
 
+impl From<confer_actors::StoreError> for CliError {
+    fn from(error: confer_actors::StoreError) -> Self {
+        Self::Failed(error.into())
+    }
+}
+
 /// Opens the store of `settings` for a command.
 pub(crate) fn open(settings: &Settings) -> Result<Store, CliError> {
     crate::open_store(settings).map_err(|error| {

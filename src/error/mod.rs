@@ -368,6 +368,13 @@ impl From<StoreError> for ApiError {
                 tracing::warn!(%detail, "the store did not answer");
                 Self::StoreUnavailable("the store did not answer; retry in a second".into())
             }
+            StoreError::NotOnThisStore => Self::Refused {
+                code: codes::NOT_ON_THIS_STORE,
+                detail: "this feature's records are not kept in PostgreSQL yet; \
+                         run it on a node with the sled store"
+                    .into(),
+                retry_after: None,
+            },
             other => Self::Internal(other.to_string()),
         }
     }

@@ -71,7 +71,10 @@ impl Embedder {
                 NonZeroUsize::new(TRACKED_ORGS).unwrap_or(NonZeroUsize::MIN),
             )),
         });
-        tokio::spawn(Arc::clone(&embedder).work_loop());
+        if !embedder.store.is_postgres() {
+            // knowledge is not kept in PostgreSQL yet
+            tokio::spawn(Arc::clone(&embedder).work_loop());
+        }
         embedder
     }
 

@@ -102,7 +102,12 @@ impl Ingestion {
         parser: ChildParser,
         config: IngestConfig,
     ) -> Result<Arc<Self>, StoreError> {
-        let recovered = store.with_inner(|s| s.recover_jobs())?;
+        // Knowledge is not kept in PostgreSQL yet: no job to recover or run.
+        let on_postgres = store.is_postgres();
+        let recovered = match on_postgres {
+            true => 0,
+            false => store.with_inner(|s| s.recover_jobs())?,
+        };
         if recovered > 0 {
             store.flush_now()?;
             tracing::warn!(
@@ -122,6 +127,9 @@ impl Ingestion {
             purge: Notify::new(),
             ended,
         });
+        if on_postgres {
+            return Ok(service);
+        }
         for _ in 0..service.config.workers.max(1) {
             tokio::spawn(Arc::clone(&service).work_loop());
         }

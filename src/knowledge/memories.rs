@@ -51,7 +51,10 @@ impl MemoryBook {
             purge: Notify::new(),
             collections: Arc::new(Notify::new()),
         });
-        tokio::spawn(Arc::clone(&book).purge_loop());
+        if !book.store.is_postgres() {
+            // memories are not kept in PostgreSQL yet
+            tokio::spawn(Arc::clone(&book).purge_loop());
+        }
         book
     }
 

@@ -84,10 +84,16 @@ impl PublicChats {
     /// started.
     pub async fn start(settings: &Settings, store: &Store) -> anyhow::Result<Self> {
         use anyhow::Context;
-        let instance_key = store
-            .write(|s| s.visitor_instance_key())
-            .await
-            .context("reading the visitor instance key")?;
+        // On PostgreSQL every node must sign alike with no row to share:
+        // the key is derived from the secret key they share (a rotation
+        // ends the visitors' tokens, which last an hour at most).
+        let instance_key = match store.is_postgres() {
+            true => store.derive_key(b"confer-visitor-instance"),
+            false => store
+                .write(|s| s.visitor_instance_key())
+                .await
+                .context("reading the visitor instance key")?,
+        };
         let chats = Self::new(settings, &instance_key).map_err(anyhow::Error::msg)?;
         store.set_public_max_threads(settings.public_max_threads);
         super::retention::start(store.clone());

@@ -14,6 +14,9 @@ const EVERY: Duration = Duration::from_secs(3600);
 
 /// Starts the sweep on the current runtime; it ends with the runtime.
 pub fn start(store: Store) {
+    if store.is_postgres() {
+        return; // publications are not kept in PostgreSQL yet
+    }
     actix_web::rt::spawn(async move {
         let mut ticks = tokio::time::interval(EVERY);
         loop {

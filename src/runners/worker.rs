@@ -59,6 +59,9 @@ impl RunWorker {
             changes,
         });
         let looping = Arc::clone(&worker);
+        if worker.store.is_postgres() {
+            return worker; // runs are not kept in PostgreSQL yet
+        }
         tokio::spawn(async move {
             if let Err(error) = looping.recover().await {
                 tracing::error!(%error, "requeueing interrupted runs failed");

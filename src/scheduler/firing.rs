@@ -46,6 +46,9 @@ impl Scheduler {
             wake: Notify::new(),
         });
         let looping = Arc::clone(&scheduler);
+        if scheduler.store.is_postgres() {
+            return scheduler; // schedules are not kept in PostgreSQL yet
+        }
         tokio::spawn(async move { looping.run_loop().await });
         scheduler
     }

@@ -61,11 +61,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_with(dir.path(), test_secrets(dir.path())).unwrap();
         assert_eq!(store.with_inner(|s| s.format()).unwrap(), STORE_FORMAT);
-        store.with_inner(|s| {
-            s.meta
-                .insert(FORMAT_KEY, &(STORE_FORMAT + 1).to_be_bytes())
-                .unwrap();
-        });
+        store
+            .with_inner(|s| {
+                s.meta
+                    .insert(FORMAT_KEY, &(STORE_FORMAT + 1).to_be_bytes())
+                    .unwrap();
+                Ok::<_, confer_actors::StoreError>(())
+            })
+            .unwrap();
         store.flush_now().unwrap();
         drop(store);
         let error = Store::open_with(dir.path(), test_secrets(dir.path()))

@@ -1,12 +1,17 @@
-//! [`Store`]: the cheap, cloneable handle async code holds, which runs the
-//! store's synchronous methods on the blocking pool and acknowledges writes
-//! once the group commit has flushed them.
+//! [`Store`]: the cheap, cloneable handle async code holds. Each record
+//! kind is reached through its port (`port`), kept by sled or by
+//! PostgreSQL; code not yet on a port runs a closure over sled on the
+//! blocking pool, and a write resolves once the group commit has flushed
+//! it. On PostgreSQL such a closure runs nothing and fails with
+//! `StoreError::NotOnThisStore` (501 `NOT_ON_THIS_STORE`): a node never
+//! keeps part of a cluster's records on its own disk.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use confer_actors::{StoreError, ThreadStore};
 
+use super::pg::PgStore;
 use super::port::{
     AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
 };
@@ -16,7 +21,11 @@ use crate::secrets::SecretBox;
 /// A cheap handle to the store for async code.
 #[derive(Clone)]
 pub struct Store {
-    inner: Arc<SledStore>,
+    /// The sled store; `None` on PostgreSQL.
+    sled: Option<Arc<SledStore>>,
+    secrets: Arc<SecretBox>,
+    /// The engine's port (a turn's reads and writes).
+    engine: Arc<dyn ThreadStore>,
     /// Organizations and API keys, through their port (`scale.md` §2).
     orgs: Arc<dyn OrgRecords>,
     /// Agents and their configurations, through their port.
@@ -44,7 +53,7 @@ impl Store {
 
     /// Opens the database in `dir`, sealing secrets with `secrets`.
     pub fn open_with(dir: &Path, secrets: Arc<SecretBox>) -> Result<Self, StoreError> {
-        let inner = Arc::new(SledStore::open(dir, secrets)?);
+        let inner = Arc::new(SledStore::open(dir, Arc::clone(&secrets))?);
         inner.check_format()?;
         inner.migrate()?;
         inner.mark_format()?;
@@ -62,7 +71,9 @@ impl Store {
             .map_err(|e| StoreError::Engine(format!("starting the purge: {e}")))?;
         let records = Arc::new(super::port::SledRecords(Arc::clone(&inner)));
         Ok(Self {
-            inner,
+            engine: Arc::new(super::port::SledPort(Arc::clone(&inner))),
+            sled: Some(inner),
+            secrets,
             orgs: records.clone(),
             agents: records.clone(),
             configs: records.clone(),
@@ -73,15 +84,38 @@ impl Store {
         })
     }
 
+    /// The store on PostgreSQL (`scale.md`): every ported kind through
+    /// `pg`; the others answer `StoreError::NotOnThisStore`.
+    pub fn on_postgres(pg: PgStore, secrets: Arc<SecretBox>) -> Self {
+        let pg = Arc::new(pg);
+        Self {
+            sled: None,
+            secrets,
+            engine: pg.clone(),
+            orgs: pg.clone(),
+            agents: pg.clone(),
+            configs: pg.clone(),
+            threads: pg.clone(),
+            tools: pg.clone(),
+            plans: pg.clone(),
+            projects: pg,
+        }
+    }
+
+    /// Whether the records are in PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        self.sled.is_none()
+    }
+
     /// A 32-byte key for one purpose, derived from the secret key
     /// ([`SecretBox::derive`]).
     pub fn derive_key(&self, info: &[u8]) -> [u8; 32] {
-        self.inner.secrets.derive(info)
+        self.secrets.derive(info)
     }
 
     /// The store as the engine's port.
     pub fn as_port(&self) -> Arc<dyn ThreadStore> {
-        Arc::new(super::port::SledPort(self.inner.clone()))
+        Arc::clone(&self.engine)
     }
 
     /// Organizations and API keys.
@@ -119,20 +153,37 @@ impl Store {
         self.projects.as_ref()
     }
 
-    /// The store behind the per-kind ports (`port::records`).
-    pub fn records(&self) -> super::port::SledRecords {
-        super::port::SledRecords(self.inner.clone())
+    /// The sled store behind the per-kind ports (`port::records`); `None`
+    /// on PostgreSQL.
+    pub fn records(&self) -> Option<super::port::SledRecords> {
+        self.sled.clone().map(super::port::SledRecords)
     }
 
     /// Runs `f` on the blocking pool, off the async workers (a bounded number
-    /// at a time, see `confer_actors::run_blocking`).
+    /// at a time, see `confer_actors::run_blocking`). On PostgreSQL it
+    /// runs nothing: `StoreError::NotOnThisStore`.
     pub async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
     {
-        let inner = Arc::clone(&self.inner);
+        let inner = Arc::clone(self.sled.as_ref().ok_or(StoreError::NotOnThisStore)?);
         confer_actors::run_blocking(move || f(&inner)).await
+    }
+
+    /// Runs a read of a kind PostgreSQL does not keep yet as [`Store::run`]
+    /// does; on PostgreSQL, `T::default()` (none of that kind) instead of
+    /// `NotOnThisStore`: for a read that only adds to an answer of ported
+    /// kinds (an agent's publication in the agents' list).
+    pub async fn run_or_default<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Default + Send + 'static,
+        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        match self.is_postgres() {
+            true => Ok(T::default()),
+            false => self.run(f).await,
+        }
     }
 
     /// Runs a write on the blocking pool and resolves once it is durable.
@@ -142,13 +193,16 @@ impl Store {
         F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
     {
         let value = self.run(f).await?;
-        self.inner.commit.flush().await?;
+        if let Some(sled) = &self.sled {
+            sled.commit.flush().await?;
+        }
         Ok(value)
     }
 
     /// Runs `sweep` (given the time now) as a flushed write every hour,
     /// the first at once, on the current runtime (it ends with it); logs
-    /// what a sweep did, unless nothing.
+    /// what a sweep did, unless nothing. Nothing on PostgreSQL, whose
+    /// kinds have no such sweep yet.
     pub fn sweep_hourly<T, F>(&self, name: &'static str, sweep: F)
     where
         T: std::fmt::Debug + Default + PartialEq + Send + 'static,
@@ -157,6 +211,9 @@ impl Store {
             + Send
             + 'static,
     {
+        if self.is_postgres() {
+            return;
+        }
         let store = self.clone();
         actix_web::rt::spawn(async move {
             let mut ticks = tokio::time::interval(std::time::Duration::from_secs(3600));
@@ -172,46 +229,70 @@ impl Store {
         });
     }
 
-    /// Runs `f` on the store on this thread (for the command-line tools,
-    /// which have no async runtime).
-    pub fn with_inner<T>(&self, f: impl FnOnce(&SledStore) -> T) -> T {
-        f(&self.inner)
+    /// Runs `f` on the sled store on this thread (for the command-line
+    /// tools, which have no async runtime, and the knowledge index's own
+    /// threads); `StoreError::NotOnThisStore` on PostgreSQL.
+    pub fn with_inner<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&SledStore) -> Result<T, E>,
+    ) -> Result<T, E> {
+        f(self.sled.as_ref().ok_or(StoreError::NotOnThisStore)?)
     }
 
-    /// Flushes synchronously (at shutdown).
+    /// Flushes synchronously (at shutdown); PostgreSQL has committed
+    /// every acknowledged write already.
     pub fn flush_now(&self) -> Result<(), StoreError> {
-        self.inner.flush_now()
+        match &self.sled {
+            Some(sled) => sled.flush_now(),
+            None => Ok(()),
+        }
     }
 
     /// Tells `listener` of each trace as it is stored (once per store).
+    /// Only sled tells yet: on PostgreSQL the listener is dropped, with a
+    /// warning.
     pub fn on_trace_stored(&self, listener: TraceListener) {
-        if self.inner.trace_listener.set(listener).is_err() {
+        let Some(sled) = &self.sled else {
+            tracing::warn!("traces are not exported over OTLP from a PostgreSQL store yet");
+            return;
+        };
+        if sled.trace_listener.set(listener).is_err() {
             tracing::warn!("a trace listener was already set");
         }
     }
 
-    /// Keeps traces `days` days (at least 1); the sweep applies it.
     /// Sets how many threads one publication may hold.
     pub fn set_public_max_threads(&self, max: u64) {
-        self.inner
-            .public_max_threads
-            .store(max, std::sync::atomic::Ordering::Relaxed);
+        if let Some(sled) = &self.sled {
+            sled.public_max_threads
+                .store(max, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
+    /// Keeps traces `days` days (at least 1); the sweep applies it.
     pub fn set_trace_retention_days(&self, days: u32) {
-        self.inner
-            .trace_retention_days
-            .store(days.max(1), std::sync::atomic::Ordering::Relaxed);
-        self.inner.purger.wake();
+        if let Some(sled) = &self.sled {
+            sled.trace_retention_days
+                .store(days.max(1), std::sync::atomic::Ordering::Relaxed);
+            sled.purger.wake();
+        }
     }
 
-    /// The failure that poisoned the store, if a flush failed.
+    /// The failure that poisoned the store, if a flush failed (sled only:
+    /// PostgreSQL answers each failed statement on its own).
     pub fn failure(&self) -> Option<String> {
-        self.inner.commit.poison()
+        self.sled.as_ref().and_then(|sled| sled.commit.poison())
     }
 
-    /// Resolves with the error once a flush has failed (see `durability`).
+    /// Resolves with the error once a flush has failed (see `durability`);
+    /// never on PostgreSQL.
     pub fn poisoned(&self) -> impl std::future::Future<Output = String> + Send + 'static {
-        self.inner.commit.poisoned()
+        let sled = self.sled.clone();
+        async move {
+            match sled {
+                Some(sled) => sled.commit.poisoned().await,
+                None => std::future::pending().await,
+            }
+        }
     }
 }

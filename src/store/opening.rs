@@ -1,6 +1,8 @@
 //! Opening the store a server or a command names: the data directory
-//! made private, the secret key loaded, sled opened; a set `CONFER_STORE`
-//! refused while the PostgreSQL store keeps no records.
+//! made private, the secret key loaded, sled opened; or, for a server
+//! with `CONFER_STORE`, PostgreSQL connected, migrated and its key check
+//! passed. The command line refuses `CONFER_STORE` until its commands
+//! run on PostgreSQL.
 
 use std::sync::Arc;
 
@@ -10,8 +12,56 @@ use super::Store;
 use crate::secrets::SecretBox;
 use crate::settings::Settings;
 
-/// Opens the store of `settings` (creating its directory) with the secret
-/// key the settings name: the server's way, and the command line's.
+/// The store a server runs on: PostgreSQL when `CONFER_STORE` is set
+/// (`scale.md` §1), else sled in the data directory.
+pub async fn open_serving_store(settings: &Settings) -> anyhow::Result<Store> {
+    match super::pg::PgSettings::from_settings(settings)? {
+        Some(pg) => open_postgres(settings, &pg).await,
+        None => open_store(settings),
+    }
+}
+
+/// Connects, migrates (once, however many nodes start together) and
+/// checks the secret key against the database's. The key must be given:
+/// a key file made in one node's data directory would differ on the next.
+async fn open_postgres(settings: &Settings, pg: &super::pg::PgSettings) -> anyhow::Result<Store> {
+    use super::pg::{Database, PgStore, meta};
+    if settings.secret_key.is_none() && settings.secret_key_file.is_none() {
+        anyhow::bail!(
+            "CONFER_STORE needs CONFER_SECRET_KEY (or CONFER_SECRET_KEY_FILE), the same on every node"
+        );
+    }
+    let secrets = Arc::new(SecretBox::load(
+        settings.secret_key.as_ref(),
+        settings.secret_key_file.as_deref(),
+        settings.secret_key_old.as_ref(),
+        &settings.data_dir,
+    )?);
+    let tls = crate::tools::integrations::connection::TlsSettings::new(
+        settings.extra_ca_pem()?.as_deref(),
+    )
+    .context("building the store's TLS settings")?;
+    let database = Database::open(pg, tls).await?;
+    let prepared = meta::prepare(&database, &secrets).await?;
+    tracing::info!(
+        migrated = ?prepared.migrated,
+        first_start = prepared.first_start,
+        rotated = prepared.rotated,
+        "records kept in PostgreSQL"
+    );
+    tracing::warn!(
+        "on PostgreSQL, only agents, threads, turns, keys, tools, plans, projects and agent \
+         configurations are kept yet; routes of other kinds answer 501 NOT_ON_THIS_STORE"
+    );
+    Ok(Store::on_postgres(
+        PgStore::new(database, Arc::clone(&secrets)),
+        secrets,
+    ))
+}
+
+/// Opens the sled store of `settings` (creating its directory) with the
+/// secret key the settings name: the server's way without `CONFER_STORE`,
+/// and the command line's.
 pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
     refuse_postgres(settings)?;
     std::fs::create_dir_all(&settings.data_dir)
@@ -48,16 +98,16 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
     Ok(store)
 }
 
-/// A set `CONFER_STORE` is refused (after its string is checked, so a
-/// typo is named): the PostgreSQL store does not keep records yet, and
-/// running on sled instead would put a cluster's nodes on separate stores
+/// A set `CONFER_STORE` is refused by the command line (after its string
+/// is checked, so a typo is named): its commands read and write sled, and
+/// running them on a sled directory instead would act on another store
 /// without a word.
 fn refuse_postgres(settings: &Settings) -> anyhow::Result<()> {
     if super::pg::PgSettings::from_settings(settings)?.is_some() {
         anyhow::bail!(
-            "CONFER_STORE is set, but this build cannot keep its records in PostgreSQL yet \
-             (it has the connection, the migrations and the shard leases, not the records; \
-             docs/operations.md \"Running a cluster\"); unset CONFER_STORE to run on sled"
+            "CONFER_STORE is set, but the command line does not run on PostgreSQL yet \
+             (only `serve` does; docs/operations.md \"Running a cluster\"); \
+             unset CONFER_STORE to run it on sled"
         );
     }
     Ok(())

@@ -107,7 +107,7 @@ impl ServerToolbox {
         let store = self.delegate.store().clone();
         async move {
             let read = store
-                .run(move |s| {
+                .run_or_default(move |s| {
                     // A code session's thread has its code agent's computer.
                     let computer = match crate::code::prompt::thread_computer(s, org, thread)? {
                         Some((config, _)) => config,

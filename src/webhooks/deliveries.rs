@@ -42,6 +42,9 @@ impl DeliveryWorker {
             slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
         });
         let looping = Arc::clone(&worker);
+        if worker.store.is_postgres() {
+            return worker; // deliveries are not kept in PostgreSQL yet
+        }
         tokio::spawn(async move { looping.run_loop().await });
         worker
     }

@@ -301,17 +301,20 @@ fn an_export_of_100k_messages_runs_in_bounded_memory() {
     {
         let store = confer::store::Store::open(dir.path()).unwrap();
         let org = store.with_inner(|s| s.default_org()).unwrap().id;
-        store.with_inner(|s| {
-            for t in 0..10 {
-                let thread = loaded_thread(org, Some(format!("t{t}")));
-                s.create_thread(&thread, None).unwrap();
-                for n in 0..messages / 10 {
-                    let content = format!("{n:08}{}", "x".repeat(BYTES - 8));
-                    s.append(thread.id, user_message(thread.id, content))
-                        .unwrap();
+        store
+            .with_inner(|s| {
+                for t in 0..10 {
+                    let thread = loaded_thread(org, Some(format!("t{t}")));
+                    s.create_thread(&thread, None).unwrap();
+                    for n in 0..messages / 10 {
+                        let content = format!("{n:08}{}", "x".repeat(BYTES - 8));
+                        s.append(thread.id, user_message(thread.id, content))
+                            .unwrap();
+                    }
                 }
-            }
-        });
+                Ok::<_, confer_actors::StoreError>(())
+            })
+            .unwrap();
         store.flush_now().unwrap();
     }
     let file = dir.path().join("export.jsonl");
@@ -366,23 +369,26 @@ async fn a_backup_of_1_gib_of_values_holds_no_answer_back() {
         let org = store.with_inner(|s| s.default_org()).unwrap().id;
         let thread = loaded_thread(org, None);
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        store.with_inner(|s| {
-            s.create_thread(&thread, None).unwrap();
-            // 2,048 messages of 256 KiB, each kept twice (listed and in
-            // the context): 1 GiB of value files that compress poorly.
-            for _ in 0..2048 {
-                let content: String = (0..256 * 1024)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        char::from(b'!' + (seed % 90) as u8)
-                    })
-                    .collect();
-                s.append(thread.id, user_message(thread.id, content))
-                    .unwrap();
-            }
-        });
+        store
+            .with_inner(|s| {
+                s.create_thread(&thread, None).unwrap();
+                // 2,048 messages of 256 KiB, each kept twice (listed and in
+                // the context): 1 GiB of value files that compress poorly.
+                for _ in 0..2048 {
+                    let content: String = (0..256 * 1024)
+                        .map(|_| {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            char::from(b'!' + (seed % 90) as u8)
+                        })
+                        .collect();
+                    s.append(thread.id, user_message(thread.id, content))
+                        .unwrap();
+                }
+                Ok::<_, confer_actors::StoreError>(())
+            })
+            .unwrap();
         store.flush_now().unwrap();
     }
     let server = Server::start_in(

@@ -324,22 +324,31 @@ async fn a_second_live_node_with_the_same_name_is_refused() {
 }
 
 #[test]
-fn serve_refuses_a_set_store_without_showing_its_password() {
+fn serve_on_an_unreachable_store_stops_without_showing_its_password() {
     let data = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("CONFER_DATA_DIR", data.path())
-        .env(
-            "CONFER_STORE",
-            "postgres://confer:pw-never-shown-42@127.0.0.1:1/confer",
-        )
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(said.contains("CONFER_STORE is set"), "{said}");
+    let run = |key: Option<&str>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_confer"));
+        command
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("CONFER_DATA_DIR", data.path())
+            .env(
+                "CONFER_STORE",
+                "postgres://confer:pw-never-shown-42@127.0.0.1:1/confer",
+            );
+        if let Some(key) = key {
+            command.env("CONFER_SECRET_KEY", key);
+        }
+        let out = command.output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Every node needs the same key: one made in a data directory won't do.
+    let said = run(None);
+    assert!(said.contains("CONFER_SECRET_KEY"), "{said}");
+    let said = run(Some("c2VjcmV0LWtleS1vZi10aGUtY2x1c3Rlci0wMTIzNDU="));
+    assert!(said.contains("PostgreSQL"), "{said}");
     assert!(!said.contains("pw-never-shown-42"), "{said}");
     // Nothing was made in the data directory: sled was never opened.
     assert_eq!(std::fs::read_dir(data.path()).unwrap().count(), 0);

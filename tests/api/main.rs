@@ -15,6 +15,7 @@ mod channels;
 mod cli;
 mod cluster;
 mod cluster_jobs;
+mod cluster_serve;
 mod cluster_turns;
 mod code_agents;
 mod code_helpers;

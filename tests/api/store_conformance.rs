@@ -134,7 +134,7 @@ async fn the_suite_passes_on_sled() {
     for (name, case) in cases() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_with(dir.path(), secrets()).unwrap();
-        let records = Arc::new(store.records());
+        let records = Arc::new(store.records().unwrap());
         let ports = Ports {
             turns: store.as_port(),
             agents: records.clone(),

@@ -286,33 +286,35 @@ async fn visitor_threads_are_capped_and_swept_after_their_retention() {
     // clock takes the old time), then a recent one.
     let (old, recent) = {
         let store = confer::store::Store::open(data.path()).unwrap();
-        let made = store.with_inner(|s| {
-            let mut ids = Vec::new();
-            for age in [chrono::TimeDelta::days(3), chrono::TimeDelta::zero()] {
-                let at = chrono::Utc::now() - age;
-                let thread = confer_actors::Thread {
-                    id: confer_actors::ThreadId::new(),
-                    org_id: org,
-                    agent_id,
-                    title: None,
-                    kind: confer_actors::ThreadKind::Single,
-                    active_profile: None,
-                    metadata: Default::default(),
-                    system_prompt_overlay: None,
-                    resource_bindings: Vec::new(),
-                    created_by: "visitor:0000".into(),
-                    publication_id: Some(publication_id),
-                    invite_generation: 0,
-                    origin: None,
-                    delegation: None,
-                    project_id: None,
-                    created_at: at,
-                    updated_at: at,
-                };
-                ids.push(s.create_thread(&thread, None).unwrap().id);
-            }
-            ids
-        });
+        let made = store
+            .with_inner(|s| {
+                let mut ids = Vec::new();
+                for age in [chrono::TimeDelta::days(3), chrono::TimeDelta::zero()] {
+                    let at = chrono::Utc::now() - age;
+                    let thread = confer_actors::Thread {
+                        id: confer_actors::ThreadId::new(),
+                        org_id: org,
+                        agent_id,
+                        title: None,
+                        kind: confer_actors::ThreadKind::Single,
+                        active_profile: None,
+                        metadata: Default::default(),
+                        system_prompt_overlay: None,
+                        resource_bindings: Vec::new(),
+                        created_by: "visitor:0000".into(),
+                        publication_id: Some(publication_id),
+                        invite_generation: 0,
+                        origin: None,
+                        delegation: None,
+                        project_id: None,
+                        created_at: at,
+                        updated_at: at,
+                    };
+                    ids.push(s.create_thread(&thread, None).unwrap().id);
+                }
+                Ok::<_, confer_actors::StoreError>(ids)
+            })
+            .unwrap();
         store.flush_now().unwrap();
         (made[0], made[1])
     };

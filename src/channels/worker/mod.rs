@@ -110,6 +110,9 @@ impl ChannelWorker {
             budgets: Reservations::default(),
         });
         let looping = Arc::clone(&worker);
+        if worker.store.is_postgres() {
+            return worker; // channels are not kept in PostgreSQL yet
+        }
         tokio::spawn(async move { looping.dispatch_loop().await });
         worker
     }

@@ -78,7 +78,10 @@ impl MemoryCollector {
             prices,
             wake,
         });
-        tokio::spawn(Arc::clone(&collector).work_loop());
+        if !collector.store.is_postgres() {
+            // memories are not kept in PostgreSQL yet
+            tokio::spawn(Arc::clone(&collector).work_loop());
+        }
         collector
     }
 

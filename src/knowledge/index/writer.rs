@@ -90,6 +90,11 @@ impl IndexWriterTask {
 
     /// Runs until every sender of `woken` is gone.
     pub(super) fn run(mut self, woken: Receiver<()>, mut applied: u64) {
+        // The index caches knowledge and memory rows, which PostgreSQL
+        // does not keep yet: nothing to index.
+        if self.store.is_postgres() {
+            return;
+        }
         if self.rebuilding.load(Ordering::Relaxed) {
             while let Err(error) = self.rebuild() {
                 tracing::error!(%error, "rebuilding the knowledge index failed; retrying");

@@ -20,28 +20,31 @@ fn filled(dir: &Path, messages: usize) -> (Store, ThreadId) {
     let store = Store::open_with(dir, test_secrets(dir)).unwrap();
     let (org, agent) = (OrgId::new(), AgentId::new());
     let thread = crate::store::test_thread(org, agent, "alice");
-    store.with_inner(|s| {
-        s.create_thread(&thread, None).unwrap();
-        s.put_credentials(
-            org,
-            agent,
-            &CredentialConfig {
-                enabled: true,
-                resolver_url: "https://resolver.example/k".into(),
-                timeout_ms: 1000,
-                signing_secret: Some("the-signing-secret".into()),
-            },
-        )
+    store
+        .with_inner(|s| {
+            s.create_thread(&thread, None).unwrap();
+            s.put_credentials(
+                org,
+                agent,
+                &CredentialConfig {
+                    enabled: true,
+                    resolver_url: "https://resolver.example/k".into(),
+                    timeout_ms: 1000,
+                    signing_secret: Some("the-signing-secret".into()),
+                },
+            )
+            .unwrap();
+            for n in 0..messages {
+                let content = if n + 1 == messages {
+                    "x".repeat(40 * 1024)
+                } else {
+                    format!("m{n}")
+                };
+                s.append(thread.id, message(thread.id, content)).unwrap();
+            }
+            Ok::<_, StoreError>(())
+        })
         .unwrap();
-        for n in 0..messages {
-            let content = if n + 1 == messages {
-                "x".repeat(40 * 1024)
-            } else {
-                format!("m{n}")
-            };
-            s.append(thread.id, message(thread.id, content)).unwrap();
-        }
-    });
     store.flush_now().unwrap();
     (store, thread.id)
 }
@@ -132,17 +135,20 @@ fn a_restore_refuses_a_directory_that_holds_something() {
 fn check_finds_an_index_entry_without_its_record() {
     let dir = tempfile::tempdir().unwrap();
     let (store, thread) = filled(dir.path(), 3);
-    store.with_inner(|s| {
-        s.threads_by_user
-            .insert(
-                keys::timeline(&[7u8; 48], 1, thread.as_bytes()).as_slice(),
-                &[],
-            )
-            .unwrap();
-        s.threads_by_agent
-            .insert(keys::timeline(&[9u8; 32], 1, &[1u8; 16]).as_slice(), &[])
-            .unwrap();
-    });
+    store
+        .with_inner(|s| {
+            s.threads_by_user
+                .insert(
+                    keys::timeline(&[7u8; 48], 1, thread.as_bytes()).as_slice(),
+                    &[],
+                )
+                .unwrap();
+            s.threads_by_agent
+                .insert(keys::timeline(&[9u8; 32], 1, &[1u8; 16]).as_slice(), &[])
+                .unwrap();
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
     let report = store.with_inner(|s| s.check()).unwrap();
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
     assert!(report.problems[0].contains("names a thread that does not exist"));
@@ -279,19 +285,22 @@ fn writes_go_on_while_the_value_files_are_copied() {
     // 2 values of 512 KiB that compress poorly: a while to copy to a
     // slow disk.
     let mut seed = 0x2545_f491_4f6c_dd1du64;
-    store.with_inner(|s| {
-        for _ in 0..2 {
-            let text: String = (0..512 * 1024)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    char::from(b'!' + (seed % 90) as u8)
-                })
-                .collect();
-            s.append(thread, message(thread, text)).unwrap();
-        }
-    });
+    store
+        .with_inner(|s| {
+            for _ in 0..2 {
+                let text: String = (0..512 * 1024)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        char::from(b'!' + (seed % 90) as u8)
+                    })
+                    .collect();
+                s.append(thread, message(thread, text)).unwrap();
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
     store.flush_now().unwrap();
     let file = dir.path().join("slow.tar.zst");
     let began = std::time::Instant::now();
@@ -306,7 +315,9 @@ fn writes_go_on_while_the_value_files_are_copied() {
     // The trees are read in a moment; the values then take a while.
     std::thread::sleep(std::time::Duration::from_millis(100));
     let asked = std::time::Instant::now();
-    store.with_inner(|s| s.append(thread, message(thread, "during".into())).unwrap());
+    store
+        .with_inner(|s| s.append(thread, message(thread, "during".into())))
+        .unwrap();
     let waited = asked.elapsed();
     let (manifest, took) = backing_up.join().unwrap();
     // Held back by the whole backup, the write would wait nearly all of it.

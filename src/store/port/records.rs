@@ -54,6 +54,18 @@ pub trait OrgRecords: Send + Sync + 'static {
         now: DateTime<Utc>,
         stale_after: chrono::TimeDelta,
     ) -> StoreFuture<Option<ApiKey>>;
+
+    /// The start-up credentials, made once however many nodes start
+    /// together: when `only_when_empty` and an org exists, nothing
+    /// (`false`). Otherwise org `default`, made when absent, gets `key`
+    /// (its org set to it) unless a key with its hash exists; `true` when
+    /// the key was stored.
+    fn bootstrap(
+        &self,
+        key: ApiKey,
+        secret_sha256: [u8; 32],
+        only_when_empty: bool,
+    ) -> StoreFuture<bool>;
 }
 
 /// A change to a stored agent (see [`AgentRecords::update_agent`]); it may
@@ -189,6 +201,25 @@ impl OrgRecords for SledRecords {
                 s.touch_api_key(key.id, now)?;
             }
             Ok(key)
+        })
+    }
+
+    fn bootstrap(
+        &self,
+        mut key: ApiKey,
+        secret_sha256: [u8; 32],
+        only_when_empty: bool,
+    ) -> StoreFuture<bool> {
+        self.write(move |s| {
+            if only_when_empty && !s.orgs()?.is_empty() {
+                return Ok(false);
+            }
+            key.org_id = s.default_org()?.id;
+            if s.api_key_by_hash(&secret_sha256)?.is_some() {
+                return Ok(false);
+            }
+            s.insert_api_key(&key, &secret_sha256)?;
+            Ok(true)
         })
     }
 }

@@ -172,7 +172,11 @@ impl IntegrationHub {
             return Some(kept);
         }
         let generation = self.orgs.generation();
-        match self.store.run(move |s| s.org_integrations(org)).await {
+        match self
+            .store
+            .run_or_default(move |s| s.org_integrations(org))
+            .await
+        {
             Ok(read) => {
                 let read = Arc::new(read);
                 self.orgs.put(org, Arc::clone(&read), generation);
