@@ -216,7 +216,13 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let mcp_hub = Arc::clone(&mcps);
     let (code_archives, code_sessions) =
         code::start(&settings, &store, &runtime, &computer, &outbound).await?;
+    let cluster =
+        cluster::serving::Membership::join(&settings, listener.local_addr()?, &store, &runtime)
+            .await
+            .context("joining the cluster")?
+            .map(Arc::new);
     let state = web::Data::new(AppState {
+        cluster: cluster.clone(),
         public,
         knowledge: knowledge.ingestion,
         knowledge_search: knowledge.search,
@@ -266,6 +272,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     };
 
     let cors_origins = settings.cors_origins.clone();
+    let clustered = state.cluster.is_some();
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -279,6 +286,10 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
             // A preflight is answered first; its framing headers still come.
             .wrap(api::cors::cors(&cors_origins))
             .wrap(from_fn(api::frame_policy::headers))
+            .wrap(actix_web::middleware::Condition::new(
+                clustered,
+                from_fn(api::node_header),
+            ))
             .configure(api::routes)
     })
     .shutdown_timeout(settings.shutdown_timeout_secs)
@@ -342,6 +353,9 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
                     std::process::exit(1);
                 });
                 runtime.shutdown(grace).await;
+                if let Some(cluster) = &cluster {
+                    cluster.leave(Duration::from_secs(1)).await;
+                }
             }
             Err(error) => {
                 tracing::error!(%error, "a store flush failed; stopping so the supervisor restarts Confer")

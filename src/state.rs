@@ -13,6 +13,8 @@ use crate::store::Store;
 /// Shared application state (cheap to clone behind `web::Data`).
 pub struct AppState {
     pub store: Store,
+    /// This node in the cluster; `None` on sled.
+    pub cluster: Option<Arc<crate::cluster::serving::Membership>>,
     pub settings: Arc<Settings>,
     /// `None` when JWT auth is off (no `CONFER_JWT_SECRET`).
     pub jwt: Option<JwtVerifier>,

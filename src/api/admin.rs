@@ -1,5 +1,6 @@
 //! `/api/admin/*` (`operations.md`): a backup and an export of a running
-//! server, for platform admins (`confer backup|export|check --url`). Both
+//! server, for platform admins (`confer backup|export|check --url`), and
+//! the cluster's nodes and shards (`scale.md` §6). Both
 //! are produced on a thread of their own and streamed as they are made.
 //! A backup is written to a file in the data directory first, so the write
 //! gate it holds is never held for as long as a slow client takes to read.
@@ -14,10 +15,24 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use crate::auth::PlatformAdmin;
+use crate::cluster::serving::ClusterReport;
 use crate::error::ApiError;
 use crate::export::{ExportFilter, export as write_export};
 use crate::state::AppState;
 use crate::store::backup::{PARTIAL_PREFIX, PARTIAL_SUFFIX};
+
+/// The store, this node, the live nodes and how many shards each owns
+/// (`scale.md` §6); on sled, no nodes.
+#[utoipa::path(get, path = "/api/admin/cluster", tag = "operations", operation_id = "admin_cluster",
+    security(("bearer" = ["platform_admin"])),
+    responses((status = 200, description = "The cluster as this node last read it (each second)", body = ClusterReport)))]
+pub async fn cluster(state: web::Data<AppState>, _caller: PlatformAdmin) -> HttpResponse {
+    let report = match &state.cluster {
+        Some(cluster) => cluster.report(),
+        None => ClusterReport::sled(),
+    };
+    HttpResponse::Ok().json(report)
+}
 
 /// Bytes sent to the client per chunk.
 const CHUNK: usize = 64 * 1024;

@@ -347,9 +347,10 @@ pub async fn delete(
         )
         .await?;
     stored(outcome, "agent")?;
+    // The cascades reach kinds PostgreSQL does not keep yet: none there.
     let unpublished = state
         .store
-        .write(move |s| {
+        .write_or_default(move |s| {
             // Its marketplace profile, avatar and listing go with it;
             // agents made from the listing stay. Its channels too (their
             // threads stay).
@@ -366,7 +367,7 @@ pub async fn delete(
     // deleted agent, should a crash come between).
     state
         .store
-        .write(move |s| {
+        .write_or_default(move |s| {
             s.delete_scheduled_tasks(org, id)?;
             s.forget_memories(org, Some(id), None)
         })
@@ -375,7 +376,7 @@ pub async fn delete(
     // Its runners go as a runner DELETE takes them (runners.md Runs §10).
     let running = state
         .store
-        .write(move |s| {
+        .write_or_default(move |s| {
             let mut running = Vec::new();
             for runner in s.runners(org)?.into_iter().filter(|r| r.agent_id == id) {
                 running.extend(s.delete_runner(org, runner.id)?.unwrap_or_default());
@@ -389,7 +390,7 @@ pub async fn delete(
     let scope = crate::knowledge::Scope::Agent(id);
     if state
         .store
-        .write(move |s| s.delete_scope_documents(org, scope))
+        .write_or_default(move |s| s.delete_scope_documents(org, scope))
         .await?
         > 0
     {

@@ -1,5 +1,5 @@
 //! The HTTP layer's own middleware: every error answered as the contract's
-//! JSON, and the bound on a request's headers.
+//! JSON, the bound on a request's headers, and the node that answered.
 
 use actix_web::Error;
 use actix_web::body::{BoxBody, MessageBody};
@@ -59,4 +59,25 @@ pub async fn header_limit(
         return Ok(req.into_response(response));
     }
     Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+/// Middleware, on a cluster's nodes only: every response names the node
+/// that did the work (`X-Confer-Node`, `scale.md` §4).
+pub async fn node_header(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let node = req
+        .app_data::<actix_web::web::Data<crate::state::AppState>>()
+        .and_then(|state| state.cluster.as_ref().map(|c| c.id()));
+    let mut response = next.call(req).await?.map_into_boxed_body();
+    if let Some(node) = node
+        && let Ok(value) = actix_web::http::header::HeaderValue::from_str(&node.to_string())
+    {
+        response.headers_mut().insert(
+            actix_web::http::header::HeaderName::from_static("x-confer-node"),
+            value,
+        );
+    }
+    Ok(response)
 }

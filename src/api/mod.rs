@@ -88,7 +88,7 @@ use self::runners::{
 use self::skills::attachments as skill_attachments;
 use self::skills::install as skill_install;
 use crate::error::ApiError;
-pub use middleware::{MAX_HEADER_BYTES, header_limit, json_errors};
+pub use middleware::{MAX_HEADER_BYTES, header_limit, json_errors, node_header};
 
 /// Declares the route table once: it mounts every route and lists them in
 /// [`MOUNTED`], which the route × caller test walks (a route added here
@@ -238,6 +238,7 @@ route_table! {
     },
     "/api/admin/backup" => { GET => admin::backup },
     "/api/admin/export" => { GET => admin::export },
+    "/api/admin/cluster" => { GET => admin::cluster },
     "/api/usage" => { GET => usage::list },
     "/api/logs" => { GET => logs::list },
     "/api/logs/{trace_id}" => { GET => logs::get },

@@ -11,6 +11,7 @@ use crate::auth::access::ThreadRight;
 use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::store::port::{self, PlainConfig};
 use crate::store::threads::ParticipantPut;
 
 /// A participant as returned.
@@ -103,17 +104,15 @@ pub async fn add(
     let thread =
         access::thread_for(&state, &caller, path.into_inner(), ThreadRight::Change).await?;
     let (org, agent, id) = (thread.org_id, thread.agent_id, thread.id);
-    let (config, inviter) = state
-        .store
-        .run(move |s| {
-            let config = s.multiplayer_config(org, agent)?;
-            let inviter = match inviter {
-                Some(user) => s.participant(id, &user)?,
-                None => None,
-            };
-            Ok((config, inviter))
-        })
-        .await?;
+    let config: crate::publishing::MultiplayerConfig =
+        port::agent_config(state.store.configs(), org, agent, PlainConfig::Multiplayer).await?;
+    let inviter = match inviter {
+        Some(user) => {
+            let participants = state.store.threads().participants(id).await?;
+            participants.into_iter().find(|p| p.user_id == user)
+        }
+        None => None,
+    };
     if thread.kind != ThreadKind::Multiplayer {
         return Err(ApiError::Validation(
             "thread: participants exist only on multiplayer threads".into(),
@@ -140,7 +139,8 @@ pub async fn add(
     let cap = config.max_participants as usize; // at most 100
     let put = state
         .store
-        .write(move |s| s.put_participant(thread.org_id, thread.id, &participant, Some(cap)))
+        .threads()
+        .put_participant(thread.org_id, thread.id, participant, Some(cap))
         .await?;
     let (participant, replaced) = match put {
         ParticipantPut::Stored {
@@ -174,7 +174,8 @@ pub async fn remove(
     let user_id = body.into_inner().user_id;
     let removed = state
         .store
-        .write(move |s| s.remove_participant(thread.org_id, thread.id, &user_id))
+        .threads()
+        .remove_participant(thread.org_id, thread.id, user_id)
         .await?;
     if !removed {
         return Err(ApiError::not_found("participant"));

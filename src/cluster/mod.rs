@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod leases;
 pub mod node;
 pub mod nodes;
+pub mod serving;
 pub mod signing;
 
 /// How many shards there are, always.

@@ -136,8 +136,9 @@ impl ClusterNode {
 
     /// Leaves the cluster: marks the node draining, hands back each shard
     /// once it is idle (waiting up to `timeout` for the busy ones), then
-    /// deletes its row, releasing whatever is left.
-    pub async fn leave(self, timeout: Duration) -> Result<(), PgError> {
+    /// deletes its row, releasing whatever is left. The node's rounds stop
+    /// with it.
+    pub async fn leave(&self, timeout: Duration) -> Result<(), PgError> {
         let mut connection = self.inner.database.dedicated().await?;
         nodes::set_draining(&connection.client, self.id()).await?;
         let deadline = Instant::now() + timeout;

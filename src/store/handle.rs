@@ -23,6 +23,8 @@ use crate::secrets::SecretBox;
 pub struct Store {
     /// The sled store; `None` on PostgreSQL.
     sled: Option<Arc<SledStore>>,
+    /// The PostgreSQL store; `None` on sled.
+    pg: Option<PgStore>,
     secrets: Arc<SecretBox>,
     /// The engine's port (a turn's reads and writes).
     engine: Arc<dyn ThreadStore>,
@@ -73,6 +75,7 @@ impl Store {
         Ok(Self {
             engine: Arc::new(super::port::SledPort(Arc::clone(&inner))),
             sled: Some(inner),
+            pg: None,
             secrets,
             orgs: records.clone(),
             agents: records.clone(),
@@ -87,9 +90,11 @@ impl Store {
     /// The store on PostgreSQL (`scale.md`): every ported kind through
     /// `pg`; the others answer `StoreError::NotOnThisStore`.
     pub fn on_postgres(pg: PgStore, secrets: Arc<SecretBox>) -> Self {
+        let database = pg.clone();
         let pg = Arc::new(pg);
         Self {
             sled: None,
+            pg: Some(database),
             secrets,
             engine: pg.clone(),
             orgs: pg.clone(),
@@ -105,6 +110,11 @@ impl Store {
     /// Whether the records are in PostgreSQL.
     pub fn is_postgres(&self) -> bool {
         self.sled.is_none()
+    }
+
+    /// The PostgreSQL store, for the cluster's own work (leases, jobs).
+    pub fn postgres(&self) -> Option<&PgStore> {
+        self.pg.as_ref()
     }
 
     /// A 32-byte key for one purpose, derived from the secret key
@@ -183,6 +193,21 @@ impl Store {
         match self.is_postgres() {
             true => Ok(T::default()),
             false => self.run(f).await,
+        }
+    }
+
+    /// Runs a write to a kind PostgreSQL does not keep yet as
+    /// [`Store::write`] does; on PostgreSQL, where there is none of that
+    /// kind to change, `T::default()`: for a cascade that follows a
+    /// ported write (an agent's delete reaching its channels).
+    pub async fn write_or_default<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Default + Send + 'static,
+        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        match self.is_postgres() {
+            true => Ok(T::default()),
+            false => self.write(f).await,
         }
     }
 

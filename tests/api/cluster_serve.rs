@@ -1,27 +1,49 @@
 //! `confer serve` on PostgreSQL (`scale.md`): a node keeps its records in
 //! the database, not its data directory, so a node started on another
-//! directory finds them; kinds not yet moved there answer 501.
+//! directory finds them; kinds not yet moved there answer 501. Nodes
+//! join the cluster, name themselves on each response, run the purge jobs
+//! of their shards, and leave at shutdown.
 
-use serde_json::json;
+use std::time::Duration;
 
-use crate::common::{Options, Server, done_of, events_of};
+use serde_json::{Value, json};
+
+use crate::common::{BOOTSTRAP_KEY, Options, Server, done_of, events_of, eventually};
 use crate::postgres::Postgres;
 
 /// A 32-byte secret key, base64, the same on every node.
 const SECRET_KEY: &str = "c2VjcmV0LWtleS1vZi10aGUtY2x1c3Rlci0wMTIzNDU=";
 
-/// The options of a node on `url`.
-pub fn on_postgres(url: &str) -> Options {
+/// The options of node `name` on `url`.
+pub fn on_postgres(url: &str, name: &str) -> Options {
     Options::default()
         .env("CONFER_STORE", url)
         .env("CONFER_SECRET_KEY", SECRET_KEY)
+        .env("CONFER_NODE_NAME", name)
+}
+
+/// `GET /api/admin/cluster` on `server`, with the `X-Confer-Node` it
+/// answered with.
+async fn cluster_of(server: &Server) -> (Value, String) {
+    let response = reqwest::Client::new()
+        .get(format!("{}/api/admin/cluster", server.base))
+        .bearer_auth(BOOTSTRAP_KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let node = response.headers()["x-confer-node"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    (response.json().await.unwrap(), node)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_on_postgres_answers_and_another_node_finds_its_records() {
     let postgres = Postgres::start().await;
     let url = postgres.database("serve").await;
-    let first = Server::start_with(on_postgres(&url));
+    let first = Server::start_with(on_postgres(&url, "a"));
     let admin = first.admin();
     let agent = admin.agent("on postgres").await;
     let thread = admin.thread(&agent, json!({})).await;
@@ -45,7 +67,7 @@ async fn a_node_on_postgres_answers_and_another_node_finds_its_records() {
     assert!(refused.contains("PostgreSQL"), "{refused}");
 
     // Another node, on a directory of its own, serves the same records.
-    let second = Server::start_with(on_postgres(&url));
+    let second = Server::start_with(on_postgres(&url, "b"));
     let other = second.admin();
     let history = other.history(&thread).await;
     let contents: Vec<_> = history.iter().map(|m| m["content"].clone()).collect();
@@ -68,12 +90,14 @@ async fn a_node_on_postgres_answers_and_another_node_finds_its_records() {
 async fn nodes_on_an_empty_database_make_one_first_key() {
     let postgres = Postgres::start().await;
     let url = postgres.database("first").await;
-    let options = Options {
+    let first = Server::start_with(Options {
         bootstrap_key: None,
-        ..on_postgres(&url)
-    };
-    let first = Server::start_with(options.clone());
-    let second = Server::start_with(options);
+        ..on_postgres(&url, "a")
+    });
+    let second = Server::start_with(Options {
+        bootstrap_key: None,
+        ..on_postgres(&url, "b")
+    });
     let printed = |server: &Server| {
         server
             .stdout
@@ -84,4 +108,73 @@ async fn nodes_on_an_empty_database_make_one_first_key() {
             .count()
     };
     assert_eq!(printed(&first) + printed(&second), 1, "{}", first.logs());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_share_the_shards_purge_deleted_threads_and_leave() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("nodes").await;
+    let mut first = Server::start_with(on_postgres(&url, "a"));
+    // Alone, it owned every shard before it served.
+    let (cluster, node) = cluster_of(&first).await;
+    assert_eq!(cluster["store"], "postgres", "{cluster}");
+    assert_eq!(cluster["node"], node.as_str(), "{cluster}");
+    assert_eq!(cluster["nodes"][0]["shards"], 1024, "{cluster}");
+    assert_eq!(cluster["orphaned_shards"], 0, "{cluster}");
+
+    let second = Server::start_with(on_postgres(&url, "b"));
+    let (cluster, other) = cluster_of(&second).await;
+    assert_ne!(node, other);
+    let names: Vec<_> = cluster["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].clone())
+        .collect();
+    assert_eq!(names.len(), 2, "{cluster}");
+    let owned: u64 = cluster["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["shards"].as_u64().unwrap())
+        .sum();
+    assert_eq!(owned, 1024, "{cluster}");
+
+    // A deleted thread's history is purged by the job of its shard's owner.
+    let admin = second.admin();
+    let agent = admin.agent("purged").await;
+    let thread = admin.thread(&agent, json!({})).await;
+    admin.say(&thread, json!({"content": "soon gone"})).await;
+    admin
+        .delete(&format!("/api/threads/{thread}"))
+        .await
+        .expect(200);
+    let id: uuid::Uuid = thread.parse().unwrap();
+    let database = postgres.admin_of("nodes").await;
+    eventually(
+        Duration::from_secs(20),
+        "the history is purged",
+        async || {
+            let left: i64 = database
+                .query_one("SELECT count(*) FROM messages WHERE thread_id = $1", &[&id])
+                .await
+                .unwrap()
+                .get(0);
+            (left == 0).then_some(())
+        },
+    )
+    .await;
+
+    // A node that stops leaves: the other holds every shard at once.
+    assert!(first.terminate(), "{}", first.logs());
+    eventually(
+        Duration::from_secs(5),
+        "the survivor owns every shard",
+        async || {
+            let (cluster, _) = cluster_of(&second).await;
+            let nodes = cluster["nodes"].as_array().unwrap().clone();
+            (nodes.len() == 1 && nodes[0]["shards"] == 1024).then_some(())
+        },
+    )
+    .await;
 }

@@ -109,7 +109,7 @@ fn needs(method: &str, path: &str) -> Option<Needs> {
         (_, "/api/keys" | "/api/keys/{key_id}") => Admin,
         ("GET", "/api/orgs") => Anyone,
         ("POST", "/api/orgs") => Platform,
-        ("GET", "/api/admin/backup" | "/api/admin/export") => Platform,
+        ("GET", "/api/admin/backup" | "/api/admin/export" | "/api/admin/cluster") => Platform,
         ("GET", "/api/usage") => Anyone,
         ("GET", "/metrics") => Nobody,
         ("GET", "/api/logs" | "/api/logs/{trace_id}" | "/api/analytics") => Anyone,

@@ -177,4 +177,10 @@ impl Runtime {
     pub fn live_threads(&self) -> usize {
         self.threads.len()
     }
+
+    /// The threads whose actors are live (running, queued, followed, or
+    /// idle until their timeout): a superset of those with work.
+    pub fn live_thread_ids(&self) -> Vec<ThreadId> {
+        self.threads.iter().map(|e| *e.key()).collect()
+    }
 }

@@ -123,6 +123,7 @@ from ._generated.api.mcps import (
 from ._generated.api.observability import analytics_get, logs_get, logs_list
 from ._generated.api.operations import (
     admin_backup,
+    admin_cluster,
     admin_export,
     health_healthz,
     health_readyz,
@@ -251,6 +252,7 @@ from ._generated.api.usage import usage_list
 
 __all__ = [
     "admin_backup",
+    "admin_cluster",
     "admin_export",
     "agent_integrations_attach",
     "agent_integrations_detach",

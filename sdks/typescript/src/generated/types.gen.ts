@@ -604,6 +604,25 @@ export type CitationView = {
 };
 
 /**
+ * `GET /api/admin/cluster`'s answer.
+ */
+export type ClusterReport = {
+    /**
+     * This node's id (`null` on sled).
+     */
+    node?: string | null;
+    nodes: Array<NodeReport>;
+    /**
+     * Shards with no live owner.
+     */
+    orphaned_shards: number;
+    /**
+     * `postgres` or `sled`.
+     */
+    store: string;
+};
+
+/**
  * The answer of a delete.
  */
 export type CodeAgentDeleted = {
@@ -1433,7 +1452,7 @@ export type ErrorBody = {
      * What was wrong, naming the field; never internals.
      */
     detail?: string;
-    error: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'PUBLICATION_PAUSED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'CONFLICT' | 'THREAD_BUSY' | 'STREAM_GAP' | 'PRECONDITION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'VALIDATION_ERROR' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'BUDGET_EXHAUSTED' | 'THREAD_QUEUE_FULL' | 'RUNNER_QUEUE_FULL' | 'BUDGET_EXCEEDED' | 'ORG_QUEUE_FULL' | 'TOO_MANY_READERS' | 'HEADERS_TOO_LARGE' | 'INTERNAL' | 'UPSTREAM_UNAVAILABLE' | 'STORE_UNAVAILABLE' | 'SHUTTING_DOWN' | 'SEARCH_BUSY' | 'SANDBOX_UNAVAILABLE' | 'CANCELLED' | 'TURN_TIMEOUT' | 'OUTPUT_INVALID' | 'INTERRUPTED' | 'PROVIDER_AUTH' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_UNAVAILABLE' | 'PROVIDER_TIMEOUT' | 'MODEL_ERROR' | 'CONTEXT_TOO_LONG';
+    error: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'PUBLICATION_PAUSED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'CONFLICT' | 'THREAD_BUSY' | 'STREAM_GAP' | 'PRECONDITION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'VALIDATION_ERROR' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'BUDGET_EXHAUSTED' | 'THREAD_QUEUE_FULL' | 'RUNNER_QUEUE_FULL' | 'BUDGET_EXCEEDED' | 'ORG_QUEUE_FULL' | 'TOO_MANY_READERS' | 'HEADERS_TOO_LARGE' | 'INTERNAL' | 'UPSTREAM_UNAVAILABLE' | 'STORE_UNAVAILABLE' | 'NOT_ON_THIS_STORE' | 'SHUTTING_DOWN' | 'SEARCH_BUSY' | 'SANDBOX_UNAVAILABLE' | 'CANCELLED' | 'TURN_TIMEOUT' | 'OUTPUT_INVALID' | 'INTERRUPTED' | 'PROVIDER_AUTH' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_UNAVAILABLE' | 'PROVIDER_TIMEOUT' | 'MODEL_ERROR' | 'CONTEXT_TOO_LONG';
 };
 
 /**
@@ -2039,6 +2058,21 @@ export type Network = {
  * Whether a sandbox reaches the network.
  */
 export type NetworkMode = 'none' | 'allowlist';
+
+/**
+ * One live node as `GET /api/admin/cluster` lists it.
+ */
+export type NodeReport = {
+    draining: boolean;
+    heartbeat_at: string;
+    id: string;
+    name: string;
+    /**
+     * How many shards it owns.
+     */
+    shards: number;
+    url: string;
+};
 
 /**
  * `oauthClient` as sent (the secret write-only).
@@ -4898,6 +4932,43 @@ export type AdminBackupResponses = {
      */
     200: unknown;
 };
+
+export type AdminClusterData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/admin/cluster';
+};
+
+export type AdminClusterErrors = {
+    /**
+     * `UNAUTHORIZED`: no or invalid credentials
+     */
+    401: ErrorBody;
+    /**
+     * `FORBIDDEN`: the caller's role or org does not admit this
+     */
+    403: ErrorBody;
+    /**
+     * `RATE_LIMITED`: over the key's rate; see `Retry-After`
+     */
+    429: ErrorBody;
+    /**
+     * `INTERNAL`: logged in full, answered with a generic detail
+     */
+    500: ErrorBody;
+};
+
+export type AdminClusterError = AdminClusterErrors[keyof AdminClusterErrors];
+
+export type AdminClusterResponses = {
+    /**
+     * The cluster as this node last read it (each second)
+     */
+    200: ClusterReport;
+};
+
+export type AdminClusterResponse = AdminClusterResponses[keyof AdminClusterResponses];
 
 export type AdminExportData = {
     body?: never;

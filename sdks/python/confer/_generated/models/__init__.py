@@ -49,6 +49,7 @@ from .chunk import Chunk
 from .citation import Citation
 from .citation_event import CitationEvent
 from .citation_view import CitationView
+from .cluster_report import ClusterReport
 from .code_agent_deleted import CodeAgentDeleted
 from .code_agent_input import CodeAgentInput
 from .code_agent_view import CodeAgentView
@@ -180,6 +181,7 @@ from .named import Named
 from .neighbours import Neighbours
 from .network import Network
 from .network_mode import NetworkMode
+from .node_report import NodeReport
 from .o_auth_client_body import OAuthClientBody
 from .ok import Ok
 from .open_ai_overrides import OpenAiOverrides
@@ -464,6 +466,7 @@ __all__ = (
     "Citation",
     "CitationEvent",
     "CitationView",
+    "ClusterReport",
     "CodeAgentDeleted",
     "CodeAgentInput",
     "CodeAgentView",
@@ -595,6 +598,7 @@ __all__ = (
     "Neighbours",
     "Network",
     "NetworkMode",
+    "NodeReport",
     "OAuthClientBody",
     "Ok",
     "OpenAiOverrides",

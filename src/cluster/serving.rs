@@ -1,0 +1,186 @@
+//! A serving node's part in the cluster (`scale.md` §3, §5): it joins
+//! when `serve` starts on PostgreSQL, runs the stored jobs due in the
+//! shards it owns, tells who did the work (`X-Confer-Node`), answers
+//! `GET /api/admin/cluster`, and leaves at shutdown.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use confer_actors::Runtime;
+use serde::Serialize;
+use tokio::task::JoinHandle;
+
+use super::node::{ClusterNode, ROUND};
+use super::nodes::NodeSettings;
+use super::{NodeId, Shard};
+use crate::settings::Settings;
+use crate::store::Store;
+use crate::store::pg::PgStore;
+
+/// How long the busy shards read from the runtime are reused: the lease
+/// plan asks once per shard it might hand over.
+const BUSY_FOR: Duration = Duration::from_millis(500);
+
+/// This node in the cluster, while it serves.
+pub struct Membership {
+    node: Arc<ClusterNode>,
+    jobs: JoinHandle<()>,
+}
+
+impl Drop for Membership {
+    fn drop(&mut self) {
+        self.jobs.abort();
+    }
+}
+
+/// The shards with a live thread actor, read at most every [`BUSY_FOR`]:
+/// such a shard is not handed to another node (an actor with nothing
+/// running or queued is evicted after its idle timeout).
+fn idle_shards(runtime: Runtime) -> impl Fn(Shard) -> bool + Send + Sync {
+    let busy: Mutex<Option<(Instant, HashSet<Shard>)>> = Mutex::new(None);
+    move |shard| {
+        let mut busy = busy.lock().unwrap_or_else(|p| p.into_inner());
+        let fresh = busy.as_ref().is_some_and(|(at, _)| at.elapsed() < BUSY_FOR);
+        if !fresh {
+            let shards = runtime
+                .live_thread_ids()
+                .into_iter()
+                .map(Shard::of)
+                .collect();
+            *busy = Some((Instant::now(), shards));
+        }
+        busy.as_ref()
+            .is_none_or(|(_, shards)| !shards.contains(&shard))
+    }
+}
+
+/// The shards `node` owns, as it last read them.
+fn owned(node: &ClusterNode) -> Vec<Shard> {
+    let (me, view) = (node.id(), node.view());
+    Shard::all()
+        .filter(|shard| view.map.owner(*shard).is_some_and(|(owner, _)| owner == me))
+        .collect()
+}
+
+/// Each round, runs the stored jobs due in the node's shards (purges of
+/// deleted threads so far), until the node is gone.
+async fn job_loop(pg: PgStore, node: Weak<ClusterNode>) {
+    let mut ticks = tokio::time::interval(ROUND);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(node) = node.upgrade() else { return };
+        let (me, mine) = (node.id(), owned(&node));
+        drop(node);
+        if mine.is_empty() {
+            continue;
+        }
+        match pg.run_due_purges(me, &mine).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "purged deleted threads"),
+            Err(error) => tracing::warn!(%error, "running the due jobs failed"),
+        }
+    }
+}
+
+/// `GET /api/admin/cluster`'s answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ClusterReport {
+    /// `postgres` or `sled`.
+    pub store: &'static str,
+    /// This node's id (`null` on sled).
+    pub node: Option<uuid::Uuid>,
+    pub nodes: Vec<NodeReport>,
+    /// Shards with no live owner.
+    pub orphaned_shards: usize,
+}
+
+/// One live node as `GET /api/admin/cluster` lists it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct NodeReport {
+    pub id: uuid::Uuid,
+    pub name: String,
+    pub url: String,
+    pub heartbeat_at: chrono::DateTime<chrono::Utc>,
+    pub draining: bool,
+    /// How many shards it owns.
+    pub shards: usize,
+}
+
+impl ClusterReport {
+    /// A sled store's: one node, no cluster.
+    pub fn sled() -> Self {
+        Self {
+            store: "sled",
+            node: None,
+            nodes: Vec::new(),
+            orphaned_shards: 0,
+        }
+    }
+}
+
+impl Membership {
+    /// Joins the cluster when `store` is PostgreSQL (`None` on sled): the
+    /// first round has run when this returns, so a lone node owns every
+    /// shard before it serves.
+    pub async fn join(
+        settings: &Settings,
+        bound: std::net::SocketAddr,
+        store: &Store,
+        runtime: &Runtime,
+    ) -> anyhow::Result<Option<Self>> {
+        let Some(pg) = store.postgres() else {
+            return Ok(None);
+        };
+        let node_settings =
+            NodeSettings::from_settings(settings, bound).map_err(anyhow::Error::msg)?;
+        let node = Arc::new(
+            ClusterNode::join(
+                pg.database().clone(),
+                node_settings,
+                Box::new(idle_shards(runtime.clone())),
+            )
+            .await?,
+        );
+        let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node)));
+        Ok(Some(Self { node, jobs }))
+    }
+
+    /// This node's id now (`X-Confer-Node`).
+    pub fn id(&self) -> NodeId {
+        self.node.id()
+    }
+
+    /// The cluster as this node last read it.
+    pub fn report(&self) -> ClusterReport {
+        let view = self.node.view();
+        let counts = view.map.counts();
+        ClusterReport {
+            store: "postgres",
+            node: Some(self.node.id().0),
+            nodes: view
+                .nodes
+                .iter()
+                .map(|n| NodeReport {
+                    id: n.id.0,
+                    name: n.name.clone(),
+                    url: n.url.clone(),
+                    heartbeat_at: n.heartbeat_at,
+                    draining: n.draining,
+                    shards: counts.get(&n.id).copied().unwrap_or(0),
+                })
+                .collect(),
+            orphaned_shards: view.map.orphaned(),
+        }
+    }
+
+    /// Leaves at shutdown, once the turns have ended: the idle shards go
+    /// back at once, the rest with the node's row within `timeout`.
+    pub async fn leave(&self, timeout: Duration) {
+        self.jobs.abort();
+        if let Err(error) = self.node.leave(timeout).await {
+            tracing::warn!(%error, "leaving the cluster failed; peers take its shards after its lease");
+        }
+    }
+}
