@@ -290,6 +290,10 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
                 clustered,
                 from_fn(api::node_header),
             ))
+            .wrap(actix_web::middleware::Condition::new(
+                clustered,
+                from_fn(cluster::forward::route),
+            ))
             .configure(api::routes)
     })
     .shutdown_timeout(settings.shutdown_timeout_secs)

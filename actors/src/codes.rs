@@ -69,6 +69,12 @@ error_codes! {
     /// The route's records are not kept in PostgreSQL yet (a node on
     /// `CONFER_STORE` while kinds move there, `scale.md` §2).
     NOT_ON_THIS_STORE = Some(501), false;
+    /// Between nodes: the forwarded request's epoch is not the shard's
+    /// (`scale.md` §4); the entry node reloads and retries.
+    NOT_OWNER = Some(421), false;
+    /// No owner of the thread's shard answered within
+    /// `CONFER_FORWARD_WAIT_SECS` (`Retry-After: 2`).
+    OWNER_UNAVAILABLE = Some(503), false;
     SHUTTING_DOWN = Some(503), true;
     /// Too many knowledge searches wait (`knowledge.md`): come back in 1 s.
     SEARCH_BUSY = Some(503), false;

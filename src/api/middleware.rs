@@ -71,7 +71,9 @@ pub async fn node_header(
         .app_data::<actix_web::web::Data<crate::state::AppState>>()
         .and_then(|state| state.cluster.as_ref().map(|c| c.id()));
     let mut response = next.call(req).await?.map_into_boxed_body();
+    // A relayed answer keeps the owner's.
     if let Some(node) = node
+        && !response.headers().contains_key("x-confer-node")
         && let Ok(value) = actix_web::http::header::HeaderValue::from_str(&node.to_string())
     {
         response.headers_mut().insert(

@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::node::{ClusterNode, ROUND};
 use super::nodes::NodeSettings;
+use super::signing::ClusterKey;
 use super::{NodeId, Shard};
 use crate::settings::Settings;
 use crate::store::Store;
@@ -26,6 +27,10 @@ const BUSY_FOR: Duration = Duration::from_millis(500);
 pub struct Membership {
     node: Arc<ClusterNode>,
     jobs: JoinHandle<()>,
+    /// Signs and checks forwarded requests.
+    key: ClusterKey,
+    /// Calls the other nodes (`forward::peer_client`).
+    client: reqwest::Client,
 }
 
 impl Drop for Membership {
@@ -144,12 +149,40 @@ impl Membership {
             .await?,
         );
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node)));
-        Ok(Some(Self { node, jobs }))
+        Ok(Some(Self {
+            node,
+            jobs,
+            key: ClusterKey::of_store(store),
+            client: super::forward::peer_client()?,
+        }))
     }
 
     /// This node's id now (`X-Confer-Node`).
     pub fn id(&self) -> NodeId {
         self.node.id()
+    }
+
+    /// The live owner of `shard` and its epoch, as last read.
+    pub fn owner(&self, shard: Shard) -> Option<(NodeId, i64)> {
+        self.node.owner(shard)
+    }
+
+    /// Where the owner of `shard` is reached, and the epoch it holds.
+    pub fn owner_url(&self, shard: Shard) -> Option<(String, i64)> {
+        let view = self.node.view();
+        let (owner, epoch) = view.map.owner(shard)?;
+        let node = view.nodes.iter().find(|n| n.id == owner)?;
+        Some((node.url.clone(), epoch))
+    }
+
+    /// The key forwarded requests are signed with.
+    pub fn key(&self) -> &ClusterKey {
+        &self.key
+    }
+
+    /// The node-to-node client.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
     }
 
     /// The cluster as this node last read it.

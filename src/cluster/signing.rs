@@ -34,6 +34,11 @@ impl ClusterKey {
         Self(secrets.derive(b"confer-cluster"))
     }
 
+    /// The same key, from the store's secret key.
+    pub fn of_store(store: &crate::store::Store) -> Self {
+        Self(store.derive_key(b"confer-cluster"))
+    }
+
     fn mac(&self, forwarded: &str, method: &str, path_and_query: &str) -> Hmac<Sha256> {
         let mut mac = crate::secrets::keyed_mac(&self.0);
         mac.update(forwarded.as_bytes());

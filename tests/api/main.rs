@@ -14,6 +14,7 @@ mod browser;
 mod channels;
 mod cli;
 mod cluster;
+mod cluster_forward;
 mod cluster_jobs;
 mod cluster_serve;
 mod cluster_turns;

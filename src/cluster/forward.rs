@@ -1,0 +1,265 @@
+//! Any node answers (`scale.md` §4): a thread's live work (its sends,
+//! stops, streams and its delete) runs on the owner of the thread's
+//! shard. Another node relays the request there, signed with the cluster
+//! key, and relays the answer back as it comes; the owner checks the
+//! signature and that the shard is still its own (421 `NOT_OWNER`
+//! otherwise, and the entry tries again), and never forwards.
+//!
+//! Node-to-node calls use the one client built here (the third builder
+//! `.ci/run` allows): peers come only from the `nodes` table, so the
+//! outbound policy does not apply.
+
+use std::time::{Duration, Instant};
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::{HttpResponse, web};
+use confer_actors::ThreadId;
+use futures_util::StreamExt;
+
+use super::Shard;
+use super::serving::Membership;
+use super::signing::{CLUSTER_AUTH, FORWARDED, Forwarded};
+use crate::error::error_response;
+use crate::state::AppState;
+
+/// How often a request waiting for an owner looks again.
+const RETRY_EVERY: Duration = Duration::from_millis(250);
+/// `NOT_OWNER` answers an entry takes before it gives up.
+const NOT_OWNER_TRIES: usize = 3;
+/// The headers a forwarded request carries on, besides the cluster's.
+const CARRIED: [&str; 6] = [
+    "authorization",
+    "idempotency-key",
+    "last-event-id",
+    "content-type",
+    "x-request-id",
+    "accept",
+];
+/// Headers of one hop, never relayed.
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// The client of node-to-node calls: keep-alive, at most 64 idle
+/// connections per peer, 2 s to connect, no redirects, no proxy, and no
+/// overall deadline (a relayed stream lasts as long as its turn).
+pub fn peer_client() -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(64)
+        .connect_timeout(Duration::from_secs(2))
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .tcp_nodelay(true)
+        .build()
+}
+
+/// The thread a request is live work of, when it is: the routes that
+/// reach a thread's actor.
+pub fn thread_route(method: &Method, path: &str) -> Option<ThreadId> {
+    let rest = path.strip_prefix("/api/threads/")?;
+    let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    let live = matches!(
+        (method.as_str(), tail),
+        ("POST", "messages") | ("POST", "stop") | ("GET", "stream") | ("DELETE", "")
+    );
+    live.then(|| id.parse().ok()).flatten()
+}
+
+fn refused(status: StatusCode, code: &str, detail: &str) -> HttpResponse {
+    error_response(status, code, Some(detail))
+}
+
+/// Middleware on a cluster's nodes: a thread's live work whose shard
+/// another node owns goes there; a forwarded request is checked and
+/// served here.
+pub async fn route(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let cluster = req
+        .app_data::<web::Data<AppState>>()
+        .and_then(|state| state.cluster.clone());
+    let (Some(cluster), Some(thread)) = (cluster, thread_route(req.method(), req.path())) else {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    };
+    let shard = Shard::of(thread);
+    if let Some(forwarded) = req.headers().get(FORWARDED) {
+        return match refusal(&cluster, &req, forwarded.as_bytes(), shard) {
+            None => Ok(next.call(req).await?.map_into_boxed_body()),
+            Some(response) => Ok(req.into_response(response)),
+        };
+    }
+    if cluster
+        .owner(shard)
+        .is_some_and(|(node, _)| node == cluster.id())
+    {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    let (request, payload) = req.into_parts();
+    let response = forward(&cluster, &request, payload).await;
+    Ok(ServiceResponse::new(request, response))
+}
+
+/// Why a forwarded request is not this node's to serve, if it is not:
+/// it must be signed with the cluster key within the last minute (401),
+/// for a shard this node holds at the epoch the entry saw (421
+/// `NOT_OWNER`).
+fn refusal(
+    cluster: &Membership,
+    req: &ServiceRequest,
+    forwarded: &[u8],
+    shard: Shard,
+) -> Option<HttpResponse> {
+    let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let now = chrono::Utc::now().timestamp();
+    let seen: Option<Forwarded> = std::str::from_utf8(forwarded).ok().and_then(|forwarded| {
+        let signature = req.headers().get(CLUSTER_AUTH)?.to_str().ok()?;
+        let method = req.method().as_str();
+        cluster
+            .key()
+            .verify(forwarded, signature, method, target, now)
+            .ok()
+    });
+    let Some(seen) = seen else {
+        return Some(refused(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "bad cluster signature",
+        ));
+    };
+    match cluster.owner(shard) {
+        Some((node, epoch)) if node == cluster.id() && epoch == seen.epoch => None,
+        _ => Some(refused(
+            StatusCode::MISDIRECTED_REQUEST,
+            "NOT_OWNER",
+            "this node does not own the thread's shard at that epoch",
+        )),
+    }
+}
+
+/// Relays the request to the shard's owner and its answer back, waiting
+/// up to `CONFER_FORWARD_WAIT_SECS` for an owner to answer.
+async fn forward(
+    cluster: &Membership,
+    request: &actix_web::HttpRequest,
+    payload: actix_web::dev::Payload,
+) -> HttpResponse {
+    let Some(state) = request.app_data::<web::Data<AppState>>() else {
+        return refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "internal error",
+        );
+    };
+    let body = match read_body(payload, state.settings.max_body_bytes).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    let Some(thread) = thread_route(request.method(), request.path()) else {
+        return refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "internal error",
+        );
+    };
+    let shard = Shard::of(thread);
+    let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    let deadline = Instant::now() + Duration::from_secs(state.settings.forward_wait_secs);
+    let mut not_owner = 0;
+    loop {
+        if let Some((url, epoch)) = cluster.owner_url(shard) {
+            let forwarded = Forwarded {
+                node: cluster.id(),
+                at: chrono::Utc::now().timestamp(),
+                epoch,
+            };
+            let signature = cluster
+                .key()
+                .sign(&forwarded, request.method().as_str(), target);
+            let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
+                .unwrap_or(reqwest::Method::GET);
+            let mut upstream = cluster
+                .client()
+                .request(method, format!("{url}{target}"))
+                .header(FORWARDED, forwarded.header())
+                .header(CLUSTER_AUTH, signature)
+                .body(body.clone());
+            for name in CARRIED {
+                if let Some(value) = request.headers().get(name) {
+                    upstream = upstream.header(name, value.as_bytes());
+                }
+            }
+            match upstream.send().await {
+                Ok(answer) if answer.status().as_u16() == 421 && not_owner < NOT_OWNER_TRIES => {
+                    not_owner += 1;
+                }
+                Ok(answer) => return relay(answer).await,
+                Err(error) => tracing::debug!(%error, "a thread's owner did not answer"),
+            }
+        }
+        if Instant::now() + RETRY_EVERY > deadline {
+            let mut response = refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "OWNER_UNAVAILABLE",
+                "the node owning this thread did not answer; retry in a moment",
+            );
+            response.headers_mut().insert(
+                actix_web::http::header::RETRY_AFTER,
+                actix_web::http::header::HeaderValue::from_static("2"),
+            );
+            return response;
+        }
+        tokio::time::sleep(RETRY_EVERY).await;
+    }
+}
+
+/// The request's body, at most `limit` bytes (413 past it).
+async fn read_body(
+    mut payload: actix_web::dev::Payload,
+    limit: usize,
+) -> Result<bytes::Bytes, HttpResponse> {
+    let mut body = bytes::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| {
+            refused(
+                StatusCode::BAD_REQUEST,
+                "BAD_REQUEST",
+                "the request body broke off",
+            )
+        })?;
+        if body.len() + chunk.len() > limit {
+            return Err(refused(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "PAYLOAD_TOO_LARGE",
+                &format!("body: larger than {limit} bytes"),
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// The owner's answer as this node's: its status, its end-to-end headers,
+/// and its body as it comes (read only as fast as the client reads; a
+/// client that leaves closes the upstream, and the turn goes on).
+async fn relay(answer: reqwest::Response) -> HttpResponse {
+    let status = StatusCode::from_u16(answer.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut response = HttpResponse::build(status);
+    for (name, value) in answer.headers() {
+        if HOP_BY_HOP.contains(&name.as_str()) || name == "content-length" {
+            continue;
+        }
+        response.append_header((name.as_str(), value.as_bytes()));
+    }
+    response.streaming(answer.bytes_stream())
+}

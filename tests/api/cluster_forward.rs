@@ -1,0 +1,153 @@
+//! Any node answers (`scale.md` §4, acceptance 2): a thread's sends,
+//! stops and streams reach the owner of its shard, whichever node the
+//! client called; the owner's actor decides, so every node sees the same
+//! frames, the same busy refusal and one turn per key.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cluster_serve::on_postgres;
+use crate::common::{BOOTSTRAP_KEY, Server, done_of, eventually};
+use crate::postgres::Postgres;
+
+/// The node answering `server`'s requests (its `X-Confer-Node`).
+async fn node_of(server: &Server) -> String {
+    let response = reqwest::Client::new()
+        .get(format!("{}/api/admin/cluster", server.base))
+        .bearer_auth(BOOTSTRAP_KEY)
+        .send()
+        .await
+        .unwrap();
+    let cluster: Value = response.json().await.unwrap();
+    cluster["node"].as_str().unwrap().to_owned()
+}
+
+/// Waits until both nodes own shards (the first started held them all;
+/// it hands the second its share once that one has been live 10 s).
+async fn settled(server: &Server) {
+    eventually(
+        Duration::from_secs(60),
+        "both nodes own shards",
+        async || {
+            let cluster: Value = reqwest::Client::new()
+                .get(format!("{}/api/admin/cluster", server.base))
+                .bearer_auth(BOOTSTRAP_KEY)
+                .send()
+                .await
+                .ok()?
+                .json()
+                .await
+                .ok()?;
+            let nodes = cluster["nodes"].as_array()?.clone();
+            let owned = nodes
+                .iter()
+                .filter(|n| n["shards"].as_u64() > Some(100))
+                .count();
+            (nodes.len() == 2 && owned == 2).then_some(())
+        },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thread_is_answered_by_its_owner_whichever_node_is_called() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("forward").await;
+    let slow = |name| on_postgres(&url, name).env("CONFER_BUILTIN_DELAY_MS", "30");
+    let a = Server::start_with(slow("a"));
+    let b = Server::start_with(slow("b"));
+    settled(&a).await;
+    let (on_a, on_b) = (a.admin(), b.admin());
+    let node_b = node_of(&b).await;
+    let agent = on_a.agent("forwarded").await;
+
+    // A thread whose shard B owns, sent to on A.
+    let mut thread = None;
+    for _ in 0..40 {
+        let id = on_a.thread(&agent, json!({})).await;
+        let stream = on_a.open_stream(&id, json!({"content": "who"})).await;
+        assert_eq!(stream.status, 200);
+        let owner = stream.headers["x-confer-node"].to_str().unwrap().to_owned();
+        assert_eq!(done_of(&stream.collect().await)["ok"], true);
+        if owner == node_b {
+            thread = Some(id);
+            break;
+        }
+    }
+    let thread = thread.expect("one of 40 threads is in B's shards");
+
+    // A follower on A and the sender on B see the same frames and ids.
+    let mut follower = on_a.open_watch(&thread, "?follow=true", None).await;
+    assert_eq!(follower.status, 200);
+    assert_eq!(follower.headers["x-confer-node"], node_b.as_str());
+    let watching = follower.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(watching.event, "watching");
+    let words = "one two three four five six seven eight nine ten";
+    let sent = on_b.say(&thread, json!({"content": words})).await;
+    assert_eq!(done_of(&sent)["ok"], true);
+    let mut seen = Vec::new();
+    while seen.len() < sent.len() {
+        let frame = follower.next_within(Duration::from_secs(10)).await.unwrap();
+        seen.push((frame.id, frame.event, frame.data));
+    }
+    let expected: Vec<_> = sent
+        .iter()
+        .map(|f| (f.id.clone(), f.event.clone(), f.data.clone()))
+        .collect();
+    assert_eq!(seen, expected);
+
+    // Busy on every node; a stop sent to A ends the turn B runs.
+    let mut running = on_b.open_stream(&thread, json!({"content": words})).await;
+    assert_eq!(running.status, 200);
+    running.next_within(Duration::from_secs(10)).await.unwrap(); // meta
+    on_a.post(
+        &format!("/api/threads/{thread}/messages"),
+        json!({"content": "now?", "ifBusy": "reject"}),
+    )
+    .await
+    .expect_error(409, "THREAD_BUSY");
+    on_a.post(&format!("/api/threads/{thread}/stop"), json!({}))
+        .await
+        .expect(200);
+    let rest = tokio::time::timeout(Duration::from_secs(5), running.collect())
+        .await
+        .expect("the stop ends the stream");
+    assert_eq!(done_of(&rest)["stopped"], true, "{rest:?}");
+
+    // One key sent on A and on B makes one turn.
+    let first = on_a
+        .say_keyed(&thread, "same-key", json!({"content": "once"}))
+        .await;
+    let again = on_b
+        .say_keyed(&thread, "same-key", json!({"content": "once"}))
+        .await;
+    assert_eq!(done_of(&first)["messageId"], done_of(&again)["messageId"]);
+    let history = on_b.history(&thread).await;
+    let once = history.iter().filter(|m| m["content"] == "once").count();
+    assert_eq!(once, 2, "one user message and one answer: {history:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forwarded_request_needs_the_cluster_signature() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("signed").await;
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let api = node.admin();
+    let agent = api.agent("signed").await;
+    let thread = api.thread(&agent, json!({})).await;
+    let forged = reqwest::Client::new()
+        .post(format!("{}/api/threads/{thread}/messages", node.base))
+        .bearer_auth(BOOTSTRAP_KEY)
+        .header(
+            "x-confer-forwarded",
+            format!("{}.{}.1", uuid::Uuid::nil(), chrono::Utc::now().timestamp()),
+        )
+        .header("x-confer-cluster-auth", "00".repeat(32))
+        .json(&json!({"content": "forged"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 401);
+    assert!(api.history(&thread).await.is_empty());
+}
