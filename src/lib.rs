@@ -140,7 +140,11 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let delegate = tools::delegate::DelegateTools::from_settings(store.clone(), &settings);
     let computer = computer::start(&settings, &store, &outbound).await?;
     let delegate_runtime = delegate.runtime();
+    let leases = Arc::new(cluster::serving::NodeLeases::default());
     let engine = Arc::new(Engine {
+        leases: store
+            .is_postgres()
+            .then(|| Arc::clone(&leases) as Arc<dyn confer_actors::Leases>),
         store: store.as_port(),
         provider,
         resolver,
@@ -216,11 +220,16 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let mcp_hub = Arc::clone(&mcps);
     let (code_archives, code_sessions) =
         code::start(&settings, &store, &runtime, &computer, &outbound).await?;
-    let cluster =
-        cluster::serving::Membership::join(&settings, listener.local_addr()?, &store, &runtime)
-            .await
-            .context("joining the cluster")?
-            .map(Arc::new);
+    let cluster = cluster::serving::Membership::join(
+        &settings,
+        listener.local_addr()?,
+        &store,
+        &runtime,
+        &leases,
+    )
+    .await
+    .context("joining the cluster")?
+    .map(Arc::new);
     let state = web::Data::new(AppState {
         cluster: cluster.clone(),
         public,

@@ -72,6 +72,11 @@ error_codes! {
     /// Between nodes: the forwarded request's epoch is not the shard's
     /// (`scale.md` §4); the entry node reloads and retries.
     NOT_OWNER = Some(421), false;
+    /// The node lost the thread's shard during the turn: nothing more of
+    /// it was stored (`scale.md` §3.4).
+    NODE_LOST_LEASE = None, true;
+    /// The node running the turn stopped; its answer was not stored.
+    NODE_FAILED = None, true;
     /// No owner of the thread's shard answered within
     /// `CONFER_FORWARD_WAIT_SECS` (`Retry-After: 2`).
     OWNER_UNAVAILABLE = Some(503), false;

@@ -4,10 +4,10 @@
 //! `GET /api/admin/cluster`, and leaves at shutdown.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use confer_actors::Runtime;
+use confer_actors::{Fence, Runtime};
 use serde::Serialize;
 use tokio::task::JoinHandle;
 
@@ -36,6 +36,38 @@ pub struct Membership {
 impl Drop for Membership {
     fn drop(&mut self) {
         self.jobs.abort();
+    }
+}
+
+/// The node's leases as the engine takes them ([`confer_actors::Leases`]):
+/// set once the node has joined, since the engine is made before the
+/// runtime that joining needs. Unset, every write fails (`Fenced`).
+#[derive(Default)]
+pub struct NodeLeases(OnceLock<Arc<ClusterNode>>);
+
+impl confer_actors::Leases for NodeLeases {
+    fn fence(&self, thread: confer_actors::ThreadId) -> Fence {
+        let shard = Shard::of(thread);
+        let unheld = Fence {
+            node: uuid::Uuid::nil(),
+            shard: shard.number(),
+            epoch: -1,
+        };
+        let Some(node) = self.0.get() else {
+            return unheld;
+        };
+        let me = node.id();
+        match node.owner(shard) {
+            Some((owner, epoch)) if owner == me => Fence {
+                node: me.0,
+                shard: shard.number(),
+                epoch,
+            },
+            _ => Fence {
+                node: me.0,
+                ..unheld
+            },
+        }
     }
 }
 
@@ -134,6 +166,7 @@ impl Membership {
         bound: std::net::SocketAddr,
         store: &Store,
         runtime: &Runtime,
+        leases: &NodeLeases,
     ) -> anyhow::Result<Option<Self>> {
         let Some(pg) = store.postgres() else {
             return Ok(None);
@@ -148,6 +181,7 @@ impl Membership {
             )
             .await?,
         );
+        let _ = leases.0.set(Arc::clone(&node)); // joined once per process
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node)));
         Ok(Some(Self {
             node,

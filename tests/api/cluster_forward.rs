@@ -50,6 +50,22 @@ async fn settled(server: &Server) {
     .await;
 }
 
+/// A thread of `agent` whose shard `owner` holds, found by sending to new
+/// threads through `entry` (each answered, naming its owner).
+async fn thread_owned_by(entry: &crate::common::Api, agent: &str, owner: &str) -> String {
+    for _ in 0..40 {
+        let id = entry.thread(agent, json!({})).await;
+        let stream = entry.open_stream(&id, json!({"content": "who"})).await;
+        assert_eq!(stream.status, 200);
+        let answered_by = stream.headers["x-confer-node"].to_str().unwrap().to_owned();
+        assert_eq!(done_of(&stream.collect().await)["ok"], true);
+        if answered_by == owner {
+            return id;
+        }
+    }
+    panic!("none of 40 threads is in the shards of {owner}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thread_is_answered_by_its_owner_whichever_node_is_called() {
     let postgres = Postgres::start().await;
@@ -63,19 +79,7 @@ async fn a_thread_is_answered_by_its_owner_whichever_node_is_called() {
     let agent = on_a.agent("forwarded").await;
 
     // A thread whose shard B owns, sent to on A.
-    let mut thread = None;
-    for _ in 0..40 {
-        let id = on_a.thread(&agent, json!({})).await;
-        let stream = on_a.open_stream(&id, json!({"content": "who"})).await;
-        assert_eq!(stream.status, 200);
-        let owner = stream.headers["x-confer-node"].to_str().unwrap().to_owned();
-        assert_eq!(done_of(&stream.collect().await)["ok"], true);
-        if owner == node_b {
-            thread = Some(id);
-            break;
-        }
-    }
-    let thread = thread.expect("one of 40 threads is in B's shards");
+    let thread = thread_owned_by(&on_a, &agent, &node_b).await;
 
     // A follower on A and the sender on B see the same frames and ids.
     let mut follower = on_a.open_watch(&thread, "?follow=true", None).await;
@@ -150,4 +154,83 @@ async fn a_forwarded_request_needs_the_cluster_signature() {
         .unwrap();
     assert_eq!(forged.status(), 401);
     assert!(api.history(&thread).await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_owner_is_replaced_and_leaves_no_turn_running() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("takeover").await;
+    let slow = |name| on_postgres(&url, name).env("CONFER_BUILTIN_DELAY_MS", "50");
+    let a = Server::start_with(slow("a"));
+    let b = Server::start_with(slow("b"));
+    settled(&a).await;
+    let on_a = a.admin();
+    let (node_a, node_b) = (node_of(&a).await, node_of(&b).await);
+    let agent = on_a.agent("taken over").await;
+    let thread = thread_owned_by(&on_a, &agent, &node_b).await;
+
+    // Mid-answer, the owner dies.
+    let words = "a long answer that is still being written when its node dies";
+    let mut cut = on_a.open_stream(&thread, json!({"content": words})).await;
+    assert_eq!(cut.status, 200);
+    let meta = cut.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(meta.event, "meta");
+    let killed = std::time::Instant::now();
+    b.kill();
+    let rest = tokio::time::timeout(Duration::from_secs(10), cut.collect())
+        .await
+        .expect("the relayed stream ends");
+    assert!(
+        rest.iter()
+            .all(|f| f.event != "done" || f.data["ok"] == false),
+        "{rest:?}"
+    );
+
+    // Its shards are owned again within the contract's 10 s.
+    eventually(Duration::from_secs(10), "A owns every shard", async || {
+        let cluster: Value = on_a.get("/api/admin/cluster").await.expect(200);
+        let nodes = cluster["nodes"].as_array()?.clone();
+        (nodes.len() == 1 && nodes[0]["shards"] == 1024).then_some(())
+    })
+    .await;
+    eprintln!("shards owned again {:?} after the kill", killed.elapsed());
+    let again = on_a
+        .open_stream(&thread, json!({"content": "still here?"}))
+        .await;
+    assert_eq!(again.headers["x-confer-node"], node_a.as_str());
+    assert_eq!(done_of(&again.collect().await)["ok"], true);
+
+    // No turn is left running: the dead node's was failed by the claim.
+    let database = postgres.admin_of("takeover").await;
+    let turns = database
+        .query(
+            "SELECT turn, status, node_id = $2::text::uuid FROM turns WHERE thread_id = $1 ORDER BY turn",
+            &[&thread.parse::<uuid::Uuid>().unwrap(), &node_b],
+        )
+        .await
+        .unwrap();
+    let statuses: Vec<(i64, String, bool)> = turns
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert!(
+        statuses.iter().all(|(_, status, _)| status != "running"),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses
+            .iter()
+            .any(|(_, status, on_b)| status == "failed" && *on_b),
+        "the cut turn is failed: {statuses:?}"
+    );
+    // Every answered send is listed: the first and the last.
+    let history = on_a.history(&thread).await;
+    let said: Vec<_> = history
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(
+        said.contains(&"who".to_owned()) && said.contains(&"still here?".to_owned()),
+        "{said:?}"
+    );
 }

@@ -310,6 +310,7 @@ impl Fixture {
             traces: Arc::default(),
             prices: Arc::default(),
             trace_payloads: false,
+            leases: None,
         });
         let config = RuntimeConfig {
             idle_timeout: Duration::from_secs(60),
@@ -691,6 +692,7 @@ fn a_turn_task_stays_small() {
         traces: Arc::default(),
         prices: Arc::default(),
         trace_payloads: false,
+        leases: None,
     });
     let thread = ThreadId::new();
     let log = Arc::new(crate::frames::FrameLog::new(thread, Default::default()));
@@ -704,6 +706,7 @@ fn a_turn_task_stays_small() {
         emitter: crate::turn::Emitter::new(log, 1),
         cancel,
         history: None,
+        fence: None,
     };
     let size = std::mem::size_of_val(&crate::turn::run_turn(input));
     // Each entry is a slot of every live thread's history.

@@ -140,6 +140,10 @@ pub struct ThreadActor {
     recent_order: VecDeque<[u8; 32]>,
     /// The one timer that expires finished turns' frames (`expiry.rs`).
     expiry: Option<actix::SpawnHandle>,
+    /// The lease its turns' writes are made under, taken as it started: a
+    /// lease that moved since fails them, since what it cached may be
+    /// stale (`scale.md` §3.4).
+    fence: Option<crate::ports::Fence>,
 }
 
 impl ThreadActor {
@@ -165,7 +169,9 @@ impl ThreadActor {
         shared: RuntimeShared,
     ) -> Self {
         activity.touch(false);
+        let fence = engine.leases.as_ref().map(|leases| leases.fence(thread));
         Self {
+            fence,
             org,
             thread,
             engine,
@@ -276,6 +282,7 @@ impl ThreadActor {
             emitter: emitter.clone(),
             cancel: cancel_rx,
             history: self.history.take(),
+            fence: self.fence.map(Box::new),
         };
         self.running = Some(RunningTurn {
             cancel: Some(cancel_tx),

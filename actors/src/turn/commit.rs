@@ -17,7 +17,7 @@ use crate::domain::{Message, Role, UsageRecord};
 use crate::events::{DoneEvent, ThreadEvent, Usage};
 use crate::idempotency::{IdempotencyRecord, OutcomeKind, TurnOutcome};
 use crate::ids::{MessageId, UsageId};
-use crate::ports::ThreadAppend;
+use crate::ports::{ThreadAppend, TurnEnd, TurnMark};
 use crate::provider::{ContextMessage, ContextRole, estimate_tokens};
 use crate::tools::AnsweredTurn;
 use crate::trace::{SpanAttributes, SpanKind, Stamp, TraceRecord, TraceStatus};
@@ -83,6 +83,19 @@ impl Turn {
             billed: std::mem::take(&mut self.billed),
             earlier_calls: std::mem::take(&mut self.earlier_calls),
             trace: Some(Box::new(trace)),
+            fence: self.fence.as_deref().copied(),
+            // Stored: `done` whatever the outcome (`failed` is for a turn
+            // whose node died before this write). The index of its `done`
+            // frame is not known here yet: 0 until reattaching across
+            // nodes needs it.
+            mark: self.fence.as_ref().map(|_| {
+                TurnMark::Ended(TurnEnd {
+                    turn: self.number,
+                    ok: true,
+                    code: None,
+                    last_frame: 0,
+                })
+            }),
             ..ThreadAppend::default()
         };
         let message_id = match append_durably(&self.engine.store, self.thread_id, write).await {
@@ -93,8 +106,7 @@ impl Turn {
             }
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing an answer failed");
-                self.emitter
-                    .fail(codes::INTERNAL, "internal error", content);
+                super::prepare::fail_write(&self.emitter, &error, content);
                 return None;
             }
         };

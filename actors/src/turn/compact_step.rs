@@ -116,6 +116,7 @@ impl Turn {
         };
         let write = ThreadAppend {
             context: vec![marker.clone()],
+            fence: self.fence.as_deref().copied(),
             ..ThreadAppend::default()
         };
         if let Err(error) = append_durably(&self.engine.store, self.thread_id, write).await {

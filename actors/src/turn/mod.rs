@@ -40,7 +40,7 @@ use crate::events::Usage;
 use crate::gating;
 use crate::idempotency::IdempotencyRecord;
 use crate::ids::{MessageId, OrgId, ThreadId};
-use crate::ports::ThreadStore;
+use crate::ports::{Fence, ThreadStore};
 use crate::provider::{
     ContextMessage, CredentialResolver, ModelProvider, ModelRoute, ToolCall, ToolDefinition,
 };
@@ -68,6 +68,17 @@ pub struct Engine {
     pub prices: Arc<crate::prices::PriceTable>,
     /// Whether traces record inputs and outputs (`CONFER_TRACE_PAYLOADS`).
     pub trace_payloads: bool,
+    /// Where a thread's writes get their lease when several nodes share
+    /// the store (`scale.md` §3.4); `None` on one node.
+    pub leases: Option<Arc<dyn Leases>>,
+}
+
+/// The leases of a cluster's node: what a thread actor's writes are made
+/// under, taken when the actor starts.
+pub trait Leases: Send + Sync + 'static {
+    /// The lease this node holds now on `thread`'s shard; one that fails
+    /// every write (`StoreError::Fenced`) when it holds none.
+    fn fence(&self, thread: ThreadId) -> Fence;
 }
 
 /// The output given to a pending tool call the user moved past.
@@ -100,6 +111,9 @@ pub struct TurnInput {
     pub cancel: oneshot::Receiver<CancelReason>,
     /// The cached context, or `None` to load it from the store.
     pub history: Option<Vec<ContextMessage>>,
+    /// The lease its writes are made under (its actor's; boxed, as a turn
+    /// task's size is counted, see `a_turn_task_stays_small`).
+    pub fence: Option<Box<Fence>>,
 }
 
 /// A turn that ended early: the context to cache for the next turn, or
@@ -132,6 +146,8 @@ struct Turn {
     org: OrgId,
     thread_id: ThreadId,
     number: u64,
+    /// The lease its writes are made under.
+    fence: Option<Box<Fence>>,
     request: TurnRequest,
     emitter: Emitter,
     cancel: oneshot::Receiver<CancelReason>,

@@ -15,7 +15,7 @@ use crate::events::{MetaEvent, SessionStatusEvent, ThreadEvent, Usage, UserMessa
 use crate::gating;
 use crate::idempotency::{self, IdempotencyRecord};
 use crate::ids::{MessageId, ThreadId};
-use crate::ports::{StoreError, ThreadAppend, ThreadStore, TurnInputs};
+use crate::ports::{StoreError, ThreadAppend, ThreadStore, TurnInputs, TurnMark};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
 use crate::send_rules::{self, BrokenRule};
 use crate::timings::{PhaseClock, TurnTimings, micros_between};
@@ -35,6 +35,7 @@ impl Turn {
             emitter,
             cancel,
             history,
+            fence,
         } = input;
         let stamp = Stamp::now();
         let started_at = stamp.at;
@@ -217,6 +218,7 @@ impl Turn {
             org,
             thread_id,
             number,
+            fence,
             request,
             emitter,
             cancel,
@@ -316,6 +318,11 @@ impl Turn {
             listed,
             context: entries.clone(),
             keyed: self.keyed.as_deref().cloned(),
+            fence: self.fence.as_deref().copied(),
+            mark: self.fence.as_ref().map(|_| TurnMark::Started {
+                turn: self.number,
+                trace_id: Some(self.trace.id()),
+            }),
             ..ThreadAppend::default()
         };
         match append_durably(&self.engine.store, self.thread_id, write).await {
@@ -326,8 +333,7 @@ impl Turn {
             }
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing a user message failed");
-                self.emitter
-                    .fail(codes::INTERNAL, "internal error", String::new());
+                fail_write(&self.emitter, &error, String::new());
                 return Err(None);
             }
         }
@@ -379,6 +385,20 @@ pub(super) struct DurableAppend {
 }
 
 /// Writes `write` to the thread and waits until it is durable.
+/// Ends the turn's stream after a failed write: `NODE_LOST_LEASE` when
+/// the node no longer holds the thread's shard (nothing of the write was
+/// kept), else `INTERNAL`.
+pub(super) fn fail_write(emitter: &super::Emitter, error: &StoreError, content: String) {
+    match error {
+        StoreError::Fenced => emitter.fail(
+            codes::NODE_LOST_LEASE,
+            "this node no longer holds the thread; the answer was not stored",
+            content,
+        ),
+        _ => emitter.fail(codes::INTERNAL, "internal error", content),
+    }
+}
+
 pub(super) async fn append_durably(
     store: &Arc<dyn ThreadStore>,
     thread: ThreadId,
