@@ -234,3 +234,65 @@ async fn a_killed_owner_is_replaced_and_leaves_no_turn_running() {
         "{said:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_paused_past_its_lease_stores_nothing_more_and_registers_again() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("paused").await;
+    let slow = |name| on_postgres(&url, name).env("CONFER_BUILTIN_DELAY_MS", "100");
+    let a = Server::start_with(slow("a"));
+    let b = Server::start_with(slow("b"));
+    settled(&a).await;
+    let on_a = a.admin();
+    let node_b = node_of(&b).await;
+    let agent = on_a.agent("paused").await;
+    let thread = thread_owned_by(&on_a, &agent, &node_b).await;
+
+    let mut paused = on_a
+        .open_stream(&thread, json!({"content": "one two three four five six"}))
+        .await;
+    assert_eq!(paused.status, 200);
+    assert_eq!(
+        paused
+            .next_within(Duration::from_secs(10))
+            .await
+            .unwrap()
+            .event,
+        "meta"
+    );
+    b.signal("STOP");
+    // Past its 5 s lease: A takes its shards.
+    eventually(Duration::from_secs(15), "A owns every shard", async || {
+        let cluster: Value = on_a.get("/api/admin/cluster").await.expect(200);
+        let nodes = cluster["nodes"].as_array()?.clone();
+        (nodes.len() == 1 && nodes[0]["shards"] == 1024).then_some(())
+    })
+    .await;
+    b.signal("CONT");
+    // B's turn goes on, but its answer's write is fenced off.
+    let rest = tokio::time::timeout(Duration::from_secs(20), paused.collect())
+        .await
+        .expect("the stream ends");
+    let error = crate::common::error_of(&rest);
+    assert_eq!(error["code"], "NODE_LOST_LEASE", "{rest:?}");
+    assert_eq!(done_of(&rest)["ok"], false);
+    let history = on_a.history(&thread).await;
+    assert!(
+        history
+            .iter()
+            .all(|m| m["role"] != "assistant" || m["content"] != "one two three four five six"),
+        "the fenced answer was not stored: {history:?}"
+    );
+    // B registers again under a fresh id, and the thread is answered.
+    eventually(Duration::from_secs(20), "B is back", async || {
+        let cluster: Value = on_a.get("/api/admin/cluster").await.expect(200);
+        let back = cluster["nodes"]
+            .as_array()?
+            .iter()
+            .any(|n| n["name"] == "b" && n["id"] != node_b.as_str());
+        back.then_some(())
+    })
+    .await;
+    let frames = b.admin().say(&thread, json!({"content": "after"})).await;
+    assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+}
