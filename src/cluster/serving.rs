@@ -3,7 +3,7 @@
 //! shards it owns, tells who did the work (`X-Confer-Node`), answers
 //! `GET /api/admin/cluster`, and leaves at shutdown.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,7 @@ const BUSY_FOR: Duration = Duration::from_millis(500);
 pub struct Membership {
     node: Arc<ClusterNode>,
     jobs: JoinHandle<()>,
+    caches: JoinHandle<()>,
     /// Signs and checks forwarded requests.
     key: ClusterKey,
     /// Calls the other nodes (`forward::peer_client`).
@@ -36,6 +37,7 @@ pub struct Membership {
 impl Drop for Membership {
     fn drop(&mut self) {
         self.jobs.abort();
+        self.caches.abort();
     }
 }
 
@@ -121,6 +123,38 @@ async fn job_loop(pg: PgStore, node: Weak<ClusterNode>) {
     }
 }
 
+/// What a node drops when an org's cached records changed on any node
+/// (`org`, the `cache_versions` kind).
+pub type CacheDrop = Box<dyn Fn(confer_actors::OrgId, &str) + Send + Sync>;
+
+/// Each round, drops the cached entries of the orgs whose records changed
+/// (`scale.md` §5): a version not seen before is a change. Only the rows
+/// of the last 30 s are kept in mind, so the map is bounded by what
+/// changes in that window.
+async fn cache_loop(pg: PgStore, drop: CacheDrop) {
+    let mut seen: HashMap<(confer_actors::OrgId, String), i64> = HashMap::new();
+    let mut ticks = tokio::time::interval(ROUND);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let changes = match pg.recent_cache_changes().await {
+            Ok(changes) => changes,
+            Err(error) => {
+                tracing::warn!(%error, "reading the cache versions failed");
+                continue;
+            }
+        };
+        let mut now = HashMap::with_capacity(changes.len());
+        for (org, kind, version) in changes {
+            if seen.get(&(org, kind.clone())) != Some(&version) {
+                drop(org, &kind);
+            }
+            now.insert((org, kind), version);
+        }
+        seen = now;
+    }
+}
+
 /// `GET /api/admin/cluster`'s answer.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ClusterReport {
@@ -167,6 +201,7 @@ impl Membership {
         store: &Store,
         runtime: &Runtime,
         leases: &NodeLeases,
+        caches: CacheDrop,
     ) -> anyhow::Result<Option<Self>> {
         let Some(pg) = store.postgres() else {
             return Ok(None);
@@ -183,9 +218,11 @@ impl Membership {
         );
         let _ = leases.0.set(Arc::clone(&node)); // joined once per process
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node)));
+        let caches = tokio::spawn(cache_loop(pg.clone(), caches));
         Ok(Some(Self {
             node,
             jobs,
+            caches,
             key: ClusterKey::of_store(store),
             client: super::forward::peer_client()?,
         }))

@@ -178,3 +178,61 @@ async fn nodes_share_the_shards_purge_deleted_threads_and_leave() {
     )
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_made_on_one_node_is_offered_by_another() {
+    use crate::mock::{Mock, Reply, fixture};
+    let postgres = Postgres::start().await;
+    let url = postgres.database("caches").await;
+    let vendor = Mock::start("/v1").await;
+    let hooks = Mock::start("").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env(
+                "CONFER_OUTBOUND_ALLOW",
+                hooks.base.trim_start_matches("http://"),
+            )
+    };
+    let offered = |vendor: &Mock| -> Vec<String> {
+        let request = vendor.requests().last().unwrap().body.clone();
+        let tools = request["tools"].as_array().cloned().unwrap_or_default();
+        tools
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // A, alone, runs the thread's turns and caches the org's tools: none.
+    let a = Server::start_with(node("a"));
+    let on_a = a.admin();
+    let agent = on_a
+        .agent_with(json!({"name": "tooled", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    let thread = on_a.thread(&agent, json!({})).await;
+    vendor.push(Reply::stream(fixture("openai_text.sse")));
+    assert_eq!(
+        done_of(&on_a.say(&thread, json!({"content": "hi"})).await)["ok"],
+        true
+    );
+    assert!(offered(&vendor).is_empty());
+
+    // A tool made through B is offered by A's turns within the second.
+    let b = Server::start_with(node("b"));
+    let tool = json!({"name": "lookup", "url": format!("{}/lookup", hooks.base)});
+    b.admin().post("/api/tools", tool).await.expect(201);
+    let made = std::time::Instant::now();
+    eventually(
+        Duration::from_secs(5),
+        "A offers the new tool",
+        async || {
+            vendor.push(Reply::stream(fixture("openai_text.sse")));
+            on_a.say(&thread, json!({"content": "again"})).await;
+            offered(&vendor)
+                .contains(&"lookup".to_owned())
+                .then_some(())
+        },
+    )
+    .await;
+    eprintln!("offered {:?} after it was made", made.elapsed());
+}

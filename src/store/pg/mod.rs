@@ -37,6 +37,7 @@ mod tools;
 mod turn;
 
 pub use records::PgStore;
+pub use tools::KIND as TOOLS_CACHE;
 
 /// The oldest PostgreSQL the store runs on (`server_version_num`).
 pub const MIN_SERVER_VERSION: i32 = 140_000;

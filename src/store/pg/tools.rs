@@ -13,7 +13,33 @@ use crate::store::port::{ToolChange, ToolRecords};
 use crate::store::tools::{OrgTool, ToolWrite, secret_aad};
 
 /// The `cache_versions` kind of org tools.
-const KIND: &str = "tools";
+pub const KIND: &str = "tools";
+
+/// How far back a node reads `cache_versions` each second: more than a
+/// statement's 10 s cap, so a write committed late is still seen.
+const CHANGES_WINDOW_SECS: f64 = 30.0;
+
+impl PgStore {
+    /// The `cache_versions` rows changed in the last 30 s: (org, kind,
+    /// version).
+    pub async fn recent_cache_changes(&self) -> Result<Vec<(OrgId, String, i64)>, StoreError> {
+        let rows = self
+            .session()
+            .await?
+            .client
+            .query(
+                "SELECT org_id, kind, version FROM cache_versions
+                 WHERE changed_at > now() - $1 * interval '1 second'",
+                &[&CHANGES_WINDOW_SECS],
+            )
+            .await
+            .map_err(db)?;
+        Ok(rows
+            .iter()
+            .map(|row| (OrgId(row.get(0)), row.get(1), row.get(2)))
+            .collect())
+    }
+}
 
 /// Bumps `org`'s version of `kind` and rings `confer_changes`: each node
 /// drops its cached copy within the second (`scale.md` §5).
