@@ -226,15 +226,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         &store,
         &runtime,
         &leases,
-        {
-            // Org tools are the one cached kind kept in PostgreSQL yet.
-            let tools = Arc::clone(&tool_cache);
-            Box::new(move |org, kind| {
-                if kind == store::pg::TOOLS_CACHE {
-                    tools.forget(org);
-                }
-            })
-        },
+        Arc::clone(&tool_cache),
     )
     .await
     .context("joining the cluster")?

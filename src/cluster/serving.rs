@@ -201,7 +201,7 @@ impl Membership {
         store: &Store,
         runtime: &Runtime,
         leases: &NodeLeases,
-        caches: CacheDrop,
+        tools: Arc<crate::tools::webhook::OfferedCache>,
     ) -> anyhow::Result<Option<Self>> {
         let Some(pg) = store.postgres() else {
             return Ok(None);
@@ -218,7 +218,13 @@ impl Membership {
         );
         let _ = leases.0.set(Arc::clone(&node)); // joined once per process
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node)));
-        let caches = tokio::spawn(cache_loop(pg.clone(), caches));
+        // Org tools are the one cached kind kept in PostgreSQL yet.
+        let drop: CacheDrop = Box::new(move |org, kind| {
+            if kind == crate::store::pg::TOOLS_CACHE {
+                tools.forget(org);
+            }
+        });
+        let caches = tokio::spawn(cache_loop(pg.clone(), drop));
         Ok(Some(Self {
             node,
             jobs,
