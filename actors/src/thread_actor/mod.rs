@@ -1,23 +1,22 @@
 //! `ThreadActor`: the one owner of a thread's live state.
 //!
 //! It admits or refuses each send (the one place the send rules, in
-//! `send_rules`, are applied to a send),
-//! numbers the admitted ones, queues them and runs them one at a time in
-//! arrival order, holds the cancel handle of the running turn, the thread's
-//! frame log (`frames`), and caches the thread's context between turns.
-//! Admission lives in `admission`, the budget accounting in `activity`.
+//! `send_rules`, are applied to a send), numbers the admitted ones, queues
+//! them and runs them one at a time in arrival order, holds the cancel
+//! handle of the running turn, the thread's frame log (`frames`), and
+//! caches the thread's context between turns. Admission lives in
+//! `admission`, the budget accounting in `activity`.
 //!
 //! A turn runs as its own task on the arbiter of whoever posted it (the
 //! HTTP worker that relays its stream, so each token reaches the client's
 //! socket without crossing threads), or on the actor's own arbiter. If that
 //! task panics or its arbiter goes away, the actor reports `error` +
-//! `done {ok:false}` on the stream, drops its cache (so the next turn reloads
-//! the thread from the store, as a restarted actor would) and goes on with the
-//! queue.
+//! `done {ok:false}` on the stream, drops its cache (so the next turn
+//! reloads the thread from the store, as a restarted actor would) and goes
+//! on with the queue.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, atomic::AtomicBool};
 
 use actix::dev::ArbiterHandle;
 use actix::prelude::*;
@@ -140,9 +139,7 @@ pub struct ThreadActor {
     recent_order: VecDeque<[u8; 32]>,
     /// The one timer that expires finished turns' frames (`expiry.rs`).
     expiry: Option<actix::SpawnHandle>,
-    /// The lease its turns' writes are made under, taken as it started: a
-    /// lease that moved since fails them, since what it cached may be
-    /// stale (`scale.md` §3.4).
+    /// Its lease, taken as it started (`scale.md` §3.4): its cache may be stale once it moved.
     fence: Option<crate::ports::Fence>,
 }
 
@@ -169,9 +166,8 @@ impl ThreadActor {
         shared: RuntimeShared,
     ) -> Self {
         activity.touch(false);
-        let fence = engine.leases.as_ref().map(|leases| leases.fence(thread));
         Self {
-            fence,
+            fence: engine.leases.as_ref().map(|leases| leases.fence(thread)),
             org,
             thread,
             engine,

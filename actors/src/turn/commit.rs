@@ -10,7 +10,7 @@
 
 use chrono::Utc;
 
-use super::prepare::append_durably;
+use super::writes::{append_durably, fail_write};
 use super::{CancelReason, ModelOutcome, Turn};
 use crate::codes;
 use crate::domain::{Message, Role, UsageRecord};
@@ -106,7 +106,7 @@ impl Turn {
             }
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing an answer failed");
-                super::prepare::fail_write(&self.emitter, &error, content);
+                fail_write(&self.emitter, &error, content);
                 return None;
             }
         };

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use chrono::Utc;
 
 use super::model_step::CallKey;
-use super::prepare::append_durably;
+use super::writes::append_durably;
 use super::{CancelReason, Turn, until_cancelled};
 use crate::compaction::{SUMMARY_INSTRUCTION, plan};
 use crate::domain::{UsagePurpose, UsageRecord};

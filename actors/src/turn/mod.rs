@@ -29,6 +29,7 @@ mod prepare;
 mod public;
 mod request;
 mod tool_step;
+mod writes;
 
 use std::sync::Arc;
 

@@ -14,11 +14,11 @@ use crate::domain::{Message, Role, ThreadKind};
 use crate::events::{MetaEvent, SessionStatusEvent, ThreadEvent, Usage, UserMessageView};
 use crate::gating;
 use crate::idempotency::{self, IdempotencyRecord};
-use crate::ids::{MessageId, ThreadId};
-use crate::ports::{StoreError, ThreadAppend, ThreadStore, TurnInputs, TurnMark};
+use crate::ids::MessageId;
+use crate::ports::{ThreadAppend, TurnInputs, TurnMark};
 use crate::provider::{ContextMessage, ContextRole, pending_tool_calls};
 use crate::send_rules::{self, BrokenRule};
-use crate::timings::{PhaseClock, TurnTimings, micros_between};
+use crate::timings::{PhaseClock, TurnTimings};
 use crate::tools::ToolScope;
 use crate::trace::{SpanAttributes, SpanKind, Stamp, TraceRecorder, TraceStart};
 
@@ -325,7 +325,7 @@ impl Turn {
             }),
             ..ThreadAppend::default()
         };
-        match append_durably(&self.engine.store, self.thread_id, write).await {
+        match super::writes::append_durably(&self.engine.store, self.thread_id, write).await {
             Ok(durable) => {
                 self.timings.user_append_us = durable.append_us;
                 self.timings.user_flush_us = durable.flush_us;
@@ -333,7 +333,7 @@ impl Turn {
             }
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing a user message failed");
-                fail_write(&self.emitter, &error, String::new());
+                super::writes::fail_write(&self.emitter, &error, String::new());
                 return Err(None);
             }
         }
@@ -375,40 +375,4 @@ fn user_entries(history: &[ContextMessage], request: &TurnRequest) -> Vec<Contex
         ));
     }
     entries
-}
-
-/// A durable append: the listed message as stored, and where the time went.
-pub(super) struct DurableAppend {
-    pub listed: Option<Message>,
-    pub append_us: u64,
-    pub flush_us: u64,
-}
-
-/// Writes `write` to the thread and waits until it is durable.
-/// Ends the turn's stream after a failed write: `NODE_LOST_LEASE` when
-/// the node no longer holds the thread's shard (nothing of the write was
-/// kept), else `INTERNAL`.
-pub(super) fn fail_write(emitter: &super::Emitter, error: &StoreError, content: String) {
-    match error {
-        StoreError::Fenced => emitter.fail(
-            codes::NODE_LOST_LEASE,
-            "this node no longer holds the thread; the answer was not stored",
-            content,
-        ),
-        _ => emitter.fail(codes::INTERNAL, "internal error", content),
-    }
-}
-
-pub(super) async fn append_durably(
-    store: &Arc<dyn ThreadStore>,
-    thread: ThreadId,
-    write: ThreadAppend,
-) -> Result<DurableAppend, StoreError> {
-    let began = Instant::now();
-    let done = store.append_durably(thread, write).await?;
-    Ok(DurableAppend {
-        listed: done.listed,
-        append_us: micros_between(began, done.applied_at),
-        flush_us: micros_between(done.applied_at, Instant::now()),
-    })
 }
