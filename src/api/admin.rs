@@ -132,6 +132,12 @@ pub async fn backup(
     _caller: PlatformAdmin,
     query: web::Query<BackupQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    if state.store.is_postgres() {
+        return Err(ApiError::Conflict(
+            "back up PostgreSQL with its own tools (pg_dump, base backups with WAL archiving)"
+                .into(),
+        ));
+    }
     let store = state.store.clone();
     let partial = state.settings.data_dir.join(format!(
         "{PARTIAL_PREFIX}{}{PARTIAL_SUFFIX}",

@@ -66,6 +66,13 @@ async fn a_node_on_postgres_answers_and_another_node_finds_its_records() {
         .expect_error(501, "NOT_ON_THIS_STORE");
     assert!(refused.contains("PostgreSQL"), "{refused}");
 
+    // PostgreSQL is backed up with its own tools.
+    let refused = admin
+        .get("/api/admin/backup")
+        .await
+        .expect_error(409, "CONFLICT");
+    assert!(refused.contains("pg_dump"), "{refused}");
+
     // Another node, on a directory of its own, serves the same records.
     let second = Server::start_with(on_postgres(&url, "b"));
     let other = second.admin();
