@@ -106,7 +106,7 @@ pub async fn route(
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
     let (request, payload) = req.into_parts();
-    let response = forward(&cluster, &request, payload).await;
+    let response = forward(&cluster, &request, payload, shard).await;
     Ok(ServiceResponse::new(request, response))
 }
 
@@ -153,6 +153,7 @@ async fn forward(
     cluster: &Membership,
     request: &actix_web::HttpRequest,
     payload: actix_web::dev::Payload,
+    shard: Shard,
 ) -> HttpResponse {
     let Some(state) = request.app_data::<web::Data<AppState>>() else {
         return refused(
@@ -165,14 +166,6 @@ async fn forward(
         Ok(body) => body,
         Err(response) => return response,
     };
-    let Some(thread) = thread_route(request.method(), request.path()) else {
-        return refused(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
-            "internal error",
-        );
-    };
-    let shard = Shard::of(thread);
     let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
     let deadline = Instant::now() + Duration::from_secs(state.settings.forward_wait_secs);
     let mut not_owner = 0;
