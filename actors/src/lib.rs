@@ -49,8 +49,8 @@ pub use frames::{
 pub use idempotency::{IdempotencyKey, IdempotencyRecord, OutcomeKind, TurnOutcome};
 pub use ids::*;
 pub use ports::{
-    AdmissionReads, AppendDone, Fence, StoreError, StoreFuture, ThreadAppend, ThreadStore, TurnEnd,
-    TurnInputs, TurnMark, run_blocking, set_store_concurrency,
+    AdmissionReads, AppendDone, Fence, LastTurn, StoreError, StoreFuture, ThreadAppend,
+    ThreadStore, TurnEnd, TurnInputs, TurnMark, run_blocking, set_store_concurrency,
 };
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{

@@ -57,6 +57,31 @@ pub struct Fence {
     pub epoch: i64,
 }
 
+/// A thread's last turn number, and the node its newest `turns` row names
+/// (PostgreSQL keeps one per started turn; sled none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LastTurn {
+    /// The highest turn number stored (0 for none).
+    pub turn: u64,
+    /// The node that started the thread's newest turn, where known.
+    pub node: Option<uuid::Uuid>,
+}
+
+impl LastTurn {
+    /// The number the thread's next send gets on the node `fence` names
+    /// (`scale.md` §3.6): after another node's turns, the numbers its
+    /// running and queued sends may have shown clients (never stored) are
+    /// skipped, so no client sees one number twice.
+    pub fn next_for(self, fence: Option<&Fence>, max_queued: usize) -> u64 {
+        match (fence, self.node) {
+            (Some(fence), Some(node)) if node != fence.node => {
+                self.turn + u64::try_from(max_queued).unwrap_or(u64::MAX / 2) + 2
+            }
+            _ => self.turn + 1,
+        }
+    }
+}
+
 /// How a turn ended, as its `turns` row keeps it (`scale.md` §3.5): what
 /// a reader reattaching on another node is told.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,8 +249,9 @@ pub trait ThreadStore: Send + Sync + 'static {
         tail: bool,
     ) -> StoreFuture<AdmissionReads>;
 
-    /// The highest turn number the thread has used (0 for none).
-    fn last_turn(&self, thread: ThreadId) -> StoreFuture<u64>;
+    /// The highest turn number the thread has used (0 for none), and the
+    /// node of its newest turn where the store knows it.
+    fn last_turn(&self, thread: ThreadId) -> StoreFuture<LastTurn>;
 
     /// Stores a usage record (its `created_at` is made unique within the org)
     /// and returns it as stored: how a model call that is not the turn's last

@@ -117,6 +117,16 @@ pub fn encode(id: Option<FrameId>, event: &ThreadEvent) -> Bytes {
 /// `watching`).
 pub struct Preamble(pub Option<Bytes>);
 
+/// `events` as a stream's preamble, encoded for `audience`.
+pub fn preamble(events: &[(Option<FrameId>, ThreadEvent)], audience: &Audience) -> Preamble {
+    let public = matches!(audience, Audience::Public(_));
+    let mut out = BytesMut::with_capacity(128 * events.len());
+    for (id, event) in events {
+        encode_for(&mut out, *id, event, public);
+    }
+    Preamble(Some(out.freeze()))
+}
+
 /// Frames ready at once are written together, up to about this many bytes.
 const BATCH_BYTES: usize = 64 * 1024;
 /// Room made in a stream's buffer before a batch: one token frame's worth.

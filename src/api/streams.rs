@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use super::sse::{self, Audience, Preamble};
 use crate::auth::{Caller, access};
+use crate::cluster::reattach::{self, Missed};
 use crate::error::{ApiError, TurnError};
 use crate::state::AppState;
 
@@ -86,24 +87,42 @@ pub(super) async fn open(
         .frames(org, thread)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let missed = match after {
+        Some(at) if log.position(at) != Position::Available => elsewhere(state, thread, at).await?,
+        _ => None,
+    };
     if follow {
         let now = log.turns_now();
-        let reader = log.follow(after).map_err(|_| TurnError::TooManyReaders)?;
-        let watching = sse::encode(
-            Some(FrameId { turn: 0, n: 0 }),
-            &ThreadEvent::Watching {
-                thread_id: thread,
-                running_turn: now.running,
-                last_turn: now.last,
-            },
-        );
+        // Past a turn this node holds no frames of, the watcher goes on
+        // from the turns still to come, told what it missed.
+        let from = if missed.is_some() { None } else { after };
+        let reader = log.follow(from).map_err(|_| TurnError::TooManyReaders)?;
+        let watching = ThreadEvent::Watching {
+            thread_id: thread,
+            running_turn: now.running,
+            last_turn: now.last,
+        };
+        let mut preamble = vec![(Some(FrameId { turn: 0, n: 0 }), watching)];
+        match (missed, after) {
+            (Some(Missed::Failed(events)), _) => preamble.extend(events.map(|e| (None, e))),
+            (Some(Missed::Gap), Some(at)) => {
+                preamble.push((None, ThreadEvent::TurnGap { turn: at.turn }));
+            }
+            _ => {}
+        }
         return Ok(sse::response(
-            Preamble(Some(watching)),
+            sse::preamble(&preamble, &audience),
             reader,
             state.settings.keep_alive(),
             false,
-            audience.clone(),
+            audience,
         ));
+    }
+    match missed {
+        Some(Missed::Failed(events)) => return Ok(sse::finished(&events, &audience)),
+        Some(Missed::Nothing) => return Ok(HttpResponse::NoContent().finish()),
+        Some(Missed::Gap) => return Err(TurnError::StreamGap.into()),
+        None => {}
     }
     if let Some(at) = after {
         match log.position(at) {
@@ -124,7 +143,26 @@ pub(super) async fn open(
             reader,
             state.settings.keep_alive(),
             false,
-            audience.clone(),
+            audience,
         )),
     }
+}
+
+/// On a store several nodes share, what a reader resuming after `at`, a
+/// frame this node holds no frames after, missed (`scale.md` §4): the
+/// turn ran on another node, or before this node's restart. `None` on
+/// sled, where the frame log alone decides.
+async fn elsewhere(
+    state: &AppState,
+    thread: ThreadId,
+    at: FrameId,
+) -> Result<Option<Missed>, ApiError> {
+    let Some(pg) = state.store.postgres() else {
+        return Ok(None);
+    };
+    let row = pg
+        .turn_state(thread, at.turn)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Some(reattach::missed(row, at)))
 }

@@ -18,6 +18,7 @@ pub mod jobs;
 pub mod leases;
 pub mod node;
 pub mod nodes;
+pub mod reattach;
 pub mod serving;
 pub mod signing;
 

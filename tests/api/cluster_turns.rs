@@ -119,11 +119,9 @@ async fn a_write_under_a_moved_lease_keeps_nothing() {
     };
     let ended = store.end_turn(thread.id, Some(fence), end.clone()).await;
     assert!(matches!(ended, Err(StoreError::Fenced)), "{ended:?}");
-    assert_eq!(
-        store.last_turn(thread.id).await.unwrap(),
-        1,
-        "turn 2 left no trace"
-    );
+    let last = store.last_turn(thread.id).await.unwrap();
+    assert_eq!(last.turn, 1, "turn 2 left no trace");
+    assert_eq!(last.node, Some(fence.node), "turn 1's row names its node");
     let session = store.database().session().await.unwrap();
     let listed: i64 = session
         .client

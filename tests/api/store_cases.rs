@@ -138,8 +138,11 @@ pub(crate) async fn appends_number_densely(ports: Ports) {
 
 pub(crate) async fn turn_numbers_only_grow(ports: Ports) {
     let (_, _, thread) = seeded(&ports).await;
-    assert_eq!(ports.turns.last_turn(thread.id).await.unwrap(), 0);
-    assert_eq!(ports.turns.last_turn(ThreadId::new()).await.unwrap(), 0);
+    assert_eq!(ports.turns.last_turn(thread.id).await.unwrap().turn, 0);
+    assert_eq!(
+        ports.turns.last_turn(ThreadId::new()).await.unwrap().turn,
+        0
+    );
     for turn in [5, 3] {
         let write = ThreadAppend {
             turn: Some(turn),
@@ -147,7 +150,7 @@ pub(crate) async fn turn_numbers_only_grow(ports: Ports) {
         };
         ports.turns.append_durably(thread.id, write).await.unwrap();
     }
-    assert_eq!(ports.turns.last_turn(thread.id).await.unwrap(), 5);
+    assert_eq!(ports.turns.last_turn(thread.id).await.unwrap().turn, 5);
 }
 
 pub(crate) async fn keyed_sends_learn_their_answer(ports: Ports) {

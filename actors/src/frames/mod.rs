@@ -186,6 +186,20 @@ impl FrameLog {
         self.publish(&state);
     }
 
+    /// The index `turn`'s next frame gets.
+    pub fn next_index(&self, turn: u64) -> u64 {
+        self.lock().turn(turn).map_or(0, |frames| frames.next_n)
+    }
+
+    /// Records that turns up to `turn` ran before this log (a restart, or
+    /// another node): a watcher starts after them, and their frames are
+    /// gone rather than to come.
+    pub fn start_after(&self, turn: u64) {
+        let mut state = self.lock();
+        state.highest_begun = state.highest_begun.max(turn);
+        self.publish(&state);
+    }
+
     /// Starts `turn`: it leaves the queue and its frames begin.
     pub fn begin(&self, turn: u64) {
         let mut state = self.lock();

@@ -20,6 +20,10 @@ struct MemoryStore {
     turns: Mutex<BTreeMap<ThreadId, u64>>,
     keyed: Mutex<BTreeMap<(ThreadId, [u8; 32]), IdempotencyRecord>>,
     plans: Mutex<PlanConfig>,
+    /// What the writes told the `turns` table (`fencing.rs`).
+    marks: Mutex<Vec<TurnMark>>,
+    /// The node `last_turn` names (another node's turns, `fencing.rs`).
+    last_node: Mutex<Option<uuid::Uuid>>,
 }
 
 impl MemoryStore {
@@ -30,6 +34,7 @@ impl MemoryStore {
         Ok(self.threads.lock().unwrap().get(&thread).cloned())
     }
     fn append(&self, thread: ThreadId, write: ThreadAppend) -> Result<Option<Message>, StoreError> {
+        self.marks.lock().unwrap().extend(write.mark.clone());
         if let Some(turn) = write.turn {
             let mut turns = self.turns.lock().unwrap();
             let last = turns.entry(thread).or_default();
@@ -170,13 +175,18 @@ impl ThreadStore for MemoryStore {
         })();
         ready(reads)
     }
-    fn last_turn(&self, thread: ThreadId) -> StoreFuture<u64> {
-        ready(MemoryStore::last_turn(self, thread))
+    fn last_turn(&self, thread: ThreadId) -> StoreFuture<crate::LastTurn> {
+        let node = *self.last_node.lock().unwrap();
+        ready(MemoryStore::last_turn(self, thread).map(|turn| crate::LastTurn { turn, node }))
     }
     fn record_usage(&self, record: UsageRecord) -> StoreFuture<UsageRecord> {
         ready(MemoryStore::record_usage(self, record))
     }
     fn flush(&self) -> StoreFuture<()> {
+        ready(Ok(()))
+    }
+    fn end_turn(&self, _: ThreadId, _: Option<Fence>, end: TurnEnd) -> StoreFuture<()> {
+        self.marks.lock().unwrap().push(TurnMark::Ended(end));
         ready(Ok(()))
     }
     fn append_durably(&self, thread: ThreadId, write: ThreadAppend) -> StoreFuture<AppendDone> {
@@ -300,6 +310,18 @@ impl Fixture {
         tools: Arc<dyn crate::tools::ToolExecutor>,
         thread: ThreadLimits,
     ) -> Self {
+        Self::with_leases(scripted, model, tools, thread, cache_bytes, None)
+    }
+
+    /// [`Fixture::with_limits`] on a node holding `leases` (`fencing.rs`).
+    fn with_leases(
+        scripted: Arc<ScriptedProvider>,
+        model: Arc<dyn ModelProvider>,
+        tools: Arc<dyn crate::tools::ToolExecutor>,
+        thread: ThreadLimits,
+        cache_bytes: usize,
+        leases: Option<Arc<dyn Leases>>,
+    ) -> Self {
         let store = Arc::new(MemoryStore::default());
         let provider = scripted;
         let engine = Arc::new(Engine {
@@ -310,7 +332,7 @@ impl Fixture {
             traces: Arc::default(),
             prices: Arc::default(),
             trace_payloads: false,
-            leases: None,
+            leases,
         });
         let config = RuntimeConfig {
             idle_timeout: Duration::from_secs(60),
@@ -431,6 +453,7 @@ fn done(events: &[ThreadEvent]) -> (bool, String, bool) {
 }
 
 mod expiry;
+mod fencing;
 mod profiles;
 mod tool_steps;
 

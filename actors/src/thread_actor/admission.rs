@@ -163,6 +163,14 @@ struct Looked {
 }
 
 impl ThreadActor {
+    /// Takes in the thread's last turn as the actor starts: the number its
+    /// first send gets, and where its frame log's turns begin (a watcher
+    /// waits for that turn, not one that ran before this actor).
+    pub(super) fn number_from(&mut self, last: crate::LastTurn) {
+        self.next_turn = last.next_for(self.fence.as_ref(), self.limits.max_queued);
+        self.log.start_after(self.next_turn - 1);
+    }
+
     /// Decides a send: idempotency first (a repeat is answered whatever
     /// the thread now says), then shutdown, the send's rules, the busy
     /// policy and the queue cap.

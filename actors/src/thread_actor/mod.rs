@@ -285,19 +285,13 @@ impl ThreadActor {
             slotted,
         });
         let task = spawn_turn(input, turn.runs_on);
-        let thread = self.thread;
         ctx.spawn(task.into_actor(self).map(move |outcome, actor, ctx| {
             match outcome {
                 Ok(history) => {
                     actor.history_bytes = history.as_deref().map_or(0, context_bytes);
                     actor.history = history;
                 }
-                Err(error) => {
-                    tracing::error!(%thread, %error, "a turn failed; reloading the thread from the store");
-                    actor.history = None;
-                    actor.history_bytes = 0;
-                    emitter.fail(codes::INTERNAL, "the turn failed unexpectedly", String::new());
-                }
+                Err(error) => actor.turn_crashed(ctx, &emitter, &error),
             }
             if actor.running.take().is_some_and(|r| r.slotted) {
                 actor.org_slots.release(actor.org);
@@ -319,7 +313,7 @@ impl Actor for ThreadActor {
         let thread = self.thread;
         ctx.wait(self.engine.store.last_turn(thread).into_actor(self).map(
             move |last, actor, _| match last {
-                Ok(last) => actor.next_turn = last + 1,
+                Ok(last) => actor.number_from(last),
                 Err(error) => {
                     tracing::error!(%thread, %error, "reading the thread's turn number failed");
                 }

@@ -4,8 +4,12 @@
 use actix::dev::ArbiterHandle;
 use tokio::sync::oneshot;
 
+use actix::prelude::*;
+
+use super::ThreadActor;
+use crate::codes;
 use crate::provider::ContextMessage;
-use crate::turn::{TurnInput, run_turn};
+use crate::turn::{Emitter, TurnInput, failed_end, mark_failed, run_turn};
 
 /// How a turn task ended without returning: it panicked, or its arbiter
 /// stopped before it finished.
@@ -40,4 +44,29 @@ pub(super) async fn spawn_turn(
             "the stream's arbiter stopped during the turn".into(),
         ))
     })
+}
+
+impl ThreadActor {
+    /// A turn's task ended without returning: its stream ends with
+    /// `INTERNAL`, its `turns` row is marked `failed`, and the thread's
+    /// context is reloaded from the store for the next turn.
+    pub(super) fn turn_crashed(
+        &mut self,
+        ctx: &mut Context<Self>,
+        emitter: &Emitter,
+        error: &TurnLost,
+    ) {
+        let thread = self.thread;
+        tracing::error!(%thread, %error, "a turn failed; reloading the thread from the store");
+        self.history = None;
+        self.history_bytes = 0;
+        let end = failed_end(emitter, &codes::INTERNAL);
+        let mark = mark_failed(self.engine.store.clone(), thread, self.fence, end);
+        ctx.spawn(mark.into_actor(self));
+        emitter.fail(
+            codes::INTERNAL,
+            "the turn failed unexpectedly",
+            String::new(),
+        );
+    }
 }

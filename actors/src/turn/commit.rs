@@ -85,15 +85,17 @@ impl Turn {
             trace: Some(Box::new(trace)),
             fence: self.fence.as_deref().copied(),
             // Stored: `done` whatever the outcome (`failed` is for a turn
-            // whose node died before this write). The index of its `done`
-            // frame is not known here yet: 0 until reattaching across
-            // nodes needs it.
+            // whose node died before this write), with the index its `done`
+            // frame will have: a reader reattaching on another node past it
+            // missed nothing.
             mark: self.fence.as_ref().map(|_| {
                 TurnMark::Ended(TurnEnd {
                     turn: self.number,
                     ok: true,
                     code: None,
-                    last_frame: 0,
+                    last_frame: self
+                        .emitter
+                        .done_index(ending_frames(&outcome, requires_action)),
                 })
             }),
             ..ThreadAppend::default()
@@ -106,6 +108,18 @@ impl Turn {
             }
             Err(error) => {
                 tracing::error!(%error, thread = %self.thread_id, "storing an answer failed");
+                // A fenced write's row is the new owner's to fail.
+                if !matches!(error, crate::StoreError::Fenced) {
+                    let end = super::failed_end(&self.emitter, &codes::INTERNAL);
+                    let fence = self.fence.as_deref().copied();
+                    super::writes::mark_failed(
+                        self.engine.store.clone(),
+                        self.thread_id,
+                        fence,
+                        end,
+                    )
+                    .await;
+                }
                 fail_write(&self.emitter, &error, content);
                 return None;
             }
@@ -327,6 +341,19 @@ impl Turn {
             },
         })));
     }
+}
+
+/// How many frames [`Turn::end_stream`] appends for `outcome`, its `done`
+/// included.
+fn ending_frames(outcome: &ModelOutcome, requires_action: bool) -> u64 {
+    let stopped_with_error = matches!(
+        outcome.stopped_by,
+        Some(CancelReason::Shutdown | CancelReason::TimedOut)
+    );
+    if outcome.failure.is_some() || stopped_with_error {
+        return 2;
+    }
+    outcome.tool_calls.len() as u64 + u64::from(requires_action) + 1
 }
 
 /// How a turn that ended with `outcome` is listed in the logs.

@@ -47,6 +47,11 @@ impl Emitter {
         }
     }
 
+    /// The turn it emits for.
+    pub fn turn(&self) -> u64 {
+        self.turn
+    }
+
     /// Appends an event; never waits for a reader. A `done` is held until
     /// [`Emitter::release_done`].
     pub fn emit(&self, event: ThreadEvent) {
@@ -78,6 +83,13 @@ impl Emitter {
     /// the turn ends.
     pub fn before_done(&self, event: ThreadEvent) {
         self.held().before_done = Some(event);
+    }
+
+    /// The index the turn's `done` will have once `ending` more frames
+    /// (`done` among them) are emitted, the held event before it counted.
+    pub fn done_index(&self, ending: u64) -> u64 {
+        let before = u64::from(self.held().before_done.is_some());
+        (self.log.next_index(self.turn) + before + ending).saturating_sub(1)
     }
 
     fn held(&self) -> MutexGuard<'_, Held> {

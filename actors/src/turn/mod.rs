@@ -55,6 +55,7 @@ pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
 pub use public::PublicTurn;
 pub use request::{HostTurn, HostWork, RunTag, RunTurn, ToolResult, TurnRequest};
+pub(crate) use writes::{failed_end, mark_failed};
 
 /// What a turn needs from outside: the store, the models and the tools
 /// Confer runs itself.

@@ -8,7 +8,7 @@ use super::Emitter;
 use crate::codes;
 use crate::domain::Message;
 use crate::ids::ThreadId;
-use crate::ports::{StoreError, ThreadAppend, ThreadStore};
+use crate::ports::{Fence, StoreError, ThreadAppend, ThreadStore, TurnEnd};
 use crate::timings::micros_between;
 
 /// A durable append: the listed message as stored, and where the time went.
@@ -29,6 +29,34 @@ pub(super) fn fail_write(emitter: &Emitter, error: &StoreError, content: String)
             content,
         ),
         _ => emitter.fail(codes::INTERNAL, "internal error", content),
+    }
+}
+
+/// How a turn that ends without its answer's write is kept in its
+/// `turns` row: `failed` with `code`, its `done` the second frame to come
+/// (`emitter` is about to end the stream with `error` and `done`).
+pub(crate) fn failed_end(emitter: &Emitter, code: &codes::ErrorCode) -> TurnEnd {
+    TurnEnd {
+        turn: emitter.turn(),
+        ok: false,
+        code: Some(code.code.into()),
+        last_frame: emitter.done_index(2),
+    }
+}
+
+/// Marks such a turn's row (`scale.md` §3.5), so no row stays `running`.
+/// Without a fence (sled) there is no row. A failure here is logged: the
+/// row's node is live, and the stream has told its readers.
+pub(crate) async fn mark_failed(
+    store: Arc<dyn ThreadStore>,
+    thread: ThreadId,
+    fence: Option<Fence>,
+    end: TurnEnd,
+) {
+    let Some(fence) = fence else { return };
+    let turn = end.turn;
+    if let Err(error) = store.end_turn(thread, Some(fence), end).await {
+        tracing::warn!(%thread, turn, %error, "marking a failed turn's row failed");
     }
 }
 

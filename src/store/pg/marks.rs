@@ -5,7 +5,7 @@
 use confer_actors::{Fence, StoreError, ThreadId, TurnMark};
 use tokio_postgres::{GenericClient, Transaction};
 
-use super::records::{V, body, db, micro, store_error};
+use super::records::{PgStore, V, body, db, micro, store_error};
 use crate::cluster::leases;
 use crate::cluster::{NodeId, Shard};
 
@@ -92,4 +92,57 @@ pub(super) async fn store_trace(
         .await
         .map_err(db)?;
     Ok(())
+}
+
+/// How a turn stands in its `turns` row, as a reader reattaching on
+/// another node learns it (`scale.md` §4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TurnState {
+    /// Its node is running it (or died, and no node has taken over yet).
+    Running,
+    /// It ended on its node; its `done` has index `last_frame`.
+    Done { last_frame: u64 },
+    /// It ended without its answer stored: its node stopped (`NODE_FAILED`,
+    /// no `last_frame`) or the turn broke (`code`).
+    Failed {
+        code: Option<String>,
+        last_frame: Option<u64>,
+    },
+}
+
+impl PgStore {
+    /// Turn `turn` of `thread`'s row, if one was written.
+    pub async fn turn_state(
+        &self,
+        thread: ThreadId,
+        turn: u64,
+    ) -> Result<Option<TurnState>, StoreError> {
+        let Ok(turn) = i64::try_from(turn) else {
+            return Ok(None);
+        };
+        let session = self.session().await?;
+        let row = session
+            .client
+            .query_opt(
+                "SELECT status, last_frame, code FROM turns WHERE thread_id = $1 AND turn = $2",
+                &[&thread.0, &turn],
+            )
+            .await
+            .map_err(db)?;
+        Ok(row.map(|row| {
+            let last_frame = row
+                .get::<_, Option<i64>>(1)
+                .map(|n| u64::try_from(n).unwrap_or(0));
+            match row.get::<_, &str>(0) {
+                "done" => TurnState::Done {
+                    last_frame: last_frame.unwrap_or(0),
+                },
+                "failed" => TurnState::Failed {
+                    code: row.get(2),
+                    last_frame,
+                },
+                _ => TurnState::Running,
+            }
+        }))
+    }
 }

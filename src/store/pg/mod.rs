@@ -36,6 +36,7 @@ pub mod threads;
 mod tools;
 mod turn;
 
+pub use marks::TurnState;
 pub use records::PgStore;
 pub use tools::KIND as TOOLS_CACHE;
 

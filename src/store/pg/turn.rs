@@ -10,9 +10,9 @@
 use std::time::Instant;
 
 use confer_actors::{
-    AdmissionReads, AppendDone, ContextMessage, ContextRole, Fence, IdempotencyRecord, Message,
-    OrgId, StoreError, StoreFuture, ThreadAppend, ThreadId, ThreadStore, TurnEnd, TurnInputs,
-    TurnMark, UsageRecord,
+    AdmissionReads, AppendDone, ContextMessage, ContextRole, Fence, IdempotencyRecord, LastTurn,
+    Message, OrgId, StoreError, StoreFuture, ThreadAppend, ThreadId, ThreadStore, TurnEnd,
+    TurnInputs, TurnMark, UsageRecord,
 };
 use tokio_postgres::Transaction;
 
@@ -126,17 +126,25 @@ impl ThreadStore for PgStore {
         })
     }
 
-    fn last_turn(&self, thread: ThreadId) -> StoreFuture<u64> {
+    fn last_turn(&self, thread: ThreadId) -> StoreFuture<LastTurn> {
         let store = self.clone();
         Box::pin(async move {
             let session = store.session().await?;
-            let last: i64 = session
+            let row = session
                 .client
-                .query_opt("SELECT last_turn FROM threads WHERE id = $1", &[&thread.0])
+                .query_opt(
+                    "SELECT t.last_turn,
+                            (SELECT node_id FROM turns WHERE thread_id = t.id
+                             ORDER BY turn DESC LIMIT 1)
+                     FROM threads t WHERE t.id = $1",
+                    &[&thread.0],
+                )
                 .await
-                .map_err(db)?
-                .map_or(0, |row| row.get(0));
-            Ok(u64::try_from(last).unwrap_or(0))
+                .map_err(db)?;
+            Ok(row.map_or_else(LastTurn::default, |row| LastTurn {
+                turn: u64::try_from(row.get::<_, i64>(0)).unwrap_or(0),
+                node: row.get(1),
+            }))
         })
     }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use confer_actors::{
-    AdmissionReads, AppendDone, OrgId, StoreError, StoreFuture, ThreadAppend, ThreadId,
+    AdmissionReads, AppendDone, LastTurn, OrgId, StoreError, StoreFuture, ThreadAppend, ThreadId,
     ThreadStore, TurnInputs, UsageRecord, run_blocking,
 };
 
@@ -69,8 +69,11 @@ impl ThreadStore for SledPort {
         })
     }
 
-    fn last_turn(&self, thread: ThreadId) -> StoreFuture<u64> {
-        self.call(move |s| s.last_turn(thread))
+    fn last_turn(&self, thread: ThreadId) -> StoreFuture<LastTurn> {
+        self.call(move |s| {
+            s.last_turn(thread)
+                .map(|turn| LastTurn { turn, node: None })
+        })
     }
 
     fn record_usage(&self, record: UsageRecord) -> StoreFuture<UsageRecord> {
