@@ -95,7 +95,7 @@ impl Turn {
                     code: None,
                     last_frame: self
                         .emitter
-                        .done_index(ending_frames(&outcome, requires_action)),
+                        .done_index(outcome.ending_frames(requires_action)),
                 })
             }),
             ..ThreadAppend::default()
@@ -341,19 +341,6 @@ impl Turn {
             },
         })));
     }
-}
-
-/// How many frames [`Turn::end_stream`] appends for `outcome`, its `done`
-/// included.
-fn ending_frames(outcome: &ModelOutcome, requires_action: bool) -> u64 {
-    let stopped_with_error = matches!(
-        outcome.stopped_by,
-        Some(CancelReason::Shutdown | CancelReason::TimedOut)
-    );
-    if outcome.failure.is_some() || stopped_with_error {
-        return 2;
-    }
-    outcome.tool_calls.len() as u64 + u64::from(requires_action) + 1
 }
 
 /// How a turn that ended with `outcome` is listed in the logs.

@@ -50,6 +50,19 @@ pub struct ModelOutcome {
 }
 
 impl ModelOutcome {
+    /// How many frames the turn's stream ends with after this outcome
+    /// (`Turn::end_stream`), its `done` included.
+    pub fn ending_frames(&self, requires_action: bool) -> u64 {
+        let stopped_with_error = matches!(
+            self.stopped_by,
+            Some(CancelReason::Shutdown | CancelReason::TimedOut)
+        );
+        if self.failure.is_some() || stopped_with_error {
+            return 2;
+        }
+        self.tool_calls.len() as u64 + u64::from(requires_action) + 1
+    }
+
     /// Whether the call failed before its first token in a way a fallback
     /// model may answer instead.
     pub(super) fn replaceable(&self) -> bool {
