@@ -9,6 +9,7 @@
 //! `.ci/run` allows): peers come only from the `nodes` table, so the
 //! outbound policy does not apply.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::body::{BoxBody, MessageBody};
@@ -20,6 +21,7 @@ use confer_actors::ThreadId;
 use futures_util::StreamExt;
 
 use super::Shard;
+use super::relay::{self, Reattaching};
 use super::serving::Membership;
 use super::signing::{CLUSTER_AUTH, FORWARDED, Forwarded};
 use crate::error::error_response;
@@ -106,7 +108,7 @@ pub async fn route(
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
     let (request, payload) = req.into_parts();
-    let response = forward(&cluster, &request, payload, shard).await;
+    let response = forward(cluster, &request, payload, (thread, shard)).await;
     Ok(ServiceResponse::new(request, response))
 }
 
@@ -147,13 +149,67 @@ fn refusal(
     }
 }
 
+/// What an entry node sends a thread's owner: the caller's request, as
+/// far as it is resent (`scale.md` §4).
+#[derive(Clone, Debug)]
+pub struct OwnerRequest {
+    pub method: reqwest::Method,
+    /// Path and query.
+    pub target: String,
+    /// The [`CARRIED`] headers the caller sent.
+    pub headers: reqwest::header::HeaderMap,
+    pub body: bytes::Bytes,
+}
+
+impl OwnerRequest {
+    fn of(request: &actix_web::HttpRequest, body: bytes::Bytes) -> Self {
+        let mut headers = reqwest::header::HeaderMap::new();
+        for name in CARRIED {
+            if let Some(value) = request.headers().get(name)
+                && let Ok(value) = reqwest::header::HeaderValue::from_bytes(value.as_bytes())
+            {
+                headers.insert(name, value);
+            }
+        }
+        Self {
+            method: reqwest::Method::from_bytes(request.method().as_str().as_bytes())
+                .unwrap_or(reqwest::Method::GET),
+            target: request
+                .uri()
+                .path_and_query()
+                .map_or("/", |p| p.as_str())
+                .to_owned(),
+            headers,
+            body,
+        }
+    }
+
+    /// The reattach of a relayed stream of `thread`: `GET …/stream`, with
+    /// the caller's credentials and `follow` as the stream had it.
+    fn reattach(&self, thread: ThreadId, follow: bool) -> Self {
+        let mut headers = self.headers.clone();
+        for name in ["idempotency-key", "content-type", "last-event-id"] {
+            headers.remove(name);
+        }
+        let query = if follow { "?follow=true" } else { "" };
+        Self {
+            method: reqwest::Method::GET,
+            target: format!("/api/threads/{thread}/stream{query}"),
+            headers,
+            body: bytes::Bytes::new(),
+        }
+    }
+}
+
 /// Relays the request to the shard's owner and its answer back, waiting
-/// up to `CONFER_FORWARD_WAIT_SECS` for an owner to answer.
+/// up to `CONFER_FORWARD_WAIT_SECS` for an owner to answer. A stream the
+/// owner answers with is relayed by [`relay::body`], which reattaches it
+/// if it breaks before its end.
 async fn forward(
-    cluster: &Membership,
+    cluster: Arc<Membership>,
     request: &actix_web::HttpRequest,
     payload: actix_web::dev::Payload,
-    shard: Shard,
+    (thread, shard): (ThreadId, Shard),
 ) -> HttpResponse {
     let Some(state) = request.app_data::<web::Data<AppState>>() else {
         return refused(
@@ -166,8 +222,44 @@ async fn forward(
         Ok(body) => body,
         Err(response) => return response,
     };
-    let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
-    let deadline = Instant::now() + Duration::from_secs(state.settings.forward_wait_secs);
+    let wait = Duration::from_secs(state.settings.forward_wait_secs);
+    let owner_request = OwnerRequest::of(request, body);
+    let answer = match to_owner(&cluster, &owner_request, shard, wait).await {
+        Ok(answer) => answer,
+        Err(response) => return response,
+    };
+    let streamed = answer.status() == reqwest::StatusCode::OK
+        && answer
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !streamed {
+        return relay(answer, None);
+    }
+    let follow = request
+        .query_string()
+        .split('&')
+        .any(|pair| pair == "follow=true");
+    let how = Reattaching {
+        reattach: owner_request.reattach(thread, follow),
+        cluster,
+        shard,
+        follow,
+        wait,
+    };
+    relay(answer, Some(how))
+}
+
+/// Sends `request` to the owner of `shard`, waiting up to `wait` for one
+/// to answer: its answer, or the 503 `OWNER_UNAVAILABLE` to give. A
+/// `NOT_OWNER` answer (the shard moved) is tried again, 3 times at most.
+pub async fn to_owner(
+    cluster: &Membership,
+    request: &OwnerRequest,
+    shard: Shard,
+    wait: Duration,
+) -> Result<reqwest::Response, HttpResponse> {
+    let deadline = Instant::now() + wait;
     let mut not_owner = 0;
     loop {
         if let Some((url, epoch)) = cluster.owner_url(shard) {
@@ -176,27 +268,22 @@ async fn forward(
                 at: chrono::Utc::now().timestamp(),
                 epoch,
             };
-            let signature = cluster
-                .key()
-                .sign(&forwarded, request.method().as_str(), target);
-            let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
-                .unwrap_or(reqwest::Method::GET);
-            let mut upstream = cluster
+            let signature =
+                cluster
+                    .key()
+                    .sign(&forwarded, request.method.as_str(), &request.target);
+            let upstream = cluster
                 .client()
-                .request(method, format!("{url}{target}"))
+                .request(request.method.clone(), format!("{url}{}", request.target))
+                .headers(request.headers.clone())
                 .header(FORWARDED, forwarded.header())
                 .header(CLUSTER_AUTH, signature)
-                .body(body.clone());
-            for name in CARRIED {
-                if let Some(value) = request.headers().get(name) {
-                    upstream = upstream.header(name, value.as_bytes());
-                }
-            }
+                .body(request.body.clone());
             match upstream.send().await {
                 Ok(answer) if answer.status().as_u16() == 421 && not_owner < NOT_OWNER_TRIES => {
                     not_owner += 1;
                 }
-                Ok(answer) => return relay(answer).await,
+                Ok(answer) => return Ok(answer),
                 Err(error) => tracing::debug!(%error, "a thread's owner did not answer"),
             }
         }
@@ -210,7 +297,7 @@ async fn forward(
                 actix_web::http::header::RETRY_AFTER,
                 actix_web::http::header::HeaderValue::from_static("2"),
             );
-            return response;
+            return Err(response);
         }
         tokio::time::sleep(RETRY_EVERY).await;
     }
@@ -244,8 +331,9 @@ async fn read_body(
 
 /// The owner's answer as this node's: its status, its end-to-end headers,
 /// and its body as it comes (read only as fast as the client reads; a
-/// client that leaves closes the upstream, and the turn goes on).
-async fn relay(answer: reqwest::Response) -> HttpResponse {
+/// client that leaves closes the upstream, and the turn goes on); a
+/// stream reattaching as `how` says.
+fn relay(answer: reqwest::Response, how: Option<Reattaching>) -> HttpResponse {
     let status = StatusCode::from_u16(answer.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let mut response = HttpResponse::build(status);
     for (name, value) in answer.headers() {
@@ -254,5 +342,8 @@ async fn relay(answer: reqwest::Response) -> HttpResponse {
         }
         response.append_header((name.as_str(), value.as_bytes()));
     }
-    response.streaming(answer.bytes_stream())
+    match how {
+        Some(how) => response.streaming(relay::body(answer, how)),
+        None => response.streaming(answer.bytes_stream()),
+    }
 }

@@ -19,6 +19,7 @@ pub mod leases;
 pub mod node;
 pub mod nodes;
 pub mod reattach;
+pub mod relay;
 pub mod serving;
 pub mod signing;
 

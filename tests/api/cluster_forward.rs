@@ -169,22 +169,52 @@ async fn a_killed_owner_is_replaced_and_leaves_no_turn_running() {
     let agent = on_a.agent("taken over").await;
     let thread = thread_owned_by(&on_a, &agent, &node_b).await;
 
-    // Mid-answer, the owner dies.
+    // Mid-answer, the owner dies. Three clients read the turn: the sender
+    // through A, a watcher following through A, and a reader on B itself.
     let words = "a long answer that is still being written when its node dies";
     let mut cut = on_a.open_stream(&thread, json!({"content": words})).await;
     assert_eq!(cut.status, 200);
     let meta = cut.next_within(Duration::from_secs(10)).await.unwrap();
     assert_eq!(meta.event, "meta");
+    let mut watcher = on_a.open_watch(&thread, "?follow=true", None).await;
+    assert_eq!(watcher.status, 200);
+    let mut direct = b.admin().open_watch(&thread, "", None).await;
+    assert_eq!(direct.status, 200);
+    let mut last_direct = None;
+    for _ in 0..3 {
+        let frame = direct.next_within(Duration::from_secs(10)).await.unwrap();
+        last_direct = frame.id.or(last_direct);
+    }
     let killed = std::time::Instant::now();
     b.kill();
-    let rest = tokio::time::timeout(Duration::from_secs(10), cut.collect())
+    // The forwarded sender's stream goes on as one stream: the new owner
+    // tells it the turn's node stopped.
+    let rest = tokio::time::timeout(Duration::from_secs(30), cut.collect())
         .await
         .expect("the relayed stream ends");
-    assert!(
-        rest.iter()
-            .all(|f| f.event != "done" || f.data["ok"] == false),
-        "{rest:?}"
+    let node_failed = |frames: &[crate::common::Frame]| {
+        let error = frames.iter().position(|f| f.event == "error");
+        let done = frames.iter().position(|f| f.event == "done");
+        matches!((error, done), (Some(e), Some(d)) if e < d)
+            && frames[error.unwrap()].data["code"] == "NODE_FAILED"
+            && frames[done.unwrap()].data["ok"] == false
+    };
+    assert!(node_failed(&rest), "{rest:?}");
+    eprintln!(
+        "the sender was told NODE_FAILED {:?} after the kill",
+        killed.elapsed()
     );
+    // A reader of the dead node reattaches elsewhere and is told the same.
+    let direct_rest = direct.collect().await;
+    assert!(
+        direct_rest.iter().all(|f| f.event != "done"),
+        "{direct_rest:?}"
+    );
+    let last_direct = last_direct.expect("the direct reader saw an id");
+    let reattached = on_a.open_watch(&thread, "", Some(&last_direct)).await;
+    assert_eq!(reattached.status, 200);
+    let told = reattached.collect().await;
+    assert!(node_failed(&told), "{told:?}");
 
     // Its shards are owned again within the contract's 10 s.
     eventually(Duration::from_secs(10), "A owns every shard", async || {
@@ -199,6 +229,20 @@ async fn a_killed_owner_is_replaced_and_leaves_no_turn_running() {
         .await;
     assert_eq!(again.headers["x-confer-node"], node_a.as_str());
     assert_eq!(done_of(&again.collect().await)["ok"], true);
+    // The follower was told, then followed the new owner's turn.
+    let mut followed = Vec::new();
+    while let Some(frame) = watcher.next_within(Duration::from_secs(20)).await {
+        let ended = frame.event == "done" && frame.data["ok"] == true;
+        followed.push(frame);
+        if ended {
+            break;
+        }
+    }
+    assert!(node_failed(&followed), "{followed:?}");
+    assert!(
+        followed.iter().all(|f| f.event != "turn_gap"),
+        "{followed:?}"
+    );
 
     // No turn is left running: the dead node's was failed by the claim.
     let database = postgres.admin_of("takeover").await;
