@@ -28,6 +28,7 @@ pub struct Membership {
     node: Arc<ClusterNode>,
     jobs: JoinHandle<()>,
     caches: JoinHandle<()>,
+    losses: JoinHandle<()>,
     /// Signs and checks forwarded requests.
     key: ClusterKey,
     /// Calls the other nodes (`forward::peer_client`).
@@ -38,6 +39,7 @@ impl Drop for Membership {
     fn drop(&mut self) {
         self.jobs.abort();
         self.caches.abort();
+        self.losses.abort();
     }
 }
 
@@ -70,6 +72,22 @@ impl confer_actors::Leases for NodeLeases {
                 ..unheld
             },
         }
+    }
+
+    fn admits_turns(&self) -> bool {
+        self.0.get().is_some_and(|node| node.admits_turns())
+    }
+}
+
+/// Each time the node finds its lease lost, drops every thread actor
+/// (`scale.md` §3.2): their fences name the lost registration.
+async fn loss_loop(mut lost: tokio::sync::watch::Receiver<u64>, runtime: Runtime) {
+    while lost.changed().await.is_ok() {
+        let dropped = runtime.lose_leases().await;
+        tracing::warn!(
+            dropped,
+            "the node lost its lease: its thread actors are dropped"
+        );
     }
 }
 
@@ -225,10 +243,12 @@ impl Membership {
             }
         });
         let caches = tokio::spawn(cache_loop(pg.clone(), drop));
+        let losses = tokio::spawn(loss_loop(node.lost_leases(), runtime.clone()));
         Ok(Some(Self {
             node,
             jobs,
             caches,
+            losses,
             key: ClusterKey::of_store(store),
             client: super::forward::peer_client()?,
         }))

@@ -300,6 +300,10 @@ pub fn turn_refusal(refusal: TurnError) -> ApiError {
             "this Idempotency-Key was used for a different request on this thread",
         ),
         TurnError::Refused(Refusal::Unavailable) => (codes::INTERNAL, "internal error"),
+        TurnError::Refused(Refusal::LeaseLapsing) => (
+            codes::OWNER_UNAVAILABLE,
+            "the node owning this thread is renewing its lease; retry in a moment",
+        ),
         TurnError::TooManyReaders => (
             codes::TOO_MANY_READERS,
             "as many streams read this thread as it allows (CONFER_MAX_WATCHERS_PER_THREAD)",

@@ -291,6 +291,8 @@ async fn a_node_paused_past_its_lease_stores_nothing_more_and_registers_again() 
     let node_b = node_of(&b).await;
     let agent = on_a.agent("paused").await;
     let thread = thread_owned_by(&on_a, &agent, &node_b).await;
+    // A second thread of B's, answered before the pause: B keeps its actor.
+    let idle = thread_owned_by(&on_a, &agent, &node_b).await;
 
     let mut paused = on_a
         .open_stream(&thread, json!({"content": "one two three four five six"}))
@@ -338,5 +340,44 @@ async fn a_node_paused_past_its_lease_stores_nothing_more_and_registers_again() 
     })
     .await;
     let frames = b.admin().say(&thread, json!({"content": "after"})).await;
+    assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+
+    // Once the idle thread's shard is B's again, B answers it with a fresh
+    // actor: the one it had was dropped with the lost lease, and its stale
+    // fence would fail every write.
+    let cluster: Value = on_a.get("/api/admin/cluster").await.expect(200);
+    let new_b = cluster["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "b")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let database = postgres.admin_of("paused").await;
+    eventually(
+        Duration::from_secs(40),
+        "B owns the idle thread's shard again",
+        async || {
+            let owner: Option<String> = database
+                .query_one(
+                    "SELECT l.node_id::text FROM shard_leases l JOIN threads t ON t.shard = l.shard
+                 WHERE t.id = $1",
+                    &[&idle.parse::<uuid::Uuid>().unwrap()],
+                )
+                .await
+                .ok()?
+                .get(0);
+            (owner.as_deref() == Some(new_b.as_str())).then_some(())
+        },
+    )
+    .await;
+    let again = b
+        .admin()
+        .open_stream(&idle, json!({"content": "again"}))
+        .await;
+    assert_eq!(again.headers["x-confer-node"], new_b.as_str());
+    let frames = again.collect().await;
     assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
 }

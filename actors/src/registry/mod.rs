@@ -18,7 +18,7 @@ use crate::frames::FrameLog;
 use crate::ids::{OrgId, ThreadId};
 use crate::org_slots::OrgSlots;
 use crate::thread_actor::{
-    Activity, Admission, Frames, IfBusy, PostUserMessage, RuntimeShared, Shutdown, Stop,
+    Activity, Admission, Frames, IfBusy, LeaseLost, PostUserMessage, RuntimeShared, Shutdown, Stop,
     StopIfIdle, ThreadActor, ThreadLimits,
 };
 use crate::turn::{Engine, TurnRequest};

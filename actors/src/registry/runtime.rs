@@ -173,6 +173,25 @@ impl Runtime {
         running
     }
 
+    /// The node lost its leases (`scale.md` §3.2): every actor is
+    /// forgotten, so each thread's next request starts a fresh one under
+    /// the node's new lease (reading the thread's turns again), and told
+    /// ([`LeaseLost`]) to end its sends and streams with `NODE_LOST_LEASE`.
+    /// Returns how many there were.
+    pub async fn lose_leases(&self) -> usize {
+        let actors: Vec<_> = self
+            .threads
+            .iter()
+            .map(|e| (*e.key(), e.addr.clone()))
+            .collect();
+        for (thread, addr) in &actors {
+            self.threads
+                .remove_if(thread, |_, entry| entry.addr == *addr);
+            let _ = addr.send(LeaseLost).await;
+        }
+        actors.len()
+    }
+
     /// Number of live thread actors.
     pub fn live_threads(&self) -> usize {
         self.threads.len()

@@ -100,3 +100,39 @@ async fn after_its_own_turns_a_node_numbers_on() {
     *fx.store.last_node.lock().unwrap() = Some(ME);
     assert_eq!(done_id(fx.send(thread, "hello").await).await.turn, 6);
 }
+
+#[actix_rt::test]
+async fn a_lost_lease_ends_every_send_and_forgets_the_actors() {
+    let fx = Fixture::new(Duration::from_millis(50));
+    let thread = fx.thread();
+    let running = fx.send(thread, "one two three four five six seven").await;
+    let queued = fx.send(thread, "later").await;
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    assert_eq!(fx.runtime.lose_leases().await, 1);
+    assert_eq!(
+        fx.runtime.live_threads(),
+        0,
+        "the next request starts afresh"
+    );
+    for (reader, what) in [(running, "running"), (queued, "queued")] {
+        let events = drain(reader).await;
+        let code = events.iter().find_map(|e| match e {
+            ThreadEvent::Error { code, .. } => Some(code.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            code.as_deref(),
+            Some("NODE_LOST_LEASE"),
+            "{what}: {events:?}"
+        );
+        assert!(
+            matches!(events.last(), Some(ThreadEvent::Done(d)) if !d.ok),
+            "{what}"
+        );
+    }
+    let answer = drain(fx.send(thread, "fresh").await).await;
+    assert!(
+        matches!(answer.last(), Some(ThreadEvent::Done(d)) if d.ok),
+        "{answer:?}"
+    );
+}

@@ -59,6 +59,10 @@ pub enum Refusal {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The node's lease may lapse before the turn's writes (`scale.md`
+    /// §3.2): it admits no turn until its next heartbeat.
+    #[error("this node's lease is lapsing")]
+    LeaseLapsing,
     /// The org runs as many turns as it may and as many wait.
     #[error("the org's queue of turns is full")]
     OrgQueueFull,
@@ -201,6 +205,14 @@ impl ThreadActor {
         }
         if self.closing.load(Ordering::Relaxed) {
             return Admission::Refused(Refusal::ShuttingDown);
+        }
+        if self
+            .engine
+            .leases
+            .as_ref()
+            .is_some_and(|l| !l.admits_turns())
+        {
+            return Admission::Refused(Refusal::LeaseLapsing);
         }
         if self.next_turn == 0 {
             return Admission::Refused(Refusal::Unavailable);

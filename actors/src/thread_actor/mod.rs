@@ -33,11 +33,13 @@ use crate::turn::{CancelReason, Emitter, Engine, TurnInput, TurnRequest};
 mod activity;
 mod admission;
 mod expiry;
+mod lease;
 mod task;
 
 pub use activity::Activity;
 use activity::context_bytes;
 pub use admission::{Admission, IfBusy, MAX_RECENT_KEYS, PostUserMessage, Refusal};
+pub use lease::LeaseLost;
 use task::spawn_turn;
 
 /// Stop the running answer for `reason` (a stop, a `TURN_TIMEOUT`) and,

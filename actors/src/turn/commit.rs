@@ -180,9 +180,8 @@ impl Turn {
         );
         let error_code = match (&outcome.failure, outcome.stopped_by) {
             (Some(failure), _) => Some(failure.code.code.to_owned()),
-            (None, Some(CancelReason::Shutdown)) => Some(codes::SHUTTING_DOWN.code.to_owned()),
-            (None, Some(CancelReason::TimedOut)) => Some(codes::TURN_TIMEOUT.code.to_owned()),
-            _ => None,
+            (None, Some(reason)) => reason.error().map(|(code, _)| code.code.to_owned()),
+            (None, None) => None,
         };
         let metadata = self.usage_metadata();
         self.trace.finish(
@@ -292,16 +291,7 @@ impl Turn {
             emitter.fail(failure.code, failure.detail, outcome.content);
             return;
         }
-        let ended_by = match outcome.stopped_by {
-            Some(CancelReason::Shutdown) => Some((
-                codes::SHUTTING_DOWN,
-                "the server is shutting down; send again when it is back",
-            )),
-            Some(CancelReason::TimedOut) => {
-                Some((codes::TURN_TIMEOUT, "the turn ran past its time limit"))
-            }
-            _ => None,
-        };
+        let ended_by = outcome.stopped_by.and_then(CancelReason::error);
         if let Some((code, detail)) = ended_by {
             emitter.emit(ThreadEvent::Error {
                 code: code.code.into(),
@@ -362,15 +352,10 @@ fn with_outcome(
 ) -> IdempotencyRecord {
     let (kind, error_code) = match (&outcome.failure, outcome.stopped_by) {
         (Some(failure), _) => (OutcomeKind::Error, Some(failure.code.code.to_owned())),
-        (None, Some(CancelReason::Shutdown)) => (
+        (None, Some(reason)) => (
             OutcomeKind::Stopped,
-            Some(codes::SHUTTING_DOWN.code.to_owned()),
+            reason.error().map(|(code, _)| code.code.to_owned()),
         ),
-        (None, Some(CancelReason::TimedOut)) => (
-            OutcomeKind::Stopped,
-            Some(codes::TURN_TIMEOUT.code.to_owned()),
-        ),
-        (None, Some(CancelReason::Stop)) => (OutcomeKind::Stopped, None),
         (None, None) if requires_action => (OutcomeKind::RequiresAction, None),
         (None, None) if outcome.paused || outcome.budget_hit.is_some() => {
             (OutcomeKind::Paused, None)

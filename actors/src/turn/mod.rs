@@ -18,6 +18,7 @@
 //! them with a "not executed" output so the vendor context stays valid.
 
 mod budget;
+mod cancel;
 mod commit;
 mod compact_step;
 mod emitter;
@@ -50,6 +51,7 @@ use crate::tools::{self, CallPlan, MAX_TOOL_STEPS, ToolExecutor, ToolScope};
 use crate::trace::TraceRecorder;
 
 pub use budget::{BudgetFuture, TurnBudget};
+pub use cancel::CancelReason;
 pub use emitter::Emitter;
 pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
@@ -81,24 +83,18 @@ pub trait Leases: Send + Sync + 'static {
     /// The lease this node holds now on `thread`'s shard; one that fails
     /// every write (`StoreError::Fenced`) when it holds none.
     fn fence(&self, thread: ThreadId) -> Fence;
+
+    /// Whether the node may start a turn now: its lease cannot lapse
+    /// within the next second (`scale.md` §3.2).
+    fn admits_turns(&self) -> bool {
+        true
+    }
 }
 
 /// The output given to a pending tool call the user moved past.
 pub const NOT_EXECUTED_NEW_MESSAGE: &str = "not executed: the user sent a new message";
 /// The output given to a pending tool call the client sent no result for.
 pub const NOT_EXECUTED_NO_RESULT: &str = "not executed: no result was given";
-
-/// Why a running turn was cancelled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CancelReason {
-    /// `POST .../stop`, or a send with `ifBusy: interrupt`.
-    Stop,
-    /// The server is shutting down and the grace time is over.
-    Shutdown,
-    /// The turn ran past the time its sender gave it (a code session's
-    /// `turn_timeout_mins`): `error {code: "TURN_TIMEOUT"}`.
-    TimedOut,
-}
 
 /// Everything a turn task is handed by its actor.
 pub struct TurnInput {

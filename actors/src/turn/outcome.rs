@@ -53,10 +53,7 @@ impl ModelOutcome {
     /// How many frames the turn's stream ends with after this outcome
     /// (`Turn::end_stream`), its `done` included.
     pub fn ending_frames(&self, requires_action: bool) -> u64 {
-        let stopped_with_error = matches!(
-            self.stopped_by,
-            Some(CancelReason::Shutdown | CancelReason::TimedOut)
-        );
+        let stopped_with_error = self.stopped_by.and_then(CancelReason::error).is_some();
         if self.failure.is_some() || stopped_with_error {
             return 2;
         }
