@@ -5,12 +5,18 @@
 //! - each API key with a `rate_limit_rps` (keys are unlimited by default: a
 //!   backend carries all its users' traffic on one key).
 //!
+//! On a cluster each node enforces its share of the requests-per-second
+//! limits (`limit / live nodes`, `scale.md` §5): a round trip per request
+//! would cost more than most requests. Per-minute send limits are exact
+//! there, counted in PostgreSQL.
+//!
 //! Limiter state is per caller, so the maps are pruned every minute of
 //! activity: an entry idle that long has refilled its burst, and dropping it
 //! changes nothing.
 
 use std::num::NonZeroU32;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
@@ -20,6 +26,7 @@ use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLim
 use confer_actors::{ApiKeyId, OrgId, TriggerId};
 
 use crate::error::ApiError;
+use crate::store::pg::PgStore;
 
 /// How often limiter state is pruned.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
@@ -34,6 +41,11 @@ pub fn per_second(per_second: f64) -> Option<(Quota, u32)> {
     let quota = Quota::with_period(Duration::from_secs_f64(1.0 / per_second))?
         .allow_burst(NonZeroU32::new(burst)?);
     Some((quota, burst))
+}
+
+/// A keyed limiter of `quota`, if there is one.
+fn keyed(quota: Option<(Quota, u32)>) -> Option<(DefaultKeyedRateLimiter<UserKey>, u32)> {
+    quota.map(|(quota, n)| (RateLimiter::keyed(quota), n))
 }
 
 /// `per_minute` a minute, all of them at once at most.
@@ -78,7 +90,13 @@ struct KeyLimiter {
 
 /// The service's rate limiters.
 pub struct RateLimits {
-    users: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
+    /// `CONFER_USER_RATE_LIMIT_RPS`, for the whole service.
+    user_rps: f64,
+    /// How many nodes share the requests-per-second limits.
+    nodes: AtomicUsize,
+    /// This node's share of the users' limit (made again when the number
+    /// of nodes changes).
+    users: RwLock<Option<(DefaultKeyedRateLimiter<UserKey>, u32)>>,
     user_sends: Option<(DefaultKeyedRateLimiter<UserKey>, u32)>,
     keys: DashMap<ApiKeyId, KeyLimiter>,
     /// Webhook triggers' `rate_limit_per_min` (one entry per trigger
@@ -100,9 +118,10 @@ fn refusal(what: &str, limit: u32, wait: Duration) -> ApiError {
 impl RateLimits {
     /// Limits from the settings (0 turns one off).
     pub fn new(user_rps: f64, user_sends_per_minute: u32) -> Self {
-        let keyed = |q: Option<(Quota, u32)>| q.map(|(quota, n)| (RateLimiter::keyed(quota), n));
         Self {
-            users: keyed(per_second(user_rps)),
+            user_rps,
+            nodes: AtomicUsize::new(1),
+            users: RwLock::new(keyed(per_second(user_rps))),
             user_sends: keyed(per_minute(user_sends_per_minute)),
             keys: DashMap::new(),
             triggers: DashMap::new(),
@@ -110,15 +129,48 @@ impl RateLimits {
         }
     }
 
+    /// Shares the requests-per-second limits among `nodes` live nodes:
+    /// each enforces `limit / nodes` (a burst likewise, at least 1). A
+    /// change starts the users' limiter afresh.
+    pub fn share_among(&self, nodes: usize) {
+        let nodes = nodes.max(1);
+        if self.nodes.swap(nodes, Ordering::Relaxed) != nodes {
+            let share = keyed(per_second(self.user_rps / nodes as f64));
+            *self.users.write().unwrap_or_else(PoisonError::into_inner) = share;
+        }
+    }
+
+    /// This node's share of a requests-per-second limit.
+    fn share(&self, rps: f64) -> f64 {
+        rps / self.nodes.load(Ordering::Relaxed) as f64
+    }
+
     /// Counts one request of end user `sub` of `org`.
     pub fn user_request(&self, org: OrgId, sub: &str) -> Result<(), ApiError> {
         self.prune_if_due();
-        Self::check_keyed(self.users.as_ref(), &(org, sub.to_owned()), "requests")
+        let users = self.users.read().unwrap_or_else(PoisonError::into_inner);
+        Self::check_keyed(users.as_ref(), &(org, sub.to_owned()), "requests")
     }
 
-    /// Counts one send of end user `sub` of `org`.
-    pub fn user_send(&self, org: OrgId, sub: &str) -> Result<(), ApiError> {
-        Self::check_keyed(self.user_sends.as_ref(), &(org, sub.to_owned()), "sends")
+    /// Counts one send of end user `sub` of `org`: in `shared`, the store
+    /// of several nodes, when there is one (exact across nodes, `scale.md`
+    /// §5), else in this node's limiter.
+    pub async fn user_send(
+        &self,
+        shared: Option<&PgStore>,
+        org: OrgId,
+        sub: &str,
+    ) -> Result<(), ApiError> {
+        let Some(pg) = shared else {
+            return Self::check_keyed(self.user_sends.as_ref(), &(org, sub.to_owned()), "sends");
+        };
+        let Some((_, limit)) = &self.user_sends else {
+            return Ok(());
+        };
+        match pg.take_send(org, sub, *limit).await? {
+            None => Ok(()),
+            Some(wait) => Err(refusal("sends", *limit, wait)),
+        }
     }
 
     fn check_keyed(
@@ -141,7 +193,9 @@ impl RateLimits {
     /// Counts one request of API key `id` limited to `rps` (none: unlimited).
     pub fn key_request(&self, id: ApiKeyId, rps: Option<f64>) -> Result<(), ApiError> {
         self.prune_if_due();
-        let Some(rps) = rps else { return Ok(()) };
+        let Some(rps) = rps.map(|rps| self.share(rps)) else {
+            return Ok(());
+        };
         let Some((quota, burst)) = per_second(rps) else {
             return Ok(());
         };
@@ -194,7 +248,12 @@ impl RateLimits {
     pub fn tracked(&self) -> usize {
         self.keys.len()
             + self.triggers.len()
-            + self.users.as_ref().map_or(0, |(l, _)| l.len())
+            + self
+                .users
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref()
+                .map_or(0, |(l, _)| l.len())
             + self.user_sends.as_ref().map_or(0, |(l, _)| l.len())
     }
 
@@ -206,7 +265,8 @@ impl RateLimits {
 
     /// Drops the state of callers idle for `idle` (their bursts are full).
     pub fn prune(&self, idle: Duration) {
-        for (limiter, _) in [&self.users, &self.user_sends].into_iter().flatten() {
+        let users = self.users.read().unwrap_or_else(PoisonError::into_inner);
+        for (limiter, _) in [&*users, &self.user_sends].into_iter().flatten() {
             limiter.retain_recent();
             limiter.shrink_to_fit();
         }
@@ -238,10 +298,38 @@ mod tests {
         assert!(retry_after >= 1);
         // Another user is not affected.
         assert!(limits.user_request(org, "bob").is_ok());
-        for _ in 0..3 {
-            limits.user_send(org, "alice").unwrap();
+    }
+
+    #[test]
+    fn each_of_several_nodes_enforces_its_share() {
+        let limits = RateLimits::new(2.0, 0);
+        let (org, key) = (OrgId::new(), ApiKeyId::new());
+        limits.share_among(2);
+        // 2 rps over two nodes: 1 rps here, a burst of 2 (not 4).
+        assert!(limits.user_request(org, "alice").is_ok());
+        assert!(limits.user_request(org, "alice").is_ok());
+        assert!(limits.user_request(org, "alice").is_err());
+        limits.key_request(key, Some(1.0)).unwrap();
+        assert!(
+            limits.key_request(key, Some(1.0)).is_err(),
+            "0.5 rps, a burst of 1"
+        );
+        // Alone again: the whole limit.
+        limits.share_among(1);
+        for _ in 0..4 {
+            limits.user_request(org, "alice").unwrap();
         }
-        assert!(limits.user_send(org, "alice").is_err());
+    }
+
+    #[tokio::test]
+    async fn sends_are_counted_per_user_per_minute() {
+        let limits = RateLimits::new(1.0, 3);
+        let org = OrgId::new();
+        for _ in 0..3 {
+            limits.user_send(None, org, "alice").await.unwrap();
+        }
+        assert!(limits.user_send(None, org, "alice").await.is_err());
+        assert!(limits.user_send(None, org, "bob").await.is_ok());
     }
 
     #[test]

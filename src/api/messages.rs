@@ -295,7 +295,8 @@ pub async fn send(
     // The last check before the send has any effect: a refused send leaves
     // no message, turn or usage record.
     if let Some(user) = caller.jwt_user() {
-        state.limits.user_send(org, &user.sub)?;
+        let shared = state.store.postgres();
+        state.limits.user_send(shared, org, &user.sub).await?;
     }
     answer(
         &state,

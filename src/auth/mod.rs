@@ -31,6 +31,7 @@ use std::future::Future;
 use std::ops::Deref;
 use std::pin::Pin;
 
+use actix_web::HttpMessage;
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::{FromRequest, HttpRequest, web};
@@ -207,12 +208,31 @@ async fn authenticate(req: HttpRequest) -> Result<Caller, ApiError> {
         org_id: OrgId::from_bytes([0; 16]),
     };
     caller.org_id = choose_org(&caller.member_orgs(), choice.org_id.as_deref())?;
-    // Counted before the request has any effect.
-    match &caller.principal {
-        Principal::ApiKey(key) => state.limits.key_request(key.id, key.rate_limit_rps)?,
-        Principal::User(user) => state.limits.user_request(caller.org_id, &user.sub)?,
+    // Counted before the request has any effect, by the node the caller
+    // reached: a request another node forwarded was counted there.
+    if req.extensions().get::<Forwarded>().is_none() {
+        if let Some(cluster) = &state.cluster {
+            state.limits.share_among(cluster.live_nodes());
+        }
+        match &caller.principal {
+            Principal::ApiKey(key) => state.limits.key_request(key.id, key.rate_limit_rps)?,
+            Principal::User(user) => state.limits.user_request(caller.org_id, &user.sub)?,
+        }
     }
     Ok(caller)
+}
+
+/// Marks a request another node of the cluster forwarded, its signature
+/// checked (`scale.md` §4): the entry node authenticated the caller and
+/// counted the request against the rate limits; here it is authenticated
+/// again, and not counted twice.
+#[derive(Clone, Copy, Debug)]
+pub struct Forwarded;
+
+/// Authenticates the caller of a request this node is about to forward,
+/// counting it against the rate limits (the owner does not).
+pub async fn before_forwarding(req: HttpRequest) -> Result<(), ApiError> {
+    authenticate(req).await.map(drop)
 }
 
 impl FromRequest for Caller {

@@ -16,7 +16,7 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpMessage, HttpResponse, web};
 use confer_actors::ThreadId;
 use futures_util::StreamExt;
 
@@ -24,6 +24,7 @@ use super::Shard;
 use super::relay::{self, Reattaching};
 use super::serving::Membership;
 use super::signing::{CLUSTER_AUTH, FORWARDED, Forwarded};
+use crate::auth;
 use crate::error::error_response;
 use crate::state::AppState;
 
@@ -97,7 +98,10 @@ pub async fn route(
     let shard = Shard::of(thread);
     if let Some(forwarded) = req.headers().get(FORWARDED) {
         return match refusal(&cluster, &req, forwarded.as_bytes(), shard) {
-            None => Ok(next.call(req).await?.map_into_boxed_body()),
+            None => {
+                req.extensions_mut().insert(auth::Forwarded);
+                Ok(next.call(req).await?.map_into_boxed_body())
+            }
             Some(response) => Ok(req.into_response(response)),
         };
     }
@@ -106,6 +110,11 @@ pub async fn route(
         .is_some_and(|(node, _)| node == cluster.id())
     {
         return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    // The entry authenticates and rate-limits; the owner authenticates
+    // again and checks access.
+    if let Err(error) = auth::before_forwarding(req.request().clone()).await {
+        return Ok(req.error_response(error).map_into_boxed_body());
     }
     let (request, payload) = req.into_parts();
     let response = forward(cluster, &request, payload, (thread, shard)).await;

@@ -108,6 +108,21 @@ impl ClusterNode {
         read(&self.inner.view)
     }
 
+    /// How many nodes are live, as last read (at least this one).
+    pub fn live_nodes(&self) -> usize {
+        let view = self.inner.view.read().unwrap_or_else(|p| p.into_inner());
+        view.nodes.len().max(1)
+    }
+
+    /// Where the live owner of `shard` is reached, and the epoch it
+    /// holds, as last read.
+    pub fn owner_url(&self, shard: Shard) -> Option<(String, i64)> {
+        let view = self.inner.view.read().unwrap_or_else(|p| p.into_inner());
+        let (owner, epoch) = view.map.owner(shard)?;
+        let node = view.nodes.iter().find(|n| n.id == owner)?;
+        Some((node.url.clone(), epoch))
+    }
+
     /// The live owner of `shard` and its epoch, as last read.
     pub fn owner(&self, shard: Shard) -> Option<(NodeId, i64)> {
         self.inner

@@ -266,10 +266,12 @@ impl Membership {
 
     /// Where the owner of `shard` is reached, and the epoch it holds.
     pub fn owner_url(&self, shard: Shard) -> Option<(String, i64)> {
-        let view = self.node.view();
-        let (owner, epoch) = view.map.owner(shard)?;
-        let node = view.nodes.iter().find(|n| n.id == owner)?;
-        Some((node.url.clone(), epoch))
+        self.node.owner_url(shard)
+    }
+
+    /// How many nodes are live, as last read (at least this one).
+    pub fn live_nodes(&self) -> usize {
+        self.node.live_nodes()
     }
 
     /// The key forwarded requests are signed with.

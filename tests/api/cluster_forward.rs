@@ -12,7 +12,7 @@ use crate::common::{BOOTSTRAP_KEY, Server, done_of, eventually};
 use crate::postgres::Postgres;
 
 /// The node answering `server`'s requests (its `X-Confer-Node`).
-async fn node_of(server: &Server) -> String {
+pub(crate) async fn node_of(server: &Server) -> String {
     let response = reqwest::Client::new()
         .get(format!("{}/api/admin/cluster", server.base))
         .bearer_auth(BOOTSTRAP_KEY)
@@ -25,7 +25,7 @@ async fn node_of(server: &Server) -> String {
 
 /// Waits until both nodes own shards (the first started held them all;
 /// it hands the second its share once that one has been live 10 s).
-async fn settled(server: &Server) {
+pub(crate) async fn settled(server: &Server) {
     eventually(
         Duration::from_secs(60),
         "both nodes own shards",

@@ -16,6 +16,7 @@ mod cli;
 mod cluster;
 mod cluster_forward;
 mod cluster_jobs;
+mod cluster_limits;
 mod cluster_serve;
 mod cluster_turns;
 mod code_agents;

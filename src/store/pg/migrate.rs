@@ -68,6 +68,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "jobs",
         sql: include_str!("migrations/V8__jobs.sql"),
     },
+    Migration {
+        version: 9,
+        name: "send_limits",
+        sql: include_str!("migrations/V9__send_limits.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

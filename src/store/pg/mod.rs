@@ -23,6 +23,7 @@ mod access;
 pub mod agents;
 mod configs;
 mod creation;
+mod limits;
 mod marks;
 pub mod meta;
 pub mod migrate;
