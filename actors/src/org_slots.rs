@@ -4,14 +4,27 @@
 //! its stream shows `queued {position, reason: "org"}`. The FIFO holds at
 //! most `max_waiting` turns (then 429 `ORG_QUEUE_FULL`). Slots are granted
 //! in arrival order by messaging the waiting turn's actor.
+//!
+//! When several nodes share the store (`scale.md` §5), the slots are rows
+//! of the cluster's ledger ([`Leases::take_org_slot`]), so the cap holds
+//! across nodes: each turn waits in its node's FIFO while one task per
+//! org takes slots for the front turn, woken by a local release or every
+//! second (a release on another node).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use actix::prelude::*;
+use tokio::sync::Notify;
 
 use crate::frames::FrameLog;
 use crate::ids::{OrgId, ThreadId};
+use crate::turn::Leases;
+
+/// How often a turn waiting for a slot on the cluster's ledger looks
+/// again without a local release (a slot freed on another node).
+const LEDGER_POLL: Duration = Duration::from_secs(1);
 
 /// A slot was granted to the waiting turn `turn`; the actor runs it (or
 /// gives the slot back if the turn was dropped meanwhile).
@@ -31,8 +44,13 @@ struct Waiter {
 
 #[derive(Default)]
 struct OrgQueue {
+    /// Slots held by this node's turns.
     active: usize,
     waiting: VecDeque<Waiter>,
+    /// Whether a task takes ledger slots for the waiting turns.
+    granting: bool,
+    /// Wakes that task (a local release).
+    wake: Arc<Notify>,
 }
 
 /// The org's FIFO is full.
@@ -46,15 +64,18 @@ pub struct OrgSlots {
     limit: usize,
     max_waiting: usize,
     orgs: Mutex<HashMap<OrgId, OrgQueue>>,
+    /// The cluster's ledger of slots, when several nodes share the cap.
+    ledger: Option<Arc<dyn Leases>>,
 }
 
 impl OrgSlots {
     /// `limit` turns per org at once (0: unlimited), `max_waiting` queued.
-    pub fn new(limit: usize, max_waiting: usize) -> Self {
+    pub fn new(limit: usize, max_waiting: usize, ledger: Option<Arc<dyn Leases>>) -> Self {
         Self {
             limit,
             max_waiting,
             orgs: Mutex::new(HashMap::new()),
+            ledger,
         }
     }
 
@@ -69,15 +90,20 @@ impl OrgSlots {
         if self.limit == 0 {
             return false;
         }
-        self.lock()
-            .get(&org)
-            .is_some_and(|q| q.active >= self.limit && q.waiting.len() >= self.max_waiting)
+        let shared = self.ledger.is_some();
+        self.lock().get(&org).is_some_and(|q| {
+            (shared || q.active >= self.limit) && q.waiting.len() >= self.max_waiting
+        })
     }
 
     /// Takes a slot for `turn` of `thread` (`Ok(true)`), or queues it
     /// (`Ok(false)`: `grant` is told when a slot is its), or refuses.
+    ///
+    /// With a ledger the answer is always a wait: the slot is the
+    /// ledger's to give, and the turn shows no `queued` unless the first
+    /// try finds none.
     pub fn acquire(
-        &self,
+        self: &Arc<Self>,
         org: OrgId,
         thread: ThreadId,
         turn: u64,
@@ -89,7 +115,7 @@ impl OrgSlots {
         }
         let mut orgs = self.lock();
         let queue = orgs.entry(org).or_default();
-        if queue.active < self.limit && queue.waiting.is_empty() {
+        if self.ledger.is_none() && queue.active < self.limit && queue.waiting.is_empty() {
             queue.active += 1;
             return Ok(true);
         }
@@ -102,17 +128,42 @@ impl OrgSlots {
             grant,
             log,
         });
-        tell_positions(queue);
+        match &self.ledger {
+            None => tell_positions(queue),
+            Some(_) if queue.granting => queue.wake.notify_one(),
+            Some(ledger) => {
+                queue.granting = true;
+                let granter = granter(Arc::clone(self), Arc::clone(ledger), org);
+                tokio::spawn(granter);
+            }
+        }
         Ok(false)
     }
 
     /// A turn of `org` that held a slot ended: the slot goes to the next
     /// waiting turn, if any.
-    pub fn release(&self, org: OrgId) {
+    pub fn release(&self, org: OrgId, thread: ThreadId) {
         if self.limit == 0 {
             return;
         }
         let mut orgs = self.lock();
+        if let Some(ledger) = &self.ledger {
+            let wake = orgs.get_mut(&org).map(|queue| {
+                queue.active = queue.active.saturating_sub(1);
+                Arc::clone(&queue.wake)
+            });
+            let ledger = Arc::clone(ledger);
+            tokio::spawn(async move {
+                if let Err(error) = ledger.give_org_slot(org, thread).await {
+                    tracing::warn!(%error, %org, "giving an org turn slot back failed");
+                }
+                if let Some(wake) = wake {
+                    wake.notify_one();
+                }
+            });
+            forget_if_idle(&mut orgs, org);
+            return;
+        }
         let Some(queue) = orgs.get_mut(&org) else {
             return;
         };
@@ -144,6 +195,77 @@ impl OrgSlots {
                 .retain(|w| !(w.thread == thread && w.turn == turn));
             tell_positions(queue);
         }
+    }
+}
+
+/// Drops `org`'s entry once nothing of it is held, waits or is granted.
+fn forget_if_idle(orgs: &mut HashMap<OrgId, OrgQueue>, org: OrgId) {
+    if orgs
+        .get(&org)
+        .is_some_and(|q| q.active == 0 && q.waiting.is_empty() && !q.granting)
+    {
+        orgs.remove(&org);
+    }
+}
+
+/// Takes slots on the cluster's ledger for `org`'s waiting turns, front
+/// first, until none waits: a slot taken goes to the front turn's actor
+/// (or back, if that turn is gone); none free, the waiting turns are told
+/// their places and the task sleeps until a local release or a second.
+async fn granter(slots: Arc<OrgSlots>, ledger: Arc<dyn Leases>, org: OrgId) {
+    loop {
+        let (front, wake) = {
+            let mut orgs = slots.lock();
+            let Some(queue) = orgs.get_mut(&org) else {
+                return;
+            };
+            let Some(front) = queue.waiting.front().map(|w| (w.thread, w.turn)) else {
+                queue.granting = false;
+                forget_if_idle(&mut orgs, org);
+                return;
+            };
+            (front, Arc::clone(&queue.wake))
+        };
+        let taken = ledger.take_org_slot(org, front.0, slots.limit).await;
+        if !matches!(taken, Ok(true)) {
+            if let Err(error) = taken {
+                tracing::warn!(%error, %org, "taking an org turn slot failed");
+            }
+            if let Some(queue) = slots.lock().get(&org) {
+                tell_positions(queue);
+            }
+            let _ = tokio::time::timeout(LEDGER_POLL, wake.notified()).await;
+            continue;
+        }
+        let mut orgs = slots.lock();
+        let Some(queue) = orgs.get_mut(&org) else {
+            return;
+        };
+        let still_front = queue
+            .waiting
+            .front()
+            .is_some_and(|w| (w.thread, w.turn) == front);
+        let next = if still_front {
+            queue.waiting.pop_front()
+        } else {
+            None
+        };
+        match next {
+            Some(next) if next.grant.connected() => {
+                next.log.org_position(next.turn, None);
+                queue.active += 1;
+                next.grant.do_send(OrgSlotGranted { turn: next.turn });
+            }
+            gone => {
+                // The turn went while its slot was taken: give it back.
+                if let Some(gone) = gone {
+                    gone.log.org_position(gone.turn, None);
+                }
+                let ledger = Arc::clone(&ledger);
+                tokio::spawn(async move { ledger.give_org_slot(org, front.0).await });
+            }
+        }
+        tell_positions(queue);
     }
 }
 

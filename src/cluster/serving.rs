@@ -47,7 +47,7 @@ impl Drop for Membership {
 /// set once the node has joined, since the engine is made before the
 /// runtime that joining needs. Unset, every write fails (`Fenced`).
 #[derive(Default)]
-pub struct NodeLeases(OnceLock<Arc<ClusterNode>>);
+pub struct NodeLeases(OnceLock<(Arc<ClusterNode>, PgStore)>);
 
 impl confer_actors::Leases for NodeLeases {
     fn fence(&self, thread: confer_actors::ThreadId) -> Fence {
@@ -57,7 +57,7 @@ impl confer_actors::Leases for NodeLeases {
             shard: shard.number(),
             epoch: -1,
         };
-        let Some(node) = self.0.get() else {
+        let Some((node, _)) = self.0.get() else {
             return unheld;
         };
         let me = node.id();
@@ -75,7 +75,36 @@ impl confer_actors::Leases for NodeLeases {
     }
 
     fn admits_turns(&self) -> bool {
-        self.0.get().is_some_and(|node| node.admits_turns())
+        self.0.get().is_some_and(|(node, _)| node.admits_turns())
+    }
+
+    fn take_org_slot(
+        &self,
+        org: confer_actors::OrgId,
+        thread: confer_actors::ThreadId,
+        limit: usize,
+    ) -> confer_actors::StoreFuture<bool> {
+        let joined = self.0.get().map(|(node, pg)| (node.id().0, pg.clone()));
+        Box::pin(async move {
+            let Some((me, pg)) = joined else {
+                return Ok(false);
+            };
+            pg.take_org_slot(org, thread, me, limit).await
+        })
+    }
+
+    fn give_org_slot(
+        &self,
+        _: confer_actors::OrgId,
+        thread: confer_actors::ThreadId,
+    ) -> confer_actors::StoreFuture<()> {
+        let joined = self.0.get().map(|(node, pg)| (node.id().0, pg.clone()));
+        Box::pin(async move {
+            match joined {
+                Some((me, pg)) => pg.give_org_slot(thread, me).await,
+                None => Ok(()),
+            }
+        })
     }
 }
 
@@ -234,7 +263,7 @@ impl Membership {
             )
             .await?,
         );
-        let _ = leases.0.set(Arc::clone(&node)); // joined once per process
+        let _ = leases.0.set((Arc::clone(&node), pg.clone())); // joined once per process
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node)));
         // Org tools are the one cached kind kept in PostgreSQL yet.
         let drop: CacheDrop = Box::new(move |org, kind| {

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::cluster_forward::{node_of, settled};
 use crate::cluster_serve::on_postgres;
-use crate::common::{Server, done_of, exp_in, jwt};
+use crate::common::{Api, Server, done_of, exp_in, jwt};
 use crate::postgres::Postgres;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -62,31 +62,7 @@ async fn keys_and_send_limits_hold_on_every_node() {
     let (alice_a, alice_b) = (a.api(&token), b.api(&token));
     let database = postgres.admin_of("limits").await;
     let (node_a, node_b) = (node_of(&a).await, node_of(&b).await);
-    let mut on_each = (None, None);
-    for _ in 0..40 {
-        let thread = alice_a.thread(&agent, json!({})).await;
-        // A shard between two owners has none for a moment.
-        let owner: Option<String> = database
-            .query_one(
-                "SELECT l.node_id::text FROM shard_leases l JOIN threads t ON t.shard = l.shard
-                 WHERE t.id = $1",
-                &[&thread.parse::<uuid::Uuid>().unwrap()],
-            )
-            .await
-            .unwrap()
-            .get(0);
-        match owner.unwrap_or_default() {
-            o if o == node_a && on_each.0.is_none() => on_each.0 = Some(thread),
-            o if o == node_b && on_each.1.is_none() => on_each.1 = Some(thread),
-            _ => {}
-        }
-        if on_each.0.is_some() && on_each.1.is_some() {
-            break;
-        }
-    }
-    let (Some(mine_a), Some(mine_b)) = on_each else {
-        panic!("no thread in each node's shards");
-    };
+    let [mine_a, mine_b] = threads_owned(&database, &alice_a, &agent, [&node_a, &node_b]).await;
     // Three sends in a minute, wherever they are made and answered.
     for (api, thread) in [
         (&alice_a, &mine_a),
@@ -113,4 +89,92 @@ async fn keys_and_send_limits_hold_on_every_node() {
     let thread = bob.thread(&agent, json!({})).await;
     let frames = bob.say(&thread, json!({"content": "mine"})).await;
     assert_eq!(done_of(&frames)["ok"], true);
+}
+
+/// New threads of `agent`, made through `api`, whose shards `owners` hold
+/// (in that order), found in the lease table without a send.
+async fn threads_owned<const N: usize>(
+    database: &tokio_postgres::Client,
+    api: &Api,
+    agent: &str,
+    owners: [&str; N],
+) -> [String; N] {
+    let mut found: [Option<String>; N] = std::array::from_fn(|_| None);
+    for _ in 0..60 {
+        let thread = api.thread(agent, json!({})).await;
+        // A shard between two owners has none for a moment.
+        let owner: Option<String> = database
+            .query_one(
+                "SELECT l.node_id::text FROM shard_leases l JOIN threads t ON t.shard = l.shard
+                 WHERE t.id = $1",
+                &[&thread.parse::<uuid::Uuid>().unwrap()],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        let wanted = (0..N).find(|&i| found[i].is_none() && owner.as_deref() == Some(owners[i]));
+        if let Some(i) = wanted {
+            found[i] = Some(thread);
+        }
+        if found.iter().all(Option::is_some) {
+            return found.map(Option::unwrap);
+        }
+    }
+    panic!("no threads in the shards of {owners:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_org_cap_holds_across_nodes() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("org_cap").await;
+    let capped = |name| {
+        on_postgres(&url, name)
+            .env("CONFER_MAX_ACTIVE_TURNS_PER_ORG", "2")
+            .env("CONFER_BUILTIN_DELAY_MS", "100")
+    };
+    let a = Server::start_with(capped("a"));
+    let b = Server::start_with(capped("b"));
+    settled(&a).await;
+    let on_a = a.admin();
+    let agent = on_a.agent("capped").await;
+    let database = postgres.admin_of("org_cap").await;
+    let (node_a, node_b) = (node_of(&a).await, node_of(&b).await);
+    // Two turns on A's threads and one on B's: a cap per node would let
+    // all three run.
+    let threads = threads_owned(&database, &on_a, &agent, [&node_a, &node_a, &node_b]).await;
+    let words = "one two three four five six seven eight";
+    let began = std::time::Instant::now();
+    let mut streams = Vec::new();
+    for thread in &threads {
+        let stream = on_a.open_stream(thread, json!({"content": words})).await;
+        assert_eq!(stream.status, 200);
+        streams.push(stream);
+    }
+    // Each turn's running time: from its first token to its done.
+    let runs = futures_util::future::join_all(streams.into_iter().map(|mut stream| async move {
+        let (mut first, mut queued) = (None, false);
+        while let Some(frame) = stream.next().await {
+            match frame.event.as_str() {
+                "queued" if frame.data["reason"] == "org" => queued = true,
+                "token" if first.is_none() => first = Some(began.elapsed()),
+                "done" => {
+                    assert_eq!(frame.data["ok"], true, "{frame:?}");
+                    return (first.unwrap(), began.elapsed(), queued);
+                }
+                _ => {}
+            }
+        }
+        panic!("a stream ended without done");
+    }))
+    .await;
+    let waited = runs.iter().filter(|(_, _, queued)| *queued).count();
+    assert_eq!(waited, 1, "one turn waited for the org: {runs:?}");
+    // No instant has three turns running.
+    for (start, _, _) in &runs {
+        let running = runs
+            .iter()
+            .filter(|(from, to, _)| from <= start && start < to)
+            .count();
+        assert!(running <= 2, "{runs:?}");
+    }
 }

@@ -24,6 +24,7 @@ impl Runtime {
             org_slots: Arc::new(OrgSlots::new(
                 config.max_active_turns_per_org,
                 config.max_queued_per_org,
+                engine.leases.clone(),
             )),
         };
         let arbiters = (0..config.arbiters.max(1))

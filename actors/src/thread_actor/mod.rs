@@ -264,7 +264,7 @@ impl ThreadActor {
     fn run_front(&mut self, ctx: &mut Context<Self>, slotted: bool) {
         let Some(turn) = self.queue.pop_front() else {
             if slotted {
-                self.org_slots.release(self.org);
+                self.org_slots.release(self.org, self.thread);
             }
             return;
         };
@@ -296,7 +296,7 @@ impl ThreadActor {
                 Err(error) => actor.turn_crashed(ctx, &emitter, &error),
             }
             if actor.running.take().is_some_and(|r| r.slotted) {
-                actor.org_slots.release(actor.org);
+                actor.org_slots.release(actor.org, actor.thread);
             }
             // Only now, with the thread free: a send made on seeing it is
             // decided against the finished turn.
@@ -361,7 +361,7 @@ impl Handler<OrgSlotGranted> for ThreadActor {
             self.run_front(ctx, true);
         } else {
             // The turn was dropped while the slot came: give it back.
-            self.org_slots.release(self.org);
+            self.org_slots.release(self.org, self.thread);
         }
     }
 }

@@ -42,7 +42,7 @@ use crate::events::Usage;
 use crate::gating;
 use crate::idempotency::IdempotencyRecord;
 use crate::ids::{MessageId, OrgId, ThreadId};
-use crate::ports::{Fence, ThreadStore};
+use crate::ports::{Fence, StoreFuture, ThreadStore};
 use crate::provider::{
     ContextMessage, CredentialResolver, ModelProvider, ModelRoute, ToolCall, ToolDefinition,
 };
@@ -88,6 +88,19 @@ pub trait Leases: Send + Sync + 'static {
     /// within the next second (`scale.md` §3.2).
     fn admits_turns(&self) -> bool {
         true
+    }
+
+    /// Takes one of `org`'s `limit` turn slots for `thread`'s turn across
+    /// the cluster (`scale.md` §5): false while all are taken.
+    fn take_org_slot(&self, org: OrgId, thread: ThreadId, limit: usize) -> StoreFuture<bool> {
+        let _ = (org, thread, limit);
+        Box::pin(async { Ok(true) })
+    }
+
+    /// Gives `thread`'s turn slot in `org` back.
+    fn give_org_slot(&self, org: OrgId, thread: ThreadId) -> StoreFuture<()> {
+        let _ = (org, thread);
+        Box::pin(async { Ok(()) })
     }
 }
 

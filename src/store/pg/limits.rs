@@ -1,14 +1,84 @@
 //! Limits that hold across nodes (`scale.md` §5): a per-minute send limit
 //! is one GCRA row per (org, subject), taken with one conditional upsert
-//! per send, so every node counts against the same allowance.
+//! per send, so every node counts against the same allowance; the org
+//! turn cap is one row per slot held, taken under the org's advisory lock.
 
 use std::time::Duration;
 
-use confer_actors::{OrgId, StoreError};
+use confer_actors::{OrgId, StoreError, ThreadId};
 
 use super::records::{PgStore, db};
 
+/// The advisory lock (`pg_advisory_xact_lock(ORG_SLOTS_LOCK, org)`) under
+/// which an org's turn slots are counted and taken.
+const ORG_SLOTS_LOCK: i32 = 9;
+
 impl PgStore {
+    /// Takes one of `org`'s `limit` turn slots for `thread` on `node`:
+    /// false while `limit` are held by live nodes. The slots of nodes whose
+    /// registration ran out are cleared first.
+    pub async fn take_org_slot(
+        &self,
+        org: OrgId,
+        thread: ThreadId,
+        node: uuid::Uuid,
+        limit: usize,
+    ) -> Result<bool, StoreError> {
+        let mut session = self.session().await?;
+        let tx = session.client.transaction().await.map_err(db)?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
+            &[&ORG_SLOTS_LOCK, &org.0.to_string()],
+        )
+        .await
+        .map_err(db)?;
+        tx.execute(
+            "DELETE FROM org_turn_slots WHERE org_id = $1
+             AND node_id NOT IN (SELECT id FROM nodes WHERE expires_at > now())",
+            &[&org.0],
+        )
+        .await
+        .map_err(db)?;
+        let held: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM org_turn_slots WHERE org_id = $1 AND thread_id <> $2",
+                &[&org.0, &thread.0],
+            )
+            .await
+            .map_err(db)?
+            .get(0);
+        if usize::try_from(held).unwrap_or(usize::MAX) >= limit {
+            return Ok(false);
+        }
+        tx.execute(
+            "INSERT INTO org_turn_slots (thread_id, org_id, node_id) VALUES ($1, $2, $3)
+             ON CONFLICT (thread_id) DO UPDATE SET node_id = $3, taken_at = now()",
+            &[&thread.0, &org.0, &node],
+        )
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(true)
+    }
+
+    /// Gives `thread`'s turn slot back, if `node` holds it.
+    pub async fn give_org_slot(
+        &self,
+        thread: ThreadId,
+        node: uuid::Uuid,
+    ) -> Result<(), StoreError> {
+        self.session()
+            .await?
+            .client
+            .execute(
+                "DELETE FROM org_turn_slots WHERE thread_id = $1 AND node_id = $2",
+                &[&thread.0, &node],
+            )
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
     /// Takes one of `subject`'s `per_minute` sends in `org` (a burst of
     /// `per_minute`, refilled evenly over the minute): `None` when taken,
     /// else how long until one is free.

@@ -73,6 +73,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "send_limits",
         sql: include_str!("migrations/V9__send_limits.sql"),
     },
+    Migration {
+        version: 10,
+        name: "org_turn_slots",
+        sql: include_str!("migrations/V10__org_turn_slots.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").
