@@ -26,9 +26,14 @@ pub(crate) async fn node_of(server: &Server) -> String {
 /// Waits until both nodes own shards (the first started held them all;
 /// it hands the second its share once that one has been live 10 s).
 pub(crate) async fn settled(server: &Server) {
+    settled_with(server, 2).await;
+}
+
+/// Waits until each of `count` nodes owns shards.
+pub(crate) async fn settled_with(server: &Server, count: usize) {
     eventually(
         Duration::from_secs(60),
-        "both nodes own shards",
+        "every node owns shards",
         async || {
             let cluster: Value = reqwest::Client::new()
                 .get(format!("{}/api/admin/cluster", server.base))
@@ -44,7 +49,7 @@ pub(crate) async fn settled(server: &Server) {
                 .iter()
                 .filter(|n| n["shards"].as_u64() > Some(100))
                 .count();
-            (nodes.len() == 2 && owned == 2).then_some(())
+            (nodes.len() == count && owned == count).then_some(())
         },
     )
     .await;
@@ -73,22 +78,23 @@ async fn a_thread_is_answered_by_its_owner_whichever_node_is_called() {
     let slow = |name| on_postgres(&url, name).env("CONFER_BUILTIN_DELAY_MS", "30");
     let a = Server::start_with(slow("a"));
     let b = Server::start_with(slow("b"));
-    settled(&a).await;
-    let (on_a, on_b) = (a.admin(), b.admin());
+    let c = Server::start_with(slow("c"));
+    settled_with(&a, 3).await;
+    let (on_a, on_b, on_c) = (a.admin(), b.admin(), c.admin());
     let node_b = node_of(&b).await;
     let agent = on_a.agent("forwarded").await;
 
-    // A thread whose shard B owns, sent to on A.
+    // A thread whose shard B owns.
     let thread = thread_owned_by(&on_a, &agent, &node_b).await;
 
-    // A follower on A and the sender on B see the same frames and ids.
+    // A follower on A and the sender on C see the same frames and ids.
     let mut follower = on_a.open_watch(&thread, "?follow=true", None).await;
     assert_eq!(follower.status, 200);
     assert_eq!(follower.headers["x-confer-node"], node_b.as_str());
     let watching = follower.next_within(Duration::from_secs(10)).await.unwrap();
     assert_eq!(watching.event, "watching");
     let words = "one two three four five six seven eight nine ten";
-    let sent = on_b.say(&thread, json!({"content": words})).await;
+    let sent = on_c.say(&thread, json!({"content": words})).await;
     assert_eq!(done_of(&sent)["ok"], true);
     let mut seen = Vec::new();
     while seen.len() < sent.len() {
@@ -101,29 +107,50 @@ async fn a_thread_is_answered_by_its_owner_whichever_node_is_called() {
         .collect();
     assert_eq!(seen, expected);
 
-    // Busy on every node; a stop sent to A ends the turn B runs.
-    let mut running = on_b.open_stream(&thread, json!({"content": words})).await;
+    // Sent on A and watched on B; busy on every node; a stop sent to C
+    // ends both streams.
+    let mut running = on_a.open_stream(&thread, json!({"content": words})).await;
     assert_eq!(running.status, 200);
-    running.next_within(Duration::from_secs(10)).await.unwrap(); // meta
-    on_a.post(
-        &format!("/api/threads/{thread}/messages"),
-        json!({"content": "now?", "ifBusy": "reject"}),
-    )
-    .await
-    .expect_error(409, "THREAD_BUSY");
-    on_a.post(&format!("/api/threads/{thread}/stop"), json!({}))
+    let meta = running.next_within(Duration::from_secs(10)).await.unwrap();
+    let mut watcher = on_b.open_watch(&thread, "", None).await;
+    assert_eq!(watcher.status, 200);
+    for api in [&on_a, &on_b, &on_c] {
+        api.post(
+            &format!("/api/threads/{thread}/messages"),
+            json!({"content": "now?", "ifBusy": "reject"}),
+        )
+        .await
+        .expect_error(409, "THREAD_BUSY");
+    }
+    let stopped_at = std::time::Instant::now();
+    on_c.post(&format!("/api/threads/{thread}/stop"), json!({}))
         .await
         .expect(200);
-    let rest = tokio::time::timeout(Duration::from_secs(5), running.collect())
-        .await
-        .expect("the stop ends the stream");
+    let ended = |stream: crate::common::EventStream| async move {
+        let frames = tokio::time::timeout(Duration::from_secs(5), stream.collect())
+            .await
+            .expect("the stop ends the stream");
+        (frames, stopped_at.elapsed())
+    };
+    let ((rest, sender_after), (watched, watcher_after)) =
+        tokio::join!(ended(running), ended(watcher));
     assert_eq!(done_of(&rest)["stopped"], true, "{rest:?}");
+    assert_eq!(done_of(&watched)["stopped"], true, "{watched:?}");
+    let turn_of = |id: &Option<String>| {
+        id.as_deref()
+            .and_then(|i| i.split('.').next())
+            .map(str::to_owned)
+    };
+    assert_eq!(turn_of(&meta.id), turn_of(&watched[0].id), "{watched:?}");
+    eprintln!(
+        "a stop through C ended the sender's stream in {sender_after:?}, the watcher's in {watcher_after:?}"
+    );
 
-    // One key sent on A and on B makes one turn.
+    // One key sent on A and on C makes one turn.
     let first = on_a
         .say_keyed(&thread, "same-key", json!({"content": "once"}))
         .await;
-    let again = on_b
+    let again = on_c
         .say_keyed(&thread, "same-key", json!({"content": "once"}))
         .await;
     assert_eq!(done_of(&first)["messageId"], done_of(&again)["messageId"]);

@@ -105,6 +105,10 @@ async fn nodes_on_an_empty_database_make_one_first_key() {
         bootstrap_key: None,
         ..on_postgres(&url, "b")
     });
+    let third = Server::start_with(Options {
+        bootstrap_key: None,
+        ..on_postgres(&url, "c")
+    });
     let printed = |server: &Server| {
         server
             .stdout
@@ -114,7 +118,35 @@ async fn nodes_on_an_empty_database_make_one_first_key() {
             .filter(|l| l.contains("cfr_"))
             .count()
     };
-    assert_eq!(printed(&first) + printed(&second), 1, "{}", first.logs());
+    let keys = printed(&first) + printed(&second) + printed(&third);
+    assert_eq!(keys, 1, "{}", first.logs());
+
+    // A node with another secret key refuses to start, and says why.
+    let data = tempfile::tempdir().unwrap();
+    let mut other = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("CONFER_BIND", "127.0.0.1:0")
+        .env("CONFER_DATA_DIR", data.path())
+        .env("CONFER_STORE", &url)
+        .env(
+            "CONFER_SECRET_KEY",
+            "b3RoZXItc2VjcmV0LWtleS1vZi1ub2JvZHktMDEyMzQ=",
+        )
+        .env("CONFER_NODE_NAME", "d")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let exited = eventually(Duration::from_secs(30), "the node exits", async || {
+        other.try_wait().unwrap()
+    })
+    .await;
+    assert!(!exited.success());
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut other.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(said.contains("CONFER_SECRET_KEY is not the key"), "{said}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
