@@ -112,7 +112,7 @@ async fn a_thread_is_answered_by_its_owner_whichever_node_is_called() {
     let mut running = on_a.open_stream(&thread, json!({"content": words})).await;
     assert_eq!(running.status, 200);
     let meta = running.next_within(Duration::from_secs(10)).await.unwrap();
-    let mut watcher = on_b.open_watch(&thread, "", None).await;
+    let watcher = on_b.open_watch(&thread, "", None).await;
     assert_eq!(watcher.status, 200);
     for api in [&on_a, &on_b, &on_c] {
         api.post(
