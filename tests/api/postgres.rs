@@ -58,8 +58,15 @@ fn free_port() -> u16 {
 }
 
 impl Postgres {
-    /// Makes and starts a cluster; returns once it answers.
+    /// Makes and starts a cluster without `fsync` (a test's data need not
+    /// outlive a crash); returns once it answers.
     pub async fn start() -> Self {
+        Self::start_with_fsync(false).await
+    }
+
+    /// Makes and starts a cluster, with `fsync` as given (on for a
+    /// benchmark's figures); returns once it answers.
+    pub async fn start_with_fsync(fsync: bool) -> Self {
         let bin = bin_dir();
         let dir = tempfile::tempdir().unwrap();
         if is_root() {
@@ -104,7 +111,8 @@ impl Postgres {
             .arg(&data)
             .args(["-p", &port.to_string(), "-k"])
             .arg(dir.path())
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .args(["-c", "listen_addresses=127.0.0.1", "-c"])
+            .arg(if fsync { "fsync=on" } else { "fsync=off" })
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
