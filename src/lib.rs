@@ -366,10 +366,15 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
                     // Every acknowledged write is already durable.
                     std::process::exit(1);
                 });
-                runtime.shutdown(grace).await;
-                if let Some(cluster) = &cluster {
-                    cluster.leave(Duration::from_secs(1)).await;
-                }
+                // A cluster's node hands its shards over as their turns
+                // end, while they end: the stop after the grace takes 5 s
+                // at most, and a second more leaves time to release.
+                let leaving = async {
+                    if let Some(cluster) = &cluster {
+                        cluster.leave(grace + Duration::from_secs(6)).await;
+                    }
+                };
+                tokio::join!(runtime.shutdown(grace), leaving);
             }
             Err(error) => {
                 tracing::error!(%error, "a store flush failed; stopping so the supervisor restarts Confer")

@@ -122,18 +122,22 @@ async fn loss_loop(mut lost: tokio::sync::watch::Receiver<u64>, runtime: Runtime
 
 /// The shards with a live thread actor, read at most every [`BUSY_FOR`]:
 /// such a shard is not handed to another node (an actor with nothing
-/// running or queued is evicted after its idle timeout).
+/// running or queued is evicted after its idle timeout). Once the node is
+/// shutting down, only a running or queued turn holds a shard: the node
+/// hands the rest over at once, and each busy one as its turns end
+/// (`scale.md` §3.8).
 fn idle_shards(runtime: Runtime) -> impl Fn(Shard) -> bool + Send + Sync {
     let busy: Mutex<Option<(Instant, HashSet<Shard>)>> = Mutex::new(None);
     move |shard| {
         let mut busy = busy.lock().unwrap_or_else(|p| p.into_inner());
         let fresh = busy.as_ref().is_some_and(|(at, _)| at.elapsed() < BUSY_FOR);
         if !fresh {
-            let shards = runtime
-                .live_thread_ids()
-                .into_iter()
-                .map(Shard::of)
-                .collect();
+            let threads = if runtime.is_closing() {
+                runtime.busy_thread_ids()
+            } else {
+                runtime.live_thread_ids()
+            };
+            let shards = threads.into_iter().map(Shard::of).collect();
             *busy = Some((Instant::now(), shards));
         }
         busy.as_ref()

@@ -55,9 +55,27 @@ pub(crate) async fn settled_with(server: &Server, count: usize) {
     .await;
 }
 
+/// The node holding `thread`'s shard, as the lease table says (none for
+/// a moment while a shard moves).
+pub(crate) async fn shard_owner(database: &tokio_postgres::Client, thread: &str) -> Option<String> {
+    database
+        .query_one(
+            "SELECT l.node_id::text FROM shard_leases l JOIN threads t ON t.shard = l.shard
+             WHERE t.id = $1",
+            &[&thread.parse::<uuid::Uuid>().unwrap()],
+        )
+        .await
+        .unwrap()
+        .get(0)
+}
+
 /// A thread of `agent` whose shard `owner` holds, found by sending to new
 /// threads through `entry` (each answered, naming its owner).
-async fn thread_owned_by(entry: &crate::common::Api, agent: &str, owner: &str) -> String {
+pub(crate) async fn thread_owned_by(
+    entry: &crate::common::Api,
+    agent: &str,
+    owner: &str,
+) -> String {
     for _ in 0..40 {
         let id = entry.thread(agent, json!({})).await;
         let stream = entry.open_stream(&id, json!({"content": "who"})).await;
@@ -387,15 +405,7 @@ async fn a_node_paused_past_its_lease_stores_nothing_more_and_registers_again() 
         Duration::from_secs(40),
         "B owns the idle thread's shard again",
         async || {
-            let owner: Option<String> = database
-                .query_one(
-                    "SELECT l.node_id::text FROM shard_leases l JOIN threads t ON t.shard = l.shard
-                 WHERE t.id = $1",
-                    &[&idle.parse::<uuid::Uuid>().unwrap()],
-                )
-                .await
-                .ok()?
-                .get(0);
+            let owner = shard_owner(&database, &idle).await;
             (owner.as_deref() == Some(new_b.as_str())).then_some(())
         },
     )

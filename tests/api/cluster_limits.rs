@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::cluster_forward::{node_of, settled};
+use crate::cluster_forward::{node_of, settled, shard_owner};
 use crate::cluster_serve::on_postgres;
 use crate::common::{Api, Server, done_of, exp_in, jwt};
 use crate::postgres::Postgres;
@@ -102,16 +102,7 @@ async fn threads_owned<const N: usize>(
     let mut found: [Option<String>; N] = std::array::from_fn(|_| None);
     for _ in 0..60 {
         let thread = api.thread(agent, json!({})).await;
-        // A shard between two owners has none for a moment.
-        let owner: Option<String> = database
-            .query_one(
-                "SELECT l.node_id::text FROM shard_leases l JOIN threads t ON t.shard = l.shard
-                 WHERE t.id = $1",
-                &[&thread.parse::<uuid::Uuid>().unwrap()],
-            )
-            .await
-            .unwrap()
-            .get(0);
+        let owner = shard_owner(database, &thread).await;
         let wanted = (0..N).find(|&i| found[i].is_none() && owner.as_deref() == Some(owners[i]));
         if let Some(i) = wanted {
             found[i] = Some(thread);

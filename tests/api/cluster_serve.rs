@@ -153,7 +153,8 @@ async fn nodes_on_an_empty_database_make_one_first_key() {
 async fn nodes_share_the_shards_purge_deleted_threads_and_leave() {
     let postgres = Postgres::start().await;
     let url = postgres.database("nodes").await;
-    let mut first = Server::start_with(on_postgres(&url, "a"));
+    let paced = |name| on_postgres(&url, name).env("CONFER_BUILTIN_DELAY_MS", "40");
+    let mut first = Server::start_with(paced("a"));
     // Alone, it owned every shard before it served.
     let (cluster, node) = cluster_of(&first).await;
     assert_eq!(cluster["store"], "postgres", "{cluster}");
@@ -161,7 +162,7 @@ async fn nodes_share_the_shards_purge_deleted_threads_and_leave() {
     assert_eq!(cluster["nodes"][0]["shards"], 1024, "{cluster}");
     assert_eq!(cluster["orphaned_shards"], 0, "{cluster}");
 
-    let second = Server::start_with(on_postgres(&url, "b"));
+    let second = Server::start_with(paced("b"));
     let (cluster, other) = cluster_of(&second).await;
     assert_ne!(node, other);
     let names: Vec<_> = cluster["nodes"]
@@ -204,8 +205,39 @@ async fn nodes_share_the_shards_purge_deleted_threads_and_leave() {
     )
     .await;
 
-    // A node that stops leaves: the other holds every shard at once.
-    assert!(first.terminate(), "{}", first.logs());
+    // A node that stops leaves: its running turn ends as it would have,
+    // relayed to a client of the other node, and the other node holds
+    // every shard at once.
+    let on_first = crate::cluster_forward::thread_owned_by(&admin, &agent, &node).await;
+    let words = "a turn still running when its node is told to stop ".repeat(6);
+    let words = words.trim();
+    let mut running = admin
+        .open_stream(&on_first, json!({"content": words}))
+        .await;
+    assert_eq!(running.status, 200);
+    running.next_within(Duration::from_secs(10)).await.unwrap(); // meta
+    first.signal("TERM");
+    // Draining, it hands over at once every shard but the busy one.
+    eventually(
+        Duration::from_secs(5),
+        "the survivor owns every idle shard",
+        async || {
+            let (cluster, _) = cluster_of(&second).await;
+            let nodes = cluster["nodes"].as_array().unwrap().clone();
+            let survivor = nodes.iter().find(|n| n["id"] == other.as_str())?;
+            (survivor["shards"] == 1023).then_some(())
+        },
+    )
+    .await;
+    let rest = running.collect().await;
+    let done = done_of(&rest);
+    assert_eq!(done["ok"], true, "{rest:?}");
+    assert_eq!(done["content"], words, "{rest:?}");
+    assert!(
+        first.exited(Duration::from_secs(20)).await,
+        "{}",
+        first.logs()
+    );
     eventually(
         Duration::from_secs(5),
         "the survivor owns every shard",

@@ -198,6 +198,15 @@ impl Runtime {
         self.threads.len()
     }
 
+    /// The threads with a turn running or queued.
+    pub fn busy_thread_ids(&self) -> Vec<ThreadId> {
+        self.threads
+            .iter()
+            .filter(|e| e.activity.is_busy())
+            .map(|e| *e.key())
+            .collect()
+    }
+
     /// The threads whose actors are live (running, queued, followed, or
     /// idle until their timeout): a superset of those with work.
     pub fn live_thread_ids(&self) -> Vec<ThreadId> {
