@@ -12,7 +12,8 @@
 //! - the time from `kill -9` of a node to the first answered send to one
 //!   of its threads.
 //!
-//! Flags (after `--`): `--secs N` (30), `--clients N` (64).
+//! Flags (after `--`): `--secs N` (30; 0 skips the turns a second),
+//! `--clients N` (64).
 
 // A benchmark aborts on setup failure: there is nothing to measure then.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
@@ -186,37 +187,36 @@ async fn turns_per_second(entries: &[String], clients: usize, secs: u64) -> f64 
     turns as f64 / began.elapsed().as_secs_f64()
 }
 
-/// Each token's lateness in sends through `entry` to `threads`: its
-/// arrival less the time the builtin model paces it for.
-async fn lateness(entry: &str, threads: &[String]) -> Vec<Duration> {
-    let http = reqwest::Client::new();
+/// Each token's lateness in one send through `entry` to each of
+/// `threads`: its arrival less the time the builtin model paces it for.
+async fn lateness(http: &reqwest::Client, entry: &str, threads: &[String]) -> Vec<Duration> {
     let words = "a b c d e f g h i j k l m n o p q r s t";
     let mut late = Vec::new();
-    for _ in 0..5 {
-        for thread in threads {
-            let started = Instant::now();
-            let mut response = http
-                .post(format!("{entry}/api/threads/{thread}/messages"))
-                .bearer_auth(KEY)
-                .json(&json!({"content": words}))
-                .send()
-                .await
-                .unwrap();
-            let (mut text, mut seen) = (String::new(), 0u32);
-            while let Some(chunk) = response.chunk().await.unwrap() {
-                let at = started.elapsed();
-                text.push_str(&String::from_utf8_lossy(&chunk));
-                let tokens = text.matches("event: token").count() as u32;
-                for n in seen..tokens {
-                    let due = Duration::from_millis(DELAY_MS) * (n + 1);
-                    late.push(at.saturating_sub(due));
-                }
-                seen = tokens;
+    for thread in threads {
+        let started = Instant::now();
+        let mut response = http
+            .post(format!("{entry}/api/threads/{thread}/messages"))
+            .bearer_auth(KEY)
+            .json(&json!({"content": words}))
+            .send()
+            .await
+            .unwrap();
+        let (mut text, mut seen) = (String::new(), 0u32);
+        while let Some(chunk) = response.chunk().await.unwrap() {
+            let at = started.elapsed();
+            text.push_str(&String::from_utf8_lossy(&chunk));
+            let tokens = text.matches("event: token").count() as u32;
+            // The builtin model answers its first token at once and
+            // each next one `DELAY_MS` later: what is left is the
+            // turn's start and the way to the client.
+            for n in seen..tokens {
+                let due = Duration::from_millis(DELAY_MS) * n;
+                late.push(at.saturating_sub(due));
             }
-            assert!(text.contains("event: done"), "{text}");
+            seen = tokens;
         }
+        assert!(text.contains("event: done"), "{text}");
     }
-    late.sort();
     late
 }
 
@@ -261,6 +261,15 @@ async fn main() {
     let http = reqwest::Client::new();
     println!("# cluster bench: {clients} clients, {secs} s each, PostgreSQL with fsync on\n");
 
+    if secs > 0 {
+        throughput(&http, clients, secs).await;
+    }
+    forwarding_and_takeover(&http).await;
+}
+
+/// Durable turns a second on sled and on PostgreSQL with one and three
+/// nodes.
+async fn throughput(http: &reqwest::Client, clients: usize, secs: u64) {
     let sled = {
         let node = Node::start(None, "sled", 0);
         turns_per_second(std::slice::from_ref(&node.base), clients, secs).await
@@ -277,7 +286,7 @@ async fn main() {
             .iter()
             .map(|n| Node::start(Some(&url), n, 0))
             .collect();
-        settled(&http, &nodes[0].base, 3).await;
+        settled(http, &nodes[0].base, 3).await;
         let entries: Vec<_> = nodes.iter().map(|n| n.base.clone()).collect();
         turns_per_second(&entries, clients, secs).await
     };
@@ -290,22 +299,32 @@ async fn main() {
     ] {
         println!("| {name} | {rate:.0} | {:.2}x |", rate / sled);
     }
+}
 
-    // Forwarding and takeover, on two nodes pacing their tokens.
+/// The time a forwarding node adds per token, and a takeover's, on two
+/// nodes pacing their tokens.
+async fn forwarding_and_takeover(http: &reqwest::Client) {
+    let postgres = Postgres::start_with_fsync(true).await;
     let url = postgres.database("forwarding").await;
     let a = Node::start(Some(&url), "a", DELAY_MS);
     let mut b = Node::start(Some(&url), "b", DELAY_MS);
-    settled(&http, &a.base, 2).await;
+    settled(http, &a.base, 2).await;
     let database = postgres.admin_of("forwarding").await;
-    let agent = support::post_json(&http, &a.base, KEY, "/api/agents", json!({"name": "paced"}))
+    let agent = support::post_json(http, &a.base, KEY, "/api/agents", json!({"name": "paced"}))
         .await["id"]
         .as_str()
         .unwrap()
         .to_owned();
-    let owner = node_id(&http, &b.base).await;
-    let threads = threads_of(&http, &database, &a.base, &agent, &owner, 8).await;
-    let direct = lateness(&b.base, &threads).await;
-    let forwarded = lateness(&a.base, &threads).await;
+    let owner = node_id(http, &b.base).await;
+    let threads = threads_of(http, &database, &a.base, &agent, &owner, 8).await;
+    // Alternated, so that neither way gets the quieter machine.
+    let (mut direct, mut forwarded) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        direct.extend(lateness(http, &b.base, &threads).await);
+        forwarded.extend(lateness(http, &a.base, &threads).await);
+    }
+    direct.sort();
+    forwarded.sort();
     let added = |p: f64| {
         let (f, d) = (
             support::percentile(&forwarded, p),
