@@ -93,9 +93,14 @@ pub(super) async fn open(
     };
     if follow {
         let now = log.turns_now();
-        // Past a turn this node holds no frames of, the watcher goes on
-        // from the turns still to come, told what it missed.
-        let from = if missed.is_some() { None } else { after };
+        // Past a turn that failed elsewhere, or that the reader read to
+        // its end, the watcher goes on from the turns to come, told what
+        // it missed; past a gap, the reader says `turn_gap` itself and
+        // goes on from the oldest turn still kept after it.
+        let from = match missed {
+            None | Some(Missed::Gap) => after,
+            Some(Missed::Failed(_) | Missed::Nothing) => None,
+        };
         let reader = log.follow(from).map_err(|_| TurnError::TooManyReaders)?;
         let watching = ThreadEvent::Watching {
             thread_id: thread,
@@ -103,12 +108,8 @@ pub(super) async fn open(
             last_turn: now.last,
         };
         let mut preamble = vec![(Some(FrameId { turn: 0, n: 0 }), watching)];
-        match (missed, after) {
-            (Some(Missed::Failed(events)), _) => preamble.extend(events.map(|e| (None, e))),
-            (Some(Missed::Gap), Some(at)) => {
-                preamble.push((None, ThreadEvent::TurnGap { turn: at.turn }));
-            }
-            _ => {}
+        if let Some(Missed::Failed(events)) = missed {
+            preamble.extend(events.map(|e| (None, e)));
         }
         return Ok(sse::response(
             sse::preamble(&preamble, &audience),
