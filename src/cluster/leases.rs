@@ -279,7 +279,7 @@ async fn fail_orphaned_turns(
 /// epoch moves, or finds it moved. `false`: the write must roll back and
 /// the turn end with `NODE_LOST_LEASE`.
 pub async fn fence(
-    transaction: &impl GenericClient,
+    transaction: crate::store::pg::Db<'_, impl GenericClient>,
     me: NodeId,
     shard: Shard,
     epoch: i64,

@@ -240,8 +240,10 @@ async fn a_node_that_lost_its_lease_is_fenced_and_a_claim_waits_for_a_fenced_wri
     let postgres = Postgres::start().await;
     let database = open(&postgres.database("confer").await).await;
     meta::prepare(&database, &secrets(1, None)).await.unwrap();
-    let mut x = database.dedicated().await.unwrap();
-    let mut y = database.dedicated().await.unwrap();
+    // Pooled sessions: a fenced write runs its check as the store does,
+    // with the session's prepared statements.
+    let mut x = database.session().await.unwrap();
+    let mut y = database.session().await.unwrap();
     let shard = Shard::new(5).unwrap();
 
     // X, alone, claims shard 5 and may write under its epoch.
@@ -253,15 +255,15 @@ async fn a_node_that_lost_its_lease_is_fenced_and_a_claim_waits_for_a_fenced_wri
     let applied = leases::apply(&mut x.client, x_id, &claim(0)).await.unwrap();
     let epoch = applied.claimed[0].1;
     assert_eq!(applied.claimed, vec![(shard, 1)]);
-    assert!(leases::fence(&x.client, x_id, shard, epoch).await.unwrap());
+    assert!(leases::fence(x.db(), x_id, shard, epoch).await.unwrap());
     // A claim naming a stale epoch, or of a shard with a live owner, fails.
     let y_id = nodes::register(&y.client, &node("y", 2)).await.unwrap();
     let lost = leases::apply(&mut y.client, y_id, &claim(1)).await.unwrap();
     assert!(lost.claimed.is_empty(), "a live owner's shard was taken");
 
     // A write holding the fence makes a competing claim wait for it.
-    let write = x.client.transaction().await.unwrap();
-    assert!(leases::fence(&write, x_id, shard, epoch).await.unwrap());
+    let write = x.transaction().await.unwrap();
+    assert!(leases::fence(write.db(), x_id, shard, epoch).await.unwrap());
     // X goes silent (as if SIGSTOPped) while its write is open; Y keeps
     // heartbeating.
     for _ in 0..3 {
@@ -289,18 +291,14 @@ async fn a_node_that_lost_its_lease_is_fenced_and_a_claim_waits_for_a_fenced_wri
     assert_eq!(applied.unwrap().claimed, vec![(shard, epoch + 1)]);
 
     // X's next write is fenced off, and its heartbeat finds the lease gone.
-    assert!(!leases::fence(&x.client, x_id, shard, epoch).await.unwrap());
+    assert!(!leases::fence(x.db(), x_id, shard, epoch).await.unwrap());
     assert!(
         !nodes::heartbeat(&x.client, x_id, Duration::from_secs(2))
             .await
             .unwrap()
     );
     // Y holds it now, under the new epoch.
-    assert!(
-        leases::fence(&y.client, y_id, shard, epoch + 1)
-            .await
-            .unwrap()
-    );
+    assert!(leases::fence(y.db(), y_id, shard, epoch + 1).await.unwrap());
     // A re-registered X is a new node, and its name is free again.
     let again = nodes::register(&x.client, &node("x", 2)).await.unwrap();
     assert_ne!(again, x_id);
@@ -352,4 +350,34 @@ fn serve_on_an_unreachable_store_stops_without_showing_its_password() {
     assert!(!said.contains("pw-never-shown-42"), "{said}");
     // Nothing was made in the data directory: sled was never opened.
     assert_eq!(std::fs::read_dir(data.path()).unwrap().count(), 0);
+}
+
+/// A session keeps the statements it prepared, up to its bound, and a
+/// statement prepared inside a rolled-back transaction still runs after.
+#[tokio::test]
+async fn a_session_keeps_its_prepared_statements_up_to_the_bound() {
+    use confer::store::pg::statements::MAX_STATEMENTS;
+    let postgres = Postgres::start().await;
+    let database = open(&postgres.database("statements").await).await;
+    let mut session = database.session().await.unwrap();
+    {
+        let rolled_back = session.transaction().await.unwrap();
+        let row = rolled_back
+            .db()
+            .query_one("SELECT 40 + 2", &[])
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, i32>(0), 42);
+    }
+    assert_eq!(session.statements().len(), 1);
+    let row = session.db().query_one("SELECT 40 + 2", &[]).await.unwrap();
+    assert_eq!(row.get::<_, i32>(0), 42, "the kept statement runs again");
+    assert_eq!(session.statements().len(), 1, "a text is prepared once");
+    for n in 0..MAX_STATEMENTS + 5 {
+        // Statements are the build's constants; the test makes its own.
+        let sql: &'static str = Box::leak(format!("SELECT {n}::int").into_boxed_str());
+        let row = session.db().query_one(sql, &[]).await.unwrap();
+        assert_eq!(row.get::<_, i32>(0), i32::try_from(n).unwrap());
+    }
+    assert_eq!(session.statements().len(), MAX_STATEMENTS);
 }

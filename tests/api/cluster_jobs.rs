@@ -152,3 +152,62 @@ async fn a_deleted_thread_is_purged_by_one_node_with_its_children() {
         assert_eq!(rows(sql).await, left, "{sql}");
     }
 }
+
+/// A node that claimed a thread's purge and died before finishing it: no
+/// other node takes the job while the dead node's hold lasts, and the
+/// next round after it runs out completes the purge (`scale.md`
+/// acceptance 6). The death is the claim left unfinished, as a `kill -9`
+/// between the claim and the last delete leaves it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_node_s_purge_is_completed_by_another_node() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("dead").await;
+    let store = pg_store(&url).await;
+    let ports = Ports::of_postgres(&store);
+    let (org, _, doomed) = seeded(&ports).await;
+    for n in 0..3 {
+        let write = ThreadAppend {
+            listed: Some(message(doomed.id, Role::User, &format!("message {n}"))),
+            context: vec![ContextMessage::text(ContextRole::User, "entry")],
+            ..Default::default()
+        };
+        ports.turns.append_durably(doomed.id, write).await.unwrap();
+    }
+    assert!(ports.threads.delete_thread(org, doomed.id).await.unwrap());
+    let mut admin = postgres.admin_of("dead").await;
+    let shards: Vec<Shard> = Shard::all().collect();
+    let (dead, alive) = (NodeId::fresh(), NodeId::fresh());
+    let held = jobs::claim(&mut admin, dead, &shards, Duration::from_secs(2), 16)
+        .await
+        .unwrap();
+    assert_eq!(held.len(), 1, "the dead node held the purge");
+
+    assert_eq!(
+        store.run_due_purges(alive, &shards).await.unwrap(),
+        0,
+        "taken while the dead node's hold lasted"
+    );
+    let count = |sql: &'static str| {
+        let admin = &admin;
+        async move { admin.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+    };
+    assert_eq!(count("SELECT count(*) FROM messages").await, 3);
+    crate::common::eventually(Duration::from_secs(10), "the purge completes", async || {
+        (store.run_due_purges(alive, &shards).await.unwrap() == 1).then_some(())
+    })
+    .await;
+    for (sql, left) in [
+        ("SELECT count(*) FROM messages", 0),
+        ("SELECT count(*) FROM context_entries", 0),
+        ("SELECT count(*) FROM deleted_threads", 0),
+        ("SELECT count(*) FROM jobs", 0),
+    ] {
+        assert_eq!(count(sql).await, left, "{sql}");
+    }
+    let ran_on: uuid::Uuid = admin
+        .query_one("SELECT node_id FROM job_runs", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(ran_on, alive.0);
+}

@@ -6,6 +6,7 @@ use confer_actors::{OrgId, StoreError, Thread, ThreadId, ThreadOrigin};
 use tokio_postgres::GenericClient;
 
 use super::records::{PgStore, db, joined, record};
+use super::statements::Db;
 use crate::projects::Member;
 use crate::store::thread_access::ThreadAccess;
 
@@ -22,7 +23,7 @@ const FACTS: &str = "SELECT t.v, t.body,
 
 /// The facts of one thread of `org`, without its root's.
 async fn facts(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     org: OrgId,
     id: ThreadId,
     user: Option<&str>,
@@ -57,7 +58,7 @@ impl PgStore {
         with_agent: bool,
     ) -> Result<Option<ThreadAccess>, StoreError> {
         let session = self.session().await?;
-        let client = &session.client;
+        let client = session.db();
         let Some(mut found) = facts(client, org, id, user.as_deref(), with_agent).await? else {
             return Ok(None);
         };

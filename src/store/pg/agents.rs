@@ -9,6 +9,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_postgres::{GenericClient, Transaction};
 
+use super::statements::Db;
+
 use super::records::{PgStore, V, body, db, micro, record};
 use crate::error::ApiError;
 use crate::store::keys::ConfigKind;
@@ -18,7 +20,7 @@ use crate::store::update::Updated;
 
 /// The agent's `kind` configuration as stored (`None`: never set).
 pub(crate) async fn config<T: DeserializeOwned>(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     org: OrgId,
     agent: AgentId,
     kind: ConfigKind,
@@ -36,7 +38,7 @@ pub(crate) async fn config<T: DeserializeOwned>(
 
 /// Creates or replaces the agent's `kind` configuration.
 pub(crate) async fn put_config<T: Serialize + Sync + std::fmt::Debug>(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     org: OrgId,
     agent: AgentId,
     kind: ConfigKind,
@@ -73,7 +75,7 @@ pub(crate) async fn live_project(
 
 /// The agent's row, in `org` only.
 pub(crate) async fn agent(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     org: OrgId,
     agent: AgentId,
 ) -> Result<Option<Agent>, StoreError> {
@@ -123,7 +125,7 @@ impl AgentRecords for PgStore {
 
     fn agent(&self, org: OrgId, id: AgentId) -> StoreFuture<Option<Agent>> {
         let store = self.clone();
-        Box::pin(async move { agent(&store.session().await?.client, org, id).await })
+        Box::pin(async move { agent(store.session().await?.db(), org, id).await })
     }
 
     fn agents(&self, org: OrgId) -> StoreFuture<Vec<Agent>> {
@@ -197,14 +199,7 @@ impl AgentRecords for PgStore {
         Box::pin(async move {
             let sealed = seal_credentials(&store.secrets, org, agent, config)?;
             let session = store.session().await?;
-            put_config(
-                &session.client,
-                org,
-                agent,
-                ConfigKind::Credentials,
-                &sealed,
-            )
-            .await
+            put_config(session.db(), org, agent, ConfigKind::Credentials, &sealed).await
         })
     }
 
@@ -212,7 +207,7 @@ impl AgentRecords for PgStore {
         let store = self.clone();
         Box::pin(async move {
             let session = store.session().await?;
-            let stored = config(&session.client, org, agent, ConfigKind::Credentials).await?;
+            let stored = config(session.db(), org, agent, ConfigKind::Credentials).await?;
             open_credentials(&store.secrets, org, agent, stored.unwrap_or_default())
         })
     }
@@ -226,7 +221,7 @@ impl AgentRecords for PgStore {
         let store = self.clone();
         Box::pin(async move {
             let session = store.session().await?;
-            put_config(&session.client, org, agent, ConfigKind::Compaction, &config).await
+            put_config(session.db(), org, agent, ConfigKind::Compaction, &config).await
         })
     }
 }

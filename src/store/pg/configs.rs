@@ -26,7 +26,7 @@ impl AgentConfigs for PgStore {
         let store = self.clone();
         Box::pin(async move {
             let session = store.session().await?;
-            config(&session.client, org, agent, kind.kind()).await
+            config(session.db(), org, agent, kind.kind()).await
         })
     }
 
@@ -40,16 +40,18 @@ impl AgentConfigs for PgStore {
         let store = self.clone();
         Box::pin(async move {
             let mut session = store.session().await?;
-            let tx = session.client.transaction().await.map_err(db)?;
+            let tx = session.transaction().await.map_err(db)?;
             let kind_byte = kind.kind() as i16;
-            tx.execute(
-                "INSERT INTO agent_configs (org_id, agent_id, kind, v, body)
+            tx.db()
+                .execute(
+                    "INSERT INTO agent_configs (org_id, agent_id, kind, v, body)
                  VALUES ($1, $2, $3, $4, 'null') ON CONFLICT DO NOTHING",
-                &[&org.0, &agent.0, &kind_byte, &super::records::V],
-            )
-            .await
-            .map_err(db)?;
+                    &[&org.0, &agent.0, &kind_byte, &super::records::V],
+                )
+                .await
+                .map_err(db)?;
             let row = tx
+                .db()
                 .query_one(
                     "SELECT v, body FROM agent_configs
                      WHERE org_id = $1 AND agent_id = $2 AND kind = $3 FOR UPDATE",
@@ -62,8 +64,8 @@ impl AgentConfigs for PgStore {
                 Ok(changed) => changed,
                 Err(refused) => return Ok(Updated::Refused(refused)),
             };
-            put_config(&tx, org, agent, kind.kind(), &changed).await?;
-            bump(&tx, org, KIND).await?;
+            put_config(tx.db(), org, agent, kind.kind(), &changed).await?;
+            bump(&*tx, org, KIND).await?;
             tx.commit().await.map_err(db)?;
             Ok(Updated::Stored(changed))
         })

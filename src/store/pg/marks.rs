@@ -5,6 +5,8 @@
 use confer_actors::{Fence, StoreError, ThreadId, TurnMark};
 use tokio_postgres::{GenericClient, Transaction};
 
+use super::statements::Db;
+
 use super::records::{PgStore, V, body, db, micro, store_error};
 use crate::cluster::leases;
 use crate::cluster::{NodeId, Shard};
@@ -12,7 +14,10 @@ use crate::cluster::{NodeId, Shard};
 /// The fencing check a thread write begins with (`scale.md` §3.4): an
 /// error, the transaction to be dropped (rolled back), when the lease
 /// moved. A write without a fence is not checked.
-pub(super) async fn held(tx: &Transaction<'_>, fence: Option<Fence>) -> Result<(), StoreError> {
+pub(super) async fn held(
+    tx: Db<'_, Transaction<'_>>,
+    fence: Option<Fence>,
+) -> Result<(), StoreError> {
     let Some(fence) = fence else { return Ok(()) };
     let shard = Shard::new(fence.shard).ok_or(StoreError::Fenced)?;
     match leases::fence(tx, NodeId(fence.node), shard, fence.epoch).await {
@@ -25,7 +30,7 @@ pub(super) async fn held(tx: &Transaction<'_>, fence: Option<Fence>) -> Result<(
 /// What the `turns` table learns from a write: the row of a starting turn
 /// (it needs the fence: the row names its node and shard), the end of one.
 pub(super) async fn record_mark(
-    tx: &Transaction<'_>,
+    tx: Db<'_, Transaction<'_>>,
     thread: ThreadId,
     fence: Option<Fence>,
     mark: TurnMark,
@@ -71,7 +76,7 @@ pub(super) async fn record_mark(
 
 /// The turn's trace, in the day's partition.
 pub(super) async fn store_trace(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     record: &confer_actors::TraceRecord,
 ) -> Result<(), StoreError> {
     let trace = &record.trace;

@@ -21,6 +21,7 @@ use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection
 
 mod access;
 pub mod agents;
+mod append;
 mod configs;
 mod creation;
 mod limits;
@@ -33,12 +34,14 @@ mod plans;
 mod projects;
 pub mod purge;
 pub mod records;
+pub mod statements;
 pub mod threads;
 mod tools;
 mod turn;
 
 pub use marks::TurnState;
 pub use records::PgStore;
+pub use statements::{Db, StoreSession, Tx};
 pub use tools::KIND as TOOLS_CACHE;
 
 /// The oldest PostgreSQL the store runs on (`server_version_num`).
@@ -144,14 +147,14 @@ impl Sessions {
 }
 
 impl managed::Manager for Sessions {
-    type Type = PgConnection;
+    type Type = StoreSession;
     type Error = PgError;
 
-    async fn create(&self) -> Result<PgConnection, PgError> {
-        self.open().await
+    async fn create(&self) -> Result<StoreSession, PgError> {
+        Ok(StoreSession::new(self.open().await?))
     }
 
-    async fn recycle(&self, session: &mut PgConnection, _: &Metrics) -> RecycleResult<PgError> {
+    async fn recycle(&self, session: &mut StoreSession, _: &Metrics) -> RecycleResult<PgError> {
         if session.client.is_closed() {
             return Err(RecycleError::message("closed"));
         }

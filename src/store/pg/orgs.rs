@@ -165,7 +165,7 @@ impl OrgRecords for PgStore {
             store
                 .session()
                 .await?
-                .client
+                .db()
                 .query_opt(
                     "WITH touched AS (
                          UPDATE api_keys SET last_used_at = $2

@@ -11,6 +11,8 @@ use confer_actors::{
 };
 use tokio_postgres::GenericClient;
 
+use super::statements::Db;
+
 use super::agents::live_project;
 use super::records::{PgStore, V, body, db, micro, next_micro, page, page_fetch, record};
 use crate::cluster::Shard;
@@ -35,7 +37,7 @@ pub fn shard_of(thread: &Thread) -> Shard {
 /// free in its org, and counts a visitor's call against its
 /// publication's day; returns it as stored.
 pub(crate) async fn insert_usage(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     mut record: UsageRecord,
 ) -> Result<UsageRecord, StoreError> {
     record.created_at = micro(record.created_at);
@@ -84,7 +86,7 @@ pub(crate) async fn insert_usage(
 
 /// The thread's row, in `org` only.
 pub(crate) async fn thread(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     org: OrgId,
     id: ThreadId,
 ) -> Result<Option<Thread>, StoreError> {
@@ -101,7 +103,7 @@ pub(crate) async fn thread(
 
 /// The thread's whole context, oldest first.
 pub(crate) async fn context(
-    client: &impl GenericClient,
+    client: Db<'_, impl GenericClient>,
     thread: ThreadId,
 ) -> Result<Vec<ContextMessage>, StoreError> {
     client
@@ -134,7 +136,7 @@ impl ThreadRecords for PgStore {
 
     fn thread(&self, org: OrgId, id: ThreadId) -> StoreFuture<Option<Thread>> {
         let store = self.clone();
-        Box::pin(async move { thread(&store.session().await?.client, org, id).await })
+        Box::pin(async move { thread(store.session().await?.db(), org, id).await })
     }
 
     fn thread_access(
@@ -234,7 +236,7 @@ impl ThreadRecords for PgStore {
 
     fn context(&self, thread: ThreadId) -> StoreFuture<Vec<ContextMessage>> {
         let store = self.clone();
-        Box::pin(async move { context(&store.session().await?.client, thread).await })
+        Box::pin(async move { context(store.session().await?.db(), thread).await })
     }
 
     fn usage(
