@@ -127,21 +127,27 @@ async fn loss_loop(mut lost: tokio::sync::watch::Receiver<u64>, runtime: Runtime
 /// hands the rest over at once, and each busy one as its turns end
 /// (`scale.md` §3.8).
 fn idle_shards(runtime: Runtime) -> impl Fn(Shard) -> bool + Send + Sync {
-    let busy: Mutex<Option<(Instant, HashSet<Shard>)>> = Mutex::new(None);
+    // The set, when it was read, and whether the node was closing then: a
+    // set read before the close counts idle actors, so it is read again.
+    type Held = (Instant, bool, HashSet<Shard>);
+    let busy: Mutex<Option<Held>> = Mutex::new(None);
     move |shard| {
         let mut busy = busy.lock().unwrap_or_else(|p| p.into_inner());
-        let fresh = busy.as_ref().is_some_and(|(at, _)| at.elapsed() < BUSY_FOR);
+        let closing = runtime.is_closing();
+        let fresh = busy.as_ref().is_some_and(|(at, when_closing, _)| {
+            at.elapsed() < BUSY_FOR && *when_closing == closing
+        });
         if !fresh {
-            let threads = if runtime.is_closing() {
+            let threads = if closing {
                 runtime.busy_thread_ids()
             } else {
                 runtime.live_thread_ids()
             };
             let shards = threads.into_iter().map(Shard::of).collect();
-            *busy = Some((Instant::now(), shards));
+            *busy = Some((Instant::now(), closing, shards));
         }
         busy.as_ref()
-            .is_none_or(|(_, shards)| !shards.contains(&shard))
+            .is_none_or(|(_, _, shards)| !shards.contains(&shard))
     }
 }
 
@@ -154,12 +160,24 @@ fn owned(node: &ClusterNode) -> Vec<Shard> {
 }
 
 /// Each round, runs the stored jobs due in the node's shards (purges of
-/// deleted threads so far), until the node is gone.
-async fn job_loop(pg: PgStore, node: Weak<ClusterNode>) {
+/// deleted threads so far), and every `SWEEP_INTERVAL` the store's upkeep
+/// (`PgStore::sweep`, one node at a time), until the node is gone.
+async fn job_loop(pg: PgStore, node: Weak<ClusterNode>, trace_retention: chrono::TimeDelta) {
     let mut ticks = tokio::time::interval(ROUND);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut swept: Option<Instant> = None;
     loop {
         ticks.tick().await;
+        if swept.is_none_or(|at| at.elapsed() >= crate::store::purge::SWEEP_INTERVAL) {
+            swept = Some(Instant::now());
+            match pg.sweep(trace_retention, chrono::Utc::now()).await {
+                Ok(Some(removed)) if removed != Default::default() => {
+                    tracing::info!(?removed, "swept the store");
+                }
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, "sweeping the store failed"),
+            }
+        }
         let Some(node) = node.upgrade() else { return };
         let (me, mine) = (node.id(), owned(&node));
         drop(node);
@@ -268,7 +286,8 @@ impl Membership {
             .await?,
         );
         let _ = leases.0.set((Arc::clone(&node), pg.clone())); // joined once per process
-        let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node)));
+        let retention = chrono::TimeDelta::days(i64::from(settings.trace_retention_days.max(1)));
+        let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node), retention));
         // Org tools are the one cached kind kept in PostgreSQL yet.
         let drop: CacheDrop = Box::new(move |org, kind| {
             if kind == crate::store::pg::TOOLS_CACHE {

@@ -294,7 +294,8 @@ impl Store {
         }
     }
 
-    /// Keeps traces `days` days (at least 1); the sweep applies it.
+    /// Keeps traces `days` days (at least 1); the sweep applies it. On
+    /// PostgreSQL the cluster's job loop sweeps with the setting it read.
     pub fn set_trace_retention_days(&self, days: u32) {
         if let Some(sled) = &self.sled {
             sled.trace_retention_days

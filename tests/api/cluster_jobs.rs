@@ -211,3 +211,58 @@ async fn a_dead_node_s_purge_is_completed_by_another_node() {
         .get(0);
     assert_eq!(ran_on, alive.0);
 }
+
+/// The store's upkeep removes traces past their retention, job slots run
+/// long ago and idle send-limit rows, and keeps the rest; a node finding
+/// another's sweep under way skips its turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_removes_only_what_is_past_its_keeping() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("sweep").await;
+    let store = pg_store(&url).await;
+    let admin = postgres.admin_of("sweep").await;
+    admin
+        .batch_execute(
+            "INSERT INTO traces (id, started_at, org_id, agent_id, thread_id, v, body)
+             SELECT gen_random_uuid(), now() - make_interval(days => d) + interval '12 hours',
+                    gen_random_uuid(),
+                    gen_random_uuid(), gen_random_uuid(), 1, '{}'
+             FROM generate_series(1, 40) d, generate_series(1, 300) n;
+             INSERT INTO job_runs (kind, slot, job_id, node_id, started_at)
+             SELECT 'purge_thread', n::text, gen_random_uuid(), gen_random_uuid(),
+                    now() - make_interval(days => n) + interval '12 hours'
+             FROM generate_series(1, 60) n;
+             INSERT INTO send_limits (org_id, subject, tat)
+             VALUES (gen_random_uuid(), 'idle', now() - interval '2 days'),
+                    (gen_random_uuid(), 'busy', now() + interval '10 seconds');",
+        )
+        .await
+        .unwrap();
+    let held = postgres.admin_of("sweep").await;
+    held.execute("SELECT pg_advisory_lock(10, 0)", &[])
+        .await
+        .unwrap();
+    let retention = chrono::TimeDelta::days(30);
+    assert_eq!(
+        store.sweep(retention, Utc::now()).await.unwrap(),
+        None,
+        "swept beside another node's sweep"
+    );
+    drop(held);
+
+    let swept = store.sweep(retention, Utc::now()).await.unwrap().unwrap();
+    // Each row is d - ½ days old: d = 31 and on are past 30 days.
+    assert_eq!(swept.traces, 10 * 300, "{swept:?}");
+    assert_eq!(swept.job_slots, 30, "{swept:?}");
+    assert_eq!(swept.send_limits, 1, "{swept:?}");
+    let count = |sql: &'static str| {
+        let admin = &admin;
+        async move { admin.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+    };
+    assert_eq!(count("SELECT count(*) FROM traces").await, 30 * 300);
+    assert_eq!(count("SELECT count(*) FROM job_runs").await, 30);
+    assert_eq!(
+        count("SELECT count(*) FROM send_limits WHERE subject = 'busy'").await,
+        1
+    );
+}

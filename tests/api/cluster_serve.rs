@@ -162,6 +162,17 @@ async fn nodes_share_the_shards_purge_deleted_threads_and_leave() {
     assert_eq!(cluster["nodes"][0]["shards"], 1024, "{cluster}");
     assert_eq!(cluster["orphaned_shards"], 0, "{cluster}");
 
+    // A node joins while a turn runs: the turn is not interrupted (a
+    // shard with a live actor is not handed over while it is busy).
+    let early = first.admin();
+    let joined_during = early.agent("joined during").await;
+    let busy = early.thread(&joined_during, json!({})).await;
+    let long = "a turn running while another node joins the cluster ".repeat(30);
+    let long = long.trim();
+    let mut during = early.open_stream(&busy, json!({"content": long})).await;
+    assert_eq!(during.status, 200);
+    during.next_within(Duration::from_secs(10)).await.unwrap(); // meta
+
     let second = Server::start_with(paced("b"));
     let (cluster, other) = cluster_of(&second).await;
     assert_ne!(node, other);
@@ -179,6 +190,10 @@ async fn nodes_share_the_shards_purge_deleted_threads_and_leave() {
         .map(|n| n["shards"].as_u64().unwrap())
         .sum();
     assert_eq!(owned, 1024, "{cluster}");
+    let rest = during.collect().await;
+    let done = done_of(&rest);
+    assert_eq!(done["ok"], true, "{rest:?}");
+    assert_eq!(done["content"], long, "{rest:?}");
 
     // A deleted thread's history is purged by the job of its shard's owner.
     let admin = second.admin();

@@ -331,3 +331,28 @@ pub(crate) async fn creation_instants_are_unique_in_the_org(ports: Ports) {
     assert_ne!(a.created_at, b.created_at);
     assert_eq!(ports.threads.thread(org, b.id).await.unwrap().unwrap(), b);
 }
+
+/// U+0000 in a message and a context entry is kept as written (a tool's
+/// output may carry it; PostgreSQL's `jsonb` refused it).
+pub(crate) async fn text_with_nul_is_kept(ports: Ports) {
+    let (_, _, thread) = seeded(&ports).await;
+    let text = "before\u{0}after";
+    ports
+        .turns
+        .append_durably(
+            thread.id,
+            ThreadAppend {
+                listed: Some(message(thread.id, Role::Assistant, text)),
+                context: vec![ContextMessage::text(ContextRole::Tool, text)],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let (page, _) = ports.threads.messages(thread.id, 0, 10).await.unwrap();
+    assert_eq!(page[0].content, text);
+    assert_eq!(
+        ports.threads.context(thread.id).await.unwrap()[0].content,
+        text
+    );
+}

@@ -62,6 +62,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("appends_number_densely", |p| {
             Box::pin(appends_number_densely(p))
         }),
+        ("text_with_nul_is_kept", |p| {
+            Box::pin(text_with_nul_is_kept(p))
+        }),
         ("turn_numbers_only_grow", |p| {
             Box::pin(turn_numbers_only_grow(p))
         }),

@@ -78,6 +78,16 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "org_turn_slots",
         sql: include_str!("migrations/V10__org_turn_slots.sql"),
     },
+    Migration {
+        version: 11,
+        name: "text_json_bodies",
+        sql: include_str!("migrations/V11__text_json_bodies.sql"),
+    },
+    Migration {
+        version: 12,
+        name: "sweeps",
+        sql: include_str!("migrations/V12__sweeps.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

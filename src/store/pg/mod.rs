@@ -35,6 +35,7 @@ mod projects;
 pub mod purge;
 pub mod records;
 pub mod statements;
+pub mod sweep;
 pub mod threads;
 mod tools;
 mod turn;

@@ -1,5 +1,7 @@
 //! [`PgStore`]: the records on PostgreSQL (`scale.md` §2). A record is
-//! kept as the codec's JSON in a `jsonb` column with its version in `v`,
+//! kept as the codec's JSON in a `json` column with its version in `v`
+//! (`jsonb` for threads, agents, keyed sends and jobs, whose fields
+//! statements read or change; `jsonb` refuses U+0000, so the rest keep text as written),
 //! sealed fields as sealed as on sled; columns hold its keys. What both
 //! stores share lives here: the record codec, the mapping of driver
 //! failures to [`StoreError`], and instants at the store's precision.
@@ -87,7 +89,7 @@ pub(crate) fn unique_violation(error: &tokio_postgres::Error) -> bool {
 /// `v` of a record this build writes.
 pub(crate) const V: i16 = RECORD_VERSION as i16;
 
-/// `record` bound as a `jsonb` parameter.
+/// `record` bound as a `json` or `jsonb` parameter.
 pub(crate) fn body<T: Serialize>(record: &T) -> Json<&T> {
     Json(record)
 }

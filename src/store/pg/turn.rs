@@ -8,17 +8,32 @@
 
 use std::time::Instant;
 
-use super::agents::{agent, config};
 use super::append::append;
 use super::marks::{held, record_mark};
-use super::records::{PgStore, db, record};
-use super::threads::{context, insert_usage, thread};
+use super::records::{PgStore, db, joined, record};
+use super::threads::{context, insert_usage};
 use crate::store::keys::ConfigKind;
 use crate::store::sealed::open_credentials;
 use confer_actors::{
     AdmissionReads, AppendDone, Fence, IdempotencyRecord, LastTurn, Message, OrgId, StoreError,
     StoreFuture, ThreadAppend, ThreadId, ThreadStore, TurnEnd, TurnInputs, TurnMark, UsageRecord,
 };
+
+/// What a turn reads before it starts: the thread, its agent and the
+/// agent's configurations of kinds `$3` to `$6` (credentials, compaction,
+/// plans, knowledge).
+const INPUTS: &str = "SELECT t.v, t.body, a.v AS agent_v, a.body AS agent_body,
+       c.v AS credentials_v, c.body AS credentials_body,
+       m.v AS compaction_v, m.body AS compaction_body,
+       p.v AS plans_v, p.body AS plans_body,
+       k.v AS knowledge_v, k.body AS knowledge_body
+     FROM threads t
+     LEFT JOIN agents a ON a.org_id = t.org_id AND a.id = t.agent_id
+     LEFT JOIN agent_configs c ON c.org_id = t.org_id AND c.agent_id = t.agent_id AND c.kind = $3
+     LEFT JOIN agent_configs m ON m.org_id = t.org_id AND m.agent_id = t.agent_id AND m.kind = $4
+     LEFT JOIN agent_configs p ON p.org_id = t.org_id AND p.agent_id = t.agent_id AND p.kind = $5
+     LEFT JOIN agent_configs k ON k.org_id = t.org_id AND k.agent_id = t.agent_id AND k.kind = $6
+     WHERE t.org_id = $1 AND t.id = $2";
 
 impl ThreadStore for PgStore {
     fn turn_inputs(
@@ -31,24 +46,39 @@ impl ThreadStore for PgStore {
         Box::pin(async move {
             let session = store.session().await?;
             let client = session.db();
-            let Some(thread) = thread(client, org, id).await? else {
-                return Ok(None);
-            };
-            let of = thread.agent_id;
+            // The thread, its agent and its configurations in one
+            // statement; the history beside it, pipelined.
             let history = async {
                 match with_history {
                     true => context(client, id).await.map(Some),
                     false => Ok(None),
                 }
             };
-            let (agent, credentials, compaction, plans, knowledge, history) = tokio::try_join!(
-                agent(client, org, of),
-                config(client, org, of, ConfigKind::Credentials),
-                config(client, org, of, ConfigKind::Compaction),
-                config(client, org, of, ConfigKind::Plans),
-                config(client, org, of, ConfigKind::Knowledge),
-                history,
-            )?;
+            let kinds = [
+                ConfigKind::Credentials,
+                ConfigKind::Compaction,
+                ConfigKind::Plans,
+                ConfigKind::Knowledge,
+            ]
+            .map(|kind| kind as i16);
+            let facts = async {
+                client
+                    .query_opt(
+                        INPUTS,
+                        &[&org.0, &id.0, &kinds[0], &kinds[1], &kinds[2], &kinds[3]],
+                    )
+                    .await
+                    .map_err(db)
+            };
+            let (row, history) = tokio::try_join!(facts, history)?;
+            let Some(row) = row else { return Ok(None) };
+            let thread: confer_actors::Thread = record(&row)?;
+            let of = thread.agent_id;
+            let agent = joined(&row, "agent_")?;
+            let credentials = joined(&row, "credentials_")?;
+            let compaction = joined(&row, "compaction_")?;
+            let plans = joined(&row, "plans_")?;
+            let knowledge = joined(&row, "knowledge_")?;
             Ok(Some(TurnInputs {
                 agent,
                 credentials: open_credentials(
