@@ -8,7 +8,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 
 use super::remote::{self, Remote};
-use super::{CliError, open, org};
+use super::{CliError, open, org, refuse_on_postgres};
 use crate::export::{ExportCounts, ExportFilter};
 use crate::settings::Settings;
 use crate::store::backup::{self, BackupError, Manifest};
@@ -53,7 +53,7 @@ pub fn backup(
     let made = match remote {
         Some(remote) => remote::backup_to(settings, remote, with_key, out)
             .and_then(|_| backup::verify(out).map_err(failed)),
-        None => {
+        None => refuse_on_postgres(settings).and_then(|()| {
             let store = open(settings)?;
             std::fs::File::create(out)
                 .with_context(|| format!("creating {}", out.display()))
@@ -63,7 +63,7 @@ pub fn backup(
                         .with_inner(|s| s.write_backup(std::io::BufWriter::new(file), with_key))
                         .map_err(failed)
                 })
-        }
+        }),
     };
     match made {
         Ok(manifest) => Ok(summary(&manifest, out)),
@@ -78,6 +78,7 @@ pub fn backup(
 /// `confer restore --from FILE` into the (empty) data directory; refuses a
 /// store whose secrets do not open with the key it then finds.
 pub fn restore(settings: &Settings, from: &Path) -> Result<String, CliError> {
+    refuse_on_postgres(settings)?;
     let dir = &settings.data_dir;
     let manifest = backup::restore(from, dir).map_err(failed)?;
     let unopenable = crate::open_store(settings)

@@ -1,11 +1,12 @@
-//! `confer keys` and `confer orgs` on a stopped store.
+//! `confer keys` and `confer orgs`: on a stopped sled store, or on
+//! PostgreSQL beside live nodes (`scale.md` §6), through the records' port.
 
 use anyhow::Context;
 use chrono::Utc;
 use confer_actors::{ApiKeyId, OrgId};
 use secrecy::ExposeSecret;
 
-use super::{CliError, org, with_store};
+use super::{CliError, org_in, with_records};
 use crate::auth::api_keys::{generate_secret, new_key_record};
 use crate::settings::Settings;
 use crate::store::records::{KeyRole, Org};
@@ -21,11 +22,13 @@ pub fn keys_create(
     if name.is_empty() || name.chars().count() > 200 {
         return Err(CliError::Usage("--name must be 1 to 200 characters".into()));
     }
-    with_store(settings, |s| {
-        let org = org(s, org_name, true)?;
+    with_records(settings, async |s| {
+        let org = org_in(s, org_name, true).await?;
         let secret = generate_secret().context("making a secret")?;
         let (key, hash) = new_key_record(org.id, name.to_owned(), role, false, &secret);
-        s.insert_api_key(&key, &hash).context("storing the key")?;
+        s.insert_api_key(key.clone(), hash)
+            .await
+            .context("storing the key")?;
         Ok(format!(
             "Created {} key `{}` ({}) in org `{}`; shown once, keep it:\n{}",
             match role {
@@ -42,9 +45,9 @@ pub fn keys_create(
 
 /// `confer keys list`: one line per key (never a secret).
 pub fn keys_list(settings: &Settings, org_name: Option<&str>) -> Result<String, CliError> {
-    with_store(settings, |s| {
-        let org = org(s, org_name, false)?;
-        let keys = s.api_keys(org.id).context("reading keys")?;
+    with_records(settings, async |s| {
+        let org = org_in(s, org_name, false).await?;
+        let keys = s.api_keys(org.id).await.context("reading keys")?;
         Ok(keys
             .iter()
             .map(|k| {
@@ -67,9 +70,9 @@ pub fn keys_revoke(settings: &Settings, id: &str) -> Result<String, CliError> {
     let id: ApiKeyId = id
         .parse()
         .map_err(|_| CliError::Usage(format!("`{id}` is not a key id")))?;
-    with_store(settings, |s| {
-        for org in s.orgs().context("reading orgs")? {
-            if s.delete_api_key(org.id, id).context("revoking")? {
+    with_records(settings, async |s| {
+        for org in s.orgs().await.context("reading orgs")? {
+            if s.delete_api_key(org.id, id).await.context("revoking")? {
                 return Ok(format!("Revoked key {id}"));
             }
         }
@@ -79,8 +82,8 @@ pub fn keys_revoke(settings: &Settings, id: &str) -> Result<String, CliError> {
 
 /// `confer orgs list`.
 pub fn orgs_list(settings: &Settings) -> Result<String, CliError> {
-    with_store(settings, |s| {
-        let mut orgs = s.orgs().context("reading orgs")?;
+    with_records(settings, async |s| {
+        let mut orgs = s.orgs().await.context("reading orgs")?;
         orgs.sort_by_key(|o| o.created_at);
         Ok(orgs
             .iter()
@@ -98,8 +101,9 @@ pub fn orgs_create(settings: &Settings, name: &str) -> Result<String, CliError> 
             "the name must be 1 to 200 characters".into(),
         ));
     }
-    with_store(settings, |s| {
+    with_records(settings, async |s| {
         if s.orgs()
+            .await
             .context("reading orgs")?
             .iter()
             .any(|o| o.name == name)
@@ -111,7 +115,7 @@ pub fn orgs_create(settings: &Settings, name: &str) -> Result<String, CliError> 
             name: name.to_owned(),
             created_at: Utc::now(),
         };
-        s.put_org(&org).context("storing the org")?;
+        s.put_org(org.clone()).await.context("storing the org")?;
         Ok(format!("Created org `{}` ({})", org.name, org.id))
     })
 }

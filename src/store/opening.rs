@@ -1,8 +1,8 @@
 //! Opening the store a server or a command names: the data directory
 //! made private, the secret key loaded, sled opened; or, for a server
 //! with `CONFER_STORE`, PostgreSQL connected, migrated and its key check
-//! passed. The command line refuses `CONFER_STORE` until its commands
-//! run on PostgreSQL.
+//! passed. `keys` and `orgs` run on either (`cli::with_records`); the
+//! other commands refuse `CONFER_STORE` until they run on PostgreSQL.
 
 use std::sync::Arc;
 
@@ -98,15 +98,15 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Store> {
     Ok(store)
 }
 
-/// A set `CONFER_STORE` is refused by the command line (after its string
+/// A set `CONFER_STORE` is refused by the sled-only commands (after its string
 /// is checked, so a typo is named): its commands read and write sled, and
 /// running them on a sled directory instead would act on another store
 /// without a word.
 fn refuse_postgres(settings: &Settings) -> anyhow::Result<()> {
     if super::pg::PgSettings::from_settings(settings)?.is_some() {
         anyhow::bail!(
-            "CONFER_STORE is set, but the command line does not run on PostgreSQL yet \
-             (only `serve` does; docs/operations.md \"Running a cluster\"); \
+            "CONFER_STORE is set, but this command does not run on PostgreSQL yet \
+             (`serve`, `keys` and `orgs` do; docs/operations.md \"Running a cluster\"); \
              unset CONFER_STORE to run it on sled"
         );
     }
