@@ -273,15 +273,15 @@ impl Store {
         }
     }
 
-    /// Tells `listener` of each trace as it is stored (once per store).
-    /// Only sled tells yet: on PostgreSQL the listener is dropped, with a
-    /// warning.
+    /// Tells `listener` of each trace as it is stored (once per store): on
+    /// PostgreSQL once the answer's transaction committed.
     pub fn on_trace_stored(&self, listener: TraceListener) {
-        let Some(sled) = &self.sled else {
-            tracing::warn!("traces are not exported over OTLP from a PostgreSQL store yet");
-            return;
+        let set = match (&self.sled, &self.pg) {
+            (Some(sled), _) => sled.trace_listener.set(listener).is_ok(),
+            (None, Some(pg)) => pg.trace_listener.set(listener).is_ok(),
+            (None, None) => true,
         };
-        if sled.trace_listener.set(listener).is_err() {
+        if !set {
             tracing::warn!("a trace listener was already set");
         }
     }

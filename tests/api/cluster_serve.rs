@@ -12,7 +12,7 @@ use crate::common::{BOOTSTRAP_KEY, Options, Server, done_of, events_of, eventual
 use crate::postgres::Postgres;
 
 /// A 32-byte secret key, base64, the same on every node.
-const SECRET_KEY: &str = "c2VjcmV0LWtleS1vZi10aGUtY2x1c3Rlci0wMTIzNDU=";
+pub(crate) const SECRET_KEY: &str = "c2VjcmV0LWtleS1vZi10aGUtY2x1c3Rlci0wMTIzNDU=";
 
 /// The options of node `name` on `url`.
 pub fn on_postgres(url: &str, name: &str) -> Options {
@@ -321,74 +321,4 @@ async fn a_tool_made_on_one_node_is_offered_by_another() {
     )
     .await;
     eprintln!("offered {:?} after it was made", made.elapsed());
-}
-
-/// `confer keys` and `confer orgs` run on PostgreSQL beside a live node
-/// (`scale.md` §6): a key made there is accepted by the node at once, and
-/// a revoked one refused; `backup` and `restore` refuse (exit 2) and name
-/// PostgreSQL's own tools.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn key_and_org_commands_run_on_postgres_beside_a_live_node() {
-    let postgres = Postgres::start().await;
-    let url = postgres.database("commands").await;
-    let node = Server::start_with(on_postgres(&url, "a"));
-    let data = tempfile::tempdir().unwrap();
-    let confer = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("CONFER_DATA_DIR", data.path())
-            .env("CONFER_STORE", &url)
-            .env("CONFER_SECRET_KEY", SECRET_KEY)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
-    let (code, out, err) = confer(&["keys", "create", "--name", "from cli", "--role", "member"]);
-    assert_eq!(code, Some(0), "{out}{err}");
-    let key = out.lines().last().unwrap().trim().to_owned();
-    assert!(key.starts_with("cfr_"), "{out}");
-    let member = node.api(&key);
-    member.get("/api/agents").await.expect(200);
-    member
-        .post("/api/agents", json!({"name": "no"}))
-        .await
-        .expect_error(403, "FORBIDDEN");
-
-    let (code, listed, err) = confer(&["keys", "list"]);
-    assert_eq!(code, Some(0), "{err}");
-    let line = listed
-        .lines()
-        .find(|l| l.contains("from cli"))
-        .unwrap_or_else(|| panic!("{listed}"));
-    assert!(!listed.contains(&key), "a secret was listed");
-    let id = line.split('\t').next().unwrap();
-    let (code, _, err) = confer(&["keys", "revoke", id]);
-    assert_eq!(code, Some(0), "{err}");
-    member.get("/api/agents").await.expect(401);
-
-    let (code, _, err) = confer(&["orgs", "create", "second org"]);
-    assert_eq!(code, Some(0), "{err}");
-    let (_, orgs, _) = confer(&["orgs", "list"]);
-    assert!(
-        orgs.contains("second org") && orgs.contains("default"),
-        "{orgs}"
-    );
-
-    let archive = data.path().join("backup.tar");
-    let archive = archive.to_str().unwrap();
-    for args in [
-        &["backup", "--out", archive][..],
-        &["restore", "--from", archive][..],
-    ] {
-        let (code, _, err) = confer(args);
-        assert_eq!(code, Some(2), "{args:?}: {err}");
-        assert!(err.contains("pg_dump"), "{err}");
-    }
-    assert!(!data.path().join("backup.tar").exists());
 }

@@ -17,6 +17,7 @@ use tokio_postgres::types::{Json, ToSql};
 
 use super::{Database, PgError, Session};
 use crate::secrets::SecretBox;
+use crate::store::TraceListener;
 use crate::store::codec::RECORD_VERSION;
 
 /// The records on PostgreSQL: the pool, and the key that seals and opens
@@ -25,13 +26,19 @@ use crate::store::codec::RECORD_VERSION;
 pub struct PgStore {
     pub(crate) database: Database,
     pub(crate) secrets: Arc<SecretBox>,
+    /// Told each trace a committed append stored (the OTLP exporter).
+    pub(crate) trace_listener: Arc<std::sync::OnceLock<TraceListener>>,
 }
 
 impl PgStore {
     /// The store on `database`, migrated and key-checked by
     /// [`super::meta::prepare`] before.
     pub fn new(database: Database, secrets: Arc<SecretBox>) -> Self {
-        Self { database, secrets }
+        Self {
+            database,
+            secrets,
+            trace_listener: Arc::default(),
+        }
     }
 
     /// The database (for the cluster's own tables).

@@ -191,6 +191,8 @@ impl ThreadStore for PgStore {
         Box::pin(async move {
             let mut session = store.session().await?;
             let listed_id = write.listed.as_ref().map(|m| m.id);
+            // Kept for the trace listener (OTLP), told once committed.
+            let exported = store.trace_listener.get().and(write.trace.clone());
             let transaction = session.transaction().await.map_err(db)?;
             let listed = append(transaction.db(), thread, write).await?;
             match transaction.commit().await {
@@ -210,6 +212,9 @@ impl ThreadStore for PgStore {
                     }
                 }
                 Err(error) => return Err(db(error)),
+            }
+            if let (Some(listener), Some(trace)) = (store.trace_listener.get(), &exported) {
+                listener(trace);
             }
             Ok(AppendDone {
                 listed,

@@ -1,0 +1,133 @@
+//! The operator's side of a node on PostgreSQL (`scale.md` §6): the key
+//! and org commands beside a live node, `backup` and `restore` refused,
+//! and the spans exported over OTLP.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::cluster_serve::{SECRET_KEY, on_postgres};
+use crate::common::{Server, eventually};
+use crate::postgres::Postgres;
+
+/// `confer keys` and `confer orgs` run on PostgreSQL beside a live node
+/// (`scale.md` §6): a key made there is accepted by the node at once, and
+/// a revoked one refused; `backup` and `restore` refuse (exit 2) and name
+/// PostgreSQL's own tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn key_and_org_commands_run_on_postgres_beside_a_live_node() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("commands").await;
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let data = tempfile::tempdir().unwrap();
+    let confer = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("CONFER_DATA_DIR", data.path())
+            .env("CONFER_STORE", &url)
+            .env("CONFER_SECRET_KEY", SECRET_KEY)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = confer(&["keys", "create", "--name", "from cli", "--role", "member"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let key = out.lines().last().unwrap().trim().to_owned();
+    assert!(key.starts_with("cfr_"), "{out}");
+    let member = node.api(&key);
+    member.get("/api/agents").await.expect(200);
+    member
+        .post("/api/agents", json!({"name": "no"}))
+        .await
+        .expect_error(403, "FORBIDDEN");
+
+    let (code, listed, err) = confer(&["keys", "list"]);
+    assert_eq!(code, Some(0), "{err}");
+    let line = listed
+        .lines()
+        .find(|l| l.contains("from cli"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(!listed.contains(&key), "a secret was listed");
+    let id = line.split('\t').next().unwrap();
+    let (code, _, err) = confer(&["keys", "revoke", id]);
+    assert_eq!(code, Some(0), "{err}");
+    member.get("/api/agents").await.expect(401);
+
+    let (code, _, err) = confer(&["orgs", "create", "second org"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, orgs, _) = confer(&["orgs", "list"]);
+    assert!(
+        orgs.contains("second org") && orgs.contains("default"),
+        "{orgs}"
+    );
+
+    let archive = data.path().join("backup.tar");
+    let archive = archive.to_str().unwrap();
+    for args in [
+        &["backup", "--out", archive][..],
+        &["restore", "--from", archive][..],
+    ] {
+        let (code, _, err) = confer(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("pg_dump"), "{err}");
+    }
+    assert!(!data.path().join("backup.tar").exists());
+}
+
+/// A node on PostgreSQL exports each turn's spans over OTLP once the
+/// answer is committed, continuing the caller's `traceparent`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_on_postgres_exports_its_spans_over_otlp() {
+    use crate::mock::{Mock, Reply};
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message;
+
+    let postgres = Postgres::start().await;
+    let url = postgres.database("otlp").await;
+    let collector = Mock::start("").await;
+    for _ in 0..8 {
+        collector.push(Reply::json(200, json!({})));
+    }
+    let node = Server::start_with(
+        on_postgres(&url, "a").env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.base),
+    );
+    let admin = node.admin();
+    let agent = admin.agent("exported").await;
+    let thread = admin.thread(&agent, json!({})).await;
+    let caller = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let sent = admin
+        .request_with(
+            reqwest::Method::POST,
+            &format!("/api/threads/{thread}/messages"),
+            Some(json!({"content": "traced on postgres"})),
+            &[("traceparent", &format!("00-{caller}-00f067aa0ba902b7-01"))],
+        )
+        .await;
+    assert_eq!(sent.status.as_u16(), 200);
+    eventually(
+        Duration::from_secs(10),
+        "the turn's spans exported",
+        async || {
+            let traces: Vec<String> = collector
+                .requests()
+                .iter()
+                .flat_map(|request| {
+                    ExportTraceServiceRequest::decode(request.bytes.as_slice())
+                        .unwrap()
+                        .resource_spans
+                })
+                .flat_map(|resource| resource.scope_spans)
+                .flat_map(|scope| scope.spans)
+                .map(|span| hex::encode(&span.trace_id))
+                .collect();
+            (!traces.is_empty() && traces.iter().all(|t| t == caller)).then_some(())
+        },
+    )
+    .await;
+}
