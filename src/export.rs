@@ -2,13 +2,14 @@
 //! store as JSON Lines, one record per line, each in the API's response
 //! shape with a `type` (`agent`, `thread`, `message`, `usage`); messages
 //! also carry their `thread_id`. Secrets are not part of those shapes, so
-//! none is written. Records go out one at a time as the store is scanned:
+//! none is written. Records go out one at a time as the store is scanned
+//! ([`ExportScan`]: sled's trees, or PostgreSQL's rows a page at a time):
 //! memory does not grow with the store.
 
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use confer_actors::{OrgId, StoreError};
+use confer_actors::{Agent, Message, OrgId, StoreError, Thread, ThreadId, UsageRecord};
 use serde::Serialize;
 
 use crate::api::agents::AgentView;
@@ -16,6 +17,56 @@ use crate::api::messages::MessageView;
 use crate::api::threads::ThreadView;
 use crate::api::usage::UsageView;
 use crate::store::SledStore;
+
+/// A visitor of one record of a scan; an error stops the scan.
+pub type Visit<'a, T> = &'a mut dyn FnMut(T) -> Result<(), StoreError>;
+
+/// What an export reads, in the order it writes: a store's records one at
+/// a time, each kind in its key order.
+pub trait ExportScan {
+    /// Every org's id.
+    fn org_ids(&self) -> Result<Vec<OrgId>, StoreError>;
+    /// Every agent of `org` (soft-deleted ones too), by id.
+    fn each_agent(&self, org: OrgId, visit: Visit<'_, Agent>) -> Result<(), StoreError>;
+    /// Every thread of `org` (not deleted ones), by id.
+    fn each_thread(&self, org: OrgId, visit: Visit<'_, Thread>) -> Result<(), StoreError>;
+    /// Every listed message of `thread`, oldest first.
+    fn each_message(&self, thread: ThreadId, visit: Visit<'_, Message>) -> Result<(), StoreError>;
+    /// Every usage record of `org` made at or after `since`, oldest first.
+    fn each_usage(
+        &self,
+        org: OrgId,
+        since: Option<DateTime<Utc>>,
+        visit: Visit<'_, UsageRecord>,
+    ) -> Result<(), StoreError>;
+}
+
+impl ExportScan for SledStore {
+    fn org_ids(&self) -> Result<Vec<OrgId>, StoreError> {
+        Ok(self.orgs()?.into_iter().map(|o| o.id).collect())
+    }
+
+    fn each_agent(&self, org: OrgId, visit: Visit<'_, Agent>) -> Result<(), StoreError> {
+        SledStore::each_agent(self, org, visit)
+    }
+
+    fn each_thread(&self, org: OrgId, visit: Visit<'_, Thread>) -> Result<(), StoreError> {
+        SledStore::each_thread(self, org, visit)
+    }
+
+    fn each_message(&self, thread: ThreadId, visit: Visit<'_, Message>) -> Result<(), StoreError> {
+        SledStore::each_message(self, thread, visit)
+    }
+
+    fn each_usage(
+        &self,
+        org: OrgId,
+        since: Option<DateTime<Utc>>,
+        visit: Visit<'_, UsageRecord>,
+    ) -> Result<(), StoreError> {
+        SledStore::each_usage(self, org, since, visit)
+    }
+}
 
 /// Which records an export holds.
 #[derive(Clone, Copy, Debug, Default)]
@@ -64,18 +115,18 @@ fn write_line<T: Serialize>(out: &mut impl Write, line: &Line<'_, T>) -> Result<
 
 /// Writes the export of `filter` to `out`.
 pub fn export(
-    store: &SledStore,
+    store: &dyn ExportScan,
     out: &mut impl Write,
     filter: ExportFilter,
 ) -> Result<ExportCounts, StoreError> {
     let mut counts = ExportCounts::default();
     let orgs = match filter.org {
         Some(org) => vec![org],
-        None => store.orgs()?.into_iter().map(|o| o.id).collect(),
+        None => store.org_ids()?,
     };
     let recent = |at: DateTime<Utc>| filter.since.is_none_or(|since| at >= since);
     for org in orgs {
-        store.each_agent(org, |agent| {
+        store.each_agent(org, &mut |agent| {
             if !recent(agent.updated_at) {
                 return Ok(());
             }
@@ -91,7 +142,7 @@ pub fn export(
                 },
             )
         })?;
-        store.each_thread(org, |thread| {
+        store.each_thread(org, &mut |thread| {
             let id = thread.id;
             let id_text = id.to_string();
             if recent(thread.updated_at) {
@@ -106,7 +157,7 @@ pub fn export(
                     },
                 )?;
             }
-            store.each_message(id, |message| {
+            store.each_message(id, &mut |message| {
                 if !recent(message.created_at) {
                     return Ok(());
                 }
@@ -122,7 +173,7 @@ pub fn export(
                 )
             })
         })?;
-        store.each_usage(org, filter.since, |record| {
+        store.each_usage(org, filter.since, &mut |record| {
             counts.usage += 1;
             write_line(
                 out,

@@ -20,6 +20,7 @@ use crate::error::ApiError;
 use crate::export::{ExportFilter, export as write_export};
 use crate::state::AppState;
 use crate::store::backup::{PARTIAL_PREFIX, PARTIAL_SUFFIX};
+use crate::store::pg::export::PgScan;
 
 /// The store, this node, the live nodes and how many shards each owns
 /// (`scale.md` §6); on sled, no nodes.
@@ -208,10 +209,15 @@ pub async fn export(
         since: query.since,
     };
     let store = state.store.clone();
+    // On PostgreSQL the pages are read on this worker's runtime, which
+    // drives the store's connections while the stream's thread waits.
+    let runtime = tokio::runtime::Handle::current();
     streamed("application/jsonl", "confer-export.jsonl", move |out| {
-        store
-            .with_inner(|s| write_export(s, out, filter))
-            .map(drop)
-            .map_err(|e| e.to_string())
+        match store.postgres() {
+            Some(pg) => write_export(&PgScan::new(pg.clone(), runtime), out, filter),
+            None => store.with_inner(|s| write_export(s, out, filter)),
+        }
+        .map(drop)
+        .map_err(|e| e.to_string())
     })
 }

@@ -161,17 +161,7 @@ pub fn export(
             format!("{bytes} bytes")
         }
         None => {
-            let store = open(settings)?;
-            let counts: ExportCounts = store.with_inner(|s| {
-                let org = org_name.map(|name| org(s, Some(name), false)).transpose()?;
-                let filter = ExportFilter {
-                    org: org.map(|o| o.id),
-                    since,
-                };
-                crate::export::export(s, &mut sink, filter)
-                    .context("exporting")
-                    .map_err(CliError::from)
-            })?;
+            let counts = local_export(settings, &mut sink, org_name, since)?;
             format!(
                 "{} records ({} agents, {} threads, {} messages, {} usage)",
                 counts.total(),
@@ -190,6 +180,52 @@ pub fn export(
     // The summary goes to stderr: stdout may be the export itself.
     eprintln!("confer: exported {wrote} to {}{peak}", out.display());
     Ok(String::new())
+}
+
+/// The export of the store `settings` name: PostgreSQL beside live nodes
+/// when `CONFER_STORE` is set (its pages read on a runtime of one worker
+/// while this thread writes), else the stopped sled store.
+fn local_export(
+    settings: &Settings,
+    mut sink: &mut dyn Write,
+    org_name: Option<&str>,
+    since: Option<DateTime<Utc>>,
+) -> Result<ExportCounts, CliError> {
+    let on_postgres = crate::store::pg::PgSettings::from_settings(settings)
+        .map_err(|e| CliError::Usage(e.to_string()))?
+        .is_some();
+    if !on_postgres {
+        let store = open(settings)?;
+        return store.with_inner(|s| {
+            let org = org_name.map(|name| org(s, Some(name), false)).transpose()?;
+            let filter = ExportFilter {
+                org: org.map(|o| o.id),
+                since,
+            };
+            crate::export::export(s, &mut sink, filter)
+                .context("exporting")
+                .map_err(CliError::from)
+        });
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the command's runtime")?;
+    let store = runtime.block_on(crate::store::opening::open_serving_store(settings))?;
+    let pg = store
+        .postgres()
+        .cloned()
+        .ok_or_else(|| CliError::Usage("CONFER_STORE did not open PostgreSQL".into()))?;
+    let org = org_name
+        .map(|name| runtime.block_on(super::org_in(store.orgs(), Some(name), false)))
+        .transpose()?;
+    let filter = ExportFilter {
+        org: org.map(|o| o.id),
+        since,
+    };
+    let scan = crate::store::pg::export::PgScan::new(pg, runtime.handle().clone());
+    Ok(crate::export::export(&scan, &mut sink, filter).context("exporting")?)
 }
 
 /// The report as lines: counts, then problems.

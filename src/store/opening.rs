@@ -1,8 +1,8 @@
 //! Opening the store a server or a command names: the data directory
 //! made private, the secret key loaded, sled opened; or, for a server
 //! with `CONFER_STORE`, PostgreSQL connected, migrated and its key check
-//! passed. `keys` and `orgs` run on either (`cli::with_records`); the
-//! other commands refuse `CONFER_STORE` until they run on PostgreSQL.
+//! passed. `keys`, `orgs` and `export` run on either; the other commands
+//! refuse `CONFER_STORE` until they run on PostgreSQL.
 
 use std::sync::Arc;
 
@@ -106,7 +106,7 @@ fn refuse_postgres(settings: &Settings) -> anyhow::Result<()> {
     if super::pg::PgSettings::from_settings(settings)?.is_some() {
         anyhow::bail!(
             "CONFER_STORE is set, but this command does not run on PostgreSQL yet \
-             (`serve`, `keys` and `orgs` do; docs/operations.md \"Running a cluster\"); \
+             (`serve`, `keys`, `orgs` and `export` do; docs/operations.md \"Running a cluster\"); \
              unset CONFER_STORE to run it on sled"
         );
     }

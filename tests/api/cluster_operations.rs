@@ -131,3 +131,76 @@ async fn a_node_on_postgres_exports_its_spans_over_otlp() {
     )
     .await;
 }
+
+/// `confer export` and `GET /api/admin/export` on PostgreSQL, beside a live
+/// node: the same lines, every record of the org in the API's shapes, and
+/// the pages of a thread longer than one page all there, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_runs_on_postgres_beside_a_live_node() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("export").await;
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let admin = node.admin();
+    let agent = admin.agent("exported").await;
+    let thread = admin.thread(&agent, json!({})).await;
+    for n in 0..3 {
+        admin
+            .say(&thread, json!({"content": format!("line {n}")}))
+            .await;
+    }
+    // A second thread past one page (500) of messages, written straight
+    // to the table the pages read.
+    let long = admin.thread(&agent, json!({})).await;
+    let database = postgres.admin_of("export").await;
+    database
+        .execute(
+            "INSERT INTO messages (thread_id, seq, v, body)
+             SELECT $1::text::uuid, n, m.v, jsonb_set(jsonb_set(m.body::jsonb,
+                 '{seq}', to_jsonb(n)), '{content}', to_jsonb('page ' || n))::json
+             FROM generate_series(1, 1203) n,
+                  (SELECT v, body FROM messages WHERE thread_id = $2::text::uuid AND seq = 1) m",
+            &[&long, &thread],
+        )
+        .await
+        .unwrap();
+
+    let data = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+        .args(["export", "--out", "-"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("CONFER_DATA_DIR", data.path())
+        .env("CONFER_STORE", &url)
+        .env("CONFER_SECRET_KEY", SECRET_KEY)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let exported = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = exported
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |kind: &str| lines.iter().filter(|l| l["type"] == kind).count();
+    assert_eq!(
+        (of("agent"), of("thread"), of("message"), of("usage")),
+        (1, 2, 6 + 1203, 3),
+        "{said}"
+    );
+    let paged: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "message" && l["thread_id"] == long.as_str())
+        .map(|l| l["content"].as_str().unwrap())
+        .collect();
+    let written: Vec<String> = (1..=1203).map(|n| format!("page {n}")).collect();
+    assert_eq!(paged, written);
+
+    let response = reqwest::Client::new()
+        .get(format!("{}/api/admin/export", node.base))
+        .bearer_auth(crate::common::BOOTSTRAP_KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.text().await.unwrap(), exported);
+}

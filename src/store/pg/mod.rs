@@ -24,6 +24,7 @@ pub mod agents;
 mod append;
 mod configs;
 mod creation;
+pub mod export;
 mod limits;
 mod marks;
 pub mod meta;
