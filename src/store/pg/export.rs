@@ -64,6 +64,23 @@ impl PgScan {
     }
 }
 
+impl PgScan {
+    /// Every record of `org` that `sql` pages by id (`$1` the org, `$2` the
+    /// last id read, `$3` the page's size).
+    fn each_of_org<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        org: OrgId,
+        visit: Visit<'_, T>,
+    ) -> Result<(), StoreError> {
+        self.each(
+            |after: &Option<uuid::Uuid>| self.page(sql, &[&org.0, after, &PAGE]),
+            |row| row.get("id"),
+            visit,
+        )
+    }
+}
+
 impl ExportScan for PgScan {
     fn org_ids(&self) -> Result<Vec<OrgId>, StoreError> {
         let orgs = self.runtime.block_on(self.store.orgs())?;
@@ -73,29 +90,19 @@ impl ExportScan for PgScan {
     }
 
     fn each_agent(&self, org: OrgId, visit: Visit<'_, Agent>) -> Result<(), StoreError> {
-        self.each(
-            |after: &Option<uuid::Uuid>| {
-                self.page(
-                    "SELECT id, v, body FROM agents WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2)
-                     ORDER BY id LIMIT $3",
-                    &[&org.0, after, &PAGE],
-                )
-            },
-            |row| row.get("id"),
+        self.each_of_org(
+            "SELECT id, v, body FROM agents WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2)
+             ORDER BY id LIMIT $3",
+            org,
             visit,
         )
     }
 
     fn each_thread(&self, org: OrgId, visit: Visit<'_, Thread>) -> Result<(), StoreError> {
-        self.each(
-            |after: &Option<uuid::Uuid>| {
-                self.page(
-                    "SELECT id, v, body FROM threads WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2)
-                     ORDER BY id LIMIT $3",
-                    &[&org.0, after, &PAGE],
-                )
-            },
-            |row| row.get("id"),
+        self.each_of_org(
+            "SELECT id, v, body FROM threads WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2)
+             ORDER BY id LIMIT $3",
+            org,
             visit,
         )
     }
