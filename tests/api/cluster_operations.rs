@@ -10,6 +10,25 @@ use crate::cluster_serve::{SECRET_KEY, on_postgres};
 use crate::common::{Server, eventually};
 use crate::postgres::Postgres;
 
+/// Runs `confer ARGS` on the PostgreSQL store `url` (with the cluster's
+/// key, a data directory of its own): exit code, stdout, stderr.
+fn confer_on(url: &str, data: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("CONFER_DATA_DIR", data)
+        .env("CONFER_STORE", url)
+        .env("CONFER_SECRET_KEY", SECRET_KEY)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// `confer keys` and `confer orgs` run on PostgreSQL beside a live node
 /// (`scale.md` §6): a key made there is accepted by the node at once, and
 /// a revoked one refused; `backup` and `restore` refuse (exit 2) and name
@@ -20,22 +39,7 @@ async fn key_and_org_commands_run_on_postgres_beside_a_live_node() {
     let url = postgres.database("commands").await;
     let node = Server::start_with(on_postgres(&url, "a"));
     let data = tempfile::tempdir().unwrap();
-    let confer = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("CONFER_DATA_DIR", data.path())
-            .env("CONFER_STORE", &url)
-            .env("CONFER_SECRET_KEY", SECRET_KEY)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let confer = |args: &[&str]| confer_on(&url, data.path(), args);
     let (code, out, err) = confer(&["keys", "create", "--name", "from cli", "--role", "member"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let key = out.lines().last().unwrap().trim().to_owned();
@@ -165,18 +169,8 @@ async fn export_runs_on_postgres_beside_a_live_node() {
         .unwrap();
 
     let data = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
-        .args(["export", "--out", "-"])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("CONFER_DATA_DIR", data.path())
-        .env("CONFER_STORE", &url)
-        .env("CONFER_SECRET_KEY", SECRET_KEY)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}");
-    let exported = String::from_utf8(out.stdout).unwrap();
+    let (code, exported, said) = confer_on(&url, data.path(), &["export", "--out", "-"]);
+    assert_eq!(code, Some(0), "{said}");
     let lines: Vec<serde_json::Value> = exported
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

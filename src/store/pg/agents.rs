@@ -9,9 +9,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_postgres::{GenericClient, Transaction};
 
-use super::statements::Db;
-
 use super::records::{PgStore, V, body, db, micro, record};
+use super::statements::Db;
 use crate::error::ApiError;
 use crate::store::keys::ConfigKind;
 use crate::store::port::{AgentRecords, AgentSwap};

@@ -5,9 +5,8 @@
 use confer_actors::{Fence, StoreError, ThreadId, TurnMark};
 use tokio_postgres::{GenericClient, Transaction};
 
-use super::statements::Db;
-
 use super::records::{PgStore, V, body, db, micro, store_error};
+use super::statements::Db;
 use crate::cluster::leases;
 use crate::cluster::{NodeId, Shard};
 

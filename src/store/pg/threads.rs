@@ -11,10 +11,9 @@ use confer_actors::{
 };
 use tokio_postgres::GenericClient;
 
-use super::statements::Db;
-
 use super::agents::live_project;
 use super::records::{PgStore, V, body, db, micro, next_micro, page, page_fetch, record};
+use super::statements::Db;
 use crate::cluster::Shard;
 use crate::error::ApiError;
 use crate::store::participants::ParticipantPut;

@@ -8,16 +8,18 @@
 
 use std::time::Instant;
 
+use confer_actors::{
+    AdmissionReads, AppendDone, Fence, IdempotencyRecord, LastTurn, Message, OrgId, StoreError,
+    StoreFuture, Thread, ThreadAppend, ThreadId, ThreadStore, TurnEnd, TurnInputs, TurnMark,
+    UsageRecord,
+};
+
 use super::append::append;
 use super::marks::{held, record_mark};
 use super::records::{PgStore, db, joined, record};
 use super::threads::{context, insert_usage};
 use crate::store::keys::ConfigKind;
 use crate::store::sealed::open_credentials;
-use confer_actors::{
-    AdmissionReads, AppendDone, Fence, IdempotencyRecord, LastTurn, Message, OrgId, StoreError,
-    StoreFuture, ThreadAppend, ThreadId, ThreadStore, TurnEnd, TurnInputs, TurnMark, UsageRecord,
-};
 
 /// What a turn reads before it starts: the thread, its agent and the
 /// agent's configurations of kinds `$3` to `$6` (credentials, compaction,
@@ -72,7 +74,7 @@ impl ThreadStore for PgStore {
             };
             let (row, history) = tokio::try_join!(facts, history)?;
             let Some(row) = row else { return Ok(None) };
-            let thread: confer_actors::Thread = record(&row)?;
+            let thread: Thread = record(&row)?;
             let of = thread.agent_id;
             let agent = joined(&row, "agent_")?;
             let credentials = joined(&row, "credentials_")?;
