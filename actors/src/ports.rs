@@ -39,6 +39,11 @@ pub enum StoreError {
     /// `NODE_LOST_LEASE`.
     #[error("the thread's shard is no longer this node's")]
     Fenced,
+    /// The store cannot keep a value of the named field (PostgreSQL's
+    /// `jsonb` refuses U+0000 in text): nothing was written, and the
+    /// caller must change the field.
+    #[error("`{0}` holds a character this store cannot keep (U+0000)")]
+    Unstorable(String),
     /// The record kind is not kept by this store yet (a PostgreSQL store
     /// while kinds move to it, `scale.md` §2): nothing was read or written.
     #[error("this kind of record is not kept in PostgreSQL yet")]

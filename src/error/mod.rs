@@ -372,6 +372,9 @@ impl From<StoreError> for ApiError {
                 tracing::warn!(%detail, "the store did not answer");
                 Self::StoreUnavailable("the store did not answer; retry in a second".into())
             }
+            StoreError::Unstorable(field) => {
+                Self::invalid(&field, "holds U+0000, which the store cannot keep")
+            }
             StoreError::NotOnThisStore => Self::Refused {
                 code: codes::NOT_ON_THIS_STORE,
                 detail: "this feature's records are not kept in PostgreSQL yet; \

@@ -198,3 +198,48 @@ async fn export_runs_on_postgres_beside_a_live_node() {
     assert_eq!(response.status(), 200);
     assert_eq!(response.text().await.unwrap(), exported);
 }
+
+/// A U+0000 in a field PostgreSQL keeps as `jsonb` (a thread's title or
+/// metadata, an agent's text) is a 422 naming the field, and nothing is
+/// written; in a message it is kept (`text_with_nul_is_kept`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nul_in_a_jsonb_field_is_refused_by_name() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("nul").await;
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let api = node.admin();
+    let detail = api
+        .post("/api/agents", json!({"name": "a\u{0}b"}))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.starts_with("name:"), "{detail}");
+    assert_eq!(api.get("/api/agents").await.expect(200), json!([]));
+
+    let agent = api.agent("nul").await;
+    let detail = api
+        .patch(
+            &format!("/api/agents/{agent}"),
+            json!({"description": "x\u{0}"}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.starts_with("description:"), "{detail}");
+    let detail = api
+        .post(
+            "/api/threads",
+            json!({"agentId": agent, "metadata": {"k": "\u{0}"}}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.starts_with("metadata.k:"), "{detail}");
+    let thread = api.thread(&agent, json!({"title": "kept"})).await;
+    let detail = api
+        .patch(&format!("/api/threads/{thread}"), json!({"title": "\u{0}"}))
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert!(detail.starts_with("title:"), "{detail}");
+    let stored = api.get(&format!("/api/threads/{thread}")).await.expect(200);
+    assert_eq!(stored["title"], "kept");
+    let agent = api.get(&format!("/api/agents/{agent}")).await.expect(200);
+    assert_eq!(agent["description"], "", "{agent}");
+}

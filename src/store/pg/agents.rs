@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_postgres::{GenericClient, Transaction};
 
-use super::records::{PgStore, V, body, db, micro, record};
+use super::records::{PgStore, V, body, db, jsonb, micro, record};
 use super::statements::Db;
 use crate::error::ApiError;
 use crate::store::keys::ConfigKind;
@@ -113,7 +113,7 @@ impl AgentRecords for PgStore {
                     &agent.created_at,
                     &agent.project_id.map(|p| p.0),
                     &V,
-                    &body(&agent),
+                    &jsonb(&agent)?,
                 ],
             )
             .await
@@ -178,7 +178,7 @@ impl AgentRecords for PgStore {
                     &id.0,
                     &changed.project_id.map(|p| p.0),
                     &V,
-                    &body(&changed),
+                    &jsonb(&changed)?,
                 ],
             )
             .await

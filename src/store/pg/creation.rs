@@ -8,7 +8,7 @@ use confer_actors::{Participant, StoreError, Thread, ThreadId};
 use tokio_postgres::Transaction;
 
 use super::agents::live_project;
-use super::records::{PgStore, V, body, db, micro, next_micro};
+use super::records::{PgStore, V, body, db, jsonb, micro, next_micro};
 use super::threads::shard_of;
 use crate::store::threads::Created;
 
@@ -88,7 +88,7 @@ async fn insert(tx: &Transaction<'_>, stored: &mut Thread) -> Result<(), StoreEr
                     &shard,
                     &stored.project_id.map(|p| p.0),
                     &V,
-                    &body(&*stored),
+                    &jsonb(&*stored)?,
                 ],
             )
             .await

@@ -101,6 +101,46 @@ pub(crate) fn body<T: Serialize>(record: &T) -> Json<&T> {
     Json(record)
 }
 
+/// `record` bound as a `jsonb` parameter, or [`StoreError::Unstorable`]
+/// naming its first field that holds U+0000: `jsonb` refuses that
+/// character, and the caller should learn which field to change rather
+/// than see the statement fail.
+pub(crate) fn jsonb<T: Serialize>(record: &T) -> Result<Json<&T>, StoreError> {
+    let value = serde_json::to_value(record).map_err(|e| StoreError::Codec(e.to_string()))?;
+    match nul_path(&value) {
+        None => Ok(Json(record)),
+        Some(path) => Err(StoreError::Unstorable(path)),
+    }
+}
+
+/// The dotted path of the first string (or object key) in `value` that
+/// holds U+0000.
+fn nul_path(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => text.contains('\0').then(String::new),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_path(item).map(|rest| join_path(&i.to_string(), &rest))),
+        Value::Object(fields) => fields.iter().find_map(|(name, field)| {
+            if name.contains('\0') {
+                return Some(name.replace('\0', "\\u0000"));
+            }
+            nul_path(field).map(|rest| join_path(name, &rest))
+        }),
+        _ => None,
+    }
+}
+
+fn join_path(head: &str, rest: &str) -> String {
+    if rest.is_empty() {
+        head.to_owned()
+    } else {
+        format!("{head}.{rest}")
+    }
+}
+
 /// The record of `row`'s `v` and `body` columns, refusing a version this
 /// build does not know (as sled's codec does).
 pub(crate) fn record<T: DeserializeOwned>(row: &Row) -> Result<T, StoreError> {
@@ -191,5 +231,32 @@ impl PgStore {
         let session = self.session().await?;
         let rows = session.client.query(sql, params).await.map_err(db)?;
         page(&rows, limit, |t: &confer_actors::Thread| t.created_at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_nul_is_found_by_its_field_s_path() {
+        let clean = json!({"title": "a", "metadata": {"k": ["x", 1]}});
+        assert!(jsonb(&clean).is_ok());
+        let cases = [
+            (json!({"title": "a\u{0}"}), "title"),
+            (
+                json!({"t": "", "metadata": {"k": ["x", "\u{0}"]}}),
+                "metadata.k.1",
+            ),
+            (json!({"metadata": {"a\u{0}": 1}}), "metadata.a\\u0000"),
+        ];
+        for (record, path) in cases {
+            match jsonb(&record) {
+                Err(StoreError::Unstorable(found)) => assert_eq!(found, path),
+                other => panic!("{record}: {other:?}"),
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@ use confer_actors::{
 use tokio_postgres::GenericClient;
 
 use super::agents::live_project;
-use super::records::{PgStore, V, body, db, micro, next_micro, page, page_fetch, record};
+use super::records::{PgStore, V, body, db, jsonb, micro, next_micro, page, page_fetch, record};
 use super::statements::Db;
 use crate::cluster::Shard;
 use crate::error::ApiError;
@@ -187,7 +187,7 @@ impl ThreadRecords for PgStore {
             }
             tx.execute(
                 "UPDATE threads SET project_id = $3, v = $4, body = $5 WHERE org_id = $1 AND id = $2",
-                &[&org.0, &id.0, &after.project_id.map(|p| p.0), &V, &body(&after)],
+                &[&org.0, &id.0, &after.project_id.map(|p| p.0), &V, &jsonb(&after)?],
             )
             .await
             .map_err(db)?;
