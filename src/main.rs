@@ -105,10 +105,27 @@ enum Command {
         #[command(flatten)]
         remote: RemoteArgs,
     },
-    /// Verify indexes, records and secrets; print counts; exit 1 on a problem.
+    /// Verify indexes, records and secrets; print counts and the manifest;
+    /// exit 1 on a problem.
     Check {
         #[command(flatten)]
         remote: RemoteArgs,
+        /// A PostgreSQL store to check (beside its live nodes) instead of
+        /// the data directory; `CONFER_STORE` when set.
+        #[arg(long, conflicts_with = "url")]
+        store: Option<String>,
+    },
+    /// Copy a stopped sled store into an empty PostgreSQL database.
+    Migrate {
+        /// The sled store's data directory.
+        #[arg(long)]
+        from: PathBuf,
+        /// The PostgreSQL database (`postgres://…`).
+        #[arg(long)]
+        to: String,
+        /// Empty the database first (refused while a node serves it).
+        #[arg(long)]
+        replace: bool,
     },
     /// Print the API description (OpenAPI 3.1 JSON) without a store or a server.
     Openapi {
@@ -240,7 +257,12 @@ fn run(command: Command, settings: Settings) -> Result<String, CliError> {
             since,
             remote.remote()?.as_ref(),
         ),
-        Command::Check { remote } => data::check(&settings, remote.remote()?.as_ref()),
+        Command::Check { remote, store } => {
+            data::check(&settings, remote.remote()?.as_ref(), store.as_deref())
+        }
+        Command::Migrate { from, to, replace } => {
+            confer::cli::cluster::migrate(&settings, &from, &to, replace)
+        }
         Command::Serve { .. }
         | Command::Config
         | Command::KnowledgeParse { .. }

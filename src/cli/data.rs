@@ -13,6 +13,7 @@ use crate::export::{ExportCounts, ExportFilter};
 use crate::settings::Settings;
 use crate::store::backup::{self, BackupError, Manifest};
 use crate::store::check::CheckReport;
+use crate::store::pg::import::manifest::Manifest as PgManifest;
 
 fn failed(error: BackupError) -> CliError {
     match error {
@@ -228,41 +229,63 @@ fn local_export(
     Ok(crate::export::export(&scan, &mut sink, filter).context("exporting")?)
 }
 
-/// The report as lines: counts, then problems.
-fn report_text(report: &CheckReport) -> String {
+/// The lines of a check: `lines` (counts, the manifest), then the
+/// problems; exit 1 when there is one.
+pub(crate) fn report_lines(
+    mut lines: Vec<String>,
+    problems: &[String],
+) -> Result<String, CliError> {
+    if problems.is_empty() {
+        lines.push("ok: no problem found".into());
+        return Ok(lines.join("\n"));
+    }
+    lines.push(format!("{} problems:", problems.len()));
+    lines.extend(problems.iter().map(|p| format!("  {p}")));
+    Err(CliError::Failed(anyhow::anyhow!(lines.join("\n"))))
+}
+
+/// `confer check [--url URL | --store URL]`: exit 1 when a problem is
+/// found. With `--url` it checks a fresh backup of the running server,
+/// restored into a temporary directory; with `--store` (or `CONFER_STORE`
+/// set) a PostgreSQL store, beside its live nodes. Either store prints
+/// the same manifest lines for the same records.
+pub fn check(
+    settings: &Settings,
+    remote: Option<&Remote>,
+    store: Option<&str>,
+) -> Result<String, CliError> {
+    let configured = settings
+        .store
+        .as_ref()
+        .map(|s| secrecy::ExposeSecret::expose_secret(s).to_owned())
+        .filter(|s| !s.trim().is_empty());
+    if let Some(url) = store.map(str::to_owned).or(configured) {
+        return super::cluster::check(settings, &url);
+    }
+    let (report, manifest) = match remote {
+        None => open(settings)?.with_inner(checked)?,
+        Some(remote) => check_remote(settings, remote)?,
+    };
     let mut lines: Vec<String> = report
         .counts
         .iter()
         .map(|(kind, count)| format!("{kind}: {count}"))
         .collect();
-    if report.problems.is_empty() {
-        lines.push("ok: no problem found".into());
-    } else {
-        lines.push(format!("{} problems:", report.problems.len()));
-        lines.extend(report.problems.iter().map(|p| format!("  {p}")));
-    }
-    lines.join("\n")
+    lines.extend(manifest.lines());
+    report_lines(lines, &report.problems)
 }
 
-/// `confer check [--url URL]`: exit 1 when a problem is found. With `--url`
-/// it checks a fresh backup of the running server, restored into a
-/// temporary directory.
-pub fn check(settings: &Settings, remote: Option<&Remote>) -> Result<String, CliError> {
-    let report = match remote {
-        None => open(settings)?
-            .with_inner(|s| s.check())
-            .context("checking")?,
-        Some(remote) => check_remote(settings, remote)?,
-    };
-    let text = report_text(&report);
-    if report.problems.is_empty() {
-        Ok(text)
-    } else {
-        Err(CliError::Failed(anyhow::anyhow!(text)))
-    }
+/// The sled store's check and manifest.
+fn checked(store: &crate::store::SledStore) -> Result<(CheckReport, PgManifest), CliError> {
+    let report = store.check().context("checking")?;
+    let manifest = crate::store::pg::import::manifest::of_sled(store).context("digesting")?;
+    Ok((report, manifest))
 }
 
-fn check_remote(settings: &Settings, remote: &Remote) -> Result<CheckReport, CliError> {
+fn check_remote(
+    settings: &Settings,
+    remote: &Remote,
+) -> Result<(CheckReport, PgManifest), CliError> {
     let scratch: PathBuf =
         std::env::temp_dir().join(format!("confer-check-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir(&scratch).context("creating a scratch directory")?;
@@ -278,7 +301,7 @@ fn check_remote(settings: &Settings, remote: &Remote) -> Result<CheckReport, Cli
         scratch_settings.secret_key = None;
         scratch_settings.secret_key_file = None;
         let store = crate::open_store(&scratch_settings)?;
-        Ok(store.with_inner(|s| s.check()).context("checking")?)
+        store.with_inner(checked)
     })();
     let _ = std::fs::remove_dir_all(&scratch);
     result

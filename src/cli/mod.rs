@@ -4,6 +4,7 @@
 //! `--url` and an admin key). The store allows one process at a time, so a
 //! command on the data directory refuses one a running server holds.
 
+pub mod cluster;
 pub mod data;
 pub mod keys;
 pub mod remote;

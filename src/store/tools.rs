@@ -120,9 +120,7 @@ impl SledStore {
 
     /// A tool's signing secret, opened.
     pub fn tool_secret(&self, tool: &OrgTool) -> Result<secrecy::SecretString, StoreError> {
-        self.secrets
-            .open(&tool.signing_secret, &secret_aad(tool.org_id, tool.id))
-            .map_err(|e| StoreError::Engine(e.to_string()))
+        open_tool_secret(&self.secrets, tool)
     }
 
     /// Changes a tool in one transaction: `change` gets the stored tool and
@@ -180,6 +178,16 @@ impl SledStore {
             })
             .map_err(tx_error)
     }
+}
+
+/// `tool`'s signing secret, opened with `secrets` (either store's).
+pub(crate) fn open_tool_secret(
+    secrets: &crate::secrets::SecretBox,
+    tool: &OrgTool,
+) -> Result<secrecy::SecretString, StoreError> {
+    secrets
+        .open(&tool.signing_secret, &secret_aad(tool.org_id, tool.id))
+        .map_err(|e| StoreError::Engine(e.to_string()))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod cluster;
 mod cluster_forward;
 mod cluster_jobs;
 mod cluster_limits;
+mod cluster_migrate;
 mod cluster_operations;
 mod cluster_serve;
 mod cluster_turns;

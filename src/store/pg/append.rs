@@ -23,7 +23,7 @@ use super::statements::Db;
 use super::threads::insert_usage;
 
 /// The `role` column of a context entry.
-fn role(entry: &ContextMessage) -> &'static str {
+pub(super) fn role(entry: &ContextMessage) -> &'static str {
     match entry.role {
         ContextRole::User => "user",
         ContextRole::Assistant => "assistant",

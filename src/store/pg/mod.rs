@@ -25,6 +25,7 @@ mod append;
 mod configs;
 mod creation;
 pub mod export;
+pub mod import;
 mod limits;
 mod marks;
 pub mod meta;

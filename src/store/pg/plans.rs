@@ -24,7 +24,7 @@ async fn locked(tx: &Transaction<'_>, org: OrgId, id: PlanId) -> Result<Option<P
     .transpose()
 }
 
-fn version(plan: &Plan) -> i64 {
+pub(super) fn version(plan: &Plan) -> i64 {
     i64::try_from(plan.version).unwrap_or(i64::MAX)
 }
 

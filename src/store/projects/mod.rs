@@ -32,10 +32,10 @@ pub use detach::ProjectDetach;
 
 /// The project trees.
 pub struct ProjectTrees {
-    projects: sled::Tree,
+    pub(in crate::store) projects: sled::Tree,
     slugs: sled::Tree,
     timeline: sled::Tree,
-    members: sled::Tree,
+    pub(in crate::store) members: sled::Tree,
     by_user: sled::Tree,
     /// The threads of each project (kept by the thread writes).
     pub(super) threads: sled::Tree,

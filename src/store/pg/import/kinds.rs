@@ -1,0 +1,271 @@
+//! The kinds `confer migrate` copies and `confer check` digests
+//! (`scale.md` §6): each PostgreSQL table that holds a kind of record, its
+//! columns in `COPY` order, and the order that matches sled's keys (uuid
+//! and `bytea` compare byte by byte; text is compared as bytes with
+//! `COLLATE "C"`), so the manifest of one store equals the other's.
+
+use tokio_postgres::types::Type;
+
+/// What a kind's manifest line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// The record's body (`v`, `body`).
+    Body,
+    /// A deleted thread's marker, built from its columns.
+    DeletedThread,
+    /// A publication's tokens of one day, built from its columns.
+    PublicationDay,
+}
+
+/// One kind of record and its table.
+#[derive(Debug)]
+pub struct Kind {
+    /// The table, also the kind's name in the manifest.
+    pub table: &'static str,
+    /// Its columns, in the order a row gives them.
+    pub columns: &'static [(&'static str, Type)],
+    /// `ORDER BY` of sled's key order.
+    pub order: &'static str,
+    pub line: Line,
+}
+
+impl Kind {
+    /// The `COPY … FROM STDIN BINARY` statement of its rows.
+    pub fn copy_statement(&self) -> String {
+        let names: Vec<&str> = self.columns.iter().map(|(name, _)| *name).collect();
+        format!(
+            "COPY {} ({}) FROM STDIN (FORMAT binary)",
+            self.table,
+            names.join(", ")
+        )
+    }
+
+    /// The column types, in order.
+    pub fn types(&self) -> Vec<Type> {
+        self.columns.iter().map(|(_, ty)| ty.clone()).collect()
+    }
+}
+
+const V: (&str, Type) = ("v", Type::INT2);
+const JSON: (&str, Type) = ("body", Type::JSON);
+const JSONB: (&str, Type) = ("body", Type::JSONB);
+
+/// Every kind, in the order they are copied (a kind's references first).
+pub const KINDS: &[Kind] = &[
+    Kind {
+        table: "orgs",
+        columns: &[
+            ("id", Type::UUID),
+            ("name", Type::TEXT),
+            ("created_at", Type::TIMESTAMPTZ),
+            V,
+            JSON,
+        ],
+        order: "id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "api_keys",
+        columns: &[
+            ("id", Type::UUID),
+            ("org_id", Type::UUID),
+            ("secret_sha256", Type::BYTEA),
+            ("created_at", Type::TIMESTAMPTZ),
+            ("last_used_at", Type::TIMESTAMPTZ),
+            V,
+            JSON,
+        ],
+        order: "id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "projects",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("id", Type::UUID),
+            ("slug", Type::TEXT),
+            ("created_at", Type::TIMESTAMPTZ),
+            V,
+            JSON,
+        ],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "project_members",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("project_id", Type::UUID),
+            ("user_id", Type::TEXT),
+            V,
+            JSON,
+        ],
+        order: "project_id, user_id COLLATE \"C\"",
+        line: Line::Body,
+    },
+    Kind {
+        table: "agents",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("id", Type::UUID),
+            ("created_at", Type::TIMESTAMPTZ),
+            ("project_id", Type::UUID),
+            V,
+            JSONB,
+        ],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "agent_configs",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("agent_id", Type::UUID),
+            ("kind", Type::INT2),
+            V,
+            JSON,
+        ],
+        order: "org_id, agent_id, kind",
+        line: Line::Body,
+    },
+    Kind {
+        table: "tools",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("id", Type::UUID),
+            ("name", Type::TEXT),
+            ("created_at", Type::TIMESTAMPTZ),
+            V,
+            JSON,
+        ],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "threads",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("id", Type::UUID),
+            ("agent_id", Type::UUID),
+            ("created_at", Type::TIMESTAMPTZ),
+            ("created_by", Type::TEXT),
+            ("listed", Type::BOOL),
+            ("shard", Type::INT2),
+            ("last_seq", Type::INT8),
+            ("last_context_seq", Type::INT8),
+            ("last_turn", Type::INT8),
+            ("project_id", Type::UUID),
+            V,
+            JSONB,
+        ],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "messages",
+        columns: &[("thread_id", Type::UUID), ("seq", Type::INT8), V, JSON],
+        order: "thread_id, seq",
+        line: Line::Body,
+    },
+    Kind {
+        table: "context_entries",
+        columns: &[
+            ("thread_id", Type::UUID),
+            ("seq", Type::INT8),
+            ("role", Type::TEXT),
+            V,
+            JSON,
+        ],
+        order: "thread_id, seq",
+        line: Line::Body,
+    },
+    Kind {
+        table: "keyed_sends",
+        columns: &[
+            ("thread_id", Type::UUID),
+            ("key_hash", Type::BYTEA),
+            ("created_at", Type::TIMESTAMPTZ),
+            V,
+            JSONB,
+        ],
+        order: "thread_id, key_hash",
+        line: Line::Body,
+    },
+    Kind {
+        table: "participants",
+        columns: &[("thread_id", Type::UUID), ("user_id", Type::TEXT), V, JSON],
+        order: "thread_id, user_id COLLATE \"C\"",
+        line: Line::Body,
+    },
+    Kind {
+        table: "plans",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("id", Type::UUID),
+            ("thread_id", Type::UUID),
+            ("created_at", Type::TIMESTAMPTZ),
+            ("version", Type::INT8),
+            V,
+            JSON,
+        ],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "usage_records",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("id", Type::UUID),
+            ("created_at", Type::TIMESTAMPTZ),
+            ("agent_id", Type::UUID),
+            ("thread_id", Type::UUID),
+            ("message_id", Type::UUID),
+            ("publication_id", Type::UUID),
+            V,
+            JSON,
+        ],
+        order: "org_id, created_at, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "publication_days",
+        columns: &[
+            ("publication_id", Type::UUID),
+            ("day", Type::INT4),
+            ("tokens", Type::INT8),
+        ],
+        order: "publication_id, day",
+        line: Line::PublicationDay,
+    },
+    Kind {
+        table: "deleted_threads",
+        columns: &[
+            ("thread_id", Type::UUID),
+            ("org_id", Type::UUID),
+            ("agent_id", Type::UUID),
+            ("created_at", Type::TIMESTAMPTZ),
+            ("deleted_at", Type::TIMESTAMPTZ),
+        ],
+        order: "thread_id",
+        line: Line::DeletedThread,
+    },
+    Kind {
+        table: "traces",
+        columns: &[
+            ("id", Type::UUID),
+            ("started_at", Type::TIMESTAMPTZ),
+            ("org_id", Type::UUID),
+            ("agent_id", Type::UUID),
+            ("thread_id", Type::UUID),
+            V,
+            JSON,
+        ],
+        order: "started_at, id",
+        line: Line::Body,
+    },
+];
+
+/// The kind of `table`.
+pub fn kind(table: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.table == table)
+}

@@ -1,0 +1,181 @@
+//! The manifest (`scale.md` §6): per kind, how many records and the
+//! SHA-256 of their canonical JSON (keys sorted, one line each) in sled's
+//! key order. `confer migrate` compares the sled store's with the copy's,
+//! and `confer check` prints it on either store: equal lines, equal
+//! records.
+
+use confer_actors::{Agent, ContextMessage, Message, StoreError, Thread, UsageRecord};
+use futures_util::TryStreamExt;
+use serde::Deserialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tokio_postgres::GenericClient;
+use tokio_postgres::types::Json;
+
+use super::kinds::{KINDS, Kind, Line};
+use super::source::{SledSource, deleted_thread_line, publication_day_line};
+use crate::store::SledStore;
+use crate::store::pg::records::{V, db};
+use crate::store::threads::DeletedThread;
+
+/// One kind's count and digest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindDigest {
+    pub table: &'static str,
+    pub count: u64,
+    /// Hex SHA-256 of the lines.
+    pub sha256: String,
+}
+
+/// Every kind's digest, in [`KINDS`] order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Manifest {
+    pub kinds: Vec<KindDigest>,
+}
+
+impl Manifest {
+    /// One line per kind: `manifest {kind} {count} {sha256}`.
+    pub fn lines(&self) -> Vec<String> {
+        self.kinds
+            .iter()
+            .map(|k| format!("manifest {} {} {}", k.table, k.count, k.sha256))
+            .collect()
+    }
+
+    /// The kinds whose digests differ from `other`'s.
+    pub fn differences(&self, other: &Manifest) -> Vec<&'static str> {
+        self.kinds
+            .iter()
+            .zip(&other.kinds)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| a.table)
+            .collect()
+    }
+}
+
+/// A kind's digest as its lines are added.
+pub(super) struct Lines {
+    table: &'static str,
+    count: u64,
+    sha: Sha256,
+}
+
+impl Lines {
+    pub fn new(kind: &Kind) -> Self {
+        Self {
+            table: kind.table,
+            count: 0,
+            sha: Sha256::new(),
+        }
+    }
+
+    pub fn add(&mut self, line: &[u8]) {
+        self.sha.update(line);
+        self.sha.update(b"\n");
+        self.count += 1;
+    }
+
+    pub fn finish(self) -> KindDigest {
+        KindDigest {
+            table: self.table,
+            count: self.count,
+            sha256: hex::encode(self.sha.finalize()),
+        }
+    }
+}
+
+/// The manifest of a sled store.
+pub fn of_sled(store: &SledStore) -> Result<Manifest, StoreError> {
+    let source = SledSource { store };
+    let mut kinds = Vec::new();
+    for kind in KINDS {
+        let mut lines = Lines::new(kind);
+        for row in source.rows(kind)? {
+            lines.add(&row?.line);
+        }
+        kinds.push(lines.finish());
+    }
+    Ok(Manifest { kinds })
+}
+
+/// The manifest of the PostgreSQL store `client` reads (in the caller's
+/// snapshot); each record that does not decode as its kind is named in
+/// `problems`.
+pub async fn of_postgres(
+    client: &impl GenericClient,
+    problems: &mut Vec<String>,
+) -> Result<Manifest, StoreError> {
+    let mut kinds = Vec::new();
+    for kind in KINDS {
+        let mut lines = Lines::new(kind);
+        let columns = match kind.line {
+            Line::Body => "v, body",
+            Line::DeletedThread => "thread_id, org_id, agent_id, created_at, deleted_at",
+            Line::PublicationDay => "publication_id, day, tokens",
+        };
+        let sql = format!(
+            "SELECT {columns} FROM {} ORDER BY {}",
+            kind.table, kind.order
+        );
+        let rows = client
+            .query_raw(sql.as_str(), std::iter::empty::<i32>())
+            .await
+            .map_err(db)?;
+        futures_util::pin_mut!(rows);
+        while let Some(row) = rows.try_next().await.map_err(db)? {
+            let line = match kind.line {
+                Line::Body => {
+                    let version: i16 = row.get(0);
+                    let Json(body): Json<Value> = row.get(1);
+                    if version != V {
+                        problems.push(format!(
+                            "a {} row has unknown version {version}",
+                            kind.table
+                        ));
+                    } else if let Err(e) = decodes(kind.table, &body) {
+                        problems.push(format!("a {} row does not decode: {e}", kind.table));
+                    }
+                    serde_json::to_vec(&body).map_err(|e| StoreError::Codec(e.to_string()))?
+                }
+                Line::DeletedThread => deleted_thread_line(
+                    row.get(0),
+                    &DeletedThread {
+                        org_id: confer_actors::OrgId(row.get(1)),
+                        agent_id: confer_actors::AgentId(row.get(2)),
+                        created_at: row.get(3),
+                        deleted_at: row.get(4),
+                    },
+                ),
+                Line::PublicationDay => publication_day_line(row.get(0), row.get(1), row.get(2)),
+            };
+            lines.add(&line);
+        }
+        kinds.push(lines.finish());
+    }
+    Ok(Manifest { kinds })
+}
+
+/// Whether `body` decodes as the record `table` keeps.
+fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
+    fn as_<T: for<'de> Deserialize<'de>>(body: &Value) -> Result<(), serde_json::Error> {
+        T::deserialize(body).map(drop)
+    }
+    match table {
+        "orgs" => as_::<crate::store::records::Org>(body),
+        "api_keys" => as_::<crate::store::records::ApiKey>(body),
+        "projects" => as_::<crate::projects::Project>(body),
+        "project_members" => as_::<crate::projects::Member>(body),
+        "agents" => as_::<Agent>(body),
+        "tools" => as_::<crate::store::tools::OrgTool>(body),
+        "threads" => as_::<Thread>(body),
+        "messages" => as_::<Message>(body),
+        "context_entries" => as_::<ContextMessage>(body),
+        "keyed_sends" => as_::<confer_actors::IdempotencyRecord>(body),
+        "participants" => as_::<confer_actors::Participant>(body),
+        "plans" => as_::<crate::plans::Plan>(body),
+        "usage_records" => as_::<UsageRecord>(body),
+        "traces" => as_::<confer_actors::TraceRecord>(body),
+        // Configurations are of several types, told apart by their row's kind.
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,327 @@
+//! `confer migrate --from DIR --to postgres://… [--replace]` (`scale.md`
+//! §6): copies a stopped sled store into an empty PostgreSQL database.
+//!
+//! Order of work: refuse what cannot be copied (a kind PostgreSQL does not
+//! keep yet, a sealed value DIR's key does not open, a target holding
+//! records); mark the database (`meta.migration = in_progress`, so nodes
+//! refuse to start); copy every kind ([`kinds::KINDS`]) with binary `COPY`
+//! in batches of at most 4 MiB, in one transaction; enqueue the purge of
+//! each deleted thread; compare the copy's manifest with DIR's; write the
+//! key check and the manifest; clear the mark.
+
+pub mod check;
+pub mod kinds;
+pub mod manifest;
+mod source;
+
+use std::pin::pin;
+
+use confer_actors::{StoreError, ThreadId};
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, IsolationLevel};
+
+use self::kinds::KINDS;
+use self::manifest::{Lines, Manifest};
+use self::source::SledSource;
+use super::meta::{KEY_CHECK, MIGRATION};
+use super::migrate::{self, MIGRATIONS};
+use super::records::db;
+use super::{Database, PgError};
+use crate::cluster::Shard;
+use crate::cluster::jobs::{self, JobKind, NewJob};
+use crate::secrets::SecretBox;
+use crate::store::SledStore;
+
+/// Rows of one `COPY` at most, in bytes of their manifest lines.
+pub const BATCH_BYTES: usize = 4 << 20;
+
+/// `meta` key of the manifest the last migration wrote.
+pub const MANIFEST: &str = "manifest";
+
+/// sled trees `confer migrate` copies, or derives from those it copies
+/// (indexes, counters, aggregates the store recomputes). A non-empty tree
+/// not listed holds a kind PostgreSQL does not keep yet.
+const COPIED: &[&str] = &[
+    "__sled__default",
+    "meta",
+    "orgs",
+    "org_clocks",
+    "api_keys",
+    "api_key_hashes",
+    "api_key_used",
+    "agents",
+    "agent_configs",
+    "threads",
+    "threads_by_agent",
+    "threads_by_user",
+    "threads_by_parent",
+    "deleted_threads",
+    "thread_seqs",
+    "turn_seqs",
+    "idempotency",
+    "messages",
+    "context_seqs",
+    "context",
+    "participants",
+    "usage",
+    "usage_by_thread",
+    "usage_by_agent",
+    "tools",
+    "tool_names",
+    "plans",
+    "plans_by_thread",
+    "publication_days",
+    "trace_days",
+    "projects",
+    "project_slugs",
+    "project_timeline",
+    "project_members",
+    "projects_by_user",
+    "threads_by_project",
+    "project_detaches",
+];
+
+/// Why a migration stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// Nothing was copied: the store or the target is not fit (exit 2).
+    #[error("{0}")]
+    Refused(String),
+    /// The copy failed or does not match (exit 1).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Database(#[from] PgError),
+}
+
+impl From<tokio_postgres::Error> for ImportError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        Self::Database(PgError::from(error))
+    }
+}
+
+/// The sled trees of kinds PostgreSQL does not keep yet that hold records,
+/// with their counts.
+pub fn unported(store: &SledStore) -> Result<Vec<(String, usize)>, StoreError> {
+    let mut found = Vec::new();
+    for name in store.db.tree_names() {
+        let name = String::from_utf8_lossy(&name).into_owned();
+        if COPIED.contains(&name.as_str()) {
+            continue;
+        }
+        let tree = store.db.open_tree(&name).map_err(crate::store::engine)?;
+        if !tree.is_empty() {
+            found.push((name, tree.len()));
+        }
+    }
+    Ok(found)
+}
+
+/// Copies `from` into `database` (see the module documentation); the
+/// manifest both stores agree on.
+pub async fn import(
+    from: &SledStore,
+    database: &Database,
+    secrets: &SecretBox,
+    replace: bool,
+) -> Result<Manifest, ImportError> {
+    let unported = unported(from)?;
+    if !unported.is_empty() {
+        let named: Vec<String> = unported
+            .iter()
+            .map(|(tree, n)| format!("{tree} ({n})"))
+            .collect();
+        return Err(ImportError::Refused(format!(
+            "the store holds records PostgreSQL does not keep yet: {}; nothing was copied",
+            named.join(", ")
+        )));
+    }
+    let unopenable = from.unopenable_secrets()?;
+    if !unopenable.is_empty() {
+        return Err(ImportError::Refused(format!(
+            "sealed values do not open with the store's key ({}); nothing was copied",
+            unopenable.join("; ")
+        )));
+    }
+    let mut connection = database.dedicated().await?;
+    let client = &mut connection.client;
+    client
+        .batch_execute("SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0")
+        .await?;
+    migrate::locked(client, async |client| {
+        migrate::migrate(client, MIGRATIONS).await?;
+        prepare_target(client, replace).await
+    })
+    .await
+    .map_err(|e| match e {
+        PgError::Refused(why) => ImportError::Refused(why),
+        other => ImportError::Database(other),
+    })?;
+    let copied = copy(from, client).await?;
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?;
+    let mut problems = Vec::new();
+    let target = manifest::of_postgres(&tx, &mut problems).await?;
+    tx.commit().await?;
+    let differ = copied.differences(&target);
+    if !differ.is_empty() || !problems.is_empty() {
+        return Err(StoreError::Codec(format!(
+            "the copy does not match the store (kinds: {}; {}); \
+             the database stays marked, run again with --replace",
+            differ.join(", "),
+            problems.join("; ")
+        ))
+        .into());
+    }
+    let (key_check, _) = secrets.key_checks();
+    let tx = client.transaction().await?;
+    for (key, value) in [
+        (KEY_CHECK, key_check),
+        (MANIFEST, target.lines().join("\n")),
+    ] {
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ($1, $2)
+             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()",
+            &[&key, &value],
+        )
+        .await?;
+    }
+    tx.execute("DELETE FROM meta WHERE key = $1", &[&MIGRATION])
+        .await?;
+    tx.commit().await?;
+    Ok(target)
+}
+
+/// The tables a migration fills, emptied by `--replace`.
+const FILLED: &[&str] = &[
+    "orgs",
+    "api_keys",
+    "projects",
+    "project_members",
+    "agents",
+    "agent_configs",
+    "tools",
+    "cache_versions",
+    "threads",
+    "messages",
+    "context_entries",
+    "turns",
+    "keyed_sends",
+    "keyed_threads",
+    "participants",
+    "plans",
+    "usage_records",
+    "publication_days",
+    "deleted_threads",
+    "traces",
+    "jobs",
+    "job_runs",
+    "send_limits",
+    "org_turn_slots",
+];
+
+/// Refuses a target holding records (or, with `replace`, one a live node
+/// serves; else empties it), then marks it.
+async fn prepare_target(client: &mut Client, replace: bool) -> Result<(), PgError> {
+    let live: i64 = client
+        .query_one("SELECT count(*) FROM nodes WHERE expires_at > now()", &[])
+        .await?
+        .get(0);
+    if live > 0 {
+        return Err(PgError::Refused(format!(
+            "{live} node(s) are serving this database; stop them before migrating into it"
+        )));
+    }
+    let held: Vec<String> = {
+        let mut held = Vec::new();
+        for table in KINDS.iter().map(|k| k.table) {
+            let sql = format!("SELECT EXISTS (SELECT 1 FROM {table})");
+            if client.query_one(sql.as_str(), &[]).await?.get::<_, bool>(0) {
+                held.push(table.to_owned());
+            }
+        }
+        held
+    };
+    if !held.is_empty() && !replace {
+        return Err(PgError::Refused(format!(
+            "the database already holds Confer records ({}); migrate into an empty one, \
+             or pass --replace to empty it",
+            held.join(", ")
+        )));
+    }
+    let tx = client.transaction().await?;
+    if replace {
+        tx.batch_execute(&format!("TRUNCATE {}", FILLED.join(", ")))
+            .await?;
+    }
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES ($1, 'in_progress')
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()",
+        &[&MIGRATION],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Copies every kind in one transaction; the manifest of what was read.
+async fn copy(from: &SledStore, client: &mut Client) -> Result<Manifest, ImportError> {
+    let source = SledSource { store: from };
+    let tx = client.transaction().await?;
+    let mut kinds = Vec::new();
+    for kind in KINDS {
+        let mut lines = Lines::new(kind);
+        let types = kind.types();
+        let statement = kind.copy_statement();
+        let mut rows = source.rows(kind)?.peekable();
+        while rows.peek().is_some() {
+            let sink = tx.copy_in(statement.as_str()).await?;
+            let mut writer = pin!(BinaryCopyInWriter::new(sink, &types));
+            let mut bytes = 0;
+            while bytes < BATCH_BYTES {
+                let Some(row) = rows.next() else { break };
+                let row = row?;
+                lines.add(&row.line);
+                bytes += row.line.len();
+                let cells: Vec<&(dyn ToSql + Sync)> = row
+                    .cells
+                    .iter()
+                    .map(|c| &**c as &(dyn ToSql + Sync))
+                    .collect();
+                writer.as_mut().write(&cells).await?;
+            }
+            writer.finish().await?;
+        }
+        kinds.push(lines.finish());
+    }
+    purge_deleted_threads(&tx).await?;
+    tx.commit().await?;
+    Ok(Manifest { kinds })
+}
+
+/// A deleted thread's marker became a row; its purge becomes a job, as a
+/// deletion on PostgreSQL makes one.
+async fn purge_deleted_threads(tx: &tokio_postgres::Transaction<'_>) -> Result<(), ImportError> {
+    let rows = tx
+        .query("SELECT thread_id, org_id FROM deleted_threads", &[])
+        .await
+        .map_err(db)?;
+    for row in rows {
+        let thread: uuid::Uuid = row.get(0);
+        let org: uuid::Uuid = row.get(1);
+        let job = NewJob {
+            kind: JobKind::PurgeThread,
+            shard: Shard::of(ThreadId(thread)),
+            slot: thread.to_string(),
+            due_at: chrono::Utc::now(),
+            body: serde_json::json!({ "org_id": org }),
+        };
+        jobs::enqueue(tx, &job).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! `confer migrate` and `confer check --store` (`scale.md` §6, acceptance
+//! 8): a sled store's records move into PostgreSQL with their ids, times
+//! and sealed secrets; both stores print the same manifest; the API answers
+//! on PostgreSQL as it did on sled; and what cannot be copied is refused
+//! before anything is.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::cluster_serve::{SECRET_KEY, on_postgres};
+use crate::common::{Options, Server, done_of};
+use crate::plans::plan_on;
+use crate::postgres::Postgres;
+
+/// Runs `confer ARGS` with the cluster's key on the data directory
+/// `data`: exit code, stdout, stderr.
+fn confer(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("CONFER_DATA_DIR", data)
+        .env("CONFER_SECRET_KEY", SECRET_KEY)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `manifest …` lines of a command's output.
+fn manifest_of(out: &str) -> Vec<&str> {
+    out.lines().filter(|l| l.starts_with("manifest ")).collect()
+}
+
+fn count_in(manifest: &[&str], kind: &str) -> u64 {
+    let line = manifest
+        .iter()
+        .find(|l| l.starts_with(&format!("manifest {kind} ")))
+        .unwrap();
+    line.split(' ').nth(2).unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
+    let sled = Server::start_with(Options::default().env("CONFER_SECRET_KEY", SECRET_KEY));
+    let api = sled.admin();
+    let member = api.new_key("member").await;
+    let project = api
+        .post("/api/projects", json!({"name": "moved"}))
+        .await
+        .expect(201)["id"]
+        .clone();
+    let agent = api.agent("mover").await;
+    let other = api.agent("second").await;
+    api.put(
+        &format!("/api/agents/{agent}/credentials"),
+        json!({"enabled": true, "resolverUrl": "https://r.example/keys"}),
+    )
+    .await
+    .expect(200);
+    api.post(
+        "/api/tools",
+        json!({"name": "lookup", "url": "https://hooks.example.com/lookup"}),
+    )
+    .await
+    .expect(201);
+    let thread = api
+        .thread(&agent, json!({"title": "first", "projectId": project}))
+        .await;
+    for content in ["hello".to_owned(), "large ".repeat(7_000)] {
+        let frames = api.say(&thread, json!({ "content": content })).await;
+        assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+    }
+    let frames = api
+        .say_keyed(&thread, "once", json!({"content": "keyed"}))
+        .await;
+    assert_eq!(done_of(&frames)["ok"], true);
+    let group = api.thread(&agent, json!({"kind": "multiplayer"})).await;
+    api.post(
+        &format!("/api/threads/{group}/participants"),
+        json!({"userId": "u1", "displayName": "Ann"}),
+    )
+    .await
+    .expect(201);
+    plan_on(
+        &api,
+        &thread,
+        json!({"title": "Launch", "todos": [{"content": "Write"}]}),
+    )
+    .await;
+    let gone = api.thread(&other, json!({})).await;
+    api.delete(&format!("/api/threads/{gone}"))
+        .await
+        .expect(200);
+
+    let paths = [
+        "/api/agents".to_owned(),
+        format!("/api/agents/{agent}"),
+        format!("/api/threads?agentId={agent}"),
+        format!("/api/threads/{thread}"),
+        format!("/api/threads/{thread}/messages?limit=200"),
+        format!("/api/threads/{group}/participants"),
+        format!("/api/plans?threadId={thread}"),
+        "/api/tools".to_owned(),
+        "/api/keys".to_owned(),
+        "/api/projects".to_owned(),
+    ];
+    let mut before = Vec::new();
+    for path in &paths {
+        before.push(api.get(path).await.expect(200));
+    }
+    let (dir, _) = sled.kill();
+
+    // sled's check prints the manifest.
+    let (code, on_sled, err) = confer(dir.path(), &["check"]);
+    assert_eq!(code, Some(0), "{on_sled}{err}");
+    let sled_manifest = manifest_of(&on_sled);
+    assert_eq!(sled_manifest.len(), 17, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "messages"), 6, "{on_sled}");
+    assert!(count_in(&sled_manifest, "traces") >= 3, "{on_sled}");
+
+    let postgres = Postgres::start().await;
+    let url = postgres.database("migrated").await;
+    let from = dir.path().to_str().unwrap();
+    let (code, out, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(manifest_of(&out), sled_manifest, "{out}");
+    assert!(out.contains("CONFER_SECRET_KEY"), "{out}");
+    assert!(!out.contains(SECRET_KEY) && !err.contains(SECRET_KEY));
+
+    // Into a database that holds records: refused, unless replaced.
+    let (code, _, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("already holds"), "{err}");
+    let (code, out, err) = confer(
+        dir.path(),
+        &["migrate", "--from", from, "--to", &url, "--replace"],
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(manifest_of(&out), sled_manifest);
+
+    // PostgreSQL's check prints the same lines, and the secrets open.
+    let (code, on_pg, err) = confer(dir.path(), &["check", "--store", &url]);
+    assert_eq!(code, Some(0), "{on_pg}{err}");
+    assert_eq!(manifest_of(&on_pg), sled_manifest);
+
+    // A node on the database answers as sled did, to the same keys.
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let admin = node.admin();
+    for (path, was) in paths.iter().zip(&before) {
+        let reply = admin.get(path).await;
+        assert_eq!(reply.status, 200, "{path}: {reply:?}");
+        assert_eq!(&reply.expect(200), was, "{path}");
+    }
+    node.api(&member).get("/api/agents").await.expect(200);
+    admin
+        .get(&format!("/api/threads/{gone}"))
+        .await
+        .expect_error(404, "NOT_FOUND");
+    // The thread goes on from its last message.
+    let frames = admin.say(&thread, json!({"content": "after"})).await;
+    assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+    let history = admin.history(&thread).await;
+    assert_eq!(history.len(), 8);
+    assert_eq!(history[6]["content"], "after");
+    assert_eq!(history[..6], before[4]["messages"].as_array().unwrap()[..]);
+    // Live nodes refuse a replacing migration.
+    let (code, _, err) = confer(
+        dir.path(),
+        &["migrate", "--from", from, "--to", &url, "--replace"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("serving"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_holding_kinds_postgres_lacks_is_not_migrated() {
+    let sled = Server::start_with(Options::default().env("CONFER_SECRET_KEY", SECRET_KEY));
+    let api = sled.admin();
+    api.agent("kept").await;
+    api.post(
+        "/api/mcps",
+        json!({"name": "Elsewhere", "url": "https://mcp.example.com/mcp"}),
+    )
+    .await
+    .expect(201);
+    let (dir, _) = sled.kill();
+    let postgres = Postgres::start().await;
+    let url = postgres.database("refused").await;
+    let from = dir.path().to_str().unwrap();
+    let (code, out, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(err.contains("mcps (1)"), "{err}");
+    // Nothing was made: a node starts on the empty database.
+    let admin = postgres.admin_of("refused").await;
+    let tables: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(tables, 0);
+}
