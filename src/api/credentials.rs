@@ -71,10 +71,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let config = state
-        .store
-        .run(move |s| s.credentials(org, agent.id))
-        .await?;
+    let config = state.store.agents().credentials(org, agent.id).await?;
     Ok(HttpResponse::Ok().json(CredentialView::new(&caller, agent.id, &config)))
 }
 
@@ -115,18 +112,21 @@ pub async fn put(
     let (enabled, rotate) = (body.enabled, body.rotate_secret);
     let outcome = state
         .store
-        .write(move |s| {
-            s.update_credentials(org, agent.id, |previous| {
+        .agents()
+        .update_credentials(
+            org,
+            agent.id,
+            Box::new(move |previous| {
                 let create = previous.signing_secret.is_none() && enabled;
                 let fresh = (create || rotate).then(|| candidate.expose_secret().to_owned());
-                Ok::<_, ApiError>(CredentialConfig {
+                Ok(CredentialConfig {
                     enabled,
                     resolver_url: resolver_url.clone(),
                     timeout_ms,
                     signing_secret: fresh.or(previous.signing_secret),
                 })
-            })
-        })
+            }),
+        )
         .await?;
     let config = stored(outcome, "agent")?;
     let rotated = config.signing_secret.as_deref() == Some(candidate_shown.expose_secret());

@@ -100,6 +100,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let paths = [
         "/api/agents".to_owned(),
         format!("/api/agents/{agent}"),
+        format!("/api/agents/{agent}/credentials"),
         format!("/api/threads?agentId={agent}"),
         format!("/api/threads/{thread}"),
         format!("/api/threads/{thread}/messages?limit=200"),
@@ -167,7 +168,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let history = admin.history(&thread).await;
     assert_eq!(history.len(), 8);
     assert_eq!(history[6]["content"], "after");
-    assert_eq!(history[..6], before[4]["messages"].as_array().unwrap()[..]);
+    assert_eq!(history[..6], before[5]["messages"].as_array().unwrap()[..]);
     // Live nodes refuse a replacing migration.
     let (code, _, err) = confer(
         dir.path(),

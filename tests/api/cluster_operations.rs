@@ -243,3 +243,58 @@ async fn a_nul_in_a_jsonb_field_is_refused_by_name() {
     let agent = api.get(&format!("/api/agents/{agent}")).await.expect(200);
     assert_eq!(agent["description"], "", "{agent}");
 }
+
+/// An agent's credential resolver is configured on PostgreSQL as on sled:
+/// the signing secret is shown once, kept sealed, read on every node, and
+/// a rotation replaces it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_are_configured_on_postgres() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("credentials").await;
+    let a = Server::start_with(on_postgres(&url, "a"));
+    let b = Server::start_with(on_postgres(&url, "b"));
+    let api = a.admin();
+    let agent = api.agent("byok").await;
+    let path = format!("/api/agents/{agent}/credentials");
+    let made = api
+        .put(
+            &path,
+            json!({"enabled": true, "resolverUrl": "https://r.example/keys"}),
+        )
+        .await
+        .expect(200);
+    let secret = made["signing_secret"].as_str().unwrap().to_owned();
+    let read = b.admin().get(&path).await.expect(200);
+    assert_eq!(read["resolver_url"], "https://r.example/keys");
+    assert_eq!(read["enabled"], true);
+    assert!(read.get("signing_secret").is_none(), "{read}");
+    // Kept sealed: the row does not hold the secret.
+    let rows = postgres
+        .admin_of("credentials")
+        .await
+        .query("SELECT body::text FROM agent_configs", &[])
+        .await
+        .unwrap();
+    let stored: String = rows[0].get(0);
+    assert!(!stored.contains(&secret), "{stored}");
+    // A change keeps the secret; a rotation replaces it.
+    let kept = b
+        .admin()
+        .put(
+            &path,
+            json!({"enabled": true, "resolverUrl": "https://r.example/v2", "timeoutMs": 900}),
+        )
+        .await
+        .expect(200);
+    assert!(kept.get("signing_secret").is_none(), "{kept}");
+    let rotated = api
+        .put(
+            &path,
+            json!({"enabled": true, "resolverUrl": "https://r.example/v2", "rotateSecret": true}),
+        )
+        .await
+        .expect(200);
+    let fresh = rotated["signing_secret"].as_str().unwrap();
+    assert_ne!(fresh, secret);
+    assert_eq!(api.get(&path).await.expect(200)["timeout_ms"], 5000);
+}

@@ -7,13 +7,14 @@ use confer_actors::{
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tokio_postgres::{GenericClient, Transaction};
 
 use super::records::{PgStore, V, body, db, jsonb, micro, record};
 use super::statements::Db;
 use crate::error::ApiError;
 use crate::store::keys::ConfigKind;
-use crate::store::port::{AgentRecords, AgentSwap};
+use crate::store::port::{AgentRecords, AgentSwap, ConfigSwap, CredentialSwap};
 use crate::store::sealed::{open_credentials, seal_credentials};
 use crate::store::update::Updated;
 
@@ -211,6 +212,38 @@ impl AgentRecords for PgStore {
         })
     }
 
+    fn update_credentials(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        mut change: CredentialSwap,
+    ) -> StoreFuture<Updated<CredentialConfig, ApiError>> {
+        let store = self.clone();
+        let swap: ConfigSwap = Box::new(move |stored: Value| {
+            let stored: CredentialConfig = match stored {
+                Value::Null => CredentialConfig::default(),
+                stored => serde_json::from_value(stored)
+                    .map_err(|e| ApiError::Internal(format!("a stored configuration: {e}")))?,
+            };
+            let opened = open_credentials(&store.secrets, org, agent, stored)?;
+            let changed = change(opened)?;
+            let sealed = seal_credentials(&store.secrets, org, agent, changed)?;
+            serde_json::to_value(sealed).map_err(|e| ApiError::Internal(e.to_string()))
+        });
+        let updated = self.update_kind(org, agent, ConfigKind::Credentials, swap);
+        let secrets = std::sync::Arc::clone(&self.secrets);
+        Box::pin(async move {
+            Ok(match updated.await? {
+                Updated::Stored(value) => {
+                    let sealed: CredentialConfig = serde_json::from_value(value)
+                        .map_err(|e| StoreError::Codec(e.to_string()))?;
+                    Updated::Stored(open_credentials(&secrets, org, agent, sealed)?)
+                }
+                Updated::Gone => Updated::Gone,
+                Updated::Refused(refused) => Updated::Refused(refused),
+            })
+        })
+    }
     fn put_compaction(
         &self,
         org: OrgId,

@@ -1,6 +1,7 @@
 //! An agent's plain configurations on PostgreSQL: one `agent_configs` row
-//! per kind. A change holds the row (made first when absent, so two first
-//! changes cannot both start from the default) and bumps the org's
+//! per kind (the credential resolver's, with its sealed secret, is
+//! `agents`'). A change holds the row (made first when absent, so two first changes
+//! cannot both start from the default) and bumps the org's
 //! `cache_versions` row for agent configurations (`scale.md` §5).
 
 use confer_actors::{AgentId, OrgId, StoreFuture};
@@ -10,6 +11,7 @@ use super::agents::{config, put_config};
 use super::records::{PgStore, db, record};
 use super::tools::bump;
 use crate::error::ApiError;
+use crate::store::keys::ConfigKind;
 use crate::store::port::{AgentConfigs, ConfigSwap, PlainConfig};
 use crate::store::update::Updated;
 
@@ -35,13 +37,27 @@ impl AgentConfigs for PgStore {
         org: OrgId,
         agent: AgentId,
         kind: PlainConfig,
+        change: ConfigSwap,
+    ) -> StoreFuture<Updated<Value, ApiError>> {
+        self.update_kind(org, agent, kind.kind(), change)
+    }
+}
+
+impl PgStore {
+    /// Changes the agent's `kind` configuration as JSON (`Null` when unset)
+    /// under its row's lock.
+    pub(super) fn update_kind(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        kind: ConfigKind,
         mut change: ConfigSwap,
     ) -> StoreFuture<Updated<Value, ApiError>> {
         let store = self.clone();
         Box::pin(async move {
             let mut session = store.session().await?;
             let tx = session.transaction().await.map_err(db)?;
-            let kind_byte = kind.kind() as i16;
+            let kind_byte = kind as i16;
             tx.db()
                 .execute(
                     "INSERT INTO agent_configs (org_id, agent_id, kind, v, body)
@@ -64,7 +80,7 @@ impl AgentConfigs for PgStore {
                 Ok(changed) => changed,
                 Err(refused) => return Ok(Updated::Refused(refused)),
             };
-            put_config(tx.db(), org, agent, kind.kind(), &changed).await?;
+            put_config(tx.db(), org, agent, kind, &changed).await?;
             bump(&*tx, org, KIND).await?;
             tx.commit().await.map_err(db)?;
             Ok(Updated::Stored(changed))

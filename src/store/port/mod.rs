@@ -334,7 +334,7 @@ pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_ag
 pub use engine::SledPort;
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
-pub use records::{AgentRecords, AgentSwap, OrgRecords, SledRecords};
+pub use records::{AgentRecords, AgentSwap, CredentialSwap, OrgRecords, SledRecords};
 pub use threads::{ThreadRecords, ThreadSwap};
 pub use tools::{ToolChange, ToolRecords};
 

@@ -72,6 +72,11 @@ pub trait OrgRecords: Send + Sync + 'static {
 /// be called again when a concurrent change wins first.
 pub type AgentSwap = Box<dyn FnMut(Agent) -> Result<Agent, ApiError> + Send>;
 
+/// A change to an agent's credential resolver configuration; it may be
+/// called again when a concurrent change wins first.
+pub type CredentialSwap =
+    Box<dyn FnMut(CredentialConfig) -> Result<CredentialConfig, ApiError> + Send>;
+
 /// Agents and their configurations.
 pub trait AgentRecords: Send + Sync + 'static {
     /// Creates or replaces `agent`.
@@ -106,6 +111,16 @@ pub trait AgentRecords: Send + Sync + 'static {
     /// The agent's credential configuration, its secret opened (the
     /// default when unset).
     fn credentials(&self, org: OrgId, agent: AgentId) -> StoreFuture<CredentialConfig>;
+
+    /// Changes the agent's credential resolver configuration atomically
+    /// (`change` sees its signing secret opened, the default when unset;
+    /// the secret is sealed as stored).
+    fn update_credentials(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: CredentialSwap,
+    ) -> StoreFuture<Updated<CredentialConfig, ApiError>>;
 
     /// Replaces the agent's compaction configuration.
     fn put_compaction(
@@ -257,6 +272,15 @@ impl AgentRecords for SledRecords {
 
     fn credentials(&self, org: OrgId, agent: AgentId) -> StoreFuture<CredentialConfig> {
         self.read(move |s| s.credentials(org, agent))
+    }
+
+    fn update_credentials(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        change: CredentialSwap,
+    ) -> StoreFuture<Updated<CredentialConfig, ApiError>> {
+        self.write(move |s| s.update_credentials(org, agent, change))
     }
 
     fn put_compaction(
