@@ -213,7 +213,8 @@ async fn a_dead_node_s_purge_is_completed_by_another_node() {
 }
 
 /// The store's upkeep removes traces past their retention, job slots run
-/// long ago and idle send-limit rows, and keeps the rest; a node finding
+/// long ago, idle send-limit rows, thread keys past their keeping and the
+/// turn slots of dead nodes, and keeps the rest; a node finding
 /// another's sweep under way skips its turn.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sweep_removes_only_what_is_past_its_keeping() {
@@ -234,7 +235,19 @@ async fn the_sweep_removes_only_what_is_past_its_keeping() {
              FROM generate_series(1, 60) n;
              INSERT INTO send_limits (org_id, subject, tat)
              VALUES (gen_random_uuid(), 'idle', now() - interval '2 days'),
-                    (gen_random_uuid(), 'busy', now() + interval '10 seconds');",
+                    (gen_random_uuid(), 'busy', now() + interval '10 seconds');
+             INSERT INTO keyed_threads (org_id, key_hash, request, thread_id, created_at)
+             VALUES (gen_random_uuid(), '\\x01', 'r', gen_random_uuid(), now() - interval '25 hours'),
+                    (gen_random_uuid(), '\\x02', 'r', gen_random_uuid(), now() - interval '23 hours');
+             INSERT INTO nodes (id, name, url, heartbeat_at, expires_at)
+             VALUES ('00000000-0000-0000-0000-00000000000a', 'live', 'http://l', now(),
+                     now() + interval '1 hour'),
+                    ('00000000-0000-0000-0000-00000000000d', 'dead', 'http://d', now(),
+                     now() - interval '1 minute');
+             INSERT INTO org_turn_slots (thread_id, org_id, node_id)
+             VALUES (gen_random_uuid(), gen_random_uuid(), '00000000-0000-0000-0000-00000000000a'),
+                    (gen_random_uuid(), gen_random_uuid(), '00000000-0000-0000-0000-00000000000d'),
+                    (gen_random_uuid(), gen_random_uuid(), gen_random_uuid());",
         )
         .await
         .unwrap();
@@ -255,6 +268,8 @@ async fn the_sweep_removes_only_what_is_past_its_keeping() {
     assert_eq!(swept.traces, 10 * 300, "{swept:?}");
     assert_eq!(swept.job_slots, 30, "{swept:?}");
     assert_eq!(swept.send_limits, 1, "{swept:?}");
+    assert_eq!(swept.thread_keys, 1, "{swept:?}");
+    assert_eq!(swept.dead_turn_slots, 2, "{swept:?}");
     let count = |sql: &'static str| {
         let admin = &admin;
         async move { admin.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
@@ -263,6 +278,14 @@ async fn the_sweep_removes_only_what_is_past_its_keeping() {
     assert_eq!(count("SELECT count(*) FROM job_runs").await, 30);
     assert_eq!(
         count("SELECT count(*) FROM send_limits WHERE subject = 'busy'").await,
+        1
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM keyed_threads WHERE key_hash = '\\x02'").await,
+        1
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM org_turn_slots WHERE node_id = '00000000-0000-0000-0000-00000000000a'").await,
         1
     );
 }

@@ -88,6 +88,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "sweeps",
         sql: include_str!("migrations/V12__sweeps.sql"),
     },
+    Migration {
+        version: 13,
+        name: "keyed_thread_sweep",
+        sql: include_str!("migrations/V13__keyed_thread_sweep.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

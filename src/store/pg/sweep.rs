@@ -1,7 +1,10 @@
 //! The PostgreSQL store's upkeep, what sled's purge thread does for its own
 //! files: traces past `CONFER_TRACE_RETENTION_DAYS`, the slot rows of jobs
-//! run over [`JOB_SLOTS_KEPT`] ago, and send-limit rows idle for a day
-//! (their next send has the whole allowance again, as with no row).
+//! run over [`JOB_SLOTS_KEPT`] ago, send-limit rows idle for a day (their
+//! next send has the whole allowance again, as with no row), thread
+//! creation keys past their keeping (a later creation under the key makes a
+//! new thread either way), and the org turn slots of nodes whose lease ran
+//! out (their turns ended with them).
 //!
 //! One node sweeps at a time: the sweep holds a session advisory lock on a
 //! connection of its own (a node that dies mid-sweep drops it with the
@@ -30,6 +33,8 @@ pub struct Swept {
     pub traces: u64,
     pub job_slots: u64,
     pub send_limits: u64,
+    pub thread_keys: u64,
+    pub dead_turn_slots: u64,
 }
 
 impl PgStore {
@@ -80,6 +85,21 @@ impl PgStore {
                 "DELETE FROM send_limits WHERE (org_id, subject) IN
                    (SELECT org_id, subject FROM send_limits WHERE tat < $1 LIMIT $2)",
                 now - SEND_LIMITS_KEPT,
+            )
+            .await?,
+            thread_keys: batches(
+                "DELETE FROM keyed_threads WHERE (org_id, key_hash) IN
+                   (SELECT org_id, key_hash FROM keyed_threads WHERE created_at < $1 LIMIT $2)",
+                now - TimeDelta::hours(confer_actors::idempotency::KEEP_FOR_HOURS),
+            )
+            .await?,
+            dead_turn_slots: batches(
+                "DELETE FROM org_turn_slots WHERE thread_id IN
+                   (SELECT s.thread_id FROM org_turn_slots s
+                    WHERE NOT EXISTS (SELECT 1 FROM nodes n
+                                      WHERE n.id = s.node_id AND n.expires_at >= $1)
+                    LIMIT $2)",
+                now,
             )
             .await?,
         };
