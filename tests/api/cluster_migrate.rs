@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use reqwest::Method;
 use serde_json::json;
 
 use crate::cluster_serve::{SECRET_KEY, on_postgres};
@@ -92,6 +93,17 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         json!({"title": "Launch", "todos": [{"content": "Write"}]}),
     )
     .await;
+    let make_keyed = json!({"agentId": agent, "title": "keyed"});
+    let keyed_thread = api
+        .request_with(
+            Method::POST,
+            "/api/threads",
+            Some(make_keyed.clone()),
+            &[("idempotency-key", "make-once")],
+        )
+        .await
+        .expect(200)["id"]
+        .clone();
     let gone = api.thread(&other, json!({})).await;
     api.delete(&format!("/api/threads/{gone}"))
         .await
@@ -120,7 +132,9 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 17, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 18, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "keyed_threads"), 1, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "keyed_sends"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "messages"), 6, "{on_sled}");
     assert!(count_in(&sled_manifest, "traces") >= 3, "{on_sled}");
 
@@ -162,6 +176,17 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         .get(&format!("/api/threads/{gone}"))
         .await
         .expect_error(404, "NOT_FOUND");
+    // A keyed creation made on sled is found under its key.
+    let again = admin
+        .request_with(
+            Method::POST,
+            "/api/threads",
+            Some(make_keyed),
+            &[("idempotency-key", "make-once")],
+        )
+        .await
+        .expect(200);
+    assert_eq!(again["id"], keyed_thread);
     // The thread goes on from its last message.
     let frames = admin.say(&thread, json!({"content": "after"})).await;
     assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");

@@ -15,6 +15,8 @@ pub enum Line {
     DeletedThread,
     /// A publication's tokens of one day, built from its columns.
     PublicationDay,
+    /// A keyed thread creation, built from its columns.
+    KeyedThread,
 }
 
 /// One kind of record and its table.
@@ -190,6 +192,18 @@ pub const KINDS: &[Kind] = &[
         ],
         order: "thread_id, key_hash",
         line: Line::Body,
+    },
+    Kind {
+        table: "keyed_threads",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("key_hash", Type::BYTEA),
+            ("request", Type::TEXT),
+            ("thread_id", Type::UUID),
+            ("created_at", Type::TIMESTAMPTZ),
+        ],
+        order: "org_id, key_hash",
+        line: Line::KeyedThread,
     },
     Kind {
         table: "participants",

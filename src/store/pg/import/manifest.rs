@@ -13,7 +13,7 @@ use tokio_postgres::GenericClient;
 use tokio_postgres::types::Json;
 
 use super::kinds::{KINDS, Kind, Line};
-use super::source::{SledSource, deleted_thread_line, publication_day_line};
+use super::source::{SledSource, deleted_thread_line, keyed_thread_line, publication_day_line};
 use crate::store::SledStore;
 use crate::store::pg::records::{V, db};
 use crate::store::threads::DeletedThread;
@@ -112,6 +112,7 @@ pub async fn of_postgres(
             Line::Body => "v, body",
             Line::DeletedThread => "thread_id, org_id, agent_id, created_at, deleted_at",
             Line::PublicationDay => "publication_id, day, tokens",
+            Line::KeyedThread => "org_id, key_hash, request, thread_id, created_at",
         };
         let sql = format!(
             "SELECT {columns} FROM {} ORDER BY {}",
@@ -147,6 +148,13 @@ pub async fn of_postgres(
                     },
                 ),
                 Line::PublicationDay => publication_day_line(row.get(0), row.get(1), row.get(2)),
+                Line::KeyedThread => keyed_thread_line(
+                    row.get(0),
+                    row.get::<_, &[u8]>(1),
+                    row.get(2),
+                    row.get(3),
+                    row.get(4),
+                ),
             };
             lines.add(&line);
         }

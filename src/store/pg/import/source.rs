@@ -18,7 +18,7 @@ use crate::store::codec::RECORD_VERSION;
 use crate::store::keys::{from_micros, read_u64};
 use crate::store::pg::records::{V, micro};
 use crate::store::records::{ApiKey, Org};
-use crate::store::threads::DeletedThread;
+use crate::store::threads::{DeletedThread, KeyedCreation};
 use crate::store::tools::OrgTool;
 use crate::store::{SledStore, engine};
 
@@ -80,6 +80,26 @@ fn tree_rows<'a>(
     Box::new(tree.iter().map(move |entry| {
         let (key, value) = entry.map_err(engine)?;
         row(&key, &value)
+    }))
+}
+
+/// The entries of sled's `idempotency` tree that are keyed sends (`sends`)
+/// or keyed thread creations (not `sends`), as rows.
+fn keyed_rows<'a>(
+    tree: &'a sled::Tree,
+    sends: bool,
+    mut row: impl FnMut(&[u8], &[u8]) -> Result<Row, StoreError> + 'a,
+) -> Rows<'a> {
+    Box::new(tree.iter().filter_map(move |entry| {
+        let (key, value) = match entry.map_err(engine) {
+            Ok(entry) => entry,
+            Err(e) => return Some(Err(e)),
+        };
+        let is_send = match record::<Value>("a keyed record", &value) {
+            Ok((_, body)) => body.get("turn").is_some(),
+            Err(e) => return Some(Err(e)),
+        };
+        (is_send == sends).then(|| row(&key, &value))
     }))
 }
 
@@ -215,7 +235,9 @@ impl<'a> SledSource<'a> {
                 let role = crate::store::pg::append::role(&entry);
                 with_body(vec![cell(thread), cell(seq), cell(role)], body)
             }),
-            "keyed_sends" => tree_rows(&s.idempotency, |k, v| {
+            // sled keeps keyed sends (thread ++ key) and keyed thread
+            // creations (org ++ key) in one tree; a send's record has a turn.
+            "keyed_sends" => keyed_rows(&s.idempotency, true, |k, v| {
                 let (keyed, body) = record::<confer_actors::IdempotencyRecord>("a keyed send", v)?;
                 let hash = k.get(16..).ok_or_else(|| codec("a keyed send", "key"))?;
                 with_body(
@@ -226,6 +248,30 @@ impl<'a> SledSource<'a> {
                     ],
                     body,
                 )
+            }),
+            "keyed_threads" => keyed_rows(&s.idempotency, false, |k, v| {
+                let (keyed, _) = record::<KeyedCreation>("a keyed thread creation", v)?;
+                let org = uuid_at(k, 0)?;
+                let hash = k
+                    .get(16..)
+                    .ok_or_else(|| codec("a keyed creation", "key"))?;
+                let created_at = micro(keyed.created_at);
+                Ok(Row {
+                    line: keyed_thread_line(
+                        org,
+                        hash,
+                        &keyed.request,
+                        keyed.thread_id.0,
+                        created_at,
+                    ),
+                    cells: vec![
+                        cell(org),
+                        cell(hash.to_vec()),
+                        cell(keyed.request),
+                        cell(keyed.thread_id.0),
+                        cell(created_at),
+                    ],
+                })
             }),
             "participants" => tree_rows(&s.participants, |k, v| {
                 let user = std::str::from_utf8(k.get(16..).unwrap_or_default())
@@ -384,6 +430,25 @@ pub(super) fn deleted_thread_line(thread: uuid::Uuid, marker: &DeletedThread) ->
         "agent_id": marker.agent_id,
         "created_at": marker.created_at,
         "deleted_at": marker.deleted_at,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The manifest line of a keyed thread creation.
+pub(super) fn keyed_thread_line(
+    org: uuid::Uuid,
+    key_hash: &[u8],
+    request: &str,
+    thread: uuid::Uuid,
+    created_at: chrono::DateTime<chrono::Utc>,
+) -> Vec<u8> {
+    serde_json::json!({
+        "org_id": org,
+        "key_hash": hex::encode(key_hash),
+        "request": request,
+        "thread_id": thread,
+        "created_at": created_at,
     })
     .to_string()
     .into_bytes()
