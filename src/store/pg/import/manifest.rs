@@ -13,7 +13,8 @@ use tokio_postgres::GenericClient;
 use tokio_postgres::types::Json;
 
 use super::kinds::{KINDS, Kind, Line};
-use super::source::{SledSource, deleted_thread_line, keyed_thread_line, publication_day_line};
+use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line};
+use super::source::SledSource;
 use crate::store::SledStore;
 use crate::store::pg::records::{V, db};
 use crate::store::threads::DeletedThread;

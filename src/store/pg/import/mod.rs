@@ -11,8 +11,10 @@
 
 pub mod check;
 pub mod kinds;
+mod lines;
 pub mod manifest;
 mod source;
+mod traces;
 
 use std::pin::pin;
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio_postgres::types::{Json, ToSql};
 
 use super::kinds::Kind;
+use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line};
 use crate::plans::Plan;
 use crate::projects::{Member, Project};
 use crate::store::codec::RECORD_VERSION;
@@ -34,11 +35,11 @@ pub(super) struct Row {
 /// The rows of one kind, one at a time.
 pub(super) type Rows<'a> = Box<dyn Iterator<Item = Result<Row, StoreError>> + 'a>;
 
-fn cell<T: ToSql + Sync + Send + 'static>(value: T) -> Cell {
+pub(super) fn cell<T: ToSql + Sync + Send + 'static>(value: T) -> Cell {
     Box::new(value)
 }
 
-fn codec(what: &str, detail: impl std::fmt::Display) -> StoreError {
+pub(super) fn codec(what: &str, detail: impl std::fmt::Display) -> StoreError {
     StoreError::Codec(format!("{what}: {detail}"))
 }
 
@@ -59,7 +60,7 @@ fn record<T: for<'de> Deserialize<'de>>(
 
 /// The row of `cells` and a body: the body is the last column, and the
 /// manifest line.
-fn with_body(mut cells: Vec<Cell>, body: Value) -> Result<Row, StoreError> {
+pub(super) fn with_body(mut cells: Vec<Cell>, body: Value) -> Result<Row, StoreError> {
     let line = serde_json::to_vec(&body).map_err(|e| codec("a record", e))?;
     cells.push(cell(V));
     cells.push(cell(Json(body)));
@@ -354,56 +355,6 @@ impl<'a> SledSource<'a> {
         }
         Ok(orgs)
     }
-
-    /// Traces, day by day, each day's in `(started_at, id)` order (a day's
-    /// index entries are sorted in memory; their records are read one at
-    /// a time).
-    fn trace_rows(&self) -> Result<Rows<'a>, StoreError> {
-        let files = &*self.store.trace_files;
-        let days = files.days()?;
-        Ok(Box::new(
-            days.into_iter()
-                .map(move |day| {
-                    let mut entries = Vec::new();
-                    files.scan(day, |entry| {
-                        entries.push(*entry);
-                        true
-                    })?;
-                    entries.sort_by_key(|e| e.order());
-                    Ok(entries)
-                })
-                .flat_map(|entries: Result<Vec<_>, StoreError>| match entries {
-                    Ok(entries) => either(entries.into_iter().map(Ok)),
-                    Err(e) => either(std::iter::once(Err(e))),
-                })
-                .filter_map(move |entry| {
-                    let entry = match entry {
-                        Ok(entry) => entry,
-                        Err(e) => return Some(Err(e)),
-                    };
-                    // Erased meanwhile: not a trace any more.
-                    let record = files.record(&entry).transpose()?;
-                    Some(record.and_then(|record| {
-                        let trace = &record.trace;
-                        let cells = vec![
-                            cell(trace.id.0),
-                            cell(micro(trace.started_at)),
-                            cell(trace.org_id.0),
-                            cell(trace.agent_id.0),
-                            cell(trace.thread_id.0),
-                        ];
-                        let body =
-                            serde_json::to_value(&record).map_err(|e| codec("a trace", e))?;
-                        with_body(cells, body)
-                    }))
-                }),
-        ))
-    }
-}
-
-/// One day's entries, or the error of reading them, as one iterator type.
-fn either<T>(items: impl Iterator<Item = T> + 'static) -> Box<dyn Iterator<Item = T>> {
-    Box::new(items)
 }
 
 fn thread_seq(key: &[u8]) -> Result<(uuid::Uuid, i64), StoreError> {
@@ -413,43 +364,4 @@ fn thread_seq(key: &[u8]) -> Result<(uuid::Uuid, i64), StoreError> {
         .and_then(|s| i64::try_from(s).ok())
         .ok_or_else(|| codec("an entry", "key"))?;
     Ok((uuid_at(key, 0)?, seq))
-}
-
-/// The manifest line of a publication's day (the same on both stores).
-pub(super) fn publication_day_line(publication: uuid::Uuid, day: i32, tokens: i64) -> Vec<u8> {
-    serde_json::json!({"publication_id": publication, "day": day, "tokens": tokens})
-        .to_string()
-        .into_bytes()
-}
-
-/// The manifest line of a deleted thread's marker.
-pub(super) fn deleted_thread_line(thread: uuid::Uuid, marker: &DeletedThread) -> Vec<u8> {
-    serde_json::json!({
-        "thread_id": thread,
-        "org_id": marker.org_id,
-        "agent_id": marker.agent_id,
-        "created_at": marker.created_at,
-        "deleted_at": marker.deleted_at,
-    })
-    .to_string()
-    .into_bytes()
-}
-
-/// The manifest line of a keyed thread creation.
-pub(super) fn keyed_thread_line(
-    org: uuid::Uuid,
-    key_hash: &[u8],
-    request: &str,
-    thread: uuid::Uuid,
-    created_at: chrono::DateTime<chrono::Utc>,
-) -> Vec<u8> {
-    serde_json::json!({
-        "org_id": org,
-        "key_hash": hex::encode(key_hash),
-        "request": request,
-        "thread_id": thread,
-        "created_at": created_at,
-    })
-    .to_string()
-    .into_bytes()
 }

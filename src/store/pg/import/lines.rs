@@ -1,0 +1,44 @@
+//! The manifest lines of the kinds that have no body of their own: built
+//! from their columns on PostgreSQL and from their sled entries the same
+//! way, so that both stores digest the same text.
+
+use crate::store::threads::DeletedThread;
+
+/// The manifest line of a publication's day (the same on both stores).
+pub fn publication_day_line(publication: uuid::Uuid, day: i32, tokens: i64) -> Vec<u8> {
+    serde_json::json!({"publication_id": publication, "day": day, "tokens": tokens})
+        .to_string()
+        .into_bytes()
+}
+
+/// The manifest line of a deleted thread's marker.
+pub fn deleted_thread_line(thread: uuid::Uuid, marker: &DeletedThread) -> Vec<u8> {
+    serde_json::json!({
+        "thread_id": thread,
+        "org_id": marker.org_id,
+        "agent_id": marker.agent_id,
+        "created_at": marker.created_at,
+        "deleted_at": marker.deleted_at,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The manifest line of a keyed thread creation.
+pub fn keyed_thread_line(
+    org: uuid::Uuid,
+    key_hash: &[u8],
+    request: &str,
+    thread: uuid::Uuid,
+    created_at: chrono::DateTime<chrono::Utc>,
+) -> Vec<u8> {
+    serde_json::json!({
+        "org_id": org,
+        "key_hash": hex::encode(key_hash),
+        "request": request,
+        "thread_id": thread,
+        "created_at": created_at,
+    })
+    .to_string()
+    .into_bytes()
+}
