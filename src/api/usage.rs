@@ -137,42 +137,92 @@ pub async fn list(
     };
     let org = caller.org_id;
     let delegated = query.include_delegated;
-    let page = state
-        .store
-        .run(move |s| {
-            if let (true, Some(thread)) = (delegated, filter.thread) {
-                // The caller may read the thread, so its descendants too.
+    let page = if let (true, Some(thread)) = (delegated, filter.thread) {
+        // The caller may read the thread, so its descendants too (sled
+        // alone: PostgreSQL answers 501 until delegation is there).
+        state
+            .store
+            .run(move |s| {
                 let threads = s.thread_and_descendants(org, thread)?;
                 let mut page = s.usage_of_threads(org, &threads, before, limit)?;
                 page.items
                     .retain(|r| filter.agent.is_none_or(|a| r.agent_id == a));
-                return Ok(page);
-            }
-            if caller.sees_whole_org() || filter.thread.is_some() {
-                return s.list_usage(org, filter, before, limit, |_| Ok(true));
-            }
-            // An end user's records: those of the threads it may read, each
-            // thread's answer looked up once.
-            let mut readable = std::collections::HashMap::new();
-            s.list_usage(org, filter, before, limit, |record| {
-                // A call outside any thread is the org's, not a user's.
-                let Some(thread_id) = record.thread_id else {
-                    return Ok(false);
-                };
-                if let Some(known) = readable.get(&thread_id) {
-                    return Ok(*known);
-                }
-                let allowed = match s.thread(org, thread_id)? {
-                    Some(thread) => access::may_use_thread(s, &caller, &thread)?,
-                    None => false,
-                };
-                readable.insert(thread_id, allowed);
-                Ok(allowed)
+                Ok(page)
             })
-        })
-        .await?;
+            .await?
+    } else if caller.sees_whole_org() || filter.thread.is_some() {
+        state
+            .store
+            .threads()
+            .usage(org, filter, before, limit)
+            .await?
+    } else {
+        readable_usage(&state, &caller, filter, before, limit).await?
+    };
     Ok(HttpResponse::Ok().json(UsagePage {
         records: page.items.into_iter().map(UsageView::from).collect(),
         next_cursor: page.next_cursor.map(timestamp),
     }))
+}
+
+/// Usage records an end user's list holds, at most this many read per
+/// request: the page may then be short, and ends with a cursor.
+const USAGE_SCAN_BUDGET: usize = 5_000;
+
+/// An end user's usage records: those of the threads it may read (a call
+/// outside any thread is the org's), each thread's answer looked up once,
+/// through the store's port on either store.
+async fn readable_usage(
+    state: &AppState,
+    caller: &Caller,
+    filter: UsageFilter,
+    mut before: Option<chrono::DateTime<chrono::Utc>>,
+    limit: usize,
+) -> Result<crate::store::Page<UsageRecord>, ApiError> {
+    let mut readable = std::collections::HashMap::new();
+    let mut items = Vec::new();
+    let mut scanned = 0;
+    loop {
+        let page = state
+            .store
+            .threads()
+            .usage(caller.org_id, filter, before, limit)
+            .await?;
+        for record in page.items {
+            scanned += 1;
+            before = Some(record.created_at);
+            let Some(thread) = record.thread_id else {
+                continue;
+            };
+            let allowed = match readable.get(&thread) {
+                Some(known) => *known,
+                None => {
+                    let allowed = match access::thread(state, caller, thread).await {
+                        Ok(_) => true,
+                        Err(e) if actix_web::ResponseError::status_code(&e).is_client_error() => {
+                            false
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    readable.insert(thread, allowed);
+                    allowed
+                }
+            };
+            if allowed {
+                items.push(record);
+            }
+            if items.len() == limit || scanned == USAGE_SCAN_BUDGET {
+                return Ok(crate::store::Page {
+                    items,
+                    next_cursor: before,
+                });
+            }
+        }
+        if page.next_cursor.is_none() {
+            return Ok(crate::store::Page {
+                items,
+                next_cursor: None,
+            });
+        }
+    }
 }
