@@ -238,7 +238,7 @@ fn logs_benches(c: &mut Criterion) {
     let label = |what: &str| format!("logs: {what}, {traces} traces over 90 days");
     for (what, scope) in [
         ("a page of the org", TraceScope::Org(org)),
-        ("a page of a user", TraceScope::User(org, "user-42")),
+        ("a page of a user", TraceScope::User(org, "user-42".into())),
         ("the 20 traces of a thread", TraceScope::Thread(rare)),
     ] {
         c.bench_function(&label(what), |b| {

@@ -161,18 +161,13 @@ pub async fn list(
     let running = state
         .traces
         .matching(|t| in_scope(t) && filters.accepts(t) && filters.is_before(t));
-    let page = state
-        .store
-        .run(move |store| {
-            let scope = match (thread, whole_org, agent) {
-                (Some(thread), _, _) => TraceScope::Thread(thread),
-                (None, true, Some(agent)) => TraceScope::Agent(org, agent),
-                (None, true, None) => TraceScope::Org(org),
-                (None, false, _) => TraceScope::User(org, &user),
-            };
-            store.traces(&scope, &filters)
-        })
-        .await?;
+    let scope = match (thread, whole_org, agent) {
+        (Some(thread), _, _) => TraceScope::Thread(thread),
+        (None, true, Some(agent)) => TraceScope::Agent(org, agent),
+        (None, true, None) => TraceScope::Org(org),
+        (None, false, _) => TraceScope::User(org, user.clone()),
+    };
+    let page = state.store.threads().traces(scope, filters.clone()).await?;
     // The running ones first in line; a stored copy (just ended) wins.
     let mut traces = page.traces;
     let more = page.next.is_some();
@@ -204,7 +199,7 @@ pub async fn get(
     path: web::Path<TraceId>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let stored = state.store.run(move |store| store.trace(id)).await?;
+    let stored = state.store.threads().trace(id).await?;
     let (trace, mut spans) = match stored {
         Some(record) => (record.trace, record.spans),
         None => (
@@ -230,11 +225,7 @@ pub async fn get(
     for id in called {
         let found = match state.traces.get(id) {
             Some(running) => Some(running),
-            None => state
-                .store
-                .run(move |store| store.trace(id))
-                .await?
-                .map(|r| r.trace),
+            None => state.store.threads().trace(id).await?.map(|r| r.trace),
         };
         children.extend(found.map(|t| ChildTrace {
             trace_id: t.id,

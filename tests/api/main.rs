@@ -19,6 +19,7 @@ mod cluster_jobs;
 mod cluster_limits;
 mod cluster_migrate;
 mod cluster_operations;
+mod cluster_reads;
 mod cluster_serve;
 mod cluster_turns;
 mod code_agents;

@@ -40,6 +40,7 @@ pub mod statements;
 pub mod sweep;
 pub mod threads;
 mod tools;
+mod traces;
 mod turn;
 
 pub use marks::TurnState;

@@ -118,6 +118,18 @@ pub(crate) async fn context(
 }
 
 impl ThreadRecords for PgStore {
+    fn trace(&self, id: confer_actors::TraceId) -> StoreFuture<Option<confer_actors::TraceRecord>> {
+        self.stored_trace(id)
+    }
+
+    fn traces(
+        &self,
+        scope: crate::store::traces::TraceScope,
+        query: crate::store::traces::TraceQuery,
+    ) -> StoreFuture<crate::store::traces::TracePage> {
+        self.stored_traces(scope, query)
+    }
+
     fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {
         let store = self.clone();
         Box::pin(async move { store.create(thread, None, None).await?.into_new() })

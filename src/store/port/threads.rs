@@ -4,8 +4,8 @@
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    AgentId, ContextMessage, Message, OrgId, Participant, StoreFuture, Thread, ThreadId,
-    UsageRecord,
+    AgentId, ContextMessage, Message, OrgId, Participant, StoreFuture, Thread, ThreadId, TraceId,
+    TraceRecord, UsageRecord,
 };
 
 use super::SledRecords;
@@ -13,6 +13,7 @@ use crate::error::ApiError;
 use crate::store::participants::ParticipantPut;
 use crate::store::thread_access::ThreadAccess;
 use crate::store::threads::Created;
+use crate::store::traces::{TracePage, TraceQuery, TraceScope};
 use crate::store::update::Updated;
 use crate::store::{Page, UsageFilter};
 
@@ -75,6 +76,14 @@ pub trait ThreadRecords: Send + Sync + 'static {
     /// The model's context, oldest first.
     fn context(&self, thread: ThreadId) -> StoreFuture<Vec<ContextMessage>>;
 
+    /// One stored trace with its spans.
+    fn trace(&self, id: TraceId) -> StoreFuture<Option<TraceRecord>>;
+
+    /// A page of stored traces of `scope`, newest first (see
+    /// `SledStore::traces`: at most `SCAN_BUDGET` read, and a page cut
+    /// short by it ends with a cursor).
+    fn traces(&self, scope: TraceScope, query: TraceQuery) -> StoreFuture<TracePage>;
+
     /// Usage records, newest first, strictly older than `before`.
     fn usage(
         &self,
@@ -130,6 +139,14 @@ pub trait ThreadRecords: Send + Sync + 'static {
 }
 
 impl ThreadRecords for SledRecords {
+    fn trace(&self, id: TraceId) -> StoreFuture<Option<TraceRecord>> {
+        self.read(move |s| s.trace(id))
+    }
+
+    fn traces(&self, scope: TraceScope, query: TraceQuery) -> StoreFuture<TracePage> {
+        self.read(move |s| s.traces(&scope, &query))
+    }
+
     fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {
         self.write(move |s| s.create_thread(&thread, None))
     }

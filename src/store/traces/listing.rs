@@ -14,14 +14,14 @@ use crate::store::{SledStore, keys};
 /// Whose traces a listing reads: an org's, an agent's or a user's in an
 /// org, or a thread's.
 #[derive(Clone, Debug)]
-pub enum TraceScope<'a> {
+pub enum TraceScope {
     Org(OrgId),
     Agent(OrgId, AgentId),
-    User(OrgId, &'a str),
+    User(OrgId, String),
     Thread(ThreadId),
 }
 
-impl TraceScope<'_> {
+impl TraceScope {
     /// Whether `entry` is in the scope (a user's by the hash of its id; the
     /// header confirms it, see [`Self::holds`]).
     fn admits(&self, entry: &IndexEntry, user: Option<&[u8; 8]>) -> bool {
@@ -36,7 +36,7 @@ impl TraceScope<'_> {
     }
 
     /// Whether the stored header is in the scope (a user hash can collide).
-    fn holds(&self, trace: &Trace) -> bool {
+    pub fn holds(&self, trace: &Trace) -> bool {
         match self {
             Self::User(_, user) => trace.user_id == *user,
             _ => true,
@@ -133,11 +133,7 @@ impl SledStore {
 
     /// A page of stored traces of `scope`, newest first; at most
     /// [`SCAN_BUDGET`] are read, and a page cut short by it ends with a cursor.
-    pub fn traces(
-        &self,
-        scope: &TraceScope<'_>,
-        query: &TraceQuery,
-    ) -> Result<TracePage, StoreError> {
+    pub fn traces(&self, scope: &TraceScope, query: &TraceQuery) -> Result<TracePage, StoreError> {
         let user = scope.user_hash();
         let since = query.since.map(|t| t.timestamp_micros());
         let until = query.until.map(|t| t.timestamp_micros());

@@ -74,7 +74,10 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
     }
     assert_eq!(seen, listed);
     let alice = store
-        .traces(&TraceScope::User(org, "alice"), &TraceQuery::newest(10))
+        .traces(
+            &TraceScope::User(org, "alice".into()),
+            &TraceQuery::newest(10),
+        )
         .unwrap();
     assert_eq!(alice.traces.len(), 2);
     let other_org = store
@@ -107,7 +110,7 @@ fn traces_are_indexed_paged_and_removed_while_aggregates_stay() {
     for scope in [
         TraceScope::Org(org),
         TraceScope::Agent(org, agent),
-        TraceScope::User(org, "alice"),
+        TraceScope::User(org, "alice".into()),
         TraceScope::Thread(thread.id),
     ] {
         assert!(
