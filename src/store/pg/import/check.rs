@@ -7,7 +7,6 @@
 //! shard leases are whole and name known nodes.
 
 use confer_actors::{AgentId, OrgId, StoreError};
-use futures_util::TryStreamExt;
 use tokio_postgres::types::Json;
 use tokio_postgres::{GenericClient, IsolationLevel};
 
@@ -87,19 +86,15 @@ async fn dense(
                             FROM {table} WHERE thread_id = t.id) e ON true
          WHERE e.n <> t.{counter} OR e.top <> t.{counter}"
     );
-    let rows = client
-        .query_raw(sql.as_str(), std::iter::empty::<i32>())
-        .await
-        .map_err(db)?;
-    futures_util::pin_mut!(rows);
-    while let Some(row) = rows.try_next().await.map_err(db)? {
+    manifest::each_row(client, &sql, |row| {
         let (thread, last, n, top): (uuid::Uuid, i64, i64, i64) =
             (row.get(0), row.get(1), row.get(2), row.get(3));
         problems.push(format!(
             "thread {thread}: {n} {table} numbered up to {top}, its {counter} is {last}"
         ));
-    }
-    Ok(())
+        Ok(())
+    })
+    .await
 }
 
 /// Every shard has one lease row, and an owned one names a known node.

@@ -119,12 +119,7 @@ pub async fn of_postgres(
             "SELECT {columns} FROM {} ORDER BY {}",
             kind.table, kind.order
         );
-        let rows = client
-            .query_raw(sql.as_str(), std::iter::empty::<i32>())
-            .await
-            .map_err(db)?;
-        futures_util::pin_mut!(rows);
-        while let Some(row) = rows.try_next().await.map_err(db)? {
+        each_row(client, &sql, |row| {
             let line = match kind.line {
                 Line::Body => {
                     let version: i16 = row.get(0);
@@ -158,10 +153,30 @@ pub async fn of_postgres(
                 ),
             };
             lines.add(&line);
-        }
+            Ok(())
+        })
+        .await?;
         kinds.push(lines.finish());
     }
     Ok(Manifest { kinds })
+}
+
+/// Calls `visit` with each row `sql` reads, as they stream in (a table is
+/// never held whole).
+pub(super) async fn each_row(
+    client: &impl GenericClient,
+    sql: &str,
+    mut visit: impl FnMut(tokio_postgres::Row) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let rows = client
+        .query_raw(sql, std::iter::empty::<i32>())
+        .await
+        .map_err(db)?;
+    futures_util::pin_mut!(rows);
+    while let Some(row) = rows.try_next().await.map_err(db)? {
+        visit(row)?;
+    }
+    Ok(())
 }
 
 /// Whether `body` decodes as the record `table` keeps.
