@@ -14,22 +14,9 @@ use crate::common::{Options, Server, done_of};
 use crate::plans::plan_on;
 use crate::postgres::Postgres;
 
-/// Runs `confer ARGS` with the cluster's key on the data directory
-/// `data`: exit code, stdout, stderr.
+/// Runs `confer ARGS` on the data directory `data`, no store set.
 fn confer(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("CONFER_DATA_DIR", data)
-        .env("CONFER_SECRET_KEY", SECRET_KEY)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::cluster_operations::confer_on(None, data, args)
 }
 
 /// The `manifest …` lines of a command's output.

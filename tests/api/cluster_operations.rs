@@ -10,18 +10,24 @@ use crate::cluster_serve::{SECRET_KEY, on_postgres};
 use crate::common::{Server, eventually};
 use crate::postgres::Postgres;
 
-/// Runs `confer ARGS` on the PostgreSQL store `url` (with the cluster's
-/// key, a data directory of its own): exit code, stdout, stderr.
-fn confer_on(url: &str, data: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_confer"))
+/// Runs `confer ARGS` with the cluster's key on the data directory `data`
+/// (and the PostgreSQL store `url`, when given): exit code, stdout, stderr.
+pub(crate) fn confer_on(
+    url: Option<&str>,
+    data: &std::path::Path,
+    args: &[&str],
+) -> (Option<i32>, String, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_confer"));
+    command
         .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("CONFER_DATA_DIR", data)
-        .env("CONFER_STORE", url)
-        .env("CONFER_SECRET_KEY", SECRET_KEY)
-        .output()
-        .unwrap();
+        .env("CONFER_SECRET_KEY", SECRET_KEY);
+    if let Some(url) = url {
+        command.env("CONFER_STORE", url);
+    }
+    let out = command.output().unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -39,7 +45,7 @@ async fn key_and_org_commands_run_on_postgres_beside_a_live_node() {
     let url = postgres.database("commands").await;
     let node = Server::start_with(on_postgres(&url, "a"));
     let data = tempfile::tempdir().unwrap();
-    let confer = |args: &[&str]| confer_on(&url, data.path(), args);
+    let confer = |args: &[&str]| confer_on(Some(&url), data.path(), args);
     let (code, out, err) = confer(&["keys", "create", "--name", "from cli", "--role", "member"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let key = out.lines().last().unwrap().trim().to_owned();
@@ -169,7 +175,7 @@ async fn export_runs_on_postgres_beside_a_live_node() {
         .unwrap();
 
     let data = tempfile::tempdir().unwrap();
-    let (code, exported, said) = confer_on(&url, data.path(), &["export", "--out", "-"]);
+    let (code, exported, said) = confer_on(Some(&url), data.path(), &["export", "--out", "-"]);
     assert_eq!(code, Some(0), "{said}");
     let lines: Vec<serde_json::Value> = exported
         .lines()
