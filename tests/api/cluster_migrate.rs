@@ -138,6 +138,20 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, _, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("already holds"), "{err}");
+    // Nor beside another migration's mark (one under way, or one that
+    // stopped before it finished).
+    postgres
+        .admin_of("migrated")
+        .await
+        .execute(
+            "INSERT INTO meta (key, value) VALUES ('migration', 'in_progress')",
+            &[],
+        )
+        .await
+        .unwrap();
+    let (code, _, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("under way"), "{err}");
     let (code, out, err) = confer(
         dir.path(),
         &["migrate", "--from", from, "--to", &url, "--replace"],

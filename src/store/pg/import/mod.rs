@@ -227,8 +227,9 @@ const FILLED: &[&str] = &[
     "org_turn_slots",
 ];
 
-/// Refuses a target holding records (or, with `replace`, one a live node
-/// serves; else empties it), then marks it.
+/// Refuses a target a live node serves, one another migration has marked,
+/// or one holding records (the last two unless `replace`, which empties
+/// it), then marks it.
 async fn prepare_target(client: &mut Client, replace: bool) -> Result<(), PgError> {
     let live: i64 = client
         .query_one("SELECT count(*) FROM nodes WHERE expires_at > now()", &[])
@@ -238,6 +239,17 @@ async fn prepare_target(client: &mut Client, replace: bool) -> Result<(), PgErro
         return Err(PgError::Refused(format!(
             "{live} node(s) are serving this database; stop them before migrating into it"
         )));
+    }
+    let marked = client
+        .query_opt("SELECT value FROM meta WHERE key = $1", &[&MIGRATION])
+        .await?
+        .is_some_and(|row| row.get::<_, String>(0) == "in_progress");
+    if marked && !replace {
+        return Err(PgError::Refused(
+            "a migration into this database is under way, or one stopped before it \
+             finished; pass --replace to start again"
+                .into(),
+        ));
     }
     let held: Vec<String> = {
         let mut held = Vec::new();
