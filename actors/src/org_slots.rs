@@ -265,7 +265,9 @@ async fn granter(slots: Arc<OrgSlots>, ledger: Arc<dyn Leases>, org: OrgId) {
                 tokio::spawn(async move { ledger.give_org_slot(org, front.0).await });
             }
         }
-        tell_positions(queue);
+        // The turns behind are not told their places here: the next take
+        // may grant the new front at once, and a `queued` frame would then
+        // tell a turn it waits when it does not. A failed take tells them.
     }
 }
 
