@@ -197,10 +197,9 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let fallback = settings.fallback_provider.clone();
     // Runner deletions a crash interrupted are finished before any run is
     // dispatched (`store::runners::deletion`).
-    let finished = match store.is_postgres() {
-        true => 0, // runners are not kept in PostgreSQL yet
-        false => store.write(|s| s.finish_runner_deletions()).await?,
-    };
+    let finished = store
+        .write_or_default(|s| s.finish_runner_deletions())
+        .await?;
     if finished > 0 {
         tracing::warn!(finished, "finished runner deletions a stop interrupted");
     }
@@ -231,6 +230,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     .await
     .context("joining the cluster")?
     .map(Arc::new);
+    scheduler.follow(cluster.as_ref());
     let state = web::Data::new(AppState {
         cluster: cluster.clone(),
         public,

@@ -367,10 +367,12 @@ pub async fn delete(
     // deleted agent, should a crash come between).
     state
         .store
-        .write_or_default(move |s| {
-            s.delete_scheduled_tasks(org, id)?;
-            s.forget_memories(org, Some(id), None)
-        })
+        .schedules()
+        .delete_scheduled_tasks(org, id)
+        .await?;
+    state
+        .store
+        .write_or_default(move |s| s.forget_memories(org, Some(id), None))
         .await?;
     state.memories.forgotten();
     // Its runners go as a runner DELETE takes them (runners.md Runs §10).

@@ -18,7 +18,6 @@ use crate::runners::schema::{self, FieldError};
 use crate::scheduler::rules::{self, ActionBody, Place, TaskBody};
 use crate::scheduler::{MAX_TASKS_PER_AGENT, ScheduledTask};
 use crate::state::AppState;
-use crate::store::SledStore;
 use crate::store::schedules::ReplaceRefused;
 
 /// `PUT` body.
@@ -39,7 +38,8 @@ pub async fn get(
     let org = caller.org_id;
     let tasks = state
         .store
-        .run(move |s| s.scheduled_tasks(org, agent.id))
+        .schedules()
+        .scheduled_tasks(org, agent.id)
         .await?;
     Ok(HttpResponse::Ok().json(tasks))
 }
@@ -67,44 +67,46 @@ pub async fn put(
         state.settings.schedule_min_interval_secs,
     );
     let now = Utc::now();
+    let places: Vec<Place> = (0..items.len())
+        .map(|index| Place {
+            org,
+            agent,
+            index: Some(index),
+            now,
+            min_interval_secs,
+        })
+        .collect();
+    for (item, place) in items.iter().zip(&places) {
+        if let Err(refusal) = check_action(&state, &item.action, place).await? {
+            return Err(ApiError::InvalidFields(vec![refusal]));
+        }
+    }
+    let build = move |stored: &[ScheduledTask]| {
+        let mut seen = HashSet::new();
+        let mut out = Vec::with_capacity(items.len());
+        for (item, place) in items.iter().zip(&places) {
+            let old = match item.id {
+                Some(id) => {
+                    if !seen.insert(id) {
+                        return Err(place.refuse("id", "named twice"));
+                    }
+                    Some(
+                        stored
+                            .iter()
+                            .find(|t| t.id == id)
+                            .ok_or_else(|| place.refuse("id", "no such task of the agent"))?,
+                    )
+                }
+                None => None,
+            };
+            out.push(rules::task(item.clone(), old, place)?);
+        }
+        Ok(out)
+    };
     let stored = state
         .store
-        .write(move |s| {
-            let places: Vec<Place> = (0..items.len())
-                .map(|index| Place {
-                    org,
-                    agent,
-                    index: Some(index),
-                    now,
-                    min_interval_secs,
-                })
-                .collect();
-            for (item, place) in items.iter().zip(&places) {
-                if let Err(refusal) = check_action(s, &item.action, place)? {
-                    return Ok(Err(Ok(refusal)));
-                }
-            }
-            s.replace_scheduled_tasks(org, agent, max, |stored| {
-                let mut seen = HashSet::new();
-                let mut out = Vec::with_capacity(items.len());
-                for (item, place) in items.iter().zip(&places) {
-                    let old =
-                        match item.id {
-                            Some(id) => {
-                                if !seen.insert(id) {
-                                    return Err(place.refuse("id", "named twice"));
-                                }
-                                Some(stored.iter().find(|t| t.id == id).ok_or_else(|| {
-                                    place.refuse("id", "no such task of the agent")
-                                })?)
-                            }
-                            None => None,
-                        };
-                    out.push(rules::task(item.clone(), old, place)?);
-                }
-                Ok(out)
-            })
-        })
+        .schedules()
+        .replace_scheduled_tasks(org, agent, max, Box::new(build))
         .await?;
     let tasks = match stored {
         Ok(tasks) => tasks,
@@ -120,15 +122,16 @@ pub async fn put(
 }
 
 /// What an action names must be the agent's: a thread with no `origin`,
-/// or a live runner whose input schema accepts the input.
-fn check_action(
-    s: &SledStore,
+/// or a live runner whose input schema accepts the input (runners are
+/// kept on sled only: on PostgreSQL a run action is `NOT_ON_THIS_STORE`).
+async fn check_action(
+    state: &AppState,
     action: &ActionBody,
     place: &Place,
 ) -> Result<Result<(), FieldError>, confer_actors::StoreError> {
     match action {
         ActionBody::Message { thread_id, .. } => {
-            let thread = s.thread(place.org, *thread_id)?;
+            let thread = state.store.threads().thread(place.org, *thread_id).await?;
             if !thread.is_some_and(|t| t.agent_id == place.agent && t.origin.is_none()) {
                 return Ok(Err(
                     place.refuse("action.threadId", "no such thread of the agent")
@@ -136,8 +139,11 @@ fn check_action(
             }
         }
         ActionBody::Run { runner_id, input } => {
-            let runner = s
-                .runner(place.org, *runner_id)?
+            let (org, id) = (place.org, *runner_id);
+            let runner = state
+                .store
+                .run(move |s| s.runner(org, id))
+                .await?
                 .filter(|r| r.deleted_at.is_none() && r.agent_id == place.agent);
             let Some(runner) = runner else {
                 return Ok(Err(

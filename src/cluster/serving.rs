@@ -321,6 +321,11 @@ impl Membership {
         self.node.owner_url(shard)
     }
 
+    /// The shards it owns, as it last read them.
+    pub fn shards(&self) -> Vec<Shard> {
+        owned(&self.node)
+    }
+
     /// How many nodes are live, as last read (at least this one).
     pub fn live_nodes(&self) -> usize {
         self.node.live_nodes()

@@ -15,6 +15,61 @@ use crate::runners::{RunRecord, RunTrigger, TriggerKind, schema};
 use crate::store::SledStore;
 use crate::store::schedules::{Fired, Firing};
 
+/// A task's firing begun at `now` (see [`begin`]).
+pub(crate) enum Begun {
+    /// It has no slot due at `now`.
+    NotDue,
+    /// Its stored pattern no longer parses: the caller disables it.
+    Unparsable,
+    /// Its next slot and missed skips are set; `fire` are the slots to
+    /// fire, oldest first.
+    Due {
+        firing: Box<Firing>,
+        fire: Vec<DateTime<Utc>>,
+    },
+}
+
+/// Begins `task`'s firing at `now`: the slots the missed policy keeps and
+/// the task as it will be stored, its version bumped; what each slot does
+/// is its action's (a run, an outbox send).
+pub(crate) fn begin(task: &ScheduledTask, now: DateTime<Utc>) -> Begun {
+    let Some(due) = task.next_fire_at.filter(|at| *at <= now) else {
+        return Begun::NotDue;
+    };
+    let schedule = match CronSchedule::parse(&task.cron, &task.timezone) {
+        Ok(schedule) => schedule,
+        Err((_, error)) => {
+            // Stored patterns were checked on write; a newer croner could
+            // still refuse one. The task stops rather than spins.
+            tracing::error!(%error, schedule = %task.id, "a stored schedule does not parse; disabled");
+            return Begun::Unparsable;
+        }
+    };
+    let plan = plan(&schedule, due, now, &task.policy());
+    let mut next = task.clone();
+    next.version += 1;
+    next.next_fire_at = plan.next;
+    if plan.missed > 0 {
+        let newest = plan.missed_newest.unwrap_or(due);
+        next.record([RecentFiring::skipped(newest, "missed", Some(plan.missed))]);
+    }
+    Begun::Due {
+        firing: Box::new(Firing {
+            task: next,
+            runs: Vec::new(),
+            max_queued: 0,
+            sends: Vec::new(),
+        }),
+        fire: plan.fire,
+    }
+}
+
+/// Stops `task` from firing again (its target is gone, or its pattern).
+pub(crate) fn disable(task: &mut ScheduledTask) {
+    task.enabled = false;
+    task.next_fire_at = None;
+}
+
 /// Plans and stores one due schedule's firing at `now` (`None`: it was
 /// gone or not due any more).
 pub(crate) fn fire_one(
@@ -27,47 +82,31 @@ pub(crate) fn fire_one(
     let Some(task) = s.scheduled_task(org, agent, id)? else {
         return Ok(None);
     };
-    let Some(due) = task.next_fire_at.filter(|at| *at <= now) else {
+    if task.next_fire_at.is_none_or(|at| at > now) {
         return Ok(None);
-    };
+    }
     if s.agent(org, agent)?.is_none_or(|a| a.is_deleted()) {
         s.delete_scheduled_tasks(org, agent)?;
         return Ok(None);
     }
-    let schedule = match CronSchedule::parse(&task.cron, &task.timezone) {
-        Ok(schedule) => schedule,
-        Err((_, error)) => {
-            // Stored patterns were checked on write; a newer croner could
-            // still refuse one. The task stops rather than spins.
-            tracing::error!(%error, schedule = %id, "a stored schedule does not parse; disabled");
-            s.change_scheduled_task(org, agent, id, |t| {
-                t.enabled = false;
-                t.next_fire_at = None;
-            })?;
+    let (mut firing, fire) = match begin(&task, now) {
+        Begun::NotDue => return Ok(None),
+        Begun::Unparsable => {
+            s.change_scheduled_task(org, agent, id, disable)?;
             return Ok(None);
         }
+        Begun::Due { firing, fire } => (firing, fire),
     };
-    let plan = plan(&schedule, due, now, &task.policy());
-    let mut next = task.clone();
-    next.version += 1;
-    next.next_fire_at = plan.next;
-    if plan.missed > 0 {
-        let newest = plan.missed_newest.unwrap_or(due);
-        next.record([RecentFiring::skipped(newest, "missed", Some(plan.missed))]);
-    }
-    let mut firing = Firing {
-        task: next,
-        runs: Vec::new(),
-        max_queued: 0,
-        sends: Vec::new(),
-    };
-    if !plan.fire.is_empty() {
+    if !fire.is_empty() {
         match &task.action {
             TaskAction::Run { runner_id, input } => {
-                plan_runs(s, &task, *runner_id, input, &plan.fire, &mut firing)?;
+                plan_runs(s, &task, *runner_id, input, &fire, &mut firing)?;
             }
             TaskAction::Message { thread_id, content } => {
-                plan_sends(s, &task, *thread_id, content, &plan.fire, &mut firing)?;
+                let usable = s
+                    .thread(org, *thread_id)?
+                    .is_some_and(|t| t.agent_id == agent && t.origin.is_none());
+                plan_sends(&task, *thread_id, content, usable, &fire, &mut firing);
             }
         }
     }
@@ -75,7 +114,7 @@ pub(crate) fn fire_one(
 }
 
 /// Skips every slot of `fire` for `reason`.
-fn skip_all(firing: &mut Firing, fire: &[DateTime<Utc>], reason: &str) {
+pub(crate) fn skip_all(firing: &mut Firing, fire: &[DateTime<Utc>], reason: &str) {
     firing.task.record(
         fire.iter()
             .map(|slot| RecentFiring::skipped(*slot, reason, None)),
@@ -96,8 +135,7 @@ fn plan_runs(
         .filter(|r| r.deleted_at.is_none() && r.agent_id == task.agent_id);
     let Some(runner) = runner else {
         skip_all(firing, fire, "runner_deleted");
-        firing.task.enabled = false;
-        firing.task.next_fire_at = None;
+        disable(&mut firing.task);
         return Ok(());
     };
     let valid = schema::compile(&runner.input_schema)
@@ -150,24 +188,20 @@ fn plan_runs(
     Ok(())
 }
 
-/// The outbox sends of a message action's slots, or their recorded
-/// skips.
-fn plan_sends(
-    s: &SledStore,
+/// The outbox sends of a message action's slots, or (`usable` false: the
+/// thread is gone or not the agent's) their recorded skips.
+pub(crate) fn plan_sends(
     task: &ScheduledTask,
     thread_id: ThreadId,
     content: &str,
+    usable: bool,
     fire: &[DateTime<Utc>],
     firing: &mut Firing,
-) -> Result<(), StoreError> {
-    let usable = s
-        .thread(task.org_id, thread_id)?
-        .is_some_and(|t| t.agent_id == task.agent_id && t.origin.is_none());
+) {
     if !usable {
         skip_all(firing, fire, "thread_deleted");
-        firing.task.enabled = false;
-        firing.task.next_fire_at = None;
-        return Ok(());
+        disable(&mut firing.task);
+        return;
     }
     for slot in fire {
         firing.sends.push(OutboxSend {
@@ -180,7 +214,6 @@ fn plan_sends(
             overlap: task.overlap,
         });
     }
-    Ok(())
 }
 
 /// The run a queued run waits for (`overlap: queue`), if it has not ended.

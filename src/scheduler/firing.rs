@@ -30,10 +30,10 @@ const OUTBOX_RETRY: Duration = Duration::from_secs(2);
 
 /// The scheduler: one per server.
 pub struct Scheduler {
-    store: Store,
-    runtime: Runtime,
+    pub(super) store: Store,
+    pub(super) runtime: Runtime,
     runs: Arc<RunWorker>,
-    wake: Notify,
+    pub(super) wake: Notify,
 }
 
 impl Scheduler {
@@ -47,7 +47,7 @@ impl Scheduler {
         });
         let looping = Arc::clone(&scheduler);
         if scheduler.store.is_postgres() {
-            return scheduler; // schedules are not kept in PostgreSQL yet
+            return scheduler; // the node's shards' (`Scheduler::follow`)
         }
         tokio::spawn(async move { looping.run_loop().await });
         scheduler
@@ -129,30 +129,34 @@ impl Scheduler {
     /// Whether sends are left to try again.
     async fn send_outbox(&self) -> Result<bool, StoreError> {
         let sends = self.store.run(|s| s.schedule_outbox(OUTBOX_PAGE)).await?;
-        let mut waiting = sends.len() == OUTBOX_PAGE;
+        let full = sends.len() == OUTBOX_PAGE;
+        Ok(self.deliver(sends).await? || full)
+    }
+
+    /// Sends each of `sends` (see [`Scheduler::send_outbox`]); whether
+    /// some are left to try again.
+    pub(super) async fn deliver(&self, sends: Vec<OutboxSend>) -> Result<bool, StoreError> {
+        let mut waiting = false;
         for send in sends {
-            let outcome = self.send(&send).await?;
-            waiting |= outcome.is_none();
-            if let Some(outcome) = outcome {
-                let (org, agent, id, slot) =
-                    (send.org_id, send.agent_id, send.schedule_id, send.slot);
+            let Some(outcome) = self.send(&send).await? else {
+                waiting = true;
+                continue;
+            };
+            let (org, agent, id, slot) = (send.org_id, send.agent_id, send.schedule_id, send.slot);
+            if outcome != "sent" {
                 let disable = outcome == "thread_deleted";
-                let removed = send.clone();
+                let change = move |task: &mut super::ScheduledTask| {
+                    task.record([RecentFiring::skipped(slot, &outcome, None)]);
+                    if disable {
+                        super::due::disable(task);
+                    }
+                };
                 self.store
-                    .write(move |s| {
-                        if outcome != "sent" {
-                            s.change_scheduled_task(org, agent, id, |task| {
-                                task.record([RecentFiring::skipped(slot, &outcome, None)]);
-                                if disable {
-                                    task.enabled = false;
-                                    task.next_fire_at = None;
-                                }
-                            })?;
-                        }
-                        s.remove_outbox_send(&removed)
-                    })
+                    .schedules()
+                    .change_scheduled_task(org, agent, id, Box::new(change))
                     .await?;
             }
+            self.store.schedules().remove_outbox_send(send).await?;
         }
         Ok(waiting)
     }
@@ -161,10 +165,8 @@ impl Scheduler {
     /// `None` to try again later.
     async fn send(&self, send: &OutboxSend) -> Result<Option<String>, StoreError> {
         let (org, agent_id, thread_id) = (send.org_id, send.agent_id, send.thread_id);
-        let (agent, thread) = self
-            .store
-            .run(move |s| Ok((s.agent(org, agent_id)?, s.thread(org, thread_id)?)))
-            .await?;
+        let agent = self.store.agents().agent(org, agent_id).await?;
+        let thread = self.store.threads().thread(org, thread_id).await?;
         let usable = thread.is_some_and(|t| t.agent_id == agent_id && t.origin.is_none());
         if agent.is_none() || !usable {
             return Ok(Some("thread_deleted".into()));

@@ -13,7 +13,8 @@
 //!
 //! `cron` parses patterns, `plan` picks the slots, `due` plans and stores
 //! a firing, `rules` checks a PUT's items, `firing` is the task that
-//! sleeps until the earliest schedule;
+//! sleeps until the earliest schedule (on sled), `cluster` the rounds of a
+//! node on PostgreSQL;
 //! the store's layout is `crate::store::schedules`, the routes
 //! `crate::api::scheduled_tasks`.
 
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
+mod cluster;
 pub mod cron;
 pub mod due;
 pub mod firing;

@@ -13,7 +13,8 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ScheduleRecords,
+    ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -42,6 +43,8 @@ pub struct Store {
     plans: Arc<dyn PlanRecords>,
     /// Projects and their members, through their port.
     projects: Arc<dyn ProjectRecords>,
+    /// Scheduled tasks and their outbox, through their port.
+    schedules: Arc<dyn ScheduleRecords>,
 }
 
 impl Store {
@@ -83,7 +86,8 @@ impl Store {
             threads: records.clone(),
             tools: records.clone(),
             plans: records.clone(),
-            projects: records,
+            projects: records.clone(),
+            schedules: records,
         })
     }
 
@@ -103,7 +107,8 @@ impl Store {
             threads: pg.clone(),
             tools: pg.clone(),
             plans: pg.clone(),
-            projects: pg,
+            projects: pg.clone(),
+            schedules: pg,
         }
     }
 
@@ -161,6 +166,11 @@ impl Store {
     /// Projects and their members.
     pub fn projects(&self) -> &dyn ProjectRecords {
         self.projects.as_ref()
+    }
+
+    /// Scheduled tasks and the outbox of their sends.
+    pub fn schedules(&self) -> &dyn ScheduleRecords {
+        self.schedules.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`

@@ -93,7 +93,7 @@ async fn keys_and_send_limits_hold_on_every_node() {
 
 /// New threads of `agent`, made through `api`, whose shards `owners` hold
 /// (in that order), found in the lease table without a send.
-async fn threads_owned<const N: usize>(
+pub(crate) async fn threads_owned<const N: usize>(
     database: &tokio_postgres::Client,
     api: &Api,
     agent: &str,

@@ -91,6 +91,14 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         .await
         .expect(200)["id"]
         .clone();
+    let daily = json!({"name": "daily", "cron": "0 9 * * *", "timezone": "Europe/Paris",
+                       "action": {"kind": "message", "threadId": thread, "content": "report"}});
+    api.put(
+        &format!("/api/agents/{agent}/scheduled-tasks"),
+        json!({"tasks": [daily]}),
+    )
+    .await
+    .expect(200);
     let gone = api.thread(&other, json!({})).await;
     api.delete(&format!("/api/threads/{gone}"))
         .await
@@ -105,6 +113,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         format!("/api/threads/{thread}/messages?limit=200"),
         format!("/api/threads/{group}/participants"),
         format!("/api/plans?threadId={thread}"),
+        format!("/api/agents/{agent}/scheduled-tasks"),
         "/api/tools".to_owned(),
         "/api/keys".to_owned(),
         "/api/projects".to_owned(),
@@ -119,7 +128,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 18, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 20, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "scheduled_tasks"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "keyed_threads"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "keyed_sends"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "messages"), 6, "{on_sled}");

@@ -11,7 +11,8 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ScheduleRecords,
+    ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -31,6 +32,7 @@ pub(crate) struct Ports {
     pub(crate) tools: Arc<dyn ToolRecords>,
     pub(crate) plans: Arc<dyn PlanRecords>,
     pub(crate) projects: Arc<dyn ProjectRecords>,
+    pub(crate) schedules: Arc<dyn ScheduleRecords>,
 }
 
 impl Ports {
@@ -45,6 +47,7 @@ impl Ports {
             tools: Arc::new(store.clone()),
             plans: Arc::new(store.clone()),
             projects: Arc::new(store.clone()),
+            schedules: Arc::new(store.clone()),
         }
     }
 }
@@ -118,6 +121,14 @@ fn cases() -> Vec<(&'static str, Case)> {
                 p,
             ))
         }),
+        (
+            "scheduled_tasks_are_replaced_whole_under_the_org_cap",
+            |p| {
+                Box::pin(
+                    crate::store_schedules::scheduled_tasks_are_replaced_whole_under_the_org_cap(p),
+                )
+            },
+        ),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -146,7 +157,8 @@ async fn the_suite_passes_on_sled() {
             orgs: records.clone(),
             tools: records.clone(),
             plans: records.clone(),
-            projects: records,
+            projects: records.clone(),
+            schedules: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

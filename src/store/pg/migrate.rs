@@ -93,6 +93,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "keyed_thread_sweep",
         sql: include_str!("migrations/V13__keyed_thread_sweep.sql"),
     },
+    Migration {
+        version: 14,
+        name: "schedules",
+        sql: include_str!("migrations/V14__schedules.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

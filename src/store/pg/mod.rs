@@ -36,6 +36,7 @@ mod plans;
 mod projects;
 pub mod purge;
 pub mod records;
+pub(crate) mod schedules;
 pub mod statements;
 pub mod sweep;
 pub mod threads;

@@ -328,6 +328,7 @@ mod engine;
 pub mod plans;
 pub mod projects;
 pub mod records;
+pub mod schedules;
 pub mod threads;
 pub mod tools;
 pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_agent_config};
@@ -335,6 +336,7 @@ pub use engine::SledPort;
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
 pub use records::{AgentRecords, AgentSwap, CredentialSwap, OrgRecords, SledRecords};
+pub use schedules::ScheduleRecords;
 pub use threads::{ThreadRecords, ThreadSwap};
 pub use tools::{ToolChange, ToolRecords};
 

@@ -33,6 +33,16 @@ pub struct ScheduleTrees {
 }
 
 impl ScheduleTrees {
+    /// The tasks (for `confer migrate`).
+    pub(crate) fn tasks(&self) -> &sled::Tree {
+        &self.tasks
+    }
+
+    /// The outbox (for `confer migrate`).
+    pub(crate) fn outbox(&self) -> &sled::Tree {
+        &self.outbox
+    }
+
     /// Opens (or creates) the trees in `db`.
     pub fn open(db: &sled::Db) -> Result<Self, StoreError> {
         let tree = |name: &str| db.open_tree(name).map_err(engine);

@@ -226,6 +226,32 @@ pub const KINDS: &[Kind] = &[
         line: Line::Body,
     },
     Kind {
+        table: "scheduled_tasks",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("agent_id", Type::UUID),
+            ("id", Type::UUID),
+            ("shard", Type::INT2),
+            ("next_fire_at", Type::TIMESTAMPTZ),
+            V,
+            JSON,
+        ],
+        order: "org_id, agent_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "schedule_outbox",
+        columns: &[
+            ("schedule_id", Type::UUID),
+            ("slot", Type::TIMESTAMPTZ),
+            ("shard", Type::INT2),
+            V,
+            JSON,
+        ],
+        order: "schedule_id, slot",
+        line: Line::Body,
+    },
+    Kind {
         table: "usage_records",
         columns: &[
             ("org_id", Type::UUID),

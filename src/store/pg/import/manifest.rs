@@ -197,6 +197,8 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "keyed_sends" => as_::<confer_actors::IdempotencyRecord>(body),
         "participants" => as_::<confer_actors::Participant>(body),
         "plans" => as_::<crate::plans::Plan>(body),
+        "scheduled_tasks" => as_::<crate::scheduler::ScheduledTask>(body),
+        "schedule_outbox" => as_::<crate::scheduler::OutboxSend>(body),
         "usage_records" => as_::<UsageRecord>(body),
         "traces" => as_::<confer_actors::TraceRecord>(body),
         // Configurations are of several types, told apart by their row's kind.

@@ -15,6 +15,7 @@ use super::kinds::Kind;
 use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line};
 use crate::plans::Plan;
 use crate::projects::{Member, Project};
+use crate::scheduler::{OutboxSend, ScheduledTask};
 use crate::store::codec::RECORD_VERSION;
 use crate::store::keys::{from_micros, read_u64};
 use crate::store::pg::records::{V, micro};
@@ -290,6 +291,27 @@ impl<'a> SledSource<'a> {
                         cell(plan.created_at),
                         cell(crate::store::pg::plans::version(&plan)),
                     ],
+                    body,
+                )
+            }),
+            "scheduled_tasks" => tree_rows(s.schedules.tasks(), |_, v| {
+                let (task, body) = record::<ScheduledTask>("a scheduled task", v)?;
+                with_body(
+                    vec![
+                        cell(task.org_id.0),
+                        cell(task.agent_id.0),
+                        cell(task.id.0),
+                        cell(crate::store::pg::schedules::shard_of(&task).sql()),
+                        cell(task.next_fire_at),
+                    ],
+                    body,
+                )
+            }),
+            "schedule_outbox" => tree_rows(s.schedules.outbox(), |_, v| {
+                let (send, body) = record::<OutboxSend>("a scheduled send", v)?;
+                let shard = crate::cluster::Shard::of(send.thread_id).sql();
+                with_body(
+                    vec![cell(send.schedule_id.0), cell(send.slot), cell(shard)],
                     body,
                 )
             }),
