@@ -35,33 +35,25 @@ pub async fn get(
     let period = Period::parse(query.period.as_deref().unwrap_or("30d"), chrono::Utc::now())
         .ok_or_else(|| ApiError::BadRequest("period: one of 7d, 30d, 90d".into()))?;
     let org = caller.org_id;
-    let whole_org = caller.sees_whole_org();
-    let user = caller.user_id();
-    let agent = query.agent_id;
-    let (entries, names) = state
+    let user = (!caller.sees_whole_org()).then(|| caller.user_id());
+    let entries = state
         .store
-        .run(move |store| {
-            let entries: Vec<DayEntry> = if whole_org {
-                store.trace_days(org, period.first(), period.last)?
-            } else {
-                store.user_trace_days(org, &user, period.first(), period.last)?
-            };
-            let entries: Vec<DayEntry> = entries
-                .into_iter()
-                .filter(|(day, id, ..)| {
-                    agent.is_none_or(|a| a == *id) && (period.first()..=period.last).contains(day)
-                })
-                .collect();
-            let mut names = HashMap::new();
-            for (_, id, ..) in &entries {
-                if !names.contains_key(id) {
-                    let name = store.agent(org, *id)?.map(|a| a.name).unwrap_or_default();
-                    names.insert(*id, name);
-                }
-            }
-            Ok((entries, names))
-        })
+        .threads()
+        .day_aggregates(org, user, period.first(), period.last)
         .await?;
+    let entries: Vec<DayEntry> = entries
+        .into_iter()
+        .filter(|(day, id, ..)| {
+            query.agent_id.is_none_or(|a| a == *id) && (period.first()..=period.last).contains(day)
+        })
+        .collect();
+    let mut names = HashMap::new();
+    for (_, id, ..) in &entries {
+        if !names.contains_key(id) {
+            let agent = state.store.agents().agent(org, *id).await?;
+            names.insert(*id, agent.map(|a| a.name).unwrap_or_default());
+        }
+    }
     let answer = analytics::compute(period, entries, |id| {
         names.get(&id).cloned().unwrap_or_default()
     });

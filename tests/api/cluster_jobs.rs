@@ -266,6 +266,8 @@ async fn the_sweep_removes_only_what_is_past_its_keeping() {
     let swept = store.sweep(retention, Utc::now()).await.unwrap().unwrap();
     // Each row is d - ½ days old: d = 31 and on are past 30 days.
     assert_eq!(swept.traces, 10 * 300, "{swept:?}");
+    // Every past day's trace was folded into analytics before any went.
+    assert!(swept.folded_traces >= 39 * 300, "{swept:?}");
     assert_eq!(swept.job_slots, 30, "{swept:?}");
     assert_eq!(swept.send_limits, 1, "{swept:?}");
     assert_eq!(swept.thread_keys, 1, "{swept:?}");
@@ -275,6 +277,10 @@ async fn the_sweep_removes_only_what_is_past_its_keeping() {
         async move { admin.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
     };
     assert_eq!(count("SELECT count(*) FROM traces").await, 30 * 300);
+    assert_eq!(
+        count("SELECT count(*) FROM traces WHERE NOT folded AND started_at < now() - interval '2 days'").await,
+        0
+    );
     assert_eq!(count("SELECT count(*) FROM job_runs").await, 30);
     assert_eq!(
         count("SELECT count(*) FROM send_limits WHERE subject = 'busy'").await,

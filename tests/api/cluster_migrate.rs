@@ -114,6 +114,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         format!("/api/threads/{group}/participants"),
         format!("/api/plans?threadId={thread}"),
         format!("/api/agents/{agent}/scheduled-tasks"),
+        "/api/analytics?period=7d".to_owned(),
         "/api/tools".to_owned(),
         "/api/keys".to_owned(),
         "/api/projects".to_owned(),
@@ -128,7 +129,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 20, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 21, "{on_sled}");
+    assert!(count_in(&sled_manifest, "trace_days") >= 2, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "scheduled_tasks"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "keyed_threads"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "keyed_sends"), 1, "{on_sled}");

@@ -142,3 +142,58 @@ async fn traces_are_listed_on_postgres_as_each_caller_may_read_them() {
         .await
         .expect_error(403, "FORBIDDEN");
 }
+
+/// `GET /api/analytics` answers on PostgreSQL (it answered 501): today's
+/// turns are counted from their traces as they are read; once the sweep
+/// has folded them into the day aggregates, the answer is the same, and
+/// each trace counts once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analytics_on_postgres_count_each_turn_once_folded_or_not() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("analytics").await;
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let admin = node.admin();
+    let org = admin.org_id().await;
+    let agent = admin.agent("counted").await;
+    let alice = node.api(&jwt(
+        json!({"sub": "alice", "exp": exp_in(600), "org_id": org}),
+    ));
+    let thread = admin.thread(&agent, json!({})).await;
+    let hers = alice.thread(&agent, json!({})).await;
+    for (api, thread, n) in [(&admin, &thread, 3), (&alice, &hers, 2)] {
+        for _ in 0..n {
+            let frames = api.say(thread, json!({"content": "count me"})).await;
+            assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+        }
+    }
+    let read = async || {
+        (
+            admin.get("/api/analytics?period=7d").await.expect(200),
+            alice.get("/api/analytics?period=7d").await.expect(200),
+        )
+    };
+    let (whole, own) = read().await;
+    assert_eq!(whole["summary"]["total_turns"], 5, "{whole}");
+    assert_eq!(whole["summary"]["unique_users"], 2, "{whole}");
+    assert_eq!(whole["summary"]["total_threads"], 2, "{whole}");
+    assert_eq!(own["summary"]["total_turns"], 2, "{own}");
+
+    // A sweep two days on folds today's traces (nothing is past its
+    // retention): the answers do not change.
+    let database = postgres.admin_of("analytics").await;
+    let store = crate::store_conformance::pg_store_of_node(&url).await;
+    let later = chrono::Utc::now() + chrono::Duration::days(2);
+    let swept = store
+        .sweep(chrono::TimeDelta::days(30), later)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((swept.folded_traces, swept.traces), (5, 0), "{swept:?}");
+    let unfolded: i64 = database
+        .query_one("SELECT count(*) FROM traces WHERE NOT folded", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(unfolded, 0);
+    assert_eq!(read().await, (whole, own));
+}

@@ -176,6 +176,19 @@ async fn the_suite_passes_on_postgres() {
     }
 }
 
+/// The store of a node's database, opened beside the node (its key
+/// check and migrations are the node's; nothing here opens a secret).
+pub(crate) async fn pg_store_of_node(url: &str) -> PgStore {
+    let settings = PgSettings {
+        target: connection::parse_operator(url).unwrap(),
+        pool_size: 2,
+    };
+    let database = Database::open(&settings, TlsSettings::new(None).unwrap())
+        .await
+        .unwrap();
+    PgStore::new(database, secrets())
+}
+
 pub(crate) async fn pg_store(url: &str) -> PgStore {
     let settings = PgSettings {
         target: connection::parse_operator(url).unwrap(),

@@ -98,6 +98,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "schedules",
         sql: include_str!("migrations/V14__schedules.sql"),
     },
+    Migration {
+        version: 15,
+        name: "trace_days",
+        sql: include_str!("migrations/V15__trace_days.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

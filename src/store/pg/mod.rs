@@ -21,6 +21,7 @@ use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection
 
 mod access;
 pub mod agents;
+mod analytics;
 mod append;
 mod configs;
 mod creation;

@@ -138,17 +138,8 @@ impl OrgRecords for PgStore {
     fn delete_api_key(&self, org: OrgId, id: ApiKeyId) -> StoreFuture<bool> {
         let store = self.clone();
         Box::pin(async move {
-            let deleted = store
-                .session()
-                .await?
-                .client
-                .execute(
-                    "DELETE FROM api_keys WHERE org_id = $1 AND id = $2",
-                    &[&org.0, &id.0],
-                )
-                .await
-                .map_err(db)?;
-            Ok(deleted == 1)
+            let sql = "DELETE FROM api_keys WHERE org_id = $1 AND id = $2";
+            Ok(store.execute(sql, &[&org.0, &id.0]).await? == 1)
         })
     }
 

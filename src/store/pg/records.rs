@@ -72,6 +72,16 @@ impl PgStore {
         let rows = session.client.query(sql, params).await.map_err(db)?;
         rows.iter().map(record).collect()
     }
+
+    /// Runs one statement `sql` on a pooled session; the rows it changed.
+    pub(crate) async fn execute(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, StoreError> {
+        let session = self.session().await?;
+        session.client.execute(sql, params).await.map_err(db)
+    }
 }
 
 /// A driver failure as the engine sees it: the database did not answer or

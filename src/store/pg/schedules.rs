@@ -152,17 +152,8 @@ impl ScheduleRecords for PgStore {
     fn delete_scheduled_tasks(&self, org: OrgId, agent: AgentId) -> StoreFuture<()> {
         let store = self.clone();
         Box::pin(async move {
-            store
-                .session()
-                .await?
-                .client
-                .execute(
-                    "DELETE FROM scheduled_tasks WHERE org_id = $1 AND agent_id = $2",
-                    &[&org.0, &agent.0],
-                )
-                .await
-                .map_err(db)?;
-            Ok(())
+            let sql = "DELETE FROM scheduled_tasks WHERE org_id = $1 AND agent_id = $2";
+            store.execute(sql, &[&org.0, &agent.0]).await.map(drop)
         })
     }
 
@@ -200,17 +191,11 @@ impl ScheduleRecords for PgStore {
     fn remove_outbox_send(&self, send: OutboxSend) -> StoreFuture<()> {
         let store = self.clone();
         Box::pin(async move {
+            let sql = "DELETE FROM schedule_outbox WHERE schedule_id = $1 AND slot = $2";
             store
-                .session()
-                .await?
-                .client
-                .execute(
-                    "DELETE FROM schedule_outbox WHERE schedule_id = $1 AND slot = $2",
-                    &[&send.schedule_id.0, &send.slot],
-                )
+                .execute(sql, &[&send.schedule_id.0, &send.slot])
                 .await
-                .map_err(db)?;
-            Ok(())
+                .map(drop)
         })
     }
 }

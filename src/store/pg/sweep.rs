@@ -1,5 +1,6 @@
 //! The PostgreSQL store's upkeep, what sled's purge thread does for its own
-//! files: traces past `CONFER_TRACE_RETENTION_DAYS`, the slot rows of jobs
+//! files: past days' traces folded into analytics' day aggregates
+//! (`analytics`), traces past `CONFER_TRACE_RETENTION_DAYS`, the slot rows of jobs
 //! run over [`JOB_SLOTS_KEPT`] ago, send-limit rows idle for a day (their
 //! next send has the whole allowance again, as with no row), thread
 //! creation keys past their keeping (a later creation under the key makes a
@@ -30,6 +31,8 @@ const SEND_LIMITS_KEPT: TimeDelta = TimeDelta::days(1);
 /// What one sweep removed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Swept {
+    /// Traces folded into analytics' day aggregates (those of past days).
+    pub folded_traces: u64,
     pub traces: u64,
     pub job_slots: u64,
     pub send_limits: u64,
@@ -68,10 +71,14 @@ impl PgStore {
                 }
             }
         };
+        // Past days' traces count in analytics' aggregates before any goes.
+        let today = now.date_naive().and_time(chrono::NaiveTime::MIN).and_utc();
         let swept = Swept {
+            folded_traces: self.fold_traces(today).await?,
             traces: batches(
                 "DELETE FROM traces WHERE (id, started_at) IN
-                   (SELECT id, started_at FROM traces WHERE started_at < $1 LIMIT $2)",
+                   (SELECT id, started_at FROM traces
+                    WHERE started_at < $1 AND folded LIMIT $2)",
                 now - trace_retention,
             )
             .await?,

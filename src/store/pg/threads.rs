@@ -130,6 +130,21 @@ impl ThreadRecords for PgStore {
         self.stored_traces(scope, query)
     }
 
+    fn day_aggregates(
+        &self,
+        org: OrgId,
+        user: Option<String>,
+        first: u32,
+        last: u32,
+    ) -> StoreFuture<Vec<crate::observability::analytics::DayEntry>> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .read_day_aggregates(org, user.as_deref(), first, last)
+                .await
+        })
+    }
+
     fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {
         let store = self.clone();
         Box::pin(async move { store.create(thread, None, None).await?.into_new() })

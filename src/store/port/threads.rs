@@ -10,6 +10,7 @@ use confer_actors::{
 
 use super::SledRecords;
 use crate::error::ApiError;
+use crate::observability::analytics::DayEntry;
 use crate::store::participants::ParticipantPut;
 use crate::store::thread_access::ThreadAccess;
 use crate::store::threads::Created;
@@ -84,6 +85,16 @@ pub trait ThreadRecords: Send + Sync + 'static {
     /// short by it ends with a cursor).
     fn traces(&self, scope: TraceScope, query: TraceQuery) -> StoreFuture<TracePage>;
 
+    /// Analytics' day aggregates of `org` (of `user` in it, when given)
+    /// for days `first..=last`.
+    fn day_aggregates(
+        &self,
+        org: OrgId,
+        user: Option<String>,
+        first: u32,
+        last: u32,
+    ) -> StoreFuture<Vec<DayEntry>>;
+
     /// Usage records, newest first, strictly older than `before`.
     fn usage(
         &self,
@@ -145,6 +156,19 @@ impl ThreadRecords for SledRecords {
 
     fn traces(&self, scope: TraceScope, query: TraceQuery) -> StoreFuture<TracePage> {
         self.read(move |s| s.traces(&scope, &query))
+    }
+
+    fn day_aggregates(
+        &self,
+        org: OrgId,
+        user: Option<String>,
+        first: u32,
+        last: u32,
+    ) -> StoreFuture<Vec<DayEntry>> {
+        self.read(move |s| match user {
+            None => s.trace_days(org, first, last),
+            Some(user) => s.user_trace_days(org, &user, first, last),
+        })
     }
 
     fn create_thread(&self, thread: Thread) -> StoreFuture<Thread> {

@@ -67,6 +67,52 @@ impl TraceWrite {
     }
 }
 
+/// The key range of `org`'s day aggregates (or of `user`'s in `org`) for
+/// days `first..=last`. Every key in it is the start's length less 4,
+/// then day, agent and model.
+pub(crate) fn day_range(
+    org: OrgId,
+    user: Option<&str>,
+    first: u32,
+    last: u32,
+) -> (Vec<u8>, Vec<u8>) {
+    match user {
+        None => (
+            keys::trace_day(org, first),
+            keys::trace_day(org, last.saturating_add(1)),
+        ),
+        Some(user) => (
+            keys::user_trace_day(org, user, first),
+            keys::user_trace_day(org, user, last.saturating_add(1)),
+        ),
+    }
+}
+
+/// The day, agent and model of the aggregate at `key`, whose day starts
+/// at byte `at` (see [`day_range`]).
+pub(crate) fn day_of_key(at: usize, key: &[u8]) -> Option<(u32, AgentId, String)> {
+    let (Some(day), Some(agent)) = (key.get(at..at + 4), key.get(at + 4..at + 20)) else {
+        return None;
+    };
+    let day = u32::from_be_bytes(day.try_into().unwrap_or_default());
+    let agent = AgentId::from_bytes(agent.try_into().unwrap_or_default());
+    let model = String::from_utf8_lossy(key.get(at + 20..).unwrap_or_default()).into_owned();
+    Some((day, agent, model))
+}
+
+/// The entry of the aggregate `value` at `key` (see [`day_of_key`]);
+/// `None`, said, when it does not decode.
+pub(crate) fn day_entry(org: OrgId, at: usize, key: &[u8], value: &[u8]) -> Option<DayEntry> {
+    let (day, agent, model) = day_of_key(at, key)?;
+    match DayAggregate::decode(value) {
+        Some(aggregate) => Some((day, agent, model, aggregate)),
+        None => {
+            tracing::error!(%org, day, "an analytics aggregate does not decode");
+            None
+        }
+    }
+}
+
 impl SledStore {
     /// One stored trace with its spans.
     pub fn trace(&self, id: TraceId) -> Result<Option<TraceRecord>, StoreError> {
@@ -145,9 +191,7 @@ impl SledStore {
         first: u32,
         last: u32,
     ) -> Result<Vec<DayEntry>, StoreError> {
-        let start = keys::trace_day(org, first);
-        let end = keys::trace_day(org, last.saturating_add(1));
-        self.day_aggregates(org, start, end)
+        self.day_aggregates(org, day_range(org, None, first, last))
     }
 
     /// `user`'s day aggregates in `org` for days `first..=last` (a user's
@@ -159,34 +203,20 @@ impl SledStore {
         first: u32,
         last: u32,
     ) -> Result<Vec<DayEntry>, StoreError> {
-        let start = keys::user_trace_day(org, user, first);
-        let end = keys::user_trace_day(org, user, last.saturating_add(1));
-        self.day_aggregates(org, start, end)
+        self.day_aggregates(org, day_range(org, Some(user), first, last))
     }
 
-    /// The aggregates in `start..end`, whose keys are a prefix of
-    /// `start`'s length less 4, then day, agent and model.
+    /// The aggregates in `start..end` (see [`day_range`]).
     fn day_aggregates(
         &self,
         org: OrgId,
-        start: Vec<u8>,
-        end: Vec<u8>,
+        (start, end): (Vec<u8>, Vec<u8>),
     ) -> Result<Vec<DayEntry>, StoreError> {
         let at = start.len() - 4;
         let mut out = Vec::new();
         for entry in self.trace_days.range(start..end) {
             let (key, value) = entry.map_err(engine)?;
-            let (Some(day), Some(agent)) = (key.get(at..at + 4), key.get(at + 4..at + 20)) else {
-                continue;
-            };
-            let day = u32::from_be_bytes(day.try_into().unwrap_or_default());
-            let agent = AgentId::from_bytes(agent.try_into().unwrap_or_default());
-            let model =
-                String::from_utf8_lossy(key.get(at + 20..).unwrap_or_default()).into_owned();
-            match DayAggregate::decode(&value) {
-                Some(aggregate) => out.push((day, agent, model, aggregate)),
-                None => tracing::error!(%org, day, "an analytics aggregate does not decode"),
-            }
+            out.extend(day_entry(org, at, &key, &value));
         }
         Ok(out)
     }

@@ -17,6 +17,8 @@ pub enum Line {
     PublicationDay,
     /// A keyed thread creation, built from its columns.
     KeyedThread,
+    /// An analytics day aggregate: its key and its encoded sums.
+    TraceDay,
 }
 
 /// One kind of record and its table.
@@ -297,11 +299,18 @@ pub const KINDS: &[Kind] = &[
             ("org_id", Type::UUID),
             ("agent_id", Type::UUID),
             ("thread_id", Type::UUID),
+            ("folded", Type::BOOL),
             V,
             JSON,
         ],
         order: "started_at, id",
         line: Line::Body,
+    },
+    Kind {
+        table: "trace_days",
+        columns: &[("key", Type::BYTEA), ("body", Type::BYTEA)],
+        order: "key",
+        line: Line::TraceDay,
     },
 ];
 

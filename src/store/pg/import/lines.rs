@@ -42,3 +42,11 @@ pub fn keyed_thread_line(
     .to_string()
     .into_bytes()
 }
+
+/// The manifest line of an analytics day aggregate (its key and its
+/// encoded sums, as sled keeps them).
+pub fn trace_day_line(key: &[u8], body: &[u8]) -> Vec<u8> {
+    serde_json::json!({"key": hex::encode(key), "body": hex::encode(body)})
+        .to_string()
+        .into_bytes()
+}

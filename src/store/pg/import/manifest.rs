@@ -13,7 +13,7 @@ use tokio_postgres::GenericClient;
 use tokio_postgres::types::Json;
 
 use super::kinds::{KINDS, Kind, Line};
-use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line};
+use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line, trace_day_line};
 use super::source::SledSource;
 use crate::store::SledStore;
 use crate::store::pg::records::{V, db};
@@ -114,6 +114,7 @@ pub async fn of_postgres(
             Line::DeletedThread => "thread_id, org_id, agent_id, created_at, deleted_at",
             Line::PublicationDay => "publication_id, day, tokens",
             Line::KeyedThread => "org_id, key_hash, request, thread_id, created_at",
+            Line::TraceDay => "key, body",
         };
         let sql = format!(
             "SELECT {columns} FROM {} ORDER BY {}",
@@ -151,6 +152,7 @@ pub async fn of_postgres(
                     row.get(3),
                     row.get(4),
                 ),
+                Line::TraceDay => trace_day_line(row.get(0), row.get(1)),
             };
             lines.add(&line);
             Ok(())

@@ -226,6 +226,7 @@ const FILLED: &[&str] = &[
     "publication_days",
     "deleted_threads",
     "traces",
+    "trace_days",
     "jobs",
     "job_runs",
     "send_limits",

@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio_postgres::types::{Json, ToSql};
 
 use super::kinds::Kind;
-use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line};
+use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line, trace_day_line};
 use crate::plans::Plan;
 use crate::projects::{Member, Project};
 use crate::scheduler::{OutboxSend, ScheduledTask};
@@ -364,6 +364,12 @@ impl<'a> SledSource<'a> {
                 })
             }),
             "traces" => self.trace_rows()?,
+            "trace_days" => tree_rows(&s.trace_days, |k, v| {
+                Ok(Row {
+                    line: trace_day_line(k, v),
+                    cells: vec![cell(k.to_vec()), cell(v.to_vec())],
+                })
+            }),
             other => return Err(codec("a kind", format!("{other} is not copied"))),
         })
     }

@@ -43,6 +43,8 @@ impl<'a> SledSource<'a> {
                             cell(trace.org_id.0),
                             cell(trace.agent_id.0),
                             cell(trace.thread_id.0),
+                            // sled's day aggregates, copied too, count it.
+                            cell(true),
                         ];
                         let body =
                             serde_json::to_value(&record).map_err(|e| codec("a trace", e))?;
