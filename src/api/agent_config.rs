@@ -25,7 +25,8 @@ struct ConfigView<T> {
     config: T,
 }
 
-fn view<T: Serialize>(caller: &Caller, agent: AgentId, config: T) -> HttpResponse {
+/// A configuration's answer: the agent's and org's ids, then its fields.
+pub fn view<T: Serialize>(caller: &Caller, agent: AgentId, config: T) -> HttpResponse {
     HttpResponse::Ok().json(ConfigView {
         agent_id: agent.to_string(),
         org_id: caller.org_id.to_string(),

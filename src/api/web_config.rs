@@ -6,12 +6,13 @@ use actix_web::{HttpResponse, web};
 use confer_actors::AgentId;
 
 use super::agent_config;
+use super::agents::live_agent;
 use super::extract::JsonBody;
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::update::Updated;
 use crate::web_tools::config::{PutWebConfig, WebConfigView};
+use crate::web_tools::stored;
 
 /// `GET /api/agents/{id}/web`
 #[utoipa::path(get, path = "/api/agents/{agent_id}/web", tag = "agents", operation_id = "web_config_get", security(("bearer" = ["member"])), params(("agent_id" = uuid::Uuid, Path, description = "The agent's id")), responses((status = 200, description = "The web configuration (the defaults when never set)", body = WebConfigView)))]
@@ -20,10 +21,13 @@ pub async fn get(
     caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<HttpResponse, ApiError> {
-    agent_config::get(&state, &caller, path.into_inner(), |s, org, agent| {
-        s.web_config(org, agent).map(WebConfigView::from)
-    })
-    .await
+    let agent = live_agent(&state, &caller, path.into_inner()).await?;
+    let config = stored::web_config(&state.store, caller.org_id, agent.id).await?;
+    Ok(agent_config::view(
+        &caller,
+        agent.id,
+        WebConfigView::from(config),
+    ))
 }
 
 /// `PUT /api/agents/{id}/web`: partial, nested fields too.
@@ -34,17 +38,15 @@ pub async fn put(
     path: web::Path<AgentId>,
     body: JsonBody<PutWebConfig>,
 ) -> Result<HttpResponse, ApiError> {
+    let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let changes = body.into_inner();
     let outbound = state.outbound.clone();
-    agent_config::put(&state, &caller, path.into_inner(), move |s, org, agent| {
-        let updated = s.update_web_config(org, agent, |config| {
-            changes.apply(config, outbound.policy())
-        })?;
-        Ok(match updated {
-            Updated::Stored(config) => Updated::Stored(WebConfigView::from(config)),
-            Updated::Gone => Updated::Gone,
-            Updated::Refused(error) => Updated::Refused(error),
-        })
-    })
-    .await
+    let change = move |config| changes.apply(config, outbound.policy());
+    let updated = stored::update_web_config(&state.store, caller.org_id, agent.id, change).await?;
+    let config = crate::error::stored(updated, "agent")?;
+    Ok(agent_config::view(
+        &caller,
+        agent.id,
+        WebConfigView::from(config),
+    ))
 }

@@ -83,6 +83,17 @@ impl SledStore {
         Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
     }
 
+    /// An agent's web configuration (`agent-extras.md` §4 defaults when
+    /// unset), its search key sealed (`crate::web_tools::stored` writes it).
+    pub fn web_config(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<crate::web_tools::config::WebConfig, StoreError> {
+        let key = keys::agent_config(org, agent, ConfigKind::Web);
+        Ok(Self::get(&self.agent_configs, &key)?.unwrap_or_default())
+    }
+
     /// An agent's memory configuration (`knowledge.md` §5 defaults when
     /// unset).
     pub fn memory_config(

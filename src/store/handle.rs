@@ -122,6 +122,12 @@ impl Store {
         self.pg.as_ref()
     }
 
+    /// What seals and opens stored secrets (a configuration's sealed
+    /// field, through a port that keeps it as given).
+    pub fn secrets(&self) -> Arc<SecretBox> {
+        Arc::clone(&self.secrets)
+    }
+
     /// A 32-byte key for one purpose, derived from the secret key
     /// ([`SecretBox::derive`]).
     pub fn derive_key(&self, info: &[u8]) -> [u8; 32] {

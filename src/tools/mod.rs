@@ -106,32 +106,44 @@ impl ServerToolbox {
         let delegates = self.delegate.offers(scope);
         let store = self.delegate.store().clone();
         async move {
-            let read = store
-                .run_or_default(move |s| {
-                    // A code session's thread has its code agent's computer.
-                    let computer = match crate::code::prompt::thread_computer(s, org, thread)? {
-                        Some((config, _)) => config,
-                        None => s.computer_config(org, agent)?,
-                    };
-                    let provider = match computer.enabled {
-                        true => crate::store::SledStore::agent(s, org, agent)?
-                            .map(|a| a.runtime_provider)
-                            .unwrap_or_default(),
-                        false => Default::default(),
-                    };
-                    Ok::<_, confer_actors::StoreError>(AgentExtras {
-                        memory: s.memory_config(org, agent)?.enabled,
-                        computer,
-                        provider,
-                        web: s.web_config(org, agent)?,
-                        skills: skills::enabled(s, org, agent, runner)?,
-                        delegates: match delegates {
-                            true => delegate::live_delegates(s, org, agent)?,
-                            false => Vec::new(),
-                        },
-                    })
-                })
-                .await;
+            // Of the extras, PostgreSQL keeps the web configuration so far.
+            let read = match store.is_postgres() {
+                true => crate::web_tools::stored::web_config(&store, org, agent)
+                    .await
+                    .map(|web| AgentExtras {
+                        web,
+                        ..AgentExtras::default()
+                    }),
+                false => {
+                    store
+                        .run(move |s| {
+                            // A code session's thread has its code agent's computer.
+                            let computer =
+                                match crate::code::prompt::thread_computer(s, org, thread)? {
+                                    Some((config, _)) => config,
+                                    None => s.computer_config(org, agent)?,
+                                };
+                            let provider = match computer.enabled {
+                                true => crate::store::SledStore::agent(s, org, agent)?
+                                    .map(|a| a.runtime_provider)
+                                    .unwrap_or_default(),
+                                false => Default::default(),
+                            };
+                            Ok::<_, confer_actors::StoreError>(AgentExtras {
+                                memory: s.memory_config(org, agent)?.enabled,
+                                computer,
+                                provider,
+                                web: s.web_config(org, agent)?,
+                                skills: skills::enabled(s, org, agent, runner)?,
+                                delegates: match delegates {
+                                    true => delegate::live_delegates(s, org, agent)?,
+                                    false => Vec::new(),
+                                },
+                            })
+                        })
+                        .await
+                }
+            };
             read.unwrap_or_else(|error| {
                 tracing::error!(%error, "reading a turn's web tools, skills, delegates, computer and memories failed");
                 AgentExtras::default()

@@ -15,6 +15,7 @@ use crate::outbound::Outbound;
 use crate::store::Store;
 use crate::web_tools::config::WebConfig;
 use crate::web_tools::robots::RobotsCache;
+use crate::web_tools::stored;
 use crate::web_tools::{fetch, search};
 
 /// `web_fetch`'s name.
@@ -104,7 +105,7 @@ impl WebTools {
 
     async fn config(&self, scope: &ToolScope) -> Option<WebConfig> {
         let (org, agent) = (scope.org, scope.agent);
-        match self.store.run(move |s| s.web_config(org, agent)).await {
+        match stored::web_config(&self.store, org, agent).await {
             Ok(config) => Some(config).filter(|c| c.enabled),
             Err(error) => {
                 tracing::error!(%error, "reading a web configuration failed");
@@ -139,12 +140,7 @@ impl WebTools {
         if query.is_empty() || query.chars().count() > 400 {
             return ToolOutput::error("arguments: query must be 1 to 400 characters");
         }
-        let (org, agent, sealed) = (scope.org, scope.agent, config.clone());
-        let key = match self
-            .store
-            .run(move |s| s.web_search_key(org, agent, &sealed))
-            .await
-        {
+        let key = match stored::search_key(&self.store, scope.org, scope.agent, &config) {
             Ok(key) => key,
             Err(error) => {
                 tracing::error!(%error, "a search key did not open");

@@ -7,3 +7,4 @@ pub mod config;
 pub mod fetch;
 pub mod robots;
 pub mod search;
+pub mod stored;

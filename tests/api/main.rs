@@ -23,6 +23,7 @@ mod cluster_reads;
 mod cluster_schedules;
 mod cluster_serve;
 mod cluster_turns;
+mod cluster_web;
 mod code_agents;
 mod code_helpers;
 mod code_restarts;

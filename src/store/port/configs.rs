@@ -1,7 +1,8 @@
 //! The port of an agent's plain configurations (`keys::ConfigKind`): one
 //! JSON record per agent and kind, its default when unset, changed by
-//! compare-and-swap. The configurations with a sealed field (credentials,
-//! web search) keep methods of their own, which seal and open it.
+//! compare-and-swap. The credentials keep methods of their own, which
+//! seal and open their secret; the web configuration's search key is
+//! sealed by its caller (`crate::web_tools::stored`) before it gets here.
 
 use confer_actors::{AgentId, OrgId, StoreError, StoreFuture};
 use serde::Serialize;
@@ -23,6 +24,8 @@ pub enum PlainConfig {
     Knowledge,
     Memory,
     Computer,
+    /// Its search key sealed by `crate::web_tools::stored`.
+    Web,
 }
 
 impl PlainConfig {
@@ -35,6 +38,7 @@ impl PlainConfig {
             Self::Knowledge => ConfigKind::Knowledge,
             Self::Memory => ConfigKind::Memory,
             Self::Computer => ConfigKind::Computer,
+            Self::Web => ConfigKind::Web,
         }
     }
 }
