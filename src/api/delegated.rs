@@ -1,11 +1,12 @@
 //! `GET, PUT /api/agents/{id}/delegated` (`agent-extras.md` §3): an
 //! agent's delegated agents, read by A M and replaced by A. The rules of
-//! a PUT are `crate::tools::delegate::config`'s; an org's PUTs are
-//! checked one at a time, so two of them cannot close a cycle between
-//! them.
+//! a PUT are `crate::tools::delegate::config`'s; a node checks an org's
+//! PUTs one at a time, so two of them cannot close a cycle between them.
+//! On a cluster two PUTs on two nodes at the same instant could; a turn
+//! still never calls round a cycle (a delegate already in its chain is
+//! refused, `delegation cycle`).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use actix_web::web;
 use chrono::Utc;
@@ -13,16 +14,17 @@ use confer_actors::{AgentId, OrgId, StoreError};
 use serde::{Deserialize, Serialize};
 
 use super::agent_config;
+use super::agents::live_agent;
 use super::extract::JsonBody;
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::SledStore;
-use crate::store::update::Updated;
+use crate::store::port::{PlainConfig, update_agent_config};
 use crate::tools::delegate::config::{self, DelegateInput, DelegationConfig};
+use crate::tools::delegate::delegation_config;
 
 /// Delegation PUTs, one at a time (their cycle rule reads the org's graph).
-static WRITES: Mutex<()> = Mutex::new(());
+static WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// `PUT /api/agents/{id}/delegated`'s body.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -54,12 +56,13 @@ pub struct DelegationView {
     updated_at: Option<String>,
 }
 
-fn view(
-    s: &SledStore,
+/// The answer of `stored` (none, or an emptied list: never set).
+async fn view(
+    state: &AppState,
     org: OrgId,
     stored: Option<DelegationConfig>,
 ) -> Result<DelegationView, StoreError> {
-    let Some(stored) = stored else {
+    let Some(stored) = stored.filter(|c| !c.delegates.is_empty()) else {
         return Ok(DelegationView {
             delegates: Vec::new(),
             updated_at: None,
@@ -67,7 +70,7 @@ fn view(
     };
     let mut delegates = Vec::with_capacity(stored.delegates.len());
     for delegate in stored.delegates {
-        let agent = s.agent(org, delegate.agent_id)?;
+        let agent = state.store.agents().agent(org, delegate.agent_id).await?;
         delegates.push(DelegateView {
             agent_id: delegate.agent_id,
             name: agent.as_ref().map_or_else(String::new, |a| a.name.clone()),
@@ -92,11 +95,11 @@ pub async fn get(
     caller: Member,
     path: web::Path<AgentId>,
 ) -> Result<actix_web::HttpResponse, ApiError> {
-    agent_config::get(&state, &caller, path.into_inner(), |s, org, agent| {
-        let stored = s.delegation_config(org, agent)?;
-        view(s, org, stored)
-    })
-    .await
+    let agent = live_agent(&state, &caller, path.into_inner()).await?;
+    let org = caller.org_id;
+    let stored = delegation_config(&state.store, org, agent.id).await?;
+    let answer = view(&state, org, stored).await?;
+    Ok(agent_config::view(&caller, agent.id, answer))
 }
 
 /// `PUT /api/agents/{id}/delegated`: replaces the list.
@@ -107,40 +110,44 @@ pub async fn put(
     path: web::Path<AgentId>,
     body: JsonBody<PutDelegation>,
 ) -> Result<actix_web::HttpResponse, ApiError> {
+    let me = live_agent(&state, &caller, path.into_inner()).await?;
     let wanted = body.into_inner().delegates;
-    agent_config::put(&state, &caller, path.into_inner(), move |s, org, agent| {
-        // A panic while held leaves nothing half-done: the write is one put.
-        let _one_at_a_time = WRITES
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let agents: HashMap<AgentId, confer_actors::Agent> =
-            s.agents(org)?.into_iter().map(|a| (a.id, a)).collect();
-        let Some(me) = agents.get(&agent) else {
-            return Ok(Updated::Gone);
-        };
-        let graph: HashMap<AgentId, Vec<AgentId>> = s
-            .org_delegations(org)?
-            .into_iter()
-            .map(|c| (c.agent_id, c.delegates.iter().map(|d| d.agent_id).collect()))
-            .collect();
-        let delegates = match config::validate(me, &wanted, &agents, &graph) {
-            Ok(delegates) => delegates,
-            Err(refused) => {
-                return Ok(Updated::Refused(ApiError::invalid(
-                    &refused.field,
-                    refused.reason,
-                )));
-            }
-        };
-        let stored = DelegationConfig {
-            agent_id: agent,
-            org_id: org,
-            delegates,
-            updated_at: Utc::now(),
-        };
-        s.put_delegation_config(&stored)?;
-        let kept = (!stored.delegates.is_empty()).then_some(stored);
-        Ok(Updated::Stored(view(s, org, kept)?))
-    })
-    .await
+    let org = caller.org_id;
+    // The org's graph is read and the list stored under one lock per node
+    // (see the module's note for a cluster).
+    let _one_at_a_time = WRITES.lock().await;
+    let agents: HashMap<AgentId, confer_actors::Agent> = state
+        .store
+        .agents()
+        .agents(org)
+        .await?
+        .into_iter()
+        .map(|a| (a.id, a))
+        .collect();
+    let configs = state
+        .store
+        .configs()
+        .org_configs_json(org, PlainConfig::Delegation)
+        .await?;
+    let graph: HashMap<AgentId, Vec<AgentId>> = configs
+        .into_iter()
+        .filter_map(|c| serde_json::from_value::<DelegationConfig>(c).ok())
+        .map(|c| (c.agent_id, c.delegates.iter().map(|d| d.agent_id).collect()))
+        .collect();
+    let delegates = config::validate(&me, &wanted, &agents, &graph)
+        .map_err(|refused| ApiError::invalid(&refused.field, refused.reason))?;
+    let stored = DelegationConfig {
+        agent_id: me.id,
+        org_id: org,
+        delegates,
+        updated_at: Utc::now(),
+    };
+    let kept = stored.clone();
+    let replace = move |_: Option<DelegationConfig>| Ok(Some(kept.clone()));
+    let configs = state.store.configs();
+    let updated =
+        update_agent_config(configs, org, me.id, PlainConfig::Delegation, replace).await?;
+    let stored = crate::error::stored(updated, "agent")?;
+    let answer = view(&state, org, stored).await?;
+    Ok(agent_config::view(&caller, me.id, answer))
 }

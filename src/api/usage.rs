@@ -9,6 +9,7 @@ use crate::auth::{Caller, access};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::UsageFilter;
+use crate::store::port::threads::{thread_and_descendants, usage_of_threads};
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
@@ -138,18 +139,13 @@ pub async fn list(
     let org = caller.org_id;
     let delegated = query.include_delegated;
     let page = if let (true, Some(thread)) = (delegated, filter.thread) {
-        // The caller may read the thread, so its descendants too (sled
-        // alone: PostgreSQL answers 501 until delegation is there).
-        state
-            .store
-            .run(move |s| {
-                let threads = s.thread_and_descendants(org, thread)?;
-                let mut page = s.usage_of_threads(org, &threads, before, limit)?;
-                page.items
-                    .retain(|r| filter.agent.is_none_or(|a| r.agent_id == a));
-                Ok(page)
-            })
-            .await?
+        // The caller may read the thread, so its descendants too.
+        let records = state.store.threads();
+        let threads = thread_and_descendants(records, org, thread).await?;
+        let mut page = usage_of_threads(records, org, &threads, before, limit).await?;
+        page.items
+            .retain(|r| filter.agent.is_none_or(|a| r.agent_id == a));
+        page
     } else if caller.sees_whole_org() || filter.thread.is_some() {
         state
             .store

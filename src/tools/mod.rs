@@ -106,7 +106,8 @@ impl ServerToolbox {
         let delegates = self.delegate.offers(scope);
         let store = self.delegate.store().clone();
         async move {
-            // Of the extras, PostgreSQL keeps the web configuration so far.
+            // Of the extras, PostgreSQL keeps the web configuration and the
+            // delegates (read below, on either store) so far.
             let read = match store.is_postgres() {
                 true => crate::web_tools::stored::web_config(&store, org, agent)
                     .await
@@ -135,15 +136,22 @@ impl ServerToolbox {
                                 provider,
                                 web: s.web_config(org, agent)?,
                                 skills: skills::enabled(s, org, agent, runner)?,
-                                delegates: match delegates {
-                                    true => delegate::live_delegates(s, org, agent)?,
-                                    false => Vec::new(),
-                                },
+                                delegates: Vec::new(),
                             })
                         })
                         .await
                 }
             };
+            let read =
+                match (read, delegates) {
+                    (Ok(mut extras), true) => delegate::live_delegates(&store, org, agent)
+                        .await
+                        .map(|live| {
+                            extras.delegates = live;
+                            extras
+                        }),
+                    (read, _) => read,
+                };
             read.unwrap_or_else(|error| {
                 tracing::error!(%error, "reading a turn's web tools, skills, delegates, computer and memories failed");
                 AgentExtras::default()

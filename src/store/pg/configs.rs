@@ -32,6 +32,15 @@ impl AgentConfigs for PgStore {
         })
     }
 
+    fn org_configs_json(&self, org: OrgId, kind: PlainConfig) -> StoreFuture<Vec<Value>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let sql = "SELECT v, body FROM agent_configs
+                       WHERE org_id = $1 AND kind = $2 ORDER BY agent_id";
+            store.all(sql, &[&org.0, &(kind.kind() as i16)]).await
+        })
+    }
+
     fn update_config_json(
         &self,
         org: OrgId,

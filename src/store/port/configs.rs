@@ -26,6 +26,8 @@ pub enum PlainConfig {
     Computer,
     /// Its search key sealed by `crate::web_tools::stored`.
     Web,
+    /// An agent's delegates (`crate::tools::delegate::config`).
+    Delegation,
 }
 
 impl PlainConfig {
@@ -39,6 +41,7 @@ impl PlainConfig {
             Self::Memory => ConfigKind::Memory,
             Self::Computer => ConfigKind::Computer,
             Self::Web => ConfigKind::Web,
+            Self::Delegation => ConfigKind::Delegation,
         }
     }
 }
@@ -56,6 +59,10 @@ pub trait AgentConfigs: Send + Sync + 'static {
         agent: AgentId,
         kind: PlainConfig,
     ) -> StoreFuture<Option<Value>>;
+
+    /// Every stored configuration of `kind` in `org` (an org-wide rule's
+    /// input: the delegation graph).
+    fn org_configs_json(&self, org: OrgId, kind: PlainConfig) -> StoreFuture<Vec<Value>>;
 
     /// Changes the configuration of `kind` atomically.
     fn update_config_json(
@@ -122,6 +129,19 @@ impl AgentConfigs for SledRecords {
     ) -> StoreFuture<Option<Value>> {
         let key = keys::agent_config(org, agent, kind.kind());
         self.read(move |s| SledStore::get(&s.agent_configs, &key))
+    }
+
+    fn org_configs_json(&self, org: OrgId, kind: PlainConfig) -> StoreFuture<Vec<Value>> {
+        self.read(move |s| {
+            let mut all = Vec::new();
+            for entry in s.agent_configs.scan_prefix(org.as_bytes()) {
+                let (key, value) = entry.map_err(crate::store::engine)?;
+                if key.len() == 33 && key[32] == kind.kind() as u8 {
+                    all.push(crate::store::codec::decode(&value)?);
+                }
+            }
+            Ok(all)
+        })
     }
 
     fn update_config_json(

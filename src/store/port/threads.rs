@@ -4,8 +4,8 @@
 
 use chrono::{DateTime, Utc};
 use confer_actors::{
-    AgentId, ContextMessage, Message, OrgId, Participant, StoreFuture, Thread, ThreadId, TraceId,
-    TraceRecord, UsageRecord,
+    AgentId, ContextMessage, Message, OrgId, Participant, StoreError, StoreFuture, Thread,
+    ThreadId, TraceId, TraceRecord, UsageRecord,
 };
 
 use super::SledRecords;
@@ -277,4 +277,62 @@ impl ThreadRecords for SledRecords {
     ) -> StoreFuture<bool> {
         self.write(move |s| s.remove_participant(org, thread, &user_id))
     }
+}
+
+/// Descendants one listing follows at most (a root's turns each make at
+/// most 20 calls; a thread of many turns may still have many).
+pub const MAX_DESCENDANTS: usize = 10_000;
+
+/// `thread` and its delegated descendants, nearest first (at most
+/// [`MAX_DESCENDANTS`] of them), on either store.
+pub async fn thread_and_descendants(
+    records: &dyn ThreadRecords,
+    org: OrgId,
+    thread: ThreadId,
+) -> Result<Vec<ThreadId>, StoreError> {
+    let mut all = vec![thread];
+    let mut next = 0;
+    while next < all.len() && all.len() <= MAX_DESCENDANTS {
+        let mut before = None;
+        loop {
+            let page = records.child_threads(org, all[next], before, 200).await?;
+            all.extend(page.items.iter().map(|t| t.id));
+            match page.next_cursor {
+                Some(cursor) if all.len() <= MAX_DESCENDANTS => before = Some(cursor),
+                _ => break,
+            }
+        }
+        next += 1;
+    }
+    all.truncate(MAX_DESCENDANTS + 1);
+    Ok(all)
+}
+
+/// The usage records of `threads`, newest first, strictly older than
+/// `before`: each thread's page, merged.
+pub async fn usage_of_threads(
+    records: &dyn ThreadRecords,
+    org: OrgId,
+    threads: &[ThreadId],
+    before: Option<DateTime<Utc>>,
+    limit: usize,
+) -> Result<Page<UsageRecord>, StoreError> {
+    let mut items = Vec::new();
+    let mut more = false;
+    for &thread in threads {
+        let filter = UsageFilter {
+            agent: None,
+            thread: Some(thread),
+        };
+        let page = records.usage(org, filter, before, limit).await?;
+        more |= page.next_cursor.is_some();
+        items.extend(page.items);
+    }
+    items.sort_by_key(|r| std::cmp::Reverse(r.created_at));
+    if items.len() > limit {
+        more = true;
+        items.truncate(limit);
+    }
+    let next_cursor = more.then(|| items.last().map(|r| r.created_at)).flatten();
+    Ok(Page { items, next_cursor })
 }

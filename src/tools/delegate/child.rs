@@ -78,15 +78,17 @@ impl ChildCall<'_> {
             self.scope.thread,
             self.call.name.clone(),
         );
-        let found = self
-            .store
-            .run(move |s| {
-                let delegate = super::live_delegates(s, org, agent)?
-                    .into_iter()
-                    .find(|(d, _)| d.tool_name == name);
-                Ok((delegate, s.thread(org, thread)?))
-            })
-            .await;
+        let found = async {
+            let delegate = super::live_delegates(self.store, org, agent)
+                .await?
+                .into_iter()
+                .find(|(d, _)| d.tool_name == name);
+            Ok::<_, confer_actors::StoreError>((
+                delegate,
+                self.store.threads().thread(org, thread).await?,
+            ))
+        }
+        .await;
         let ((_, target), parent) = match found {
             Ok((Some(delegate), Some(parent))) => (delegate, parent),
             Ok(_) => return ToolOutput::error(NOT_AVAILABLE),
@@ -134,7 +136,7 @@ impl ChildCall<'_> {
             created_at: now,
             updated_at: now,
         };
-        let child = match self.store.run(move |s| s.create_thread(&child, None)).await {
+        let child = match self.store.threads().create_thread(child).await {
             Ok(child) => child,
             Err(error) => {
                 tracing::error!(%error, "creating a delegate's thread failed");

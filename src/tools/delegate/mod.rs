@@ -14,8 +14,9 @@ use confer_actors::tools::{NOT_AVAILABLE, ToolOutput, ToolScope};
 use confer_actors::{Agent, AgentId, OrgId, Runtime, StoreError, ToolCall, ToolDefinition};
 use serde_json::json;
 
-use self::config::Delegate;
-use crate::store::{SledStore, Store};
+use self::config::{Delegate, DelegationConfig};
+use crate::store::Store;
+use crate::store::port::{PlainConfig, agent_config};
 
 /// The longest task a call may give, in characters.
 pub const MAX_TASK_CHARS: usize = 32_000;
@@ -38,18 +39,28 @@ pub struct DelegateTools {
     limits: DelegationLimits,
 }
 
+/// An agent's delegates, when it has any (through the configs port).
+pub async fn delegation_config(
+    store: &Store,
+    org: OrgId,
+    agent: AgentId,
+) -> Result<Option<DelegationConfig>, StoreError> {
+    agent_config(store.configs(), org, agent, PlainConfig::Delegation).await
+}
+
 /// An agent's live delegates, each with its agent as it is now.
-pub fn live_delegates(
-    s: &SledStore,
+pub async fn live_delegates(
+    store: &Store,
     org: OrgId,
     agent: AgentId,
 ) -> Result<Vec<(Delegate, Agent)>, StoreError> {
-    let Some(config) = s.delegation_config(org, agent)? else {
+    let Some(config) = delegation_config(store, org, agent).await? else {
         return Ok(Vec::new());
     };
     let mut live = Vec::with_capacity(config.delegates.len());
     for delegate in config.delegates {
-        if let Some(agent) = s.agent(org, delegate.agent_id)?.filter(|a| !a.is_deleted()) {
+        let agent = store.agents().agent(org, delegate.agent_id).await?;
+        if let Some(agent) = agent.filter(|a| !a.is_deleted()) {
             live.push((delegate, agent));
         }
     }

@@ -1,0 +1,190 @@
+//! Agent extras on PostgreSQL (`agent-extras.md` §3–4). Web tools: the
+//! configuration set on one node is read by another, its search key kept
+//! sealed in the row, and a turn offers and runs `web_search` with the
+//! key opened only for the backend's call. Delegation: delegates set on
+//! one node are offered by a turn on another, the child runs on a child
+//! thread listed under its parent, and a cycle is refused.
+
+use serde_json::{Value, json};
+
+use crate::cluster_serve::on_postgres;
+use crate::common::Server;
+use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
+use crate::postgres::Postgres;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_search_runs_on_postgres_with_its_key_sealed() {
+    let vendor = Mock::start("/v1").await;
+    let backend = Mock::start("").await;
+    backend.otherwise(Reply::json(
+        200,
+        json!({"query": "plans", "results": [
+            {"title": "Found", "url": "https://docs.example.com/a", "content": "a", "score": 0.9}
+        ]}),
+    ));
+    let postgres = Postgres::start().await;
+    let url = postgres.database("web").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+    };
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    let on_a = a.admin();
+    let agent = on_a
+        .agent_with(json!({"name": "Searcher", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    let path = format!("/api/agents/{agent}/web");
+    assert_eq!(b.admin().get(&path).await.expect(200)["enabled"], false);
+    let search = json!({"enabled": true, "backend": "tavily",
+                        "url": format!("{}/tavily", backend.base), "apiKey": "tvly-secret"});
+    let stored = on_a
+        .put(&path, json!({"enabled": true, "search": search}))
+        .await
+        .expect(200);
+    assert_eq!(stored["search"]["has_api_key"], true, "{stored}");
+    assert!(!stored.to_string().contains("tvly-secret"), "{stored}");
+    assert_eq!(b.admin().get(&path).await.expect(200), stored);
+    let row: String = postgres
+        .admin_of("web")
+        .await
+        .query_one("SELECT body::text FROM agent_configs", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!row.contains("tvly-secret"), "sealed at rest: {row}");
+
+    // A turn (on whichever node owns the thread) offers the tool and calls
+    // the backend with the key.
+    let on_b = b.admin();
+    let thread = on_b.thread(&agent, json!({})).await;
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "web_search",
+        &json!({"query": "plans"}),
+    )));
+    vendor.push(Reply::stream(openai_answer("Done.", 10)));
+    on_b.say(&thread, json!({"content": "look it up"})).await;
+    let first = &vendor.requests()[0];
+    let offered: Vec<&str> = first.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(offered.contains(&"web_search"), "{offered:?}");
+    let asked = backend.requests().pop().expect("the backend was called");
+    assert_eq!(asked.header("authorization"), Some("Bearer tvly-secret"));
+    let last = vendor.requests().pop().unwrap();
+    let tool: &Value = last.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(
+        tool["content"].as_str().unwrap().contains("Found"),
+        "{tool}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delegate_answers_on_postgres_on_a_child_thread() {
+    let vendor = Mock::start("/v1").await;
+    let postgres = Postgres::start().await;
+    let url = postgres.database("delegation").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+    };
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    let on_a = a.admin();
+    let alpha = on_a
+        .agent_with(json!({"name": "Alpha", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    let echo = on_a
+        .agent_with(json!({"name": "Echo", "defaultModel": "builtin/echo"}))
+        .await;
+    let made = on_a
+        .put(
+            &format!("/api/agents/{alpha}/delegated"),
+            json!({"delegates": [{"agentId": echo, "description": "Echoes."}]}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(made["delegates"][0]["tool_name"], "delegate__echo");
+    let on_b = b.admin();
+    assert_eq!(
+        on_b.get(&format!("/api/agents/{alpha}/delegated"))
+            .await
+            .expect(200),
+        made
+    );
+    // Echo → Alpha would close a cycle, whichever node is asked.
+    let cycle = on_b
+        .put(
+            &format!("/api/agents/{echo}/delegated"),
+            json!({"delegates": [{"agentId": alpha}]}),
+        )
+        .await
+        .expect_error(422, "VALIDATION_ERROR");
+    assert_eq!(cycle, "delegates: cycle Echo → Alpha → Echo");
+
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_a",
+        "delegate__echo",
+        &json!({"task": "one two three"}),
+    )));
+    vendor.push(Reply::stream(openai_answer("Alpha's answer.", 30)));
+    let root = on_b.thread(&alpha, json!({})).await;
+    let frames = on_b.say(&root, json!({"content": "go"})).await;
+    let done = crate::common::done_of(&frames);
+    assert_eq!(done["ok"], true, "{frames:?}");
+    assert_eq!(done["content"], "Alpha's answer.");
+    let requests = vendor.requests();
+    let result: Value = {
+        let messages = requests[1].body["messages"].as_array().unwrap();
+        let tool = messages.iter().rev().find(|m| m["role"] == "tool").unwrap();
+        serde_json::from_str(tool["content"].as_str().unwrap()).unwrap()
+    };
+    assert!(
+        result.to_string().contains("one two three"),
+        "the echo's answer: {result}"
+    );
+    let children = on_a
+        .get(&format!("/api/threads?parentThreadId={root}"))
+        .await
+        .expect(200);
+    let child = children["threads"][0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(on_a.history(&child).await.len(), 2, "{children}");
+    // The root's usage with its delegates' (it answered 501 here).
+    let usage = on_a
+        .get(&format!("/api/usage?threadId={root}&includeDelegated=true"))
+        .await
+        .expect(200);
+    let threads: Vec<&str> = usage["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["thread_id"].as_str())
+        .collect();
+    assert!(threads.contains(&child.as_str()), "{usage}");
+    assert!(threads.contains(&root.as_str()), "{usage}");
+    // Cleared: never set again.
+    let cleared = on_b
+        .put(
+            &format!("/api/agents/{alpha}/delegated"),
+            json!({"delegates": []}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        cleared,
+        json!({"agent_id": alpha, "org_id": cleared["org_id"], "delegates": [], "updated_at": null})
+    );
+}
