@@ -65,6 +65,19 @@ impl Shard {
     }
 }
 
+/// A fresh thread id (UUIDv7) in `shard`: drawn until one hashes there
+/// (1,024 draws on average, well under a millisecond). A delegate child
+/// takes one in its root's shard, so every node routes it, fences its
+/// writes and finds its actor where its root's are (`tools::delegate`).
+pub fn thread_in(shard: Shard) -> ThreadId {
+    loop {
+        let id = ThreadId::new();
+        if Shard::of(id) == shard {
+            return id;
+        }
+    }
+}
+
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)

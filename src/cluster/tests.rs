@@ -58,3 +58,13 @@ fn a_leaving_node_moves_only_its_own_shards() {
         assert!((250..430).contains(&n), "{name} prefers {n} shards");
     }
 }
+
+#[test]
+fn a_thread_drawn_in_a_shard_hashes_there() {
+    for n in [0, 511, 1023] {
+        let shard = Shard::new(n).unwrap();
+        let thread = thread_in(shard);
+        assert_eq!(Shard::of(thread), shard);
+        assert_eq!(thread.0.get_version_num(), 7);
+    }
+}

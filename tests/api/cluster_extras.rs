@@ -162,6 +162,9 @@ async fn a_delegate_answers_on_postgres_on_a_child_thread() {
         .expect(200);
     let child = children["threads"][0]["id"].as_str().unwrap().to_owned();
     assert_eq!(on_a.history(&child).await.len(), 2, "{children}");
+    // The child is in its root's shard: its root's node runs it.
+    let shard = |id: &str| confer::cluster::Shard::of(confer_actors::ThreadId(id.parse().unwrap()));
+    assert_eq!(shard(&child), shard(&root));
     // The root's usage with its delegates' (it answered 501 here).
     let usage = on_a
         .get(&format!("/api/usage?threadId={root}&includeDelegated=true"))

@@ -112,8 +112,14 @@ impl ChildCall<'_> {
         let root_thread = place.link.as_ref().map_or(thread, |l| l.root_thread);
         let depth = place.depth() + 1;
         let now = Utc::now();
+        // On a cluster the child lives in its root's shard (see
+        // `cluster::thread_in`): its root's node runs it.
+        let id = match self.store.is_postgres() {
+            true => crate::cluster::thread_in(crate::cluster::Shard::of(root_thread)),
+            false => ThreadId::new(),
+        };
         let child = Thread {
-            id: ThreadId::new(),
+            id,
             org_id: org,
             agent_id: target.id,
             title: None,
