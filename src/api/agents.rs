@@ -365,11 +365,8 @@ pub async fn delete(
     // Its memories go with it: hidden at once, purged after; its
     // scheduled tasks at once (the scheduler also drops those of a
     // deleted agent, should a crash come between).
-    state
-        .store
-        .schedules()
-        .delete_scheduled_tasks(org, id)
-        .await?;
+    let schedules = state.store.schedules();
+    schedules.delete_scheduled_tasks(org, id).await?;
     state
         .store
         .write_or_default(move |s| s.forget_memories(org, Some(id), None))

@@ -5,34 +5,69 @@
 use serde_json::{Value, json};
 
 use crate::cluster_serve::on_postgres;
-use crate::common::{Server, done_of, exp_in, jwt};
+use crate::common::{Api, Server, done_of, exp_in, jwt};
 use crate::postgres::Postgres;
+
+/// A node on a fresh database, end user alice's thread and another
+/// caller's (end user `other`, else the admin), each of one agent after
+/// `sends` answered sends (alice's first). The database and the node stop
+/// when their fields are dropped: a test binds them.
+struct Sent {
+    postgres: Postgres,
+    url: String,
+    node: Server,
+    admin: Api,
+    alice: Api,
+    other: Api,
+    hers: String,
+    theirs: String,
+}
+
+async fn sent(database: &str, other: Option<&str>, sends: [usize; 2]) -> Sent {
+    let postgres = Postgres::start().await;
+    let url = postgres.database(database).await;
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let admin = node.admin();
+    let org = admin.org_id().await;
+    let agent = admin.agent("counted").await;
+    let user = |sub: &str| node.api(&jwt(json!({"sub": sub, "exp": exp_in(600), "org_id": org})));
+    let alice = user("alice");
+    let other = other.map_or_else(|| node.admin(), user);
+    let hers = alice.thread(&agent, json!({})).await;
+    let theirs = other.thread(&agent, json!({})).await;
+    for (api, thread, n) in [(&alice, &hers, sends[0]), (&other, &theirs, sends[1])] {
+        for _ in 0..n {
+            let frames = api.say(thread, json!({"content": "count me"})).await;
+            assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+        }
+    }
+    Sent {
+        postgres,
+        url,
+        node,
+        admin,
+        alice,
+        other,
+        hers,
+        theirs,
+    }
+}
 
 /// `GET /api/usage` answers on PostgreSQL (it answered 501): an admin sees
 /// the org's records, newest first and paged; an end user only those of
 /// the threads it may read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_is_listed_on_postgres_as_each_caller_may_read_it() {
-    let postgres = Postgres::start().await;
-    let url = postgres.database("usage").await;
-    let node = Server::start_with(on_postgres(&url, "a"));
-    let admin = node.admin();
-    let org = admin.org_id().await;
-    let agent = admin.agent("counted").await;
-    let alice = node.api(&jwt(
-        json!({"sub": "alice", "exp": exp_in(600), "org_id": org}),
-    ));
-    let bob = node.api(&jwt(
-        json!({"sub": "bob", "exp": exp_in(600), "org_id": org}),
-    ));
-    let mine = alice.thread(&agent, json!({})).await;
-    let theirs = bob.thread(&agent, json!({})).await;
-    for (api, thread, n) in [(&alice, &mine, 2), (&bob, &theirs, 3)] {
-        for _ in 0..n {
-            let frames = api.say(thread, json!({"content": "count me"})).await;
-            assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
-        }
-    }
+    let Sent {
+        admin,
+        alice,
+        other: bob,
+        hers: mine,
+        theirs,
+        node: _node,
+        postgres: _postgres,
+        ..
+    } = sent("usage", Some("bob"), [2, 3]).await;
     let threads_of = |page: &Value| -> Vec<String> {
         page["records"]
             .as_array()
@@ -84,23 +119,15 @@ fn urlencode(text: &str) -> String {
 /// with its spans; an end user's own only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn traces_are_listed_on_postgres_as_each_caller_may_read_them() {
-    let postgres = Postgres::start().await;
-    let url = postgres.database("logs").await;
-    let node = Server::start_with(on_postgres(&url, "a"));
-    let admin = node.admin();
-    let org = admin.org_id().await;
-    let agent = admin.agent("traced").await;
-    let alice = node.api(&jwt(
-        json!({"sub": "alice", "exp": exp_in(600), "org_id": org}),
-    ));
-    let mine = alice.thread(&agent, json!({})).await;
-    let theirs = admin.thread(&agent, json!({})).await;
-    for (api, thread, n) in [(&alice, &mine, 2), (&admin, &theirs, 3)] {
-        for _ in 0..n {
-            let frames = api.say(thread, json!({"content": "trace me"})).await;
-            assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
-        }
-    }
+    let Sent {
+        admin,
+        alice,
+        hers: mine,
+        theirs,
+        node: _node,
+        postgres: _postgres,
+        ..
+    } = sent("logs", None, [2, 3]).await;
     let ids = |page: &Value| -> Vec<String> {
         page["traces"]
             .as_array()
@@ -149,23 +176,14 @@ async fn traces_are_listed_on_postgres_as_each_caller_may_read_them() {
 /// each trace counts once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn analytics_on_postgres_count_each_turn_once_folded_or_not() {
-    let postgres = Postgres::start().await;
-    let url = postgres.database("analytics").await;
-    let node = Server::start_with(on_postgres(&url, "a"));
-    let admin = node.admin();
-    let org = admin.org_id().await;
-    let agent = admin.agent("counted").await;
-    let alice = node.api(&jwt(
-        json!({"sub": "alice", "exp": exp_in(600), "org_id": org}),
-    ));
-    let thread = admin.thread(&agent, json!({})).await;
-    let hers = alice.thread(&agent, json!({})).await;
-    for (api, thread, n) in [(&admin, &thread, 3), (&alice, &hers, 2)] {
-        for _ in 0..n {
-            let frames = api.say(thread, json!({"content": "count me"})).await;
-            assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
-        }
-    }
+    let Sent {
+        postgres,
+        url,
+        admin,
+        alice,
+        node: _node,
+        ..
+    } = sent("analytics", None, [2, 3]).await;
     let read = async || {
         (
             admin.get("/api/analytics?period=7d").await.expect(200),
