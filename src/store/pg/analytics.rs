@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeZone, Utc};
 use confer_actors::{OrgId, StoreError, TraceRecord};
-use tokio_postgres::{GenericClient, IsolationLevel, Row};
+use tokio_postgres::{GenericClient, Row};
 
-use super::records::{PgStore, db, record};
+use super::records::{PgStore, db, record, snapshot};
 use crate::observability::aggregate::DayAggregate;
 use crate::observability::analytics::DayEntry;
 use crate::store::keys;
@@ -146,14 +146,7 @@ impl PgStore {
     ) -> Result<Vec<DayEntry>, StoreError> {
         let (start, end) = day_range(org, user, first, last);
         let mut session = self.session().await?;
-        let tx = session
-            .client
-            .build_transaction()
-            .isolation_level(IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await
-            .map_err(db)?;
+        let tx = snapshot(&mut session.client).await.map_err(db)?;
         let stored = tx
             .query(
                 "SELECT key, body FROM trace_days WHERE key >= $1 AND key < $2",

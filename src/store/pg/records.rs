@@ -91,6 +91,20 @@ pub(crate) fn store_error(error: PgError) -> StoreError {
     StoreError::Unreachable(error.to_string())
 }
 
+/// A read-only REPEATABLE READ transaction on `client`: every statement
+/// in it sees one snapshot (a manifest, a check, analytics' sums and the
+/// traces not folded into them).
+pub(crate) async fn snapshot(
+    client: &mut tokio_postgres::Client,
+) -> Result<tokio_postgres::Transaction<'_>, tokio_postgres::Error> {
+    client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+}
+
 /// [`store_error`] of a driver error.
 pub(crate) fn db(error: tokio_postgres::Error) -> StoreError {
     store_error(PgError::from(error))

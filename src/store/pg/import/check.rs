@@ -7,8 +7,8 @@
 //! shard leases are whole and name known nodes.
 
 use confer_actors::{AgentId, OrgId, StoreError};
+use tokio_postgres::GenericClient;
 use tokio_postgres::types::Json;
-use tokio_postgres::{GenericClient, IsolationLevel};
 
 use super::manifest::{self, Manifest};
 use crate::cluster::SHARDS;
@@ -16,7 +16,7 @@ use crate::secrets::SecretBox;
 use crate::store::keys::ConfigKind;
 use crate::store::pg::Database;
 use crate::store::pg::meta::KEY_CHECK;
-use crate::store::pg::records::db;
+use crate::store::pg::records::{db, snapshot};
 
 /// What a check of a PostgreSQL store found.
 #[derive(Debug, Default)]
@@ -37,13 +37,7 @@ pub async fn check(database: &Database, secrets: &SecretBox) -> Result<PgCheck, 
         .batch_execute("SET statement_timeout = 0")
         .await
         .map_err(db)?;
-    let tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await
-        .map_err(db)?;
+    let tx = snapshot(client).await.map_err(db)?;
     let mut problems = Vec::new();
     let manifest = manifest::of_postgres(&tx, &mut problems).await?;
     for (entries, counter) in [

@@ -19,16 +19,16 @@ mod traces;
 use std::pin::pin;
 
 use confer_actors::{StoreError, ThreadId};
+use tokio_postgres::Client;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, IsolationLevel};
 
 use self::kinds::KINDS;
 use self::manifest::{Lines, Manifest};
 use self::source::SledSource;
 use super::meta::{KEY_CHECK, MIGRATION};
 use super::migrate::{self, MIGRATIONS};
-use super::records::db;
+use super::records::{db, snapshot};
 use super::{Database, PgError};
 use crate::cluster::Shard;
 use crate::cluster::jobs::{self, JobKind, NewJob};
@@ -164,12 +164,7 @@ pub async fn import(
         other => ImportError::Database(other),
     })?;
     let copied = copy(from, client).await?;
-    let tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await?;
+    let tx = snapshot(client).await?;
     let mut problems = Vec::new();
     let target = manifest::of_postgres(&tx, &mut problems).await?;
     tx.commit().await?;
