@@ -225,7 +225,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         &store,
         &runtime,
         &leases,
-        Arc::clone(&tool_cache),
+        cluster::serving::dropping(Arc::clone(&tool_cache), Arc::clone(&public.slugs)),
     )
     .await
     .context("joining the cluster")?

@@ -165,19 +165,14 @@ async fn save(state: &AppState, agent: Agent) -> Result<Agent, ApiError> {
     Ok(agent)
 }
 
-/// The views of `agents`, each with its publication (read in one store
-/// call).
+/// The views of `agents` (all of one org), each with its publication
+/// (read in one store call).
 async fn views(state: &AppState, agents: Vec<Agent>) -> Result<Vec<AgentView>, ApiError> {
-    let keys: Vec<_> = agents.iter().map(|a| (a.org_id, a.id)).collect();
-    // None on PostgreSQL, which keeps no publications yet.
-    let publications = state
-        .store
-        .run_or_default(move |s| {
-            keys.into_iter()
-                .map(|(org, agent)| s.publication(org, agent))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .await?;
+    let Some(org) = agents.first().map(|a| a.org_id) else {
+        return Ok(Vec::new());
+    };
+    let ids = agents.iter().map(|a| a.id).collect();
+    let publications = state.store.publications().publications_of(org, ids).await?;
     let publications = publications.into_iter().chain(std::iter::repeat(None));
     Ok(agents
         .into_iter()
@@ -348,18 +343,18 @@ pub async fn delete(
         .await?;
     stored(outcome, "agent")?;
     // The cascades reach kinds PostgreSQL does not keep yet: none there.
-    let unpublished = state
+    state
         .store
         .write_or_default(move |s| {
             // Its marketplace profile, avatar and listing go with it;
             // agents made from the listing stay. Its channels too (their
             // threads stay).
             s.delete_marketplace_profile(org, id)?;
-            s.delete_agent_channels(org, id, super::channels::cleanup_of)?;
-            s.delete_publication(org, id)
+            s.delete_agent_channels(org, id, super::channels::cleanup_of)
         })
         .await?;
-    if let Some(publication) = unpublished {
+    let unpublished = state.store.publications().delete_publication(org, id);
+    if let Some(publication) = unpublished.await? {
         super::publish::unpublished(&state, &publication).await?;
     }
     // Its memories go with it: hidden at once, purged after; its

@@ -41,7 +41,7 @@ fn view(caller: &Caller, settings: OrgSettings) -> HttpResponse {
 #[utoipa::path(get, path = "/api/orgs/settings", tag = "publishing", operation_id = "org_settings_get", security(("bearer" = ["member"])), responses((status = 200, description = "The org's settings", body = OrgSettingsView)))]
 pub async fn get(state: web::Data<AppState>, caller: Member) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let settings = state.store.run(move |s| s.org_settings(org)).await?;
+    let settings = state.store.publications().org_settings(org).await?;
     Ok(view(&caller, settings))
 }
 
@@ -64,15 +64,17 @@ pub async fn put(
     };
     let outcome = state
         .store
-        .write(move |s| {
-            s.update_org_settings(org, |mut settings| {
+        .publications()
+        .update_org_settings(
+            org,
+            Box::new(move |mut settings| {
                 if let Some(list) = &list {
                     settings.allowed_embed_domains = list.clone();
                 }
                 settings.updated_at = Some(chrono::Utc::now());
-                Ok::<_, ApiError>(settings)
-            })
-        })
+                Ok(settings)
+            }),
+        )
         .await?;
     Ok(view(&caller, stored(outcome, "org")?))
 }

@@ -61,21 +61,17 @@ async fn published(
     state: &AppState,
     slug: String,
 ) -> Result<Option<(Publication, Vec<String>)>, ApiError> {
-    Ok(state
-        .store
-        .run(move |s| {
-            let Some(publication) = s.live_publication_by_slug(&slug)? else {
-                return Ok(None);
-            };
-            let org = s.org_settings(publication.org_id)?.origins();
-            let framers = publication
-                .effective_domains(&org)
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            Ok(Some((publication, framers)))
-        })
-        .await?)
+    let records = state.store.publications();
+    let Some(publication) = records.publication_by_slug(slug, true).await? else {
+        return Ok(None);
+    };
+    let org = records.org_settings(publication.org_id).await?.origins();
+    let framers = publication
+        .effective_domains(&org)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    Ok(Some((publication, framers)))
 }
 
 /// The 404 of an unknown chat: a page a person reads, framed by no one.

@@ -227,12 +227,22 @@ async fn authenticate(req: HttpRequest) -> Result<Caller, ApiError> {
 /// counted the request against the rate limits; here it is authenticated
 /// again, and not counted twice.
 #[derive(Clone, Copy, Debug)]
-pub struct Forwarded;
+pub struct Forwarded {
+    /// A public chat visitor's IP as the entry node saw it.
+    pub client: Option<std::net::IpAddr>,
+}
 
-/// Authenticates the caller of a request this node is about to forward,
-/// counting it against the rate limits (the owner does not).
-pub async fn before_forwarding(req: HttpRequest) -> Result<(), ApiError> {
-    authenticate(req).await.map(drop)
+/// Authenticates the caller of a request this node is about to forward
+/// (by its visitor token, `public`), counting it against the rate limits
+/// (the owner does not); a visitor's IP, which the owner's limits count.
+pub async fn before_forwarding(
+    req: HttpRequest,
+    public: bool,
+) -> Result<Option<std::net::IpAddr>, ApiError> {
+    match public {
+        true => Ok(Some(visitor::authenticate(req).await?.ip.addr())),
+        false => authenticate(req).await.map(|_| None),
+    }
 }
 
 impl FromRequest for Caller {

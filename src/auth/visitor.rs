@@ -75,7 +75,9 @@ pub fn client_ip(req: &HttpRequest, proxies: &TrustedProxies) -> IpKey {
     proxies.client(peer, &forwarded)
 }
 
-async fn authenticate(req: HttpRequest) -> Result<Visitor, ApiError> {
+/// The visitor of `req`: its token checked against its chat's current
+/// generation, its request counted (by the node it reached).
+pub(super) async fn authenticate(req: HttpRequest) -> Result<Visitor, ApiError> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::Internal("application state missing".into()))?
@@ -92,13 +94,23 @@ async fn authenticate(req: HttpRequest) -> Result<Visitor, ApiError> {
         .keys
         .verify_token(&token)
         .map_err(|e| ApiError::Unauthorized(e.into()))?;
-    let slug = req.match_info().get("slug").unwrap_or_default().to_owned();
+    // Before routing (an entry node about to forward), the path names it.
+    let slug = match req.match_info().get("slug") {
+        Some(slug) => slug.to_owned(),
+        None => req
+            .path()
+            .strip_prefix("/api/public/chat/")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_default()
+            .to_owned(),
+    };
     let publication = match state.public.slugs.get(&slug) {
         Ok(kept) => Some(kept),
         Err(epoch) => {
             let read = state
                 .store
-                .run(move |s| s.publication_by_slug(&slug))
+                .publications()
+                .publication_by_slug(slug, false)
                 .await?;
             if let Some(publication) = &read {
                 state.public.slugs.offer(publication, epoch);
@@ -117,12 +129,23 @@ async fn authenticate(req: HttpRequest) -> Result<Visitor, ApiError> {
                 .into(),
         ));
     }
-    state
-        .public
-        .limits
-        .request(publication.id, &claims.user_id)?;
+    // A request another node forwarded was counted there, which saw the
+    // visitor's own address.
+    let forwarded = actix_web::HttpMessage::extensions(&req)
+        .get::<super::Forwarded>()
+        .copied();
+    let ip = match forwarded {
+        Some(super::Forwarded { client: Some(ip) }) => IpKey::of(ip),
+        _ => client_ip(&req, &state.public.proxies),
+    };
+    if forwarded.is_none() {
+        state
+            .public
+            .limits
+            .request(publication.id, &claims.user_id)?;
+    }
     Ok(Visitor {
-        ip: client_ip(&req, &state.public.proxies),
+        ip,
         publication,
         user_id: claims.user_id,
         name: claims.name,

@@ -66,16 +66,36 @@ pub fn peer_client() -> reqwest::Result<reqwest::Client> {
         .build()
 }
 
-/// The thread a request is live work of, when it is: the routes that
-/// reach a thread's actor.
-pub fn thread_route(method: &Method, path: &str) -> Option<ThreadId> {
-    let rest = path.strip_prefix("/api/threads/")?;
+/// A request that is a thread's live work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiveWork {
+    pub thread: ThreadId,
+    /// A public chat visitor's (`/api/public/chat/{slug}/threads/{id}/…`),
+    /// authenticated by its visitor token.
+    pub public: bool,
+}
+
+/// The live work a request is, when it is: the routes that reach a
+/// thread's actor, the API's and a public chat's (`scale.md` §4).
+pub fn thread_route(method: &Method, path: &str) -> Option<LiveWork> {
+    let (rest, public) = match path.strip_prefix("/api/threads/") {
+        Some(rest) => (rest, false),
+        None => {
+            let chat = path.strip_prefix("/api/public/chat/")?;
+            let (_slug, rest) = chat.split_once("/threads/")?;
+            (rest, true)
+        }
+    };
     let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
     let live = matches!(
-        (method.as_str(), tail),
-        ("POST", "messages") | ("POST", "stop") | ("GET", "stream") | ("DELETE", "")
+        (method.as_str(), tail, public),
+        ("POST", "messages", _)
+            | ("POST", "stop", _)
+            | ("GET", "stream", _)
+            | ("DELETE", "", false)
     );
-    live.then(|| id.parse().ok()).flatten()
+    let thread = id.parse().ok().filter(|_| live)?;
+    Some(LiveWork { thread, public })
 }
 
 fn refused(status: StatusCode, code: &str, detail: &str) -> HttpResponse {
@@ -92,17 +112,19 @@ pub async fn route(
     let cluster = req
         .app_data::<web::Data<AppState>>()
         .and_then(|state| state.cluster.clone());
-    let (Some(cluster), Some(thread)) = (cluster, thread_route(req.method(), req.path())) else {
+    let (Some(cluster), Some(work)) = (cluster, thread_route(req.method(), req.path())) else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
-    let shard = Shard::of(thread);
+    let (thread, shard) = (work.thread, Shard::of(work.thread));
     if let Some(forwarded) = req.headers().get(FORWARDED) {
-        return match refusal(&cluster, &req, forwarded.as_bytes(), shard) {
-            None => {
-                req.extensions_mut().insert(auth::Forwarded);
+        return match checked(&cluster, &req, forwarded.as_bytes(), shard) {
+            Ok(seen) => {
+                req.extensions_mut().insert(auth::Forwarded {
+                    client: seen.client,
+                });
                 Ok(next.call(req).await?.map_into_boxed_body())
             }
-            Some(response) => Ok(req.into_response(response)),
+            Err(response) => Ok(req.into_response(*response)),
         };
     }
     if cluster
@@ -113,24 +135,25 @@ pub async fn route(
     }
     // The entry authenticates and rate-limits; the owner authenticates
     // again and checks access.
-    if let Err(error) = auth::before_forwarding(req.request().clone()).await {
-        return Ok(req.error_response(error).map_into_boxed_body());
-    }
+    let client = match auth::before_forwarding(req.request().clone(), work.public).await {
+        Ok(client) => client,
+        Err(error) => return Ok(req.error_response(error).map_into_boxed_body()),
+    };
     let (request, payload) = req.into_parts();
-    let response = forward(cluster, &request, payload, (thread, shard)).await;
+    let response = forward(cluster, &request, payload, (thread, shard), client).await;
     Ok(ServiceResponse::new(request, response))
 }
 
-/// Why a forwarded request is not this node's to serve, if it is not:
-/// it must be signed with the cluster key within the last minute (401),
-/// for a shard this node holds at the epoch the entry saw (421
+/// A forwarded request's signed origin if it is this node's to serve, or
+/// why not: it must be signed with the cluster key within the last minute
+/// (401), for a shard this node holds at the epoch the entry saw (421
 /// `NOT_OWNER`).
-fn refusal(
+fn checked(
     cluster: &Membership,
     req: &ServiceRequest,
     forwarded: &[u8],
     shard: Shard,
-) -> Option<HttpResponse> {
+) -> Result<Forwarded, Box<HttpResponse>> {
     let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
     let now = chrono::Utc::now().timestamp();
     let seen: Option<Forwarded> = std::str::from_utf8(forwarded).ok().and_then(|forwarded| {
@@ -142,19 +165,19 @@ fn refusal(
             .ok()
     });
     let Some(seen) = seen else {
-        return Some(refused(
+        return Err(Box::new(refused(
             StatusCode::UNAUTHORIZED,
             "UNAUTHORIZED",
             "bad cluster signature",
-        ));
+        )));
     };
     match cluster.owner(shard) {
-        Some((node, epoch)) if node == cluster.id() && epoch == seen.epoch => None,
-        _ => Some(refused(
+        Some((node, epoch)) if node == cluster.id() && epoch == seen.epoch => Ok(seen),
+        _ => Err(Box::new(refused(
             StatusCode::MISDIRECTED_REQUEST,
             "NOT_OWNER",
             "this node does not own the thread's shard at that epoch",
-        )),
+        ))),
     }
 }
 
@@ -168,10 +191,16 @@ pub struct OwnerRequest {
     /// The [`CARRIED`] headers the caller sent.
     pub headers: reqwest::header::HeaderMap,
     pub body: bytes::Bytes,
+    /// A public chat visitor's IP, signed along (`Forwarded::client`).
+    pub client: Option<std::net::IpAddr>,
 }
 
 impl OwnerRequest {
-    fn of(request: &actix_web::HttpRequest, body: bytes::Bytes) -> Self {
+    fn of(
+        request: &actix_web::HttpRequest,
+        body: bytes::Bytes,
+        client: Option<std::net::IpAddr>,
+    ) -> Self {
         let mut headers = reqwest::header::HeaderMap::new();
         for name in CARRIED {
             if let Some(value) = request.headers().get(name)
@@ -190,22 +219,30 @@ impl OwnerRequest {
                 .to_owned(),
             headers,
             body,
+            client,
         }
     }
 
-    /// The reattach of a relayed stream of `thread`: `GET …/stream`, with
-    /// the caller's credentials and `follow` as the stream had it.
+    /// The reattach of a relayed stream of `thread`: `GET …/stream` under
+    /// the prefix the caller used (the API's or a public chat's), with the
+    /// caller's credentials and `follow` as the stream had it.
     fn reattach(&self, thread: ThreadId, follow: bool) -> Self {
         let mut headers = self.headers.clone();
         for name in ["idempotency-key", "content-type", "last-event-id"] {
             headers.remove(name);
         }
         let query = if follow { "?follow=true" } else { "" };
+        let path = self.target.split('?').next().unwrap_or_default();
+        let marker = format!("/threads/{thread}");
+        let base = path.find(&marker).map_or(format!("/api{marker}"), |at| {
+            path[..at + marker.len()].to_owned()
+        });
         Self {
             method: reqwest::Method::GET,
-            target: format!("/api/threads/{thread}/stream{query}"),
+            target: format!("{base}/stream{query}"),
             headers,
             body: bytes::Bytes::new(),
+            client: self.client,
         }
     }
 }
@@ -219,6 +256,7 @@ async fn forward(
     request: &actix_web::HttpRequest,
     payload: actix_web::dev::Payload,
     (thread, shard): (ThreadId, Shard),
+    client: Option<std::net::IpAddr>,
 ) -> HttpResponse {
     let Some(state) = request.app_data::<web::Data<AppState>>() else {
         return refused(
@@ -232,7 +270,7 @@ async fn forward(
         Err(response) => return response,
     };
     let wait = Duration::from_secs(state.settings.forward_wait_secs);
-    let owner_request = OwnerRequest::of(request, body);
+    let owner_request = OwnerRequest::of(request, body, client);
     let answer = match to_owner(&cluster, &owner_request, shard, wait).await {
         Ok(answer) => answer,
         Err(response) => return response,
@@ -276,6 +314,7 @@ pub async fn to_owner(
                 node: cluster.id(),
                 at: chrono::Utc::now().timestamp(),
                 epoch,
+                client: request.client,
             };
             let signature =
                 cluster

@@ -196,6 +196,19 @@ async fn job_loop(pg: PgStore, node: Weak<ClusterNode>, trace_retention: chrono:
 /// (`org`, the `cache_versions` kind).
 pub type CacheDrop = Box<dyn Fn(confer_actors::OrgId, &str) + Send + Sync>;
 
+/// What this node drops when another changed an org's cached records:
+/// its org tools, its publications by slug.
+pub fn dropping(
+    tools: Arc<crate::tools::webhook::OfferedCache>,
+    slugs: Arc<crate::publishing::slug_cache::SlugCache>,
+) -> CacheDrop {
+    Box::new(move |org, kind| match kind {
+        crate::store::pg::TOOLS_CACHE => tools.forget(org),
+        crate::store::pg::PUBLICATIONS_CACHE => slugs.forget_org(org),
+        _ => {}
+    })
+}
+
 /// Each round, drops the cached entries of the orgs whose records changed
 /// (`scale.md` §5): a version not seen before is a change. Only the rows
 /// of the last 30 s are kept in mind, so the map is bounded by what
@@ -270,7 +283,7 @@ impl Membership {
         store: &Store,
         runtime: &Runtime,
         leases: &NodeLeases,
-        tools: Arc<crate::tools::webhook::OfferedCache>,
+        drops: CacheDrop,
     ) -> anyhow::Result<Option<Self>> {
         let Some(pg) = store.postgres() else {
             return Ok(None);
@@ -288,13 +301,7 @@ impl Membership {
         let _ = leases.0.set((Arc::clone(&node), pg.clone())); // joined once per process
         let retention = chrono::TimeDelta::days(i64::from(settings.trace_retention_days.max(1)));
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node), retention));
-        // Org tools are the one cached kind kept in PostgreSQL yet.
-        let drop: CacheDrop = Box::new(move |org, kind| {
-            if kind == crate::store::pg::TOOLS_CACHE {
-                tools.forget(org);
-            }
-        });
-        let caches = tokio::spawn(cache_loop(pg.clone(), drop));
+        let caches = tokio::spawn(cache_loop(pg.clone(), drops));
         let losses = tokio::spawn(loss_loop(node.lost_leases(), runtime.clone()));
         Ok(Some(Self {
             node,

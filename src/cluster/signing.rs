@@ -1,5 +1,6 @@
 //! The signature of a forwarded request (`scale.md` §4): the entry node
-//! adds `X-Confer-Forwarded: {node id}.{unix s}.{epoch}` and
+//! adds `X-Confer-Forwarded: {node id}.{unix s}.{epoch}` (then a space and
+//! a public chat visitor's IP, when the request is a visitor's) and
 //! `X-Confer-Cluster-Auth`, the hex HMAC-SHA256 of
 //! `"{X-Confer-Forwarded}.{METHOD} {path?query}"` under the cluster key
 //! (HKDF-SHA256 of the secret key, info `confer-cluster`). The owner
@@ -99,17 +100,28 @@ pub struct Forwarded {
     pub at: i64,
     /// The epoch of the thread's shard the entry node saw.
     pub epoch: i64,
+    /// A public chat visitor's IP as the entry node saw it (its limits
+    /// count it, not the entry node's address), after a space.
+    pub client: Option<std::net::IpAddr>,
 }
 
 impl Forwarded {
     /// The header's value.
     pub fn header(&self) -> String {
-        format!("{}.{}.{}", self.node, self.at, self.epoch)
+        let head = format!("{}.{}.{}", self.node, self.at, self.epoch);
+        match self.client {
+            Some(ip) => format!("{head} {ip}"),
+            None => head,
+        }
     }
 
     /// Parses a header's value.
     pub fn parse(value: &str) -> Option<Self> {
-        let mut parts = value.split('.');
+        let (head, client) = match value.split_once(' ') {
+            Some((head, ip)) => (head, Some(ip.parse().ok()?)),
+            None => (value, None),
+        };
+        let mut parts = head.split('.');
         let node = parts.next()?.parse().ok()?;
         let at = parts.next()?.parse().ok()?;
         let epoch = parts.next()?.parse().ok()?;
@@ -117,6 +129,7 @@ impl Forwarded {
             node: NodeId(node),
             at,
             epoch,
+            client,
         })
     }
 }
@@ -140,6 +153,7 @@ mod tests {
             node: NodeId::fresh(),
             at,
             epoch: 7,
+            client: None,
         }
     }
 
@@ -173,6 +187,28 @@ mod tests {
             key(1).verify(&other.header(), &tag, "POST", "/a?b", 1_000),
             refused
         );
+    }
+
+    #[test]
+    fn a_visitors_ip_is_carried_under_the_signature() {
+        let f = Forwarded {
+            client: Some("203.0.113.9".parse().unwrap()),
+            ..forwarded(1_000)
+        };
+        let tag = key(1).sign(&f, "POST", "/p");
+        let verified = key(1).verify(&f.header(), &tag, "POST", "/p", 1_000);
+        assert_eq!(verified, Ok(f));
+        let moved = Forwarded {
+            client: Some("198.51.100.1".parse().unwrap()),
+            ..f
+        };
+        let refused = key(1).verify(&moved.header(), &tag, "POST", "/p", 1_000);
+        assert_eq!(refused, Err(ForwardRefused::BadSignature));
+        let v6 = Forwarded {
+            client: Some("2001:db8::1".parse().unwrap()),
+            ..f
+        };
+        assert_eq!(Forwarded::parse(&v6.header()), Some(v6));
     }
 
     #[test]

@@ -68,3 +68,45 @@ fn a_thread_drawn_in_a_shard_hashes_there() {
         assert_eq!(thread.0.get_version_num(), 7);
     }
 }
+
+#[test]
+fn the_live_work_of_a_thread_is_the_apis_and_a_public_chats() {
+    use super::forward::{LiveWork, thread_route};
+    use actix_web::http::Method;
+    let thread = ThreadId::new();
+    let api = |public| LiveWork { thread, public };
+    let at = |method: Method, path: String| thread_route(&method, &path);
+    assert_eq!(
+        at(Method::POST, format!("/api/threads/{thread}/messages")),
+        Some(api(false))
+    );
+    assert_eq!(
+        at(Method::DELETE, format!("/api/threads/{thread}")),
+        Some(api(false))
+    );
+    let public = format!("/api/public/chat/help/threads/{thread}");
+    for (method, tail) in [
+        (Method::POST, "/messages"),
+        (Method::POST, "/stop"),
+        (Method::GET, "/stream"),
+    ] {
+        assert_eq!(
+            at(method, format!("{public}{tail}")),
+            Some(api(true)),
+            "{tail}"
+        );
+    }
+    // Not live work: a visitor's other routes, and a delete of a public
+    // path (there is none).
+    assert_eq!(at(Method::GET, format!("{public}/messages")), None);
+    assert_eq!(at(Method::POST, format!("{public}/join")), None);
+    assert_eq!(at(Method::DELETE, public.clone()), None);
+    assert_eq!(
+        at(Method::GET, "/api/public/chat/help/threads".into()),
+        None
+    );
+    assert_eq!(
+        at(Method::POST, "/api/threads/not-a-uuid/messages".into()),
+        None
+    );
+}

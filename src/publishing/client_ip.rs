@@ -25,6 +25,11 @@ impl IpKey {
             v4 => Self(v4),
         }
     }
+
+    /// The address it counts (an IPv6 /64's first address).
+    pub fn addr(self) -> IpAddr {
+        self.0
+    }
 }
 
 /// The trusted proxies' ranges.

@@ -8,6 +8,7 @@ pub mod budget;
 pub mod chats;
 pub mod client_ip;
 pub mod domains;
+pub mod identity_secret;
 pub mod limits;
 pub mod names;
 pub mod retention;
@@ -245,4 +246,14 @@ impl Default for MultiplayerConfig {
             updated_at: None,
         }
     }
+}
+
+/// The agent's multiplayer configuration (its defaults when never set).
+pub async fn multiplayer_config(
+    store: &crate::store::Store,
+    org: OrgId,
+    agent: AgentId,
+) -> Result<MultiplayerConfig, confer_actors::StoreError> {
+    use crate::store::port::{PlainConfig, agent_config};
+    agent_config(store.configs(), org, agent, PlainConfig::Multiplayer).await
 }

@@ -15,7 +15,7 @@ const EVERY: Duration = Duration::from_secs(3600);
 /// Starts the sweep on the current runtime; it ends with the runtime.
 pub fn start(store: Store) {
     if store.is_postgres() {
-        return; // publications are not kept in PostgreSQL yet
+        return; // the cluster's store sweep runs it (`store::pg::sweep`)
     }
     actix_web::rt::spawn(async move {
         let mut ticks = tokio::time::interval(EVERY);

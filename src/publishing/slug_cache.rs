@@ -11,6 +11,7 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use confer_actors::OrgId;
 use lru::LruCache;
 
 use super::Publication;
@@ -63,6 +64,21 @@ impl SlugCache {
         entries.pop(slug);
     }
 
+    /// Drops the entries of `org`'s publications: one of them was written
+    /// on another node (`scale.md` §5), which names the org only.
+    pub fn forget_org(&self, org: OrgId) {
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+        let stale: Vec<String> = entries
+            .iter()
+            .filter(|(_, publication)| publication.org_id == org)
+            .map(|(slug, _)| slug.clone())
+            .collect();
+        for slug in stale {
+            entries.pop(&slug);
+        }
+    }
+
     /// Publications kept.
     pub fn len(&self) -> usize {
         self.entries
@@ -81,7 +97,7 @@ impl SlugCache {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use confer_actors::{AgentId, OrgId};
+    use confer_actors::AgentId;
 
     fn publication(slug: &str) -> Publication {
         Publication::new(OrgId::new(), AgentId::new(), slug.into())
@@ -99,6 +115,25 @@ mod tests {
         assert!(cache.get("c").is_ok());
         cache.forget("c");
         assert!(cache.get("c").is_err());
+    }
+
+    #[test]
+    fn an_orgs_entries_go_together_and_no_others() {
+        let cache = SlugCache::new(8);
+        let mine = publication("a");
+        let mut also_mine = publication("b");
+        also_mine.org_id = mine.org_id;
+        for kept in [&mine, &also_mine, &publication("c")] {
+            let epoch = cache.get(&kept.slug).unwrap_err();
+            cache.offer(kept, epoch);
+        }
+        let epoch = cache.get("d").unwrap_err();
+        cache.forget_org(mine.org_id);
+        assert!(cache.get("a").is_err() && cache.get("b").is_err());
+        assert!(cache.get("c").is_ok(), "another org's entry stays");
+        // A read from before the drop is not kept.
+        cache.offer(&publication("d"), epoch);
+        assert!(cache.get("d").is_err());
     }
 
     #[test]

@@ -13,8 +13,8 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ScheduleRecords,
-    ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords,
+    ScheduleRecords, ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -45,6 +45,8 @@ pub struct Store {
     projects: Arc<dyn ProjectRecords>,
     /// Scheduled tasks and their outbox, through their port.
     schedules: Arc<dyn ScheduleRecords>,
+    /// Publications and the orgs' publishing settings, through their port.
+    publications: Arc<dyn PublicationRecords>,
 }
 
 impl Store {
@@ -87,7 +89,8 @@ impl Store {
             tools: records.clone(),
             plans: records.clone(),
             projects: records.clone(),
-            schedules: records,
+            schedules: records.clone(),
+            publications: records,
         })
     }
 
@@ -108,7 +111,8 @@ impl Store {
             tools: pg.clone(),
             plans: pg.clone(),
             projects: pg.clone(),
-            schedules: pg,
+            schedules: pg.clone(),
+            publications: pg,
         }
     }
 
@@ -177,6 +181,11 @@ impl Store {
     /// Scheduled tasks and the outbox of their sends.
     pub fn schedules(&self) -> &dyn ScheduleRecords {
         self.schedules.as_ref()
+    }
+
+    /// Publications and the orgs' publishing settings.
+    pub fn publications(&self) -> &dyn PublicationRecords {
+        self.publications.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`
@@ -304,10 +313,12 @@ impl Store {
 
     /// Sets how many threads one publication may hold.
     pub fn set_public_max_threads(&self, max: u64) {
-        if let Some(sled) = &self.sled {
-            sled.public_max_threads
-                .store(max, std::sync::atomic::Ordering::Relaxed);
-        }
+        let held = match (&self.sled, &self.pg) {
+            (Some(sled), _) => &sled.public_max_threads,
+            (None, Some(pg)) => &*pg.public_max_threads,
+            (None, None) => return,
+        };
+        held.store(max, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Keeps traces `days` days (at least 1); the sweep applies it. On

@@ -50,8 +50,9 @@ async fn open_postgres(settings: &Settings, pg: &super::pg::PgSettings) -> anyho
         "records kept in PostgreSQL"
     );
     tracing::warn!(
-        "on PostgreSQL, only agents, threads, turns, keys, tools, plans, projects and agent \
-         configurations are kept yet; routes of other kinds answer 501 NOT_ON_THIS_STORE"
+        "on PostgreSQL, only agents, threads, turns, keys, tools, plans, projects, agent \
+         configurations, scheduled tasks and publications are kept yet; routes of other kinds \
+         answer 501 NOT_ON_THIS_STORE"
     );
     Ok(Store::on_postgres(
         PgStore::new(database, Arc::clone(&secrets)),

@@ -6,7 +6,7 @@
 //! identity secret is sealed.
 
 use confer_actors::{AgentId, OrgId, StoreError};
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::ExposeSecret;
 use sled::Transactional;
 
 use super::codec::{decode, encode};
@@ -25,15 +25,6 @@ pub enum PublicationCreated {
     AlreadyPublished,
     /// Another publication holds the slug.
     SlugTaken,
-}
-
-fn identity_aad(publication: &Publication) -> String {
-    aad(
-        &publication.org_id.to_string(),
-        "publication",
-        &publication.id.to_string(),
-        "identity_secret",
-    )
 }
 
 impl SledStore {
@@ -109,32 +100,6 @@ impl SledStore {
             .agent(publication.org_id, publication.agent_id)?
             .is_some_and(|a| !a.is_deleted());
         Ok(live.then_some(publication))
-    }
-
-    /// Seals `plain` as `publication`'s identity secret.
-    pub fn seal_identity_secret(
-        &self,
-        publication: &Publication,
-        plain: &str,
-    ) -> Result<String, StoreError> {
-        self.secrets
-            .seal(plain, &identity_aad(publication))
-            .map_err(|e| StoreError::Codec(format!("sealing an identity secret: {e}")))
-    }
-
-    /// `publication`'s identity secret, opened.
-    pub fn identity_secret(
-        &self,
-        publication: &Publication,
-    ) -> Result<Option<SecretString>, StoreError> {
-        let Some(sealed) = &publication.identity_secret else {
-            return Ok(None);
-        };
-        let plain = self
-            .secrets
-            .open(sealed, &identity_aad(publication))
-            .map_err(|e| StoreError::Codec(format!("opening an identity secret: {e}")))?;
-        Ok(Some(SecretString::from(plain.expose_secret().to_owned())))
     }
 
     /// Stores a new publication and its slug in one transaction.
@@ -317,11 +282,14 @@ mod tests {
             store.publication_by_slug("shop").unwrap(),
             Some(first.clone())
         );
-        let sealed = store.seal_identity_secret(&first, "cfi_x").unwrap();
+        use crate::publishing::identity_secret;
+        let sealed = identity_secret::seal(&store.secrets, &first, "cfi_x").unwrap();
         assert_ne!(sealed, "cfi_x");
         let mut with_secret = first.clone();
         with_secret.identity_secret = Some(sealed);
-        let opened = store.identity_secret(&with_secret).unwrap().unwrap();
+        let opened = identity_secret::open(&store.secrets, &with_secret)
+            .unwrap()
+            .unwrap();
         assert_eq!(opened.expose_secret(), "cfi_x");
 
         assert_eq!(store.delete_publication(org, a).unwrap(), Some(first));

@@ -34,7 +34,13 @@ fn count_in(manifest: &[&str], kind: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
-    let sled = Server::start_with(Options::default().env("CONFER_SECRET_KEY", SECRET_KEY));
+    // Pages' links name it, so both stores' answers do alike.
+    const PUBLIC_URL: &str = "https://confer.example.com";
+    let sled = Server::start_with(
+        Options::default()
+            .env("CONFER_SECRET_KEY", SECRET_KEY)
+            .env("CONFER_PUBLIC_URL", PUBLIC_URL),
+    );
     let api = sled.admin();
     let member = api.new_key("member").await;
     let project = api
@@ -99,6 +105,23 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     )
     .await
     .expect(200);
+    api.post(
+        "/api/orgs/settings",
+        json!({"allowedEmbedDomains": ["https://shop.example.com"]}),
+    )
+    .await
+    .expect(200);
+    let published = api
+        .post(
+            &format!("/api/agents/{agent}/publish"),
+            json!({"slug": "moved-chat", "identity": "optional", "retentionDays": 30}),
+        )
+        .await
+        .expect(201);
+    let identity_secret = published["identity_secret"].as_str().unwrap().to_owned();
+    let guest = crate::visitors::visit(&sled, "moved-chat", json!({})).await;
+    let public_thread = guest.thread(json!({"title": "visitor's"})).await;
+    let public_thread = public_thread["id"].as_str().unwrap().to_owned();
     let gone = api.thread(&other, json!({})).await;
     api.delete(&format!("/api/threads/{gone}"))
         .await
@@ -118,6 +141,9 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         "/api/tools".to_owned(),
         "/api/keys".to_owned(),
         "/api/projects".to_owned(),
+        "/api/orgs/settings".to_owned(),
+        format!("/api/agents/{agent}/publish"),
+        format!("/api/threads/{public_thread}"),
     ];
     let mut before = Vec::new();
     for path in &paths {
@@ -129,7 +155,9 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 21, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 23, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "publications"), 1, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "org_settings"), 1, "{on_sled}");
     assert!(count_in(&sled_manifest, "trace_days") >= 2, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "scheduled_tasks"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "keyed_threads"), 1, "{on_sled}");
@@ -177,7 +205,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     assert_eq!(manifest_of(&on_pg), sled_manifest);
 
     // A node on the database answers as sled did, to the same keys.
-    let node = Server::start_with(on_postgres(&url, "a"));
+    let node = Server::start_with(on_postgres(&url, "a").env("CONFER_PUBLIC_URL", PUBLIC_URL));
     let admin = node.admin();
     for (path, was) in paths.iter().zip(&before) {
         let reply = admin.get(path).await;
@@ -185,6 +213,17 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         assert_eq!(&reply.expect(200), was, "{path}");
     }
     node.api(&member).get("/api/agents").await.expect(200);
+    // The publication's sealed identity secret opens: a host identity
+    // signed with it starts a session, whose visitor owns its thread.
+    let user_token = jsonwebtoken::encode(
+        &jsonwebtoken::Header::default(),
+        &json!({"sub": "u-9", "exp": crate::common::exp_in(600), "aud": "moved-chat"}),
+        &jsonwebtoken::EncodingKey::from_secret(identity_secret.as_bytes()),
+    )
+    .unwrap();
+    let host = crate::visitors::visit(&node, "moved-chat", json!({"userToken": user_token})).await;
+    assert_eq!(host.session["user"]["id"], "u-9");
+    host.thread(json!({})).await;
     admin
         .get(&format!("/api/threads/{gone}"))
         .await

@@ -11,8 +11,8 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, ScheduleRecords,
-    ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords,
+    ScheduleRecords, ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -33,6 +33,7 @@ pub(crate) struct Ports {
     pub(crate) plans: Arc<dyn PlanRecords>,
     pub(crate) projects: Arc<dyn ProjectRecords>,
     pub(crate) schedules: Arc<dyn ScheduleRecords>,
+    pub(crate) publications: Arc<dyn PublicationRecords>,
 }
 
 impl Ports {
@@ -48,6 +49,7 @@ impl Ports {
             plans: Arc::new(store.clone()),
             projects: Arc::new(store.clone()),
             schedules: Arc::new(store.clone()),
+            publications: Arc::new(store.clone()),
         }
     }
 }
@@ -129,6 +131,9 @@ fn cases() -> Vec<(&'static str, Case)> {
                 )
             },
         ),
+        ("publications_keep_one_slug_and_swap", |p| {
+            Box::pin(crate::store_publications::publications_keep_one_slug_and_swap(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -158,7 +163,8 @@ async fn the_suite_passes_on_sled() {
             tools: records.clone(),
             plans: records.clone(),
             projects: records.clone(),
-            schedules: records,
+            schedules: records.clone(),
+            publications: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

@@ -7,7 +7,9 @@ use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::publishing::{DisplayNames, Identity, Persistence, PublicationMode, PublicationStatus};
+use crate::publishing::{
+    DisplayNames, Identity, Persistence, PublicationMode, PublicationStatus, multiplayer_config,
+};
 use crate::state::AppState;
 
 /// How many of the agent's suggestions stand in for a publication's empty
@@ -42,30 +44,26 @@ pub async fn config(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let slug = path.into_inner();
-    let found = state
+    let mut publication = state
         .store
-        .run(move |s| {
-            let Some(publication) = s.live_publication_by_slug(&slug)? else {
-                return Ok(None);
-            };
-            let names = s
-                .multiplayer_config(publication.org_id, publication.agent_id)?
-                .display_names;
-            // An empty list shows the agent's first suggestions
-            // (agent-extras.md §2).
-            let mut publication = publication;
-            if publication.suggested_prompts.is_empty()
-                && let Some(agent) =
-                    s.agent_suggestions(publication.org_id, publication.agent_id)?
-            {
-                publication.suggested_prompts =
-                    agent.suggestions.into_iter().take(AGENT_PROMPTS).collect();
-            }
-            Ok(Some((publication, names)))
-        })
-        .await?;
-    let (publication, display_names) =
-        found.ok_or_else(|| ApiError::NotFound("no such public chat".into()))?;
+        .publications()
+        .publication_by_slug(slug, true)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("no such public chat".into()))?;
+    let (org, agent) = (publication.org_id, publication.agent_id);
+    let display_names = multiplayer_config(&state.store, org, agent)
+        .await?
+        .display_names;
+    // An empty list shows the agent's first suggestions (agent-extras.md
+    // §2); PostgreSQL keeps no suggestions yet.
+    if publication.suggested_prompts.is_empty()
+        && let Some(agent) = state
+            .store
+            .run_or_default(move |s| s.agent_suggestions(org, agent))
+            .await?
+    {
+        publication.suggested_prompts = agent.suggestions.into_iter().take(AGENT_PROMPTS).collect();
+    }
     Ok(HttpResponse::Ok().json(PublicChatConfig {
         slug: publication.slug,
         title: publication.title,

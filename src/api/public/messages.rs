@@ -84,16 +84,14 @@ pub async fn send(
     let (org, user) = (publication.org_id, visitor.user_id.clone());
     let now = Utc::now();
     let (id, today) = (publication.id, keys::day_number(now));
-    let (thread, (agent, participant, spent, last_input)) =
-        access::visitor_thread_and(&state, &visitor, path.into_inner().1, move |s, t| {
-            Ok((
-                s.agent(org, t.agent_id)?,
-                s.participant(t.id, &user)?,
-                s.publication_tokens(id, today)?,
-                s.last_input_tokens(org, t.id)?,
-            ))
-        })
-        .await?;
+    let thread = access::visitor_thread(&state, &visitor, path.into_inner().1).await?;
+    let records = state.store.publications();
+    let (agent, participant, spent, last_input) = tokio::try_join!(
+        state.store.agents().agent(org, thread.agent_id),
+        access::participant(&state, thread.id, &user),
+        records.publication_tokens(id, today),
+        records.last_input_tokens(org, thread.id),
+    )?;
     // Before any effect: the quotas, then a running-turn slot, which the
     // turn holds to its end.
     visitor.count_send(&state)?;

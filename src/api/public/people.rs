@@ -15,6 +15,7 @@ use crate::api::timestamp;
 use crate::auth::access;
 use crate::auth::visitor::Visitor;
 use crate::error::{ApiError, stored};
+use crate::publishing::multiplayer_config;
 use crate::publishing::names::display_name;
 use crate::publishing::visitors::participant_id;
 use crate::state::AppState;
@@ -91,14 +92,11 @@ pub async fn invite(
         parse_json(&body)?
     };
     let user = visitor.user_id.clone();
-    let (thread, (config, me)) =
-        access::visitor_thread_and(&state, &visitor, path.into_inner().1, move |s, t| {
-            Ok((
-                s.multiplayer_config(t.org_id, t.agent_id)?,
-                s.participant(t.id, &user)?,
-            ))
-        })
-        .await?;
+    let thread = access::visitor_thread(&state, &visitor, path.into_inner().1).await?;
+    let (config, me) = tokio::try_join!(
+        multiplayer_config(&state.store, thread.org_id, thread.agent_id),
+        access::participant(&state, thread.id, &user),
+    )?;
     only_multiplayer(&thread)?;
     let is_owner = me.is_some_and(|p| p.role == ParticipantRole::Owner);
     config.who_can_invite.check(is_owner)?;
@@ -148,17 +146,16 @@ pub async fn join(
     let id = path.into_inner().1;
     let publication = visitor.publication.clone();
     let user = visitor.user_id.clone();
-    let found = state
-        .store
-        .run(move |s| {
-            let Some(thread) = s.thread(publication.org_id, id)? else {
-                return Ok(None);
-            };
-            let config = s.multiplayer_config(thread.org_id, thread.agent_id)?;
-            let members = s.participants(thread.id)?;
-            Ok(Some((thread, config, members)))
-        })
-        .await?;
+    let found = match state.store.threads().thread(publication.org_id, id).await? {
+        None => None,
+        Some(thread) => {
+            let (config, members) = tokio::try_join!(
+                multiplayer_config(&state.store, thread.org_id, thread.agent_id),
+                state.store.threads().participants(thread.id),
+            )?;
+            Some((thread, config, members))
+        }
+    };
     let keys = &state.public.keys;
     let (thread, config, members) = found
         .filter(|(thread, _, _)| {
@@ -190,7 +187,8 @@ pub async fn join(
     let (org, thread_id) = (thread.org_id, thread.id);
     let put = state
         .store
-        .write(move |s| s.put_participant(org, thread_id, &participant, Some(cap)))
+        .threads()
+        .put_participant(org, thread_id, participant, Some(cap))
         .await?;
     match put {
         ParticipantPut::Stored { participant, .. } => {
@@ -210,11 +208,8 @@ pub async fn participants(
     visitor: Visitor,
     path: web::Path<(String, ThreadId)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (thread, members) =
-        access::visitor_thread_and(&state, &visitor, path.into_inner().1, |s, t| {
-            s.participants(t.id)
-        })
-        .await?;
+    let thread = access::visitor_thread(&state, &visitor, path.into_inner().1).await?;
+    let members = state.store.threads().participants(thread.id).await?;
     only_multiplayer(&thread)?;
     let participants = members
         .into_iter()
@@ -239,11 +234,8 @@ pub async fn remove(
     body: JsonBody<RemoveRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let wanted = body.into_inner().participant_id;
-    let (thread, members) =
-        access::visitor_thread_and(&state, &visitor, path.into_inner().1, |s, t| {
-            s.participants(t.id)
-        })
-        .await?;
+    let thread = access::visitor_thread(&state, &visitor, path.into_inner().1).await?;
+    let members = state.store.threads().participants(thread.id).await?;
     only_multiplayer(&thread)?;
     let target = members
         .iter()
@@ -260,7 +252,8 @@ pub async fn remove(
     let (org, id, user) = (thread.org_id, thread.id, target.user_id.clone());
     let removed = state
         .store
-        .write(move |s| s.remove_participant(org, id, &user))
+        .threads()
+        .remove_participant(org, id, user)
         .await?;
     if !removed {
         return Err(ApiError::not_found("participant"));

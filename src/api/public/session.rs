@@ -69,22 +69,16 @@ pub async fn mint(
     };
     let slug = path.into_inner();
     let wanted = slug.clone();
-    let found = state
-        .store
-        .run(move |s| {
-            let Some(publication) = s.publication_by_slug(&wanted)? else {
-                return Ok(None);
-            };
-            let org = s.org_settings(publication.org_id)?.origins();
-            let secret = match publication.identity {
-                Identity::Anonymous => None,
-                _ => s.identity_secret(&publication)?,
-            };
-            Ok(Some((publication, org, secret)))
-        })
-        .await?;
-    let (publication, org_origins, identity_secret) =
-        found.ok_or_else(|| ApiError::NotFound("no such public chat".into()))?;
+    let records = state.store.publications();
+    let publication = records
+        .publication_by_slug(wanted, false)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("no such public chat".into()))?;
+    let org_origins = records.org_settings(publication.org_id).await?.origins();
+    let identity_secret = match publication.identity {
+        Identity::Anonymous => None,
+        _ => crate::publishing::identity_secret::open(&state.store.secrets(), &publication)?,
+    };
     if !publication.is_active() {
         return Err(ApiError::Refused {
             code: confer_actors::codes::PUBLICATION_PAUSED,

@@ -13,10 +13,9 @@ use crate::api::{page_limit, parse_cursor, timestamp};
 use crate::auth::access;
 use crate::auth::visitor::Visitor;
 use crate::error::ApiError;
-use crate::publishing::PublicationMode;
 use crate::publishing::names::display_name;
+use crate::publishing::{PublicationMode, multiplayer_config};
 use crate::state::AppState;
-use crate::store::SledStore;
 use crate::store::threads::Created;
 
 const DEFAULT_PAGE: u32 = 50;
@@ -51,13 +50,13 @@ impl VisitorThread {
     }
 
     /// `thread` with the visitor's participation read from the store.
-    pub fn read(
-        store: &SledStore,
+    pub async fn read(
+        state: &AppState,
         thread: Thread,
         user: &str,
     ) -> Result<Self, confer_actors::StoreError> {
         let participant = match thread.kind {
-            ThreadKind::Multiplayer => store.participant(thread.id, user)?,
+            ThreadKind::Multiplayer => access::participant(state, thread.id, user).await?,
             ThreadKind::Single => None,
         };
         Ok(Self::new(thread, participant.as_ref()))
@@ -100,30 +99,27 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let before = parse_cursor(query.cursor.as_deref())?;
     let limit = page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE);
-    let who = visitor.clone();
+    let publication = &visitor.publication;
     let page = state
         .store
-        .run(move |s| {
-            let publication = &who.publication;
-            let page = s.list_threads(
-                publication.org_id,
-                publication.agent_id,
-                Some(&who.user_id),
-                before,
-                limit,
-                |thread| access::visitor_may_use(s, &who, thread),
-            )?;
-            let threads = page
-                .items
-                .into_iter()
-                .map(|thread| VisitorThread::read(s, thread, &who.user_id))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((threads, page.next_cursor))
-        })
+        .threads()
+        .list_threads(
+            publication.org_id,
+            publication.agent_id,
+            Some(visitor.user_id.clone()),
+            before,
+            limit,
+        )
         .await?;
+    let mut threads = Vec::with_capacity(page.items.len());
+    for thread in page.items {
+        if access::visitor_may_use(&state, &visitor, &thread).await? {
+            threads.push(VisitorThread::read(&state, thread, &visitor.user_id).await?);
+        }
+    }
     Ok(HttpResponse::Ok().json(VisitorThreadPage {
-        threads: page.0,
-        next_cursor: page.1.map(timestamp),
+        threads,
+        next_cursor: page.next_cursor.map(timestamp),
     }))
 }
 
@@ -134,12 +130,8 @@ pub async fn get(
     visitor: Visitor,
     path: web::Path<(String, ThreadId)>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = visitor.user_id.clone();
-    let (thread, participant) =
-        access::visitor_thread_and(&state, &visitor, path.into_inner().1, move |s, t| {
-            s.participant(t.id, &user)
-        })
-        .await?;
+    let thread = access::visitor_thread(&state, &visitor, path.into_inner().1).await?;
+    let participant = access::participant(&state, thread.id, &visitor.user_id).await?;
     Ok(HttpResponse::Ok().json(VisitorThread::new(thread, participant.as_ref())))
 }
 
@@ -172,9 +164,7 @@ pub async fn create(
         ThreadKind::Single => None,
         ThreadKind::Multiplayer => {
             let (org, agent) = (publication.org_id, publication.agent_id);
-            let rule = state
-                .store
-                .run(move |s| s.multiplayer_config(org, agent))
+            let rule = multiplayer_config(&state.store, org, agent)
                 .await?
                 .display_names;
             let name = display_name(
@@ -211,33 +201,35 @@ pub async fn create(
         created_at: now,
         updated_at: now,
     };
-    let who = visitor.clone();
-    let created = state
-        .store
-        .write(move |s| {
-            let publication = &who.publication;
-            let mine = s.list_threads(
-                publication.org_id,
-                publication.agent_id,
-                Some(&who.user_id),
-                None,
-                MAX_PER_VISITOR,
-                |t| Ok(t.publication_id == Some(publication.id)),
-            )?;
-            if mine.items.len() >= MAX_PER_VISITOR {
-                return Ok(Err(format!(
-                    "threads: a visitor may keep {MAX_PER_VISITOR} threads in this chat"
-                )));
-            }
-            match s.create_thread_keyed(&thread, owner.as_ref(), None)? {
-                Created::New(stored) => Ok(Ok((*stored, owner))),
-                _ => Ok(Err(
-                    "threads: this chat holds as many threads as it may (CONFER_PUBLIC_MAX_THREADS)"
-                        .to_owned(),
-                )),
-            }
-        })
-        .await?;
-    let (thread, owner) = created.map_err(ApiError::Conflict)?;
-    Ok(HttpResponse::Ok().json(VisitorThread::new(thread, owner.as_ref())))
+    let records = state.store.threads();
+    // Threads of this publication only: the visitor's id is its own.
+    let mine = records
+        .list_threads(
+            publication.org_id,
+            publication.agent_id,
+            Some(visitor.user_id.clone()),
+            None,
+            MAX_PER_VISITOR,
+        )
+        .await?
+        .items
+        .iter()
+        .filter(|t| t.publication_id == Some(publication.id))
+        .count();
+    if mine >= MAX_PER_VISITOR {
+        return Err(ApiError::Conflict(format!(
+            "threads: a visitor may keep {MAX_PER_VISITOR} threads in this chat"
+        )));
+    }
+    match records
+        .create_thread_keyed(thread, owner.clone(), None)
+        .await?
+    {
+        Created::New(stored) => {
+            Ok(HttpResponse::Ok().json(VisitorThread::new(*stored, owner.as_ref())))
+        }
+        _ => Err(ApiError::Conflict(
+            "threads: this chat holds as many threads as it may (CONFER_PUBLIC_MAX_THREADS)".into(),
+        )),
+    }
 }

@@ -12,8 +12,8 @@ use super::agents::live_agent;
 use super::extract::{JsonBody, Patch};
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
-use crate::publishing::Publication;
 use crate::publishing::rules::{self, PublicationChanges};
+use crate::publishing::{Publication, identity_secret};
 use crate::state::AppState;
 
 mod view;
@@ -136,7 +136,8 @@ pub async fn unpublished(state: &AppState, publication: &Publication) -> Result<
     state.public.end_sessions(&state.runtime, publication).await;
     state
         .store
-        .write(move |s| s.forget_publication_threads(publication))
+        .publications()
+        .forget_publication_threads(publication)
         .await?;
     Ok(())
 }
@@ -149,7 +150,8 @@ async fn spent_today(state: &AppState, publication: &Publication) -> Result<u64,
     );
     Ok(state
         .store
-        .run(move |s| s.publication_tokens(id, today))
+        .publications()
+        .publication_tokens(id, today)
         .await?)
 }
 
@@ -160,7 +162,8 @@ async fn org_domains(
 ) -> Result<Vec<crate::publishing::EmbedOrigin>, ApiError> {
     Ok(state
         .store
-        .run(move |s| s.org_settings(org))
+        .publications()
+        .org_settings(org)
         .await?
         .origins())
 }
@@ -174,10 +177,11 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let (publication, settings) = state
-        .store
-        .run(move |s| Ok((s.publication(org, agent.id)?, s.org_settings(org)?)))
-        .await?;
+    let records = state.store.publications();
+    let (publication, settings) = tokio::try_join!(
+        records.publication(org, agent.id),
+        records.org_settings(org)
+    )?;
     let publication = publication.ok_or_else(not_published)?;
     let spent = spent_today(&state, &publication).await?;
     Ok(HttpResponse::Ok().json(PublicationView::of(
@@ -217,15 +221,15 @@ pub async fn create(
     let (publication, applied) =
         rules::create(base, &agent.name, body.changes(), &domains, || fresh)?;
     let shown = applied.new_identity_secret.clone();
+    let mut publication = publication;
+    if let Some(plain) = &applied.new_identity_secret {
+        let secrets = state.store.secrets();
+        publication.identity_secret = Some(identity_secret::seal(&secrets, &publication, plain)?);
+    }
     let created = state
         .store
-        .write(move |s| {
-            let mut publication = publication;
-            if let Some(plain) = &applied.new_identity_secret {
-                publication.identity_secret = Some(s.seal_identity_secret(&publication, plain)?);
-            }
-            s.create_publication(&publication)
-        })
+        .publications()
+        .create_publication(publication)
         .await?;
     match created {
         PublicationCreated::Stored(publication) => Ok(HttpResponse::Created().json(
@@ -260,26 +264,39 @@ pub async fn update(
     let domains = org_domains(&state, org).await?;
     let checked = domains.clone();
     let fresh = identity_secret()?;
-    let (outcome, shown, bumped) = state
+    // What the last run of the change (the one stored) showed and did.
+    let told = std::sync::Arc::new(std::sync::Mutex::new((None, false)));
+    let tell = std::sync::Arc::clone(&told);
+    let secrets = state.store.secrets();
+    let outcome = state
         .store
-        .write(move |s| {
-            let mut shown = None;
-            let mut bumped = false;
-            let outcome = s.update_publication(org, agent.id, |publication| {
+        .publications()
+        .update_publication(
+            org,
+            agent.id,
+            Box::new(move |publication| {
                 let before = publication.generation;
                 let (mut publication, applied) =
                     rules::apply(publication, changes.clone(), &checked, || fresh.clone())?;
-                bumped = publication.generation != before;
+                let mut shown = None;
                 if let Some(plain) = applied.new_identity_secret {
                     publication.identity_secret =
-                        Some(s.seal_identity_secret(&publication, &plain)?);
+                        Some(identity_secret::seal(&secrets, &publication, &plain)?);
                     shown = Some(plain);
                 }
-                Ok::<_, ApiError>(publication)
-            })?;
-            Ok((outcome, shown, bumped))
-        })
+                let bumped = publication.generation != before;
+                *tell
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = (shown, bumped);
+                Ok(publication)
+            }),
+        )
         .await?;
+    let (shown, bumped) = std::mem::take(
+        &mut *told
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
     let publication = match outcome {
         Updated::Stored(publication) => publication,
         Updated::Gone => return Err(not_published()),
@@ -314,7 +331,8 @@ pub async fn delete(
     let org = caller.org_id;
     let deleted = state
         .store
-        .write(move |s| s.delete_publication(org, agent.id))
+        .publications()
+        .delete_publication(org, agent.id)
         .await?
         .ok_or_else(not_published)?;
     unpublished(&state, &deleted).await?;

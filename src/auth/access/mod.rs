@@ -9,12 +9,13 @@
 //! of the caller's org that the caller may not use is 403.
 
 mod projects;
+mod visitor;
 
 pub use projects::{project, role_name};
+pub use visitor::{participant, visitor_may_use, visitor_thread};
 
 use confer_actors::{Agent, PlanId, StoreError, Thread, ThreadId, ThreadKind};
 
-use crate::auth::visitor::Visitor;
 use crate::auth::{Caller, Principal};
 use crate::error::ApiError;
 use crate::plans::Plan;
@@ -231,66 +232,6 @@ pub async fn plan(
         Err(ApiError::NotFound(_)) => Err(ApiError::not_found("plan")),
         Err(other) => Err(other),
     }
-}
-
-/// Whether a visitor may use `thread`: a thread of its publication that it
-/// created, or a multiplayer one it joined (`publishing.md` "Callers").
-pub fn visitor_may_use(
-    store: &SledStore,
-    visitor: &Visitor,
-    thread: &Thread,
-) -> Result<bool, StoreError> {
-    let publication = &visitor.publication;
-    if thread.org_id != publication.org_id || thread.publication_id != Some(publication.id) {
-        return Ok(false);
-    }
-    if thread.created_by == visitor.user_id {
-        return Ok(true);
-    }
-    Ok(thread.kind == ThreadKind::Multiplayer
-        && store.participant(thread.id, &visitor.user_id)?.is_some())
-}
-
-/// Loads a thread the visitor may use, and `also` in the same store call;
-/// every other thread, of any org, is 404 (a visitor learns nothing of
-/// threads that are not its own).
-pub async fn visitor_thread_and<T, F>(
-    state: &AppState,
-    visitor: &Visitor,
-    id: ThreadId,
-    also: F,
-) -> Result<(Thread, T), ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&SledStore, &Thread) -> Result<T, StoreError> + Send + 'static,
-{
-    let org = visitor.publication.org_id;
-    let who = visitor.clone();
-    state
-        .store
-        .run(move |store| {
-            let Some(thread) = store.thread(org, id)? else {
-                return Ok(None);
-            };
-            if !visitor_may_use(store, &who, &thread)? {
-                return Ok(None);
-            }
-            let extra = also(store, &thread)?;
-            Ok(Some((thread, extra)))
-        })
-        .await?
-        .ok_or_else(|| ApiError::not_found("thread"))
-}
-
-/// [`visitor_thread_and`] with nothing more.
-pub async fn visitor_thread(
-    state: &AppState,
-    visitor: &Visitor,
-    id: ThreadId,
-) -> Result<Thread, ApiError> {
-    visitor_thread_and(state, visitor, id, |_, _| Ok(()))
-        .await
-        .map(|(thread, ())| thread)
 }
 
 /// Whether `caller` may read (`write`: add, reindex, delete) the knowledge

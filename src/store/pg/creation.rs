@@ -108,14 +108,16 @@ impl PgStore {
         owner: Option<Participant>,
         keyed: Option<([u8; 32], String)>,
     ) -> Result<Created, StoreError> {
-        if thread.publication_id.is_some() {
-            // Publications' thread counts are not on PostgreSQL yet.
-            return Err(StoreError::Engine(
-                "a public chat's threads are not kept on PostgreSQL yet".into(),
-            ));
-        }
         let mut session = self.session().await?;
         let tx = session.client.transaction().await.map_err(db)?;
+        let max_public = self
+            .public_max_threads
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if let Some(publication) = thread.publication_id
+            && !super::publications::has_room(&tx, publication, max_public).await?
+        {
+            return Ok(Created::PublicationFull);
+        }
         if let Some(project) = thread.project_id
             && !live_project(&tx, thread.org_id, project).await?
         {

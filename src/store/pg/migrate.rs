@@ -103,6 +103,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "trace_days",
         sql: include_str!("migrations/V15__trace_days.sql"),
     },
+    Migration {
+        version: 16,
+        name: "publications",
+        sql: include_str!("migrations/V16__publications.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

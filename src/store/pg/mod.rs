@@ -4,8 +4,9 @@
 //! key.
 //!
 //! Records move here kind by kind (§2): [`PgStore`] holds those that have
-//! (orgs and API keys, org tools, participants, plans, and the turn's: agents,
-//! threads, history, turns, keyed sends, usage, traces).
+//! (orgs and API keys, org tools, participants, plans, projects, scheduled
+//! tasks, publications and the orgs' publishing settings, and the turn's:
+//! agents, threads, history, turns, keyed sends, usage, traces).
 //! Until every kind has, `serve` refuses `CONFER_STORE` rather than run on
 //! sled behind the operator's back; what exists is exercised by the
 //! store conformance suite against a real PostgreSQL.
@@ -35,6 +36,7 @@ mod orgs;
 mod participants;
 mod plans;
 mod projects;
+mod publications;
 pub mod purge;
 pub mod records;
 pub(crate) mod schedules;
@@ -46,6 +48,7 @@ mod traces;
 mod turn;
 
 pub use marks::TurnState;
+pub use publications::KIND as PUBLICATIONS_CACHE;
 pub use records::PgStore;
 pub use statements::{Db, StoreSession, Tx};
 pub use tools::KIND as TOOLS_CACHE;

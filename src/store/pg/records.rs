@@ -28,6 +28,8 @@ pub struct PgStore {
     pub(crate) secrets: Arc<SecretBox>,
     /// Told each trace a committed append stored (the OTLP exporter).
     pub(crate) trace_listener: Arc<std::sync::OnceLock<TraceListener>>,
+    /// Threads one publication may hold (`CONFER_PUBLIC_MAX_THREADS`).
+    pub(crate) public_max_threads: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl PgStore {
@@ -38,6 +40,7 @@ impl PgStore {
             database,
             secrets,
             trace_listener: Arc::default(),
+            public_max_threads: Arc::new(std::sync::atomic::AtomicU64::new(100_000)),
         }
     }
 

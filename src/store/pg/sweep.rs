@@ -4,8 +4,9 @@
 //! run over [`JOB_SLOTS_KEPT`] ago, send-limit rows idle for a day (their
 //! next send has the whole allowance again, as with no row), thread
 //! creation keys past their keeping (a later creation under the key makes a
-//! new thread either way), and the org turn slots of nodes whose lease ran
-//! out (their turns ended with them).
+//! new thread either way), the org turn slots of nodes whose lease ran
+//! out (their turns ended with them), and public chats' threads past their
+//! publication's retention (`publications`).
 //!
 //! One node sweeps at a time: the sweep holds a session advisory lock on a
 //! connection of its own (a node that dies mid-sweep drops it with the
@@ -38,6 +39,8 @@ pub struct Swept {
     pub send_limits: u64,
     pub thread_keys: u64,
     pub dead_turn_slots: u64,
+    /// Public chats' threads past their publication's retention.
+    pub public_threads: u64,
 }
 
 impl PgStore {
@@ -109,6 +112,7 @@ impl PgStore {
                 now,
             )
             .await?,
+            public_threads: self.sweep_public_retention(now).await?,
         };
         drop(lock);
         Ok(Some(swept))

@@ -327,6 +327,7 @@ pub mod configs;
 mod engine;
 pub mod plans;
 pub mod projects;
+pub mod publications;
 pub mod records;
 pub mod schedules;
 pub mod threads;
@@ -335,6 +336,7 @@ pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_ag
 pub use engine::SledPort;
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
+pub use publications::{OrgSettingsSwap, PublicationRecords, PublicationSwap};
 pub use records::{AgentRecords, AgentSwap, CredentialSwap, OrgRecords, SledRecords};
 pub use schedules::ScheduleRecords;
 pub use threads::{ThreadRecords, ThreadSwap};

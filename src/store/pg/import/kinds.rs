@@ -133,6 +133,25 @@ pub const KINDS: &[Kind] = &[
         line: Line::Body,
     },
     Kind {
+        table: "org_settings",
+        columns: &[("org_id", Type::UUID), V, JSON],
+        order: "org_id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "publications",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("agent_id", Type::UUID),
+            ("id", Type::UUID),
+            ("slug", Type::TEXT),
+            V,
+            JSON,
+        ],
+        order: "org_id, agent_id",
+        line: Line::Body,
+    },
+    Kind {
         table: "tools",
         columns: &[
             ("org_id", Type::UUID),

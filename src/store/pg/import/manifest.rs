@@ -192,6 +192,8 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "projects" => as_::<crate::projects::Project>(body),
         "project_members" => as_::<crate::projects::Member>(body),
         "agents" => as_::<Agent>(body),
+        "org_settings" => as_::<crate::publishing::OrgSettings>(body),
+        "publications" => as_::<crate::publishing::Publication>(body),
         "tools" => as_::<crate::store::tools::OrgTool>(body),
         "threads" => as_::<Thread>(body),
         "messages" => as_::<Message>(body),

@@ -15,6 +15,7 @@ use super::kinds::Kind;
 use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line, trace_day_line};
 use crate::plans::Plan;
 use crate::projects::{Member, Project};
+use crate::publishing::{OrgSettings, Publication};
 use crate::scheduler::{OutboxSend, ScheduledTask};
 use crate::store::codec::RECORD_VERSION;
 use crate::store::keys::{from_micros, read_u64};
@@ -185,6 +186,22 @@ impl<'a> SledSource<'a> {
                         cell(uuid_at(k, 0)?),
                         cell(uuid_at(k, 16)?),
                         cell(i16::from(kind)),
+                    ],
+                    body,
+                )
+            }),
+            "org_settings" => tree_rows(&s.org_settings, |k, v| {
+                let (_, body) = record::<OrgSettings>("an org's settings", v)?;
+                with_body(vec![cell(uuid_at(k, 0)?)], body)
+            }),
+            "publications" => tree_rows(&s.publications, |_, v| {
+                let (publication, body) = record::<Publication>("a publication", v)?;
+                with_body(
+                    vec![
+                        cell(publication.org_id.0),
+                        cell(publication.agent_id.0),
+                        cell(publication.id.0),
+                        cell(publication.slug),
                     ],
                     body,
                 )

@@ -1,0 +1,197 @@
+//! Public chats on PostgreSQL (`publishing.md`, `scale.md` §5): a
+//! publication made on one node is read, changed and served by another;
+//! a slug is taken once across nodes; a visitor's session, threads and
+//! sends work whichever node it reaches; a pause on one node ends the
+//! sessions another node had cached within seconds; a visitor's send
+//! reaching a node that does not own its thread is relayed to the owner; the thread cap holds
+//! across nodes; the store's sweep applies a publication's retention.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::cluster_forward::{node_of, shard_owner};
+use crate::cluster_serve::on_postgres;
+use crate::common::{Server, done_of};
+use crate::postgres::Postgres;
+use crate::visitors::visit;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_public_chat_runs_on_postgres_whichever_node_is_reached() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("public").await;
+    let node = |name| on_postgres(&url, name).env("CONFER_PUBLIC_MAX_THREADS", "2");
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    let (on_a, on_b) = (a.admin(), b.admin());
+
+    // The org's settings and the publication, written on A, read on B.
+    let settings = on_a
+        .post(
+            "/api/orgs/settings",
+            json!({"allowedEmbedDomains": ["https://shop.example.com"]}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(on_b.get("/api/orgs/settings").await.expect(200), settings);
+    let agent = on_a.agent("Helpdesk").await;
+    let path = format!("/api/agents/{agent}/publish");
+    let published = on_a
+        .post(&path, json!({"slug": "help", "identity": "optional"}))
+        .await
+        .expect(201);
+    let secret = published["identity_secret"].as_str().unwrap().to_owned();
+    let seen = on_b.get(&path).await.expect(200);
+    assert_eq!(seen["id"], published["id"]);
+    assert_eq!(
+        seen["effective_allowed_domains"],
+        json!(["https://shop.example.com"])
+    );
+    let listed = on_b.get(&format!("/api/agents/{agent}")).await.expect(200);
+    assert_eq!(listed["published_chats"][0]["slug"], "help", "{listed}");
+    let row: String = postgres
+        .admin_of("public")
+        .await
+        .query_one("SELECT body::text FROM publications", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(
+        !row.contains(&secret),
+        "the identity secret is sealed: {row}"
+    );
+    // The slug is the instance's: another agent cannot take it on B.
+    let other = on_b.agent("Other").await;
+    let taken = on_b
+        .post(
+            &format!("/api/agents/{other}/publish"),
+            json!({"slug": "help"}),
+        )
+        .await
+        .expect_error(409, "CONFLICT");
+    assert!(taken.starts_with("slug"), "{taken}");
+    b.anonymous().get("/api/public/chat/help").await.expect(200);
+
+    // A host identity signed with the secret opens on B (the sealed
+    // secret opens there); the visitor's thread is made on A and its send
+    // answered through B.
+    let token = jsonwebtoken::encode(
+        &jsonwebtoken::Header::default(),
+        &json!({"sub": "u-1", "exp": crate::common::exp_in(600), "aud": "help"}),
+        &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes()),
+    )
+    .unwrap();
+    let on_b_guest = visit(&b, "help", json!({"userToken": token})).await;
+    let session_token = on_b_guest.session["token"].as_str().unwrap().to_owned();
+    let on_a_guest = crate::visitors::Guest {
+        api: a.api(&session_token),
+        session: on_b_guest.session.clone(),
+        slug: "help".into(),
+    };
+    let thread = on_a_guest.thread(json!({"title": "mine"})).await;
+    let thread = thread["id"].as_str().unwrap().to_owned();
+    // Sent through the node that does not own the thread: relayed.
+    let database = postgres.admin_of("public").await;
+    let owner = shard_owner(&database, &thread).await.expect("an owner");
+    let entry = match node_of(&a).await == owner {
+        true => &on_b_guest,
+        false => &on_a_guest,
+    };
+    let stream = entry
+        .open_send(&thread, json!({"content": "hello"}), &[])
+        .await;
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.headers["x-confer-node"].to_str().unwrap(), owner);
+    let frames = stream.collect().await;
+    assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+    let history = on_a_guest
+        .api
+        .get(&on_a_guest.path(&format!("/threads/{thread}/messages")))
+        .await
+        .expect(200);
+    assert_eq!(
+        history["messages"].as_array().unwrap().len(),
+        2,
+        "{history}"
+    );
+    let mine = on_b_guest
+        .api
+        .get(&on_b_guest.path("/threads"))
+        .await
+        .expect(200);
+    assert_eq!(mine["threads"][0]["id"], thread.as_str(), "{mine}");
+    let spent = on_b.get(&path).await.expect(200);
+    assert!(
+        spent["usage_today"]["tokens"].as_u64().unwrap() > 0,
+        "{spent}"
+    );
+
+    // The cap (2) holds across nodes: one thread is held, so of two
+    // visitors racing for the last place on A and B one wins, each round.
+    for round in 0..4 {
+        let (first, second) = (
+            visit(&a, "help", json!({})).await,
+            visit(&b, "help", json!({})).await,
+        );
+        let (path_a, path_b) = (first.path("/threads"), second.path("/threads"));
+        let (one, two) = tokio::join!(
+            first.api.post(&path_a, json!({})),
+            second.api.post(&path_b, json!({})),
+        );
+        let mut statuses = [one.status, two.status];
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 409], "round {round}");
+        let won = if one.status == 200 { one } else { two };
+        on_a.delete(&format!(
+            "/api/threads/{}",
+            won.expect(200)["id"].as_str().unwrap()
+        ))
+        .await
+        .expect(200);
+    }
+
+    // A pause on A ends the session B holds (its cached publication is
+    // dropped within the second).
+    on_b_guest
+        .api
+        .get(&on_b_guest.path("/threads"))
+        .await
+        .expect(200);
+    on_a.patch(&path, json!({"status": "paused"}))
+        .await
+        .expect(200);
+    crate::common::eventually(
+        Duration::from_secs(5),
+        "B refuses the paused chat",
+        async || {
+            let reply = on_b_guest.api.get(&on_b_guest.path("/threads")).await;
+            (reply.status == 401).then_some(())
+        },
+    )
+    .await;
+    on_b.patch(&path, json!({"status": "active", "retentionDays": 1}))
+        .await
+        .expect(200);
+
+    // The store's sweep deletes a public thread past its retention.
+    let store = crate::store_conformance::pg_store_of_node(&url).await;
+    let later = chrono::Utc::now() + chrono::TimeDelta::days(3);
+    let swept = store
+        .sweep(chrono::TimeDelta::days(30), later)
+        .await
+        .unwrap()
+        .expect("no other sweep runs");
+    assert_eq!(swept.public_threads, 1, "{swept:?}");
+    on_a.get(&format!("/api/threads/{thread}"))
+        .await
+        .expect_error(404, "NOT_FOUND");
+
+    // Unpublished on B: the slug is free at once, on A.
+    on_b.delete(&path).await.expect(200);
+    on_a.post(
+        &format!("/api/agents/{other}/publish"),
+        json!({"slug": "help"}),
+    )
+    .await
+    .expect(201);
+}
