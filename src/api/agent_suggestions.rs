@@ -44,10 +44,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let (org, id) = (agent.org_id, agent.id);
-    let stored = state
-        .store
-        .run(move |s| s.agent_suggestions(org, id))
-        .await?;
+    let stored = crate::suggestions::agent::stored(&state.store, org, id).await?;
     Ok(HttpResponse::Ok().json(stored.unwrap_or_else(|| AgentSuggestions::none(&agent))))
 }
 
@@ -106,10 +103,6 @@ pub async fn generate(
 }
 
 async fn store(state: &AppState, record: AgentSuggestions) -> Result<HttpResponse, ApiError> {
-    let stored = record.clone();
-    state
-        .store
-        .write(move |s| s.put_agent_suggestions(&stored))
-        .await?;
+    crate::suggestions::agent::put(&state.store, &record).await?;
     Ok(HttpResponse::Ok().json(record))
 }

@@ -190,6 +190,46 @@ pub async fn generate(
     }))
 }
 
+/// The agent's stored suggestions, `None` until set (on either store,
+/// through the configs port).
+pub async fn stored(
+    store: &crate::store::Store,
+    org: confer_actors::OrgId,
+    agent: AgentId,
+) -> Result<Option<AgentSuggestions>, confer_actors::StoreError> {
+    use crate::store::port::PlainConfig;
+    match store
+        .configs()
+        .config_json(org, agent, PlainConfig::Suggestions)
+        .await?
+    {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(value) => serde_json::from_value(value)
+            .map(Some)
+            .map_err(|e| confer_actors::StoreError::Codec(e.to_string())),
+    }
+}
+
+/// Replaces the agent's suggestions with `record`.
+pub async fn put(
+    store: &crate::store::Store,
+    record: &AgentSuggestions,
+) -> Result<(), confer_actors::StoreError> {
+    use crate::store::port::PlainConfig;
+    let value = serde_json::to_value(record)
+        .map_err(|e| confer_actors::StoreError::Codec(e.to_string()))?;
+    store
+        .configs()
+        .update_config_json(
+            record.org_id,
+            record.agent_id,
+            PlainConfig::Suggestions,
+            Box::new(move |_| Ok(value.clone())),
+        )
+        .await
+        .map(drop)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -186,18 +186,25 @@ impl SuggestionWriter {
         };
         let (org, agent, runner, at) = (ask.org, ask.agent, ask.runner, record.created_at);
         let (user, model) = (ask.user_id.clone(), ask.model.clone());
-        let billed = self
-            .store
-            .write(move |s| {
-                s.record_usage(record)?;
-                s.add_call_to_days(org, &user, (agent, &model), &day)?;
-                match runner {
-                    // Nano-USD to USD, as the runs' usage is kept.
-                    Some(runner) => s.add_runner_day_cost(org, runner, at, cost_nanos as f64 / 1e9),
-                    None => Ok(()),
-                }
-            })
-            .await;
+        // The record on either store; its days (and a runner's cost) on
+        // sled, whose analytics count calls outside a turn.
+        let billed = match self.store.as_port().record_usage(record).await {
+            Ok(_) => {
+                self.store
+                    .write_or_default(move |s| {
+                        s.add_call_to_days(org, &user, (agent, &model), &day)?;
+                        match runner {
+                            // Nano-USD to USD, as the runs' usage is kept.
+                            Some(runner) => {
+                                s.add_runner_day_cost(org, runner, at, cost_nanos as f64 / 1e9)
+                            }
+                            None => Ok(()),
+                        }
+                    })
+                    .await
+            }
+            Err(error) => Err(error),
+        };
         if let Err(error) = billed {
             tracing::error!(%error, %agent, "billing a suggestions call failed");
         }

@@ -1,10 +1,11 @@
 //! Public chats on PostgreSQL (`publishing.md`, `scale.md` §5): a
-//! publication made on one node is read, changed and served by another;
-//! a slug is taken once across nodes; a visitor's session, threads and
-//! sends work whichever node it reaches; a pause on one node ends the
-//! sessions another node had cached within seconds; a visitor's send
-//! reaching a node that does not own its thread is relayed to the owner; the thread cap holds
-//! across nodes; the store's sweep applies a publication's retention.
+//! publication (and its agent's suggestions) made on one node is read,
+//! changed and served by another; a slug is taken once across nodes; a
+//! visitor's session, threads and sends work whichever node it reaches,
+//! a send reaching a node that does not own its thread relayed to the
+//! owner; a pause on one node ends the sessions another node had cached
+//! within seconds; the thread cap holds across nodes; the store's sweep
+//! applies a publication's retention.
 
 use std::time::Duration;
 
@@ -70,7 +71,18 @@ async fn a_public_chat_runs_on_postgres_whichever_node_is_reached() {
         .await
         .expect_error(409, "CONFLICT");
     assert!(taken.starts_with("slug"), "{taken}");
-    b.anonymous().get("/api/public/chat/help").await.expect(200);
+    // The agent's suggestions, set on A, stand in for the chat's empty
+    // prompts on B.
+    let starters = json!({"suggestions": ["Where is my order?"]});
+    let suggestions = format!("/api/agents/{agent}/suggestions");
+    let stored = on_a.put(&suggestions, starters).await.expect(200);
+    assert_eq!(on_b.get(&suggestions).await.expect(200), stored);
+    let page = b.anonymous().get("/api/public/chat/help").await.expect(200);
+    assert_eq!(
+        page["suggested_prompts"],
+        json!(["Where is my order?"]),
+        "{page}"
+    );
 
     // A host identity signed with the secret opens on B (the sealed
     // secret opens there); the visitor's thread is made on A and its send

@@ -55,12 +55,9 @@ pub async fn config(
         .await?
         .display_names;
     // An empty list shows the agent's first suggestions (agent-extras.md
-    // §2); PostgreSQL keeps no suggestions yet.
+    // §2).
     if publication.suggested_prompts.is_empty()
-        && let Some(agent) = state
-            .store
-            .run_or_default(move |s| s.agent_suggestions(org, agent))
-            .await?
+        && let Some(agent) = crate::suggestions::agent::stored(&state.store, org, agent).await?
     {
         publication.suggested_prompts = agent.suggestions.into_iter().take(AGENT_PROMPTS).collect();
     }

@@ -28,6 +28,9 @@ pub enum PlainConfig {
     Web,
     /// An agent's delegates (`crate::tools::delegate::config`).
     Delegation,
+    /// An agent's conversation starters (`crate::suggestions::agent`),
+    /// `None` until set.
+    Suggestions,
 }
 
 impl PlainConfig {
@@ -42,6 +45,7 @@ impl PlainConfig {
             Self::Computer => ConfigKind::Computer,
             Self::Web => ConfigKind::Web,
             Self::Delegation => ConfigKind::Delegation,
+            Self::Suggestions => ConfigKind::Suggestions,
         }
     }
 }
