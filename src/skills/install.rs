@@ -275,11 +275,7 @@ impl SkillInstaller {
             skill.synced_at = Some(now);
         }
         let files = content.files;
-        match self
-            .store
-            .write(move |s| s.create_skill(skill, &files))
-            .await?
-        {
+        match self.store.skills().create_skill(skill, files).await? {
             SkillWrite::Stored(skill) => Ok(*skill),
             SkillWrite::NameTaken => Err(ApiError::Conflict(
                 "name: the org has a skill of this name".into(),

@@ -14,6 +14,7 @@ pub mod front_matter;
 pub mod git;
 pub mod install;
 mod sync;
+pub mod token;
 
 use std::collections::BTreeMap;
 

@@ -79,7 +79,8 @@ impl SkillInstaller {
                 let files = content.files;
                 match self
                     .store
-                    .write(move |s| s.replace_skill_content(&old, new, &files))
+                    .skills()
+                    .replace_skill_content(old, new, files)
                     .await?
                 {
                     SkillWrite::Stored(stored) => return Ok((SyncOutcome::Updated, *stored)),
@@ -115,7 +116,8 @@ impl SkillInstaller {
         };
         let touched = self
             .store
-            .write(move |s| s.touch_skill(org, id, change))
+            .skills()
+            .touch_skill(org, id, change)
             .await?
             .ok_or_else(|| ApiError::not_found("skill"))?;
         Ok((outcome, touched))
@@ -124,8 +126,7 @@ impl SkillInstaller {
 
 impl SkillInstaller {
     async fn token(&self, skill: &Skill) -> Result<Option<String>, ApiError> {
-        let skill = skill.clone();
-        Ok(self.store.run(move |s| s.skill_token(&skill)).await?)
+        Ok(crate::skills::token::open(&self.store.secrets(), skill)?)
     }
 
     /// A git skill's sync: the remote's commit first; the same commit

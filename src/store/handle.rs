@@ -14,7 +14,7 @@ use confer_actors::{StoreError, ThreadStore};
 use super::pg::PgStore;
 use super::port::{
     AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords,
-    ScheduleRecords, ThreadRecords, ToolRecords,
+    ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -47,6 +47,8 @@ pub struct Store {
     schedules: Arc<dyn ScheduleRecords>,
     /// Publications and the orgs' publishing settings, through their port.
     publications: Arc<dyn PublicationRecords>,
+    /// Skills, their files and attachments, through their port.
+    skills: Arc<dyn SkillRecords>,
 }
 
 impl Store {
@@ -90,7 +92,8 @@ impl Store {
             plans: records.clone(),
             projects: records.clone(),
             schedules: records.clone(),
-            publications: records,
+            publications: records.clone(),
+            skills: records,
         })
     }
 
@@ -112,7 +115,8 @@ impl Store {
             plans: pg.clone(),
             projects: pg.clone(),
             schedules: pg.clone(),
-            publications: pg,
+            publications: pg.clone(),
+            skills: pg,
         }
     }
 
@@ -186,6 +190,11 @@ impl Store {
     /// Publications and the orgs' publishing settings.
     pub fn publications(&self) -> &dyn PublicationRecords {
         self.publications.as_ref()
+    }
+
+    /// Skills, their files and their attachments.
+    pub fn skills(&self) -> &dyn SkillRecords {
+        self.skills.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`

@@ -23,7 +23,6 @@ use sled::transaction::TransactionalTree;
 
 use super::codec::{decode, encode};
 use super::{SledStore, abort, engine, tx_error};
-use crate::secrets::aad;
 use crate::skills::{ArchiveFile, MAX_ATTACHMENTS, MAX_SKILLS_PER_ORG, Skill};
 
 /// The skill trees.
@@ -48,6 +47,23 @@ impl SkillTrees {
             attached: tree("skill_attached")?,
             counting: std::sync::Mutex::new(()),
         })
+    }
+}
+
+impl SkillTrees {
+    /// The skills' records (for `confer migrate`).
+    pub fn records(&self) -> &sled::Tree {
+        &self.skills
+    }
+
+    /// The skills' files.
+    pub fn files(&self) -> &sled::Tree {
+        &self.files
+    }
+
+    /// The attachments, by owner.
+    pub fn attachments(&self) -> &sled::Tree {
+        &self.attachments
     }
 }
 
@@ -98,15 +114,6 @@ fn pair(a: &[u8; 16], b: &[u8; 16]) -> Vec<u8> {
     [a.as_slice(), b.as_slice()].concat()
 }
 
-fn token_aad(skill: &Skill) -> String {
-    aad(
-        &skill.org_id.to_string(),
-        "skills",
-        &skill.id.to_string(),
-        "token",
-    )
-}
-
 type Tx = sled::transaction::ConflictableTransactionError<StoreError>;
 
 /// Writes `skill`'s files, less `old`'s.
@@ -130,7 +137,7 @@ impl SledStore {
     /// sealed here).
     pub fn create_skill(
         &self,
-        mut skill: Skill,
+        skill: Skill,
         files: &[ArchiveFile],
     ) -> Result<SkillWrite, StoreError> {
         let _writing = self.gate.writing();
@@ -140,12 +147,7 @@ impl SledStore {
         if trees.skills.scan_prefix(org.as_bytes()).count() >= MAX_SKILLS_PER_ORG {
             return Ok(SkillWrite::Full);
         }
-        let aad = token_aad(&skill);
-        skill.token = skill
-            .token
-            .map(|plain| self.secrets.seal(&plain, &aad))
-            .transpose()
-            .map_err(|e| StoreError::Engine(e.to_string()))?;
+        let skill = crate::skills::token::sealed(&self.secrets, skill)?;
         let record = encode(&skill)?;
         let taken = (&trees.skills, &trees.names, &trees.files)
             .transaction(|(skills, names, stored)| {
@@ -238,20 +240,6 @@ impl SledStore {
     /// One skill of the org (its token sealed).
     pub fn skill(&self, org: OrgId, id: SkillId) -> Result<Option<Skill>, StoreError> {
         Self::get(&self.skills.skills, &key(org, id))
-    }
-
-    /// The skill's token, opened.
-    pub fn skill_token(&self, skill: &Skill) -> Result<Option<String>, StoreError> {
-        skill
-            .token
-            .as_deref()
-            .map(|sealed| {
-                self.secrets
-                    .open(sealed, &token_aad(skill))
-                    .map(|s| secrecy::ExposeSecret::expose_secret(&s).to_owned())
-                    .map_err(|e| StoreError::Engine(e.to_string()))
-            })
-            .transpose()
     }
 
     /// One file of a skill.

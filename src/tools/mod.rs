@@ -106,15 +106,18 @@ impl ServerToolbox {
         let delegates = self.delegate.offers(scope);
         let store = self.delegate.store().clone();
         async move {
-            // Of the extras, PostgreSQL keeps the web configuration and the
-            // delegates (read below, on either store) so far.
+            // Of the extras, PostgreSQL keeps the web configuration, the
+            // skills and the delegates (read below, on either store) so far.
             let read = match store.is_postgres() {
-                true => crate::web_tools::stored::web_config(&store, org, agent)
-                    .await
-                    .map(|web| AgentExtras {
-                        web,
-                        ..AgentExtras::default()
-                    }),
+                true => tokio::try_join!(
+                    crate::web_tools::stored::web_config(&store, org, agent),
+                    skills::enabled(&store, org, agent, runner),
+                )
+                .map(|(web, skills)| AgentExtras {
+                    web,
+                    skills,
+                    ..AgentExtras::default()
+                }),
                 false => {
                     store
                         .run(move |s| {
@@ -135,7 +138,7 @@ impl ServerToolbox {
                                 computer,
                                 provider,
                                 web: s.web_config(org, agent)?,
-                                skills: skills::enabled(s, org, agent, runner)?,
+                                skills: skills::enabled_in(s, org, agent, runner)?,
                                 delegates: Vec::new(),
                             })
                         })

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::skills::Skill;
+use crate::store::skills::SkillAttachment;
 use crate::store::{SledStore, Store};
 use confer_actors::{AgentId, OrgId, RunnerId, StoreError};
 
@@ -63,28 +64,62 @@ pub fn definition(names: &[&str]) -> ToolDefinition {
     }
 }
 
-/// The enabled skills of a turn of `agent` (in a run, of `runner`): its
-/// agent's, then its runner's; a skill attached to both counts once, as
-/// the runner has it.
-pub fn enabled(
+/// The enabled skills of a turn of `agent` (in a run, of `runner`), read
+/// through the skills' port.
+pub async fn enabled(
+    store: &Store,
+    org: OrgId,
+    agent: AgentId,
+    runner: Option<RunnerId>,
+) -> Result<Vec<Arc<Skill>>, StoreError> {
+    let records = store.skills();
+    let of_agent = records
+        .skill_attachments(org, owner(agent.as_bytes()))
+        .await?;
+    let of_runner = match runner {
+        Some(runner) => {
+            records
+                .skill_attachments(org, owner(runner.as_bytes()))
+                .await?
+        }
+        None => Vec::new(),
+    };
+    Ok(merged(of_agent, of_runner))
+}
+
+/// [`enabled`] inside a read of sled (a turn's extras, read in one trip).
+pub fn enabled_in(
     s: &SledStore,
     org: OrgId,
     agent: AgentId,
     runner: Option<RunnerId>,
 ) -> Result<Vec<Arc<Skill>>, StoreError> {
-    let mut all = s.skill_attachments(org, uuid::Uuid::from_bytes(*agent.as_bytes()))?;
-    if let Some(runner) = runner {
-        let owner = uuid::Uuid::from_bytes(*runner.as_bytes());
-        for (attachment, skill) in s.skill_attachments(org, owner)? {
-            all.retain(|(_, kept)| kept.id != skill.id);
-            all.push((attachment, skill));
-        }
+    let of_agent = s.skill_attachments(org, owner(agent.as_bytes()))?;
+    let of_runner = match runner {
+        Some(runner) => s.skill_attachments(org, owner(runner.as_bytes()))?,
+        None => Vec::new(),
+    };
+    Ok(merged(of_agent, of_runner))
+}
+
+fn owner(id: &[u8; 16]) -> uuid::Uuid {
+    uuid::Uuid::from_bytes(*id)
+}
+
+/// The agent's attachments, then its runner's; a skill attached to both
+/// counts once, as the runner has it; the enabled ones.
+fn merged(
+    mut all: Vec<(SkillAttachment, Skill)>,
+    of_runner: Vec<(SkillAttachment, Skill)>,
+) -> Vec<Arc<Skill>> {
+    for (attachment, skill) in of_runner {
+        all.retain(|(_, kept)| kept.id != skill.id);
+        all.push((attachment, skill));
     }
-    Ok(all
-        .into_iter()
+    all.into_iter()
         .filter(|(attachment, _)| attachment.enabled)
         .map(|(_, skill)| Arc::new(skill))
-        .collect())
+        .collect()
 }
 
 /// The tool and the list, when the turn has an enabled skill.
@@ -104,11 +139,7 @@ impl SkillTools {
     /// The enabled skills of the turn (see [`enabled`]).
     async fn enabled(&self, scope: &ToolScope) -> Vec<Arc<Skill>> {
         let (org, agent, runner) = (scope.org, scope.agent, scope.runner);
-        match self
-            .store
-            .run(move |s| enabled(s, org, agent, runner))
-            .await
-        {
+        match enabled(&self.store, org, agent, runner).await {
             Ok(skills) => skills,
             Err(error) => {
                 tracing::error!(%error, "reading a turn's skills failed");
@@ -132,7 +163,7 @@ impl SkillTools {
             return ToolOutput::error("no such file");
         }
         let (id, wanted) = (skill.id, path.clone());
-        let bytes = match self.store.run(move |s| s.skill_file(id, &wanted)).await {
+        let bytes = match self.store.skills().skill_file(id, wanted).await {
             Ok(Some(bytes)) => bytes,
             Ok(None) => return ToolOutput::error("no such file"),
             Err(error) => {

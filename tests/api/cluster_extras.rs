@@ -3,7 +3,8 @@
 //! sealed in the row, and a turn offers and runs `web_search` with the
 //! key opened only for the backend's call. Delegation: delegates set on
 //! one node are offered by a turn on another, the child runs on a child
-//! thread listed under its parent, and a cycle is refused.
+//! thread listed under its parent, and a cycle is refused. Skills: one
+//! installed on one node is attached and loaded on another.
 
 use serde_json::{Value, json};
 
@@ -190,4 +191,83 @@ async fn a_delegate_answers_on_postgres_on_a_child_thread() {
         cleared,
         json!({"agent_id": alpha, "org_id": cleared["org_id"], "delegates": [], "updated_at": null})
     );
+}
+
+/// Skills on PostgreSQL: installed on one node, listed, attached and
+/// loaded by a turn on another; a name is the org's once; a delete takes
+/// the skill's attachments with it on every node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skill_installed_on_one_node_is_loaded_on_another() {
+    use crate::skills::{offered, system_of, tool_result};
+    let vendor = Mock::start("/v1").await;
+    let postgres = Postgres::start().await;
+    let url = postgres.database("skills").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+    };
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    let (on_a, on_b) = (a.admin(), b.admin());
+    let catalog = json!({"source": "catalog", "key": "sql-review"});
+    let installed = on_a.post("/api/skills", catalog.clone()).await.expect(201);
+    let id = installed["id"].as_str().unwrap().to_owned();
+    let listed = on_b.get("/api/skills").await.expect(200);
+    assert_eq!(listed[0]["id"], id.as_str(), "{listed}");
+    let one = on_b.get(&format!("/api/skills/{id}")).await.expect(200);
+    assert!(
+        one["instructions"]
+            .as_str()
+            .unwrap()
+            .starts_with("# SQL review"),
+        "{one}"
+    );
+    let again = on_b
+        .post("/api/skills", catalog)
+        .await
+        .expect_error(409, "CONFLICT");
+    assert!(again.starts_with("name"), "{again}");
+
+    let agent = on_a
+        .agent_with(json!({"name": "Reviewer", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    let attach = format!("/api/agents/{agent}/skills");
+    on_b.post(&attach, json!({"skillId": id})).await.expect(201);
+    assert_eq!(on_a.get(&attach).await.expect(200)[0]["name"], "sql-review");
+
+    // A turn (on whichever node owns the thread) lists the skill and loads
+    // its file.
+    let thread = on_a.thread(&agent, json!({})).await;
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "load_skill",
+        &json!({"name": "sql-review", "path": "references/migrations.md"}),
+    )));
+    vendor.push(Reply::stream(openai_answer("Reviewed.", 10)));
+    on_b.say(&thread, json!({"content": "review this SQL"}))
+        .await;
+    let requests = vendor.requests();
+    assert!(system_of(&requests[0]).contains("- sql-review: Review a SQL query"));
+    assert!(offered(&requests[0]).contains(&"load_skill".to_owned()));
+    let file = tool_result(&requests[1]);
+    assert!(
+        file["content"].as_str().unwrap().contains("CONCURRENTLY"),
+        "{file}"
+    );
+
+    // Deleted on B: gone on A, and so is its attachment.
+    on_b.delete(&format!("/api/skills/{id}")).await.expect(200);
+    on_a.get(&format!("/api/skills/{id}"))
+        .await
+        .expect_error(404, "NOT_FOUND");
+    assert_eq!(on_a.get(&attach).await.expect(200), json!([]));
+    let files: i64 = postgres
+        .admin_of("skills")
+        .await
+        .query_one("SELECT count(*) FROM skill_files", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(files, 0, "its files went with it");
 }

@@ -122,6 +122,20 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let guest = crate::visitors::visit(&sled, "moved-chat", json!({})).await;
     let public_thread = guest.thread(json!({"title": "visitor's"})).await;
     let public_thread = public_thread["id"].as_str().unwrap().to_owned();
+    let skill = api
+        .post(
+            "/api/skills",
+            json!({"source": "catalog", "key": "sql-review"}),
+        )
+        .await
+        .expect(201)["id"]
+        .clone();
+    api.post(
+        &format!("/api/agents/{agent}/skills"),
+        json!({"skillId": skill}),
+    )
+    .await
+    .expect(201);
     let gone = api.thread(&other, json!({})).await;
     api.delete(&format!("/api/threads/{gone}"))
         .await
@@ -144,6 +158,9 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         "/api/orgs/settings".to_owned(),
         format!("/api/agents/{agent}/publish"),
         format!("/api/threads/{public_thread}"),
+        "/api/skills".to_owned(),
+        format!("/api/skills/{}", skill.as_str().unwrap()),
+        format!("/api/agents/{agent}/skills"),
     ];
     let mut before = Vec::new();
     for path in &paths {
@@ -155,7 +172,14 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 23, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 26, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "skills"), 1, "{on_sled}");
+    assert_eq!(
+        count_in(&sled_manifest, "skill_attachments"),
+        1,
+        "{on_sled}"
+    );
+    assert!(count_in(&sled_manifest, "skill_files") >= 2, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "publications"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "org_settings"), 1, "{on_sled}");
     assert!(count_in(&sled_manifest, "trace_days") >= 2, "{on_sled}");

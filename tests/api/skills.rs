@@ -288,20 +288,20 @@ async fn archives_install_and_sync_keeping_the_last_good_content() {
 }
 
 /// The content of the `tool` message a vendor request ends with.
-fn tool_result(request: &crate::mock::Recorded) -> Value {
+pub(crate) fn tool_result(request: &crate::mock::Recorded) -> Value {
     let messages = request.body["messages"].as_array().unwrap();
     let tool = messages.iter().rev().find(|m| m["role"] == "tool").unwrap();
     serde_json::from_str(tool["content"].as_str().unwrap()).unwrap()
 }
 
-fn system_of(request: &crate::mock::Recorded) -> String {
+pub(crate) fn system_of(request: &crate::mock::Recorded) -> String {
     request.body["messages"][0]["content"]
         .as_str()
         .unwrap_or_default()
         .to_owned()
 }
 
-fn offered(request: &crate::mock::Recorded) -> Vec<String> {
+pub(crate) fn offered(request: &crate::mock::Recorded) -> Vec<String> {
     request.body["tools"]
         .as_array()
         .map(|tools| {

@@ -12,7 +12,7 @@ use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
     AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords,
-    ScheduleRecords, ThreadRecords, ToolRecords,
+    ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -34,6 +34,7 @@ pub(crate) struct Ports {
     pub(crate) projects: Arc<dyn ProjectRecords>,
     pub(crate) schedules: Arc<dyn ScheduleRecords>,
     pub(crate) publications: Arc<dyn PublicationRecords>,
+    pub(crate) skills: Arc<dyn SkillRecords>,
 }
 
 impl Ports {
@@ -50,6 +51,7 @@ impl Ports {
             projects: Arc::new(store.clone()),
             schedules: Arc::new(store.clone()),
             publications: Arc::new(store.clone()),
+            skills: Arc::new(store.clone()),
         }
     }
 }
@@ -134,6 +136,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("publications_keep_one_slug_and_swap", |p| {
             Box::pin(crate::store_publications::publications_keep_one_slug_and_swap(p))
         }),
+        ("skills_keep_names_versions_and_attachment_caps", |p| {
+            Box::pin(crate::store_skills::skills_keep_names_versions_and_attachment_caps(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -164,7 +169,8 @@ async fn the_suite_passes_on_sled() {
             plans: records.clone(),
             projects: records.clone(),
             schedules: records.clone(),
-            publications: records,
+            publications: records.clone(),
+            skills: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

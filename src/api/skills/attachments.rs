@@ -48,10 +48,7 @@ fn owner_of(id: [u8; 16]) -> uuid::Uuid {
 }
 
 async fn listed(state: &AppState, org: OrgId, owner: uuid::Uuid) -> Result<HttpResponse, ApiError> {
-    let found = state
-        .store
-        .run(move |s| s.skill_attachments(org, owner))
-        .await?;
+    let found = state.store.skills().skill_attachments(org, owner).await?;
     let views: Vec<SkillAttachmentView> = found
         .into_iter()
         .map(|(attachment, skill)| SkillAttachmentView {
@@ -75,7 +72,8 @@ async fn attach(
     let (skill, enabled) = (body.skill_id, body.enabled);
     let outcome = state
         .store
-        .write(move |s| s.attach_skill(org, owner, skill, enabled))
+        .skills()
+        .attach_skill(org, owner, skill, enabled)
         .await?;
     let mut response = match outcome {
         SkillAttach::Attached => HttpResponse::Created(),
@@ -89,10 +87,7 @@ async fn attach(
             )));
         }
     };
-    let found = state
-        .store
-        .run(move |s| s.skill_attachments(org, owner))
-        .await?;
+    let found = state.store.skills().skill_attachments(org, owner).await?;
     let (attachment, skill) = found
         .into_iter()
         .find(|(_, s)| s.id == skill)
@@ -112,11 +107,7 @@ async fn detach(
     owner: uuid::Uuid,
     skill: SkillId,
 ) -> Result<HttpResponse, ApiError> {
-    if !state
-        .store
-        .write(move |s| s.detach_skill(owner, skill))
-        .await?
-    {
+    if !state.store.skills().detach_skill(owner, skill).await? {
         return Err(ApiError::not_found("attachment"));
     }
     Ok(HttpResponse::Ok().json(crate::api::Ok { ok: true }))

@@ -131,7 +131,8 @@ pub(super) async fn org_skill(
 ) -> Result<Skill, ApiError> {
     state
         .store
-        .run(move |s| s.skill(org, id))
+        .skills()
+        .skill(org, id)
         .await?
         .ok_or_else(|| ApiError::not_found("skill"))
 }
@@ -140,7 +141,7 @@ pub(super) async fn org_skill(
 #[utoipa::path(get, path = "/api/skills", tag = "skills", operation_id = "skills_list", security(("bearer" = ["member"])), responses((status = 200, description = "The org's skills, by name", body = [SkillView])))]
 pub async fn list(state: web::Data<AppState>, caller: Member) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let skills = state.store.run(move |s| s.skills(org)).await?;
+    let skills = state.store.skills().skills(org).await?;
     let views: Vec<SkillView> = skills.into_iter().map(SkillView::from).collect();
     Ok(HttpResponse::Ok().json(views))
 }
@@ -156,7 +157,8 @@ pub async fn get(
     let id = skill.id;
     let skill_md = state
         .store
-        .run(move |s| s.skill_file(id, "SKILL.md"))
+        .skills()
+        .skill_file(id, "SKILL.md".into())
         .await?
         .unwrap_or_default();
     let mut view = SkillView::from(skill);
@@ -172,7 +174,7 @@ pub async fn delete(
     path: web::Path<SkillId>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = (caller.org_id, path.into_inner());
-    if !state.store.write(move |s| s.delete_skill(org, id)).await? {
+    if !state.store.skills().delete_skill(org, id).await? {
         return Err(ApiError::not_found("skill"));
     }
     Ok(HttpResponse::Ok().json(serde_json::json!({"ok": true})))
@@ -247,7 +249,7 @@ pub async fn browse(
         return Err(ApiError::invalid("limit", "1 to 50"));
     }
     let org = caller.org_id;
-    let skills = state.store.run(move |s| s.skills(org)).await?;
+    let skills = state.store.skills().skills(org).await?;
     let needle = query.q.map(|q| q.to_lowercase());
     let mut found: Vec<SkillEntry> = entries(skills, query.source)
         .into_iter()

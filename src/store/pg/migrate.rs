@@ -108,6 +108,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "publications",
         sql: include_str!("migrations/V16__publications.sql"),
     },
+    Migration {
+        version: 17,
+        name: "skills",
+        sql: include_str!("migrations/V17__skills.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -40,6 +40,7 @@ mod publications;
 pub mod purge;
 pub mod records;
 pub(crate) mod schedules;
+mod skills;
 pub mod statements;
 pub mod sweep;
 pub mod threads;

@@ -330,6 +330,7 @@ pub mod projects;
 pub mod publications;
 pub mod records;
 pub mod schedules;
+pub mod skills;
 pub mod threads;
 pub mod tools;
 pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_agent_config};
@@ -339,6 +340,7 @@ pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
 pub use publications::{OrgSettingsSwap, PublicationRecords, PublicationSwap};
 pub use records::{AgentRecords, AgentSwap, CredentialSwap, OrgRecords, SledRecords};
 pub use schedules::ScheduleRecords;
+pub use skills::{SkillRecords, SkillTouch};
 pub use threads::{ThreadRecords, ThreadSwap};
 pub use tools::{ToolChange, ToolRecords};
 

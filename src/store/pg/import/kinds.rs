@@ -19,6 +19,8 @@ pub enum Line {
     KeyedThread,
     /// An analytics day aggregate: its key and its encoded sums.
     TraceDay,
+    /// A skill's file, built from its columns.
+    SkillFile,
 }
 
 /// One kind of record and its table.
@@ -149,6 +151,34 @@ pub const KINDS: &[Kind] = &[
             JSON,
         ],
         order: "org_id, agent_id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "skills",
+        columns: &[
+            ("org_id", Type::UUID),
+            ("id", Type::UUID),
+            ("name", Type::TEXT),
+            V,
+            JSON,
+        ],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "skill_files",
+        columns: &[
+            ("skill_id", Type::UUID),
+            ("path", Type::TEXT),
+            ("bytes", Type::BYTEA),
+        ],
+        order: "skill_id, path COLLATE \"C\"",
+        line: Line::SkillFile,
+    },
+    Kind {
+        table: "skill_attachments",
+        columns: &[("owner_id", Type::UUID), ("skill_id", Type::UUID), V, JSON],
+        order: "owner_id, skill_id",
         line: Line::Body,
     },
     Kind {

@@ -50,3 +50,17 @@ pub fn trace_day_line(key: &[u8], body: &[u8]) -> Vec<u8> {
         .to_string()
         .into_bytes()
 }
+
+/// The manifest line of a skill's file: its bytes by their SHA-256 (a
+/// file may be large; its digest tells a copy apart as well).
+pub fn skill_file_line(skill: uuid::Uuid, path: &str, bytes: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    serde_json::json!({
+        "skill_id": skill,
+        "path": path,
+        "bytes": bytes.len(),
+        "sha256": hex::encode(sha2::Sha256::digest(bytes)),
+    })
+    .to_string()
+    .into_bytes()
+}

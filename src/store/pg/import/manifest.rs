@@ -13,7 +13,9 @@ use tokio_postgres::GenericClient;
 use tokio_postgres::types::Json;
 
 use super::kinds::{KINDS, Kind, Line};
-use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line, trace_day_line};
+use super::lines::{
+    deleted_thread_line, keyed_thread_line, publication_day_line, skill_file_line, trace_day_line,
+};
 use super::source::SledSource;
 use crate::store::SledStore;
 use crate::store::pg::records::{V, db};
@@ -115,6 +117,7 @@ pub async fn of_postgres(
             Line::PublicationDay => "publication_id, day, tokens",
             Line::KeyedThread => "org_id, key_hash, request, thread_id, created_at",
             Line::TraceDay => "key, body",
+            Line::SkillFile => "skill_id, path, bytes",
         };
         let sql = format!(
             "SELECT {columns} FROM {} ORDER BY {}",
@@ -153,6 +156,7 @@ pub async fn of_postgres(
                     row.get(4),
                 ),
                 Line::TraceDay => trace_day_line(row.get(0), row.get(1)),
+                Line::SkillFile => skill_file_line(row.get(0), row.get(1), row.get(2)),
             };
             lines.add(&line);
             Ok(())
@@ -194,6 +198,8 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "agents" => as_::<Agent>(body),
         "org_settings" => as_::<crate::publishing::OrgSettings>(body),
         "publications" => as_::<crate::publishing::Publication>(body),
+        "skills" => as_::<crate::skills::Skill>(body),
+        "skill_attachments" => as_::<crate::store::skills::SkillAttachment>(body),
         "tools" => as_::<crate::store::tools::OrgTool>(body),
         "threads" => as_::<Thread>(body),
         "messages" => as_::<Message>(body),

@@ -12,11 +12,14 @@ use serde_json::Value;
 use tokio_postgres::types::{Json, ToSql};
 
 use super::kinds::Kind;
-use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line, trace_day_line};
+use super::lines::{
+    deleted_thread_line, keyed_thread_line, publication_day_line, skill_file_line, trace_day_line,
+};
 use crate::plans::Plan;
 use crate::projects::{Member, Project};
 use crate::publishing::{OrgSettings, Publication};
 use crate::scheduler::{OutboxSend, ScheduledTask};
+use crate::skills::Skill;
 use crate::store::codec::RECORD_VERSION;
 use crate::store::keys::{from_micros, read_u64};
 use crate::store::pg::records::{V, micro};
@@ -205,6 +208,26 @@ impl<'a> SledSource<'a> {
                     ],
                     body,
                 )
+            }),
+            "skills" => tree_rows(s.skills.records(), |_, v| {
+                let (skill, body) = record::<Skill>("a skill", v)?;
+                with_body(
+                    vec![cell(skill.org_id.0), cell(skill.id.0), cell(skill.name)],
+                    body,
+                )
+            }),
+            "skill_files" => tree_rows(s.skills.files(), |k, v| {
+                let path = std::str::from_utf8(k.get(16..).unwrap_or_default())
+                    .map_err(|e| codec("a skill's file", e))?;
+                let skill = uuid_at(k, 0)?;
+                Ok(Row {
+                    line: skill_file_line(skill, path, v),
+                    cells: vec![cell(skill), cell(path.to_owned()), cell(v.to_vec())],
+                })
+            }),
+            "skill_attachments" => tree_rows(s.skills.attachments(), |k, v| {
+                let (_, body) = record::<Value>("a skill's attachment", v)?;
+                with_body(vec![cell(uuid_at(k, 0)?), cell(uuid_at(k, 16)?)], body)
             }),
             "tools" => tree_rows(&s.tools, |_, v| {
                 let (tool, body) = record::<OrgTool>("a tool", v)?;
