@@ -209,7 +209,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     webhooks::deliveries::DeliveryWorker::start(store.clone(), outbound.clone());
     runners::retention::start(&store, settings.run_retention_days);
     code::retention::start(&store, settings.code_session_retention_days);
-    let public = publishing::chats::PublicChats::start(&settings, &store).await?;
+    let public = Arc::new(publishing::chats::PublicChats::start(&settings, &store).await?);
     let channels = channels::worker::ChannelWorker::start(
         store.clone(),
         runtime.clone(),
@@ -225,7 +225,8 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         &store,
         &runtime,
         &leases,
-        cluster::serving::dropping(Arc::clone(&tool_cache), Arc::clone(&public.slugs)),
+        Arc::clone(&tool_cache),
+        Arc::clone(&public),
     )
     .await
     .context("joining the cluster")?

@@ -35,7 +35,7 @@ pub struct AppState {
     /// The traces of the turns running now (the logs list them).
     pub traces: Arc<confer_actors::RunningTraces>,
     /// Visitor keys, limits and settings of the public chats.
-    pub public: crate::publishing::chats::PublicChats,
+    pub public: std::sync::Arc<crate::publishing::chats::PublicChats>,
     /// Knowledge documents: their files, ingestion and purge.
     pub knowledge: Arc<crate::knowledge::ingest::Ingestion>,
     /// Knowledge search and its index (`knowledge.md` §3).

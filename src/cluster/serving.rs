@@ -3,7 +3,7 @@
 //! shards it owns, tells who did the work (`X-Confer-Node`), answers
 //! `GET /api/admin/cluster`, and leaves at shutdown.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -192,51 +192,6 @@ async fn job_loop(pg: PgStore, node: Weak<ClusterNode>, trace_retention: chrono:
     }
 }
 
-/// What a node drops when an org's cached records changed on any node
-/// (`org`, the `cache_versions` kind).
-pub type CacheDrop = Box<dyn Fn(confer_actors::OrgId, &str) + Send + Sync>;
-
-/// What this node drops when another changed an org's cached records:
-/// its org tools, its publications by slug.
-pub fn dropping(
-    tools: Arc<crate::tools::webhook::OfferedCache>,
-    slugs: Arc<crate::publishing::slug_cache::SlugCache>,
-) -> CacheDrop {
-    Box::new(move |org, kind| match kind {
-        crate::store::pg::TOOLS_CACHE => tools.forget(org),
-        crate::store::pg::PUBLICATIONS_CACHE => slugs.forget_org(org),
-        _ => {}
-    })
-}
-
-/// Each round, drops the cached entries of the orgs whose records changed
-/// (`scale.md` §5): a version not seen before is a change. Only the rows
-/// of the last 30 s are kept in mind, so the map is bounded by what
-/// changes in that window.
-async fn cache_loop(pg: PgStore, drop: CacheDrop) {
-    let mut seen: HashMap<(confer_actors::OrgId, String), i64> = HashMap::new();
-    let mut ticks = tokio::time::interval(ROUND);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        let changes = match pg.recent_cache_changes().await {
-            Ok(changes) => changes,
-            Err(error) => {
-                tracing::warn!(%error, "reading the cache versions failed");
-                continue;
-            }
-        };
-        let mut now = HashMap::with_capacity(changes.len());
-        for (org, kind, version) in changes {
-            if seen.get(&(org, kind.clone())) != Some(&version) {
-                drop(org, &kind);
-            }
-            now.insert((org, kind), version);
-        }
-        seen = now;
-    }
-}
-
 /// `GET /api/admin/cluster`'s answer.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ClusterReport {
@@ -283,7 +238,8 @@ impl Membership {
         store: &Store,
         runtime: &Runtime,
         leases: &NodeLeases,
-        drops: CacheDrop,
+        tools: Arc<crate::tools::webhook::OfferedCache>,
+        public: Arc<crate::publishing::chats::PublicChats>,
     ) -> anyhow::Result<Option<Self>> {
         let Some(pg) = store.postgres() else {
             return Ok(None);
@@ -301,7 +257,8 @@ impl Membership {
         let _ = leases.0.set((Arc::clone(&node), pg.clone())); // joined once per process
         let retention = chrono::TimeDelta::days(i64::from(settings.trace_retention_days.max(1)));
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node), retention));
-        let caches = tokio::spawn(cache_loop(pg.clone(), drops));
+        let drops = super::caches::dropping(tools, public, runtime.clone(), store.clone());
+        let caches = tokio::spawn(super::caches::cache_loop(pg.clone(), drops));
         let losses = tokio::spawn(loss_loop(node.lost_leases(), runtime.clone()));
         Ok(Some(Self {
             node,

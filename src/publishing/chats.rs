@@ -27,9 +27,8 @@ pub struct PublicChats {
     pub reservations: super::budget::Reservations,
     /// What closes each publication's public streams.
     pub closers: StreamClosers,
-    /// Publications by slug, for visitors' requests (shared with the
-    /// cluster's cache drops).
-    pub slugs: std::sync::Arc<super::slug_cache::SlugCache>,
+    /// Publications by slug, for visitors' requests.
+    pub slugs: super::slug_cache::SlugCache,
 }
 
 /// Closers kept before the idle ones (no stream left) are dropped.
@@ -122,9 +121,7 @@ impl PublicChats {
             max_threads: settings.public_max_threads,
             reservations: super::budget::Reservations::default(),
             closers: StreamClosers::new(CLOSERS_BEFORE_PRUNING),
-            slugs: std::sync::Arc::new(super::slug_cache::SlugCache::new(
-                super::slug_cache::CAPACITY,
-            )),
+            slugs: super::slug_cache::SlugCache::new(super::slug_cache::CAPACITY),
         })
     }
 

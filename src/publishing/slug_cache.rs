@@ -65,8 +65,9 @@ impl SlugCache {
     }
 
     /// Drops the entries of `org`'s publications: one of them was written
-    /// on another node (`scale.md` §5), which names the org only.
-    pub fn forget_org(&self, org: OrgId) {
+    /// on another node (`scale.md` §5), which names the org only. The
+    /// entries dropped, as they were kept.
+    pub fn forget_org(&self, org: OrgId) -> Vec<Publication> {
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         self.epoch.fetch_add(1, Ordering::AcqRel);
         let stale: Vec<String> = entries
@@ -74,9 +75,10 @@ impl SlugCache {
             .filter(|(_, publication)| publication.org_id == org)
             .map(|(slug, _)| slug.clone())
             .collect();
-        for slug in stale {
-            entries.pop(&slug);
-        }
+        stale
+            .into_iter()
+            .filter_map(|slug| entries.pop(&slug))
+            .collect()
     }
 
     /// Publications kept.
@@ -128,7 +130,8 @@ mod tests {
             cache.offer(kept, epoch);
         }
         let epoch = cache.get("d").unwrap_err();
-        cache.forget_org(mine.org_id);
+        let dropped = cache.forget_org(mine.org_id);
+        assert_eq!(dropped.len(), 2);
         assert!(cache.get("a").is_err() && cache.get("b").is_err());
         assert!(cache.get("c").is_ok(), "another org's entry stays");
         // A read from before the drop is not kept.

@@ -4,7 +4,8 @@
 //! visitor's session, threads and sends work whichever node it reaches,
 //! a send reaching a node that does not own its thread relayed to the
 //! owner; a pause on one node ends the sessions another node had cached
-//! within seconds; the thread cap holds across nodes; the store's sweep
+//! within seconds, and a revoke there stops a running public turn on the
+//! thread's owner; the thread cap holds across nodes; the store's sweep
 //! applies a publication's retention.
 
 use std::time::Duration;
@@ -13,7 +14,7 @@ use serde_json::json;
 
 use crate::cluster_forward::{node_of, shard_owner};
 use crate::cluster_serve::on_postgres;
-use crate::common::{Server, done_of};
+use crate::common::{Server, done_of, events_of};
 use crate::postgres::Postgres;
 use crate::visitors::visit;
 
@@ -21,7 +22,11 @@ use crate::visitors::visit;
 async fn a_public_chat_runs_on_postgres_whichever_node_is_reached() {
     let postgres = Postgres::start().await;
     let url = postgres.database("public").await;
-    let node = |name| on_postgres(&url, name).env("CONFER_PUBLIC_MAX_THREADS", "2");
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("CONFER_PUBLIC_MAX_THREADS", "2")
+            .env("CONFER_BUILTIN_DELAY_MS", "100")
+    };
     let a = Server::start_with(node("a"));
     let b = Server::start_with(node("b"));
     let (on_a, on_b) = (a.admin(), b.admin());
@@ -184,6 +189,38 @@ async fn a_public_chat_runs_on_postgres_whichever_node_is_reached() {
     on_b.patch(&path, json!({"status": "active", "retentionDays": 1}))
         .await
         .expect(200);
+
+    // A revoke made on the node that does not own the thread ends the
+    // session's running turn on the owner within seconds: its stream
+    // closes without `done` and the turn stops short.
+    let owned_by_a = node_of(&a).await == owner;
+    let (owner_node, elsewhere) = if owned_by_a { (&a, &on_b) } else { (&b, &on_a) };
+    let host = visit(owner_node, "help", json!({"userToken": token})).await;
+    let long = "word ".repeat(40);
+    let mut running = host
+        .open_send(&thread, json!({"content": long.trim_end()}), &[])
+        .await;
+    assert_eq!(running.status, 200);
+    running.next_within(Duration::from_secs(10)).await.unwrap();
+    // The org watches the same turn (the thread's second) on its owner.
+    let owner_admin = if owned_by_a { &on_a } else { &on_b };
+    let mut watch = owner_admin.open_watch(&thread, "", Some("2.0")).await;
+    assert_eq!(watch.status, 200);
+    elsewhere
+        .patch(&path, json!({"revokeSessions": true}))
+        .await
+        .expect(200);
+    let rest = tokio::time::timeout(Duration::from_secs(5), running.collect())
+        .await
+        .expect("the public stream closed within 5 s");
+    assert!(events_of(&rest, "done").is_empty(), "{rest:?}");
+    let done = loop {
+        let frame = watch.next_within(Duration::from_secs(5)).await.unwrap();
+        if frame.event == "done" {
+            break frame.data;
+        }
+    };
+    assert_eq!(done["stopped"], true, "{done}");
 
     // The store's sweep deletes a public thread past its retention.
     let store = crate::store_conformance::pg_store_of_node(&url).await;
