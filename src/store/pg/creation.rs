@@ -75,8 +75,8 @@ async fn insert(tx: &Transaction<'_>, stored: &mut Thread) -> Result<(), StoreEr
             .execute(
                 "INSERT INTO threads
                    (org_id, id, agent_id, created_at, created_by, listed, shard,
-                    project_id, v, body)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    project_id, publication_id, v, body)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                  ON CONFLICT (org_id, created_at) DO NOTHING",
                 &[
                     &stored.org_id.0,
@@ -87,6 +87,7 @@ async fn insert(tx: &Transaction<'_>, stored: &mut Thread) -> Result<(), StoreEr
                     &stored.origin.is_none(),
                     &shard,
                     &stored.project_id.map(|p| p.0),
+                    &stored.publication_id.map(|p| p.0),
                     &V,
                     &jsonb(&*stored)?,
                 ],

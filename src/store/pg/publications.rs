@@ -3,8 +3,8 @@
 //! publication's row, and every write bumps the org's `cache_versions` row
 //! for publications, so each node drops the slug cache entries visitors'
 //! requests read within the second (`scale.md` §5). A public thread's
-//! publication is a generated column of `threads`: its count (the cap) and
-//! its retention read that index.
+//! publication is a column of `threads`, written with the thread: its
+//! count (the cap) and its retention read that index.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use confer_actors::{

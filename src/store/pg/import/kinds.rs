@@ -208,6 +208,7 @@ pub const KINDS: &[Kind] = &[
             ("last_context_seq", Type::INT8),
             ("last_turn", Type::INT8),
             ("project_id", Type::UUID),
+            ("publication_id", Type::UUID),
             V,
             JSONB,
         ],

@@ -260,6 +260,7 @@ impl<'a> SledSource<'a> {
                         cell(counter(&s.context_seqs)?),
                         cell(counter(&s.turn_seqs)?),
                         cell(thread.project_id.map(|p| p.0)),
+                        cell(thread.publication_id.map(|p| p.0)),
                     ],
                     body,
                 )

@@ -1,9 +1,9 @@
 -- Publishing (publishing.md): publications, one per agent, their slug
 -- unique in the instance (the constraint decides two racing creations);
--- each org's publishing settings. A thread's publication is a column
--- generated from its body, so a publication's threads are counted (its
--- cap, under an advisory lock on the publication) and swept (its
--- retention) by index, with no counter row to keep in step.
+-- each org's publishing settings. A thread's publication is a column of
+-- its row, so a publication's threads are counted (its cap, under an
+-- advisory lock on the publication) and swept (its retention) by index,
+-- with no counter row to keep in step.
 
 CREATE TABLE publications (
     org_id uuid NOT NULL,
@@ -21,7 +21,10 @@ CREATE TABLE org_settings (
     body json NOT NULL
 );
 
-ALTER TABLE threads ADD COLUMN publication_id uuid
-    GENERATED ALWAYS AS ((body->>'publication_id')::uuid) STORED;
+-- Written once, with the thread (a thread's publication never changes), so
+-- the appends that update a thread's counters compute nothing for it.
+ALTER TABLE threads ADD COLUMN publication_id uuid;
+UPDATE threads SET publication_id = (body->>'publication_id')::uuid
+    WHERE body ? 'publication_id';
 CREATE INDEX threads_by_publication ON threads (publication_id, created_at)
     WHERE publication_id IS NOT NULL;
