@@ -10,6 +10,7 @@
 //! key check and the manifest; clear the mark.
 
 pub mod check;
+mod extras;
 pub mod kinds;
 mod lines;
 pub mod manifest;

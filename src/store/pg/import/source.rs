@@ -12,14 +12,10 @@ use serde_json::Value;
 use tokio_postgres::types::{Json, ToSql};
 
 use super::kinds::Kind;
-use super::lines::{
-    deleted_thread_line, keyed_thread_line, publication_day_line, skill_file_line, trace_day_line,
-};
+use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line, trace_day_line};
 use crate::plans::Plan;
 use crate::projects::{Member, Project};
-use crate::publishing::{OrgSettings, Publication};
 use crate::scheduler::{OutboxSend, ScheduledTask};
-use crate::skills::Skill;
 use crate::store::codec::RECORD_VERSION;
 use crate::store::keys::{from_micros, read_u64};
 use crate::store::pg::records::{V, micro};
@@ -50,7 +46,7 @@ pub(super) fn codec(what: &str, detail: impl std::fmt::Display) -> StoreError {
 
 /// The JSON of a record's stored bytes (the codec's version byte, then
 /// JSON), and the record as `T`.
-fn record<T: for<'de> Deserialize<'de>>(
+pub(super) fn record<T: for<'de> Deserialize<'de>>(
     what: &str,
     bytes: &[u8],
 ) -> Result<(T, Value), StoreError> {
@@ -72,14 +68,14 @@ pub(super) fn with_body(mut cells: Vec<Cell>, body: Value) -> Result<Row, StoreE
     Ok(Row { cells, line })
 }
 
-fn uuid_at(key: &[u8], at: usize) -> Result<uuid::Uuid, StoreError> {
+pub(super) fn uuid_at(key: &[u8], at: usize) -> Result<uuid::Uuid, StoreError> {
     key.get(at..at + 16)
         .and_then(|b| uuid::Uuid::from_slice(b).ok())
         .ok_or_else(|| codec("a key", "too short"))
 }
 
 /// A sled tree's entries as rows.
-fn tree_rows<'a>(
+pub(super) fn tree_rows<'a>(
     tree: &'a sled::Tree,
     mut row: impl FnMut(&[u8], &[u8]) -> Result<Row, StoreError> + 'a,
 ) -> Rows<'a> {
@@ -192,42 +188,6 @@ impl<'a> SledSource<'a> {
                     ],
                     body,
                 )
-            }),
-            "org_settings" => tree_rows(&s.org_settings, |k, v| {
-                let (_, body) = record::<OrgSettings>("an org's settings", v)?;
-                with_body(vec![cell(uuid_at(k, 0)?)], body)
-            }),
-            "publications" => tree_rows(&s.publications, |_, v| {
-                let (publication, body) = record::<Publication>("a publication", v)?;
-                with_body(
-                    vec![
-                        cell(publication.org_id.0),
-                        cell(publication.agent_id.0),
-                        cell(publication.id.0),
-                        cell(publication.slug),
-                    ],
-                    body,
-                )
-            }),
-            "skills" => tree_rows(s.skills.records(), |_, v| {
-                let (skill, body) = record::<Skill>("a skill", v)?;
-                with_body(
-                    vec![cell(skill.org_id.0), cell(skill.id.0), cell(skill.name)],
-                    body,
-                )
-            }),
-            "skill_files" => tree_rows(s.skills.files(), |k, v| {
-                let path = std::str::from_utf8(k.get(16..).unwrap_or_default())
-                    .map_err(|e| codec("a skill's file", e))?;
-                let skill = uuid_at(k, 0)?;
-                Ok(Row {
-                    line: skill_file_line(skill, path, v),
-                    cells: vec![cell(skill), cell(path.to_owned()), cell(v.to_vec())],
-                })
-            }),
-            "skill_attachments" => tree_rows(s.skills.attachments(), |k, v| {
-                let (_, body) = record::<Value>("a skill's attachment", v)?;
-                with_body(vec![cell(uuid_at(k, 0)?), cell(uuid_at(k, 16)?)], body)
             }),
             "tools" => tree_rows(&s.tools, |_, v| {
                 let (tool, body) = record::<OrgTool>("a tool", v)?;
@@ -411,7 +371,9 @@ impl<'a> SledSource<'a> {
                     cells: vec![cell(k.to_vec()), cell(v.to_vec())],
                 })
             }),
-            other => return Err(codec("a kind", format!("{other} is not copied"))),
+            other => self
+                .extra_rows(other)
+                .ok_or_else(|| codec("a kind", format!("{other} is not copied")))?,
         })
     }
 
