@@ -225,8 +225,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         &store,
         &runtime,
         &leases,
-        Arc::clone(&tool_cache),
-        Arc::clone(&public),
+        cluster::caches::Cached::of(&tool_cache, &public, &mcps),
     )
     .await
     .context("joining the cluster")?

@@ -17,19 +17,46 @@ use crate::store::pg::PgStore;
 /// (`org`, the `cache_versions` kind).
 pub type CacheDrop = Box<dyn Fn(confer_actors::OrgId, &str) + Send + Sync>;
 
+/// The caches a node keeps of org records that any node may change.
+pub struct Cached {
+    /// The org tools offered to turns.
+    pub tools: Arc<crate::tools::webhook::OfferedCache>,
+    /// Publications by slug, and their sessions.
+    pub public: Arc<crate::publishing::chats::PublicChats>,
+    /// Each org's MCP servers and attachments (its sessions reopen when
+    /// the server they were opened for changed).
+    pub mcps: Arc<crate::tools::mcp::hub::McpHub>,
+}
+
+impl Cached {
+    /// The caches, shared with the node's services.
+    pub fn of(
+        tools: &Arc<crate::tools::webhook::OfferedCache>,
+        public: &Arc<crate::publishing::chats::PublicChats>,
+        mcps: &Arc<crate::tools::mcp::hub::McpHub>,
+    ) -> Self {
+        Self {
+            tools: Arc::clone(tools),
+            public: Arc::clone(public),
+            mcps: Arc::clone(mcps),
+        }
+    }
+}
+
 /// What this node drops when another changed an org's cached records:
-/// its org tools, its publications by slug. A dropped publication that
-/// is now paused, revoked (a new generation) or deleted has its sessions
-/// ended here too: its streams and turns on this node, which the node
-/// that took the change could not reach.
-pub(super) fn dropping(
-    tools: Arc<crate::tools::webhook::OfferedCache>,
-    public: Arc<crate::publishing::chats::PublicChats>,
-    runtime: Runtime,
-    store: Store,
-) -> CacheDrop {
+/// its org tools, its MCP servers, its publications by slug. A dropped
+/// publication that is now paused, revoked (a new generation) or deleted
+/// has its sessions ended here too: its streams and turns on this node,
+/// which the node that took the change could not reach.
+pub(super) fn dropping(cached: Cached, runtime: Runtime, store: Store) -> CacheDrop {
+    let Cached {
+        tools,
+        public,
+        mcps,
+    } = cached;
     Box::new(move |org, kind| match kind {
         crate::store::pg::TOOLS_CACHE => tools.forget(org),
+        crate::store::pg::MCPS_CACHE => mcps.forget(org),
         crate::store::pg::PUBLICATIONS_CACHE => {
             let dropped = public.slugs.forget_org(org);
             if dropped.is_empty() {

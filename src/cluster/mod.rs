@@ -13,7 +13,7 @@ use std::fmt;
 use confer_actors::ThreadId;
 use sha2::{Digest, Sha256};
 
-mod caches;
+pub mod caches;
 pub mod forward;
 pub mod jobs;
 pub mod leases;

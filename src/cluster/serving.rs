@@ -238,8 +238,7 @@ impl Membership {
         store: &Store,
         runtime: &Runtime,
         leases: &NodeLeases,
-        tools: Arc<crate::tools::webhook::OfferedCache>,
-        public: Arc<crate::publishing::chats::PublicChats>,
+        cached: super::caches::Cached,
     ) -> anyhow::Result<Option<Self>> {
         let Some(pg) = store.postgres() else {
             return Ok(None);
@@ -257,7 +256,7 @@ impl Membership {
         let _ = leases.0.set((Arc::clone(&node), pg.clone())); // joined once per process
         let retention = chrono::TimeDelta::days(i64::from(settings.trace_retention_days.max(1)));
         let jobs = tokio::spawn(job_loop(pg.clone(), Arc::downgrade(&node), retention));
-        let drops = super::caches::dropping(tools, public, runtime.clone(), store.clone());
+        let drops = super::caches::dropping(cached, runtime.clone(), store.clone());
         let caches = tokio::spawn(super::caches::cache_loop(pg.clone(), drops));
         let losses = tokio::spawn(loss_loop(node.lost_leases(), runtime.clone()));
         Ok(Some(Self {

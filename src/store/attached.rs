@@ -90,18 +90,25 @@ type Tx<T> = Result<T, ConflictableTransactionError<StoreError>>;
 /// as the built-in delegate and computer tools (`agent-extras.md` §3).
 pub const RESERVED_SLUGS: [&str; 2] = ["delegate", "computer"];
 
+/// The slugs `base` may take, in order: `base`, `base_2`, `base_3`…,
+/// none of them reserved (either store takes the first free one).
+pub fn slug_candidates(base: &str) -> impl Iterator<Item = String> + '_ {
+    std::iter::once(base.to_owned())
+        .chain((2u32..).map(move |n| format!("{base}_{n}")))
+        .filter(|slug| !RESERVED_SLUGS.contains(&slug.as_str()))
+}
+
 /// Takes `base`, or the first free `base_2`, `base_3`… of `org` for
 /// `target`, inside the creating transaction; a reserved slug is never
 /// free.
 pub fn take_slug(slugs: &TransactionalTree, org: OrgId, base: &str, target: &[u8]) -> Tx<String> {
-    let mut slug = base.to_owned();
-    let mut n = 1;
-    while RESERVED_SLUGS.contains(&slug.as_str()) || slugs.get(slug_key(org, &slug))?.is_some() {
-        n += 1;
-        slug = format!("{base}_{n}");
+    for slug in slug_candidates(base) {
+        if slugs.get(slug_key(org, &slug))?.is_none() {
+            slugs.insert(slug_key(org, &slug), target)?;
+            return Ok(slug);
+        }
     }
-    slugs.insert(slug_key(org, &slug), target)?;
-    Ok(slug)
+    unreachable!("the candidates never end")
 }
 
 /// The attachments of one kind: the targets' records (keyed `org ++

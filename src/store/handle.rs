@@ -13,8 +13,8 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords,
-    ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, McpRecords, OrgRecords, PlanRecords, ProjectRecords,
+    PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -49,6 +49,8 @@ pub struct Store {
     publications: Arc<dyn PublicationRecords>,
     /// Skills, their files and attachments, through their port.
     skills: Arc<dyn SkillRecords>,
+    /// MCP servers, their attachments and OAuth state, through their port.
+    mcps: Arc<dyn McpRecords>,
 }
 
 impl Store {
@@ -93,7 +95,8 @@ impl Store {
             projects: records.clone(),
             schedules: records.clone(),
             publications: records.clone(),
-            skills: records,
+            skills: records.clone(),
+            mcps: records,
         })
     }
 
@@ -116,7 +119,8 @@ impl Store {
             projects: pg.clone(),
             schedules: pg.clone(),
             publications: pg.clone(),
-            skills: pg,
+            skills: pg.clone(),
+            mcps: pg,
         }
     }
 
@@ -195,6 +199,11 @@ impl Store {
     /// Skills, their files and their attachments.
     pub fn skills(&self) -> &dyn SkillRecords {
         self.skills.as_ref()
+    }
+
+    /// MCP servers, their attachments, registrations and tokens.
+    pub fn mcps(&self) -> &dyn McpRecords {
+        self.mcps.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`

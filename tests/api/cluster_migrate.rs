@@ -136,6 +136,27 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     )
     .await
     .expect(201);
+    // An MCP server with sealed credentials, listed once (it is down: its
+    // status is settled before the snapshot), attached to the agent.
+    let mcp = api
+        .post(
+            "/api/mcps",
+            json!({"name": "Moved MCP", "url": "https://mcp.example.com/mcp",
+                "credentials": {"headers": {"X-Api-Key": "sk_moved"}}}),
+        )
+        .await
+        .expect(201)["id"]
+        .clone();
+    let mcp = mcp.as_str().unwrap().to_owned();
+    api.post(&format!("/api/mcps/{mcp}/test"), json!({}))
+        .await
+        .expect(200);
+    api.post(
+        &format!("/api/agents/{agent}/mcps"),
+        json!({"mcpServerId": mcp, "allowedTools": ["search"]}),
+    )
+    .await
+    .expect(201);
     let gone = api.thread(&other, json!({})).await;
     api.delete(&format!("/api/threads/{gone}"))
         .await
@@ -161,6 +182,9 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         "/api/skills".to_owned(),
         format!("/api/skills/{}", skill.as_str().unwrap()),
         format!("/api/agents/{agent}/skills"),
+        "/api/mcps".to_owned(),
+        format!("/api/mcps/{mcp}"),
+        format!("/api/agents/{agent}/mcps"),
     ];
     let mut before = Vec::new();
     for path in &paths {
@@ -172,7 +196,9 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 26, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 30, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "mcp_servers"), 1, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "mcp_attachments"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "skills"), 1, "{on_sled}");
     assert_eq!(
         count_in(&sled_manifest, "skill_attachments"),
@@ -284,9 +310,10 @@ async fn a_store_holding_kinds_postgres_lacks_is_not_migrated() {
     let sled = Server::start_with(Options::default().env("CONFER_SECRET_KEY", SECRET_KEY));
     let api = sled.admin();
     api.agent("kept").await;
+    let agent = api.agent("remembers").await;
     api.post(
-        "/api/mcps",
-        json!({"name": "Elsewhere", "url": "https://mcp.example.com/mcp"}),
+        &format!("/api/agents/{agent}/memories"),
+        json!({"content": "prefers tea", "userId": "alice"}),
     )
     .await
     .expect(201);
@@ -296,7 +323,7 @@ async fn a_store_holding_kinds_postgres_lacks_is_not_migrated() {
     let from = dir.path().to_str().unwrap();
     let (code, out, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
     assert_eq!(code, Some(2), "{out}{err}");
-    assert!(err.contains("mcps (1)"), "{err}");
+    assert!(err.contains("memories (1)"), "{err}");
     // Nothing was made: a node starts on the empty database.
     let admin = postgres.admin_of("refused").await;
     let tables: i64 = admin

@@ -11,8 +11,8 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords,
-    ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, McpRecords, OrgRecords, PlanRecords, ProjectRecords,
+    PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -35,6 +35,7 @@ pub(crate) struct Ports {
     pub(crate) schedules: Arc<dyn ScheduleRecords>,
     pub(crate) publications: Arc<dyn PublicationRecords>,
     pub(crate) skills: Arc<dyn SkillRecords>,
+    pub(crate) mcps: Arc<dyn McpRecords>,
 }
 
 impl Ports {
@@ -52,6 +53,7 @@ impl Ports {
             schedules: Arc::new(store.clone()),
             publications: Arc::new(store.clone()),
             skills: Arc::new(store.clone()),
+            mcps: Arc::new(store.clone()),
         }
     }
 }
@@ -139,6 +141,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("skills_keep_names_versions_and_attachment_caps", |p| {
             Box::pin(crate::store_skills::skills_keep_names_versions_and_attachment_caps(p))
         }),
+        ("mcp_servers_keep_slugs_attachments_and_oauth_epochs", |p| {
+            Box::pin(crate::store_mcps::mcp_servers_keep_slugs_attachments_and_oauth_epochs(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -170,7 +175,8 @@ async fn the_suite_passes_on_sled() {
             projects: records.clone(),
             schedules: records.clone(),
             publications: records.clone(),
-            skills: records,
+            skills: records.clone(),
+            mcps: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

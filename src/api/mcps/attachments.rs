@@ -104,15 +104,9 @@ async fn attachment_of(
 ) -> Result<(McpServer, McpAttachment), ApiError> {
     let agent = live_agent(state, caller, agent).await?;
     let org = caller.org_id;
-    let (server, attachment) = state
-        .store
-        .run(move |s| {
-            Ok((
-                s.mcp(org, server)?,
-                s.mcp_attachment(org, agent.id, server)?,
-            ))
-        })
-        .await?;
+    let records = state.store.mcps();
+    let attachment = records.mcp_attachment(org, agent.id, server).await?;
+    let server = records.mcp(org, server).await?;
     let server = server.ok_or_else(|| ApiError::not_found("MCP server"))?;
     let attachment =
         attachment.ok_or_else(|| ApiError::NotFound("the MCP server is not attached".into()))?;
@@ -128,7 +122,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let mcps = state.store.run(move |s| s.org_mcps(org)).await?;
+    let mcps = state.store.mcps().org_mcps(org).await?;
     let shown = mcps
         .of_agent(agent.id)
         .map(|(server, attachment)| attached(server, attachment.clone()))
@@ -152,17 +146,12 @@ pub async fn attach(
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let (org, server) = (caller.org_id, body.mcp_server_id);
     let allowed = body.allowed_tools;
-    let (outcome, server, attachment) = state
-        .store
-        .write(move |s| {
-            let outcome = s.attach_mcp(org, agent.id, server, allowed)?;
-            Ok((
-                outcome,
-                s.mcp(org, server)?,
-                s.mcp_attachment(org, agent.id, server)?,
-            ))
-        })
-        .await?;
+    let records = state.store.mcps();
+    let outcome = records.attach_mcp(org, agent.id, server, allowed).await?;
+    let (server, attachment) = (
+        records.mcp(org, server).await?,
+        records.mcp_attachment(org, agent.id, server).await?,
+    );
     state.mcps.forget(org);
     let (Some(server), Some(attachment)) = (server, attachment) else {
         return Err(ApiError::not_found("MCP server"));
@@ -185,10 +174,7 @@ pub async fn detach(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let (org, server) = (caller.org_id, body.into_inner().mcp_server_id);
-    let detached = state
-        .store
-        .write(move |s| s.detach_mcp(org, agent.id, server))
-        .await?;
+    let detached = state.store.mcps().detach_mcp(org, agent.id, server).await?;
     state.mcps.forget(org);
     if !detached {
         return Err(ApiError::NotFound("the MCP server is not attached".into()));
@@ -242,7 +228,8 @@ pub async fn services_set(
     let org = caller.org_id;
     let attachment = state
         .store
-        .write(move |s| s.set_mcp_attachment_tools(org, agent, server_id, enabled))
+        .mcps()
+        .set_mcp_attachment_tools(org, agent, server_id, enabled)
         .await?;
     state.mcps.forget(org);
     let attachment =

@@ -76,7 +76,7 @@ pub struct UpdateMcp {
 #[utoipa::path(get, path = "/api/mcps", tag = "mcps", operation_id = "mcps_list", security(("bearer" = ["member"])), responses((status = 200, description = "The org's MCP servers, oldest first", body = McpList)))]
 pub async fn list(state: web::Data<AppState>, caller: Member) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let servers = state.store.run(move |s| s.list_mcps(org)).await?;
+    let servers = state.store.mcps().mcps(org).await?;
     Ok(HttpResponse::Ok().json(McpList {
         mcps: servers.into_iter().map(view).collect(),
     }))
@@ -169,10 +169,7 @@ pub async fn create(
         created_at: now,
         updated_at: now,
     };
-    let made = state
-        .store
-        .write(move |s| s.create_mcp(server, &secrets))
-        .await?;
+    let made = state.store.mcps().create_mcp(server, secrets).await?;
     state.mcps.server_changed(made.org_id, made.id, false);
     Ok(HttpResponse::Created().json(view(made)))
 }
@@ -181,7 +178,8 @@ async fn stored(state: &AppState, caller: &Caller, id: McpServerId) -> Result<Mc
     let org = caller.org_id;
     state
         .store
-        .run(move |s| s.mcp(org, id))
+        .mcps()
+        .mcp(org, id)
         .await?
         .ok_or_else(|| ApiError::not_found("MCP server"))
 }
@@ -275,8 +273,12 @@ pub async fn update(
     let org = caller.org_id;
     let changed = state
         .store
-        .write(move |s| {
-            s.update_mcp(org, id, &secrets, |server| {
+        .mcps()
+        .update_mcp(
+            org,
+            id,
+            secrets,
+            Box::new(move |server| {
                 if let Some(name) = &name {
                     server.name.clone_from(name);
                 }
@@ -299,8 +301,8 @@ pub async fn update(
                 if let Some(timeout_ms) = timeout_ms {
                     server.timeout_ms = timeout_ms;
                 }
-            })
-        })
+            }),
+        )
         .await?
         .ok_or_else(|| ApiError::not_found("MCP server"))?;
     state.mcps.server_changed(org, id, false);
@@ -315,15 +317,8 @@ pub async fn delete(
     path: web::Path<McpServerId>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = (caller.org_id, path.into_inner());
-    let deleted = state
-        .store
-        .write(move |s| {
-            let deleted = s.delete_mcp(org, id)?;
-            // Its users' tokens and its client go with it.
-            s.delete_oauth_of(org, id)?;
-            Ok(deleted)
-        })
-        .await?;
+    // Its users' tokens and its client go with it.
+    let deleted = state.store.mcps().delete_mcp(org, id).await?;
     state.mcps.server_changed(org, id, true);
     if !deleted {
         return Err(ApiError::not_found("MCP server"));

@@ -79,7 +79,8 @@ async fn server_and_owner(
     let org = caller.org_id;
     let server = state
         .store
-        .run(move |s| s.mcp(org, id))
+        .mcps()
+        .mcp(org, id)
         .await?
         .ok_or_else(|| ApiError::not_found("MCP server"))?;
     let user = caller

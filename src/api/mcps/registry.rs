@@ -62,7 +62,7 @@ pub async fn search(
 #[utoipa::path(get, path = "/api/mcp-registry/managed", tag = "mcp", operation_id = "mcp_registry_managed", security(("bearer" = ["member"])), responses((status = 200, description = "The instance's managed-OAuth servers (`mcp_managed_oauth`), each with the caller's org's servers made with its URL", body = Vec<ManagedItem>)))]
 pub async fn managed(state: web::Data<AppState>, caller: Member) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let installed = state.store.run(move |s| s.list_mcps(org)).await?;
+    let installed = state.store.mcps().mcps(org).await?;
     let registry = &state.mcp_registry;
     Ok(HttpResponse::Ok().json(registry.managed.items(registry, &installed)))
 }

@@ -20,7 +20,7 @@ pub use super::attached::AttachOutcome;
 use super::attached::{self, Attachments, slug_key, take_slug};
 use super::codec::{decode, encode};
 use super::{SledStore, abort, engine, keys, tx_error};
-use crate::secrets::aad;
+use crate::secrets::{SecretBox, aad};
 
 /// The slug of a server's name (`tools.md` §6).
 pub fn slug_of(name: &str) -> String {
@@ -64,14 +64,14 @@ pub struct McpSecrets {
 
 /// [`McpSecrets`] sealed for one server (the sealing depends only on the
 /// server's org and id, so it is done once, outside any transaction).
-struct SealedSecrets {
+pub(crate) struct SealedSecrets {
     credentials: Option<Option<String>>,
     client_secret: Option<Option<String>>,
 }
 
 impl SealedSecrets {
     /// Puts the sealed values into `server`.
-    fn apply(&self, server: &mut McpServer) {
+    pub(crate) fn apply(&self, server: &mut McpServer) {
         if let Some(credentials) = &self.credentials {
             server.credentials.clone_from(credentials);
         }
@@ -81,45 +81,78 @@ impl SealedSecrets {
     }
 }
 
-impl SledStore {
-    fn seal_mcp(&self, plain: &str, aad: &str) -> Result<String, StoreError> {
-        self.secrets
-            .seal(plain, aad)
-            .map_err(|e| StoreError::Engine(e.to_string()))
-    }
+fn sealing(error: crate::secrets::SecretError) -> StoreError {
+    StoreError::Engine(error.to_string())
+}
 
-    /// Seals `secrets` for the server `id` of `org`.
-    fn seal_mcp_secrets(
-        &self,
-        org: OrgId,
-        id: McpServerId,
-        secrets: &McpSecrets,
-    ) -> Result<SealedSecrets, StoreError> {
-        let credentials = match &secrets.credentials {
-            None => None,
-            Some(None) => Some(None),
-            Some(Some(plain)) => {
-                let json =
-                    serde_json::to_string(plain).map_err(|e| StoreError::Codec(e.to_string()))?;
-                Some(Some(self.seal_mcp(&json, &credentials_aad(org, id))?))
-            }
-        };
-        let client_secret = secrets
-            .client_secret
-            .as_ref()
-            .map(|secret| {
-                secret
-                    .as_deref()
-                    .map(|plain| self.seal_mcp(plain, &client_secret_aad(org, id)))
-                    .transpose()
-            })
-            .transpose()?;
-        Ok(SealedSecrets {
-            credentials,
-            client_secret,
+/// Seals `secrets` for the server `id` of `org` (either store).
+pub(crate) fn seal_secrets(
+    key: &SecretBox,
+    org: OrgId,
+    id: McpServerId,
+    secrets: &McpSecrets,
+) -> Result<SealedSecrets, StoreError> {
+    let credentials = match &secrets.credentials {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(plain)) => {
+            let json =
+                serde_json::to_string(plain).map_err(|e| StoreError::Codec(e.to_string()))?;
+            let sealed = key
+                .seal(&json, &credentials_aad(org, id))
+                .map_err(sealing)?;
+            Some(Some(sealed))
+        }
+    };
+    let client_secret = secrets
+        .client_secret
+        .as_ref()
+        .map(|secret| {
+            secret
+                .as_deref()
+                .map(|plain| {
+                    key.seal(plain, &client_secret_aad(org, id))
+                        .map_err(sealing)
+                })
+                .transpose()
         })
-    }
+        .transpose()?;
+    Ok(SealedSecrets {
+        credentials,
+        client_secret,
+    })
+}
 
+/// A server's credentials, opened (empty when it has none).
+pub fn credentials_of(key: &SecretBox, server: &McpServer) -> Result<McpCredentials, StoreError> {
+    let Some(sealed) = &server.credentials else {
+        return Ok(McpCredentials::default());
+    };
+    let plain = key
+        .open(sealed, &credentials_aad(server.org_id, server.id))
+        .map_err(sealing)?;
+    serde_json::from_str(plain.expose_secret()).map_err(|e| StoreError::Codec(e.to_string()))
+}
+
+/// The configured OAuth client's secret, opened (`None` when it has
+/// none).
+pub fn oauth_client_secret_of(
+    key: &SecretBox,
+    server: &McpServer,
+) -> Result<Option<String>, StoreError> {
+    let Some(sealed) = server
+        .oauth_client
+        .as_ref()
+        .and_then(|c| c.client_secret.as_ref())
+    else {
+        return Ok(None);
+    };
+    key.open(sealed, &client_secret_aad(server.org_id, server.id))
+        .map(|open| Some(open.expose_secret().to_owned()))
+        .map_err(sealing)
+}
+
+impl SledStore {
     /// Stores a new server, its slug made unique in the org (`_2`, `_3`…
     /// on collision) in the same transaction.
     pub fn create_mcp(
@@ -128,8 +161,7 @@ impl SledStore {
         secrets: &McpSecrets,
     ) -> Result<McpServer, StoreError> {
         let _writing = self.gate.writing();
-        self.seal_mcp_secrets(server.org_id, server.id, secrets)?
-            .apply(&mut server);
+        seal_secrets(&self.secrets, server.org_id, server.id, secrets)?.apply(&mut server);
         let base = server.slug.clone();
         let key = keys::pair(server.org_id.as_bytes(), server.id.as_bytes());
         (&self.mcps, &self.mcp_slugs)
@@ -161,37 +193,6 @@ impl SledStore {
         Self::get(&self.mcps, &keys::pair(org.as_bytes(), id.as_bytes()))
     }
 
-    /// A server's credentials, opened (empty when it has none).
-    pub fn mcp_credentials(&self, server: &McpServer) -> Result<McpCredentials, StoreError> {
-        let Some(sealed) = &server.credentials else {
-            return Ok(McpCredentials::default());
-        };
-        let plain = self
-            .secrets
-            .open(sealed, &credentials_aad(server.org_id, server.id))
-            .map_err(|e| StoreError::Engine(e.to_string()))?;
-        serde_json::from_str(plain.expose_secret()).map_err(|e| StoreError::Codec(e.to_string()))
-    }
-
-    /// The configured OAuth client's secret, opened (`None` when it has
-    /// none).
-    pub fn mcp_oauth_client_secret(
-        &self,
-        server: &McpServer,
-    ) -> Result<Option<String>, StoreError> {
-        let Some(sealed) = server
-            .oauth_client
-            .as_ref()
-            .and_then(|c| c.client_secret.as_ref())
-        else {
-            return Ok(None);
-        };
-        self.secrets
-            .open(sealed, &client_secret_aad(server.org_id, server.id))
-            .map(|open| Some(open.expose_secret().to_owned()))
-            .map_err(|e| StoreError::Engine(e.to_string()))
-    }
-
     /// Changes a server in one transaction: `change` gets the stored
     /// server and changes it; `secrets` are sealed in. A server deleted
     /// meanwhile stays deleted (`None`).
@@ -203,7 +204,7 @@ impl SledStore {
         change: impl Fn(&mut McpServer),
     ) -> Result<Option<McpServer>, StoreError> {
         let _writing = self.gate.writing();
-        let sealed = self.seal_mcp_secrets(org, id, secrets)?;
+        let sealed = seal_secrets(&self.secrets, org, id, secrets)?;
         let key = keys::pair(org.as_bytes(), id.as_bytes());
         let tokens = self.oauth_token_keys(org, id)?;
         let changed = (&self.mcps, &self.oauth_registrations, &self.oauth_tokens)

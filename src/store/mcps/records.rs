@@ -119,7 +119,7 @@ pub struct McpServer {
     #[serde(default)]
     pub args: Vec<String>,
     /// [`McpCredentials`] as JSON, sealed; opened by
-    /// [`SledStore::mcp_credentials`] only.
+    /// [`super::credentials_of`] only.
     pub credentials: Option<String>,
     /// The tools of the server offered at all (`None`: every one).
     pub allowed_tools: Option<Vec<String>>,

@@ -74,7 +74,9 @@ fn credentials_are_sealed_and_open_only_for_their_record() {
     let sealed = made.credentials.clone().unwrap();
     assert!(!sealed.contains("s3cret"));
     assert_eq!(
-        store.mcp_credentials(&made).unwrap().headers["Authorization"],
+        super::credentials_of(&store.secrets, &made)
+            .unwrap()
+            .headers["Authorization"],
         "Bearer s3cret-token"
     );
     let mut moved = store
@@ -82,7 +84,7 @@ fn credentials_are_sealed_and_open_only_for_their_record() {
         .unwrap();
     moved.credentials = Some(sealed);
     assert!(
-        store.mcp_credentials(&moved).is_err(),
+        super::credentials_of(&store.secrets, &moved).is_err(),
         "bound to its record"
     );
 }

@@ -113,6 +113,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "skills",
         sql: include_str!("migrations/V17__skills.sql"),
     },
+    Migration {
+        version: 18,
+        name: "mcp_servers",
+        sql: include_str!("migrations/V18__mcp_servers.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -30,6 +30,7 @@ pub mod export;
 pub mod import;
 mod limits;
 mod marks;
+mod mcps;
 pub mod meta;
 pub mod migrate;
 mod orgs;
@@ -49,6 +50,7 @@ mod traces;
 mod turn;
 
 pub use marks::TurnState;
+pub use mcps::KIND as MCPS_CACHE;
 pub use publications::KIND as PUBLICATIONS_CACHE;
 pub use records::PgStore;
 pub use statements::{Db, StoreSession, Tx};

@@ -325,6 +325,7 @@ impl QueuedWrite for QueuedAppend {
 
 pub mod configs;
 mod engine;
+pub mod mcps;
 pub mod plans;
 pub mod projects;
 pub mod publications;
@@ -335,6 +336,7 @@ pub mod threads;
 pub mod tools;
 pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_agent_config};
 pub use engine::SledPort;
+pub use mcps::{McpChange, McpRecords};
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
 pub use publications::{OrgSettingsSwap, PublicationRecords, PublicationSwap};

@@ -36,6 +36,10 @@ pub struct Session {
     /// The SHA-256 of the bearer token it was opened with, if any: a
     /// refreshed token opens a new session.
     pub(super) bearer: Option<[u8; 32]>,
+    /// The `updated_at` of the server record it was opened for: a server
+    /// changed since (on any node: turns read the record again once the
+    /// cluster says so) opens a new session.
+    pub(super) opened_for: chrono::DateTime<chrono::Utc>,
 }
 
 /// Why a contact failed.
@@ -101,11 +105,8 @@ pub(super) async fn open_session(
     server: &McpServer,
     bearer: Option<&SecretString>,
 ) -> Result<Session, ContactError> {
-    let sealed = server.clone();
-    let credentials = store
-        .run(move |s| s.mcp_credentials(&sealed))
-        .await
-        .map_err(|_| {
+    let credentials =
+        crate::store::mcps::credentials_of(&store.secrets(), server).map_err(|_| {
             ContactError::from("the server's credentials could not be opened".to_owned())
         })?;
     let url = || server.url.as_deref().ok_or_else(|| "no url".to_owned());
@@ -163,6 +164,7 @@ pub(super) async fn open_session(
         service,
         _child: child,
         bearer: fingerprint,
+        opened_for: server.updated_at,
     })
 }
 

@@ -114,8 +114,9 @@ async fn leases(client: &impl GenericClient, problems: &mut Vec<String>) -> Resu
     Ok(())
 }
 
-/// Tools' and resolvers' signing secrets open, and the key check is the
-/// key's (or the old key's, a rotation under way).
+/// Tools' and resolvers' signing secrets and MCP servers' credentials
+/// open, and the key check is the key's (or the old key's, a rotation
+/// under way).
 async fn sealed(
     client: &impl GenericClient,
     secrets: &SecretBox,
@@ -146,6 +147,23 @@ async fn sealed(
             problems.push(format!(
                 "the signing secret of tool {} does not open with the secret key",
                 tool.id
+            ));
+        }
+    }
+    for row in client
+        .query("SELECT body FROM mcp_servers", &[])
+        .await
+        .map_err(db)?
+    {
+        let Ok(Json(server)) = row.try_get::<_, Json<crate::store::mcps::McpServer>>(0) else {
+            continue;
+        };
+        if crate::store::mcps::credentials_of(secrets, &server).is_err()
+            || crate::store::mcps::oauth_client_secret_of(secrets, &server).is_err()
+        {
+            problems.push(format!(
+                "the credentials of MCP server {} do not open with the secret key",
+                server.id
             ));
         }
     }

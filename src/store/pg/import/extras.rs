@@ -1,6 +1,8 @@
-//! The rows of publishing's and skills' kinds in a sled store: an org's
-//! settings, publications, skills, their files (bytes, digested in the
-//! manifest) and their attachments.
+//! The rows of publishing's, skills' and MCP servers' kinds in a sled
+//! store: an org's settings, publications, skills, their files (bytes,
+//! digested in the manifest) and their attachments; MCP servers, their
+//! attachments, and the OAuth registrations and tokens kept for them
+//! (secrets still sealed).
 
 use serde_json::Value;
 
@@ -8,6 +10,8 @@ use super::lines::skill_file_line;
 use super::source::{Row, Rows, SledSource, cell, codec, record, tree_rows, uuid_at, with_body};
 use crate::publishing::{OrgSettings, Publication};
 use crate::skills::Skill;
+use crate::store::mcps::{McpAttachment, McpServer};
+use crate::store::oauth::StoredToken;
 
 impl<'a> SledSource<'a> {
     /// The rows of `table` when it is one of these kinds.
@@ -49,6 +53,41 @@ impl<'a> SledSource<'a> {
             "skill_attachments" => tree_rows(s.skills.attachments(), |k, v| {
                 let (_, body) = record::<Value>("a skill's attachment", v)?;
                 with_body(vec![cell(uuid_at(k, 0)?), cell(uuid_at(k, 16)?)], body)
+            }),
+            "mcp_servers" => tree_rows(&s.mcps, |_, v| {
+                let (server, body) = record::<McpServer>("an MCP server", v)?;
+                let cells = vec![
+                    cell(server.org_id.0),
+                    cell(server.id.0),
+                    cell(server.slug),
+                    cell(i64::from(server.oauth_epoch)),
+                ];
+                with_body(cells, body)
+            }),
+            "mcp_attachments" => tree_rows(&s.agent_mcps, |k, v| {
+                let (attachment, body) = record::<McpAttachment>("an MCP attachment", v)?;
+                let cells = vec![
+                    cell(uuid_at(k, 0)?),
+                    cell(uuid_at(k, 16)?),
+                    cell(attachment.target.0),
+                    cell(attachment.attached_at),
+                ];
+                with_body(cells, body)
+            }),
+            "oauth_registrations" => tree_rows(&s.oauth_registrations, |k, v| {
+                let (_, body) = record::<Value>("an OAuth registration", v)?;
+                with_body(vec![cell(uuid_at(k, 0)?), cell(uuid_at(k, 16)?)], body)
+            }),
+            "oauth_tokens" => tree_rows(&s.oauth_tokens, |k, v| {
+                let (token, body) = record::<StoredToken>("an OAuth token", v)?;
+                let owner = k.get(32..).unwrap_or_default().to_vec();
+                let cells = vec![
+                    cell(uuid_at(k, 0)?),
+                    cell(uuid_at(k, 16)?),
+                    cell(owner),
+                    cell(token.updated_at),
+                ];
+                with_body(cells, body)
             }),
             _ => return None,
         })

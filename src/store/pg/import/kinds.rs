@@ -53,6 +53,12 @@ impl Kind {
 }
 
 const V: (&str, Type) = ("v", Type::INT2);
+const ORG: (&str, Type) = ("org_id", Type::UUID);
+const ID: (&str, Type) = ("id", Type::UUID);
+const AGENT: (&str, Type) = ("agent_id", Type::UUID);
+const CREATED: (&str, Type) = ("created_at", Type::TIMESTAMPTZ);
+const SLUG: (&str, Type) = ("slug", Type::TEXT);
+const NAME: (&str, Type) = ("name", Type::TEXT);
 const JSON: (&str, Type) = ("body", Type::JSON);
 const JSONB: (&str, Type) = ("body", Type::JSONB);
 
@@ -60,23 +66,17 @@ const JSONB: (&str, Type) = ("body", Type::JSONB);
 pub const KINDS: &[Kind] = &[
     Kind {
         table: "orgs",
-        columns: &[
-            ("id", Type::UUID),
-            ("name", Type::TEXT),
-            ("created_at", Type::TIMESTAMPTZ),
-            V,
-            JSON,
-        ],
+        columns: &[ID, NAME, CREATED, V, JSON],
         order: "id",
         line: Line::Body,
     },
     Kind {
         table: "api_keys",
         columns: &[
-            ("id", Type::UUID),
-            ("org_id", Type::UUID),
+            ID,
+            ORG,
             ("secret_sha256", Type::BYTEA),
-            ("created_at", Type::TIMESTAMPTZ),
+            CREATED,
             ("last_used_at", Type::TIMESTAMPTZ),
             V,
             JSON,
@@ -86,21 +86,14 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         table: "projects",
-        columns: &[
-            ("org_id", Type::UUID),
-            ("id", Type::UUID),
-            ("slug", Type::TEXT),
-            ("created_at", Type::TIMESTAMPTZ),
-            V,
-            JSON,
-        ],
+        columns: &[ORG, ID, SLUG, CREATED, V, JSON],
         order: "org_id, id",
         line: Line::Body,
     },
     Kind {
         table: "project_members",
         columns: &[
-            ("org_id", Type::UUID),
+            ORG,
             ("project_id", Type::UUID),
             ("user_id", Type::TEXT),
             V,
@@ -111,57 +104,31 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         table: "agents",
-        columns: &[
-            ("org_id", Type::UUID),
-            ("id", Type::UUID),
-            ("created_at", Type::TIMESTAMPTZ),
-            ("project_id", Type::UUID),
-            V,
-            JSONB,
-        ],
+        columns: &[ORG, ID, CREATED, ("project_id", Type::UUID), V, JSONB],
         order: "org_id, id",
         line: Line::Body,
     },
     Kind {
         table: "agent_configs",
-        columns: &[
-            ("org_id", Type::UUID),
-            ("agent_id", Type::UUID),
-            ("kind", Type::INT2),
-            V,
-            JSON,
-        ],
+        columns: &[ORG, AGENT, ("kind", Type::INT2), V, JSON],
         order: "org_id, agent_id, kind",
         line: Line::Body,
     },
     Kind {
         table: "org_settings",
-        columns: &[("org_id", Type::UUID), V, JSON],
+        columns: &[ORG, V, JSON],
         order: "org_id",
         line: Line::Body,
     },
     Kind {
         table: "publications",
-        columns: &[
-            ("org_id", Type::UUID),
-            ("agent_id", Type::UUID),
-            ("id", Type::UUID),
-            ("slug", Type::TEXT),
-            V,
-            JSON,
-        ],
+        columns: &[ORG, AGENT, ID, SLUG, V, JSON],
         order: "org_id, agent_id",
         line: Line::Body,
     },
     Kind {
         table: "skills",
-        columns: &[
-            ("org_id", Type::UUID),
-            ("id", Type::UUID),
-            ("name", Type::TEXT),
-            V,
-            JSON,
-        ],
+        columns: &[ORG, ID, NAME, V, JSON],
         order: "org_id, id",
         line: Line::Body,
     },
@@ -182,25 +149,56 @@ pub const KINDS: &[Kind] = &[
         line: Line::Body,
     },
     Kind {
-        table: "tools",
+        table: "mcp_servers",
+        columns: &[ORG, ID, SLUG, ("epoch", Type::INT8), V, JSON],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "mcp_attachments",
         columns: &[
-            ("org_id", Type::UUID),
-            ("id", Type::UUID),
-            ("name", Type::TEXT),
-            ("created_at", Type::TIMESTAMPTZ),
+            ORG,
+            AGENT,
+            ("server_id", Type::UUID),
+            ("attached_at", Type::TIMESTAMPTZ),
             V,
             JSON,
         ],
+        order: "org_id, agent_id, server_id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "oauth_registrations",
+        columns: &[ORG, ("server_id", Type::UUID), V, JSON],
+        order: "org_id, server_id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "oauth_tokens",
+        columns: &[
+            ORG,
+            ("server_id", Type::UUID),
+            ("owner", Type::BYTEA),
+            ("updated_at", Type::TIMESTAMPTZ),
+            V,
+            JSON,
+        ],
+        order: "org_id, server_id, owner",
+        line: Line::Body,
+    },
+    Kind {
+        table: "tools",
+        columns: &[ORG, ID, NAME, CREATED, V, JSON],
         order: "org_id, id",
         line: Line::Body,
     },
     Kind {
         table: "threads",
         columns: &[
-            ("org_id", Type::UUID),
-            ("id", Type::UUID),
-            ("agent_id", Type::UUID),
-            ("created_at", Type::TIMESTAMPTZ),
+            ORG,
+            ID,
+            AGENT,
+            CREATED,
             ("created_by", Type::TEXT),
             ("listed", Type::BOOL),
             ("shard", Type::INT2),
@@ -238,7 +236,7 @@ pub const KINDS: &[Kind] = &[
         columns: &[
             ("thread_id", Type::UUID),
             ("key_hash", Type::BYTEA),
-            ("created_at", Type::TIMESTAMPTZ),
+            CREATED,
             V,
             JSONB,
         ],
@@ -248,11 +246,11 @@ pub const KINDS: &[Kind] = &[
     Kind {
         table: "keyed_threads",
         columns: &[
-            ("org_id", Type::UUID),
+            ORG,
             ("key_hash", Type::BYTEA),
             ("request", Type::TEXT),
             ("thread_id", Type::UUID),
-            ("created_at", Type::TIMESTAMPTZ),
+            CREATED,
         ],
         order: "org_id, key_hash",
         line: Line::KeyedThread,
@@ -266,10 +264,10 @@ pub const KINDS: &[Kind] = &[
     Kind {
         table: "plans",
         columns: &[
-            ("org_id", Type::UUID),
-            ("id", Type::UUID),
+            ORG,
+            ID,
             ("thread_id", Type::UUID),
-            ("created_at", Type::TIMESTAMPTZ),
+            CREATED,
             ("version", Type::INT8),
             V,
             JSON,
@@ -280,9 +278,9 @@ pub const KINDS: &[Kind] = &[
     Kind {
         table: "scheduled_tasks",
         columns: &[
-            ("org_id", Type::UUID),
-            ("agent_id", Type::UUID),
-            ("id", Type::UUID),
+            ORG,
+            AGENT,
+            ID,
             ("shard", Type::INT2),
             ("next_fire_at", Type::TIMESTAMPTZ),
             V,
@@ -306,10 +304,10 @@ pub const KINDS: &[Kind] = &[
     Kind {
         table: "usage_records",
         columns: &[
-            ("org_id", Type::UUID),
-            ("id", Type::UUID),
-            ("created_at", Type::TIMESTAMPTZ),
-            ("agent_id", Type::UUID),
+            ORG,
+            ID,
+            CREATED,
+            AGENT,
             ("thread_id", Type::UUID),
             ("message_id", Type::UUID),
             ("publication_id", Type::UUID),
@@ -333,9 +331,9 @@ pub const KINDS: &[Kind] = &[
         table: "deleted_threads",
         columns: &[
             ("thread_id", Type::UUID),
-            ("org_id", Type::UUID),
-            ("agent_id", Type::UUID),
-            ("created_at", Type::TIMESTAMPTZ),
+            ORG,
+            AGENT,
+            CREATED,
             ("deleted_at", Type::TIMESTAMPTZ),
         ],
         order: "thread_id",
@@ -344,10 +342,10 @@ pub const KINDS: &[Kind] = &[
     Kind {
         table: "traces",
         columns: &[
-            ("id", Type::UUID),
+            ID,
             ("started_at", Type::TIMESTAMPTZ),
-            ("org_id", Type::UUID),
-            ("agent_id", Type::UUID),
+            ORG,
+            AGENT,
             ("thread_id", Type::UUID),
             ("folded", Type::BOOL),
             V,

@@ -107,10 +107,7 @@ impl McpHub {
                 self.close_session(&SessionKey::of(server, owner.as_ref()));
                 if let Some(owner) = &owner {
                     let (org, id, who) = (server.org_id, server.id, owner.clone());
-                    let _ = self
-                        .store
-                        .write(move |s| s.delete_oauth_token(org, id, &who))
-                        .await;
+                    let _ = self.store.mcps().delete_oauth_token(org, id, who).await;
                 }
                 self.ask_to_connect(server, owner, scope, call).await
             }
@@ -183,9 +180,7 @@ impl McpHub {
             return;
         };
         runtime.spawn(async move {
-            let _ = store
-                .run(move |s| s.record_mcp_contact(org, id, Err(reason)))
-                .await;
+            let _ = store.mcps().record_mcp_contact(org, id, Err(reason)).await;
             if let Some(hub) = hub.upgrade() {
                 hub.forget(org);
                 hub.refresh(org, id);

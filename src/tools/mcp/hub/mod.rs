@@ -101,7 +101,7 @@ impl McpHub {
             return Some(kept);
         }
         let generation = self.orgs.generation();
-        match self.store.run_or_default(move |s| s.org_mcps(org)).await {
+        match self.store.mcps().org_mcps(org).await {
             Ok(read) => {
                 let read = Arc::new(read);
                 self.orgs.put(org, Arc::clone(&read), generation);

@@ -89,6 +89,7 @@ impl McpHub {
         if let Some(session) = open.as_ref()
             && !session.service.is_closed()
             && session.bearer == wanted
+            && session.opened_for == server.updated_at
         {
             return Ok(Arc::clone(session));
         }

@@ -62,7 +62,7 @@ impl McpHub {
     async fn refresh_until_up(&self, org: OrgId, id: McpServerId) {
         let mut wait = RETRY_FIRST;
         loop {
-            let server = match self.store.run(move |s| s.mcp(org, id)).await {
+            let server = match self.store.mcps().mcp(org, id).await {
                 Ok(Some(server)) => server,
                 // Deleted (or the store failed: the next turn asks again).
                 Ok(None) | Err(_) => return,
@@ -84,11 +84,7 @@ impl McpHub {
             self.close_sessions(server.id);
         }
         let (org, id, outcome) = (server.org_id, server.id, listed.clone());
-        if let Err(error) = self
-            .store
-            .write(move |s| s.record_mcp_contact(org, id, outcome))
-            .await
-        {
+        if let Err(error) = self.store.mcps().record_mcp_contact(org, id, outcome).await {
             tracing::error!(%error, "recording an MCP server's listing failed");
         }
         self.forget(org);
@@ -107,7 +103,8 @@ impl McpHub {
                     let (org, id) = (server.org_id, server.id);
                     let latest = self
                         .store
-                        .run(move |s| s.latest_oauth_owner(org, id))
+                        .mcps()
+                        .latest_oauth_owner(org, id)
                         .await
                         .map_err(|_| ContactError::from("the store".to_owned()))?;
                     Some(latest.ok_or(error)?)

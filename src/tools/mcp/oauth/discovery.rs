@@ -139,7 +139,8 @@ impl ManagedOAuth {
         let (org, id) = (server.org_id, server.id);
         let stored = self
             .store
-            .run(move |s| s.oauth_registration(org, id))
+            .mcps()
+            .oauth_registration(org, id)
             .await
             .map_err(|_| fail("the store"))?;
         let redirect_uri = self.redirect_uri();
@@ -153,12 +154,9 @@ impl ManagedOAuth {
         let managed = self.managed.for_url(url);
         let (client_id, client_secret, scope) = match (&server.oauth_client, managed) {
             (Some(client), _) => {
-                let sealed = server.clone();
-                let secret = self
-                    .store
-                    .run(move |s| s.mcp_oauth_client_secret(&sealed))
-                    .await
-                    .map_err(|_| fail("the client secret could not be opened"))?;
+                let secret =
+                    crate::store::mcps::oauth_client_secret_of(&self.store.secrets(), server)
+                        .map_err(|_| fail("the client secret could not be opened"))?;
                 (client.client_id.clone(), secret, client.scope.clone())
             }
             // The operator registered a client for this server beforehand.
@@ -203,7 +201,8 @@ impl ManagedOAuth {
         let (kept, epoch) = (registration.clone(), server.oauth_epoch);
         let stored = self
             .store
-            .write(move |s| s.put_oauth_registration(org, id, epoch, kept))
+            .mcps()
+            .put_oauth_registration(org, id, epoch, kept)
             .await
             .map_err(|_| fail("the store"))?;
         if !stored {

@@ -326,7 +326,8 @@ impl ManagedOAuth {
         // A server deleted or moved while its user was away keeps no token.
         let stored = self
             .store
-            .write(move |s| s.put_oauth_token(org, server, epoch, &owner, &token))
+            .mcps()
+            .put_oauth_token(org, server, epoch, owner, token)
             .await
             .map_err(|_| CallbackRefusal::ExchangeFailed)?;
         if !stored {

@@ -66,7 +66,8 @@ impl ManagedOAuth {
         let (org, id, who) = (server.org_id, server.id, owner.clone());
         let stored = self
             .store
-            .run(move |s| s.oauth_token(org, id, &who))
+            .mcps()
+            .oauth_token(org, id, who)
             .await
             .map_err(|_| fail("the store"))?;
         let Some(token) = stored else {
@@ -91,7 +92,8 @@ impl ManagedOAuth {
                 let (access, epoch) = (fresh.access_token.clone(), server.oauth_epoch);
                 let stored = self
                     .store
-                    .write(move |s| s.put_oauth_token(org, id, epoch, &who, &fresh))
+                    .mcps()
+                    .put_oauth_token(org, id, epoch, who, fresh)
                     .await
                     .map_err(|_| fail("the store"))?;
                 // Refreshed for a server changed meanwhile: not used.
@@ -100,7 +102,8 @@ impl ManagedOAuth {
             Err(error) => {
                 tracing::warn!(server = %id, %error, "an OAuth token could not be refreshed; it is deleted");
                 self.store
-                    .write(move |s| s.delete_oauth_token(org, id, &who))
+                    .mcps()
+                    .delete_oauth_token(org, id, who)
                     .await
                     .map_err(|_| fail("the store"))?;
                 Ok(None)
@@ -137,16 +140,17 @@ impl ManagedOAuth {
         owner: &TokenOwner,
     ) -> Result<bool, OAuthError> {
         let (org, id, who) = (server.org_id, server.id, owner.clone());
-        let stored = self
-            .store
-            .run(move |s| {
-                Ok((
-                    s.oauth_token(org, id, &who)?,
-                    s.oauth_registration(org, id)?,
-                ))
-            })
-            .await
-            .map_err(|_| fail("the store"))?;
+        let records = self.store.mcps();
+        let stored = (
+            records
+                .oauth_token(org, id, who)
+                .await
+                .map_err(|_| fail("the store"))?,
+            records
+                .oauth_registration(org, id)
+                .await
+                .map_err(|_| fail("the store"))?,
+        );
         if let (Some(token), Some(registration)) = &stored
             && let Some(endpoint) = &registration.revocation_endpoint
         {
@@ -168,7 +172,8 @@ impl ManagedOAuth {
         }
         let who = owner.clone();
         self.store
-            .write(move |s| s.delete_oauth_token(org, id, &who))
+            .mcps()
+            .delete_oauth_token(org, id, who)
             .await
             .map_err(|_| fail("the store"))
     }

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 use confer_actors::{McpServerId, OrgId, StoreError};
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -16,6 +16,12 @@ use super::codec::encode;
 use super::mcps::read as read_server;
 use super::{SledStore, engine, keys, tx_error};
 use crate::secrets::{aad, redacted};
+
+mod sealing;
+
+pub(crate) use self::sealing::{
+    opened_registration, opened_token, sealed_registration, sealed_token,
+};
 
 /// The authorization server of an MCP server, as discovered, and the
 /// client Confer is there.
@@ -80,7 +86,8 @@ pub enum TokenOwner {
 }
 
 impl TokenOwner {
-    fn key_part(&self) -> [u8; 32] {
+    /// The owner's part of its token's key (a digest: no user id in keys).
+    pub(crate) fn key_part(&self) -> [u8; 32] {
         match self {
             Self::User(user) => Sha256::digest(format!("user:{user}").as_bytes()).into(),
             Self::Org => Sha256::digest(b"org").into(),
@@ -151,6 +158,13 @@ fn sealing(error: crate::secrets::SecretError) -> StoreError {
     StoreError::Engine(error.to_string())
 }
 
+impl StoredToken {
+    /// Whose token it is.
+    pub(crate) fn owner(&self) -> TokenOwner {
+        self.user.clone().map_or(TokenOwner::Org, TokenOwner::User)
+    }
+}
+
 impl SledStore {
     /// Stores the server's registration (`client_secret` in plain text,
     /// sealed here), made for the server as it was at `epoch`; `false`
@@ -160,14 +174,10 @@ impl SledStore {
         org: OrgId,
         server: McpServerId,
         epoch: u32,
-        mut registration: OAuthRegistration,
+        registration: OAuthRegistration,
     ) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
-        registration.client_secret = registration
-            .client_secret
-            .map(|plain| self.secrets.seal(&plain, &client_secret_aad(org, server)))
-            .transpose()
-            .map_err(sealing)?;
+        let registration = sealed_registration(&self.secrets, org, server, registration)?;
         let key = registration_key(org, server);
         let value = encode(&registration)?;
         self.if_epoch(org, server, epoch, &self.oauth_registrations, &key, value)
@@ -203,23 +213,9 @@ impl SledStore {
         org: OrgId,
         server: McpServerId,
     ) -> Result<Option<OAuthRegistration>, StoreError> {
-        let Some(mut registration) = Self::get::<OAuthRegistration>(
-            &self.oauth_registrations,
-            &registration_key(org, server),
-        )?
-        else {
-            return Ok(None);
-        };
-        registration.client_secret = registration
-            .client_secret
-            .map(|sealed| {
-                self.secrets
-                    .open(&sealed, &client_secret_aad(org, server))
-                    .map(|open| open.expose_secret().to_owned())
-            })
+        Self::get::<OAuthRegistration>(&self.oauth_registrations, &registration_key(org, server))?
+            .map(|stored| opened_registration(&self.secrets, org, server, stored))
             .transpose()
-            .map_err(sealing)?;
-        Ok(Some(registration))
     }
 
     /// Stores `owner`'s token for the server (replacing any), made for the
@@ -234,28 +230,7 @@ impl SledStore {
         token: &OpenToken,
     ) -> Result<bool, StoreError> {
         let _writing = self.gate.writing();
-        let secrets = TokenSecrets {
-            access_token: token.access_token.expose_secret().to_owned(),
-            refresh_token: token
-                .refresh_token
-                .as_ref()
-                .map(|t| t.expose_secret().to_owned()),
-        };
-        let json = serde_json::to_string(&secrets).map_err(|e| StoreError::Codec(e.to_string()))?;
-        let stored = StoredToken {
-            user: match owner {
-                TokenOwner::User(user) => Some(user.clone()),
-                TokenOwner::Org => None,
-            },
-            sealed: self
-                .secrets
-                .seal(&json, &token_aad(org, server, owner))
-                .map_err(sealing)?,
-            expires_at: token.expires_at,
-            scope: token.scope.clone(),
-            updated_at: Utc::now(),
-            epoch,
-        };
+        let stored = sealed_token(&self.secrets, org, server, epoch, owner, token)?;
         let key = token_key(org, server, owner);
         self.if_epoch(
             org,
@@ -312,18 +287,7 @@ impl SledStore {
         else {
             return Ok(None);
         };
-        let json = self
-            .secrets
-            .open(&stored.sealed, &token_aad(org, server, owner))
-            .map_err(sealing)?;
-        let secrets: TokenSecrets = serde_json::from_str(json.expose_secret())
-            .map_err(|e| StoreError::Codec(e.to_string()))?;
-        Ok(Some(OpenToken {
-            access_token: SecretString::from(secrets.access_token),
-            refresh_token: secrets.refresh_token.map(SecretString::from),
-            expires_at: stored.expires_at,
-            scope: stored.scope,
-        }))
+        opened_token(&self.secrets, org, server, owner, stored).map(Some)
     }
 
     /// The owner whose token of the server was stored last, if any (a
@@ -343,7 +307,7 @@ impl SledStore {
                 latest = Some(stored);
             }
         }
-        Ok(latest.map(|t| t.user.map_or(TokenOwner::Org, TokenOwner::User)))
+        Ok(latest.map(|t| t.owner()))
     }
 
     /// Deletes `owner`'s token; `false` when there was none.

@@ -1,0 +1,139 @@
+//! MCP servers on PostgreSQL (`tools.md` §6, `scale.md` §5): a server
+//! made on one node is listed, attached and called from another; its
+//! credentials stay sealed in the row; a change to an attachment made on
+//! one node reaches the org's servers another node had cached, within
+//! the cache round.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cluster_forward::{node_of, settled_with, thread_owned_by};
+use crate::cluster_serve::on_postgres;
+use crate::common::{Server, done_of, events_of, eventually};
+use crate::mcp::status_of;
+use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
+use crate::postgres::Postgres;
+use crate::third_party::ThirdPartyMock;
+
+const TOKEN: &str = "mcp-cluster-token-7a1e";
+
+fn offered(vendor: &Mock) -> Vec<String> {
+    let request = vendor.requests().last().unwrap().body.clone();
+    let tools = request["tools"].as_array().cloned().unwrap_or_default();
+    tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_server_made_on_one_node_is_called_from_another() {
+    let peer = ThirdPartyMock::fastmcp("streamable-http");
+    let vendor = Mock::start("/v1").await;
+    vendor.otherwise(Reply::stream(openai_answer("hi", 5)));
+    let postgres = Postgres::start().await;
+    let url = postgres.database("mcps").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+    };
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    settled_with(&a, 2).await;
+    let (on_a, on_b) = (a.admin(), b.admin());
+
+    // Made on A, listed by A; B reads the record A's listing wrote.
+    let made = on_a
+        .post(
+            "/api/mcps",
+            json!({"name": "Peer Tools", "url": format!("{}/mcp", peer.base),
+                   "credentials": {"headers": {"Authorization": format!("Bearer {TOKEN}")}}}),
+        )
+        .await
+        .expect(201);
+    let id = made["id"].as_str().unwrap().to_owned();
+    let listed = status_of(&on_b, &id, "active").await;
+    assert!(
+        listed["tools_cache"].to_string().contains("\"add\""),
+        "{listed}"
+    );
+    assert_eq!(listed["has_credentials"], true);
+    let row: String = postgres
+        .admin_of("mcps")
+        .await
+        .query_one("SELECT body::text FROM mcp_servers", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!row.contains(TOKEN), "sealed at rest: {row}");
+    // Its slug is taken once across the nodes.
+    let twin = on_b
+        .post(
+            "/api/mcps",
+            json!({"name": "peer tools", "url": format!("{}/mcp", peer.base)}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(twin["slug"], "peer_tools_2");
+
+    // Attached on B to an agent made on A; a thread A owns caches the
+    // org's servers there.
+    let agent = on_a
+        .agent_with(json!({"name": "Tooled", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    on_b.post(
+        &format!("/api/agents/{agent}/mcps"),
+        json!({"mcpServerId": id, "allowedTools": ["add"]}),
+    )
+    .await
+    .expect(201);
+    let node_a = node_of(&a).await;
+    let thread = thread_owned_by(&on_b, &agent, &node_a).await;
+    assert_eq!(offered(&vendor), ["peer_tools__add"]);
+
+    // Sent through B, run by A: the call carries the sealed credentials.
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "peer_tools__add",
+        &json!({"a": 2, "b": 3}),
+    )));
+    vendor.push(Reply::stream(openai_answer("five", 5)));
+    let frames = on_b.say(&thread, json!({"content": "add"})).await;
+    assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+    let results = events_of(&frames, "tool_result");
+    assert_eq!(results[0]["result"], json!({"result": 5}), "{frames:?}");
+
+    // B changes the attachment: A's turns offer the new list within the
+    // cache round.
+    on_b.patch(
+        &format!("/api/agents/{agent}/mcps/{id}/services"),
+        json!({"enabled": ["shout"]}),
+    )
+    .await
+    .expect(200);
+    let changed = std::time::Instant::now();
+    eventually(
+        Duration::from_secs(5),
+        "A offers the changed list",
+        async || {
+            on_a.say(&thread, json!({"content": "again"})).await;
+            (offered(&vendor) == ["peer_tools__shout"]).then_some(())
+        },
+    )
+    .await;
+    eprintln!("offered {:?} after the change", changed.elapsed());
+
+    // A delete on A: B lists nothing, and the attachment went with it.
+    on_a.delete(&format!("/api/mcps/{id}")).await.expect(200);
+    on_b.get(&format!("/api/mcps/{id}"))
+        .await
+        .expect_error(404, "NOT_FOUND");
+    let attached: Value = on_b
+        .get(&format!("/api/agents/{agent}/mcps"))
+        .await
+        .expect(200);
+    assert_eq!(attached["mcps"], json!([]));
+}
