@@ -2,7 +2,8 @@
 //! made on one node is listed, attached and called from another; its
 //! credentials stay sealed in the row; a change to an attachment made on
 //! one node reaches the org's servers another node had cached, within
-//! the cache round.
+//! the cache round; a user's sign-in to a server begun on one node
+//! finishes on another.
 
 use std::time::Duration;
 
@@ -136,4 +137,99 @@ async fn an_mcp_server_made_on_one_node_is_called_from_another() {
         .await
         .expect(200);
     assert_eq!(attached["mcps"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_begun_on_one_node_finishes_on_another() {
+    use crate::common::{exp_in, jwt};
+    let peer = ThirdPartyMock::oauth_mcp();
+    let vendor = Mock::start("/v1").await;
+    let postgres = Postgres::start().await;
+    let url = postgres.database("oauth").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+    };
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    let on_a = a.admin();
+    let org = on_a.org_id().await;
+    let mcp = on_a
+        .post(
+            "/api/mcps",
+            json!({"name": "Notes", "url": format!("{}/mcp", peer.base), "oauth": "per_user"}),
+        )
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    status_of(&on_a, &mcp, "active").await;
+    let agent = on_a
+        .agent_with(json!({"name": "Noted", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    on_a.post(
+        &format!("/api/agents/{agent}/mcps"),
+        json!({"mcpServerId": mcp}),
+    )
+    .await
+    .expect(201);
+    let alice = |server: &Server| {
+        server.api(&jwt(
+            json!({"sub": "alice", "exp": exp_in(600), "org_id": org}),
+        ))
+    };
+    let thread = alice(&a).thread(&agent, json!({})).await;
+    let whoami = async |api: &crate::common::Api| {
+        vendor.push(Reply::stream(openai_tool_call(
+            "call_1",
+            "notes__whoami",
+            &json!({}),
+        )));
+        vendor.push(Reply::stream(openai_answer("ok", 5)));
+        api.say(&thread, json!({"content": "who am I?"})).await
+    };
+
+    // The turn (on the thread's owner) asks alice to connect; its link
+    // names the node that made the flow.
+    let frames = whoami(&alice(&a)).await;
+    let challenge = events_of(&frames, "auth_challenge");
+    assert_eq!(challenge.len(), 1, "{frames:?}");
+    let link = challenge[0]["challenge"]["redirectUrl"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (made_on, other) = if link.starts_with(&a.base) {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    assert!(link.starts_with(&made_on.base), "{link}");
+
+    // Her browser begins on the other node and comes back to the first.
+    let elsewhere = link.replacen(&made_on.base, &other.base, 1);
+    let (status, page) = crate::mcp_oauth::browse(&elsewhere, &org, "alice", true).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Notes is connected for alice"), "{page}");
+    let rows: i64 = postgres
+        .admin_of("oauth")
+        .await
+        .query_one("SELECT count(*) FROM oauth_flows", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 0, "a finished flow is used up");
+
+    // Her next turn, on either node, calls the server with her token.
+    let frames = whoami(&alice(other)).await;
+    assert!(
+        events_of(&frames, "auth_challenge").is_empty(),
+        "{frames:?}"
+    );
+    assert_eq!(done_of(&frames)["ok"], true);
+    let result = &events_of(&frames, "tool_result")[0]["result"];
+    let token = result["result"].as_str().unwrap_or_default();
+    assert!(token.starts_with("at-alice-"), "{result}");
 }

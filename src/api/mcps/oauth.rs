@@ -174,7 +174,7 @@ pub async fn begin(
         .and_then(|h| h.to_str().ok())
         .and_then(|h| h.strip_prefix("Bearer "))
         .map(str::trim);
-    begin_as(&state, &query.ticket, token)
+    begin_as(&state, &query.ticket, token).await
 }
 
 /// `POST /api/mcps/managed-oauth/begin` (form `ticket`, `token`: the JWT
@@ -182,11 +182,11 @@ pub async fn begin(
 /// the user's app: what `GET` does, without the JWT in a URL.
 #[utoipa::path(post, path = "/api/mcps/managed-oauth/begin", tag = "mcps", operation_id = "mcp_oauth_begin_form", request_body(content = BeginForm, content_type = "application/x-www-form-urlencoded"), responses((status = 302, description = "To the provider, with the flow's cookie set"), (status = 400, description = "An HTML page: the link is unknown, used or expired"), (status = 401, description = "An HTML page: no JWT of the flow's user came with the link"), (status = 403, description = "An HTML page: the link is another user's")))]
 pub async fn begin_form(state: web::Data<AppState>, form: web::Form<BeginForm>) -> HttpResponse {
-    begin_as(&state, &form.ticket, Some(form.token.trim()))
+    begin_as(&state, &form.ticket, Some(form.token.trim())).await
 }
 
 /// `begin` for whoever `token` proves to be.
-fn begin_as(state: &AppState, ticket: &str, token: Option<&str>) -> HttpResponse {
+async fn begin_as(state: &AppState, ticket: &str, token: Option<&str>) -> HttpResponse {
     let user = token
         .filter(|t| !t.is_empty())
         .zip(state.jwt.as_ref())
@@ -200,7 +200,7 @@ fn begin_as(state: &AppState, ticket: &str, token: Option<&str>) -> HttpResponse
         );
     };
     let oauth = state.mcps.oauth();
-    match oauth.begin(ticket, &user) {
+    match oauth.begin(ticket, &user).await {
         Ok((cookie, provider)) => HttpResponse::Found()
             .insert_header((LOCATION, provider))
             .insert_header((CACHE_CONTROL, "no-store"))

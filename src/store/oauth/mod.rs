@@ -77,7 +77,7 @@ impl std::fmt::Debug for StoredToken {
 }
 
 /// Whose token it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TokenOwner {
     /// An end user (a JWT `sub`, or a key's `senderId`).
     User(String),

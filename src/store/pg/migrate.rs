@@ -118,6 +118,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "mcp_servers",
         sql: include_str!("migrations/V18__mcp_servers.sql"),
     },
+    Migration {
+        version: 19,
+        name: "oauth_flows",
+        sql: include_str!("migrations/V19__oauth_flows.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

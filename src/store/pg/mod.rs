@@ -30,7 +30,7 @@ pub mod export;
 pub mod import;
 mod limits;
 mod marks;
-mod mcps;
+pub mod mcps;
 pub mod meta;
 pub mod migrate;
 mod orgs;

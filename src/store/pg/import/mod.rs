@@ -229,6 +229,7 @@ const FILLED: &[&str] = &[
     "mcp_attachments",
     "oauth_registrations",
     "oauth_tokens",
+    "oauth_flows",
     "tools",
     "cache_versions",
     "threads",

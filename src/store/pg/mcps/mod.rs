@@ -20,6 +20,7 @@ use crate::store::oauth::{OAuthRegistration, OpenToken, TokenOwner};
 use crate::store::port::{McpChange, McpRecords};
 
 mod attachments;
+pub mod flows;
 mod oauth;
 
 /// The `cache_versions` kind of MCP servers and their attachments.

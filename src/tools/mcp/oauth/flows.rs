@@ -1,6 +1,7 @@
-//! The flows of managed OAuth waiting for their callback: in memory,
-//! single use, [`FLOW_TTL`] each, at most [`MAX_FLOWS_PER_OWNER`] per user
-//! and [`MAX_FLOWS`] in all; and the randomness and PKCE they use.
+//! The flows of managed OAuth waiting for their callback: single use,
+//! [`FLOW_TTL`] each, at most [`MAX_FLOWS_PER_OWNER`] per user and
+//! [`MAX_FLOWS`] in all; in memory on sled, as sealed rows on PostgreSQL
+//! (`shared`); and the randomness and PKCE they use.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -8,12 +9,14 @@ use std::time::Instant;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use confer_actors::{McpServerId, OrgId};
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{FLOW_TTL, MAX_FLOWS, MAX_FLOWS_PER_OWNER, OAuthError, fail};
 use crate::store::oauth::{OAuthRegistration, TokenOwner};
 
 /// A flow waiting for its callback.
+#[derive(Serialize, Deserialize)]
 pub(super) struct Flow {
     pub(super) org: OrgId,
     pub(super) server: McpServerId,
@@ -31,6 +34,8 @@ pub(super) struct Flow {
     pub(super) cookie: Option<String>,
     pub(super) provider_url: String,
     pub(super) registration: OAuthRegistration,
+    /// When it began, on this node (a row's age is the database's).
+    #[serde(skip, default = "Instant::now")]
     pub(super) created: Instant,
 }
 

@@ -25,6 +25,7 @@
 
 mod discovery;
 mod flows;
+mod shared;
 mod tokens;
 
 use std::sync::Mutex;
@@ -169,7 +170,8 @@ impl ManagedOAuth {
         format!("{}{CALLBACK_PATH}", self.public_url)
     }
 
-    /// Flows waiting now.
+    /// Flows waiting in this node's memory (on sled; PostgreSQL keeps
+    /// them as rows).
     pub fn pending(&self) -> usize {
         self.flows().by_state.len()
     }
@@ -201,27 +203,29 @@ impl ManagedOAuth {
                 query.append_pair("scope", scope);
             }
         }
-        let mut flows = self.flows();
-        flows.make_room(server.org_id, &owner);
-        flows.tickets.insert(ticket.clone(), state.clone());
-        flows.by_state.insert(
-            state,
-            Flow {
-                org: server.org_id,
-                server: server.id,
-                epoch: server.oauth_epoch,
-                server_name: server.name.clone(),
-                resource,
-                owner,
-                user,
-                ticket: Some(ticket.clone()),
-                verifier,
-                cookie: None,
-                provider_url: provider.into(),
-                registration,
-                created: Instant::now(),
-            },
-        );
+        let flow = Flow {
+            org: server.org_id,
+            server: server.id,
+            epoch: server.oauth_epoch,
+            server_name: server.name.clone(),
+            resource,
+            owner,
+            user,
+            ticket: Some(ticket.clone()),
+            verifier,
+            cookie: None,
+            provider_url: provider.into(),
+            registration,
+            created: Instant::now(),
+        };
+        if let Some(pg) = self.store.postgres() {
+            self.keep_shared(pg, &state, &flow).await?;
+        } else {
+            let mut flows = self.flows();
+            flows.make_room(server.org_id, &flow.owner);
+            flows.tickets.insert(ticket.clone(), state.clone());
+            flows.by_state.insert(state, flow);
+        }
         Ok(format!("{}{BEGIN_PATH}?ticket={ticket}", self.public_url))
     }
 
@@ -254,7 +258,14 @@ impl ManagedOAuth {
     /// (in its org): the cookie value to set and the provider's
     /// authorization URL to send the browser to. A ticket brought by
     /// another user stays usable by its own.
-    pub fn begin(&self, ticket: &str, user: &JwtUser) -> Result<(String, String), BeginRefusal> {
+    pub async fn begin(
+        &self,
+        ticket: &str,
+        user: &JwtUser,
+    ) -> Result<(String, String), BeginRefusal> {
+        if let Some(pg) = self.store.postgres() {
+            return self.begin_shared(pg, ticket, user).await;
+        }
         let mut flows = self.flows();
         let state = flows
             .tickets
@@ -289,7 +300,9 @@ impl ManagedOAuth {
         state: &str,
         cookie: Option<&str>,
     ) -> Result<Connected, CallbackRefusal> {
-        let flow = {
+        let flow = if let Some(pg) = self.store.postgres() {
+            self.take_shared(pg, state, cookie).await?
+        } else {
             let mut flows = self.flows();
             let flow = flows
                 .by_state
