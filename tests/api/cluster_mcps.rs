@@ -233,3 +233,40 @@ async fn a_sign_in_begun_on_one_node_finishes_on_another() {
     let token = result["result"].as_str().unwrap_or_default();
     assert!(token.starts_with("at-alice-"), "{result}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_is_refreshed_by_one_node_at_a_time() {
+    use confer::store::oauth::TokenOwner;
+    use confer_actors::{McpServerId, OrgId};
+    let postgres = Postgres::start().await;
+    let url = postgres.database("refresh").await;
+    let (first, second) = (
+        crate::store_conformance::pg_store(&url).await,
+        crate::store_conformance::pg_store(&url).await,
+    );
+    let (org, server) = (OrgId::new(), McpServerId::new());
+    let alice = TokenOwner::User("alice".into());
+    let held = first.hold_token_refresh(org, server, &alice).await.unwrap();
+    // Another user's token, or another server's, is not held.
+    second
+        .hold_token_refresh(org, server, &TokenOwner::User("bob".into()))
+        .await
+        .unwrap();
+    second
+        .hold_token_refresh(org, McpServerId::new(), &alice)
+        .await
+        .unwrap();
+    let waiting = tokio::spawn(async move {
+        second
+            .hold_token_refresh(org, server, &alice)
+            .await
+            .unwrap();
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "the second waits for the first");
+    drop(held);
+    tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the second holds it once the first let go")
+        .unwrap();
+}

@@ -155,3 +155,44 @@ pub(super) async fn latest_owner(
     row.map(|row| record::<StoredToken>(&row).map(|t| t.owner()))
         .transpose()
 }
+
+/// The advisory lock (`pg_advisory_lock(REFRESH_LOCK, hash of the token's
+/// key)`) a token's refresh is made under.
+const REFRESH_LOCK: i32 = 14;
+
+/// A token's refresh, held across the cluster until dropped: its own
+/// connection holds a session advisory lock, released when the hold is
+/// dropped (the connection closes with it), whatever happened meanwhile.
+pub struct RefreshHold {
+    _connection: crate::tools::integrations::connection::PgConnection,
+}
+
+impl PgStore {
+    /// Waits until no other node refreshes `owner`'s token of the server
+    /// (at most a statement's 10 s), then holds its refresh: a provider
+    /// that rotates refresh tokens sees each used once.
+    pub async fn hold_token_refresh(
+        &self,
+        org: OrgId,
+        server: McpServerId,
+        owner: &TokenOwner,
+    ) -> Result<RefreshHold, StoreError> {
+        let connection = self
+            .database
+            .dedicated()
+            .await
+            .map_err(super::super::records::store_error)?;
+        let key = format!("{org}:{server}:{}", hex::encode(owner.key_part()));
+        connection
+            .client
+            .execute(
+                "SELECT pg_advisory_lock($1, hashtext($2))",
+                &[&REFRESH_LOCK, &key],
+            )
+            .await
+            .map_err(db)?;
+        Ok(RefreshHold {
+            _connection: connection,
+        })
+    }
+}

@@ -63,22 +63,37 @@ impl ManagedOAuth {
         owner: &TokenOwner,
     ) -> Result<Option<SecretString>, OAuthError> {
         let _one_at_a_time = self.stripe(server.id, owner).lock().await;
-        let (org, id, who) = (server.org_id, server.id, owner.clone());
-        let stored = self
-            .store
-            .mcps()
-            .oauth_token(org, id, who)
-            .await
-            .map_err(|_| fail("the store"))?;
-        let Some(token) = stored else {
+        let (org, id) = (server.org_id, server.id);
+        let read = async || {
+            let stored = self.store.mcps().oauth_token(org, id, owner.clone());
+            stored.await.map_err(|_| fail("the store"))
+        };
+        let due = |token: &OpenToken| {
+            token
+                .expires_at
+                .is_some_and(|at| at - REFRESH_BEFORE <= Utc::now())
+        };
+        let Some(mut token) = read().await? else {
             return Ok(None);
         };
-        let due = token
-            .expires_at
-            .is_some_and(|at| at - REFRESH_BEFORE <= Utc::now());
-        if !due {
+        if !due(&token) {
             return Ok(Some(token.access_token));
         }
+        // On a cluster another node may be refreshing it: wait for that
+        // one, then read what it stored.
+        let _across_nodes = match self.store.postgres() {
+            Some(pg) => {
+                let held = pg.hold_token_refresh(org, id, owner).await;
+                let held = held.map_err(|_| fail("the store"))?;
+                token = match read().await? {
+                    Some(token) if due(&token) => token,
+                    Some(fresh) => return Ok(Some(fresh.access_token)),
+                    None => return Ok(None),
+                };
+                Some(held)
+            }
+            None => None,
+        };
         let refreshed = match &token.refresh_token {
             Some(refresh) => self.refresh(server, refresh).await,
             None => Err(fail("expired, and no refresh token")),
