@@ -225,7 +225,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         &store,
         &runtime,
         &leases,
-        cluster::caches::Cached::of(&tool_cache, &public, &mcps),
+        cluster::caches::Cached::of(&tool_cache, &public, &mcps, &integrations),
     )
     .await
     .context("joining the cluster")?

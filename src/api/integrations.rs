@@ -106,7 +106,7 @@ fn attached(integration: &Integration, attachment: IntegrationAttachment) -> Att
 #[utoipa::path(get, path = "/api/integrations", tag = "integrations", operation_id = "integrations_list", security(("bearer" = ["member"])), responses((status = 200, description = "The org's integrations, oldest first", body = IntegrationList)))]
 pub async fn list(state: web::Data<AppState>, caller: Member) -> Result<HttpResponse, ApiError> {
     let org = caller.org_id;
-    let all = state.store.run(move |s| s.list_integrations(org)).await?;
+    let all = state.store.integrations().integrations(org).await?;
     Ok(HttpResponse::Ok().json(IntegrationList {
         integrations: all.into_iter().map(view).collect(),
     }))
@@ -162,7 +162,8 @@ pub async fn create(
     };
     let made = state
         .store
-        .write(move |s| s.create_integration(integration))
+        .integrations()
+        .create_integration(integration)
         .await?;
     state.integrations.forget(made.org_id);
     Ok(HttpResponse::Created().json(view(made)))
@@ -176,7 +177,8 @@ async fn stored(
     let org = caller.org_id;
     state
         .store
-        .run(move |s| s.integration(org, id))
+        .integrations()
+        .integration(org, id)
         .await?
         .ok_or_else(|| ApiError::not_found("integration"))
 }
@@ -202,7 +204,8 @@ pub async fn delete(
     let (org, id) = (caller.org_id, path.into_inner());
     let deleted = state
         .store
-        .write(move |s| s.delete_integration(org, id))
+        .integrations()
+        .delete_integration(org, id)
         .await?;
     state.integrations.deleted(org, id);
     if !deleted {
@@ -220,7 +223,7 @@ pub async fn attached_list(
 ) -> Result<HttpResponse, ApiError> {
     let agent = live_agent(&state, &caller, path.into_inner()).await?;
     let org = caller.org_id;
-    let data = state.store.run(move |s| s.org_integrations(org)).await?;
+    let data = state.store.integrations().org_integrations(org).await?;
     let shown = data
         .of_agent(agent.id)
         .map(|(integration, attachment)| attached(integration, attachment.clone()))
@@ -254,16 +257,17 @@ pub async fn attach(
         ));
     }
     let (org, id, tables) = (caller.org_id, integration.id, body.allowed_tables);
-    let (outcome, attachment) = state
-        .store
-        .write(move |s| {
-            let outcome = s.attach_integration(org, agent.id, id, tables)?;
-            let attachment = s
-                .integration_attachments()
-                .get(org, agent.id, id.as_bytes())?;
-            Ok((outcome, attachment))
-        })
+    let records = state.store.integrations();
+    let outcome = records
+        .attach_integration(org, agent.id, id, tables)
         .await?;
+    let attachment = records
+        .org_integrations(org)
+        .await?
+        .attachments
+        .into_iter()
+        .find(|(of, attachment)| *of == agent.id && attachment.target == id)
+        .map(|(_, attachment)| attachment);
     state.integrations.forget(org);
     let attachment = match (outcome, attachment) {
         (AttachOutcome::Missing, _) | (_, None) => {
@@ -291,7 +295,8 @@ pub async fn detach(
     let (org, id) = (caller.org_id, body.into_inner().integration_id);
     let detached = state
         .store
-        .write(move |s| s.detach_integration(org, agent.id, id))
+        .integrations()
+        .detach_integration(org, agent.id, id)
         .await?;
     state.integrations.forget(org);
     if !detached {

@@ -26,6 +26,8 @@ pub struct Cached {
     /// Each org's MCP servers and attachments (its sessions reopen when
     /// the server they were opened for changed).
     pub mcps: Arc<crate::tools::mcp::hub::McpHub>,
+    /// Each org's database integrations and attachments.
+    pub integrations: Arc<crate::tools::integrations::IntegrationHub>,
 }
 
 impl Cached {
@@ -34,17 +36,19 @@ impl Cached {
         tools: &Arc<crate::tools::webhook::OfferedCache>,
         public: &Arc<crate::publishing::chats::PublicChats>,
         mcps: &Arc<crate::tools::mcp::hub::McpHub>,
+        integrations: &Arc<crate::tools::integrations::IntegrationHub>,
     ) -> Self {
         Self {
             tools: Arc::clone(tools),
             public: Arc::clone(public),
             mcps: Arc::clone(mcps),
+            integrations: Arc::clone(integrations),
         }
     }
 }
 
 /// What this node drops when another changed an org's cached records:
-/// its org tools, its MCP servers, its publications by slug. A dropped
+/// its org tools, MCP servers and integrations, its publications by slug. A dropped
 /// publication that is now paused, revoked (a new generation) or deleted
 /// has its sessions ended here too: its streams and turns on this node,
 /// which the node that took the change could not reach.
@@ -53,10 +57,12 @@ pub(super) fn dropping(cached: Cached, runtime: Runtime, store: Store) -> CacheD
         tools,
         public,
         mcps,
+        integrations,
     } = cached;
     Box::new(move |org, kind| match kind {
         crate::store::pg::TOOLS_CACHE => tools.forget(org),
         crate::store::pg::MCPS_CACHE => mcps.forget(org),
+        crate::store::pg::INTEGRATIONS_CACHE => integrations.forget(org),
         crate::store::pg::PUBLICATIONS_CACHE => {
             let dropped = public.slugs.forget_org(org);
             if dropped.is_empty() {

@@ -13,8 +13,8 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, McpRecords, OrgRecords, PlanRecords, ProjectRecords,
-    PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, OrgRecords, PlanRecords,
+    ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -51,6 +51,8 @@ pub struct Store {
     skills: Arc<dyn SkillRecords>,
     /// MCP servers, their attachments and OAuth state, through their port.
     mcps: Arc<dyn McpRecords>,
+    /// Database integrations and their attachments, through their port.
+    integrations: Arc<dyn IntegrationRecords>,
 }
 
 impl Store {
@@ -96,7 +98,8 @@ impl Store {
             schedules: records.clone(),
             publications: records.clone(),
             skills: records.clone(),
-            mcps: records,
+            mcps: records.clone(),
+            integrations: records,
         })
     }
 
@@ -120,7 +123,8 @@ impl Store {
             schedules: pg.clone(),
             publications: pg.clone(),
             skills: pg.clone(),
-            mcps: pg,
+            mcps: pg.clone(),
+            integrations: pg,
         }
     }
 
@@ -204,6 +208,11 @@ impl Store {
     /// MCP servers, their attachments, registrations and tokens.
     pub fn mcps(&self) -> &dyn McpRecords {
         self.mcps.as_ref()
+    }
+
+    /// Database integrations and their attachments.
+    pub fn integrations(&self) -> &dyn IntegrationRecords {
+        self.integrations.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`

@@ -14,7 +14,7 @@ pub use super::attached::AttachOutcome;
 use super::attached::{self, Attachment, Attachments, slug_key, take_slug};
 use super::codec::{decode, encode};
 use super::{SledStore, abort, engine, keys, tx_error};
-use crate::secrets::aad;
+use crate::secrets::{SecretBox, aad};
 
 /// A column of a table, as the database describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,7 +42,7 @@ pub struct Integration {
     pub org_id: OrgId,
     pub name: String,
     pub slug: String,
-    /// Sealed; opened by [`SledStore::integration_connection`] only.
+    /// Sealed; opened by [`connection_of`] only.
     pub connection: String,
     /// The tables exposed (`None`: every table and view of `public`).
     pub tables: Option<Vec<String>>,
@@ -104,6 +104,33 @@ fn connection_aad(org: OrgId, id: IntegrationId) -> String {
     )
 }
 
+/// `integration` with its connection string (given in plain text)
+/// sealed, as either store keeps it.
+pub(crate) fn sealed(
+    key: &SecretBox,
+    mut integration: Integration,
+) -> Result<Integration, StoreError> {
+    integration.connection = key
+        .seal(
+            &integration.connection,
+            &connection_aad(integration.org_id, integration.id),
+        )
+        .map_err(|e| StoreError::Engine(e.to_string()))?;
+    Ok(integration)
+}
+
+/// An integration's connection string, opened.
+pub fn connection_of(
+    key: &SecretBox,
+    integration: &Integration,
+) -> Result<SecretString, StoreError> {
+    key.open(
+        &integration.connection,
+        &connection_aad(integration.org_id, integration.id),
+    )
+    .map_err(|e| StoreError::Engine(e.to_string()))
+}
+
 type Tx<T> = Result<T, ConflictableTransactionError<StoreError>>;
 
 fn read(tree: &TransactionalTree, key: &[u8]) -> Tx<Option<Integration>> {
@@ -123,18 +150,9 @@ impl SledStore {
 
     /// Stores a new integration, its connection string (given in plain
     /// text in `connection`) sealed, its slug made unique in the org.
-    pub fn create_integration(
-        &self,
-        mut integration: Integration,
-    ) -> Result<Integration, StoreError> {
+    pub fn create_integration(&self, integration: Integration) -> Result<Integration, StoreError> {
         let _writing = self.gate.writing();
-        integration.connection = self
-            .secrets
-            .seal(
-                &integration.connection,
-                &connection_aad(integration.org_id, integration.id),
-            )
-            .map_err(|e| StoreError::Engine(e.to_string()))?;
+        let integration = sealed(&self.secrets, integration)?;
         let base = integration.slug.clone();
         let key = keys::pair(integration.org_id.as_bytes(), integration.id.as_bytes());
         (&self.integrations, &self.integration_slugs)
@@ -168,19 +186,6 @@ impl SledStore {
             &self.integrations,
             &keys::pair(org.as_bytes(), id.as_bytes()),
         )
-    }
-
-    /// An integration's connection string, opened.
-    pub fn integration_connection(
-        &self,
-        integration: &Integration,
-    ) -> Result<SecretString, StoreError> {
-        self.secrets
-            .open(
-                &integration.connection,
-                &connection_aad(integration.org_id, integration.id),
-            )
-            .map_err(|e| StoreError::Engine(e.to_string()))
     }
 
     /// Records a schema read again; a deleted integration stays deleted.
@@ -296,7 +301,7 @@ mod tests {
             .unwrap();
         assert_eq!(made.slug, "sales_db");
         assert!(!made.connection.contains("pw-123"));
-        let open = store.integration_connection(&made).unwrap();
+        let open = connection_of(&store.secrets, &made).unwrap();
         assert!(open.expose_secret().contains("pw-123"));
         let twin = store
             .create_integration(integration(org, "sales db"))

@@ -270,3 +270,95 @@ async fn a_token_is_refreshed_by_one_node_at_a_time() {
         .expect("the second holds it once the first let go")
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_integration_made_on_one_node_is_queried_from_another() {
+    use crate::integrations::{PASSWORD, connection_string, seed};
+    let vendor = Mock::start("/v1").await;
+    vendor.otherwise(Reply::stream(openai_answer("hi", 5)));
+    let postgres = Postgres::start().await;
+    seed(&postgres).await;
+    let url = postgres.database("integrations").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+    };
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    settled_with(&a, 2).await;
+    let (on_a, on_b) = (a.admin(), b.admin());
+    let made = on_a
+        .post(
+            "/api/integrations",
+            json!({"name": "Shop DB", "kind": "postgres",
+                   "connectionString": connection_string(&postgres),
+                   "tables": ["orders", "paid_orders"]}),
+        )
+        .await
+        .expect(201);
+    let id = made["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        on_b.get(&format!("/api/integrations/{id}"))
+            .await
+            .expect(200),
+        made
+    );
+    let row: String = postgres
+        .admin_of("integrations")
+        .await
+        .query_one("SELECT body::text FROM integrations", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!row.contains(PASSWORD), "sealed at rest: {row}");
+
+    // Attached on B; a thread A owns caches the org's integrations there.
+    let agent = on_a
+        .agent_with(json!({"name": "Analyst", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    on_b.post(
+        &format!("/api/agents/{agent}/integrations"),
+        json!({"integrationId": id, "allowedTables": ["orders"]}),
+    )
+    .await
+    .expect(201);
+    let node_a = node_of(&a).await;
+    let thread = thread_owned_by(&on_b, &agent, &node_a).await;
+    assert_eq!(offered(&vendor), ["count_orders", "query_orders"]);
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_1",
+        "count_orders",
+        &json!({}),
+    )));
+    vendor.push(Reply::stream(openai_answer("four", 5)));
+    let frames = on_b.say(&thread, json!({"content": "count"})).await;
+    let result = &events_of(&frames, "tool_result")[0];
+    assert_eq!(result["result"]["count"], 4, "{frames:?}");
+
+    // B changes the attachment: A's turns offer the new tables.
+    on_b.post(
+        &format!("/api/agents/{agent}/integrations"),
+        json!({"integrationId": id, "allowedTables": ["paid_orders"]}),
+    )
+    .await
+    .expect(200);
+    eventually(
+        Duration::from_secs(5),
+        "A offers the changed tables",
+        async || {
+            on_a.say(&thread, json!({"content": "again"})).await;
+            (offered(&vendor) == ["count_paid_orders", "query_paid_orders"]).then_some(())
+        },
+    )
+    .await;
+    on_b.delete(&format!("/api/integrations/{id}"))
+        .await
+        .expect(200);
+    let attached = on_a
+        .get(&format!("/api/agents/{agent}/integrations"))
+        .await
+        .expect(200);
+    assert_eq!(attached["integrations"], json!([]));
+}

@@ -39,9 +39,13 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let sled = Server::start_with(
         Options::default()
             .env("CONFER_SECRET_KEY", SECRET_KEY)
-            .env("CONFER_PUBLIC_URL", PUBLIC_URL),
+            .env("CONFER_PUBLIC_URL", PUBLIC_URL)
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1"),
     );
     let api = sled.admin();
+    // A database integration reaches a database of this cluster's server.
+    let postgres = Postgres::start().await;
+    crate::integrations::seed(&postgres).await;
     let member = api.new_key("member").await;
     let project = api
         .post("/api/projects", json!({"name": "moved"}))
@@ -157,6 +161,21 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     )
     .await
     .expect(201);
+    let integration = api
+        .post(
+            "/api/integrations",
+            json!({"name": "Shop DB", "kind": "postgres", "tables": ["orders"],
+                "connectionString": crate::integrations::connection_string(&postgres)}),
+        )
+        .await
+        .expect(201)["id"]
+        .clone();
+    api.post(
+        &format!("/api/agents/{agent}/integrations"),
+        json!({"integrationId": integration}),
+    )
+    .await
+    .expect(201);
     let gone = api.thread(&other, json!({})).await;
     api.delete(&format!("/api/threads/{gone}"))
         .await
@@ -185,6 +204,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         "/api/mcps".to_owned(),
         format!("/api/mcps/{mcp}"),
         format!("/api/agents/{agent}/mcps"),
+        "/api/integrations".to_owned(),
+        format!("/api/agents/{agent}/integrations"),
     ];
     let mut before = Vec::new();
     for path in &paths {
@@ -196,7 +217,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 30, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 32, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "integrations"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "mcp_servers"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "mcp_attachments"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "skills"), 1, "{on_sled}");
@@ -215,7 +237,6 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     assert_eq!(count_in(&sled_manifest, "messages"), 6, "{on_sled}");
     assert!(count_in(&sled_manifest, "traces") >= 3, "{on_sled}");
 
-    let postgres = Postgres::start().await;
     let url = postgres.database("migrated").await;
     let from = dir.path().to_str().unwrap();
     let (code, out, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);

@@ -12,9 +12,9 @@ use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
 use crate::postgres::Postgres;
 
 /// The reader role's password, inside the connection string.
-const PASSWORD: &str = "reader-pw-7c1e";
+pub(crate) const PASSWORD: &str = "reader-pw-7c1e";
 
-async fn seed(postgres: &Postgres) {
+pub(crate) async fn seed(postgres: &Postgres) {
     let admin = postgres.admin().await;
     // One statement each: CREATE DATABASE refuses a transaction block.
     admin.batch_execute("CREATE DATABASE shop").await.unwrap();
@@ -72,7 +72,7 @@ async fn order_count(postgres: &Postgres) -> i64 {
         .get(0)
 }
 
-fn connection_string(postgres: &Postgres) -> String {
+pub(crate) fn connection_string(postgres: &Postgres) -> String {
     format!(
         "postgres://reader:{PASSWORD}@127.0.0.1:{}/shop?application_name=confer-test",
         postgres.port

@@ -11,8 +11,8 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, McpRecords, OrgRecords, PlanRecords, ProjectRecords,
-    PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, OrgRecords, PlanRecords,
+    ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -36,6 +36,7 @@ pub(crate) struct Ports {
     pub(crate) publications: Arc<dyn PublicationRecords>,
     pub(crate) skills: Arc<dyn SkillRecords>,
     pub(crate) mcps: Arc<dyn McpRecords>,
+    pub(crate) integrations: Arc<dyn IntegrationRecords>,
 }
 
 impl Ports {
@@ -54,6 +55,7 @@ impl Ports {
             publications: Arc::new(store.clone()),
             skills: Arc::new(store.clone()),
             mcps: Arc::new(store.clone()),
+            integrations: Arc::new(store.clone()),
         }
     }
 }
@@ -144,6 +146,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("mcp_servers_keep_slugs_attachments_and_oauth_epochs", |p| {
             Box::pin(crate::store_mcps::mcp_servers_keep_slugs_attachments_and_oauth_epochs(p))
         }),
+        ("integrations_keep_slugs_schemas_and_attachments", |p| {
+            Box::pin(crate::store_mcps::integrations_keep_slugs_schemas_and_attachments(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -176,7 +181,8 @@ async fn the_suite_passes_on_sled() {
             schedules: records.clone(),
             publications: records.clone(),
             skills: records.clone(),
-            mcps: records,
+            mcps: records.clone(),
+            integrations: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

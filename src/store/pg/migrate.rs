@@ -123,6 +123,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "oauth_flows",
         sql: include_str!("migrations/V19__oauth_flows.sql"),
     },
+    Migration {
+        version: 20,
+        name: "integrations",
+        sql: include_str!("migrations/V20__integrations.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -325,6 +325,7 @@ impl QueuedWrite for QueuedAppend {
 
 pub mod configs;
 mod engine;
+pub mod integrations;
 pub mod mcps;
 pub mod plans;
 pub mod projects;
@@ -336,6 +337,7 @@ pub mod threads;
 pub mod tools;
 pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_agent_config};
 pub use engine::SledPort;
+pub use integrations::IntegrationRecords;
 pub use mcps::{McpChange, McpRecords};
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};

@@ -172,11 +172,7 @@ impl IntegrationHub {
             return Some(kept);
         }
         let generation = self.orgs.generation();
-        match self
-            .store
-            .run_or_default(move |s| s.org_integrations(org))
-            .await
-        {
+        match self.store.integrations().org_integrations(org).await {
             Ok(read) => {
                 let read = Arc::new(read);
                 self.orgs.put(org, Arc::clone(&read), generation);
@@ -237,7 +233,8 @@ impl IntegrationHub {
                 let (org, id) = (integration.org_id, integration.id);
                 if let Err(error) = self
                     .store
-                    .write(move |s| s.record_integration_schema(org, id, schema))
+                    .integrations()
+                    .record_integration_schema(org, id, schema)
                     .await
                 {
                     tracing::error!(%error, "recording an integration's schema failed");
@@ -251,11 +248,8 @@ impl IntegrationHub {
     }
 
     pub(super) async fn target(&self, integration: &Integration) -> Result<Target, DbFailure> {
-        let sealed = integration.clone();
-        let raw = self
-            .store
-            .run(move |s| s.integration_connection(&sealed))
-            .await
+        let key = self.store.secrets();
+        let raw = crate::store::integrations::connection_of(&key, integration)
             .map_err(|_| DbFailure::Connect("the connection string could not be opened".into()))?;
         // Checked again at each connection: the allow-list may have changed.
         self.check(raw.expose_secret()).map_err(DbFailure::Connect)

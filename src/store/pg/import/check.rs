@@ -13,6 +13,7 @@ use tokio_postgres::types::Json;
 use super::manifest::{self, Manifest};
 use crate::cluster::SHARDS;
 use crate::secrets::SecretBox;
+use crate::store::integrations::Integration;
 use crate::store::keys::ConfigKind;
 use crate::store::pg::Database;
 use crate::store::pg::meta::KEY_CHECK;
@@ -114,8 +115,8 @@ async fn leases(client: &impl GenericClient, problems: &mut Vec<String>) -> Resu
     Ok(())
 }
 
-/// Tools' and resolvers' signing secrets and MCP servers' credentials
-/// open, and the key check is the key's (or the old key's, a rotation
+/// Tools' and resolvers' signing secrets, MCP servers' credentials and
+/// integrations' connection strings open, and the key check is the key's (or the old key's, a rotation
 /// under way).
 async fn sealed(
     client: &impl GenericClient,
@@ -164,6 +165,21 @@ async fn sealed(
             problems.push(format!(
                 "the credentials of MCP server {} do not open with the secret key",
                 server.id
+            ));
+        }
+    }
+    for row in client
+        .query("SELECT body FROM integrations", &[])
+        .await
+        .map_err(db)?
+    {
+        let Ok(Json(integration)) = row.try_get::<_, Json<Integration>>(0) else {
+            continue;
+        };
+        if crate::store::integrations::connection_of(secrets, &integration).is_err() {
+            problems.push(format!(
+                "the connection string of integration {} does not open with the secret key",
+                integration.id
             ));
         }
     }

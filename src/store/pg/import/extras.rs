@@ -1,8 +1,8 @@
 //! The rows of publishing's, skills' and MCP servers' kinds in a sled
 //! store: an org's settings, publications, skills, their files (bytes,
 //! digested in the manifest) and their attachments; MCP servers, their
-//! attachments, and the OAuth registrations and tokens kept for them
-//! (secrets still sealed).
+//! attachments, and the OAuth registrations and tokens kept for them;
+//! database integrations and their attachments (secrets still sealed).
 
 use serde_json::Value;
 
@@ -10,6 +10,7 @@ use super::lines::skill_file_line;
 use super::source::{Row, Rows, SledSource, cell, codec, record, tree_rows, uuid_at, with_body};
 use crate::publishing::{OrgSettings, Publication};
 use crate::skills::Skill;
+use crate::store::integrations::{Integration, IntegrationAttachment};
 use crate::store::mcps::{McpAttachment, McpServer};
 use crate::store::oauth::StoredToken;
 
@@ -86,6 +87,26 @@ impl<'a> SledSource<'a> {
                     cell(uuid_at(k, 16)?),
                     cell(owner),
                     cell(token.updated_at),
+                ];
+                with_body(cells, body)
+            }),
+            "integrations" => tree_rows(&s.integrations, |_, v| {
+                let (integration, body) = record::<Integration>("an integration", v)?;
+                let cells = vec![
+                    cell(integration.org_id.0),
+                    cell(integration.id.0),
+                    cell(integration.slug),
+                ];
+                with_body(cells, body)
+            }),
+            "integration_attachments" => tree_rows(&s.agent_integrations, |k, v| {
+                let (attachment, body) =
+                    record::<IntegrationAttachment>("an integration's attachment", v)?;
+                let cells = vec![
+                    cell(uuid_at(k, 0)?),
+                    cell(uuid_at(k, 16)?),
+                    cell(attachment.target.0),
+                    cell(attachment.attached_at),
                 ];
                 with_body(cells, body)
             }),

@@ -187,6 +187,25 @@ pub const KINDS: &[Kind] = &[
         line: Line::Body,
     },
     Kind {
+        table: "integrations",
+        columns: &[ORG, ID, SLUG, V, JSON],
+        order: "org_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "integration_attachments",
+        columns: &[
+            ORG,
+            AGENT,
+            ("integration_id", Type::UUID),
+            ("attached_at", Type::TIMESTAMPTZ),
+            V,
+            JSON,
+        ],
+        order: "org_id, agent_id, integration_id",
+        line: Line::Body,
+    },
+    Kind {
         table: "tools",
         columns: &[ORG, ID, NAME, CREATED, V, JSON],
         order: "org_id, id",

@@ -204,6 +204,8 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "mcp_attachments" => as_::<crate::store::mcps::McpAttachment>(body),
         "oauth_registrations" => as_::<crate::store::oauth::OAuthRegistration>(body),
         "oauth_tokens" => as_::<crate::store::oauth::StoredToken>(body),
+        "integrations" => as_::<crate::store::integrations::Integration>(body),
+        "integration_attachments" => as_::<crate::store::integrations::IntegrationAttachment>(body),
         "tools" => as_::<crate::store::tools::OrgTool>(body),
         "threads" => as_::<Thread>(body),
         "messages" => as_::<Message>(body),

@@ -9,9 +9,9 @@ use chrono::Utc;
 use confer_actors::{AgentId, McpServerId, OrgId, StoreError, StoreFuture};
 use tokio_postgres::GenericClient;
 
+use super::attached::Attached;
 use super::records::{PgStore, V, body, db, record};
 use super::tools::bump;
-use crate::store::attached::slug_candidates;
 use crate::store::mcps::{
     AttachOutcome, CachedTool, McpAttachment, McpSecrets, McpServer, McpStatus, OrgMcps,
     seal_secrets,
@@ -19,16 +19,20 @@ use crate::store::mcps::{
 use crate::store::oauth::{OAuthRegistration, OpenToken, TokenOwner};
 use crate::store::port::{McpChange, McpRecords};
 
-mod attachments;
 pub mod flows;
 mod oauth;
 
 /// The `cache_versions` kind of MCP servers and their attachments.
 pub const KIND: &str = "mcps";
 
-/// The advisory lock (`pg_advisory_xact_lock(SLUG_LOCK, hash of the org)`)
-/// under which a new server's slug is chosen.
-const SLUG_LOCK: i32 = 13;
+/// MCP servers' slugs and attachments.
+const ATTACHED: Attached = Attached {
+    targets: "mcp_servers",
+    attachments: "mcp_attachments",
+    target_column: "server_id",
+    cache: KIND,
+    slug_lock: 13,
+};
 
 /// The server `id` of `org`, its row held until the transaction ends.
 async fn held(
@@ -103,23 +107,7 @@ impl McpRecords for PgStore {
             let org = server.org_id;
             let mut session = store.session().await?;
             let tx = session.client.transaction().await.map_err(db)?;
-            tx.execute(
-                "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-                &[&SLUG_LOCK, &org.0.to_string()],
-            )
-            .await
-            .map_err(db)?;
-            let taken: std::collections::HashSet<String> = tx
-                .query("SELECT slug FROM mcp_servers WHERE org_id = $1", &[&org.0])
-                .await
-                .map_err(db)?
-                .iter()
-                .map(|row| row.get(0))
-                .collect();
-            let free = slug_candidates(&server.slug).find(|slug| !taken.contains(slug));
-            if let Some(slug) = free {
-                server.slug = slug;
-            }
+            server.slug = ATTACHED.take_slug(&tx, org, &server.slug).await?;
             tx.execute(
                 "INSERT INTO mcp_servers (org_id, id, slug, epoch, v, body)
                  VALUES ($1, $2, $3, $4, $5, $6)",
@@ -216,12 +204,7 @@ impl McpRecords for PgStore {
             if deleted == 0 {
                 return Ok(false);
             }
-            tx.execute(
-                "DELETE FROM mcp_attachments WHERE org_id = $1 AND server_id = $2",
-                &[&org.0, &id.0],
-            )
-            .await
-            .map_err(db)?;
+            ATTACHED.detach_all(&tx, org, id.0).await?;
             oauth::forget(&tx, org, id).await?;
             bump(&tx, org, KIND).await?;
             tx.commit().await.map_err(db)?;
@@ -238,7 +221,9 @@ impl McpRecords for PgStore {
     ) -> StoreFuture<AttachOutcome> {
         let store = self.clone();
         Box::pin(async move {
-            let (outcome, _) = attachments::put(&store, org, agent, server, allowed, true).await?;
+            let (outcome, _) = ATTACHED
+                .put(&store, org, agent, (server, server.0), allowed, true)
+                .await?;
             Ok(outcome)
         })
     }
@@ -252,15 +237,16 @@ impl McpRecords for PgStore {
     ) -> StoreFuture<Option<McpAttachment>> {
         let store = self.clone();
         Box::pin(async move {
-            let (_, attachment) =
-                attachments::put(&store, org, agent, server, allowed, false).await?;
+            let (_, attachment) = ATTACHED
+                .put(&store, org, agent, (server, server.0), allowed, false)
+                .await?;
             Ok(attachment)
         })
     }
 
     fn detach_mcp(&self, org: OrgId, agent: AgentId, server: McpServerId) -> StoreFuture<bool> {
         let store = self.clone();
-        Box::pin(async move { attachments::detach(&store, org, agent, server).await })
+        Box::pin(async move { ATTACHED.detach(&store, org, agent, server.0).await })
     }
 
     fn mcp_attachment(
@@ -270,18 +256,14 @@ impl McpRecords for PgStore {
         server: McpServerId,
     ) -> StoreFuture<Option<McpAttachment>> {
         let store = self.clone();
-        Box::pin(async move {
-            let sql = "SELECT v, body FROM mcp_attachments
-                       WHERE org_id = $1 AND agent_id = $2 AND server_id = $3";
-            store.one(sql, &[&org.0, &agent.0, &server.0]).await
-        })
+        Box::pin(async move { ATTACHED.get(&store, org, agent, server.0).await })
     }
 
     fn org_mcps(&self, org: OrgId) -> StoreFuture<OrgMcps> {
         let store = self.clone();
         Box::pin(async move {
             let servers = store.mcps(org).await?;
-            let attachments = attachments::of_org(&store, org).await?;
+            let attachments = ATTACHED.of_org(&store, org).await?;
             Ok(OrgMcps {
                 servers,
                 attachments,
