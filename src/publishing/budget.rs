@@ -119,17 +119,21 @@ impl Reservations<PublicationId> {
         budget: Option<u64>,
         now: DateTime<Utc>,
     ) -> Result<Option<Reservation>, ApiError> {
-        self.hold(publication, amount, spent, budget).map_err(|Exhausted| {
-            let wait = (resets_at(now) - now).num_seconds().max(1) as u64;
-            ApiError::Refused {
-                code: confer_actors::codes::BUDGET_EXHAUSTED,
-                detail: format!(
-                    "limits.dailyTokenBudget: this chat has spent its {} tokens for today; it resets at midnight UTC",
-                    budget.unwrap_or_default()
-                ),
-                retry_after: Some(wait),
-            }
-        })
+        self.hold(publication, amount, spent, budget)
+            .map_err(|Exhausted| exhausted(budget.unwrap_or_default(), now))
+    }
+}
+
+/// 429 `BUDGET_EXHAUSTED` with `Retry-After` to midnight: a publication's
+/// send does not fit its day's `budget`.
+pub fn exhausted(budget: u64, now: DateTime<Utc>) -> ApiError {
+    let wait = (resets_at(now) - now).num_seconds().max(1) as u64;
+    ApiError::Refused {
+        code: confer_actors::codes::BUDGET_EXHAUSTED,
+        detail: format!(
+            "limits.dailyTokenBudget: this chat has spent its {budget} tokens for today; it resets at midnight UTC"
+        ),
+        retry_after: Some(wait),
     }
 }
 

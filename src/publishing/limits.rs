@@ -118,6 +118,17 @@ struct Running {
     threads: std::collections::HashMap<ThreadId, u32>,
 }
 
+/// 429 `RATE_LIMITED`: `max` turns of the publication run already.
+pub fn too_many_turns(max: u32) -> ApiError {
+    ApiError::Refused {
+        code: confer_actors::codes::RATE_LIMITED,
+        detail: format!(
+            "limits.maxConcurrentTurns: this chat answers {max} messages at once; retry shortly"
+        ),
+        retry_after: Some(2),
+    }
+}
+
 /// One turn counted against its publication's `maxConcurrentTurns` until
 /// dropped (the turn holds it to its end).
 #[derive(Debug)]
@@ -226,13 +237,7 @@ impl PublicLimits {
             drop(running);
             // Not counted: the entry may have been made just now.
             self.running.remove_if(&publication, |_, r| r.count == 0);
-            return Err(ApiError::Refused {
-                code: confer_actors::codes::RATE_LIMITED,
-                detail: format!(
-                    "limits.maxConcurrentTurns: this chat answers {max} messages at once; retry shortly"
-                ),
-                retry_after: Some(2),
-            });
+            return Err(too_many_turns(max));
         }
         running.count += 1;
         *running.threads.entry(thread).or_insert(0) += 1;

@@ -13,6 +13,7 @@ pub mod limits;
 pub mod names;
 pub mod retention;
 pub mod rules;
+pub mod shared_turns;
 pub mod slug_cache;
 pub mod visitors;
 

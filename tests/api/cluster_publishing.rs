@@ -244,3 +244,107 @@ async fn a_public_chat_runs_on_postgres_whichever_node_is_reached() {
     .await
     .expect(201);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chats_running_turns_and_budget_hold_across_nodes() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("public_turns").await;
+    // The visitor opens threads until two are owned by different nodes:
+    // its request rate is not what this test is about.
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("CONFER_BUILTIN_DELAY_MS", "150")
+            .env("CONFER_PUBLIC_VISITOR_RPS", "0")
+    };
+    let a = Server::start_with(node("a"));
+    let b = Server::start_with(node("b"));
+    crate::cluster_forward::settled_with(&a, 2).await;
+    let on_a = a.admin();
+    let agent = crate::visitors::publish(
+        &on_a,
+        "busy",
+        json!({"limits": {"maxConcurrentTurns": 1, "dailyTokenBudget": null,
+                          "visitorMessagesPerMinute": 600}}),
+    )
+    .await;
+    let guest = visit(&a, "busy", json!({})).await;
+    // Two of the visitor's threads whose shards different nodes own.
+    let database = postgres.admin_of("public_turns").await;
+    let (node_a, node_b) = (node_of(&a).await, node_of(&b).await);
+    let (mut on_node_a, mut on_node_b) = (None, None);
+    for _ in 0..40 {
+        let thread = guest.thread(json!({})).await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let owner = shard_owner(&database, &thread).await;
+        if owner.as_ref() == Some(&node_a) {
+            on_node_a.get_or_insert(thread);
+        } else if owner.as_ref() == Some(&node_b) {
+            on_node_b.get_or_insert(thread);
+        }
+        if on_node_a.is_some() && on_node_b.is_some() {
+            break;
+        }
+    }
+    let (first, second) = (on_node_a.unwrap(), on_node_b.unwrap());
+    let send = |thread: &str| guest.path(&format!("/threads/{thread}/messages"));
+
+    // One turn runs on A: the chat's one place is taken for B too.
+    let running = guest
+        .open_send(&first, json!({"content": "a long answer here"}), &[])
+        .await;
+    assert_eq!(running.status, 200);
+    let refused = guest
+        .api
+        .post(&send(&second), json!({"content": "me too"}))
+        .await
+        .expect_error(429, "RATE_LIMITED");
+    assert!(refused.contains("maxConcurrentTurns"), "{refused}");
+    assert_eq!(done_of(&running.collect().await)["ok"], true);
+    // Its end gives the place back (the row goes just after the turn).
+    crate::common::eventually(Duration::from_secs(5), "the place freed", async || {
+        let stream = guest
+            .open_send(&second, json!({"content": "now"}), &[])
+            .await;
+        (stream.status == 200).then_some(stream.collect().await)
+    })
+    .await;
+
+    // Two places, a budget for one send's reservation: the second send,
+    // on the other node, does not fit beside the first.
+    on_a.patch(
+        &format!("/api/agents/{agent}/publish"),
+        json!({"limits": {"maxConcurrentTurns": 2, "dailyTokenBudget": 1000,
+                          "maxOutputTokens": 600}}),
+    )
+    .await
+    .expect(200);
+    // A long answer on A; B refuses the second send once it has read the
+    // changed limits (within the cache round).
+    let long = "word ".repeat(40);
+    let running = guest.open_send(&first, json!({"content": long}), &[]).await;
+    assert_eq!(running.status, 200);
+    let refused = crate::common::eventually(
+        Duration::from_secs(5),
+        "B reads the new limits",
+        async || {
+            let reply = guest
+                .api
+                .post(&send(&second), json!({"content": "and me"}))
+                .await;
+            assert_eq!(reply.status, 429, "{reply:?}");
+            let body = reply.expect(429);
+            (body["error"] == "BUDGET_EXHAUSTED").then_some(body)
+        },
+    )
+    .await;
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("dailyTokenBudget"),
+        "{refused}"
+    );
+    assert_eq!(done_of(&running.collect().await)["ok"], true);
+}

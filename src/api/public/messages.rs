@@ -24,7 +24,7 @@ use crate::api::streams::{self, StreamQuery};
 use crate::auth::access;
 use crate::auth::visitor::Visitor;
 use crate::error::ApiError;
-use crate::publishing::budget;
+use crate::publishing::{budget, shared_turns};
 use crate::state::AppState;
 use crate::store::keys;
 
@@ -112,6 +112,15 @@ pub async fn send(
         limits.daily_token_budget,
         now,
     )?;
+    // On a cluster, the same limits counted over every node's turns.
+    let shared = match (&state.cluster, state.store.postgres()) {
+        (Some(cluster), Some(pg)) => {
+            let node = cluster.id().0;
+            let turn = (cost, spent);
+            Some(shared_turns::admit(pg, node, publication.id, &limits, turn, now).await?)
+        }
+        _ => None,
+    };
     let sender_name = participant
         .and_then(|p| p.display_name)
         .or_else(|| visitor.name.clone());
@@ -140,7 +149,7 @@ pub async fn send(
         public: Some(Arc::new(PublicTurn {
             publication: Some(publication.id),
             tools: publication.public_tools.clone(),
-            hold: Box::new((slot, reservation)),
+            hold: Box::new((slot, reservation, shared)),
         })),
         options: Arc::new(VendorOptions {
             max_output_tokens: Some(limits.max_output_tokens),

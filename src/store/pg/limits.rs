@@ -1,17 +1,47 @@
 //! Limits that hold across nodes (`scale.md` §5): a per-minute send limit
 //! is one GCRA row per (org, subject), taken with one conditional upsert
 //! per send, so every node counts against the same allowance; the org
-//! turn cap is one row per slot held, taken under the org's advisory lock.
+//! turn cap is one row per slot held, taken under the org's advisory lock;
+//! a publication's running turns and their budget reservations are one
+//! row per turn, taken under the publication's.
 
 use std::time::Duration;
 
-use confer_actors::{OrgId, StoreError, ThreadId};
+use confer_actors::{OrgId, PublicationId, StoreError, ThreadId};
 
 use super::records::{PgStore, db};
 
 /// The advisory lock (`pg_advisory_xact_lock(ORG_SLOTS_LOCK, org)`) under
 /// which an org's turn slots are counted and taken.
 const ORG_SLOTS_LOCK: i32 = 9;
+
+/// The advisory lock (`pg_advisory_xact_lock(PUBLIC_TURNS_LOCK, hash)`)
+/// under which a publication's running turns are counted and taken.
+const PUBLIC_TURNS_LOCK: i32 = 16;
+
+/// Whether a publication's turn was admitted across the nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PublicAdmission {
+    Admitted,
+    /// `max` turns of the publication run on live nodes.
+    Busy,
+    /// The day's spent tokens, the running turns' reservations and this
+    /// one's cost would pass the budget.
+    Exhausted,
+}
+
+/// A public turn to admit: its row id, its publication, the node running
+/// it, and what it may cost against the day's budget.
+pub struct PublicTurnAsk {
+    pub id: uuid::Uuid,
+    pub publication: PublicationId,
+    pub node: uuid::Uuid,
+    pub max_running: u32,
+    pub cost: u64,
+    /// The day's tokens spent (committed usage).
+    pub spent: u64,
+    pub budget: Option<u64>,
+}
 
 impl PgStore {
     /// Takes one of `org`'s `limit` turn slots for `thread` on `node`:
@@ -119,5 +149,67 @@ impl PgStore {
             .map_err(db)?
             .map_or(0.0, |row| row.get(0));
         Ok(Some(Duration::from_secs_f64(wait.max(0.0))))
+    }
+
+    /// Admits one public turn when fewer than `max_running` of its
+    /// publication run on live nodes and its cost fits the day's budget
+    /// beside the running turns' reservations; the row is the turn's until
+    /// [`PgStore::end_public_turn`]. The rows of nodes whose registration
+    /// ran out are cleared first.
+    pub async fn admit_public_turn(
+        &self,
+        ask: PublicTurnAsk,
+    ) -> Result<PublicAdmission, StoreError> {
+        let mut session = self.session().await?;
+        let tx = session.client.transaction().await.map_err(db)?;
+        let publication = ask.publication.0;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
+            &[&PUBLIC_TURNS_LOCK, &publication.to_string()],
+        )
+        .await
+        .map_err(db)?;
+        tx.execute(
+            "DELETE FROM public_turns WHERE publication_id = $1
+             AND node_id NOT IN (SELECT id FROM nodes WHERE expires_at > now())",
+            &[&publication],
+        )
+        .await
+        .map_err(db)?;
+        let row = tx
+            .query_one(
+                "SELECT count(*), coalesce(sum(tokens), 0)::bigint FROM public_turns
+                 WHERE publication_id = $1",
+                &[&publication],
+            )
+            .await
+            .map_err(db)?;
+        let (running, reserved): (i64, i64) = (row.get(0), row.get(1));
+        if running >= i64::from(ask.max_running) {
+            return Ok(PublicAdmission::Busy);
+        }
+        let reserved = u64::try_from(reserved).unwrap_or_default();
+        if ask
+            .budget
+            .is_some_and(|budget| ask.spent + reserved + ask.cost > budget)
+        {
+            return Ok(PublicAdmission::Exhausted);
+        }
+        let tokens = i64::try_from(ask.cost).unwrap_or(i64::MAX);
+        tx.execute(
+            "INSERT INTO public_turns (id, publication_id, node_id, tokens) VALUES ($1, $2, $3, $4)",
+            &[&ask.id, &publication, &ask.node, &tokens],
+        )
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(PublicAdmission::Admitted)
+    }
+
+    /// Ends a public turn admitted by [`PgStore::admit_public_turn`].
+    pub async fn end_public_turn(&self, id: uuid::Uuid) -> Result<(), StoreError> {
+        self.execute("DELETE FROM public_turns WHERE id = $1", &[&id])
+            .await
+            .map(drop)
     }
 }

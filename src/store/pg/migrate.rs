@@ -128,6 +128,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "integrations",
         sql: include_str!("migrations/V20__integrations.sql"),
     },
+    Migration {
+        version: 21,
+        name: "public_turns",
+        sql: include_str!("migrations/V21__public_turns.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

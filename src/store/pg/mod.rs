@@ -30,7 +30,7 @@ mod creation;
 pub mod export;
 pub mod import;
 mod integrations;
-mod limits;
+pub mod limits;
 mod marks;
 pub mod mcps;
 pub mod meta;
