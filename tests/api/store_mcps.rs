@@ -1,9 +1,10 @@
-//! The store conformance suite's case for MCP servers (`tools.md` §6,
-//! §8): a slug once in the org (suffixed on collision, never a reserved
-//! one); credentials sealed; a change of where tokens go bumps the epoch
-//! and forgets the registration and tokens, and a token made for the old
-//! epoch is refused after it; attachments only to a server that exists;
-//! a delete that takes attachments and tokens with it.
+//! The store conformance suite's cases for MCP servers (`tools.md` §6,
+//! §8) and database integrations (§7), the two kinds attached to agents:
+//! a slug once in the org (suffixed on collision, never a reserved one);
+//! secrets sealed; a change of where an MCP server's tokens go bumps its
+//! epoch and forgets its registration and tokens, and a token made for
+//! the old epoch is refused after it; attachments only to a target that
+//! exists; a delete that takes attachments (and tokens) with it.
 
 use chrono::Utc;
 use confer::store::mcps::{
