@@ -19,6 +19,18 @@ use crate::third_party::ThirdPartyMock;
 
 const TOKEN: &str = "mcp-cluster-token-7a1e";
 
+/// Nodes `a` and `b` on the database `url`, their model the mock
+/// `vendor`, allowed to reach local servers.
+fn two_nodes(url: &str, vendor: &Mock) -> (Server, Server) {
+    let node = |name| {
+        on_postgres(url, name)
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+    };
+    (Server::start_with(node("a")), Server::start_with(node("b")))
+}
+
 fn offered(vendor: &Mock) -> Vec<String> {
     let request = vendor.requests().last().unwrap().body.clone();
     let tools = request["tools"].as_array().cloned().unwrap_or_default();
@@ -35,14 +47,7 @@ async fn an_mcp_server_made_on_one_node_is_called_from_another() {
     vendor.otherwise(Reply::stream(openai_answer("hi", 5)));
     let postgres = Postgres::start().await;
     let url = postgres.database("mcps").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-    };
-    let a = Server::start_with(node("a"));
-    let b = Server::start_with(node("b"));
+    let (a, b) = two_nodes(&url, &vendor);
     settled_with(&a, 2).await;
     let (on_a, on_b) = (a.admin(), b.admin());
 
@@ -146,14 +151,7 @@ async fn a_sign_in_begun_on_one_node_finishes_on_another() {
     let vendor = Mock::start("/v1").await;
     let postgres = Postgres::start().await;
     let url = postgres.database("oauth").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-    };
-    let a = Server::start_with(node("a"));
-    let b = Server::start_with(node("b"));
+    let (a, b) = two_nodes(&url, &vendor);
     let on_a = a.admin();
     let org = on_a.org_id().await;
     let mcp = on_a
@@ -279,14 +277,7 @@ async fn an_integration_made_on_one_node_is_queried_from_another() {
     let postgres = Postgres::start().await;
     seed(&postgres).await;
     let url = postgres.database("integrations").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-    };
-    let a = Server::start_with(node("a"));
-    let b = Server::start_with(node("b"));
+    let (a, b) = two_nodes(&url, &vendor);
     settled_with(&a, 2).await;
     let (on_a, on_b) = (a.admin(), b.admin());
     let made = on_a
