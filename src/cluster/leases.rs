@@ -273,11 +273,33 @@ async fn fail_orphaned_turns(
     Ok(u64::try_from(count).unwrap_or(0))
 }
 
+/// The fencing check as the common table expression `fence`, for a
+/// statement that begins with it: one row while the node named by the
+/// parameter `$node` still owns shard `$shard` at epoch `$epoch` and is
+/// live. The share lock makes a competing claim wait, so the write
+/// commits before the epoch moves, or finds it moved. The one text of the
+/// check: [`fence`] and the turn's appends (`store::pg::append`) use it.
+macro_rules! fence_cte {
+    ($shard:literal, $epoch:literal, $node:literal) => {
+        concat!(
+            "fence AS (SELECT 1 FROM shard_leases l JOIN nodes n ON n.id = l.node_id
+             WHERE l.shard = ",
+            $shard,
+            "::smallint AND l.epoch = ",
+            $epoch,
+            "::bigint AND l.node_id = ",
+            $node,
+            "::uuid AND n.expires_at > now()
+             FOR SHARE OF l)"
+        )
+    };
+}
+pub(crate) use fence_cte;
+
 /// The fencing check a turn's thread write begins with, inside its
-/// transaction: `me` still owns `shard` at `epoch` and is live. The share
-/// lock makes a competing claim wait, so the write commits before the
-/// epoch moves, or finds it moved. `false`: the write must roll back and
-/// the turn end with `NODE_LOST_LEASE`.
+/// transaction: `me` still owns `shard` at `epoch` and is live
+/// ([`fence_cte`]). `false`: the write must roll back and the turn end
+/// with `NODE_LOST_LEASE`.
 pub async fn fence(
     transaction: crate::store::pg::Db<'_, impl GenericClient>,
     me: NodeId,
@@ -286,9 +308,11 @@ pub async fn fence(
 ) -> Result<bool, PgError> {
     Ok(transaction
         .query_opt(
-            "SELECT 1 FROM shard_leases l JOIN nodes n ON n.id = l.node_id
-             WHERE l.shard = $1 AND l.epoch = $2 AND l.node_id = $3 AND n.expires_at > now()
-             FOR SHARE OF l",
+            concat!(
+                "WITH ",
+                fence_cte!("$1", "$2", "$3"),
+                " SELECT 1 FROM fence"
+            ),
             &[&shard.sql(), &epoch, &me.0],
         )
         .await?

@@ -1,11 +1,12 @@
 //! What a cluster adds to a thread's writes on PostgreSQL (`scale.md`
-//! §3.4–3.5): the fencing check each begins with, the `turns` rows a
-//! write marks, and the turn's trace.
+//! §3.4–3.5): the fencing check each begins with and the `turns` rows a
+//! write marks (an append does both in its first statement, `append`;
+//! these are for a turn's end without an append).
 
 use confer_actors::{Fence, StoreError, ThreadId, TurnMark};
-use tokio_postgres::{GenericClient, Transaction};
+use tokio_postgres::Transaction;
 
-use super::records::{PgStore, V, body, db, micro, store_error};
+use super::records::{PgStore, db, store_error};
 use super::statements::Db;
 use crate::cluster::leases;
 use crate::cluster::{NodeId, Shard};
@@ -73,31 +74,6 @@ pub(super) async fn record_mark(
     Ok(())
 }
 
-/// The turn's trace, in the day's partition.
-pub(super) async fn store_trace(
-    client: Db<'_, impl GenericClient>,
-    record: &confer_actors::TraceRecord,
-) -> Result<(), StoreError> {
-    let trace = &record.trace;
-    client
-        .execute(
-            "INSERT INTO traces (id, started_at, org_id, agent_id, thread_id, v, body)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            &[
-                &trace.id.0,
-                &micro(trace.started_at),
-                &trace.org_id.0,
-                &trace.agent_id.0,
-                &trace.thread_id.0,
-                &V,
-                &body(record),
-            ],
-        )
-        .await
-        .map_err(db)?;
-    Ok(())
-}
-
 /// How a turn stands in its `turns` row, as a reader reattaching on
 /// another node learns it (`scale.md` §4).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,7 +102,7 @@ impl PgStore {
         };
         let session = self.session().await?;
         let row = session
-            .client
+            .db()
             .query_opt(
                 "SELECT status, last_frame, code FROM turns WHERE thread_id = $1 AND turn = $2",
                 &[&thread.0, &turn],
