@@ -37,6 +37,7 @@ use self::plans::PlanTools;
 use self::skills::SkillTools;
 use self::web::{WEB_FETCH, WEB_SEARCH, WebTools};
 use self::webhook::WebhookTools;
+use crate::store::port::{PlainConfig, config_of};
 
 /// Every kind of server-side tool.
 pub struct ServerToolbox {
@@ -107,17 +108,27 @@ impl ServerToolbox {
         let store = self.delegate.store().clone();
         async move {
             // Of the extras, PostgreSQL keeps the web configuration, the
-            // skills and the delegates (read below, on either store) so far.
+            // skills and the delegates so far. Its two configurations are
+            // one statement; on sled the delegation is read below.
             let read = match store.is_postgres() {
-                true => tokio::try_join!(
-                    crate::web_tools::stored::web_config(&store, org, agent),
-                    skills::enabled(&store, org, agent, runner),
-                )
-                .map(|(web, skills)| AgentExtras {
-                    web,
-                    skills,
-                    ..AgentExtras::default()
-                }),
+                true => {
+                    let kinds = vec![PlainConfig::Web, PlainConfig::Delegation];
+                    tokio::try_join!(
+                        store.configs().configs_json(org, agent, kinds),
+                        skills::enabled(&store, org, agent, runner),
+                    )
+                    .and_then(|(configs, skills)| {
+                        let mut configs = configs.into_iter();
+                        let web = config_of(configs.next().flatten())?;
+                        let delegation = config_of(configs.next().flatten())?;
+                        let extras = AgentExtras {
+                            web,
+                            skills,
+                            ..AgentExtras::default()
+                        };
+                        Ok((extras, Some(delegation)))
+                    })
+                }
                 false => {
                     store
                         .run(move |s| {
@@ -133,28 +144,35 @@ impl ServerToolbox {
                                     .unwrap_or_default(),
                                 false => Default::default(),
                             };
-                            Ok::<_, confer_actors::StoreError>(AgentExtras {
+                            let extras = AgentExtras {
                                 memory: s.memory_config(org, agent)?.enabled,
                                 computer,
                                 provider,
                                 web: s.web_config(org, agent)?,
                                 skills: skills::enabled_in(s, org, agent, runner)?,
                                 delegates: Vec::new(),
-                            })
+                            };
+                            Ok::<_, confer_actors::StoreError>((extras, None))
                         })
                         .await
                 }
             };
-            let read =
-                match (read, delegates) {
-                    (Ok(mut extras), true) => delegate::live_delegates(&store, org, agent)
-                        .await
-                        .map(|live| {
+            let read = match (read, delegates) {
+                (Ok((mut extras, delegation)), true) => {
+                    let delegation = match delegation {
+                        Some(read) => Ok(read),
+                        None => delegate::delegation_config(&store, org, agent).await,
+                    };
+                    match delegation {
+                        Ok(config) => delegate::live_of(&store, org, config).await.map(|live| {
                             extras.delegates = live;
                             extras
                         }),
-                    (read, _) => read,
-                };
+                        Err(error) => Err(error),
+                    }
+                }
+                (read, _) => read.map(|(extras, _)| extras),
+            };
             read.unwrap_or_else(|error| {
                 tracing::error!(%error, "reading a turn's web tools, skills, delegates, computer and memories failed");
                 AgentExtras::default()

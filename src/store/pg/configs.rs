@@ -32,6 +32,36 @@ impl AgentConfigs for PgStore {
         })
     }
 
+    fn configs_json(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        kinds: Vec<PlainConfig>,
+    ) -> StoreFuture<Vec<Option<Value>>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let wanted: Vec<i16> = kinds.iter().map(|kind| kind.kind() as i16).collect();
+            let session = store.session().await?;
+            let rows = session
+                .db()
+                .query(
+                    "SELECT kind, v, body FROM agent_configs
+                     WHERE org_id = $1 AND agent_id = $2 AND kind = ANY($3)",
+                    &[&org.0, &agent.0, &wanted],
+                )
+                .await
+                .map_err(db)?;
+            let mut found = vec![None; wanted.len()];
+            for row in &rows {
+                let kind: i16 = row.get(0);
+                if let Some(at) = wanted.iter().position(|k| *k == kind) {
+                    found[at] = Some(record(row)?);
+                }
+            }
+            Ok(found)
+        })
+    }
+
     fn org_configs_json(&self, org: OrgId, kind: PlainConfig) -> StoreFuture<Vec<Value>> {
         let store = self.clone();
         Box::pin(async move {

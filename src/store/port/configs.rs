@@ -64,6 +64,22 @@ pub trait AgentConfigs: Send + Sync + 'static {
         kind: PlainConfig,
     ) -> StoreFuture<Option<Value>>;
 
+    /// The stored configurations of `kinds`, in their order (`None` where
+    /// unset): what a turn reads of its agent at once. One read on a store
+    /// whose reads are statements; each its own elsewhere.
+    fn configs_json(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        kinds: Vec<PlainConfig>,
+    ) -> StoreFuture<Vec<Option<Value>>> {
+        let reads: Vec<_> = kinds
+            .into_iter()
+            .map(|kind| self.config_json(org, agent, kind))
+            .collect();
+        Box::pin(futures_util::future::try_join_all(reads))
+    }
+
     /// Every stored configuration of `kind` in `org` (an org-wide rule's
     /// input: the delegation graph).
     fn org_configs_json(&self, org: OrgId, kind: PlainConfig) -> StoreFuture<Vec<Value>>;
@@ -85,7 +101,13 @@ pub async fn agent_config<T: DeserializeOwned + Default>(
     agent: AgentId,
     kind: PlainConfig,
 ) -> Result<T, StoreError> {
-    match configs.config_json(org, agent, kind).await? {
+    config_of(configs.config_json(org, agent, kind).await?)
+}
+
+/// A configuration as [`AgentConfigs::config_json`] or
+/// [`AgentConfigs::configs_json`] read it, its default when unset.
+pub fn config_of<T: DeserializeOwned + Default>(stored: Option<Value>) -> Result<T, StoreError> {
+    match stored {
         None | Some(Value::Null) => Ok(T::default()),
         Some(value) => typed(value),
     }

@@ -335,7 +335,9 @@ pub mod schedules;
 pub mod skills;
 pub mod threads;
 pub mod tools;
-pub use configs::{AgentConfigs, ConfigSwap, PlainConfig, agent_config, update_agent_config};
+pub use configs::{
+    AgentConfigs, ConfigSwap, PlainConfig, agent_config, config_of, update_agent_config,
+};
 pub use engine::SledPort;
 pub use integrations::IntegrationRecords;
 pub use mcps::{McpChange, McpRecords};

@@ -54,7 +54,17 @@ pub async fn live_delegates(
     org: OrgId,
     agent: AgentId,
 ) -> Result<Vec<(Delegate, Agent)>, StoreError> {
-    let Some(config) = delegation_config(store, org, agent).await? else {
+    live_of(store, org, delegation_config(store, org, agent).await?).await
+}
+
+/// The live delegates of `config` (an agent's delegation configuration,
+/// read already), each with its agent as it is now.
+pub async fn live_of(
+    store: &Store,
+    org: OrgId,
+    config: Option<DelegationConfig>,
+) -> Result<Vec<(Delegate, Agent)>, StoreError> {
+    let Some(config) = config else {
         return Ok(Vec::new());
     };
     let mut live = Vec::with_capacity(config.delegates.len());
