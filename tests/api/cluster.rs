@@ -374,9 +374,8 @@ async fn a_session_keeps_its_prepared_statements_up_to_the_bound() {
     assert_eq!(row.get::<_, i32>(0), 42, "the kept statement runs again");
     assert_eq!(session.statements().len(), 1, "a text is prepared once");
     for n in 0..MAX_STATEMENTS + 5 {
-        // Statements are the build's constants; the test makes its own.
-        let sql: &'static str = Box::leak(format!("SELECT {n}::int").into_boxed_str());
-        let row = session.db().query_one(sql, &[]).await.unwrap();
+        let sql = format!("SELECT {n}::int");
+        let row = session.db().query_one(&sql, &[]).await.unwrap();
         assert_eq!(row.get::<_, i32>(0), i32::try_from(n).unwrap());
     }
     assert_eq!(session.statements().len(), MAX_STATEMENTS);

@@ -91,6 +91,7 @@ mod store_projects;
 mod store_publications;
 mod store_schedules;
 mod store_skills;
+mod store_statements;
 mod store_tools;
 mod stream_correctness;
 mod streams;

@@ -155,7 +155,7 @@ fn cases() -> Vec<(&'static str, Case)> {
     ]
 }
 
-fn secrets() -> Arc<SecretBox> {
+pub(crate) fn secrets() -> Arc<SecretBox> {
     use base64::Engine as _;
     let key =
         secrecy::SecretString::from(base64::engine::general_purpose::STANDARD.encode([7u8; 32]));

@@ -185,7 +185,7 @@ impl Attached {
             self.attachments, self.target_column
         );
         let rows = session
-            .client
+            .db()
             .query(sql.as_str(), &[&org.0])
             .await
             .map_err(db)?;

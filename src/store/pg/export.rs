@@ -36,7 +36,7 @@ impl PgScan {
     fn page(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, StoreError> {
         self.runtime.block_on(async {
             let session = self.store.session().await?;
-            session.client.query(sql, params).await.map_err(db)
+            session.db().query(sql, params).await.map_err(db)
         })
     }
 

@@ -121,7 +121,7 @@ impl PgStore {
         let interval_us = 60_000_000.0 / f64::from(per_minute.max(1));
         let session = self.session().await?;
         let taken = session
-            .client
+            .db()
             .query_opt(
                 "INSERT INTO send_limits AS l (org_id, subject, tat)
                  VALUES ($1, $2, now() + $3 * interval '1 microsecond')
@@ -138,7 +138,7 @@ impl PgStore {
             return Ok(None);
         }
         let wait: f64 = session
-            .client
+            .db()
             .query_opt(
                 "SELECT EXTRACT(EPOCH FROM GREATEST(tat, now())
                          + $3 * interval '1 microsecond' - now() - interval '1 minute')::float8

@@ -169,7 +169,7 @@ impl ProjectRecords for PgStore {
             let session = store.session().await?;
             let sql = format!("{WITH_ROLE} WHERE p.org_id = $1 AND p.id = $3");
             let row = session
-                .client
+                .db()
                 .query_opt(&sql, &[&org.0, &user, &id.0])
                 .await
                 .map_err(db)?;
@@ -255,7 +255,7 @@ impl ProjectRecords for PgStore {
                  ORDER BY p.created_at DESC LIMIT $4"
             );
             let rows = session
-                .client
+                .db()
                 .query(&sql, &[&org.0, &user, &before, &page_fetch(limit)])
                 .await
                 .map_err(db)?;

@@ -230,7 +230,7 @@ impl PublicationRecords for PgStore {
             let day = i32::try_from(day).unwrap_or(i32::MAX);
             let session = store.session().await?;
             let row = session
-                .client
+                .db()
                 .query_opt(
                     "SELECT tokens FROM publication_days WHERE publication_id = $1 AND day = $2",
                     &[&publication.0, &day],
@@ -307,7 +307,7 @@ impl PgStore {
             let cutoff = now - TimeDelta::days(i64::from(days));
             let session = self.session().await?;
             let rows = session
-                .client
+                .db()
                 .query(
                     "SELECT t.id FROM threads t
                      LEFT JOIN messages m ON m.thread_id = t.id AND m.seq = t.last_seq

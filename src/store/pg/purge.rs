@@ -109,7 +109,7 @@ impl PgStore {
         let session = self.session().await?;
         for table in HISTORY {
             let removed = session
-                .client
+                .db()
                 .execute(
                     &format!(
                         "DELETE FROM {table} WHERE ctid IN
@@ -124,7 +124,7 @@ impl PgStore {
             }
         }
         session
-            .client
+            .db()
             .execute("DELETE FROM deleted_threads WHERE thread_id = $1", &[&id.0])
             .await
             .map_err(db)?;

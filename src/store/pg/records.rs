@@ -61,7 +61,7 @@ impl PgStore {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<T>, StoreError> {
         let session = self.session().await?;
-        let row = session.client.query_opt(sql, params).await.map_err(db)?;
+        let row = session.db().query_opt(sql, params).await.map_err(db)?;
         row.map(|row| record(&row)).transpose()
     }
 
@@ -72,7 +72,7 @@ impl PgStore {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<T>, StoreError> {
         let session = self.session().await?;
-        let rows = session.client.query(sql, params).await.map_err(db)?;
+        let rows = session.db().query(sql, params).await.map_err(db)?;
         rows.iter().map(record).collect()
     }
 
@@ -83,7 +83,7 @@ impl PgStore {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<u64, StoreError> {
         let session = self.session().await?;
-        session.client.execute(sql, params).await.map_err(db)
+        session.db().execute(sql, params).await.map_err(db)
     }
 }
 
@@ -256,7 +256,7 @@ impl PgStore {
         limit: usize,
     ) -> Result<crate::store::Page<confer_actors::Thread>, StoreError> {
         let session = self.session().await?;
-        let rows = session.client.query(sql, params).await.map_err(db)?;
+        let rows = session.db().query(sql, params).await.map_err(db)?;
         page(&rows, limit, |t: &confer_actors::Thread| t.created_at)
     }
 }

@@ -183,7 +183,7 @@ impl SkillRecords for PgStore {
         Box::pin(async move {
             let session = store.session().await?;
             let row = session
-                .client
+                .db()
                 .query_opt(
                     "SELECT bytes FROM skill_files WHERE skill_id = $1 AND path = $2",
                     &[&id.0, &path],
@@ -305,7 +305,7 @@ impl SkillRecords for PgStore {
         Box::pin(async move {
             let session = store.session().await?;
             let rows = session
-                .client
+                .db()
                 .query(
                     "SELECT a.v, a.body, s.v AS s_v, s.body AS s_body
                      FROM skill_attachments a JOIN skills s ON s.id = a.skill_id

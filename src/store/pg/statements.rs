@@ -2,7 +2,8 @@
 //! text costs the driver a round trip to prepare it before the one that
 //! runs it, and the server a parse and a plan each time; a turn makes about
 //! twenty. The store's sessions keep what they prepared, by its text, so a
-//! statement after its session's first is one round trip.
+//! statement after its session's first is one round trip, and the server
+//! plans it once (a generic plan) unless its parameters change the plan.
 //!
 //! [`Db`] is a session or one of its transactions with that cache: the
 //! methods the turn's statements use (`query`, `query_one`, `query_opt`,
@@ -20,31 +21,27 @@ use tokio_postgres::{Error, GenericClient, Row, Statement, Transaction};
 use crate::tools::integrations::connection::PgConnection;
 
 /// How many statements one session keeps. The store's statements are
-/// constants of this build, fewer than this; a text past the bound is
-/// prepared each time rather than kept.
+/// constants of this build or texts made of them, fewer than this; a text
+/// past the bound is prepared each time rather than kept.
 pub const MAX_STATEMENTS: usize = 512;
 
 /// The statements one session prepared, by their text.
 #[derive(Default)]
 pub struct Statements {
-    prepared: Mutex<HashMap<&'static str, Statement>>,
+    prepared: Mutex<HashMap<Box<str>, Statement>>,
 }
 
 impl Statements {
     /// `sql` prepared on `client` (this session's), from the cache when it
     /// was before.
-    async fn get(
-        &self,
-        client: &impl GenericClient,
-        sql: &'static str,
-    ) -> Result<Statement, Error> {
+    async fn get(&self, client: &impl GenericClient, sql: &str) -> Result<Statement, Error> {
         if let Some(statement) = self.lock().get(sql) {
             return Ok(statement.clone());
         }
         let statement = client.prepare(sql).await?;
         let mut prepared = self.lock();
         if prepared.len() < MAX_STATEMENTS {
-            prepared.insert(sql, statement.clone());
+            prepared.insert(sql.into(), statement.clone());
         }
         Ok(statement)
     }
@@ -59,7 +56,7 @@ impl Statements {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<&'static str, Statement>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Statement>> {
         // A panic while the map is held cannot leave it half-changed (one
         // insert or one read), so a poisoned lock's map is still good.
         self.prepared
@@ -169,7 +166,7 @@ impl<C: GenericClient> Db<'_, C> {
     /// The rows of `sql`.
     pub async fn query(
         &self,
-        sql: &'static str,
+        sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>, Error> {
         let statement = self.statements.get(self.client, sql).await?;
@@ -177,11 +174,7 @@ impl<C: GenericClient> Db<'_, C> {
     }
 
     /// The one row of `sql`; an error when there is none or several.
-    pub async fn query_one(
-        &self,
-        sql: &'static str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Row, Error> {
+    pub async fn query_one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, Error> {
         let statement = self.statements.get(self.client, sql).await?;
         self.client.query_one(&statement, params).await
     }
@@ -189,7 +182,7 @@ impl<C: GenericClient> Db<'_, C> {
     /// The row of `sql`, if any; an error when there are several.
     pub async fn query_opt(
         &self,
-        sql: &'static str,
+        sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<Row>, Error> {
         let statement = self.statements.get(self.client, sql).await?;
@@ -197,11 +190,7 @@ impl<C: GenericClient> Db<'_, C> {
     }
 
     /// How many rows `sql` changed.
-    pub async fn execute(
-        &self,
-        sql: &'static str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<u64, Error> {
+    pub async fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, Error> {
         let statement = self.statements.get(self.client, sql).await?;
         self.client.execute(&statement, params).await
     }

@@ -277,7 +277,7 @@ impl ThreadRecords for PgStore {
             let session = store.session().await?;
             let fetch = page_fetch(limit);
             let rows = session
-                .client
+                .db()
                 .query(
                     "SELECT v, body FROM usage_records
                      WHERE org_id = $1

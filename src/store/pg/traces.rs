@@ -45,7 +45,7 @@ impl PgStore {
             loop {
                 let (at, id): (Option<DateTime<Utc>>, Option<uuid::Uuid>) = cursor.unzip();
                 let rows = session
-                    .client
+                    .db()
                     .query(
                         "SELECT v, body -> 'trace' AS body, started_at, id FROM traces
                          WHERE ($1::uuid IS NULL OR org_id = $1)

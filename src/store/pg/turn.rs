@@ -237,7 +237,7 @@ impl PgStore {
     ) -> Result<bool, StoreError> {
         let session = self.session().await?;
         let row = session
-            .client
+            .db()
             .query_opt(
                 "SELECT v, body FROM messages WHERE thread_id = $1 AND seq = $2",
                 &[&thread.0, &i64::try_from(seq).unwrap_or(i64::MAX)],

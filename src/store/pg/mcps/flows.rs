@@ -176,7 +176,7 @@ impl PgStore {
     pub async fn pending_oauth_flows(&self, ttl: Duration) -> Result<u64, StoreError> {
         let session = self.session().await?;
         let row = session
-            .client
+            .db()
             .query_one(
                 "SELECT count(*) FROM oauth_flows
                  WHERE created_at >= now() - $1 * interval '1 second'",

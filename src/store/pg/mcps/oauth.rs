@@ -144,7 +144,7 @@ pub(super) async fn latest_owner(
 ) -> Result<Option<TokenOwner>, StoreError> {
     let session = store.session().await?;
     let row = session
-        .client
+        .db()
         .query_opt(
             "SELECT v, body FROM oauth_tokens WHERE org_id = $1 AND server_id = $2
              ORDER BY updated_at DESC LIMIT 1",
