@@ -4,7 +4,9 @@
 //! - durable turns a second (`builtin/echo`, `--clients` clients, each on
 //!   its own thread, for `--secs` seconds) on sled, on PostgreSQL with one
 //!   node and with three (clients spread over the three as entry nodes),
-//!   each as a ratio to sled;
+//!   each as a ratio to sled, and the statements PostgreSQL ran a turn
+//!   with one node (`pg_stat_statements`): its time per turn is mostly its
+//!   time per statement;
 //! - the time a forwarding node adds to each token (`CONFER_BUILTIN_DELAY_MS=20`):
 //!   the same sends to threads one node owns, made on that node and on
 //!   another, p50 and p99 of each token's lateness (its arrival less its
@@ -13,7 +15,10 @@
 //!   of its threads.
 //!
 //! Flags (after `--`): `--secs N` (30; 0 skips the turns a second),
-//! `--clients N` (64).
+//! `--clients N` (64), `--rounds N` (2: sled and PostgreSQL with one node
+//! alternate, each figure its best), `--top N` (0: the N statements
+//! PostgreSQL spent the most time on, running and planning, to standard
+//! error).
 
 // A benchmark aborts on setup failure: there is nothing to measure then.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
@@ -145,6 +150,12 @@ async fn new_thread(http: &reqwest::Client, base: &str, agent: &str) -> String {
 /// Durable turns a second: `clients` clients, each sending to its own
 /// thread through `entries[i % n]` and reading each answer to its `done`.
 async fn turns_per_second(entries: &[String], clients: usize, secs: u64) -> f64 {
+    let (turns, elapsed) = turns_in(entries, clients, secs).await;
+    turns as f64 / elapsed
+}
+
+/// [`turns_per_second`]'s turns and the seconds they took.
+async fn turns_in(entries: &[String], clients: usize, secs: u64) -> (u64, f64) {
     let http = reqwest::Client::new();
     let agent = support::post_json(
         &http,
@@ -184,7 +195,7 @@ async fn turns_per_second(entries: &[String], clients: usize, secs: u64) -> f64 
     for task in tasks {
         turns += task.await.unwrap();
     }
-    turns as f64 / began.elapsed().as_secs_f64()
+    (turns, began.elapsed().as_secs_f64())
 }
 
 /// Each token's lateness in one send through `entry` to each of
@@ -258,28 +269,42 @@ async fn node_id(http: &reqwest::Client, base: &str) -> String {
 async fn main() {
     let secs = flag("--secs", 30);
     let clients = flag("--clients", 64) as usize;
+    let rounds = flag("--rounds", 2);
+    let top = flag("--top", 0);
     let http = reqwest::Client::new();
     println!("# cluster bench: {clients} clients, {secs} s each, PostgreSQL with fsync on\n");
 
     if secs > 0 {
-        throughput(&http, clients, secs).await;
+        throughput(&http, clients, secs, rounds, top).await;
     }
     forwarding_and_takeover(&http).await;
 }
 
 /// Durable turns a second on sled and on PostgreSQL with one and three
-/// nodes.
-async fn throughput(http: &reqwest::Client, clients: usize, secs: u64) {
-    let sled = {
+/// nodes. Sled and PostgreSQL with one node take turns for `rounds`
+/// rounds, each figure the best of its rounds: the machine's speed drifts
+/// over minutes, and the floor is a ratio of the two.
+async fn throughput(http: &reqwest::Client, clients: usize, secs: u64, rounds: u64, top: u64) {
+    // `pg_stat_statements` counts what the server ran for the turns.
+    let postgres = Postgres::start_with(
+        true,
+        &[
+            "shared_preload_libraries=pg_stat_statements",
+            "pg_stat_statements.track_planning=on",
+        ],
+    )
+    .await;
+    let (mut sled, mut one, mut statements) = (0f64, 0f64, 0f64);
+    for round in 0..rounds.max(1) {
         let node = Node::start(None, "sled", 0);
-        turns_per_second(std::slice::from_ref(&node.base), clients, secs).await
-    };
-    let postgres = Postgres::start_with_fsync(true).await;
-    let one = {
-        let url = postgres.database("one").await;
-        let node = Node::start(Some(&url), "a", 0);
-        turns_per_second(std::slice::from_ref(&node.base), clients, secs).await
-    };
+        let rate = turns_per_second(std::slice::from_ref(&node.base), clients, secs).await;
+        sled = sled.max(rate);
+        drop(node);
+        let (rate, per_turn) =
+            one_node(&postgres, &format!("one{round}"), clients, secs, top).await;
+        one = one.max(rate);
+        statements = per_turn;
+    }
     let three = {
         let url = postgres.database("three").await;
         let nodes: Vec<_> = ["a", "b", "c"]
@@ -299,6 +324,63 @@ async fn throughput(http: &reqwest::Client, clients: usize, secs: u64) {
     ] {
         println!("| {name} | {rate:.0} | {:.2}x |", rate / sled);
     }
+    println!("\n(sled and PostgreSQL with one node: the best of {rounds} rounds each)");
+    println!(
+        "\nPostgreSQL, 1 node: {statements:.1} statements a turn (`pg_stat_statements`, \
+         the node's background work and the threads' creation included)\n"
+    );
+}
+
+/// Turns a second on PostgreSQL with one node, on a new database `name`,
+/// and the statements the server ran a turn; with `top`, the statements
+/// it spent the most time on, to standard error.
+async fn one_node(
+    postgres: &Postgres,
+    name: &str,
+    clients: usize,
+    secs: u64,
+    top: u64,
+) -> (f64, f64) {
+    let url = postgres.database(name).await;
+    let admin = postgres.admin_of(name).await;
+    let node = Node::start(Some(&url), "a", 0);
+    admin
+        .batch_execute("CREATE EXTENSION pg_stat_statements; SELECT pg_stat_statements_reset()")
+        .await
+        .unwrap();
+    let (turns, elapsed) = turns_in(std::slice::from_ref(&node.base), clients, secs).await;
+    let of_database = "dbid = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    let calls: i64 = admin
+        .query_one(
+            &format!("SELECT sum(calls)::bigint FROM pg_stat_statements WHERE {of_database}"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let rows = admin
+        .query(
+            &format!(
+                "SELECT calls, plans, total_exec_time, total_plan_time,
+                        left(regexp_replace(query, '\\s+', ' ', 'g'), 80)
+                 FROM pg_stat_statements WHERE {of_database}
+                 ORDER BY total_exec_time + total_plan_time DESC LIMIT $1"
+            ),
+            &[&i64::try_from(top).unwrap()],
+        )
+        .await
+        .unwrap();
+    for row in rows {
+        let (calls, plans, run, plan): (i64, i64, f64, f64) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        let query: String = row.get(4);
+        eprintln!(
+            "{calls} calls, {plans} plans, {:.1} µs running and {:.1} µs planning a call: {query}",
+            run * 1000.0 / calls as f64,
+            plan * 1000.0 / calls as f64
+        );
+    }
+    (turns as f64 / elapsed, calls as f64 / turns as f64)
 }
 
 /// The time a forwarding node adds per token, and a takeover's, on two

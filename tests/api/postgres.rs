@@ -67,6 +67,12 @@ impl Postgres {
     /// Makes and starts a cluster, with `fsync` as given (on for a
     /// benchmark's figures); returns once it answers.
     pub async fn start_with_fsync(fsync: bool) -> Self {
+        Self::start_with(fsync, &[]).await
+    }
+
+    /// Makes and starts a cluster, with `fsync` as given and the server
+    /// settings `settings` (`name=value`); returns once it answers.
+    pub async fn start_with(fsync: bool, settings: &[&str]) -> Self {
         let bin = bin_dir();
         let dir = tempfile::tempdir().unwrap();
         if is_root() {
@@ -113,6 +119,7 @@ impl Postgres {
             .arg(dir.path())
             .args(["-c", "listen_addresses=127.0.0.1", "-c"])
             .arg(if fsync { "fsync=on" } else { "fsync=off" })
+            .args(settings.iter().flat_map(|setting| ["-c", setting]))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
