@@ -131,7 +131,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     let provider: Arc<dyn ModelProvider> = Arc::new(ProviderRouter::new(&settings, client));
     let resolver: Arc<dyn CredentialResolver> =
         Arc::new(resolver::HttpResolver::new(outbound.clone()));
-    knowledge.start_collector(&store, (&provider, &resolver), &prices);
+    let collector = knowledge.start_collector(&store, (&provider, &resolver), &prices);
     let suggestions = Arc::new(suggestions::SuggestionWriter::new(
         store.clone(),
         Arc::clone(&provider),
@@ -231,6 +231,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     .context("joining the cluster")?
     .map(Arc::new);
     scheduler.follow(cluster.as_ref());
+    collector.follow(cluster.as_ref());
     let state = web::Data::new(AppState {
         cluster: cluster.clone(),
         public,

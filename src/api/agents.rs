@@ -364,7 +364,8 @@ pub async fn delete(
     schedules.delete_scheduled_tasks(org, id).await?;
     state
         .store
-        .write_or_default(move |s| s.forget_memories(org, Some(id), None))
+        .memories()
+        .forget_memories(org, Some(id), None)
         .await?;
     state.memories.forgotten();
     // Its runners go as a runner DELETE takes them (runners.md Runs §10).

@@ -19,6 +19,9 @@ use crate::store::pg::PgError;
 pub enum JobKind {
     /// Removes a deleted thread's history (`slot`: the thread's id).
     PurgeThread,
+    /// Collects a turn's memories (`slot`: `{thread}:{turn}`; body: the
+    /// `CollectJob`).
+    CollectMemories,
 }
 
 impl JobKind {
@@ -26,12 +29,14 @@ impl JobKind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::PurgeThread => "purge_thread",
+            Self::CollectMemories => "collect_memories",
         }
     }
 
     fn parse(kind: &str) -> Option<Self> {
         match kind {
             "purge_thread" => Some(Self::PurgeThread),
+            "collect_memories" => Some(Self::CollectMemories),
             _ => None,
         }
     }
@@ -82,13 +87,13 @@ pub async fn enqueue(client: &impl GenericClient, job: &NewJob) -> Result<bool, 
     Ok(stored == 1)
 }
 
-/// Claims up to `limit` due jobs of `shards` for `node`, each held for
-/// `hold`, oldest due first. A job whose slot another job ran is deleted
+/// Claims up to `limit` due jobs of `kind` in `shards` for `node`, each
+/// held for `hold`, oldest due first. A job whose slot another job ran is deleted
 /// instead; a kind this build does not know is left alone.
 pub async fn claim(
     client: &mut Client,
     node: NodeId,
-    shards: &[Shard],
+    (kind, shards): (JobKind, &[Shard]),
     hold: Duration,
     limit: i64,
 ) -> Result<Vec<ClaimedJob>, PgError> {
@@ -98,10 +103,10 @@ pub async fn claim(
     let due = tx
         .query(
             "SELECT id, kind, shard, slot, attempts, body FROM jobs
-             WHERE due_at <= now() AND shard = ANY($1)
+             WHERE due_at <= now() AND shard = ANY($1) AND kind = $3
                AND (claimed_by IS NULL OR claimed_until < now())
              ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED",
-            &[&shards, &limit],
+            &[&shards, &limit, &kind.as_str()],
         )
         .await?;
     let mut claimed = Vec::with_capacity(due.len());

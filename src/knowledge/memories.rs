@@ -13,16 +13,23 @@ use confer_actors::{AgentId, MemoryId, OrgId, StoreError};
 use tokio::sync::Notify;
 
 use super::index::MEMORY_HIT;
-use super::memory::{Memory, Owner};
+use super::memory::{Memory, MemoryConfig, Owner};
 use super::search::{KnowledgeSearch, SearchError, query_terms};
 use crate::settings::Settings;
 use crate::store::Store;
 use crate::store::knowledge::memories::MemoryWritten;
+use crate::store::port::configs::{PlainConfig, agent_config};
 
 /// How long a write waits for the index commit that makes it searchable.
 const SEARCHABLE_WITHIN: Duration = Duration::from_secs(5);
 /// Memories the purge removes at once.
 const PURGE_BATCH: usize = 1_000;
+
+/// `agent`'s memory configuration (`knowledge.md` §5 defaults when unset).
+pub async fn config(store: &Store, org: OrgId, agent: AgentId) -> Result<MemoryConfig, StoreError> {
+    let configs = store.configs();
+    agent_config(configs, org, agent, PlainConfig::Memory).await
+}
 
 /// The memory service.
 pub struct MemoryBook {
@@ -51,10 +58,9 @@ impl MemoryBook {
             purge: Notify::new(),
             collections: Arc::new(Notify::new()),
         });
-        if !book.store.is_postgres() {
-            // memories are not kept in PostgreSQL yet
-            tokio::spawn(Arc::clone(&book).purge_loop());
-        }
+        // On PostgreSQL every node runs the purge: a step takes its rows
+        // with SKIP LOCKED, so two never remove the same memory.
+        tokio::spawn(Arc::clone(&book).purge_loop());
         book
     }
 
@@ -69,7 +75,7 @@ impl MemoryBook {
         &self,
         job: crate::store::knowledge::collect::CollectJob,
     ) -> Result<(), StoreError> {
-        self.store.write(move |s| s.put_collect_job(&job)).await?;
+        self.store.memories().queue_collection(job).await?;
         self.collections.notify_one();
         Ok(())
     }
@@ -81,10 +87,10 @@ impl MemoryBook {
         memory: Memory,
         max_per_owner: u32,
     ) -> Result<MemoryWritten, StoreError> {
-        let max_per_org = self.max_per_org;
         let written = self
             .store
-            .write(move |s| s.put_memory(memory, max_per_owner as usize, max_per_org))
+            .memories()
+            .put_memory(memory, max_per_owner as usize, self.max_per_org)
             .await?;
         if let MemoryWritten::Stored { seq, .. } = &written {
             let index = self.search.index();
@@ -108,35 +114,31 @@ impl MemoryBook {
         let terms = query_terms(query)?;
         let scopes: Vec<String> = owners.iter().map(|o| o.scope_term(agent)).collect();
         let hits = self.search.raw(scopes, terms, limit * 2 + 10).await?;
-        let store = self.store.clone();
-        let owners = owners.to_vec();
-        let found = tokio::task::spawn_blocking(move || {
-            let mut found = Vec::new();
-            for hit in hits {
-                let Some(id) = hit
-                    .chunk_id
-                    .strip_prefix(MEMORY_HIT)
-                    .and_then(|id| id.parse::<MemoryId>().ok())
-                else {
-                    continue;
-                };
-                let memory = store
-                    .with_inner(|s| s.memory(org, agent, id))
-                    .map_err(|e| SearchError::Failed(e.to_string()))?;
-                if let Some(memory) = memory.filter(|m| owners.contains(&m.owner())) {
-                    found.push(Recalled {
-                        memory,
-                        score: hit.score,
-                    });
-                }
-                if found.len() == limit {
-                    break;
-                }
+        let mut found = Vec::new();
+        for hit in hits {
+            let Some(id) = hit
+                .chunk_id
+                .strip_prefix(MEMORY_HIT)
+                .and_then(|id| id.parse::<MemoryId>().ok())
+            else {
+                continue;
+            };
+            let memory = self
+                .store
+                .memories()
+                .memory(org, agent, id)
+                .await
+                .map_err(|e| SearchError::Failed(e.to_string()))?;
+            if let Some(memory) = memory.filter(|m| owners.contains(&m.owner())) {
+                found.push(Recalled {
+                    memory,
+                    score: hit.score,
+                });
             }
-            Ok::<_, SearchError>(found)
-        })
-        .await
-        .map_err(|e| SearchError::Failed(e.to_string()))??;
+            if found.len() == limit {
+                break;
+            }
+        }
         Ok(found)
     }
 
@@ -148,7 +150,8 @@ impl MemoryBook {
         }
         let stamped = self
             .store
-            .write(move |s| s.memories_recalled(org, agent, &ids, Utc::now()))
+            .memories()
+            .memories_recalled(org, agent, ids, Utc::now())
             .await;
         if let Err(error) = stamped {
             tracing::warn!(%error, "stamping recalled memories failed");
@@ -162,7 +165,7 @@ impl MemoryBook {
 
     async fn purge_loop(self: Arc<Self>) {
         loop {
-            match self.store.run(|s| s.memory_purge_step(PURGE_BATCH)).await {
+            match self.store.memories().memory_purge_step(PURGE_BATCH).await {
                 Ok(0) => {
                     let _ =
                         tokio::time::timeout(Duration::from_secs(5), self.purge.notified()).await;

@@ -67,7 +67,7 @@ impl KnowledgeServices {
             &Arc<dyn confer_actors::CredentialResolver>,
         ),
         prices: &Arc<confer_actors::PriceTable>,
-    ) {
+    ) -> Arc<collect::MemoryCollector> {
         collect::MemoryCollector::start(
             store.clone(),
             (
@@ -77,6 +77,6 @@ impl KnowledgeServices {
             (Arc::clone(provider), Arc::clone(resolver)),
             Arc::clone(prices),
             self.memories.collections(),
-        );
+        )
     }
 }

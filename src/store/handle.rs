@@ -13,8 +13,9 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, OrgRecords, PlanRecords,
-    ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, MemoryRecords, OrgRecords,
+    PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords,
+    ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -53,6 +54,8 @@ pub struct Store {
     mcps: Arc<dyn McpRecords>,
     /// Database integrations and their attachments, through their port.
     integrations: Arc<dyn IntegrationRecords>,
+    /// Memories and the search index's change feed, through their port.
+    memories: Arc<dyn MemoryRecords>,
 }
 
 impl Store {
@@ -99,7 +102,8 @@ impl Store {
             publications: records.clone(),
             skills: records.clone(),
             mcps: records.clone(),
-            integrations: records,
+            integrations: records.clone(),
+            memories: records,
         })
     }
 
@@ -124,7 +128,8 @@ impl Store {
             publications: pg.clone(),
             skills: pg.clone(),
             mcps: pg.clone(),
-            integrations: pg,
+            integrations: pg.clone(),
+            memories: pg,
         }
     }
 
@@ -213,6 +218,11 @@ impl Store {
     /// Database integrations and their attachments.
     pub fn integrations(&self) -> &dyn IntegrationRecords {
         self.integrations.as_ref()
+    }
+
+    /// Memories and the search index's change feed.
+    pub fn memories(&self) -> &dyn MemoryRecords {
+        self.memories.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`

@@ -103,7 +103,7 @@ impl MemoryTools {
 
     async fn config(&self, scope: &ToolScope) -> Option<MemoryConfig> {
         let (org, agent) = (scope.org, scope.agent);
-        match self.store.run(move |s| s.memory_config(org, agent)).await {
+        match crate::knowledge::memories::config(&self.store, org, agent).await {
             Ok(config) => Some(config),
             Err(error) => {
                 tracing::error!(%error, "reading a memory configuration failed");

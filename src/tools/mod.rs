@@ -108,11 +108,16 @@ impl ServerToolbox {
         let store = self.delegate.store().clone();
         async move {
             // Of the extras, PostgreSQL keeps the web configuration, the
-            // skills and the delegates so far. Its two configurations are
-            // one statement; on sled the delegation is read below.
+            // skills, the delegates and the memories so far. Its three
+            // configurations are one statement; on sled the delegation is
+            // read below.
             let read = match store.is_postgres() {
                 true => {
-                    let kinds = vec![PlainConfig::Web, PlainConfig::Delegation];
+                    let kinds = vec![
+                        PlainConfig::Web,
+                        PlainConfig::Delegation,
+                        PlainConfig::Memory,
+                    ];
                     tokio::try_join!(
                         store.configs().configs_json(org, agent, kinds),
                         skills::enabled(&store, org, agent, runner),
@@ -121,7 +126,10 @@ impl ServerToolbox {
                         let mut configs = configs.into_iter();
                         let web = config_of(configs.next().flatten())?;
                         let delegation = config_of(configs.next().flatten())?;
+                        let memory: crate::knowledge::memory::MemoryConfig =
+                            config_of(configs.next().flatten())?;
                         let extras = AgentExtras {
+                            memory: memory.enabled,
                             web,
                             skills,
                             ..AgentExtras::default()

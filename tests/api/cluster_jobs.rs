@@ -42,15 +42,15 @@ async fn a_job_is_claimed_once_and_again_only_when_its_claim_runs_out() {
     let (node_a, node_b) = (NodeId::fresh(), NodeId::fresh());
     let hold = Duration::from_secs(60);
     let (got_a, got_b) = tokio::join!(
-        jobs::claim(&mut a, node_a, &shards, hold, 16),
-        jobs::claim(&mut b, node_b, &shards, hold, 16),
+        jobs::claim(&mut a, node_a, (JobKind::PurgeThread, &shards), hold, 16),
+        jobs::claim(&mut b, node_b, (JobKind::PurgeThread, &shards), hold, 16),
     );
     let (got_a, got_b) = (got_a.unwrap(), got_b.unwrap());
     assert_eq!(got_a.len() + got_b.len(), 1, "{got_a:?} {got_b:?}");
     // Not in the claimer's shards: nothing.
     let elsewhere = [Shard::new(6).unwrap()];
     assert!(
-        jobs::claim(&mut a, node_a, &elsewhere, hold, 16)
+        jobs::claim(&mut a, node_a, (JobKind::PurgeThread, &elsewhere), hold, 16)
             .await
             .unwrap()
             .is_empty()
@@ -59,11 +59,17 @@ async fn a_job_is_claimed_once_and_again_only_when_its_claim_runs_out() {
     // A claim that ran out is claimed again, by the other node.
     let slot = uuid::Uuid::new_v4().to_string();
     jobs::enqueue(&a, &job(&slot)).await.unwrap();
-    let first = jobs::claim(&mut a, node_a, &shards, Duration::ZERO, 16)
-        .await
-        .unwrap();
+    let first = jobs::claim(
+        &mut a,
+        node_a,
+        (JobKind::PurgeThread, &shards),
+        Duration::ZERO,
+        16,
+    )
+    .await
+    .unwrap();
     assert_eq!(first.len(), 1);
-    let again = jobs::claim(&mut b, node_b, &shards, hold, 16)
+    let again = jobs::claim(&mut b, node_b, (JobKind::PurgeThread, &shards), hold, 16)
         .await
         .unwrap();
     assert_eq!(again.len(), 1);
@@ -77,7 +83,7 @@ async fn a_job_is_claimed_once_and_again_only_when_its_claim_runs_out() {
     // The slot ran: a new job for it is dropped at its claim, never run.
     jobs::enqueue(&a, &job(&slot)).await.unwrap();
     assert!(
-        jobs::claim(&mut a, node_a, &shards, hold, 16)
+        jobs::claim(&mut a, node_a, (JobKind::PurgeThread, &shards), hold, 16)
             .await
             .unwrap()
             .is_empty()
@@ -177,9 +183,15 @@ async fn a_dead_node_s_purge_is_completed_by_another_node() {
     let mut admin = postgres.admin_of("dead").await;
     let shards: Vec<Shard> = Shard::all().collect();
     let (dead, alive) = (NodeId::fresh(), NodeId::fresh());
-    let held = jobs::claim(&mut admin, dead, &shards, Duration::from_secs(2), 16)
-        .await
-        .unwrap();
+    let held = jobs::claim(
+        &mut admin,
+        dead,
+        (JobKind::PurgeThread, &shards),
+        Duration::from_secs(2),
+        16,
+    )
+    .await
+    .unwrap();
     assert_eq!(held.len(), 1, "the dead node held the purge");
 
     assert_eq!(

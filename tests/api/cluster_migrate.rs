@@ -176,6 +176,23 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     )
     .await
     .expect(201);
+    // Memories: Alice's kept, Bob's forgotten (its marker may be purged
+    // before the copy; the manifests agree either way).
+    let memories = format!("/api/agents/{agent}/memories");
+    api.put(
+        &format!("/api/agents/{agent}/memory"),
+        json!({"enabled": true}),
+    )
+    .await
+    .expect(200);
+    for (user, content) in [("alice", "Alice keeps bees"), ("bob", "Bob keeps goats")] {
+        api.post(&memories, json!({"content": content, "userId": user}))
+            .await
+            .expect(201);
+    }
+    api.delete(&format!("{memories}?userId=bob"))
+        .await
+        .expect(200);
     let gone = api.thread(&other, json!({})).await;
     api.delete(&format!("/api/threads/{gone}"))
         .await
@@ -206,6 +223,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         format!("/api/agents/{agent}/mcps"),
         "/api/integrations".to_owned(),
         format!("/api/agents/{agent}/integrations"),
+        format!("/api/agents/{agent}/memories"),
+        format!("/api/agents/{agent}/memory"),
     ];
     let mut before = Vec::new();
     for path in &paths {
@@ -217,7 +236,9 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 32, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 34, "{on_sled}");
+    let kept = count_in(&sled_manifest, "memories");
+    assert!((1..=2).contains(&kept), "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "integrations"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "mcp_servers"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "mcp_attachments"), 1, "{on_sled}");
@@ -284,6 +305,19 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         assert_eq!(&reply.expect(200), was, "{path}");
     }
     node.api(&member).get("/api/agents").await.expect(200);
+    // The node's search index is built from the copied memories.
+    let org = admin.org_id().await;
+    let alice = crate::memories::user(&node, &org, "alice");
+    let found = crate::common::eventually(
+        std::time::Duration::from_secs(10),
+        "a copied memory is recalled",
+        async || {
+            let found = crate::memories::recall(&alice, &agent, json!({"query": "bees"})).await;
+            (!found.is_empty()).then_some(found)
+        },
+    )
+    .await;
+    assert_eq!(found[0]["content"], "Alice keeps bees");
     // The publication's sealed identity secret opens: a host identity
     // signed with it starts a session, whose visitor owns its thread.
     let user_token = jsonwebtoken::encode(
@@ -331,10 +365,10 @@ async fn a_store_holding_kinds_postgres_lacks_is_not_migrated() {
     let sled = Server::start_with(Options::default().env("CONFER_SECRET_KEY", SECRET_KEY));
     let api = sled.admin();
     api.agent("kept").await;
-    let agent = api.agent("remembers").await;
+    let agent = api.agent("runs").await;
     api.post(
-        &format!("/api/agents/{agent}/memories"),
-        json!({"content": "prefers tea", "userId": "alice"}),
+        "/api/runners",
+        json!({"agentId": agent, "name": "Digest", "instructions": "Summarize."}),
     )
     .await
     .expect(201);
@@ -344,7 +378,7 @@ async fn a_store_holding_kinds_postgres_lacks_is_not_migrated() {
     let from = dir.path().to_str().unwrap();
     let (code, out, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
     assert_eq!(code, Some(2), "{out}{err}");
-    assert!(err.contains("memories (1)"), "{err}");
+    assert!(err.contains("runners (1)"), "{err}");
     // Nothing was made: a node starts on the empty database.
     let admin = postgres.admin_of("refused").await;
     let tables: i64 = admin

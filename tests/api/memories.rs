@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::common::{Api, Server, done_of, events_of, exp_in, jwt};
 use crate::mock::{Mock, Reply, openai_answer, openai_tool_call, server_on_mock};
 
-fn user(server: &Server, org: &str, sub: &str) -> Api {
+pub(crate) fn user(server: &Server, org: &str, sub: &str) -> Api {
     server.api(&jwt(
         json!({"sub": sub, "exp": exp_in(3600), "org_id": org}),
     ))
@@ -25,7 +25,7 @@ fn last_system(vendor: &Mock) -> String {
         .to_owned()
 }
 
-async fn recall(api: &Api, agent: &str, body: Value) -> Vec<Value> {
+pub(crate) async fn recall(api: &Api, agent: &str, body: Value) -> Vec<Value> {
     api.post(&format!("/api/agents/{agent}/memory"), body)
         .await
         .expect(200)

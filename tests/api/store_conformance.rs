@@ -11,8 +11,9 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, OrgRecords, PlanRecords,
-    ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, MemoryRecords, OrgRecords,
+    PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords,
+    ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -37,6 +38,7 @@ pub(crate) struct Ports {
     pub(crate) skills: Arc<dyn SkillRecords>,
     pub(crate) mcps: Arc<dyn McpRecords>,
     pub(crate) integrations: Arc<dyn IntegrationRecords>,
+    pub(crate) memories: Arc<dyn MemoryRecords>,
 }
 
 impl Ports {
@@ -56,6 +58,7 @@ impl Ports {
             skills: Arc::new(store.clone()),
             mcps: Arc::new(store.clone()),
             integrations: Arc::new(store.clone()),
+            memories: Arc::new(store.clone()),
         }
     }
 }
@@ -149,6 +152,12 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("integrations_keep_slugs_schemas_and_attachments", |p| {
             Box::pin(crate::store_mcps::integrations_keep_slugs_schemas_and_attachments(p))
         }),
+        ("memories_keep_owners_bounds_and_forgets", |p| {
+            Box::pin(crate::store_memories::memories_keep_owners_bounds_and_forgets(p))
+        }),
+        ("memory_writes_feed_the_index_in_order", |p| {
+            Box::pin(crate::store_memories::memory_writes_feed_the_index_in_order(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -182,7 +191,8 @@ async fn the_suite_passes_on_sled() {
             publications: records.clone(),
             skills: records.clone(),
             mcps: records.clone(),
-            integrations: records,
+            integrations: records.clone(),
+            memories: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

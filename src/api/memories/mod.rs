@@ -18,6 +18,7 @@ use crate::error::ApiError;
 use crate::knowledge::memory::{Memory, MemoryScope, MemorySource, Owner, check_content};
 use crate::state::AppState;
 use crate::store::knowledge::memories::MemoryWritten;
+use crate::store::port::MemoryFilter;
 
 /// A memory as the API shows it.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -161,17 +162,11 @@ pub async fn list(
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 200) as usize;
     let org = caller.org_id;
+    let filter = MemoryFilter { owners, only };
     let (page, next) = state
         .store
-        .run(move |s| {
-            s.memories(
-                org,
-                agent.id,
-                (owners.as_deref(), only),
-                query.cursor,
-                limit,
-            )
-        })
+        .memories()
+        .memories(org, agent.id, filter, query.cursor, limit)
         .await?;
     let mut response = HttpResponse::Ok();
     if let Some(next) = next {
@@ -221,10 +216,7 @@ pub async fn create(
         }
     };
     let org = caller.org_id;
-    let config = state
-        .store
-        .run(move |s| s.memory_config(org, agent.id))
-        .await?;
+    let config = crate::knowledge::memories::config(&state.store, org, agent.id).await?;
     let memory = Memory {
         id: MemoryId::new(),
         org_id: org,
@@ -263,7 +255,8 @@ pub async fn delete(
     let org = caller.org_id;
     let memory = state
         .store
-        .run(move |s| s.memory(org, agent.id, id))
+        .memories()
+        .memory(org, agent.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("memory"))?;
     if caller.role() == Role::User && memory.user_id.as_deref() != Some(caller.user_id().as_str()) {
@@ -273,7 +266,8 @@ pub async fn delete(
     }
     state
         .store
-        .write(move |s| s.delete_memory(org, agent.id, id))
+        .memories()
+        .delete_memory(org, agent.id, id)
         .await?;
     state.knowledge_search.index().nudge();
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
@@ -308,7 +302,8 @@ pub async fn forget(
     let org = caller.org_id;
     state
         .store
-        .write(move |s| s.forget_memories(org, Some(agent.id), Some(&owner)))
+        .memories()
+        .forget_memories(org, Some(agent.id), Some(owner))
         .await?;
     state.memories.forgotten();
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
@@ -325,7 +320,8 @@ pub async fn forget_everywhere(
     let org = caller.org_id;
     state
         .store
-        .write(move |s| s.forget_memories(org, None, Some(&owner)))
+        .memories()
+        .forget_memories(org, None, Some(owner))
         .await?;
     state.memories.forgotten();
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))

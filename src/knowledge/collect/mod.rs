@@ -8,7 +8,7 @@
 //! `memory` and counted in the analytics' tokens and cost, never as a
 //! turn. A job is tried three times, then dropped.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use chrono::{TimeDelta, Utc};
@@ -26,6 +26,7 @@ use super::embed::Embedder;
 use super::memories::MemoryBook;
 use super::memory::{Author, MemorySource};
 use super::vectors::cosine;
+use crate::cluster::serving::Membership;
 use crate::observability::aggregate::DayAggregate;
 use crate::store::Store;
 use crate::store::knowledge::collect::CollectJob;
@@ -47,6 +48,17 @@ const COMPARED: usize = 5;
 const BATCH: usize = 16;
 /// How long a call may take.
 const CALL_WITHIN: Duration = Duration::from_secs(120);
+/// How often a node looks for due collections on PostgreSQL when none
+/// was queued on it.
+const CLUSTER_ROUND: Duration = Duration::from_secs(1);
+
+/// What follows an attempt of a job.
+enum Next {
+    /// It ended: collected, nothing to keep, or its last try failed.
+    Done,
+    /// It failed and is tried again at this time.
+    RetryAt(chrono::DateTime<Utc>),
+}
 
 /// The collection service.
 pub struct MemoryCollector {
@@ -79,10 +91,56 @@ impl MemoryCollector {
             wake,
         });
         if !collector.store.is_postgres() {
-            // memories are not kept in PostgreSQL yet
+            // On PostgreSQL the jobs are the shards' owners' (`follow`).
             tokio::spawn(Arc::clone(&collector).work_loop());
         }
         collector
+    }
+
+    /// On PostgreSQL (`membership`: the node joined): claims and runs,
+    /// each round (or sooner when a collection is queued here), the due
+    /// collections of the shards the node owns, until the node is gone.
+    pub fn follow(self: &Arc<Self>, membership: Option<&Arc<Membership>>) {
+        let Some(membership) = membership.map(Arc::downgrade) else {
+            return;
+        };
+        let collector = Arc::clone(self);
+        tokio::spawn(async move { collector.cluster_loop(membership).await });
+    }
+
+    async fn cluster_loop(self: Arc<Self>, membership: Weak<Membership>) {
+        let Some(pg) = self.store.postgres().cloned() else {
+            return;
+        };
+        loop {
+            let Some(node) = membership.upgrade() else {
+                return;
+            };
+            let (me, mine) = (node.id(), node.shards());
+            drop(node);
+            let claimed = match mine.is_empty() {
+                true => Ok(Vec::new()),
+                false => pg.claim_collections(me, &mine, BATCH as i64).await,
+            };
+            let jobs = claimed.unwrap_or_else(|error| {
+                tracing::error!(%error, "claiming memory collections failed");
+                Vec::new()
+            });
+            if jobs.is_empty() {
+                let _ = tokio::time::timeout(CLUSTER_ROUND, self.wake.notified()).await;
+                continue;
+            }
+            for claimed in jobs {
+                let id = claimed.id;
+                let recorded = match self.attempt(claimed.job).await {
+                    Next::Done => pg.finish_collection(me, id).await,
+                    Next::RetryAt(due_at) => pg.retry_collection(me, id, due_at).await,
+                };
+                if let Err(error) = recorded {
+                    tracing::error!(%error, "recording a memory collection failed");
+                }
+            }
+        }
     }
 
     async fn work_loop(self: Arc<Self>) {
@@ -102,42 +160,49 @@ impl MemoryCollector {
                 let _ = tokio::time::timeout(Duration::from_secs(5), self.wake.notified()).await;
                 continue;
             }
-            for job in jobs {
-                self.attempt(job).await;
+            for mut job in jobs {
+                job.attempts += 1;
+                let (thread, turn) = (job.thread_id, job.turn);
+                let recorded = match self.attempt(job.clone()).await {
+                    Next::Done => {
+                        self.store
+                            .write(move |s| s.remove_collect_job(thread, turn))
+                            .await
+                    }
+                    Next::RetryAt(due_at) => {
+                        job.due_at = due_at;
+                        self.store.write(move |s| s.update_collect_job(&job)).await
+                    }
+                };
+                if let Err(error) = recorded {
+                    tracing::error!(%error, "recording a memory collection failed");
+                }
             }
         }
     }
 
-    /// Runs one attempt of `job`; removes it when it ended, else records
-    /// the attempt (retried after 30 s, then 60 s).
-    async fn attempt(&self, mut job: CollectJob) {
+    /// Runs one attempt of `job` (its `attempts` counting this one): what
+    /// comes next, the job ended or tried again later (after 30 s, then
+    /// 60 s).
+    async fn attempt(&self, job: CollectJob) -> Next {
         let outcome = match tokio::time::timeout(CALL_WITHIN, self.collect(&job)).await {
             Ok(outcome) => outcome,
             Err(_) => Err("the collection call timed out".to_owned()),
         };
-        job.attempts += 1;
         let (thread, turn) = (job.thread_id, job.turn);
-        let recorded = match outcome {
+        match outcome {
             Ok(kept) => {
                 tracing::info!(%thread, turn, kept, "memories collected");
-                self.store
-                    .write(move |s| s.remove_collect_job(thread, turn))
-                    .await
+                Next::Done
             }
             Err(reason) if job.attempts >= ATTEMPTS => {
                 tracing::warn!(%thread, turn, %reason, "collecting memories failed; dropped");
-                self.store
-                    .write(move |s| s.remove_collect_job(thread, turn))
-                    .await
+                Next::Done
             }
             Err(reason) => {
                 tracing::warn!(%thread, turn, %reason, attempt = job.attempts, "collecting memories failed; retried");
-                job.due_at = Utc::now() + TimeDelta::seconds(30 * i64::from(job.attempts));
-                self.store.write(move |s| s.update_collect_job(&job)).await
+                Next::RetryAt(Utc::now() + TimeDelta::seconds(30 * i64::from(job.attempts)))
             }
-        };
-        if let Err(error) = recorded {
-            tracing::error!(%error, "recording a memory collection failed");
         }
     }
 
@@ -145,16 +210,16 @@ impl MemoryCollector {
     /// many).
     async fn collect(&self, job: &CollectJob) -> Result<usize, String> {
         let (org, agent, thread) = (job.org_id, job.agent_id, job.thread_id);
-        let stored = self
-            .store
-            .run(move |s| {
-                let config = s.memory_config(org, agent)?;
-                let alive = s.agent(org, agent)?.is_some() && s.thread(org, thread)?.is_some();
-                Ok((config, alive, s.credentials(org, agent)?))
-            })
-            .await
-            .map_err(|e| e.to_string())?;
-        let (config, alive, credentials) = stored;
+        let store = &self.store;
+        let stored = tokio::try_join!(
+            super::memories::config(store, org, agent),
+            store.agents().agent(org, agent),
+            store.threads().thread(org, thread),
+            store.agents().credentials(org, agent),
+        )
+        .map_err(|e| e.to_string())?;
+        let (config, agent_record, thread_record, credentials) = stored;
+        let alive = agent_record.is_some() && thread_record.is_some();
         if !alive || !collects(&config, false, job.multiplayer) {
             // Deleted, or collection turned off since: nothing to do.
             return Ok(0);
@@ -220,13 +285,18 @@ impl MemoryCollector {
             };
             // The analytics name the model as the turn's trace does.
             let (user, model) = (job.user_id.clone(), job.model.clone());
-            let billed = self
-                .store
-                .write(move |s| {
-                    s.record_usage(record)?;
-                    s.add_call_to_days(org, &user, (agent, &model), &day)
-                })
-                .await;
+            // The record on either store; its days on sled, whose analytics
+            // count calls outside a turn.
+            let billed = match self.store.as_port().record_usage(record).await {
+                Ok(_) => {
+                    self.store
+                        .write_or_default(move |s| {
+                            s.add_call_to_days(org, &user, (agent, &model), &day)
+                        })
+                        .await
+                }
+                Err(error) => Err(error),
+            };
             if let Err(error) = billed {
                 tracing::error!(%error, "billing a memory collection failed");
             }

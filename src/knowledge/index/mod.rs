@@ -102,6 +102,10 @@ struct CommitMark {
     seq: u64,
     /// False while a rebuild from sled is under way.
     complete: bool,
+    /// The store's feed it applied (`MemoryRecords::index_feed`); marks
+    /// of earlier versions have none, as sled's feed.
+    #[serde(default)]
+    feed: String,
 }
 
 /// The index, its reader, and the writer thread's news.
@@ -124,7 +128,9 @@ impl KnowledgeIndex {
     /// Opens the index in `config.dir` (rebuilding it from `store` in the
     /// background when it is missing, unreadable or of another version)
     /// and starts its writer thread.
+    /// Must be called on the runtime the store's calls run on.
     pub fn open(store: Store, config: IndexConfig) -> anyhow::Result<Arc<Self>> {
+        let runtime = tokio::runtime::Handle::try_current()?;
         let (index, mark) = match open_existing(&config.dir) {
             Some((index, mark)) if mark.schema == SCHEMA_VERSION && mark.complete => {
                 (index, Some(mark))
@@ -138,6 +144,7 @@ impl KnowledgeIndex {
             .try_into()?;
         let rebuilding = Arc::new(AtomicBool::new(mark.is_none()));
         let start = mark.as_ref().map_or(0, |m| m.seq);
+        let feed = mark.as_ref().map(|m| m.feed.clone());
         let (committed_tx, committed) = watch::channel(start);
         // The writer's channel holds 4,096 changes (§7): a job waits on it,
         // a request never does.
@@ -152,7 +159,7 @@ impl KnowledgeIndex {
             .spawn(move || {
                 crate::thread_priority::yield_to_latency_work();
                 let writer = writer::IndexWriterTask::new(
-                    store,
+                    (store, runtime, feed),
                     &index,
                     made_reader,
                     fields,

@@ -1,15 +1,18 @@
 //! The index's one writer (`knowledge.md` §3): a thread with one tantivy
-//! `IndexWriter` that applies the store's change log in order, commits
+//! `IndexWriter` that applies the store's change feed in order, commits
 //! every `commit_docs` changes or `commit_every` with the last change's
-//! sequence in the commit, then prunes the log. At start it rebuilds an
-//! index it could not trust from sled, or replays the changes after the
-//! last commit.
+//! sequence and the feed's name, then tells the store (sled prunes its
+//! log). At start it rebuilds an index it cannot trust from the rows, or
+//! replays the changes after its last commit. On PostgreSQL, whose feed
+//! other nodes write too, it reads the feed every second, and rebuilds
+//! when the feed no longer holds what it missed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use confer_actors::{StoreError, StoreFuture};
 use tantivy::{Index, IndexReader, IndexWriter, TantivyDocument, Term};
 use tokio::sync::watch;
 
@@ -33,6 +36,10 @@ fn indexing_threads(config: &IndexConfig) -> usize {
 /// Changes read from the log at once.
 const READ_BATCH: usize = 256;
 
+/// How often the feed is read on PostgreSQL, where other nodes write it
+/// without waking this writer.
+const CLUSTER_POLL: Duration = Duration::from_secs(1);
+
 /// How long the tantivy writer is kept once everything is committed: its
 /// indexing and merge threads and its two indexing tables (about 5 MiB
 /// at rest) go after this, and come back with the next change.
@@ -41,6 +48,10 @@ const WRITER_IDLE: Duration = Duration::from_secs(10);
 /// The writer thread's state.
 pub(super) struct IndexWriterTask {
     store: Store,
+    /// The runtime the store's calls run on (this thread waits for them).
+    runtime: tokio::runtime::Handle,
+    /// The feed the last commit read (its mark's), then the store's.
+    feed: Option<String>,
     index: Index,
     /// The tantivy writer while there is work (see [`WRITER_IDLE`]).
     writer: Option<IndexWriter>,
@@ -59,7 +70,7 @@ pub(super) struct IndexWriterTask {
 
 impl IndexWriterTask {
     pub(super) fn new(
-        store: Store,
+        (store, runtime, feed): (Store, tokio::runtime::Handle, Option<String>),
         index: &Index,
         reader: IndexReader,
         fields: Fields,
@@ -73,6 +84,8 @@ impl IndexWriterTask {
             index.writer_with_num_threads(indexing_threads(&config), config.writer_memory_bytes)?;
         Ok(Self {
             store,
+            runtime,
+            feed,
             index: index.clone(),
             writer: Some(writer),
             last_used: Instant::now()
@@ -88,27 +101,71 @@ impl IndexWriterTask {
         })
     }
 
+    /// Waits for a call to the store.
+    fn wait<T>(&self, call: StoreFuture<T>) -> Result<T, StoreError> {
+        self.runtime.block_on(call)
+    }
+
+    /// Rebuilds from the store's rows until it succeeds; the change after
+    /// which the feed is applied on top.
+    fn rebuild_until_done(&mut self) -> u64 {
+        self.rebuilding.store(true, Ordering::Relaxed);
+        loop {
+            let floor = self.wait(self.store.memories().index_floor());
+            match floor.map_err(anyhow::Error::from).and_then(|floor| {
+                self.rebuild()?;
+                Ok(floor)
+            }) {
+                // The mark says complete only after a commit past the
+                // rebuild.
+                Ok(floor) => {
+                    self.pending_since = Some(Instant::now());
+                    return floor;
+                }
+                Err(error) => {
+                    tracing::error!(%error, "rebuilding the knowledge index failed; retrying");
+                    std::thread::sleep(Duration::from_secs(5));
+                }
+            }
+        }
+    }
+
     /// Runs until every sender of `woken` is gone.
     pub(super) fn run(mut self, woken: Receiver<()>, mut applied: u64) {
-        // The index caches knowledge and memory rows, which PostgreSQL
-        // does not keep yet: nothing to index.
-        if self.store.is_postgres() {
-            return;
-        }
-        if self.rebuilding.load(Ordering::Relaxed) {
-            while let Err(error) = self.rebuild() {
-                tracing::error!(%error, "rebuilding the knowledge index failed; retrying");
-                std::thread::sleep(Duration::from_secs(5));
+        let feed = loop {
+            match self.wait(self.store.memories().index_feed()) {
+                Ok(feed) => break feed,
+                Err(error) => {
+                    tracing::error!(%error, "reading the knowledge index's feed failed; retrying");
+                    std::thread::sleep(Duration::from_secs(1));
+                }
             }
-            // The whole log again: a change it holds may be for a
-            // generation not yet searchable when the rebuild read sled.
-            applied = 0;
-            // The mark says complete only after a commit past the rebuild.
-            self.pending_since = Some(Instant::now());
+        };
+        // An index built from another feed (another database) is not
+        // this one's cache.
+        if self.feed.as_ref().is_some_and(|built| *built != feed) {
+            self.rebuilding.store(true, Ordering::Relaxed);
         }
+        self.feed = Some(feed);
+        if self.rebuilding.load(Ordering::Relaxed) {
+            applied = self.rebuild_until_done();
+        }
+        let poll = match self.store.is_postgres() {
+            true => CLUSTER_POLL,
+            false => Duration::MAX,
+        };
         loop {
             match self.apply_log(applied) {
-                Ok(last) => applied = last,
+                Ok(Some(last)) => applied = last,
+                // Behind the feed's floor: what it missed is gone.
+                Ok(None) => {
+                    tracing::warn!(
+                        applied,
+                        "the knowledge index fell behind its feed; rebuilding"
+                    );
+                    applied = self.rebuild_until_done();
+                    continue;
+                }
                 Err(error) => {
                     tracing::error!(%error, "applying knowledge index changes failed; retrying");
                     std::thread::sleep(Duration::from_secs(1));
@@ -118,7 +175,8 @@ impl IndexWriterTask {
             let mut wait = match self.pending_since {
                 Some(since) => self.config.commit_every.saturating_sub(since.elapsed()),
                 None => self.config.commit_every,
-            };
+            }
+            .min(poll);
             if self.pending_since.is_none() && self.writer.is_some() {
                 let idle = self.last_used.elapsed();
                 if idle >= WRITER_IDLE {
@@ -148,15 +206,20 @@ impl IndexWriterTask {
         }
     }
 
-    /// Applies the log's changes after `applied`, committing whenever
-    /// `commit_docs` are pending; returns the last one applied.
-    fn apply_log(&mut self, mut applied: u64) -> anyhow::Result<u64> {
+    /// Applies the feed's changes after `applied`, committing whenever
+    /// `commit_docs` are pending; returns the last one applied, or `None`
+    /// when the feed no longer holds the changes after `applied`.
+    fn apply_log(&mut self, mut applied: u64) -> anyhow::Result<Option<u64>> {
         loop {
-            let batch = self
+            let read = self
                 .store
-                .with_inner(|s| s.index_changes_after(applied, READ_BATCH))?;
+                .memories()
+                .index_changes_after(applied, READ_BATCH);
+            let Some(batch) = self.wait(read)? else {
+                return Ok(None);
+            };
             if batch.is_empty() {
-                return Ok(applied);
+                return Ok(Some(applied));
             }
             for (seq, change) in batch {
                 self.pending_docs += self.apply(&change)?;
@@ -233,7 +296,7 @@ impl IndexWriterTask {
             } => {
                 let (org, agent, id) = (*org_id, *agent_id, *memory_id);
                 let key = id.to_string();
-                let found = store.with_inner(|s| s.memory(org, agent, id))?;
+                let found = self.wait(store.memories().memory(org, agent, id))?;
                 let writer = self.writer()?;
                 writer.delete_term(Term::from_field_text(f.doc, &key));
                 if let Some(memory) = found {
@@ -271,6 +334,7 @@ impl IndexWriterTask {
             schema: SCHEMA_VERSION,
             seq,
             complete,
+            feed: self.feed.clone().unwrap_or_default(),
         })?;
         let mut prepared = self.writer()?.prepare_commit()?;
         prepared.set_payload(&mark);
@@ -280,7 +344,7 @@ impl IndexWriterTask {
         self.pending_since = None;
         if complete {
             self.committed.send_replace(seq);
-            self.store.with_inner(|s| s.prune_index_changes(seq))?;
+            self.wait(self.store.memories().index_committed(seq))?;
         }
         Ok(())
     }
@@ -290,7 +354,11 @@ impl IndexWriterTask {
     fn rebuild(&mut self) -> anyhow::Result<()> {
         let started = Instant::now();
         self.writer()?.delete_all_documents()?;
-        let generations = self.store.with_inner(|s| s.searchable_generations())?;
+        // Documents are not kept in PostgreSQL yet: none to index there.
+        let generations = match self.store.is_postgres() {
+            true => Vec::new(),
+            false => self.store.with_inner(|s| s.searchable_generations())?,
+        };
         let mut chunks = 0;
         for found in &generations {
             let change = IndexChange::AddGeneration {
@@ -305,7 +373,7 @@ impl IndexWriterTask {
                 self.commit(0, false)?;
             }
         }
-        let memories = self.store.with_inner(|s| s.memory_ids())?;
+        let memories = self.wait(self.store.memories().memory_ids())?;
         for (org_id, agent_id, memory_id) in &memories {
             self.pending_docs += self.apply(&IndexChange::AddMemory {
                 org_id: *org_id,

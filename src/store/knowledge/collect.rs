@@ -79,6 +79,16 @@ impl SledStore {
         Ok(due)
     }
 
+    /// Every pending job (what `confer migrate` copies).
+    pub fn collect_jobs(&self) -> Result<Vec<CollectJob>, StoreError> {
+        self.knowledge
+            .collect_jobs
+            .iter()
+            .values()
+            .map(|bytes| decode(&bytes.map_err(engine)?))
+            .collect()
+    }
+
     /// Replaces the job's record (an attempt failed and is retried).
     pub fn update_collect_job(&self, job: &CollectJob) -> Result<(), StoreError> {
         self.knowledge

@@ -28,7 +28,7 @@ use crate::store::{SledStore, abort, engine, tx_error};
 /// owner.
 const ALL: [u8; 16] = [0xff; 16];
 /// How often a memory's `last_recalled_at` is written at most.
-const RECALL_STAMP_EVERY: TimeDelta = TimeDelta::minutes(1);
+pub(crate) const RECALL_STAMP_EVERY: TimeDelta = TimeDelta::minutes(1);
 
 /// The memory trees.
 pub struct MemoryTrees {
@@ -43,6 +43,11 @@ pub struct MemoryTrees {
 }
 
 impl MemoryTrees {
+    /// The memories and the forgotten owners' markers (`confer migrate`).
+    pub(crate) fn copied(&self) -> (&sled::Tree, &sled::Tree) {
+        (&self.memories, &self.forgets)
+    }
+
     pub fn open(db: &sled::Db) -> Result<Self, StoreError> {
         let tree = |name: &str| db.open_tree(name).map_err(engine);
         Ok(Self {
@@ -57,9 +62,9 @@ impl MemoryTrees {
 }
 
 /// A marker hiding an owner's memories older than `before`.
-#[derive(Serialize, Deserialize)]
-struct Forget {
-    before: MemoryId,
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Forget {
+    pub(crate) before: MemoryId,
 }
 
 /// The outcome of a memory write.

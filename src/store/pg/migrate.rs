@@ -133,6 +133,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "public_turns",
         sql: include_str!("migrations/V21__public_turns.sql"),
     },
+    Migration {
+        version: 22,
+        name: "memories",
+        sql: include_str!("migrations/V22__memories.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

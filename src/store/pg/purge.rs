@@ -142,9 +142,15 @@ impl PgStore {
     ) -> Result<usize, StoreError> {
         let claimed = {
             let mut session = self.session().await?;
-            jobs::claim(&mut session.client, node, shards, PURGE_HOLD, 16)
-                .await
-                .map_err(store_error)?
+            jobs::claim(
+                &mut session.client,
+                node,
+                (JobKind::PurgeThread, shards),
+                PURGE_HOLD,
+                16,
+            )
+            .await
+            .map_err(store_error)?
         };
         let mut finished = 0;
         for job in claimed.iter().filter(|j| j.kind == JobKind::PurgeThread) {

@@ -5,8 +5,9 @@
 //! next send has the whole allowance again, as with no row), thread
 //! creation keys past their keeping (a later creation under the key makes a
 //! new thread either way), the org turn slots of nodes whose lease ran
-//! out (their turns ended with them), and public chats' threads past their
-//! publication's retention (`publications`).
+//! out (their turns ended with them), public chats' threads past their
+//! publication's retention (`publications`), and the search index's
+//! changes past their week (`index_feed`).
 //!
 //! One node sweeps at a time: the sweep holds a session advisory lock on a
 //! connection of its own (a node that dies mid-sweep drops it with the
@@ -41,6 +42,8 @@ pub struct Swept {
     pub dead_turn_slots: u64,
     /// Public chats' threads past their publication's retention.
     pub public_threads: u64,
+    /// Search index changes past `index_feed::CHANGES_KEPT`.
+    pub index_changes: u64,
 }
 
 impl PgStore {
@@ -113,8 +116,20 @@ impl PgStore {
             )
             .await?,
             public_threads: self.sweep_public_retention(now).await?,
+            index_changes: self.sweep_all_index_changes(now).await?,
         };
         drop(lock);
         Ok(Some(swept))
+    }
+
+    async fn sweep_all_index_changes(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let mut removed = 0;
+        loop {
+            let n = self.sweep_index_changes(now, BATCH).await?;
+            removed += n;
+            if n < u64::try_from(BATCH).unwrap_or(u64::MAX) {
+                return Ok(removed);
+            }
+        }
     }
 }

@@ -327,6 +327,7 @@ pub mod configs;
 mod engine;
 pub mod integrations;
 pub mod mcps;
+pub mod memories;
 pub mod plans;
 pub mod projects;
 pub mod publications;
@@ -341,6 +342,7 @@ pub use configs::{
 pub use engine::SledPort;
 pub use integrations::IntegrationRecords;
 pub use mcps::{McpChange, McpRecords};
+pub use memories::{MemoryFilter, MemoryRecords};
 pub use plans::{PlanRecords, PlanSwap};
 pub use projects::{MemberRule, ProjectRecords, ProjectSwap, ProjectWithRole};
 pub use publications::{OrgSettingsSwap, PublicationRecords, PublicationSwap};

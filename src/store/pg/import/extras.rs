@@ -8,9 +8,11 @@ use serde_json::Value;
 
 use super::lines::skill_file_line;
 use super::source::{Row, Rows, SledSource, cell, codec, record, tree_rows, uuid_at, with_body};
+use crate::knowledge::memory::{Memory, content_key};
 use crate::publishing::{OrgSettings, Publication};
 use crate::skills::Skill;
 use crate::store::integrations::{Integration, IntegrationAttachment};
+use crate::store::knowledge::memories::Forget;
 use crate::store::mcps::{McpAttachment, McpServer};
 use crate::store::oauth::StoredToken;
 
@@ -87,6 +89,31 @@ impl<'a> SledSource<'a> {
                     cell(uuid_at(k, 16)?),
                     cell(owner),
                     cell(token.updated_at),
+                ];
+                with_body(cells, body)
+            }),
+            "memories" => tree_rows(s.knowledge.memories.copied().0, |_, v| {
+                let (memory, body) = record::<Memory>("a memory", v)?;
+                let cells = vec![
+                    cell(memory.org_id.0),
+                    cell(memory.agent_id.0),
+                    cell(memory.id.0),
+                    cell(memory.owner().key().to_vec()),
+                    cell(content_key(&memory.content).to_vec()),
+                    cell(memory.created_at),
+                ];
+                with_body(cells, body)
+            }),
+            "memory_forgets" => tree_rows(s.knowledge.memories.copied().1, |k, v| {
+                let (forget, body) = record::<Forget>("a forgotten owner's marker", v)?;
+                let owner = k
+                    .get(32..48)
+                    .ok_or_else(|| codec("a marker's key", "too short"))?;
+                let cells = vec![
+                    cell(uuid_at(k, 0)?),
+                    cell(uuid_at(k, 16)?),
+                    cell(owner.to_vec()),
+                    cell(forget.before.0),
                 ];
                 with_body(cells, body)
             }),

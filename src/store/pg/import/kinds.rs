@@ -1,8 +1,7 @@
 //! The kinds `confer migrate` copies and `confer check` digests
-//! (`scale.md` §6): each PostgreSQL table that holds a kind of record, its
-//! columns in `COPY` order, and the order that matches sled's keys (uuid
-//! and `bytea` compare byte by byte; text is compared as bytes with
-//! `COLLATE "C"`), so the manifest of one store equals the other's.
+//! (`scale.md` §6): each kind's table, its columns in `COPY` order, and the
+//! order of sled's keys (uuid and `bytea` compare byte by byte, text as
+//! bytes with `COLLATE "C"`), so the manifests of both stores are equal.
 
 use tokio_postgres::types::Type;
 
@@ -61,6 +60,8 @@ const SLUG: (&str, Type) = ("slug", Type::TEXT);
 const NAME: (&str, Type) = ("name", Type::TEXT);
 const JSON: (&str, Type) = ("body", Type::JSON);
 const JSONB: (&str, Type) = ("body", Type::JSONB);
+const OWNER_KEY: (&str, Type) = ("owner_key", Type::BYTEA);
+const CONTENT_KEY: (&str, Type) = ("content_key", Type::BYTEA);
 
 /// Every kind, in the order they are copied (a kind's references first).
 pub const KINDS: &[Kind] = &[
@@ -203,6 +204,18 @@ pub const KINDS: &[Kind] = &[
             JSON,
         ],
         order: "org_id, agent_id, integration_id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "memories",
+        columns: &[ORG, AGENT, ID, OWNER_KEY, CONTENT_KEY, CREATED, V, JSON],
+        order: "org_id, agent_id, id",
+        line: Line::Body,
+    },
+    Kind {
+        table: "memory_forgets",
+        columns: &[ORG, AGENT, OWNER_KEY, ("before", Type::UUID), V, JSON],
+        order: "org_id, agent_id, owner_key",
         line: Line::Body,
     },
     Kind {

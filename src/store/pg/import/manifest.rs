@@ -206,6 +206,8 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "oauth_tokens" => as_::<crate::store::oauth::StoredToken>(body),
         "integrations" => as_::<crate::store::integrations::Integration>(body),
         "integration_attachments" => as_::<crate::store::integrations::IntegrationAttachment>(body),
+        "memories" => as_::<crate::knowledge::memory::Memory>(body),
+        "memory_forgets" => as_::<crate::store::knowledge::memories::Forget>(body),
         "tools" => as_::<crate::store::tools::OrgTool>(body),
         "threads" => as_::<Thread>(body),
         "messages" => as_::<Message>(body),

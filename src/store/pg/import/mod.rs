@@ -11,6 +11,7 @@
 
 pub mod check;
 mod extras;
+mod jobs_of;
 pub mod kinds;
 mod lines;
 pub mod manifest;
@@ -19,7 +20,7 @@ mod traces;
 
 use std::pin::pin;
 
-use confer_actors::{StoreError, ThreadId};
+use confer_actors::StoreError;
 use tokio_postgres::Client;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::ToSql;
@@ -29,10 +30,8 @@ use self::manifest::{Lines, Manifest};
 use self::source::SledSource;
 use super::meta::{KEY_CHECK, MIGRATION};
 use super::migrate::{self, MIGRATIONS};
-use super::records::{db, snapshot};
+use super::records::snapshot;
 use super::{Database, PgError};
-use crate::cluster::Shard;
-use crate::cluster::jobs::{self, JobKind, NewJob};
 use crate::secrets::SecretBox;
 use crate::store::SledStore;
 
@@ -96,6 +95,14 @@ const COPIED: &[&str] = &[
     "integration_slugs",
     "agent_integrations",
     "trace_days",
+    "memories",
+    "memories_by_owner",
+    "memory_hashes",
+    "memory_counts",
+    "memory_forgets",
+    "memory_collect_jobs",
+    // The search index's log: each node rebuilds its index from the rows.
+    "knowledge_changes",
     "projects",
     "project_slugs",
     "project_timeline",
@@ -235,6 +242,9 @@ const FILLED: &[&str] = &[
     "oauth_flows",
     "integrations",
     "integration_attachments",
+    "memories",
+    "memory_forgets",
+    "index_changes",
     "tools",
     "cache_versions",
     "threads",
@@ -304,6 +314,14 @@ async fn prepare_target(client: &mut Client, replace: bool) -> Result<(), PgErro
         tx.batch_execute(&format!("TRUNCATE {}", FILLED.join(", ")))
             .await?;
     }
+    // The nodes' search indexes cache the rows replaced: a new feed name
+    // has each rebuilt from the copy.
+    tx.execute(
+        "UPDATE meta SET value = gen_random_uuid()::text, updated_at = now()
+         WHERE key = 'index_feed'",
+        &[],
+    )
+    .await?;
     tx.execute(
         "INSERT INTO meta (key, value) VALUES ($1, 'in_progress')
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()",
@@ -344,29 +362,8 @@ async fn copy(from: &SledStore, client: &mut Client) -> Result<Manifest, ImportE
         }
         kinds.push(lines.finish());
     }
-    purge_deleted_threads(&tx).await?;
+    jobs_of::purge_deleted_threads(&tx).await?;
+    jobs_of::queue_collections(from, &tx).await?;
     tx.commit().await?;
     Ok(Manifest { kinds })
-}
-
-/// A deleted thread's marker became a row; its purge becomes a job, as a
-/// deletion on PostgreSQL makes one.
-async fn purge_deleted_threads(tx: &tokio_postgres::Transaction<'_>) -> Result<(), ImportError> {
-    let rows = tx
-        .query("SELECT thread_id, org_id FROM deleted_threads", &[])
-        .await
-        .map_err(db)?;
-    for row in rows {
-        let thread: uuid::Uuid = row.get(0);
-        let org: uuid::Uuid = row.get(1);
-        let job = NewJob {
-            kind: JobKind::PurgeThread,
-            shard: Shard::of(ThreadId(thread)),
-            slot: thread.to_string(),
-            due_at: chrono::Utc::now(),
-            body: serde_json::json!({ "org_id": org }),
-        };
-        jobs::enqueue(tx, &job).await?;
-    }
-    Ok(())
 }
