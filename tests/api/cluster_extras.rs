@@ -271,3 +271,85 @@ async fn a_skill_installed_on_one_node_is_loaded_on_another() {
         .get(0);
     assert_eq!(files, 0, "its files went with it");
 }
+
+/// The result of the first tool call in a vendor request.
+fn first_result(request: &crate::mock::Recorded) -> Value {
+    let messages = request.body["messages"].as_array().unwrap();
+    let result = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    serde_json::from_str(result["content"].as_str().unwrap()).unwrap()
+}
+
+/// The plan tools keep their plans through the plans' port: a turn on one
+/// node plans and completes a todo, another node lists the plan, and the
+/// call after the plan was made was shown it. A project's members list (which
+/// names its runners, none on PostgreSQL) answers too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_tools_keep_their_plans_on_postgres() {
+    let vendor = Mock::start("/v1").await;
+    let postgres = Postgres::start().await;
+    let url = postgres.database("plan_tools").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+            .env("OPENAI_BASE_URL", &vendor.base)
+            .env("OPENAI_API_KEY", "sk-platform")
+    };
+    let (a, b) = (Server::start_with(node("a")), Server::start_with(node("b")));
+    let on_a = a.admin();
+    let agent = on_a
+        .agent_with(json!({"name": "Planner", "defaultModel": "openai/gpt-4.1"}))
+        .await;
+    on_a.put(
+        &format!("/api/agents/{agent}/plan"),
+        json!({"enabled": true}),
+    )
+    .await
+    .expect(200);
+    let on_b = b.admin();
+    let thread = on_b.thread(&agent, json!({})).await;
+    vendor.push(Reply::stream(openai_tool_call(
+        "call_plan",
+        "plan_create",
+        &json!({"title": "Trip", "todos": [{"content": "Book"}]}),
+    )));
+    vendor.push(Reply::computed(|request| {
+        let book = first_result(request)["todos"][0]["id"].clone();
+        Reply::stream(openai_tool_call(
+            "call_done",
+            "todo_update",
+            &json!({"todoId": book, "status": "done"}),
+        ))
+    }));
+    vendor.push(Reply::stream(openai_answer("Booked.", 10)));
+    let frames = on_b.say(&thread, json!({"content": "Plan my trip"})).await;
+    assert_eq!(crate::common::done_of(&frames)["ok"], true, "{frames:?}");
+    let plans = on_a
+        .get(&format!("/api/plans?threadId={thread}"))
+        .await
+        .expect(200)["plans"]
+        .clone();
+    let plan = &plans.as_array().unwrap()[0];
+    assert_eq!(plan["title"], "Trip", "{plans}");
+    assert_eq!(plan["todos"][0]["status"], "done", "{plans}");
+    // The call after the plan was made was shown it (the plan is done
+    // once its one todo is).
+    let second = &vendor.requests()[1];
+    let system = second.body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("Current plan \"Trip\""), "{system}");
+
+    let project = on_a
+        .post(
+            "/api/projects",
+            json!({"name": "Research", "slug": "research"}),
+        )
+        .await
+        .expect(201);
+    let members = on_b
+        .get(&format!(
+            "/api/projects/{}/members",
+            project["id"].as_str().unwrap()
+        ))
+        .await
+        .expect(200);
+    assert_eq!(members["runners"], json!([]), "{members}");
+}

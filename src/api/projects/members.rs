@@ -78,7 +78,8 @@ pub async fn members(
     let named = id.to_string();
     let runners = state
         .store
-        .run(move |s| s.runners(org))
+        // Runners are not kept in PostgreSQL yet: none there.
+        .run_or_default(move |s| s.runners(org))
         .await?
         .into_iter()
         .filter(|r| r.project_id.as_deref() == Some(named.as_str()))

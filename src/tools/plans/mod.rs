@@ -123,7 +123,8 @@ impl PlanTools {
         let stored = plan.clone();
         let created = self
             .store
-            .write(move |s| s.create_plan(&stored))
+            .plans()
+            .create_plan(stored)
             .await
             .map_err(internal)?;
         match created {
@@ -136,8 +137,8 @@ impl PlanTools {
     }
 
     /// Applies `change` by compare-and-swap to the plan a call names (of
-    /// the turn's thread only) or, unnamed, to the current one: found and
-    /// changed in one store call.
+    /// the turn's thread only) or, unnamed, to the current one. A plan
+    /// deleted between the two is not found.
     async fn change(
         &self,
         scope: &ToolScope,
@@ -145,20 +146,22 @@ impl PlanTools {
         change: impl FnMut(Plan) -> Result<Plan, PlanError> + Send + 'static,
     ) -> Result<Plan, String> {
         let (org, thread) = (scope.org, scope.thread);
-        let outcome = self
-            .store
-            .write(move |s| {
-                let found = match named {
-                    Some(id) => s.plan(org, id)?.filter(|p| p.thread_id == thread),
-                    None => current_plan(s.thread_plans(org, thread)?),
-                };
-                match found {
-                    Some(plan) => s.update_plan(org, plan.id, change),
-                    None => Ok(Updated::Gone),
-                }
-            })
-            .await
-            .map_err(internal)?;
+        let plans = self.store.plans();
+        let found = match named {
+            Some(id) => plans
+                .plan(org, id)
+                .await
+                .map_err(internal)?
+                .filter(|p| p.thread_id == thread),
+            None => current_plan(plans.thread_plans(org, thread).await.map_err(internal)?),
+        };
+        let outcome = match found {
+            Some(plan) => plans
+                .update_plan(org, plan.id, Box::new(change))
+                .await
+                .map_err(internal)?,
+            None => Updated::Gone,
+        };
         match outcome {
             Updated::Stored(plan) => Ok(plan),
             Updated::Gone => Err(PLAN_NOT_FOUND.to_owned()),
@@ -238,7 +241,7 @@ impl PlanTools {
     /// enabled: the current plan, or the `autoCreate` hint when none is open.
     pub async fn briefing(&self, scope: ToolScope) -> Option<String> {
         let (org, thread) = (scope.org, scope.thread);
-        let plans = match self.store.run(move |s| s.thread_plans(org, thread)).await {
+        let plans = match self.store.plans().thread_plans(org, thread).await {
             Ok(plans) => plans,
             Err(error) => {
                 tracing::error!(%error, "reading the current plan failed");
