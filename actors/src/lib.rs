@@ -68,7 +68,7 @@ pub use trace::{
     RunningTraces, Span, SpanAttributes, SpanKind, SpanStatus, Trace, TraceRecord, TraceStatus,
 };
 pub use turn::{
-    BudgetFuture, Emitter, Engine, HostTurn, HostWork, Leases, PublicTurn, RunTag, RunTurn,
-    ToolResult, TurnBudget, TurnRequest,
+    BudgetFuture, Emitter, Engine, HostTurn, HostWork, Leases, OrgTurns, PublicTurn, RunTag,
+    RunTurn, ToolResult, TurnBudget, TurnRequest,
 };
 pub use vendor_options::{AnthropicCache, AnthropicOptions, OpenAiOptions, VendorOptions};

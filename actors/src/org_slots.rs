@@ -5,11 +5,14 @@
 //! most `max_waiting` turns (then 429 `ORG_QUEUE_FULL`). Slots are granted
 //! in arrival order by messaging the waiting turn's actor.
 //!
-//! When several nodes share the store (`scale.md` §5), the slots are rows
-//! of the cluster's ledger ([`Leases::take_org_slot`]), so the cap holds
-//! across nodes: each turn waits in its node's FIFO while one task per
-//! org takes slots for the front turn, woken by a local release or every
-//! second (a release on another node).
+//! When several nodes share the store (`scale.md` §5), the slots and the
+//! FIFO are rows of the cluster's ledger ([`Leases::take_org_slot`]), so
+//! the cap holds across nodes and turns start in the order they queued
+//! whichever node runs them: one task per org queues the node's waiting
+//! turns there and takes a slot for its front turn when that turn is the
+//! org's first, woken by a local release or every second (a release on
+//! another node); each waiting turn's position is its place in the
+//! cluster's queue.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -188,6 +191,14 @@ impl OrgSlots {
 
     /// Removes a waiting turn that was dropped before its slot came.
     pub fn withdraw(&self, org: OrgId, thread: ThreadId, turn: u64) {
+        if let Some(ledger) = &self.ledger {
+            let ledger = Arc::clone(ledger);
+            tokio::spawn(async move {
+                if let Err(error) = ledger.leave_org_queue(org, thread, turn).await {
+                    tracing::warn!(%error, %org, "leaving the org's queue of turns failed");
+                }
+            });
+        }
         let mut orgs = self.lock();
         if let Some(queue) = orgs.get_mut(&org) {
             queue
@@ -214,25 +225,40 @@ fn forget_if_idle(orgs: &mut HashMap<OrgId, OrgQueue>, org: OrgId) {
 /// their places and the task sleeps until a local release or a second.
 async fn granter(slots: Arc<OrgSlots>, ledger: Arc<dyn Leases>, org: OrgId) {
     loop {
-        let (front, wake) = {
+        let next = {
             let mut orgs = slots.lock();
             let Some(queue) = orgs.get_mut(&org) else {
                 return;
             };
-            let Some(front) = queue.waiting.front().map(|w| (w.thread, w.turn)) else {
+            if queue.waiting.is_empty() {
                 queue.granting = false;
                 forget_if_idle(&mut orgs, org);
-                return;
-            };
-            (front, Arc::clone(&queue.wake))
-        };
-        let taken = ledger.take_org_slot(org, front.0, slots.limit).await;
-        if !matches!(taken, Ok(true)) {
-            if let Err(error) = taken {
-                tracing::warn!(%error, %org, "taking an org turn slot failed");
+                None
+            } else {
+                let waiting: Vec<(ThreadId, u64)> =
+                    queue.waiting.iter().map(|w| (w.thread, w.turn)).collect();
+                Some((waiting, Arc::clone(&queue.wake)))
             }
+        };
+        // A turn leaves the ledger's queue by taking a slot, or by its
+        // withdrawal (`OrgSlots::withdraw`).
+        let Some((waiting, wake)) = next else {
+            return;
+        };
+        let front = waiting[0];
+        let asked = waiting.clone();
+        let taken = ledger.take_org_slot(org, asked, slots.limit).await;
+        let turns = match taken {
+            Ok(turns) => turns,
+            Err(error) => {
+                tracing::warn!(%error, %org, "taking an org turn slot failed");
+                let _ = tokio::time::timeout(LEDGER_POLL, wake.notified()).await;
+                continue;
+            }
+        };
+        if !turns.taken {
             if let Some(queue) = slots.lock().get(&org) {
-                tell_positions(queue);
+                tell_ledger_positions(queue, &waiting, &turns.positions);
             }
             let _ = tokio::time::timeout(LEDGER_POLL, wake.notified()).await;
             continue;
@@ -268,6 +294,20 @@ async fn granter(slots: Arc<OrgSlots>, ledger: Arc<dyn Leases>, org: OrgId) {
         // The turns behind are not told their places here: the next take
         // may grant the new front at once, and a `queued` frame would then
         // tell a turn it waits when it does not. A failed take tells them.
+    }
+}
+
+/// Tells each waiting turn of `asked` still in `queue` its place in the
+/// cluster's queue (`positions`, in `asked`'s order).
+fn tell_ledger_positions(queue: &OrgQueue, asked: &[(ThreadId, u64)], positions: &[usize]) {
+    for waiter in &queue.waiting {
+        let place = asked
+            .iter()
+            .position(|&(thread, turn)| (thread, turn) == (waiter.thread, waiter.turn))
+            .and_then(|at| positions.get(at));
+        if let Some(place) = place {
+            waiter.log.org_position(waiter.turn, Some(*place));
+        }
     }
 }
 

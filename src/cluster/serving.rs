@@ -81,15 +81,35 @@ impl confer_actors::Leases for NodeLeases {
     fn take_org_slot(
         &self,
         org: confer_actors::OrgId,
-        thread: confer_actors::ThreadId,
+        waiting: Vec<(confer_actors::ThreadId, u64)>,
         limit: usize,
-    ) -> confer_actors::StoreFuture<bool> {
+    ) -> confer_actors::StoreFuture<confer_actors::OrgTurns> {
         let joined = self.0.get().map(|(node, pg)| (node.id().0, pg.clone()));
         Box::pin(async move {
             let Some((me, pg)) = joined else {
-                return Ok(false);
+                // Not joined yet: nothing is taken, every turn waits.
+                let positions = (1..=waiting.len()).collect();
+                return Ok(confer_actors::OrgTurns {
+                    taken: false,
+                    positions,
+                });
             };
-            pg.take_org_slot(org, thread, me, limit).await
+            pg.take_org_slot(org, me, &waiting, limit).await
+        })
+    }
+
+    fn leave_org_queue(
+        &self,
+        _: confer_actors::OrgId,
+        thread: confer_actors::ThreadId,
+        turn: u64,
+    ) -> confer_actors::StoreFuture<()> {
+        let pg = self.0.get().map(|(_, pg)| pg.clone());
+        Box::pin(async move {
+            match pg {
+                Some(pg) => pg.leave_org_queue(thread, turn).await,
+                None => Ok(()),
+            }
         })
     }
 

@@ -169,3 +169,90 @@ async fn an_org_cap_holds_across_nodes() {
         assert!(running <= 2, "{runs:?}");
     }
 }
+
+/// Reads `stream` until its first `queued` frame for the org: its place.
+async fn org_place(stream: &mut crate::common::EventStream) -> u64 {
+    while let Some(frame) = stream.next().await {
+        if frame.event == "queued" && frame.data["reason"] == "org" {
+            return frame.data["position"].as_u64().unwrap();
+        }
+        assert_ne!(
+            frame.event, "done",
+            "the turn ran without waiting: {frame:?}"
+        );
+    }
+    panic!("a stream ended before it was queued");
+}
+
+/// With an org cap of 1, turns waiting on two nodes form one queue: each
+/// turn's `queued.position` counts the turns ahead of it on every node,
+/// and they start (and so end) in the order they queued.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_orgs_waiting_turns_are_one_queue_across_nodes() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("org_queue").await;
+    let capped = |name| {
+        on_postgres(&url, name)
+            .env("CONFER_MAX_ACTIVE_TURNS_PER_ORG", "1")
+            .env("CONFER_BUILTIN_DELAY_MS", "40")
+    };
+    let a = Server::start_with(capped("a"));
+    let b = Server::start_with(capped("b"));
+    settled(&a).await;
+    let on_a = a.admin();
+    let agent = on_a.agent("queued").await;
+    let database = postgres.admin_of("org_queue").await;
+    let (node_a, node_b) = (node_of(&a).await, node_of(&b).await);
+    let owners = [node_a.as_str(), &node_a, &node_b, &node_a];
+    let threads = threads_owned(&database, &on_a, &agent, owners).await;
+    // The first turn runs (about 2 s); then one waits on A, one on B and
+    // another on A, each sent once the one before it was queued.
+    let long = "word ".repeat(50);
+    let mut first = on_a
+        .open_stream(&threads[0], json!({"content": long}))
+        .await;
+    while let Some(frame) = first.next().await {
+        if frame.event == "token" {
+            break;
+        }
+    }
+    let mut places = Vec::new();
+    let mut streams = Vec::new();
+    for thread in &threads[1..] {
+        let mut stream = on_a
+            .open_stream(thread, json!({"content": "one two"}))
+            .await;
+        places.push(org_place(&mut stream).await);
+        streams.push(stream);
+    }
+    assert_eq!(places, [1, 2, 3], "one queue across the nodes");
+    for stream in std::iter::once(first).chain(streams) {
+        let frames = stream.collect().await;
+        assert_eq!(done_of(&frames)["ok"], true, "{frames:?}");
+    }
+    let mut ended = Vec::new();
+    for thread in &threads {
+        let messages = on_a
+            .get(&format!("/api/threads/{thread}/messages"))
+            .await
+            .expect(200);
+        let answer = messages["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rfind(|m| m["role"] == "assistant")
+            .map(|m| m["created_at"].as_str().unwrap().to_owned())
+            .unwrap();
+        ended.push(chrono::DateTime::parse_from_rfc3339(&answer).unwrap());
+    }
+    assert!(
+        ended.windows(2).all(|w| w[0] < w[1]),
+        "in the order queued: {ended:?}"
+    );
+    let left: i64 = database
+        .query_one("SELECT count(*) FROM org_turn_waiters", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0, "every waiting turn left the queue");
+}

@@ -23,6 +23,7 @@ mod commit;
 mod compact_step;
 mod emitter;
 mod fallback_step;
+mod leases;
 mod model_step;
 mod model_stream;
 mod outcome;
@@ -42,7 +43,7 @@ use crate::events::Usage;
 use crate::gating;
 use crate::idempotency::IdempotencyRecord;
 use crate::ids::{MessageId, OrgId, ThreadId};
-use crate::ports::{Fence, StoreFuture, ThreadStore};
+use crate::ports::{Fence, ThreadStore};
 use crate::provider::{
     ContextMessage, CredentialResolver, ModelProvider, ModelRoute, ToolCall, ToolDefinition,
 };
@@ -53,6 +54,7 @@ use crate::trace::TraceRecorder;
 pub use budget::{BudgetFuture, TurnBudget};
 pub use cancel::CancelReason;
 pub use emitter::Emitter;
+pub use leases::{Leases, OrgTurns};
 pub use model_step::compose_system_prompt;
 pub use outcome::ModelOutcome;
 pub use public::PublicTurn;
@@ -75,33 +77,6 @@ pub struct Engine {
     /// Where a thread's writes get their lease when several nodes share
     /// the store (`scale.md` §3.4); `None` on one node.
     pub leases: Option<Arc<dyn Leases>>,
-}
-
-/// The leases of a cluster's node: what a thread actor's writes are made
-/// under, taken when the actor starts.
-pub trait Leases: Send + Sync + 'static {
-    /// The lease this node holds now on `thread`'s shard; one that fails
-    /// every write (`StoreError::Fenced`) when it holds none.
-    fn fence(&self, thread: ThreadId) -> Fence;
-
-    /// Whether the node may start a turn now: its lease cannot lapse
-    /// within the next second (`scale.md` §3.2).
-    fn admits_turns(&self) -> bool {
-        true
-    }
-
-    /// Takes one of `org`'s `limit` turn slots for `thread`'s turn across
-    /// the cluster (`scale.md` §5): false while all are taken.
-    fn take_org_slot(&self, org: OrgId, thread: ThreadId, limit: usize) -> StoreFuture<bool> {
-        let _ = (org, thread, limit);
-        Box::pin(async { Ok(true) })
-    }
-
-    /// Gives `thread`'s turn slot in `org` back.
-    fn give_org_slot(&self, org: OrgId, thread: ThreadId) -> StoreFuture<()> {
-        let _ = (org, thread);
-        Box::pin(async { Ok(()) })
-    }
 }
 
 /// The output given to a pending tool call the user moved past.

@@ -1,7 +1,8 @@
 //! Limits that hold across nodes (`scale.md` §5): a per-minute send limit
 //! is one GCRA row per (org, subject), taken with one conditional upsert
 //! per send, so every node counts against the same allowance; the org
-//! turn cap is one row per slot held, taken under the org's advisory lock;
+//! turn cap is one row per slot held and one per turn waiting (the org's
+//! FIFO across nodes), taken under the org's advisory lock;
 //! a publication's running turns and their budget reservations are one
 //! row per turn, taken under the publication's.
 
@@ -44,16 +45,24 @@ pub struct PublicTurnAsk {
 }
 
 impl PgStore {
-    /// Takes one of `org`'s `limit` turn slots for `thread` on `node`:
-    /// false while `limit` are held by live nodes. The slots of nodes whose
-    /// registration ran out are cleared first.
+    /// Queues `waiting` (`node`'s waiting turns of `org`, in arrival
+    /// order) in the org's queue, forgetting `node`'s turns no longer in
+    /// it, then takes one of `limit` slots for the first of `waiting` when
+    /// it is the org's first and fewer than `limit` are held by live
+    /// nodes. The slots and queued turns of nodes whose registration ran
+    /// out are cleared first.
     pub async fn take_org_slot(
         &self,
         org: OrgId,
-        thread: ThreadId,
         node: uuid::Uuid,
+        waiting: &[(ThreadId, u64)],
         limit: usize,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<confer_actors::OrgTurns, StoreError> {
+        let threads: Vec<uuid::Uuid> = waiting.iter().map(|(t, _)| t.0).collect();
+        let turns: Vec<i64> = waiting
+            .iter()
+            .map(|(_, n)| i64::try_from(*n).unwrap_or(i64::MAX))
+            .collect();
         let mut session = self.session().await?;
         let tx = session.client.transaction().await.map_err(db)?;
         tx.execute(
@@ -62,33 +71,101 @@ impl PgStore {
         )
         .await
         .map_err(db)?;
+        for table in ["org_turn_slots", "org_turn_waiters"] {
+            let sql = format!(
+                "DELETE FROM {table} WHERE org_id = $1
+                 AND node_id NOT IN (SELECT id FROM nodes WHERE expires_at > now())"
+            );
+            tx.execute(sql.as_str(), &[&org.0]).await.map_err(db)?;
+        }
         tx.execute(
-            "DELETE FROM org_turn_slots WHERE org_id = $1
-             AND node_id NOT IN (SELECT id FROM nodes WHERE expires_at > now())",
-            &[&org.0],
+            "DELETE FROM org_turn_waiters w WHERE org_id = $1 AND node_id = $2
+             AND NOT EXISTS (SELECT 1 FROM unnest($3::uuid[], $4::bigint[]) AS k(thread, turn)
+                             WHERE k.thread = w.thread_id AND k.turn = w.turn)",
+            &[&org.0, &node, &threads, &turns],
         )
         .await
         .map_err(db)?;
+        tx.execute(
+            "INSERT INTO org_turn_waiters (org_id, thread_id, turn, node_id)
+             SELECT $1, k.thread, k.turn, $2
+             FROM unnest($3::uuid[], $4::bigint[]) WITH ORDINALITY AS k(thread, turn, n)
+             ORDER BY k.n
+             ON CONFLICT (thread_id, turn) DO NOTHING",
+            &[&org.0, &node, &threads, &turns],
+        )
+        .await
+        .map_err(db)?;
+        // Each of `waiting`'s places in the org's queue, in its order.
+        let ranked = tx
+            .query(
+                "SELECT r.place FROM unnest($2::uuid[], $3::bigint[]) WITH ORDINALITY AS k(thread, turn, n)
+                 JOIN (SELECT thread_id, turn, row_number() OVER (ORDER BY id) AS place
+                       FROM org_turn_waiters WHERE org_id = $1) r
+                   ON r.thread_id = k.thread AND r.turn = k.turn
+                 ORDER BY k.n",
+                &[&org.0, &threads, &turns],
+            )
+            .await
+            .map_err(db)?;
+        let mut positions: Vec<usize> = ranked
+            .iter()
+            .map(|row| usize::try_from(row.get::<_, i64>(0)).unwrap_or(usize::MAX))
+            .collect();
+        let Some(&(front, front_turn)) = waiting.first() else {
+            tx.commit().await.map_err(db)?;
+            return Ok(confer_actors::OrgTurns {
+                taken: false,
+                positions,
+            });
+        };
         let held: i64 = tx
             .query_one(
                 "SELECT count(*) FROM org_turn_slots WHERE org_id = $1 AND thread_id <> $2",
-                &[&org.0, &thread.0],
+                &[&org.0, &front.0],
             )
             .await
             .map_err(db)?
             .get(0);
-        if usize::try_from(held).unwrap_or(usize::MAX) >= limit {
-            return Ok(false);
+        let first = positions.first() == Some(&1);
+        if !first || usize::try_from(held).unwrap_or(usize::MAX) >= limit {
+            tx.commit().await.map_err(db)?;
+            return Ok(confer_actors::OrgTurns {
+                taken: false,
+                positions,
+            });
         }
         tx.execute(
             "INSERT INTO org_turn_slots (thread_id, org_id, node_id) VALUES ($1, $2, $3)
              ON CONFLICT (thread_id) DO UPDATE SET node_id = $3, taken_at = now()",
-            &[&thread.0, &org.0, &node],
+            &[&front.0, &org.0, &node],
+        )
+        .await
+        .map_err(db)?;
+        tx.execute(
+            "DELETE FROM org_turn_waiters WHERE thread_id = $1 AND turn = $2",
+            &[&front.0, &i64::try_from(front_turn).unwrap_or(i64::MAX)],
         )
         .await
         .map_err(db)?;
         tx.commit().await.map_err(db)?;
-        Ok(true)
+        // The others move up by the one that left.
+        positions.remove(0);
+        Ok(confer_actors::OrgTurns {
+            taken: true,
+            positions: positions.into_iter().map(|p| p - 1).collect(),
+        })
+    }
+
+    /// Takes `thread`'s `turn` out of its org's queue.
+    pub async fn leave_org_queue(&self, thread: ThreadId, turn: u64) -> Result<(), StoreError> {
+        let turn = i64::try_from(turn).unwrap_or(i64::MAX);
+        self.execute(
+            "DELETE FROM org_turn_waiters WHERE thread_id = $1 AND turn = $2",
+            &[&thread.0, &turn],
+        )
+        .await?;
+        Ok(())
     }
 
     /// Gives `thread`'s turn slot back, if `node` holds it.

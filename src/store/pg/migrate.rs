@@ -138,6 +138,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "memories",
         sql: include_str!("migrations/V22__memories.sql"),
     },
+    Migration {
+        version: 23,
+        name: "org_turn_waiters",
+        sql: include_str!("migrations/V23__org_turn_waiters.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -149,7 +149,9 @@ impl MemoryRecords for SledRecords {
     }
 
     fn memory_purge_step(&self, batch: usize) -> StoreFuture<usize> {
-        self.write(move |s| s.memory_purge_step(batch))
+        // Background work nobody waits on: not flushed (an idle step
+        // would cost a flush every 5 s); a step lost to a crash is redone.
+        self.read(move |s| s.memory_purge_step(batch))
     }
 
     fn memories_recalled(

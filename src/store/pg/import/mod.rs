@@ -266,6 +266,7 @@ const FILLED: &[&str] = &[
     "job_runs",
     "send_limits",
     "org_turn_slots",
+    "org_turn_waiters",
 ];
 
 /// Refuses a target a live node serves, one another migration has marked,
