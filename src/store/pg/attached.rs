@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_postgres::Transaction;
 
-use super::records::{PgStore, V, body, db, micro, record};
+use super::records::{PgStore, V, body, db, hold_lock, micro, record};
 use super::tools::bump;
 use crate::store::attached::{AttachOutcome, Attachment, slug_candidates};
 
@@ -41,12 +41,7 @@ impl Attached {
         org: OrgId,
         base: &str,
     ) -> Result<String, StoreError> {
-        tx.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-            &[&self.slug_lock, &org.0.to_string()],
-        )
-        .await
-        .map_err(db)?;
+        hold_lock(tx, self.slug_lock, org.0).await?;
         let sql = format!("SELECT slug FROM {} WHERE org_id = $1", self.targets);
         let taken: HashSet<String> = tx
             .query(sql.as_str(), &[&org.0])

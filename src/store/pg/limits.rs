@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use confer_actors::{OrgId, PublicationId, StoreError, ThreadId};
 
-use super::records::{PgStore, db};
+use super::records::{PgStore, db, hold_lock};
 
 /// The advisory lock (`pg_advisory_xact_lock(ORG_SLOTS_LOCK, org)`) under
 /// which an org's turn slots are counted and taken.
@@ -65,12 +65,7 @@ impl PgStore {
             .collect();
         let mut session = self.session().await?;
         let tx = session.client.transaction().await.map_err(db)?;
-        tx.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-            &[&ORG_SLOTS_LOCK, &org.0.to_string()],
-        )
-        .await
-        .map_err(db)?;
+        hold_lock(&tx, ORG_SLOTS_LOCK, org.0).await?;
         for table in ["org_turn_slots", "org_turn_waiters"] {
             let sql = format!(
                 "DELETE FROM {table} WHERE org_id = $1
@@ -240,12 +235,7 @@ impl PgStore {
         let mut session = self.session().await?;
         let tx = session.client.transaction().await.map_err(db)?;
         let publication = ask.publication.0;
-        tx.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-            &[&PUBLIC_TURNS_LOCK, &publication.to_string()],
-        )
-        .await
-        .map_err(db)?;
+        hold_lock(&tx, PUBLIC_TURNS_LOCK, publication).await?;
         tx.execute(
             "DELETE FROM public_turns WHERE publication_id = $1
              AND node_id NOT IN (SELECT id FROM nodes WHERE expires_at > now())",

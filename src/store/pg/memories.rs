@@ -10,7 +10,7 @@ use tokio_postgres::Transaction;
 
 use super::index_feed::log_changes;
 use super::memory_purge::remove;
-use super::records::{PgStore, V, body, db, record};
+use super::records::{PgStore, V, body, db, hold_lock, record};
 use crate::knowledge::memory::{Memory, Owner, content_key};
 use crate::store::knowledge::changes::IndexChange;
 use crate::store::knowledge::collect::CollectJob;
@@ -56,12 +56,7 @@ const PAGE: &str = concat!(
 
 /// Takes the org's count lock for the rest of `tx`.
 async fn lock_org(tx: &Transaction<'_>, org: OrgId) -> Result<(), StoreError> {
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-        &[&MEMORY_COUNT_LOCK, &org.to_string()],
-    )
-    .await
-    .map_err(db)?;
+    hold_lock(tx, MEMORY_COUNT_LOCK, org.0).await?;
     Ok(())
 }
 

@@ -11,7 +11,8 @@ use tokio_postgres::types::Json;
 use tokio_postgres::{Row, Transaction};
 
 use super::records::{
-    PgStore, V, body, db, micro, next_micro, page_fetch, page_of, record, unique_violation,
+    PgStore, V, body, db, hold_lock, micro, next_micro, page_fetch, page_of, record,
+    unique_violation,
 };
 use crate::error::ApiError;
 use crate::projects::{MAX_MEMBERS, MAX_PROJECTS_PER_ORG, Member, Project};
@@ -110,12 +111,7 @@ impl ProjectRecords for PgStore {
             let org = project.org_id;
             let mut session = store.session().await?;
             let tx = session.client.transaction().await.map_err(db)?;
-            tx.execute(
-                "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-                &[&PROJECT_COUNT_LOCK, &org.0.to_string()],
-            )
-            .await
-            .map_err(db)?;
+            hold_lock(&tx, PROJECT_COUNT_LOCK, org.0).await?;
             let held: i64 = tx
                 .query_one("SELECT count(*) FROM projects WHERE org_id = $1", &[&org.0])
                 .await

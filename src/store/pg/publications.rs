@@ -12,7 +12,7 @@ use confer_actors::{
 };
 use tokio_postgres::GenericClient;
 
-use super::records::{PgStore, V, body, db, record, unique_violation};
+use super::records::{PgStore, V, body, db, hold_lock, record, unique_violation};
 use super::tools::bump;
 use crate::error::ApiError;
 use crate::publishing::{OrgSettings, Publication};
@@ -266,12 +266,7 @@ pub(super) async fn has_room(
     publication: PublicationId,
     max: u64,
 ) -> Result<bool, StoreError> {
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-        &[&PUBLIC_THREADS_LOCK, &publication.0.to_string()],
-    )
-    .await
-    .map_err(db)?;
+    hold_lock(tx, PUBLIC_THREADS_LOCK, publication.0).await?;
     let held: i64 = tx
         .query_one(
             "SELECT count(*) FROM threads WHERE publication_id = $1",

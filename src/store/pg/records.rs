@@ -108,6 +108,22 @@ pub(crate) async fn snapshot(
         .await
 }
 
+/// Holds the advisory lock (`class`, `key`) until `tx` ends: what a
+/// count-then-write (a cap, a queue, a free slug) is decided under.
+pub(crate) async fn hold_lock(
+    tx: &impl tokio_postgres::GenericClient,
+    class: i32,
+    key: uuid::Uuid,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
+        &[&class, &key.to_string()],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
 /// [`store_error`] of a driver error.
 pub(crate) fn db(error: tokio_postgres::Error) -> StoreError {
     store_error(PgError::from(error))

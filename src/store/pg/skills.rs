@@ -8,7 +8,7 @@ use chrono::Utc;
 use confer_actors::{OrgId, SkillId, StoreError, StoreFuture};
 use tokio_postgres::{GenericClient, Transaction};
 
-use super::records::{PgStore, V, body, db, record, unique_violation};
+use super::records::{PgStore, V, body, db, hold_lock, record, unique_violation};
 use crate::skills::{ArchiveFile, MAX_ATTACHMENTS, MAX_SKILLS_PER_ORG, Skill};
 use crate::store::port::{SkillRecords, SkillTouch};
 use crate::store::skills::{SkillAttach, SkillAttachment, SkillWrite};
@@ -18,12 +18,7 @@ use crate::store::skills::{SkillAttach, SkillAttachment, SkillWrite};
 const SKILL_COUNT_LOCK: i32 = 12;
 
 async fn lock(tx: &Transaction<'_>, id: uuid::Uuid) -> Result<(), StoreError> {
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
-        &[&SKILL_COUNT_LOCK, &id.to_string()],
-    )
-    .await
-    .map_err(db)?;
+    hold_lock(tx, SKILL_COUNT_LOCK, id).await?;
     Ok(())
 }
 
