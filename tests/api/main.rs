@@ -85,6 +85,7 @@ mod skills_git;
 mod store_cases;
 mod store_changes;
 mod store_conformance;
+mod store_integrations;
 mod store_mcps;
 mod store_members;
 mod store_memories;

@@ -150,7 +150,7 @@ fn cases() -> Vec<(&'static str, Case)> {
             Box::pin(crate::store_mcps::mcp_servers_keep_slugs_attachments_and_oauth_epochs(p))
         }),
         ("integrations_keep_slugs_schemas_and_attachments", |p| {
-            Box::pin(crate::store_mcps::integrations_keep_slugs_schemas_and_attachments(p))
+            Box::pin(crate::store_integrations::integrations_keep_slugs_schemas_and_attachments(p))
         }),
         ("memories_keep_owners_bounds_and_forgets", |p| {
             Box::pin(crate::store_memories::memories_keep_owners_bounds_and_forgets(p))

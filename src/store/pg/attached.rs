@@ -87,22 +87,52 @@ impl Attached {
             "SELECT v, body FROM {} WHERE org_id = $1 AND agent_id = $2 AND {} = $3 FOR UPDATE",
             self.attachments, self.target_column
         );
-        let before: Option<Attachment<Id>> = tx
-            .query_opt(read.as_str(), &[&org.0, &agent.0, &id])
-            .await
-            .map_err(db)?
-            .map(|row| record(&row))
-            .transpose()?;
+        let held = async |tx: &tokio_postgres::Transaction<'_>| {
+            tx.query_opt(read.as_str(), &[&org.0, &agent.0, &id])
+                .await
+                .map_err(db)?
+                .map(|row| record::<Attachment<Id>>(&row))
+                .transpose()
+        };
+        let mut before = held(&tx).await?;
         if before.is_none() && !insert {
             return Ok((AttachOutcome::Missing, None));
         }
-        let attachment = Attachment {
-            target,
-            allowed,
+        let made = |before: &Option<Attachment<Id>>| Attachment {
+            target: target.clone(),
+            allowed: allowed.clone(),
             attached_at: before
                 .as_ref()
                 .map_or_else(|| micro(Utc::now()), |b| b.attached_at),
         };
+        if before.is_none() {
+            // Two first attaches may race past the read (it holds no row
+            // yet): the insert decides which made it; the other waits for
+            // it, then replaces it.
+            let attachment = made(&before);
+            let insert = format!(
+                "INSERT INTO {table} (org_id, agent_id, {column}, attached_at, v, body)
+                 VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (org_id, agent_id, {column}) DO NOTHING",
+                table = self.attachments,
+                column = self.target_column
+            );
+            let at = attachment.attached_at;
+            let inserted = tx
+                .execute(
+                    insert.as_str(),
+                    &[&org.0, &agent.0, &id, &at, &V, &body(&attachment)],
+                )
+                .await
+                .map_err(db)?;
+            if inserted == 1 {
+                bump(&tx, org, self.cache).await?;
+                tx.commit().await.map_err(db)?;
+                return Ok((AttachOutcome::Attached, Some(attachment)));
+            }
+            before = held(&tx).await?;
+        }
+        let attachment = made(&before);
         let write = format!(
             "INSERT INTO {table} (org_id, agent_id, {column}, attached_at, v, body)
              VALUES ($1, $2, $3, $4, $5, $6)
@@ -119,11 +149,7 @@ impl Attached {
         .map_err(db)?;
         bump(&tx, org, self.cache).await?;
         tx.commit().await.map_err(db)?;
-        let outcome = match before {
-            Some(_) => AttachOutcome::Replaced,
-            None => AttachOutcome::Attached,
-        };
-        Ok((outcome, Some(attachment)))
+        Ok((AttachOutcome::Replaced, Some(attachment)))
     }
 
     /// Detaches `target` from `agent`; whether it was attached.
