@@ -114,32 +114,37 @@ impl MemoryBook {
         let terms = query_terms(query)?;
         let scopes: Vec<String> = owners.iter().map(|o| o.scope_term(agent)).collect();
         let hits = self.search.raw(scopes, terms, limit * 2 + 10).await?;
-        let mut found = Vec::new();
-        for hit in hits {
-            let Some(id) = hit
-                .chunk_id
-                .strip_prefix(MEMORY_HIT)
-                .and_then(|id| id.parse::<MemoryId>().ok())
-            else {
-                continue;
-            };
-            let memory = self
-                .store
-                .memories()
-                .memory(org, agent, id)
-                .await
-                .map_err(|e| SearchError::Failed(e.to_string()))?;
-            if let Some(memory) = memory.filter(|m| owners.contains(&m.owner())) {
-                found.push(Recalled {
-                    memory,
-                    score: hit.score,
-                });
-            }
-            if found.len() == limit {
-                break;
-            }
-        }
-        Ok(found)
+        let hits: Vec<(MemoryId, f32)> = hits
+            .iter()
+            .filter_map(|hit| {
+                let id = hit.chunk_id.strip_prefix(MEMORY_HIT)?.parse().ok()?;
+                Some((id, hit.score))
+            })
+            .collect();
+        // Every hit checked in the store at once: deleted, forgotten and
+        // other owners' memories are left out.
+        let ids = hits.iter().map(|(id, _)| *id).collect();
+        let found = self
+            .store
+            .memories()
+            .memories_of(org, agent, ids)
+            .await
+            .map_err(|e| SearchError::Failed(e.to_string()))?;
+        let mut found: std::collections::HashMap<MemoryId, Memory> = found
+            .into_iter()
+            .filter(|m| owners.contains(&m.owner()))
+            .map(|m| (m.id, m))
+            .collect();
+        Ok(hits
+            .into_iter()
+            .filter_map(|(id, score)| {
+                Some(Recalled {
+                    memory: found.remove(&id)?,
+                    score,
+                })
+            })
+            .take(limit)
+            .collect())
     }
 
     /// Stamps `last_recalled_at` on what a turn recalled (at most once a

@@ -134,6 +134,12 @@ pub(crate) async fn memories_keep_owners_bounds_and_forgets(ports: Ports) {
         .await
         .unwrap();
     assert_eq!(ids(&left), vec![shared.id, theirs.id]);
+    let asked = vec![tea.id, theirs.id, shared.id, jam.id, MemoryId::new()];
+    let mut found = ids(&m.memories_of(org, agent, asked).await.unwrap());
+    found.sort();
+    let mut visible = vec![theirs.id, shared.id];
+    visible.sort();
+    assert_eq!(found, visible, "read at once, the forgotten left out");
     // A forgotten content may be written again at once.
     let (tea_again, _) = stored(&ports, memory(org, agent, Some("u1"), "Likes tea"), 2).await;
     let mut steps = 0;

@@ -43,6 +43,12 @@ const MEMORY: &str = concat!(
     hidden!()
 );
 
+const BY_IDS: &str = concat!(
+    "SELECT m.v, m.body FROM memories m
+     WHERE m.org_id = $1 AND m.agent_id = $2 AND m.id = ANY($3) AND NOT ",
+    hidden!()
+);
+
 const PAGE: &str = concat!(
     "SELECT m.v, m.body FROM memories m
      WHERE m.org_id = $1 AND m.agent_id = $2
@@ -179,6 +185,19 @@ impl MemoryRecords for PgStore {
     fn memory(&self, org: OrgId, agent: AgentId, id: MemoryId) -> StoreFuture<Option<Memory>> {
         let store = self.clone();
         Box::pin(async move { store.one(MEMORY, &[&org.0, &agent.0, &id.0]).await })
+    }
+
+    fn memories_of(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        ids: Vec<MemoryId>,
+    ) -> StoreFuture<Vec<Memory>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let ids: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
+            store.all(BY_IDS, &[&org.0, &agent.0, &ids]).await
+        })
     }
 
     fn memories(

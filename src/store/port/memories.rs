@@ -37,6 +37,15 @@ pub trait MemoryRecords: Send + Sync + 'static {
     /// The memory `id` of `agent`, unless deleted or forgotten.
     fn memory(&self, org: OrgId, agent: AgentId, id: MemoryId) -> StoreFuture<Option<Memory>>;
 
+    /// The memories `ids` of `agent` not deleted or forgotten, in any
+    /// order (a recall's hits, read at once).
+    fn memories_of(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        ids: Vec<MemoryId>,
+    ) -> StoreFuture<Vec<Memory>>;
+
     /// A page of `agent`'s memories under `filter`, newest first, strictly
     /// older than `before`; with the next cursor when more follow.
     fn memories(
@@ -114,6 +123,21 @@ impl MemoryRecords for SledRecords {
 
     fn memory(&self, org: OrgId, agent: AgentId, id: MemoryId) -> StoreFuture<Option<Memory>> {
         self.read(move |s| s.memory(org, agent, id))
+    }
+
+    fn memories_of(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        ids: Vec<MemoryId>,
+    ) -> StoreFuture<Vec<Memory>> {
+        self.read(move |s| {
+            let mut found = Vec::with_capacity(ids.len());
+            for id in ids {
+                found.extend(s.memory(org, agent, id)?);
+            }
+            Ok(found)
+        })
     }
 
     fn memories(
