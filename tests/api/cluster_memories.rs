@@ -144,3 +144,63 @@ async fn memories_are_recalled_collected_and_forgotten_across_nodes() {
     )
     .await;
 }
+
+/// The feed keeps changes a week: the sweep removes older ones and raises
+/// the floor past them, and a reader behind the floor is told to rebuild.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_index_feed_is_swept_past_a_week_and_says_so() {
+    use confer::knowledge::memory::{Memory, MemoryScope, MemorySource};
+    use confer::store::port::MemoryRecords;
+    use confer_actors::{AgentId, MemoryId, OrgId};
+
+    let postgres = Postgres::start().await;
+    let url = postgres.database("feed").await;
+    let store = crate::store_conformance::pg_store(&url).await;
+    let (org, agent) = (OrgId::new(), AgentId::new());
+    let mut seqs = Vec::new();
+    for content in ["old", "new"] {
+        let memory = Memory {
+            id: MemoryId::new(),
+            org_id: org,
+            agent_id: agent,
+            scope: MemoryScope::Agent,
+            user_id: None,
+            content: content.into(),
+            source: MemorySource::Api,
+            thread_id: None,
+            created_at: chrono::Utc::now(),
+            last_recalled_at: None,
+        };
+        match store.put_memory(memory, 10, 10).await.unwrap() {
+            confer::store::knowledge::memories::MemoryWritten::Stored { seq, .. } => seqs.push(seq),
+            other => panic!("{other:?}"),
+        }
+    }
+    let admin = postgres.admin_of("feed").await;
+    let old = i64::try_from(seqs[0]).unwrap();
+    admin
+        .execute(
+            "UPDATE index_changes SET at = now() - interval '8 days' WHERE seq = $1",
+            &[&old],
+        )
+        .await
+        .unwrap();
+    let swept = store
+        .sweep(chrono::TimeDelta::days(30), chrono::Utc::now())
+        .await
+        .unwrap()
+        .expect("this sweep holds the lock");
+    assert_eq!(swept.index_changes, 1, "{swept:?}");
+    assert_eq!(store.index_floor().await.unwrap(), seqs[0]);
+    assert_eq!(
+        store.index_changes_after(0, 10).await.unwrap(),
+        None,
+        "behind the floor"
+    );
+    let after = store
+        .index_changes_after(seqs[0], 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(after.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [seqs[1]]);
+}
