@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::cluster_serve::on_postgres;
+use crate::cluster_serve::on_postgres_with_vendor;
 use crate::common::Server;
 use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
 use crate::postgres::Postgres;
@@ -25,12 +25,7 @@ async fn web_search_runs_on_postgres_with_its_key_sealed() {
     ));
     let postgres = Postgres::start().await;
     let url = postgres.database("web").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-    };
+    let node = |name| on_postgres_with_vendor(&url, name, &vendor.base);
     let a = Server::start_with(node("a"));
     let b = Server::start_with(node("b"));
     let on_a = a.admin();
@@ -97,11 +92,7 @@ async fn a_delegate_answers_on_postgres_on_a_child_thread() {
     let vendor = Mock::start("/v1").await;
     let postgres = Postgres::start().await;
     let url = postgres.database("delegation").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-    };
+    let node = |name| on_postgres_with_vendor(&url, name, &vendor.base);
     let a = Server::start_with(node("a"));
     let b = Server::start_with(node("b"));
     let on_a = a.admin();
@@ -202,11 +193,7 @@ async fn a_skill_installed_on_one_node_is_loaded_on_another() {
     let vendor = Mock::start("/v1").await;
     let postgres = Postgres::start().await;
     let url = postgres.database("skills").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-    };
+    let node = |name| on_postgres_with_vendor(&url, name, &vendor.base);
     let a = Server::start_with(node("a"));
     let b = Server::start_with(node("b"));
     let (on_a, on_b) = (a.admin(), b.admin());
@@ -288,12 +275,7 @@ async fn plan_tools_keep_their_plans_on_postgres() {
     let vendor = Mock::start("/v1").await;
     let postgres = Postgres::start().await;
     let url = postgres.database("plan_tools").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-    };
+    let node = |name| on_postgres_with_vendor(&url, name, &vendor.base);
     let (a, b) = (Server::start_with(node("a")), Server::start_with(node("b")));
     let on_a = a.admin();
     let agent = on_a

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::cluster_forward::{node_of, settled_with, thread_owned_by};
-use crate::cluster_serve::on_postgres;
+use crate::cluster_serve::on_postgres_with_vendor;
 use crate::common::{Server, done_of, events_of, eventually};
 use crate::mcp::status_of;
 use crate::mock::{Mock, Reply, openai_answer, openai_tool_call};
@@ -22,12 +22,7 @@ const TOKEN: &str = "mcp-cluster-token-7a1e";
 /// Nodes `a` and `b` on the database `url`, their model the mock
 /// `vendor`, allowed to reach local servers.
 fn two_nodes(url: &str, vendor: &Mock) -> (Server, Server) {
-    let node = |name| {
-        on_postgres(url, name)
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-    };
+    let node = |name| on_postgres_with_vendor(url, name, &vendor.base);
     (Server::start_with(node("a")), Server::start_with(node("b")))
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cluster_serve::on_postgres;
+use crate::cluster_serve::on_postgres_with_vendor;
 use crate::common::{Server, done_of, eventually};
 use crate::memories::{recall, user};
 use crate::mock::{Mock, Reply, openai_answer};
@@ -26,12 +26,7 @@ async fn memories_are_recalled_collected_and_forgotten_across_nodes() {
     let vendor = Mock::start("/v1").await;
     let postgres = Postgres::start().await;
     let url = postgres.database("memories").await;
-    let node = |name| {
-        on_postgres(&url, name)
-            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
-            .env("OPENAI_BASE_URL", &vendor.base)
-            .env("OPENAI_API_KEY", "sk-platform")
-    };
+    let node = |name| on_postgres_with_vendor(&url, name, &vendor.base);
     let a = Server::start_with(node("a"));
     let b = Server::start_with(node("b"));
     let on_a = a.admin();

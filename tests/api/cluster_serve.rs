@@ -22,6 +22,15 @@ pub fn on_postgres(url: &str, name: &str) -> Options {
         .env("CONFER_NODE_NAME", name)
 }
 
+/// A node on `url` whose OpenAI vendor is the mock at `vendor` (a local
+/// server, which the outbound policy lets it reach).
+pub fn on_postgres_with_vendor(url: &str, name: &str, vendor: &str) -> Options {
+    on_postgres(url, name)
+        .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+        .env("OPENAI_BASE_URL", vendor)
+        .env("OPENAI_API_KEY", "sk-platform")
+}
+
 /// `GET /api/admin/cluster` on `server`, with the `X-Confer-Node` it
 /// answered with.
 async fn cluster_of(server: &Server) -> (Value, String) {
