@@ -385,7 +385,8 @@ pub async fn delete(
     let scope = crate::knowledge::Scope::Agent(id);
     if state
         .store
-        .write_or_default(move |s| s.delete_scope_documents(org, scope))
+        .documents()
+        .delete_scope_documents(org, scope)
         .await?
         > 0
     {

@@ -22,6 +22,9 @@ pub enum JobKind {
     /// Collects a turn's memories (`slot`: `{thread}:{turn}`; body: the
     /// `CollectJob`).
     CollectMemories,
+    /// Parses, chunks and indexes a knowledge document (`slot`: the
+    /// document's id; body: the `IngestJob`).
+    IngestDocument,
 }
 
 impl JobKind {
@@ -30,6 +33,7 @@ impl JobKind {
         match self {
             Self::PurgeThread => "purge_thread",
             Self::CollectMemories => "collect_memories",
+            Self::IngestDocument => "ingest_document",
         }
     }
 
@@ -37,6 +41,7 @@ impl JobKind {
         match kind {
             "purge_thread" => Some(Self::PurgeThread),
             "collect_memories" => Some(Self::CollectMemories),
+            "ingest_document" => Some(Self::IngestDocument),
             _ => None,
         }
     }

@@ -61,7 +61,13 @@ impl Shard {
     /// the API spells it), big-endian, mod 1,024. A delegate child takes
     /// its root's shard instead; the store records the shard it was given.
     pub fn of(thread: ThreadId) -> Self {
-        let digest = Sha256::digest(thread.to_string().as_bytes());
+        Self::of_id(thread.0)
+    }
+
+    /// The shard of a job with no thread (`scale.md` §5: `hash(id) %
+    /// 1024`), hashed as [`Shard::of`] hashes a thread's id.
+    pub fn of_id(id: uuid::Uuid) -> Self {
+        let digest = Sha256::digest(id.to_string().as_bytes());
         Self(u16::from_be_bytes([digest[0], digest[1]]) % SHARDS)
     }
 }

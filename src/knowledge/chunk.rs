@@ -19,6 +19,24 @@ pub struct ChunkDraft {
     pub page_breaks: Vec<u64>,
 }
 
+impl ChunkDraft {
+    /// The stored chunk of this draft in `generation` of document `doc`.
+    pub fn chunk_of(&self, doc: confer_actors::DocumentId, generation: u64) -> super::Chunk {
+        super::Chunk {
+            id: format!("{doc}:{generation}:{}", self.n),
+            doc_id: doc.to_string(),
+            n: self.n,
+            text: self.text.clone(),
+            breadcrumb: self.breadcrumb.clone(),
+            start: self.start,
+            end: self.end,
+            page: self.page,
+            page_end: self.page_end,
+            page_breaks: self.page_breaks.clone(),
+        }
+    }
+}
+
 /// What separates the breadcrumb's headings.
 pub const BREADCRUMB_SEPARATOR: &str = " › ";
 

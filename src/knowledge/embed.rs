@@ -72,7 +72,7 @@ impl Embedder {
             )),
         });
         if !embedder.store.is_postgres() {
-            // knowledge is not kept in PostgreSQL yet
+            // embeddings are not kept in PostgreSQL yet
             tokio::spawn(Arc::clone(&embedder).work_loop());
         }
         embedder

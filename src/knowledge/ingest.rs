@@ -7,7 +7,7 @@
 //! requeued or failed before any worker runs. The same service runs the
 //! background purge of deleted documents.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use chrono::{TimeDelta, Utc};
@@ -22,6 +22,7 @@ use super::index::KnowledgeIndex;
 use super::parse::{ChildParser, ParseFailure};
 use super::search::KnowledgeSearch;
 use super::{Document, IngestJob};
+use crate::cluster::serving::Membership;
 use crate::settings::Settings;
 use crate::store::Store;
 use crate::store::knowledge::MAX_ATTEMPTS;
@@ -102,7 +103,8 @@ impl Ingestion {
         parser: ChildParser,
         config: IngestConfig,
     ) -> Result<Arc<Self>, StoreError> {
-        // Knowledge is not kept in PostgreSQL yet: no job to recover or run.
+        // On PostgreSQL a claim that ran out is the cut-short attempt
+        // (`claim_ingestion`); the jobs are the shards' owners' (`follow`).
         let on_postgres = store.is_postgres();
         let recovered = match on_postgres {
             true => 0,
@@ -127,14 +129,51 @@ impl Ingestion {
             purge: Notify::new(),
             ended,
         });
-        if on_postgres {
-            return Ok(service);
+        if !on_postgres {
+            for _ in 0..service.config.workers.max(1) {
+                tokio::spawn(Arc::clone(&service).work_loop());
+            }
         }
-        for _ in 0..service.config.workers.max(1) {
-            tokio::spawn(Arc::clone(&service).work_loop());
-        }
+        // Any node runs purge steps: each takes its marker SKIP LOCKED.
         tokio::spawn(Arc::clone(&service).purge_loop());
         Ok(service)
+    }
+
+    /// On PostgreSQL (`membership`: the node joined): the workers claim
+    /// the due jobs of the shards the node owns, until the node is gone.
+    pub fn follow(self: &Arc<Self>, membership: Option<&Arc<Membership>>) {
+        let Some(membership) = membership.map(Arc::downgrade) else {
+            return;
+        };
+        for _ in 0..self.config.workers.max(1) {
+            let service = Arc::clone(self);
+            let membership = membership.clone();
+            tokio::spawn(async move { service.cluster_loop(membership).await });
+        }
+    }
+
+    /// How long a claimed attempt is held: its deadline, and more.
+    fn lease(&self) -> TimeDelta {
+        TimeDelta::from_std(self.config.attempt_timeout).unwrap_or(TimeDelta::minutes(10))
+            + TimeDelta::seconds(30)
+    }
+
+    async fn cluster_loop(self: Arc<Self>, membership: Weak<Membership>) {
+        let Some(pg) = self.store.postgres().cloned() else {
+            return;
+        };
+        loop {
+            let Some(node) = membership.upgrade() else {
+                return;
+            };
+            let (me, mine) = (node.id(), node.shards());
+            drop(node);
+            let claimed = match mine.is_empty() {
+                true => Ok(None),
+                false => pg.claim_ingestion(me, &mine, self.lease()).await,
+            };
+            self.attempt_or_wait(claimed).await;
+        }
     }
 
     /// The stored files.
@@ -160,24 +199,26 @@ impl Ingestion {
 
     async fn work_loop(self: Arc<Self>) {
         loop {
-            let lease = TimeDelta::from_std(self.config.attempt_timeout)
-                .unwrap_or(TimeDelta::minutes(10))
-                + TimeDelta::seconds(30);
-            match self
+            let lease = self.lease();
+            let claimed = self
                 .store
                 .write(move |s| s.claim_job(Utc::now(), lease))
-                .await
-            {
-                Ok(Some((job, document))) => self.attempt(job, document).await,
-                Ok(None) => {
-                    // A queued job wakes us; a retry falls due on its own.
-                    let _ =
-                        tokio::time::timeout(Duration::from_secs(1), self.work.notified()).await;
-                }
-                Err(error) => {
-                    tracing::error!(%error, "claiming a knowledge job failed");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
+                .await;
+            self.attempt_or_wait(claimed).await;
+        }
+    }
+
+    /// Runs the attempt claimed, or waits for news of a job.
+    async fn attempt_or_wait(&self, claimed: Result<Option<(IngestJob, Document)>, StoreError>) {
+        match claimed {
+            Ok(Some((job, document))) => self.attempt(job, document).await,
+            Ok(None) => {
+                // A queued job wakes us; a retry falls due on its own.
+                let _ = tokio::time::timeout(Duration::from_secs(1), self.work.notified()).await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "claiming a knowledge job failed");
+                tokio::time::sleep(Duration::from_secs(1)).await;
             }
         }
     }
@@ -215,7 +256,8 @@ impl Ingestion {
                 }
                 tracing::warn!(doc = %id, attempt = job.attempt, %reason, retried = retry_at.is_some(), "knowledge attempt failed");
                 self.store
-                    .write(move |s| s.fail_attempt(&job, &reason, retry_at, generation))
+                    .documents()
+                    .fail_attempt(job, reason, retry_at, generation)
                     .await
                     .map(|_| ())
             }
@@ -236,16 +278,24 @@ impl Ingestion {
         let Some(kind) = FileType::from_content_type(&document.content_type) else {
             return Ok(failed("unsupported type", false, None));
         };
-        let path = self.files.path(document.org_id, &document.sha256);
+        let file = self
+            .store
+            .documents()
+            .file_to_parse(document.org_id, document.sha256.clone(), self.files.clone())
+            .await?;
         // Each phase's time, in the ready line (where ingestion spends it).
         let started = std::time::Instant::now();
-        let parsed = match self.parser.parse(kind, &path).await {
+        let parsed = self.parser.parse(kind, &file.path).await;
+        if file.scratch {
+            let _ = tokio::fs::remove_file(&file.path).await;
+        }
+        let parsed = match parsed {
             Ok(parsed) => parsed,
             Err(ParseFailure::Deterministic(reason)) => return Ok(failed(&reason, false, None)),
             Err(ParseFailure::Retryable(reason)) => return Ok(failed(&reason, true, None)),
         };
         let (org, id) = (document.org_id, document.id);
-        let Some(generation) = self.store.write(move |s| s.begin_indexing(org, id)).await? else {
+        let Some(generation) = self.store.documents().begin_indexing(org, id).await? else {
             return Ok(Outcome::Gone);
         };
         let pages = parsed
@@ -268,7 +318,8 @@ impl Ingestion {
         let chunk_ms = started.elapsed().as_millis() as u64 - parse_ms;
         if let Err(error) = self
             .store
-            .run(move |s| s.put_chunks(id, generation, &drafts))
+            .documents()
+            .put_chunks(id, generation, drafts)
             .await
         {
             tracing::error!(%error, doc = %id, "writing chunks failed");
@@ -283,14 +334,15 @@ impl Ingestion {
             generation,
         };
         let write_ms = started.elapsed().as_millis() as u64 - parse_ms - chunk_ms;
-        let seq = self.store.run(move |s| s.log_index_change(&change)).await?;
+        let seq = self.store.documents().log_index_change(change).await?;
         self.index.changed(seq).await;
         if !self.index.committed(seq, self.config.attempt_timeout).await {
             return Ok(failed("writer error", true, Some(generation)));
         }
         let stored = self
             .store
-            .write(move |s| s.finish_ingest(org, id, generation, count, pages))
+            .documents()
+            .finish_ingest(org, id, generation, (count, pages))
             .await?;
         if !stored {
             self.purge.notify_one();
@@ -309,10 +361,10 @@ impl Ingestion {
 
     async fn purge_loop(self: Arc<Self>) {
         loop {
-            let files = self.files.clone();
             let step = self
                 .store
-                .run(move |s| s.knowledge_purge_step(&files, PURGE_BATCH))
+                .documents()
+                .knowledge_purge_step(self.files.clone(), PURGE_BATCH)
                 .await;
             match step {
                 Ok(0) => {

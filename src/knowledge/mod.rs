@@ -79,4 +79,15 @@ impl KnowledgeServices {
             self.memories.collections(),
         )
     }
+
+    /// On PostgreSQL (`membership`: the node joined): the ingestion's
+    /// workers and `collector` claim the jobs of the node's shards.
+    pub fn follow(
+        &self,
+        collector: &Arc<collect::MemoryCollector>,
+        membership: Option<&Arc<crate::cluster::serving::Membership>>,
+    ) {
+        self.ingestion.follow(membership);
+        collector.follow(membership);
+    }
 }

@@ -13,9 +13,9 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, MemoryRecords, OrgRecords,
-    PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords,
-    ToolRecords,
+    AgentConfigs, AgentRecords, DocumentRecords, IntegrationRecords, McpRecords, MemoryRecords,
+    OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords,
+    ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -56,6 +56,7 @@ pub struct Store {
     integrations: Arc<dyn IntegrationRecords>,
     /// Memories and the search index's change feed, through their port.
     memories: Arc<dyn MemoryRecords>,
+    documents: Arc<dyn DocumentRecords>,
 }
 
 impl Store {
@@ -103,7 +104,8 @@ impl Store {
             skills: records.clone(),
             mcps: records.clone(),
             integrations: records.clone(),
-            memories: records,
+            memories: records.clone(),
+            documents: records,
         })
     }
 
@@ -129,7 +131,8 @@ impl Store {
             skills: pg.clone(),
             mcps: pg.clone(),
             integrations: pg.clone(),
-            memories: pg,
+            memories: pg.clone(),
+            documents: pg,
         }
     }
 
@@ -223,6 +226,11 @@ impl Store {
     /// Memories and the search index's change feed.
     pub fn memories(&self) -> &dyn MemoryRecords {
         self.memories.as_ref()
+    }
+
+    /// Knowledge documents, their chunks, jobs and files.
+    pub fn documents(&self) -> &dyn DocumentRecords {
+        self.documents.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`

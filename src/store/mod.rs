@@ -302,7 +302,7 @@ impl SledStore {
             publication_threads: tree(trees::PUBLICATION_THREADS)?,
             public_max_threads: std::sync::atomic::AtomicU64::new(100_000),
             org_settings: tree(trees::ORG_SETTINGS)?,
-            knowledge: knowledge::KnowledgeTrees::open(&db)?,
+            knowledge: knowledge::KnowledgeTrees::open(&db, dir)?,
             runners: runners::RunnerTrees::open(&db)?,
             schedules: schedules::ScheduleTrees::open(&db)?,
             skills: skills::SkillTrees::open(&db)?,

@@ -51,8 +51,8 @@ async fn open_postgres(settings: &Settings, pg: &super::pg::PgSettings) -> anyho
     );
     tracing::warn!(
         "on PostgreSQL, only agents, threads, turns, keys, tools, plans, projects, agent \
-         configurations, scheduled tasks, publications, skills, MCP servers, integrations and \
-         memories are kept yet; routes of other kinds answer 501 NOT_ON_THIS_STORE"
+         configurations, scheduled tasks, publications, skills, MCP servers, integrations, \
+         memories and knowledge documents (not their embeddings) are kept yet; routes of other kinds answer 501 NOT_ON_THIS_STORE"
     );
     Ok(Store::on_postgres(
         PgStore::new(database, Arc::clone(&secrets)),

@@ -82,11 +82,7 @@ impl KnowledgeTools {
             return Vec::new();
         }
         let (org, reach) = (scope.org, scopes(scope));
-        match self
-            .store
-            .run_or_default(move |s| s.any_searchable(org, &reach))
-            .await
-        {
+        match self.store.documents().any_searchable(org, reach).await {
             Ok(true) => vec![definition()],
             Ok(false) => Vec::new(),
             Err(error) => {

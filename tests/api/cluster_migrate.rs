@@ -198,7 +198,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         .await
         .expect(200);
 
-    let paths = [
+    let mut paths = vec![
         "/api/agents".to_owned(),
         format!("/api/agents/{agent}"),
         format!("/api/agents/{agent}/credentials"),
@@ -226,6 +226,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         format!("/api/agents/{agent}/memories"),
         format!("/api/agents/{agent}/memory"),
     ];
+    paths.extend(crate::cluster_migrate_knowledge::seed(&api).await);
     let mut before = Vec::new();
     for path in &paths {
         before.push(api.get(path).await.expect(200));
@@ -236,7 +237,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 34, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 39, "{on_sled}");
+    assert_eq!(count_in(&sled_manifest, "documents"), 1, "{on_sled}");
     let kept = count_in(&sled_manifest, "memories");
     assert!((1..=2).contains(&kept), "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "integrations"), 1, "{on_sled}");
@@ -318,6 +320,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     )
     .await;
     assert_eq!(found[0]["content"], "Alice keeps bees");
+    crate::cluster_migrate_knowledge::found_after_migration(&node).await;
     // The publication's sealed identity secret opens: a host identity
     // signed with it starts a session, whose visitor owns its thread.
     let user_token = jsonwebtoken::encode(

@@ -70,7 +70,7 @@ async fn a_node_on_postgres_answers_and_another_node_finds_its_records() {
 
     // A kind not yet kept in PostgreSQL is refused, not kept locally.
     let refused = admin
-        .get("/api/knowledge")
+        .get("/api/runners")
         .await
         .expect_error(501, "NOT_ON_THIS_STORE");
     assert!(refused.contains("PostgreSQL"), "{refused}");

@@ -11,9 +11,9 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, IntegrationRecords, McpRecords, MemoryRecords, OrgRecords,
-    PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords,
-    ToolRecords,
+    AgentConfigs, AgentRecords, DocumentRecords, IntegrationRecords, McpRecords, MemoryRecords,
+    OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords,
+    ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -39,6 +39,7 @@ pub(crate) struct Ports {
     pub(crate) mcps: Arc<dyn McpRecords>,
     pub(crate) integrations: Arc<dyn IntegrationRecords>,
     pub(crate) memories: Arc<dyn MemoryRecords>,
+    pub(crate) documents: Arc<dyn DocumentRecords>,
 }
 
 impl Ports {
@@ -59,6 +60,7 @@ impl Ports {
             mcps: Arc::new(store.clone()),
             integrations: Arc::new(store.clone()),
             memories: Arc::new(store.clone()),
+            documents: Arc::new(store.clone()),
         }
     }
 }
@@ -158,6 +160,16 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("memory_writes_feed_the_index_in_order", |p| {
             Box::pin(crate::store_memories::memory_writes_feed_the_index_in_order(p))
         }),
+        (
+            "documents_keep_files_duplicates_generations_and_purges",
+            |p| {
+                Box::pin(
+                    crate::store_documents::documents_keep_files_duplicates_generations_and_purges(
+                        p,
+                    ),
+                )
+            },
+        ),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),
@@ -192,7 +204,8 @@ async fn the_suite_passes_on_sled() {
             skills: records.clone(),
             mcps: records.clone(),
             integrations: records.clone(),
-            memories: records,
+            memories: records.clone(),
+            documents: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

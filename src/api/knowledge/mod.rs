@@ -13,6 +13,7 @@ use crate::error::ApiError;
 use crate::knowledge::{Chunk, Document, DocumentStatus, JobKind, Scope};
 use crate::state::AppState;
 use crate::store::knowledge::Reindexed;
+use crate::store::port::DocumentFilter;
 
 mod agent;
 mod embeddings;
@@ -92,6 +93,10 @@ pub async fn views(
     let Some(org) = documents.first().map(|d| d.org_id) else {
         return Ok(Vec::new());
     };
+    if state.store.is_postgres() {
+        // Embeddings are not kept in PostgreSQL yet: none to show.
+        return Ok(documents.into_iter().map(DocumentView::from).collect());
+    }
     let progress = state
         .store
         .run(move |s| {
@@ -178,9 +183,14 @@ pub async fn list(
     }
     let limit = query.limit.unwrap_or(100).clamp(1, 500) as usize;
     let org = caller.org_id;
+    let filter = DocumentFilter {
+        scope,
+        status: query.status,
+    };
     let (page, next) = state
         .store
-        .run(move |s| s.documents(org, scope, query.status, query.cursor, limit))
+        .documents()
+        .documents(org, filter, query.cursor, limit)
         .await?;
     let mut response = HttpResponse::Ok();
     if let Some(next) = next {
@@ -224,7 +234,8 @@ pub async fn chunks(
     let after = query.cursor;
     let mut page = state
         .store
-        .run(move |s| s.chunks_page(&document, after, limit + 1))
+        .documents()
+        .chunks_page(document, after, limit + 1)
         .await?;
     let mut response = HttpResponse::Ok();
     if page.len() > limit {
@@ -248,14 +259,12 @@ pub async fn file(
     path: web::Path<DocumentId>,
 ) -> Result<HttpResponse, ApiError> {
     let document = access::knowledge_document(&state, &caller, path.into_inner(), false).await?;
-    let at = state
-        .knowledge
-        .files()
-        .path(document.org_id, &document.sha256);
-    let bytes = web::block(move || std::fs::read(at))
-        .await
-        .map_err(|e| ApiError::Internal(format!("reading a knowledge file: {e}")))?
-        .map_err(|e| ApiError::Internal(format!("reading a knowledge file: {}", e.kind())))?;
+    let files = state.knowledge.files().clone();
+    let bytes = state
+        .store
+        .documents()
+        .read_file(document.org_id, document.sha256.clone(), files)
+        .await?;
     // The name as uploaded, in the RFC 6266 form that carries any character.
     let disposition = header::ContentDisposition {
         disposition: header::DispositionType::Attachment,
@@ -286,7 +295,8 @@ pub async fn reindex(
     let (org, id) = (document.org_id, document.id);
     match state
         .store
-        .write(move |s| s.reindex_document(org, id, JobKind::Reindex))
+        .documents()
+        .reindex_document(org, id, JobKind::Reindex)
         .await?
     {
         Reindexed::Queued(document) => {
@@ -310,11 +320,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let document = access::knowledge_document(&state, &caller, path.into_inner(), true).await?;
     let (org, id) = (document.org_id, document.id);
-    if !state
-        .store
-        .write(move |s| s.delete_document(org, id))
-        .await?
-    {
+    if !state.store.documents().delete_document(org, id).await? {
         return Err(ApiError::not_found("document"));
     }
     state.knowledge.deleted();

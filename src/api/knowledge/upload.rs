@@ -158,7 +158,8 @@ pub async fn upload(
     let upload = file.scratch.path().to_owned();
     let created = state
         .store
-        .write(move |s| s.create_document(document, &upload, &files, limits))
+        .documents()
+        .create_document(document, upload, files, limits)
         .await?;
     let (document, duplicate) = match created {
         DocumentCreated::Stored(document) => (*document, false),
@@ -170,14 +171,15 @@ pub async fn upload(
         let (org, id) = (document.org_id, document.id);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(wait);
         loop {
-            let current = state.store.run(move |s| s.document(org, id)).await?;
+            let current = state.store.documents().document(org, id).await?;
             match current {
                 Some(current) if current.status.in_progress() => {
-                    // Wait for news of a job's end (any document), then look again.
-                    if tokio::time::timeout_at(deadline, ended.recv())
-                        .await
-                        .is_err()
-                    {
+                    // Wait for news of a job's end here (any document), or
+                    // a second (another node's worker may run it), then
+                    // look again.
+                    let tick = (tokio::time::Instant::now() + Duration::from_secs(1)).min(deadline);
+                    let _ = tokio::time::timeout_at(tick, ended.recv()).await;
+                    if tokio::time::Instant::now() >= deadline {
                         break current;
                     }
                 }

@@ -289,7 +289,8 @@ pub async fn knowledge_document(
     let org = caller.org_id;
     let document = state
         .store
-        .run(move |s| s.document(org, id))
+        .documents()
+        .document(org, id)
         .await?
         .ok_or_else(|| ApiError::not_found("document"))?;
     knowledge_scope(state, caller, document.scope, write).await?;

@@ -268,7 +268,7 @@ impl IndexWriterTask {
                 generation,
             } => {
                 let (org, id, generation) = (*org_id, *doc_id, *generation);
-                let found = store.with_inner(|s| s.generation_chunks(org, id, generation))?;
+                let found = self.wait(store.documents().generation_chunks(org, id, generation))?;
                 // Once, however often it is applied.
                 let doc_gen = format!("{id}:{generation}");
                 let writer = self.writer()?;
@@ -354,11 +354,7 @@ impl IndexWriterTask {
     fn rebuild(&mut self) -> anyhow::Result<()> {
         let started = Instant::now();
         self.writer()?.delete_all_documents()?;
-        // Documents are not kept in PostgreSQL yet: none to index there.
-        let generations = match self.store.is_postgres() {
-            true => Vec::new(),
-            false => self.store.with_inner(|s| s.searchable_generations())?,
-        };
+        let generations = self.wait(self.store.documents().searchable_generations())?;
         let mut chunks = 0;
         for found in &generations {
             let change = IndexChange::AddGeneration {

@@ -182,9 +182,10 @@ impl KnowledgeSearch {
     pub async fn search(&self, request: SearchRequest) -> Result<SearchAnswer, SearchError> {
         let terms = query_terms(&request.query)?;
         let org = request.org;
+        // Embeddings are not kept in PostgreSQL yet: BM25 there.
         let configured = self
             .store
-            .run(move |s| s.embedding_config(org))
+            .run_or_default(move |s| s.embedding_config(org))
             .await
             .map_err(|e| SearchError::Failed(e.to_string()))?
             .is_some();
@@ -269,33 +270,38 @@ impl KnowledgeSearch {
                     .collect()
             }
         };
-        let store = self.store.clone();
-        let hits = tokio::task::spawn_blocking(move || {
-            let mut hits = Vec::with_capacity(request.top_k);
-            for (id, score, bm25_rank, vector_rank) in ranked {
-                let Some((doc, generation, n)) = parse_chunk_id(&id) else {
-                    continue;
-                };
-                let stored = store
-                    .with_inner(|s| s.searchable_chunk(org, doc, generation, n))
-                    .map_err(|e| SearchError::Failed(e.to_string()))?;
-                if let Some((document, chunk)) = stored {
-                    hits.push(SearchHit {
-                        document,
-                        chunk,
-                        score,
-                        bm25_rank,
-                        vector_rank,
-                    });
-                }
-                if hits.len() == request.top_k {
-                    break;
-                }
+        // Read in one call; a hit whose generation is no longer the
+        // searchable one counts for nothing.
+        let mut ranks = std::collections::HashMap::with_capacity(ranked.len());
+        let mut places = Vec::with_capacity(ranked.len());
+        for (id, score, bm25_rank, vector_rank) in ranked {
+            if let Some(place) = parse_chunk_id(&id) {
+                ranks
+                    .entry(place)
+                    .or_insert((score, bm25_rank, vector_rank));
+                places.push(place);
             }
-            Ok::<_, SearchError>(hits)
-        })
-        .await
-        .map_err(|e| SearchError::Failed(e.to_string()))??;
+        }
+        let stored = self
+            .store
+            .documents()
+            .searchable_chunks(org, places, request.top_k)
+            .await
+            .map_err(|e| SearchError::Failed(e.to_string()))?;
+        let hits = stored
+            .into_iter()
+            .filter_map(|(document, chunk)| {
+                let place = parse_chunk_id(&chunk.id)?;
+                let (score, bm25_rank, vector_rank) = *ranks.get(&place)?;
+                Some(SearchHit {
+                    document,
+                    chunk,
+                    score,
+                    bm25_rank,
+                    vector_rank,
+                })
+            })
+            .collect();
         Ok(SearchAnswer {
             hits,
             mode,

@@ -8,7 +8,7 @@ use sled::Transactional;
 
 use super::{KnowledgePurge, MAX_ATTEMPTS, Reindexed, chunk_prefix, doc_key, new_job};
 use crate::knowledge::chunk::ChunkDraft;
-use crate::knowledge::{Chunk, Document, DocumentStatus, IngestJob, JobKind};
+use crate::knowledge::{Document, DocumentStatus, IngestJob, JobKind};
 use crate::store::codec::{decode, encode};
 use crate::store::{SledStore, abort, engine, tx_error};
 
@@ -99,18 +99,7 @@ impl SledStore {
         for batch in drafts.chunks(crate::store::purge::PURGE_BATCH) {
             let mut writes = sled::Batch::default();
             for draft in batch {
-                let chunk = Chunk {
-                    id: format!("{id}:{generation}:{}", draft.n),
-                    doc_id: id.to_string(),
-                    n: draft.n,
-                    text: draft.text.clone(),
-                    breadcrumb: draft.breadcrumb.clone(),
-                    start: draft.start,
-                    end: draft.end,
-                    page: draft.page,
-                    page_end: draft.page_end,
-                    page_breaks: draft.page_breaks.clone(),
-                };
+                let chunk = draft.chunk_of(id, generation);
                 let key = [prefix.as_slice(), &draft.n.to_be_bytes()].concat();
                 writes.insert(key, encode(&chunk)?);
             }
@@ -246,6 +235,16 @@ impl SledStore {
             self.fail_attempt(job, &reason, retry, generation)?;
         }
         Ok(leased.len())
+    }
+
+    /// Every pending ingestion job (what `confer migrate` queues again).
+    pub fn ingest_jobs(&self) -> Result<Vec<IngestJob>, StoreError> {
+        self.knowledge
+            .jobs
+            .iter()
+            .values()
+            .map(|value| decode(&value.map_err(engine)?))
+            .collect()
     }
 
     /// Queues a new job for a document that has none.

@@ -60,6 +60,9 @@ pub struct KnowledgeTrees {
     pub(super) memories: memories::MemoryTrees,
     /// Memory collections to run, by thread and turn.
     pub(super) collect_jobs: sled::Tree,
+    /// The data directory: the files are under `knowledge/files/` (what
+    /// `confer migrate` copies into `blobs`).
+    pub(super) data_dir: std::path::PathBuf,
     /// Held while the change log is appended to or read.
     pub(super) changes_lock: std::sync::Mutex<()>,
     /// Held while a file is kept for a new document and while a purge
@@ -69,8 +72,8 @@ pub struct KnowledgeTrees {
 }
 
 impl KnowledgeTrees {
-    /// Opens (or creates) the trees in `db`.
-    pub fn open(db: &sled::Db) -> Result<Self, StoreError> {
+    /// Opens (or creates) the trees in `db`, the store of `data_dir`.
+    pub fn open(db: &sled::Db, data_dir: &std::path::Path) -> Result<Self, StoreError> {
         let tree = |name: &str| db.open_tree(name).map_err(engine);
         Ok(Self {
             documents: tree("documents")?,
@@ -83,6 +86,7 @@ impl KnowledgeTrees {
             changes: tree("knowledge_changes")?,
             memories: memories::MemoryTrees::open(db)?,
             collect_jobs: tree("memory_collect_jobs")?,
+            data_dir: data_dir.to_owned(),
             changes_lock: std::sync::Mutex::new(()),
             file_lock: std::sync::Mutex::new(()),
         })
@@ -139,7 +143,7 @@ pub(super) fn chunk_prefix(id: DocumentId, generation: u64) -> Vec<u8> {
     [id.as_bytes().as_slice(), &generation.to_be_bytes()].concat()
 }
 
-pub(super) fn new_job(document: &Document, kind: JobKind, now: DateTime<Utc>) -> IngestJob {
+pub(crate) fn new_job(document: &Document, kind: JobKind, now: DateTime<Utc>) -> IngestJob {
     IngestJob {
         doc_id: document.id,
         org_id: document.org_id,

@@ -144,6 +144,10 @@ impl SledStore {
                 })
                 .map_err(tx_error)?;
             if left == 0 {
+                // The release is durable before the file goes: a crash in
+                // between must leave an unreferenced file, never a count
+                // naming a file that is gone.
+                self.flush_now()?;
                 files
                     .remove(marker.org_id, sha256)
                     .map_err(|e| StoreError::Engine(format!("removing a knowledge file: {e}")))?;

@@ -143,6 +143,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "org_turn_waiters",
         sql: include_str!("migrations/V23__org_turn_waiters.sql"),
     },
+    Migration {
+        version: 24,
+        name: "documents",
+        sql: include_str!("migrations/V24__documents.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -106,6 +106,13 @@ impl PgStore {
         if !children.is_empty() {
             return Ok(children.len() as u64);
         }
+        // The thread's knowledge documents (their own purge follows).
+        let documents = self
+            .delete_scope_documents_now(org, crate::knowledge::Scope::Thread(id))
+            .await?;
+        if documents > 0 {
+            return Ok(documents);
+        }
         let session = self.session().await?;
         for table in HISTORY {
             let removed = session

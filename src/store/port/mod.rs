@@ -324,6 +324,7 @@ impl QueuedWrite for QueuedAppend {
 }
 
 pub mod configs;
+pub mod documents;
 mod engine;
 pub mod integrations;
 pub mod mcps;
@@ -339,6 +340,7 @@ pub mod tools;
 pub use configs::{
     AgentConfigs, ConfigSwap, PlainConfig, agent_config, config_of, update_agent_config,
 };
+pub use documents::{ChunkPlace, DocumentFilter, DocumentRecords, FileToParse};
 pub use engine::SledPort;
 pub use integrations::IntegrationRecords;
 pub use mcps::{McpChange, McpRecords};

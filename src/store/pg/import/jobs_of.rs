@@ -45,3 +45,16 @@ pub(super) async fn purge_deleted_threads(
     }
     Ok(())
 }
+
+/// A document's pending ingestion becomes a job. One leased when the
+/// store stopped was cut short: it starts again with its attempts counted.
+pub(super) async fn queue_ingestion(
+    from: &SledStore,
+    tx: &tokio_postgres::Transaction<'_>,
+) -> Result<(), ImportError> {
+    for mut job in from.ingest_jobs()? {
+        job.lease_until = None;
+        jobs::enqueue(tx, &crate::store::pg::documents::ingest_job(&job)?).await?;
+    }
+    Ok(())
+}

@@ -5,22 +5,8 @@
 
 use tokio_postgres::types::Type;
 
-/// What a kind's manifest line is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Line {
-    /// The record's body (`v`, `body`).
-    Body,
-    /// A deleted thread's marker, built from its columns.
-    DeletedThread,
-    /// A publication's tokens of one day, built from its columns.
-    PublicationDay,
-    /// A keyed thread creation, built from its columns.
-    KeyedThread,
-    /// An analytics day aggregate: its key and its encoded sums.
-    TraceDay,
-    /// A skill's file, built from its columns.
-    SkillFile,
-}
+use super::kinds_knowledge as knowledge;
+pub use super::lines::Line;
 
 /// One kind of record and its table.
 #[derive(Debug)]
@@ -218,6 +204,11 @@ pub const KINDS: &[Kind] = &[
         order: "org_id, agent_id, owner_key",
         line: Line::Body,
     },
+    knowledge::DOCUMENTS,
+    knowledge::CHUNKS,
+    knowledge::KNOWLEDGE_PURGES,
+    knowledge::BLOB_REFS,
+    knowledge::BLOBS,
     Kind {
         table: "tools",
         columns: &[ORG, ID, NAME, CREATED, V, JSON],

@@ -4,6 +4,29 @@
 
 use crate::store::threads::DeletedThread;
 
+/// What a kind's manifest line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// The record's body (`v`, `body`).
+    Body,
+    /// A deleted thread's marker, built from its columns.
+    DeletedThread,
+    /// A publication's tokens of one day, built from its columns.
+    PublicationDay,
+    /// A keyed thread creation, built from its columns.
+    KeyedThread,
+    /// An analytics day aggregate: its key and its encoded sums.
+    TraceDay,
+    /// A skill's file, built from its columns.
+    SkillFile,
+    /// A knowledge purge marker, built from its columns.
+    KnowledgePurge,
+    /// A stored file's reference count, built from its columns.
+    BlobRef,
+    /// A part of a stored file: its length and SHA-256.
+    BlobPart,
+}
+
 /// The manifest line of a publication's day (the same on both stores).
 pub fn publication_day_line(publication: uuid::Uuid, day: i32, tokens: i64) -> Vec<u8> {
     serde_json::json!({"publication_id": publication, "day": day, "tokens": tokens})
@@ -60,6 +83,41 @@ pub fn skill_file_line(skill: uuid::Uuid, path: &str, bytes: &[u8]) -> Vec<u8> {
         "path": path,
         "bytes": bytes.len(),
         "sha256": hex::encode(sha2::Sha256::digest(bytes)),
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The manifest line of a knowledge purge marker (`generation` -1: the
+/// whole document).
+pub fn knowledge_purge_line(
+    doc: uuid::Uuid,
+    generation: i64,
+    org: uuid::Uuid,
+    sha256: Option<&str>,
+) -> Vec<u8> {
+    serde_json::json!({"doc_id": doc, "generation": generation, "org_id": org, "sha256": sha256})
+        .to_string()
+        .into_bytes()
+}
+
+/// The manifest line of a stored file's reference count.
+pub fn blob_ref_line(org: uuid::Uuid, name: &str, size: i64, refs: i64) -> Vec<u8> {
+    serde_json::json!({"org_id": org, "name": name, "size": size, "refs": refs})
+        .to_string()
+        .into_bytes()
+}
+
+/// The manifest line of a part of a stored file: its bytes by their
+/// SHA-256.
+pub fn blob_part_line(org: uuid::Uuid, name: &str, n: i32, data: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    serde_json::json!({
+        "org_id": org,
+        "name": name,
+        "n": n,
+        "bytes": data.len(),
+        "sha256": hex::encode(sha2::Sha256::digest(data)),
     })
     .to_string()
     .into_bytes()

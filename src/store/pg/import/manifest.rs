@@ -14,7 +14,8 @@ use tokio_postgres::types::Json;
 
 use super::kinds::{KINDS, Kind, Line};
 use super::lines::{
-    deleted_thread_line, keyed_thread_line, publication_day_line, skill_file_line, trace_day_line,
+    blob_part_line, blob_ref_line, deleted_thread_line, keyed_thread_line, knowledge_purge_line,
+    publication_day_line, skill_file_line, trace_day_line,
 };
 use super::source::SledSource;
 use crate::store::SledStore;
@@ -118,6 +119,9 @@ pub async fn of_postgres(
             Line::KeyedThread => "org_id, key_hash, request, thread_id, created_at",
             Line::TraceDay => "key, body",
             Line::SkillFile => "skill_id, path, bytes",
+            Line::KnowledgePurge => "doc_id, generation, org_id, sha256",
+            Line::BlobRef => "org_id, name, size, refs",
+            Line::BlobPart => "org_id, name, n, data",
         };
         let sql = format!(
             "SELECT {columns} FROM {} ORDER BY {}",
@@ -157,6 +161,11 @@ pub async fn of_postgres(
                 ),
                 Line::TraceDay => trace_day_line(row.get(0), row.get(1)),
                 Line::SkillFile => skill_file_line(row.get(0), row.get(1), row.get(2)),
+                Line::KnowledgePurge => {
+                    knowledge_purge_line(row.get(0), row.get(1), row.get(2), row.get(3))
+                }
+                Line::BlobRef => blob_ref_line(row.get(0), row.get(1), row.get(2), row.get(3)),
+                Line::BlobPart => blob_part_line(row.get(0), row.get(1), row.get(2), row.get(3)),
             };
             lines.add(&line);
             Ok(())
@@ -208,6 +217,8 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "integration_attachments" => as_::<crate::store::integrations::IntegrationAttachment>(body),
         "memories" => as_::<crate::knowledge::memory::Memory>(body),
         "memory_forgets" => as_::<crate::store::knowledge::memories::Forget>(body),
+        "documents" => as_::<crate::knowledge::Document>(body),
+        "chunks" => as_::<crate::knowledge::Chunk>(body),
         "tools" => as_::<crate::store::tools::OrgTool>(body),
         "threads" => as_::<Thread>(body),
         "messages" => as_::<Message>(body),

@@ -13,6 +13,8 @@ pub mod check;
 mod extras;
 mod jobs_of;
 pub mod kinds;
+mod kinds_knowledge;
+mod knowledge_rows;
 mod lines;
 pub mod manifest;
 mod source;
@@ -101,6 +103,13 @@ const COPIED: &[&str] = &[
     "memory_counts",
     "memory_forgets",
     "memory_collect_jobs",
+    "documents",
+    "documents_by_scope",
+    "document_hashes",
+    "knowledge_file_refs",
+    "knowledge_jobs",
+    "chunks",
+    "knowledge_purges",
     // The search index's log: each node rebuilds its index from the rows.
     "knowledge_changes",
     "projects",
@@ -244,6 +253,11 @@ const FILLED: &[&str] = &[
     "integration_attachments",
     "memories",
     "memory_forgets",
+    "documents",
+    "chunks",
+    "knowledge_purges",
+    "blob_refs",
+    "blobs",
     "index_changes",
     "tools",
     "cache_versions",
@@ -365,6 +379,7 @@ async fn copy(from: &SledStore, client: &mut Client) -> Result<Manifest, ImportE
     }
     jobs_of::purge_deleted_threads(&tx).await?;
     jobs_of::queue_collections(from, &tx).await?;
+    jobs_of::queue_ingestion(from, &tx).await?;
     tx.commit().await?;
     Ok(Manifest { kinds })
 }

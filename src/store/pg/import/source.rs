@@ -373,6 +373,7 @@ impl<'a> SledSource<'a> {
             }),
             other => self
                 .extra_rows(other)
+                .or_else(|| self.knowledge_rows(other))
                 .ok_or_else(|| codec("a kind", format!("{other} is not copied")))?,
         })
     }
