@@ -260,7 +260,7 @@ pub async fn create(
         }
         Created::KeyReused => Err(TurnError::Refused(Refusal::KeyReused).into()),
         // An API thread names no publication.
-        Created::PublicationFull => Err(ApiError::Internal(
+        Created::PublicationFull | Created::VisitorFull => Err(ApiError::Internal(
             "an API thread was counted against a publication".into(),
         )),
         Created::ProjectGone => Err(ApiError::not_found("project")),

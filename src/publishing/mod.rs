@@ -23,6 +23,10 @@ use serde::{Deserialize, Serialize};
 
 pub use domains::EmbedOrigin;
 
+/// The threads one visitor may keep in a publication (`publishing.md` §3:
+/// past it, 409).
+pub const MAX_THREADS_PER_VISITOR: usize = 100;
+
 /// Where the chat page keeps a visitor's secret, thread and last event id.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]

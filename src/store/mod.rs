@@ -219,6 +219,8 @@ pub struct SledStore {
     /// Held while a participant is added, so that two adds cannot both
     /// take a thread's last place (see `threads`).
     participant_adds: std::sync::Mutex<()>,
+    /// Held while a visitor's thread is counted and made (see `retention`).
+    visitor_creates: std::sync::Mutex<()>,
     commit: GroupCommit,
     purger: Purger,
     /// Seals the secrets records keep (see `sealed`).
@@ -318,6 +320,7 @@ impl SledStore {
             trace_listener: std::sync::OnceLock::new(),
             plan_creation: std::sync::Mutex::new(()),
             participant_adds: std::sync::Mutex::new(()),
+            visitor_creates: std::sync::Mutex::new(()),
             commit: GroupCommit::start(
                 db.clone(),
                 log.try_clone().map_err(io)?,

@@ -74,6 +74,36 @@ pub(super) fn uncount_in(
 }
 
 impl SledStore {
+    /// Whether the creator of `thread`, a thread of `publication`, may
+    /// make another ([`crate::publishing::MAX_THREADS_PER_VISITOR`]); the
+    /// guard to hold until the thread is stored, so that two creations
+    /// cannot both take the visitor's last place.
+    pub(super) fn visitor_room(
+        &self,
+        thread: &confer_actors::Thread,
+        publication: PublicationId,
+    ) -> Result<(bool, std::sync::MutexGuard<'_, ()>), StoreError> {
+        let guard = self
+            .visitor_creates
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let prefix = keys::user_threads(thread.org_id, thread.agent_id, &thread.created_by);
+        let mut held = 0;
+        for key in self.threads_by_user.scan_prefix(&prefix).keys() {
+            let key = key.map_err(engine)?;
+            let id = uuid::Uuid::from_slice(&key[key.len().saturating_sub(16)..])
+                .map_err(|_| StoreError::Codec("a user's thread key".into()))?;
+            let found: Option<confer_actors::Thread> = Self::get(
+                &self.threads,
+                &keys::pair(thread.org_id.as_bytes(), id.as_bytes()),
+            )?;
+            if found.is_some_and(|t| t.publication_id == Some(publication)) {
+                held += 1;
+            }
+        }
+        Ok((held < crate::publishing::MAX_THREADS_PER_VISITOR, guard))
+    }
+
     /// The threads `publication` holds.
     pub fn publication_threads(&self, publication: PublicationId) -> Result<u64, StoreError> {
         Ok(self

@@ -66,6 +66,9 @@ pub enum Created {
     KeyReused,
     /// The thread's publication holds as many threads as it may.
     PublicationFull,
+    /// The thread's creator holds as many threads of its publication as
+    /// a visitor may.
+    VisitorFull,
     /// The thread's project was deleted meanwhile.
     ProjectGone,
 }
@@ -79,7 +82,7 @@ impl Created {
             Created::Repeat(_) | Created::KeyReused => {
                 Err(StoreError::Codec("an unkeyed creation met a key".into()))
             }
-            Created::PublicationFull => Err(StoreError::Codec(
+            Created::PublicationFull | Created::VisitorFull => Err(StoreError::Codec(
                 "the thread's publication holds as many threads as it may".into(),
             )),
             Created::ProjectGone => Err(StoreError::Codec("the thread's project is gone".into())),
@@ -124,6 +127,13 @@ impl SledStore {
         keyed: Option<([u8; 32], String)>,
     ) -> Result<Created, StoreError> {
         let _writing = self.gate.writing();
+        let _visitor = match thread.publication_id {
+            Some(publication) => match self.visitor_room(thread, publication)? {
+                (true, guard) => Some(guard),
+                (false, _) => return Ok(Created::VisitorFull),
+            },
+            None => None,
+        };
         let org = thread.org_id;
         let keyed = keyed.map(|(key, request)| (keys::keyed_send(org.as_bytes(), &key), request));
         let max_public = self

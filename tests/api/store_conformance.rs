@@ -170,6 +170,9 @@ fn cases() -> Vec<(&'static str, Case)> {
                 )
             },
         ),
+        ("a_visitor_keeps_its_threads_under_a_race", |p| {
+            Box::pin(crate::store_publications::a_visitor_keeps_its_threads_under_a_race(p))
+        }),
         ("creation_instants_are_unique_in_the_org", |p| {
             Box::pin(creation_instants_are_unique_in_the_org(p))
         }),

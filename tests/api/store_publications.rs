@@ -181,3 +181,49 @@ pub(crate) async fn publications_keep_one_slug_and_swap(ports: Ports) {
         .unwrap();
     assert_eq!(last, 0);
 }
+
+/// A visitor keeps at most `MAX_THREADS_PER_VISITOR` threads of a
+/// publication: racing creations at its last place make one thread
+/// (`publishing.md` §3; before, the handler counted, then created).
+pub(crate) async fn a_visitor_keeps_its_threads_under_a_race(ports: Ports) {
+    use confer::publishing::MAX_THREADS_PER_VISITOR;
+    use confer::store::threads::Created;
+    let org = OrgId::new();
+    let owner = agent(org);
+    ports.agents.put_agent(owner.clone()).await.unwrap();
+    let publication = PublicationId::new();
+    let thread = |visitor: &str| {
+        let mut thread = crate::store_conformance::thread(org, owner.id, chrono::Utc::now());
+        thread.id = ThreadId::new();
+        thread.created_by = visitor.to_owned();
+        thread.publication_id = Some(publication);
+        thread
+    };
+    for _ in 1..MAX_THREADS_PER_VISITOR {
+        let made = ports
+            .threads
+            .create_thread_keyed(thread("visitor:a"), None, None);
+        assert!(matches!(made.await.unwrap(), Created::New(_)));
+    }
+    let racing: Vec<_> = (0..8)
+        .map(|_| {
+            let threads = ports.threads.clone();
+            let thread = thread("visitor:a");
+            tokio::spawn(async move { threads.create_thread_keyed(thread, None, None).await })
+        })
+        .collect();
+    let mut made = 0;
+    for race in racing {
+        match race.await.unwrap().unwrap() {
+            Created::New(_) => made += 1,
+            Created::VisitorFull => {}
+            other => panic!("neither made nor refused: {other:?}"),
+        }
+    }
+    assert_eq!(made, 1, "one racing creation takes the last place");
+    // Another visitor of the same chat still may.
+    let theirs = ports
+        .threads
+        .create_thread_keyed(thread("visitor:b"), None, None);
+    assert!(matches!(theirs.await.unwrap(), Created::New(_)));
+}

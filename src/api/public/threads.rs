@@ -14,14 +14,12 @@ use crate::auth::access;
 use crate::auth::visitor::Visitor;
 use crate::error::ApiError;
 use crate::publishing::names::display_name;
-use crate::publishing::{PublicationMode, multiplayer_config};
+use crate::publishing::{MAX_THREADS_PER_VISITOR, PublicationMode, multiplayer_config};
 use crate::state::AppState;
 use crate::store::threads::Created;
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
-/// Threads one visitor may have on one publication.
-pub const MAX_PER_VISITOR: usize = 100;
 
 /// A thread as its visitor sees it.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -136,7 +134,8 @@ pub async fn get(
 }
 
 /// `POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
-/// and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
+/// and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per visitor (the store counts them
+/// as it creates).
 #[utoipa::path(post, path = "/api/public/chat/{slug}/threads", tag = "publishing", operation_id = "public_threads_create", security(("visitor" = [])), params(("slug" = String, Path, description = "The publication's slug")), request_body = Option<CreateVisitorThread>, responses((status = 200, description = "The new thread", body = VisitorThread), (status = 409, description = "The visitor has as many threads as it may", body = crate::error::ErrorBody<'static>), (status = 422, description = "`displayName` missing or invalid", body = crate::error::ErrorBody<'static>), (status = 429, description = "`RATE_LIMITED`", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,
@@ -202,25 +201,6 @@ pub async fn create(
         updated_at: now,
     };
     let records = state.store.threads();
-    // Threads of this publication only: the visitor's id is its own.
-    let mine = records
-        .list_threads(
-            publication.org_id,
-            publication.agent_id,
-            Some(visitor.user_id.clone()),
-            None,
-            MAX_PER_VISITOR,
-        )
-        .await?
-        .items
-        .iter()
-        .filter(|t| t.publication_id == Some(publication.id))
-        .count();
-    if mine >= MAX_PER_VISITOR {
-        return Err(ApiError::Conflict(format!(
-            "threads: a visitor may keep {MAX_PER_VISITOR} threads in this chat"
-        )));
-    }
     match records
         .create_thread_keyed(thread, owner.clone(), None)
         .await?
@@ -228,6 +208,9 @@ pub async fn create(
         Created::New(stored) => {
             Ok(HttpResponse::Ok().json(VisitorThread::new(*stored, owner.as_ref())))
         }
+        Created::VisitorFull => Err(ApiError::Conflict(format!(
+            "threads: a visitor may keep {MAX_THREADS_PER_VISITOR} threads in this chat"
+        ))),
         _ => Err(ApiError::Conflict(
             "threads: this chat holds as many threads as it may (CONFER_PUBLIC_MAX_THREADS)".into(),
         )),

@@ -114,10 +114,15 @@ impl PgStore {
         let max_public = self
             .public_max_threads
             .load(std::sync::atomic::Ordering::Relaxed);
-        if let Some(publication) = thread.publication_id
-            && !super::publications::has_room(&tx, publication, max_public).await?
-        {
-            return Ok(Created::PublicationFull);
+        if let Some(publication) = thread.publication_id {
+            let (public, visitor) =
+                super::publications::has_room(&tx, publication, (max_public, &thread.created_by))
+                    .await?;
+            match (public, visitor) {
+                (false, _) => return Ok(Created::PublicationFull),
+                (_, false) => return Ok(Created::VisitorFull),
+                _ => {}
+            }
         }
         if let Some(project) = thread.project_id
             && !live_project(&tx, thread.org_id, project).await?

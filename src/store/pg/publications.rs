@@ -259,23 +259,29 @@ impl PublicationRecords for PgStore {
 }
 
 /// Whether `publication` may take one more thread of the `max` it may
-/// hold, asked inside the creating transaction: the lock makes two
-/// creations count one after the other.
+/// hold, and whether `visitor` may make one more of it
+/// ([`crate::publishing::MAX_THREADS_PER_VISITOR`]), asked inside the
+/// creating transaction: the lock makes two creations count one after
+/// the other.
 pub(super) async fn has_room(
     tx: &impl GenericClient,
     publication: PublicationId,
-    max: u64,
-) -> Result<bool, StoreError> {
+    (max, visitor): (u64, &str),
+) -> Result<(bool, bool), StoreError> {
     hold_lock(tx, PUBLIC_THREADS_LOCK, publication.0).await?;
-    let held: i64 = tx
+    let row = tx
         .query_one(
-            "SELECT count(*) FROM threads WHERE publication_id = $1",
-            &[&publication.0],
+            "SELECT count(*), count(*) FILTER (WHERE created_by = $2)
+             FROM threads WHERE publication_id = $1",
+            &[&publication.0, &visitor],
         )
         .await
-        .map_err(db)?
-        .get(0);
-    Ok(u64::try_from(held).unwrap_or(u64::MAX) < max)
+        .map_err(db)?;
+    let (held, theirs): (i64, i64) = (row.get(0), row.get(1));
+    Ok((
+        u64::try_from(held).unwrap_or(u64::MAX) < max,
+        usize::try_from(theirs).unwrap_or(usize::MAX) < crate::publishing::MAX_THREADS_PER_VISITOR,
+    ))
 }
 
 impl PgStore {
