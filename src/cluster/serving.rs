@@ -309,6 +309,14 @@ impl Membership {
         owned(&self.node)
     }
 
+    /// This node's id and the shards it owns while the node is up (a
+    /// job loop's round holds no strong reference between rounds);
+    /// `None` once it is gone.
+    pub fn claimant(membership: &std::sync::Weak<Self>) -> Option<(NodeId, Vec<Shard>)> {
+        let node = membership.upgrade()?;
+        Some((node.id(), node.shards()))
+    }
+
     /// How many nodes are live, as last read (at least this one).
     pub fn live_nodes(&self) -> usize {
         self.node.live_nodes()

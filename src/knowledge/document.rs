@@ -97,6 +97,47 @@ pub struct Document {
     pub indexed_at: Option<DateTime<Utc>>,
 }
 
+impl Document {
+    /// Claimed for attempt `attempt`: parsing.
+    pub fn claimed(&mut self, attempt: u32, now: DateTime<Utc>) {
+        self.status = DocumentStatus::Parsing;
+        self.attempts = attempt;
+        self.updated_at = now;
+    }
+
+    /// Parsed: indexing into a new generation, whose number it returns.
+    pub fn indexing(&mut self, now: DateTime<Utc>) -> u64 {
+        self.status = DocumentStatus::Indexing;
+        self.last_generation += 1;
+        self.updated_at = now;
+        self.last_generation
+    }
+
+    /// `generation` searchable, with its counts.
+    pub fn ready(
+        &mut self,
+        generation: u64,
+        (chunks, pages): (u64, Option<u32>),
+        now: DateTime<Utc>,
+    ) {
+        self.status = DocumentStatus::Ready;
+        self.error = None;
+        self.searchable_generation = Some(generation);
+        self.chunk_count = chunks;
+        self.pages = pages;
+        self.indexed_at = Some(now);
+        self.updated_at = now;
+    }
+
+    /// Queued for a new job, its attempts from 0.
+    pub fn queued_again(&mut self, now: DateTime<Utc>) {
+        self.status = DocumentStatus::Queued;
+        self.error = None;
+        self.attempts = 0;
+        self.updated_at = now;
+    }
+}
+
 /// One chunk of a document's text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Chunk {

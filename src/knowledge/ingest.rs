@@ -163,11 +163,9 @@ impl Ingestion {
             return;
         };
         loop {
-            let Some(node) = membership.upgrade() else {
+            let Some((me, mine)) = Membership::claimant(&membership) else {
                 return;
             };
-            let (me, mine) = (node.id(), node.shards());
-            drop(node);
             let claimed = match mine.is_empty() {
                 true => Ok(None),
                 false => pg.claim_ingestion(me, &mine, self.lease()).await,

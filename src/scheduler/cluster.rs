@@ -38,11 +38,9 @@ impl Scheduler {
             if self.runtime.is_closing() {
                 return;
             }
-            let Some(node) = membership.upgrade() else {
+            let Some((me, mine)) = Membership::claimant(&membership) else {
                 return;
             };
-            let (me, mine) = (node.id(), node.shards());
-            drop(node);
             let mut waiting = false;
             if !mine.is_empty() {
                 match self.cluster_round(me, &mine).await {

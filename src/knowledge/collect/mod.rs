@@ -113,11 +113,9 @@ impl MemoryCollector {
             return;
         };
         loop {
-            let Some(node) = membership.upgrade() else {
+            let Some((me, mine)) = Membership::claimant(&membership) else {
                 return;
             };
-            let (me, mine) = (node.id(), node.shards());
-            drop(node);
             let claimed = match mine.is_empty() {
                 true => Ok(Vec::new()),
                 false => pg.claim_collections(me, &mine, BATCH as i64).await,

@@ -54,9 +54,7 @@ impl SledStore {
                     return Ok(None);
                 };
                 let mut document: Document = decode(&bytes).map_err(abort)?;
-                document.status = DocumentStatus::Parsing;
-                document.attempts = job.attempt;
-                document.updated_at = now;
+                document.claimed(job.attempt, now);
                 documents.insert(key.as_slice(), encode(&document).map_err(abort)?)?;
                 jobs.insert(job.doc_id.as_bytes(), encode(&job).map_err(abort)?)?;
                 Ok(Some(document))
@@ -74,9 +72,7 @@ impl SledStore {
             &doc_key(org, id),
             |bytes| bytes.map(decode::<Document>).transpose(),
             |mut document| {
-                document.status = DocumentStatus::Indexing;
-                document.last_generation += 1;
-                document.updated_at = Utc::now();
+                document.indexing(Utc::now());
                 Ok::<_, StoreError>(document)
             },
         )?;
@@ -141,14 +137,7 @@ impl SledStore {
                 {
                     purges.insert(chunk_prefix(id, old), marker.as_slice())?;
                 }
-                let now = Utc::now();
-                document.status = DocumentStatus::Ready;
-                document.error = None;
-                document.searchable_generation = Some(generation);
-                document.chunk_count = chunk_count;
-                document.pages = pages;
-                document.indexed_at = Some(now);
-                document.updated_at = now;
+                document.ready(generation, (chunk_count, pages), Utc::now());
                 documents.insert(key.as_slice(), encode(&document).map_err(abort)?)?;
                 Ok(true)
             })
@@ -267,10 +256,7 @@ impl SledStore {
                 }
                 let mut document: Document = decode(&bytes).map_err(abort)?;
                 let now = Utc::now();
-                document.status = DocumentStatus::Queued;
-                document.error = None;
-                document.attempts = 0;
-                document.updated_at = now;
+                document.queued_again(now);
                 documents.insert(key.as_slice(), encode(&document).map_err(abort)?)?;
                 jobs.insert(
                     id.as_bytes(),

@@ -118,10 +118,7 @@ async fn requeue(
         return Ok(Reindexed::Busy);
     }
     let now = Utc::now();
-    document.status = DocumentStatus::Queued;
-    document.error = None;
-    document.attempts = 0;
-    document.updated_at = now;
+    document.queued_again(now);
     put_document(client, &document).await?;
     jobs::enqueue(client, &ingest_job(&new_job(&document, kind, now))?)
         .await

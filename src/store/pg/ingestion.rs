@@ -172,9 +172,7 @@ impl PgStore {
             let now = Utc::now();
             job.attempt += 1;
             job.lease_until = Some(now + lease);
-            document.status = DocumentStatus::Parsing;
-            document.attempts = job.attempt;
-            document.updated_at = now;
+            document.claimed(job.attempt, now);
             put_document(&tx, &document).await?;
             tx.execute(
                 "UPDATE jobs SET claimed_by = $2, claimed_until = $3, attempts = $4, body = $5
@@ -205,12 +203,10 @@ impl PgStore {
         let Some(mut document) = document_for_update(&tx, org, id).await? else {
             return Ok(None);
         };
-        document.status = DocumentStatus::Indexing;
-        document.last_generation += 1;
-        document.updated_at = Utc::now();
+        let generation = document.indexing(Utc::now());
         put_document(&tx, &document).await?;
         tx.commit().await.map_err(db)?;
-        Ok(Some(document.last_generation))
+        Ok(Some(generation))
     }
 
     pub(super) async fn put_chunks_on_pg(
@@ -261,14 +257,7 @@ impl PgStore {
         if let Some(old) = document.searchable_generation.filter(|g| *g != generation) {
             queue_purge(&tx, org, id, old as i64).await?;
         }
-        let now = Utc::now();
-        document.status = DocumentStatus::Ready;
-        document.error = None;
-        document.searchable_generation = Some(generation);
-        document.chunk_count = count;
-        document.pages = pages;
-        document.indexed_at = Some(now);
-        document.updated_at = now;
+        document.ready(generation, (count, pages), Utc::now());
         put_document(&tx, &document).await?;
         tx.commit().await.map_err(db)?;
         Ok(true)
