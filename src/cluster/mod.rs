@@ -14,6 +14,7 @@ use confer_actors::ThreadId;
 use sha2::{Digest, Sha256};
 
 pub mod caches;
+pub mod doorbell;
 pub mod forward;
 pub mod jobs;
 pub mod leases;

@@ -81,13 +81,28 @@ impl KnowledgeServices {
     }
 
     /// On PostgreSQL (`membership`: the node joined): the ingestion's
-    /// workers and `collector` claim the jobs of the node's shards.
+    /// workers and `collector` claim the jobs of the node's shards, woken
+    /// by the doorbell when any node queues a job, and the index by it
+    /// when any node logs a change.
     pub fn follow(
         &self,
+        store: &crate::store::Store,
         collector: &Arc<collect::MemoryCollector>,
         membership: Option<&Arc<crate::cluster::serving::Membership>>,
     ) {
+        use crate::cluster::doorbell::{self, CHANGES, JOBS, Ring};
         self.ingestion.follow(membership);
         collector.follow(membership);
+        let (Some(pg), Some(_)) = (store.postgres(), membership) else {
+            return;
+        };
+        let (ingestion, index) = (Arc::clone(&self.ingestion), Arc::clone(self.search.index()));
+        let collections = self.memories.collections();
+        let bells: Vec<(&'static str, Ring)> = vec![
+            (JOBS, Box::new(move || ingestion.queued())),
+            (JOBS, Box::new(move || collections.notify_one())),
+            (CHANGES, Box::new(move || index.nudge())),
+        ];
+        doorbell::listen(pg.database().clone(), bells);
     }
 }

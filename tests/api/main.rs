@@ -14,6 +14,7 @@ mod browser;
 mod channels;
 mod cli;
 mod cluster;
+mod cluster_doorbell;
 mod cluster_extras;
 mod cluster_forward;
 mod cluster_jobs;

@@ -39,6 +39,8 @@ pub(crate) async fn log_changes(
     tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&INDEX_FEED_LOCK])
         .await
         .map_err(db)?;
+    // Delivered at commit: every node's index reads the feed at once.
+    tx.execute("NOTIFY confer_changes", &[]).await.map_err(db)?;
     let bodies: Vec<Json<&IndexChange>> = changes.iter().map(Json).collect();
     let row = tx
         .query_one(

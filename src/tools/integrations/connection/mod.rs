@@ -268,8 +268,15 @@ fn refused(why: impl std::fmt::Display) -> String {
 /// the server says nothing more).
 pub struct PgConnection {
     pub client: tokio_postgres::Client,
+    /// The channels of the notifications the connection `LISTEN`s to, as
+    /// they come (at most [`NOTIFICATIONS`] waiting; more are dropped:
+    /// a notification is only a doorbell). Closed with the connection.
+    pub notifications: tokio::sync::mpsc::Receiver<String>,
     driver: tokio::task::JoinHandle<()>,
 }
+
+/// Notifications a connection holds for its reader.
+pub const NOTIFICATIONS: usize = 64;
 
 impl Drop for PgConnection {
     fn drop(&mut self) {
@@ -286,10 +293,26 @@ impl PgConnection {
         S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
         T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
+        let (ring, notifications) = tokio::sync::mpsc::channel(NOTIFICATIONS);
         let driver = tokio::spawn(async move {
-            let _ = connection.await;
+            let mut connection = connection;
+            // Driven by its messages (not as a future), so that the
+            // server's notifications reach the reader.
+            while let Some(message) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                match message {
+                    Ok(tokio_postgres::AsyncMessage::Notification(note)) => {
+                        let _ = ring.try_send(note.channel().to_owned());
+                    }
+                    Ok(_) => {}
+                    Err(_) => return,
+                }
+            }
         });
-        Self { client, driver }
+        Self {
+            client,
+            notifications,
+            driver,
+        }
     }
 }
 
