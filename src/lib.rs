@@ -231,7 +231,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     .context("joining the cluster")?
     .map(Arc::new);
     scheduler.follow(cluster.as_ref());
-    knowledge.follow(&store, &collector, cluster.as_ref());
+    knowledge.follow(&collector, cluster.as_ref());
     let state = web::Data::new(AppState {
         cluster: cluster.clone(),
         public,

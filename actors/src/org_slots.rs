@@ -82,6 +82,14 @@ impl OrgSlots {
         }
     }
 
+    /// Wakes every org's waiting turns to ask the cluster's ledger again
+    /// (a slot was freed on another node).
+    pub fn ring(&self) {
+        for queue in self.lock().values() {
+            queue.wake.notify_one();
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<OrgId, OrgQueue>> {
         // The map holds counts and queues; a panic elsewhere leaves them usable.
         self.orgs.lock().unwrap_or_else(PoisonError::into_inner)

@@ -33,6 +33,8 @@ pub struct Membership {
     key: ClusterKey,
     /// Calls the other nodes (`forward::peer_client`).
     client: reqwest::Client,
+    /// Wakes the node's services on the cluster's notifications.
+    doorbell: Arc<super::doorbell::Doorbell>,
 }
 
 impl Drop for Membership {
@@ -279,6 +281,9 @@ impl Membership {
         let drops = super::caches::dropping(cached, runtime.clone(), store.clone());
         let caches = tokio::spawn(super::caches::cache_loop(pg.clone(), drops));
         let losses = tokio::spawn(loss_loop(node.lost_leases(), runtime.clone()));
+        let doorbell = super::doorbell::Doorbell::start(pg.database().clone());
+        let slots = Arc::clone(runtime.org_slots());
+        doorbell.on(super::doorbell::ORG_SLOTS, Box::new(move || slots.ring()));
         Ok(Some(Self {
             node,
             jobs,
@@ -286,7 +291,13 @@ impl Membership {
             losses,
             key: ClusterKey::of_store(store),
             client: super::forward::peer_client()?,
+            doorbell,
         }))
+    }
+
+    /// The node's doorbell, where services add what a notification wakes.
+    pub fn doorbell(&self) -> &super::doorbell::Doorbell {
+        &self.doorbell
     }
 
     /// This node's id now (`X-Confer-Node`).

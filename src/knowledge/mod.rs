@@ -86,23 +86,19 @@ impl KnowledgeServices {
     /// when any node logs a change.
     pub fn follow(
         &self,
-        store: &crate::store::Store,
         collector: &Arc<collect::MemoryCollector>,
         membership: Option<&Arc<crate::cluster::serving::Membership>>,
     ) {
-        use crate::cluster::doorbell::{self, CHANGES, JOBS, Ring};
+        use crate::cluster::doorbell::{CHANGES, JOBS};
         self.ingestion.follow(membership);
         collector.follow(membership);
-        let (Some(pg), Some(_)) = (store.postgres(), membership) else {
+        let Some(doorbell) = membership.map(|m| m.doorbell()) else {
             return;
         };
         let (ingestion, index) = (Arc::clone(&self.ingestion), Arc::clone(self.search.index()));
         let collections = self.memories.collections();
-        let bells: Vec<(&'static str, Ring)> = vec![
-            (JOBS, Box::new(move || ingestion.queued())),
-            (JOBS, Box::new(move || collections.notify_one())),
-            (CHANGES, Box::new(move || index.nudge())),
-        ];
-        doorbell::listen(pg.database().clone(), bells);
+        doorbell.on(JOBS, Box::new(move || ingestion.queued()));
+        doorbell.on(JOBS, Box::new(move || collections.notify_one()));
+        doorbell.on(CHANGES, Box::new(move || index.nudge()));
     }
 }

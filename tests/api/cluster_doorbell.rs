@@ -1,58 +1,78 @@
 //! The node's doorbell (`scale.md` §5): a `NOTIFY` on a channel wakes
-//! what listens to it, another channel's does not, and after its
-//! connection is lost it listens again and rings every bell once.
+//! what listens to it and nothing else, a slot given back notifies its
+//! channel, and after its connection is lost the doorbell listens again
+//! and rings every bell once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use confer::cluster::doorbell::{self, CHANGES, JOBS, Ring};
+use confer::cluster::doorbell::{CHANGES, Doorbell, JOBS, ORG_SLOTS};
+use confer_actors::{OrgId, ThreadId};
 
 use crate::common::eventually;
 use crate::postgres::Postgres;
+
+/// A bell that counts its rings.
+fn counter(doorbell: &Doorbell, channel: &'static str) -> Arc<AtomicUsize> {
+    let count = Arc::new(AtomicUsize::new(0));
+    let rung = Arc::clone(&count);
+    doorbell.on(
+        channel,
+        Box::new(move || {
+            rung.fetch_add(1, Ordering::SeqCst);
+        }),
+    );
+    count
+}
+
+async fn rung(bell: &AtomicUsize, at_least: usize) {
+    eventually(Duration::from_secs(10), "the bell rings", async || {
+        (bell.load(Ordering::SeqCst) >= at_least).then_some(())
+    })
+    .await
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_doorbell_rings_on_its_channel_and_after_a_lost_connection() {
     let postgres = Postgres::start().await;
     let url = postgres.database("doorbell").await;
     let store = crate::store_conformance::pg_store(&url).await;
-    let (jobs, changes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let (on_jobs, on_changes) = (Arc::clone(&jobs), Arc::clone(&changes));
-    let bells: Vec<(&'static str, Ring)> = vec![
-        (
-            JOBS,
-            Box::new(move || {
-                on_jobs.fetch_add(1, Ordering::SeqCst);
-            }),
-        ),
-        (
-            CHANGES,
-            Box::new(move || {
-                on_changes.fetch_add(1, Ordering::SeqCst);
-            }),
-        ),
-    ];
-    doorbell::listen(store.database().clone(), bells);
-    let rung = |bell: &Arc<AtomicUsize>, at_least: usize| {
-        let bell = Arc::clone(bell);
-        async move {
-            eventually(Duration::from_secs(10), "the bell rings", async || {
-                (bell.load(Ordering::SeqCst) >= at_least).then_some(())
-            })
-            .await
-        }
-    };
-    // Listening: every bell is rung once (what came before is unknown).
-    rung(&jobs, 1).await;
-    rung(&changes, 1).await;
+    let doorbell = Doorbell::start(store.database().clone());
+    let (jobs, changes) = (counter(&doorbell, JOBS), counter(&doorbell, CHANGES));
+    let slots = counter(&doorbell, ORG_SLOTS);
     let admin = postgres.admin_of("doorbell").await;
-    // A job's channel wakes the job's bell only; notifications come in order.
+    // Listening once a notification is heard.
+    eventually(
+        Duration::from_secs(10),
+        "the doorbell listens",
+        async || {
+            admin.batch_execute("NOTIFY confer_jobs").await.unwrap();
+            (jobs.load(Ordering::SeqCst) >= 2).then_some(())
+        },
+    )
+    .await;
+    // Its first ring of every bell (slots' is the last) is over.
+    rung(&slots, 2).await;
+    let count = |bell: &AtomicUsize| bell.load(Ordering::SeqCst);
+    let (j, c, s) = (count(&jobs), count(&changes), count(&slots));
+    // A channel wakes its own bells only; notifications come in order.
     admin.batch_execute("NOTIFY confer_jobs").await.unwrap();
     admin.batch_execute("NOTIFY confer_changes").await.unwrap();
-    rung(&changes, 2).await;
-    assert_eq!(jobs.load(Ordering::SeqCst), 2);
-    // The connection is lost: it listens again, rings every bell, and
-    // hears the next notification.
+    rung(&changes, c + 1).await;
+    assert!(count(&jobs) > j);
+    assert_eq!((count(&changes), count(&slots)), (c + 1, s));
+    // A node giving an org's slot back rings every node's slot bell.
+    let (org, node, thread) = (OrgId::new(), uuid::Uuid::new_v4(), ThreadId::new());
+    let taken = store
+        .take_org_slot(org, node, &[(thread, 1)], 1)
+        .await
+        .unwrap();
+    assert!(taken.taken);
+    store.give_org_slot(thread, node).await.unwrap();
+    rung(&slots, s + 1).await;
+    // The connection is lost: it listens again, rings every bell once
+    // (what was notified meanwhile is unknown), and hears what follows.
     let killed = admin
         .query_one(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
@@ -63,7 +83,8 @@ async fn the_doorbell_rings_on_its_channel_and_after_a_lost_connection() {
         .unwrap()
         .get::<_, i64>(0);
     assert!(killed >= 1, "the doorbell's connection is found");
-    rung(&jobs, 3).await;
+    rung(&changes, c + 2).await;
+    let j = count(&jobs);
     admin.batch_execute("NOTIFY confer_jobs").await.unwrap();
-    rung(&jobs, 4).await;
+    rung(&jobs, j + 1).await;
 }

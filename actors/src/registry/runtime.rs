@@ -12,6 +12,7 @@ pub struct Runtime {
     threads: ThreadMap,
     registry: Addr<AgentRegistry>,
     closing: Arc<AtomicBool>,
+    org_slots: Arc<OrgSlots>,
 }
 
 impl Runtime {
@@ -27,6 +28,7 @@ impl Runtime {
                 engine.leases.clone(),
             )),
         };
+        let org_slots = Arc::clone(&shared.org_slots);
         let arbiters = (0..config.arbiters.max(1))
             .map(|_| Arbiter::new().handle())
             .collect();
@@ -46,7 +48,14 @@ impl Runtime {
             threads,
             registry,
             closing,
+            org_slots,
         }
+    }
+
+    /// Every org's turn slots (a node's doorbell wakes their waiting
+    /// turns when another node frees one).
+    pub fn org_slots(&self) -> &Arc<OrgSlots> {
+        &self.org_slots
     }
 
     async fn actor(&self, org: OrgId, thread: ThreadId) -> Result<Addr<ThreadActor>, RuntimeError> {

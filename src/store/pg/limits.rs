@@ -169,11 +169,14 @@ impl PgStore {
         thread: ThreadId,
         node: uuid::Uuid,
     ) -> Result<(), StoreError> {
+        // A slot freed wakes the org's waiting turns on every node.
         self.session()
             .await?
             .client
             .execute(
-                "DELETE FROM org_turn_slots WHERE thread_id = $1 AND node_id = $2",
+                "WITH freed AS (DELETE FROM org_turn_slots
+                    WHERE thread_id = $1 AND node_id = $2 RETURNING 1)
+                 SELECT pg_notify('confer_org_slots', '') FROM freed",
                 &[&thread.0, &node],
             )
             .await
