@@ -134,8 +134,8 @@ pub async fn get(
 }
 
 /// `POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
-/// and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per visitor (the store counts them
-/// as it creates).
+/// and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per
+/// visitor (the store counts them as it creates).
 #[utoipa::path(post, path = "/api/public/chat/{slug}/threads", tag = "publishing", operation_id = "public_threads_create", security(("visitor" = [])), params(("slug" = String, Path, description = "The publication's slug")), request_body = Option<CreateVisitorThread>, responses((status = 200, description = "The new thread", body = VisitorThread), (status = 409, description = "The visitor has as many threads as it may", body = crate::error::ErrorBody<'static>), (status = 422, description = "`displayName` missing or invalid", body = crate::error::ErrorBody<'static>), (status = 429, description = "`RATE_LIMITED`", body = crate::error::ErrorBody<'static>)))]
 pub async fn create(
     state: web::Data<AppState>,

@@ -2204,7 +2204,8 @@ export const publicThreadsList = <ThrowOnError extends boolean = false>(options:
 
 /**
  * `POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
- * and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
+ * and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per
+ * visitor (the store counts them as it creates).
  */
 export const publicThreadsCreate = <ThrowOnError extends boolean = false>(options: Options<PublicThreadsCreateData, ThrowOnError>): RequestResult<PublicThreadsCreateResponses, PublicThreadsCreateErrors, ThrowOnError> => (options.client ?? client).post<PublicThreadsCreateResponses, PublicThreadsCreateErrors, ThrowOnError>({
     security: [{

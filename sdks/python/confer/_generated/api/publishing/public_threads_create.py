@@ -114,7 +114,8 @@ def sync_detailed(
     body: CreateVisitorThread | None,
 ) -> Response[ErrorBody | VisitorThread]:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
-    and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
+    and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per
+    visitor (the store counts them as it creates).
 
     Args:
         slug (str):
@@ -147,7 +148,8 @@ def sync(
     body: CreateVisitorThread | None,
 ) -> ErrorBody | VisitorThread | None:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
-    and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
+    and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per
+    visitor (the store counts them as it creates).
 
     Args:
         slug (str):
@@ -175,7 +177,8 @@ async def asyncio_detailed(
     body: CreateVisitorThread | None,
 ) -> Response[ErrorBody | VisitorThread]:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
-    and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
+    and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per
+    visitor (the store counts them as it creates).
 
     Args:
         slug (str):
@@ -206,7 +209,8 @@ async def asyncio(
     body: CreateVisitorThread | None,
 ) -> ErrorBody | VisitorThread | None:
     """`POST /api/public/chat/{slug}/threads`: counts as a send (the visitor's
-    and the IP's message quotas); at most [`MAX_PER_VISITOR`] per visitor.
+    and the IP's message quotas); at most [`MAX_THREADS_PER_VISITOR`] per
+    visitor (the store counts them as it creates).
 
     Args:
         slug (str):
