@@ -10,6 +10,22 @@ use confer_actors::OrgId;
 use crate::store_conformance::Ports;
 use crate::store_documents::{drafts, stored, upload};
 
+/// What `node` claims of `shards`' jobs, held 5 minutes.
+async fn claim(
+    store: &confer::store::pg::PgStore,
+    node: confer::cluster::NodeId,
+    shards: &[confer::cluster::Shard],
+) -> Option<(confer::knowledge::IngestJob, confer::knowledge::Document)> {
+    let held = chrono::TimeDelta::minutes(5);
+    store.claim_ingestion(node, shards, held).await.unwrap()
+}
+
+/// The rows of `table`.
+async fn rows(admin: &tokio_postgres::Client, table: &str) -> i64 {
+    let sql = format!("SELECT count(*) FROM {table}");
+    admin.query_one(sql.as_str(), &[]).await.unwrap().get(0)
+}
+
 /// A claim whose lease ran out was cut short by its node's loss: the next
 /// claim (any node's) counts it as an attempt, purges what it wrote, and
 /// fails the document after the third (`knowledge.md` §2's restart rule,
@@ -27,34 +43,17 @@ async fn a_lost_claim_is_an_attempt_on_postgres() {
     let queued = stored(upload(&ports, &files, (org, Scope::Org), b"# Tides").await);
     let shards: Vec<Shard> = Shard::all().collect();
     let (dead, alive) = (NodeId::fresh(), NodeId::fresh());
-    let held = chrono::TimeDelta::minutes(5);
     // Not the dead node's shards: nothing to claim.
     let elsewhere: Vec<Shard> = shards
         .iter()
         .copied()
         .filter(|s| *s != Shard::of_id(queued.id.0))
         .collect();
-    assert!(
-        store
-            .claim_ingestion(alive, &elsewhere, held)
-            .await
-            .unwrap()
-            .is_none()
-    );
-    let (job, document) = store
-        .claim_ingestion(dead, &shards, held)
-        .await
-        .unwrap()
-        .unwrap();
+    assert!(claim(&store, alive, &elsewhere).await.is_none());
+    let (job, document) = claim(&store, dead, &shards).await.unwrap();
     assert_eq!((job.attempt, document.status), (1, DocumentStatus::Parsing));
     // Held: another node passes it by.
-    assert!(
-        store
-            .claim_ingestion(alive, &shards, held)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert!(claim(&store, alive, &shards).await.is_none());
     // The dead node opened a generation; its lease runs out.
     let generation = ports
         .documents
@@ -70,41 +69,23 @@ async fn a_lost_claim_is_an_attempt_on_postgres() {
     let admin = postgres.admin_of("lost_claims").await;
     let expire = "UPDATE jobs SET claimed_until = now() - interval '1 second'";
     admin.execute(expire, &[]).await.unwrap();
-    let (job, document) = store
-        .claim_ingestion(alive, &shards, held)
-        .await
-        .unwrap()
-        .unwrap();
+    let (job, document) = claim(&store, alive, &shards).await.unwrap();
     assert_eq!((job.attempt, document.attempts), (2, 2));
     assert_eq!(
         job.error.as_deref(),
         Some("interrupted by a node's loss (attempt 1 of 3)")
     );
-    let purges: i64 = admin
-        .query_one("SELECT count(*) FROM knowledge_purges", &[])
-        .await
-        .unwrap()
-        .get(0);
     assert_eq!(
-        purges, 1,
+        rows(&admin, "knowledge_purges").await,
+        1,
         "the half-written generation is queued for the purge"
     );
     // Lost twice more: the third loss fails the document.
     admin.execute(expire, &[]).await.unwrap();
-    let (job, _) = store
-        .claim_ingestion(alive, &shards, held)
-        .await
-        .unwrap()
-        .unwrap();
+    let (job, _) = claim(&store, alive, &shards).await.unwrap();
     assert_eq!(job.attempt, 3);
     admin.execute(expire, &[]).await.unwrap();
-    assert!(
-        store
-            .claim_ingestion(alive, &shards, held)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert!(claim(&store, alive, &shards).await.is_none());
     let failed = ports
         .documents
         .document(org, queued.id)
@@ -116,10 +97,5 @@ async fn a_lost_claim_is_an_attempt_on_postgres() {
         failed.error.as_deref(),
         Some("interrupted by a node's loss (attempt 3 of 3)")
     );
-    let jobs: i64 = admin
-        .query_one("SELECT count(*) FROM jobs", &[])
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(jobs, 0);
+    assert_eq!(rows(&admin, "jobs").await, 0);
 }
