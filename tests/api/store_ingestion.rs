@@ -99,3 +99,39 @@ async fn a_lost_claim_is_an_attempt_on_postgres() {
     );
     assert_eq!(rows(&admin, "jobs").await, 0);
 }
+
+/// A claim passes a job whose document another transaction holds (a
+/// delete, a reindex) rather than wait: those lock the document before
+/// the job, the claim the job first, and waiting could deadlock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_passes_a_held_document_on_postgres() {
+    use confer::cluster::{NodeId, Shard};
+    let postgres = crate::postgres::Postgres::start().await;
+    let url = postgres.database("held_documents").await;
+    let store = crate::store_conformance::pg_store(&url).await;
+    let ports = Ports::of_postgres(&store);
+    let dir = tempfile::tempdir().unwrap();
+    let files = KnowledgeFiles::open(dir.path()).unwrap();
+    let org = OrgId::new();
+    let queued = stored(upload(&ports, &files, (org, Scope::Org), b"# Tides").await);
+    let shards: Vec<Shard> = Shard::all().collect();
+    let mut admin = postgres.admin_of("held_documents").await;
+    let holding = admin.transaction().await.unwrap();
+    holding
+        .execute(
+            "SELECT 1 FROM documents WHERE id = $1 FOR UPDATE",
+            &[&queued.id.0],
+        )
+        .await
+        .unwrap();
+    let passed = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        claim(&store, NodeId::fresh(), &shards),
+    )
+    .await
+    .expect("the claim does not wait for the held document");
+    assert!(passed.is_none());
+    holding.commit().await.unwrap();
+    let (job, _) = claim(&store, NodeId::fresh(), &shards).await.unwrap();
+    assert_eq!(job.doc_id, queued.id);
+}

@@ -44,6 +44,40 @@ async fn queue_purge(
     Ok(())
 }
 
+/// The document `id`, locked for the rest of `tx`, unless another
+/// transaction holds it (or it is gone).
+async fn document_unless_held(
+    tx: &impl GenericClient,
+    org: OrgId,
+    id: DocumentId,
+) -> Result<Option<Document>, StoreError> {
+    let row = tx
+        .query_opt(
+            "SELECT v, body FROM documents WHERE org_id = $1 AND id = $2
+             FOR UPDATE SKIP LOCKED",
+            &[&org.0, &id.0],
+        )
+        .await
+        .map_err(db)?;
+    row.map(|row| super::records::record(&row)).transpose()
+}
+
+/// Whether the document `id` exists (held by another transaction or not).
+async fn document_exists(
+    tx: &impl GenericClient,
+    org: OrgId,
+    id: DocumentId,
+) -> Result<bool, StoreError> {
+    let row = tx
+        .query_opt(
+            "SELECT 1 FROM documents WHERE org_id = $1 AND id = $2",
+            &[&org.0, &id.0],
+        )
+        .await
+        .map_err(db)?;
+    Ok(row.is_some())
+}
+
 /// The generation an attempt cut short left half written, if any.
 fn unfinished(document: &Document) -> Option<u64> {
     (document.status == DocumentStatus::Indexing
@@ -146,7 +180,15 @@ impl PgStore {
             let Json(mut job) = row
                 .try_get::<_, Json<IngestJob>>(2)
                 .map_err(|e| StoreError::Codec(format!("an ingestion job: {e}")))?;
-            let Some(mut document) = document_for_update(&tx, job.org_id, job.doc_id).await? else {
+            // Every other write locks the document before its job; this
+            // claim found the job first, so it passes a document another
+            // transaction holds (a delete, a reindex) rather than wait for
+            // it, which could deadlock: the job is claimed next round.
+            let (org, doc) = (job.org_id, job.doc_id);
+            let Some(mut document) = document_unless_held(&tx, org, doc).await? else {
+                if document_exists(&tx, org, doc).await? {
+                    return Ok(None);
+                }
                 tx.execute("DELETE FROM jobs WHERE id = $1", &[&id])
                     .await
                     .map_err(db)?;
@@ -243,13 +285,15 @@ impl PgStore {
     ) -> Result<bool, StoreError> {
         let mut session = self.session().await?;
         let tx = session.client.transaction().await.map_err(db)?;
+        // The document before its job, as every write but a claim locks them.
+        let found = document_for_update(&tx, org, id).await?;
         tx.execute(
             "DELETE FROM jobs WHERE kind = $1 AND slot = $2",
             &[&INGEST, &id.to_string()],
         )
         .await
         .map_err(db)?;
-        let Some(mut document) = document_for_update(&tx, org, id).await? else {
+        let Some(mut document) = found else {
             queue_purge(&tx, org, id, generation as i64).await?;
             tx.commit().await.map_err(db)?;
             return Ok(false);
