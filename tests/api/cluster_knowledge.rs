@@ -154,3 +154,37 @@ async fn a_document_uploaded_on_one_node_is_searched_on_another() {
         .get::<_, i64>(0);
     assert_eq!(empty, 0, "every chunk is purged");
 }
+
+/// A deleted thread's documents go with it on PostgreSQL: its purge job
+/// deletes them, and their own purge removes their chunks and file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_threads_documents_are_purged_on_postgres() {
+    let postgres = Postgres::start().await;
+    let url = postgres.database("knowledge").await;
+    let node = Server::start_with(on_postgres(&url, "a"));
+    let admin = node.admin();
+    let agent = admin.agent("Reader").await;
+    let thread = admin.thread(&agent, json!({})).await;
+    let fields = [("scopeType", "thread"), ("scopeId", thread.as_str())];
+    let uploaded = upload(&admin, "handbook.md", HANDBOOK.as_bytes(), &fields).await;
+    assert_eq!(uploaded["status"], "ready", "{uploaded}");
+    let id = uploaded["id"].as_str().unwrap().to_owned();
+    assert!(blob_parts(&postgres).await >= 1);
+    admin
+        .delete(&format!("/api/threads/{thread}"))
+        .await
+        .expect(200);
+    eventually(Duration::from_secs(30), "the thread's purge", async || {
+        let gone = admin.get(&format!("/api/knowledge/{id}")).await.status == 404;
+        (gone && blob_parts(&postgres).await == 0).then_some(())
+    })
+    .await;
+    let chunks: i64 = postgres
+        .admin_of("knowledge")
+        .await
+        .query_one("SELECT count(*) FROM chunks", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(chunks, 0);
+}
