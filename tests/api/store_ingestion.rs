@@ -20,6 +20,38 @@ async fn claim(
     store.claim_ingestion(node, shards, held).await.unwrap()
 }
 
+/// A database with one document queued in an org.
+struct Rig {
+    postgres: crate::postgres::Postgres,
+    store: confer::store::pg::PgStore,
+    ports: Ports,
+    org: OrgId,
+    queued: confer::knowledge::Document,
+    /// Where the upload was received.
+    _dir: tempfile::TempDir,
+}
+
+impl Rig {
+    async fn with_one_document(name: &str) -> Self {
+        let postgres = crate::postgres::Postgres::start().await;
+        let url = postgres.database(name).await;
+        let store = crate::store_conformance::pg_store(&url).await;
+        let ports = Ports::of_postgres(&store);
+        let dir = tempfile::tempdir().unwrap();
+        let files = KnowledgeFiles::open(dir.path()).unwrap();
+        let org = OrgId::new();
+        let queued = stored(upload(&ports, &files, (org, Scope::Org), b"# Tides").await);
+        Self {
+            postgres,
+            store,
+            ports,
+            org,
+            queued,
+            _dir: dir,
+        }
+    }
+}
+
 /// The rows of `table`.
 async fn rows(admin: &tokio_postgres::Client, table: &str) -> i64 {
     let sql = format!("SELECT count(*) FROM {table}");
@@ -33,14 +65,14 @@ async fn rows(admin: &tokio_postgres::Client, table: &str) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_claim_is_an_attempt_on_postgres() {
     use confer::cluster::{NodeId, Shard};
-    let postgres = crate::postgres::Postgres::start().await;
-    let url = postgres.database("lost_claims").await;
-    let store = crate::store_conformance::pg_store(&url).await;
-    let ports = Ports::of_postgres(&store);
-    let dir = tempfile::tempdir().unwrap();
-    let files = KnowledgeFiles::open(dir.path()).unwrap();
-    let org = OrgId::new();
-    let queued = stored(upload(&ports, &files, (org, Scope::Org), b"# Tides").await);
+    let Rig {
+        postgres,
+        store,
+        ports,
+        org,
+        queued,
+        _dir,
+    } = Rig::with_one_document("lost_claims").await;
     let shards: Vec<Shard> = Shard::all().collect();
     let (dead, alive) = (NodeId::fresh(), NodeId::fresh());
     // Not the dead node's shards: nothing to claim.
@@ -106,14 +138,13 @@ async fn a_lost_claim_is_an_attempt_on_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claim_passes_a_held_document_on_postgres() {
     use confer::cluster::{NodeId, Shard};
-    let postgres = crate::postgres::Postgres::start().await;
-    let url = postgres.database("held_documents").await;
-    let store = crate::store_conformance::pg_store(&url).await;
-    let ports = Ports::of_postgres(&store);
-    let dir = tempfile::tempdir().unwrap();
-    let files = KnowledgeFiles::open(dir.path()).unwrap();
-    let org = OrgId::new();
-    let queued = stored(upload(&ports, &files, (org, Scope::Org), b"# Tides").await);
+    let Rig {
+        postgres,
+        store,
+        queued,
+        _dir,
+        ..
+    } = Rig::with_one_document("held_documents").await;
     let shards: Vec<Shard> = Shard::all().collect();
     let mut admin = postgres.admin_of("held_documents").await;
     let holding = admin.transaction().await.unwrap();
