@@ -195,14 +195,7 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
     );
     let _ = delegate_runtime.set(runtime.clone()); // delegate calls run child turns on it
     let fallback = settings.fallback_provider.clone();
-    // Runner deletions a crash interrupted are finished before any run is
-    // dispatched (`store::runners::deletion`).
-    let finished = store
-        .write_or_default(|s| s.finish_runner_deletions())
-        .await?;
-    if finished > 0 {
-        tracing::warn!(finished, "finished runner deletions a stop interrupted");
-    }
+    runners::worker::finish_deletions(&store).await?;
     let runs = runners::worker::RunWorker::start(store.clone(), runtime.clone(), prices, fallback);
     let scheduler =
         scheduler::firing::Scheduler::start(store.clone(), runtime.clone(), Arc::clone(&runs));
@@ -225,7 +218,13 @@ pub async fn serve(mut settings: Settings, listener: std::net::TcpListener) -> a
         &store,
         &runtime,
         &leases,
-        cluster::caches::Cached::of(&tool_cache, &public, &mcps, &integrations),
+        cluster::caches::Cached::of(
+            &tool_cache,
+            &public,
+            &mcps,
+            &integrations,
+            knowledge.search.vectors(),
+        ),
     )
     .await
     .context("joining the cluster")?

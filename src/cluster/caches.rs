@@ -1,7 +1,7 @@
 //! A node's cached org records kept in step with the cluster (`scale.md`
 //! §5): every write to a cached kind bumps its org's `cache_versions` row;
 //! each second every node reads the rows changed lately and drops what it
-//! cached of those orgs (org tools, publications by slug), ending on this
+//! cached of those orgs (org tools, publications by slug, vectors), ending on this
 //! node the sessions of a publication paused, revoked or deleted elsewhere.
 
 use std::collections::HashMap;
@@ -28,6 +28,8 @@ pub struct Cached {
     pub mcps: Arc<crate::tools::mcp::hub::McpHub>,
     /// Each org's database integrations and attachments.
     pub integrations: Arc<crate::tools::integrations::IntegrationHub>,
+    /// Each org's vectors, as searches scan them.
+    pub vectors: Arc<crate::knowledge::vector_cache::VectorCache>,
 }
 
 impl Cached {
@@ -37,18 +39,20 @@ impl Cached {
         public: &Arc<crate::publishing::chats::PublicChats>,
         mcps: &Arc<crate::tools::mcp::hub::McpHub>,
         integrations: &Arc<crate::tools::integrations::IntegrationHub>,
+        vectors: &Arc<crate::knowledge::vector_cache::VectorCache>,
     ) -> Self {
         Self {
             tools: Arc::clone(tools),
             public: Arc::clone(public),
             mcps: Arc::clone(mcps),
             integrations: Arc::clone(integrations),
+            vectors: Arc::clone(vectors),
         }
     }
 }
 
 /// What this node drops when another changed an org's cached records:
-/// its org tools, MCP servers and integrations, its publications by slug. A dropped
+/// its org tools, MCP servers and integrations, its vectors, its publications by slug. A dropped
 /// publication that is now paused, revoked (a new generation) or deleted
 /// has its sessions ended here too: its streams and turns on this node,
 /// which the node that took the change could not reach.
@@ -58,11 +62,13 @@ pub(super) fn dropping(cached: Cached, runtime: Runtime, store: Store) -> CacheD
         public,
         mcps,
         integrations,
+        vectors,
     } = cached;
     Box::new(move |org, kind| match kind {
         crate::store::pg::TOOLS_CACHE => tools.forget(org),
         crate::store::pg::MCPS_CACHE => mcps.forget(org),
         crate::store::pg::INTEGRATIONS_CACHE => integrations.forget(org),
+        crate::store::pg::VECTORS_CACHE => vectors.changed(org),
         crate::store::pg::PUBLICATIONS_CACHE => {
             let dropped = public.slugs.forget_org(org);
             if dropped.is_empty() {

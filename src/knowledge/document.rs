@@ -45,6 +45,17 @@ impl Scope {
         key[1..].copy_from_slice(id);
         key
     }
+
+    /// The scope [`Scope::key`] gave `key`.
+    pub fn from_key(key: &[u8]) -> Option<Self> {
+        let id = uuid::Uuid::from_slice(key.get(1..17)?).ok()?;
+        match key.first()? {
+            0 => Some(Self::Org),
+            1 => Some(Self::Agent(confer_actors::AgentId(id))),
+            2 => Some(Self::Thread(confer_actors::ThreadId(id))),
+            _ => None,
+        }
+    }
 }
 
 /// Where a document is in its ingestion.

@@ -21,9 +21,12 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use super::vector_cache::VectorCache;
 use super::vectors::{StoredVector, quantize};
+use crate::cluster::Shard;
+use crate::cluster::serving::Membership;
 use crate::outbound::{Outbound, read_capped};
 use crate::store::Store;
 use crate::store::knowledge::vectors::EmbeddingConfig;
+use crate::store::port::EmbeddingNews;
 
 /// The largest answer read from an embedding server.
 const MAX_ANSWER_BYTES: usize = 32 << 20;
@@ -72,10 +75,25 @@ impl Embedder {
             )),
         });
         if !embedder.store.is_postgres() {
-            // embeddings are not kept in PostgreSQL yet
-            tokio::spawn(Arc::clone(&embedder).work_loop());
+            // One node: every org is this node's.
+            tokio::spawn(Arc::clone(&embedder).work_loop(|_| Some(true)));
         }
         embedder
+    }
+
+    /// On PostgreSQL (`membership`: the node joined): the loop embeds the
+    /// orgs whose shard this node owns, so one node calls an org's server
+    /// (two at most for the moment a shard changes hands; their writes
+    /// are the same vectors).
+    pub fn follow(self: &Arc<Self>, membership: Option<&Arc<Membership>>) {
+        let Some(membership) = membership.map(Arc::downgrade) else {
+            return;
+        };
+        let owns = move |org: OrgId| {
+            let (_, mine) = Membership::claimant(&membership)?;
+            Some(mine.contains(&Shard::of_id(org.0)))
+        };
+        tokio::spawn(Arc::clone(self).work_loop(owns));
     }
 
     /// Tells the loop there may be chunks to embed (a document ready, a
@@ -121,11 +139,8 @@ impl Embedder {
             .map_err(|e| e.to_string())?
             .timeout(Duration::from_millis(u64::from(config.timeout_ms)))
             .json(&body);
-        let store = self.store.clone();
-        let stored = config.clone();
-        let key = store
-            .run(move |s| s.embedding_key(org, &stored))
-            .await
+        let key = config
+            .open_key(&self.store.secrets(), org)
             .map_err(|_| "the API key does not open".to_owned())?;
         if let Some(key) = key {
             request = request.bearer_auth(key.expose_secret());
@@ -172,11 +187,7 @@ impl Embedder {
         org: OrgId,
         texts: Vec<String>,
     ) -> Option<(EmbeddingConfig, Vec<Option<Vec<i8>>>)> {
-        let config = self
-            .store
-            .run(move |s| s.embedding_config(org))
-            .await
-            .ok()??;
+        let config = self.store.embeddings().embedding_config(org).await.ok()??;
         let made = tokio::time::timeout(QUERY_WITHIN, self.call(org, &config, texts))
             .await
             .ok()?
@@ -188,9 +199,12 @@ impl Embedder {
         Some((config, made.iter().map(|v| quantize(v)).collect()))
     }
 
-    async fn work_loop(self: Arc<Self>) {
+    /// Embeds a batch of each org's pending chunks where `owns(org)`, then
+    /// waits for news (5 s at most); ends once `owns` answers `None` (the
+    /// node left).
+    async fn work_loop(self: Arc<Self>, owns: impl Fn(OrgId) -> Option<bool> + Send + 'static) {
         loop {
-            let configs = match self.store.run(|s| s.embedding_configs()).await {
+            let configs = match self.store.embeddings().embedding_configs().await {
                 Ok(configs) => configs,
                 Err(error) => {
                     tracing::error!(%error, "reading embedding configurations failed");
@@ -199,6 +213,11 @@ impl Embedder {
             };
             let mut worked = false;
             for (org, config) in configs {
+                match owns(org) {
+                    None => return,
+                    Some(false) => continue,
+                    Some(true) => {}
+                }
                 if config.retry_at.is_some_and(|at| at > Utc::now()) {
                     continue;
                 }
@@ -217,10 +236,8 @@ impl Embedder {
             config.dimensions(),
             config.batch_size.max(1) as usize,
         );
-        let found = self
-            .store
-            .run(move |s| s.pending_chunks(org, &model, dims, limit))
-            .await;
+        let embeddings = self.store.embeddings();
+        let found = embeddings.pending_chunks(org, model, dims, limit).await;
         let pending = match found {
             Ok(pending) => pending,
             Err(error) => {
@@ -234,14 +251,16 @@ impl Embedder {
                 && let Some(dims) = config.dimensions()
             {
                 // The re-embed ended: the old model's vectors go.
-                let model = config.model.clone();
-                let done = self
-                    .store
-                    .write(move |s| {
-                        s.prune_vectors(org, &model, dims)?;
-                        s.update_embedding_state(org, (&at.0, &at.1), |c| c.reembed_from = None)
-                    })
-                    .await;
+                let done = match embeddings
+                    .prune_vectors(org, config.model.clone(), dims)
+                    .await
+                {
+                    Ok(()) => {
+                        let ended: EmbeddingNews = Box::new(|c| c.reembed_from = None);
+                        embeddings.update_embedding_state(org, at, ended).await
+                    }
+                    Err(error) => Err(error),
+                };
                 if let Err(error) = done {
                     tracing::error!(%error, "ending a re-embed failed");
                 }
@@ -279,19 +298,15 @@ impl Embedder {
         let recorded = match outcome {
             Ok((dims, made)) => {
                 let learned = config.dims.is_none() && config.learned_dims.is_none();
-                self.store
-                    .write(move |s| {
-                        s.put_vectors(made)?;
-                        s.update_embedding_state(org, (&at.0, &at.1), |c| {
-                            if learned {
-                                c.learned_dims = Some(dims as u32);
-                            }
-                            c.last_error = None;
-                            c.retry_at = None;
-                            c.backoff_secs = 0;
-                        })
-                    })
-                    .await
+                let news: EmbeddingNews = Box::new(move |c| {
+                    if learned {
+                        c.learned_dims = Some(dims as u32);
+                    }
+                    c.last_error = None;
+                    c.retry_at = None;
+                    c.backoff_secs = 0;
+                });
+                embeddings.put_vectors(org, made, at, news).await
             }
             Err(error) => {
                 tracing::warn!(%org, %error, "embedding chunks failed; they stay pending");
@@ -300,16 +315,12 @@ impl Embedder {
                 } else {
                     (config.backoff_secs * 2).min(MAX_BACKOFF_SECS)
                 };
-                self.store
-                    .write(move |s| {
-                        s.update_embedding_state(org, (&at.0, &at.1), |c| {
-                            c.last_error = Some(error.clone());
-                            c.backoff_secs = backoff;
-                            c.retry_at =
-                                Some(Utc::now() + chrono::TimeDelta::seconds(backoff as i64));
-                        })
-                    })
-                    .await
+                let news: EmbeddingNews = Box::new(move |c| {
+                    c.last_error = Some(error.clone());
+                    c.backoff_secs = backoff;
+                    c.retry_at = Some(Utc::now() + chrono::TimeDelta::seconds(backoff as i64));
+                });
+                embeddings.update_embedding_state(org, at, news).await
             }
         };
         if let Err(error) = recorded {

@@ -12,6 +12,7 @@ pub mod chunk;
 pub mod collect;
 pub mod document;
 pub mod embed;
+pub mod embedding_config;
 pub mod files;
 pub mod filetype;
 pub mod index;
@@ -81,7 +82,8 @@ impl KnowledgeServices {
     }
 
     /// On PostgreSQL (`membership`: the node joined): the ingestion's
-    /// workers and `collector` claim the jobs of the node's shards, woken
+    /// workers and `collector` claim the jobs of the node's shards (the
+    /// embedder embeds the orgs in them), woken
     /// by the doorbell when any node queues a job, and the index by it
     /// when any node logs a change.
     pub fn follow(
@@ -91,14 +93,18 @@ impl KnowledgeServices {
     ) {
         use crate::cluster::doorbell::{CHANGES, JOBS};
         self.ingestion.follow(membership);
+        self.search.embedder().follow(membership);
         collector.follow(membership);
         let Some(doorbell) = membership.map(|m| m.doorbell()) else {
             return;
         };
         let (ingestion, index) = (Arc::clone(&self.ingestion), Arc::clone(self.search.index()));
+        let embedder = Arc::clone(self.search.embedder());
         let collections = self.memories.collections();
         doorbell.on(JOBS, Box::new(move || ingestion.queued()));
         doorbell.on(JOBS, Box::new(move || collections.notify_one()));
         doorbell.on(CHANGES, Box::new(move || index.nudge()));
+        // A document made searchable on any node may have chunks to embed.
+        doorbell.on(CHANGES, Box::new(move || embedder.changed()));
     }
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use confer_actors::{OrgId, PriceTable, RunId, RunnerId, Runtime};
+use confer_actors::{OrgId, PriceTable, RunId, RunnerId, Runtime, StoreError};
 use tokio::sync::{Notify, broadcast};
 
 use super::{MAX_RESTARTS, RunError, RunRecord, RunStatus, Runner};
@@ -38,6 +38,18 @@ pub struct RunWorker {
     /// Running runs per runner (bounded by [`MAX_RUNNING`] in all).
     running: Mutex<HashMap<RunnerId, usize>>,
     changes: broadcast::Sender<Arc<RunRecord>>,
+}
+
+/// Finishes the runner deletions a crash interrupted: before any run is
+/// dispatched (`store::runners::deletion`).
+pub async fn finish_deletions(store: &Store) -> Result<(), StoreError> {
+    let finished = store
+        .write_or_default(|s| s.finish_runner_deletions())
+        .await?;
+    if finished > 0 {
+        tracing::warn!(finished, "finished runner deletions a stop interrupted");
+    }
+    Ok(())
 }
 
 impl RunWorker {

@@ -13,9 +13,9 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, DocumentRecords, IntegrationRecords, McpRecords, MemoryRecords,
-    OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords,
-    ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, DocumentRecords, EmbeddingRecords, IntegrationRecords, McpRecords,
+    MemoryRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords,
+    SkillRecords, ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -24,7 +24,7 @@ use crate::secrets::SecretBox;
 #[derive(Clone)]
 pub struct Store {
     /// The sled store; `None` on PostgreSQL.
-    sled: Option<Arc<SledStore>>,
+    pub(super) sled: Option<Arc<SledStore>>,
     /// The PostgreSQL store; `None` on sled.
     pg: Option<PgStore>,
     secrets: Arc<SecretBox>,
@@ -57,6 +57,8 @@ pub struct Store {
     /// Memories and the search index's change feed, through their port.
     memories: Arc<dyn MemoryRecords>,
     documents: Arc<dyn DocumentRecords>,
+    /// Embedding configurations and vectors, through their port.
+    embeddings: Arc<dyn EmbeddingRecords>,
 }
 
 impl Store {
@@ -105,7 +107,8 @@ impl Store {
             mcps: records.clone(),
             integrations: records.clone(),
             memories: records.clone(),
-            documents: records,
+            documents: records.clone(),
+            embeddings: records,
         })
     }
 
@@ -132,7 +135,8 @@ impl Store {
             mcps: pg.clone(),
             integrations: pg.clone(),
             memories: pg.clone(),
-            documents: pg,
+            documents: pg.clone(),
+            embeddings: pg,
         }
     }
 
@@ -233,105 +237,15 @@ impl Store {
         self.documents.as_ref()
     }
 
+    /// Embedding configurations and vectors.
+    pub fn embeddings(&self) -> &dyn EmbeddingRecords {
+        self.embeddings.as_ref()
+    }
+
     /// The sled store behind the per-kind ports (`port::records`); `None`
     /// on PostgreSQL.
     pub fn records(&self) -> Option<super::port::SledRecords> {
         self.sled.clone().map(super::port::SledRecords)
-    }
-
-    /// Runs `f` on the blocking pool, off the async workers (a bounded number
-    /// at a time, see `confer_actors::run_blocking`). On PostgreSQL it
-    /// runs nothing: `StoreError::NotOnThisStore`.
-    pub async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
-    {
-        let inner = Arc::clone(self.sled.as_ref().ok_or(StoreError::NotOnThisStore)?);
-        confer_actors::run_blocking(move || f(&inner)).await
-    }
-
-    /// Runs a read of a kind PostgreSQL does not keep yet as [`Store::run`]
-    /// does; on PostgreSQL, `T::default()` (none of that kind) instead of
-    /// `NotOnThisStore`: for a read that only adds to an answer of ported
-    /// kinds (an agent's publication in the agents' list).
-    pub async fn run_or_default<T, F>(&self, f: F) -> Result<T, StoreError>
-    where
-        T: Default + Send + 'static,
-        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
-    {
-        match self.is_postgres() {
-            true => Ok(T::default()),
-            false => self.run(f).await,
-        }
-    }
-
-    /// Runs a write to a kind PostgreSQL does not keep yet as
-    /// [`Store::write`] does; on PostgreSQL, where there is none of that
-    /// kind to change, `T::default()`: for a cascade that follows a
-    /// ported write (an agent's delete reaching its channels).
-    pub async fn write_or_default<T, F>(&self, f: F) -> Result<T, StoreError>
-    where
-        T: Default + Send + 'static,
-        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
-    {
-        match self.is_postgres() {
-            true => Ok(T::default()),
-            false => self.write(f).await,
-        }
-    }
-
-    /// Runs a write on the blocking pool and resolves once it is durable.
-    pub async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&SledStore) -> Result<T, StoreError> + Send + 'static,
-    {
-        let value = self.run(f).await?;
-        if let Some(sled) = &self.sled {
-            sled.commit.flush().await?;
-        }
-        Ok(value)
-    }
-
-    /// Runs `sweep` (given the time now) as a flushed write every hour,
-    /// the first at once, on the current runtime (it ends with it); logs
-    /// what a sweep did, unless nothing. Nothing on PostgreSQL, whose
-    /// kinds have no such sweep yet.
-    pub fn sweep_hourly<T, F>(&self, name: &'static str, sweep: F)
-    where
-        T: std::fmt::Debug + Default + PartialEq + Send + 'static,
-        F: Fn(&SledStore, chrono::DateTime<chrono::Utc>) -> Result<T, StoreError>
-            + Clone
-            + Send
-            + 'static,
-    {
-        if self.is_postgres() {
-            return;
-        }
-        let store = self.clone();
-        actix_web::rt::spawn(async move {
-            let mut ticks = tokio::time::interval(std::time::Duration::from_secs(3600));
-            loop {
-                ticks.tick().await;
-                let (sweep, now) = (sweep.clone(), chrono::Utc::now());
-                match store.write(move |s| sweep(s, now)).await {
-                    Ok(swept) if swept == T::default() => {}
-                    Ok(swept) => tracing::info!(?swept, "{name}"),
-                    Err(error) => tracing::warn!(%error, "{name} failed"),
-                }
-            }
-        });
-    }
-
-    /// Runs `f` on the sled store on this thread (for the command-line
-    /// tools, which have no async runtime, and the knowledge index's own
-    /// threads); `StoreError::NotOnThisStore` on PostgreSQL.
-    pub fn with_inner<T, E: From<StoreError>>(
-        &self,
-        f: impl FnOnce(&SledStore) -> Result<T, E>,
-    ) -> Result<T, E> {
-        f(self.sled.as_ref().ok_or(StoreError::NotOnThisStore)?)
     }
 
     /// Flushes synchronously (at shutdown); PostgreSQL has committed

@@ -54,6 +54,7 @@ pub mod scan;
 pub mod schedules;
 mod sealed;
 pub mod skills;
+mod sled_closures;
 pub mod thread_access;
 pub mod threads;
 mod timeline;

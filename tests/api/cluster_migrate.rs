@@ -226,7 +226,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
         format!("/api/agents/{agent}/memories"),
         format!("/api/agents/{agent}/memory"),
     ];
-    paths.extend(crate::cluster_migrate_knowledge::seed(&api).await);
+    let (knowledge_paths, _embeddings) = crate::cluster_migrate_knowledge::seed(&api).await;
+    paths.extend(knowledge_paths);
     let mut before = Vec::new();
     for path in &paths {
         before.push(api.get(path).await.expect(200));
@@ -237,8 +238,14 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 39, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 41, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "documents"), 1, "{on_sled}");
+    assert_eq!(
+        count_in(&sled_manifest, "embedding_configs"),
+        1,
+        "{on_sled}"
+    );
+    assert!(count_in(&sled_manifest, "chunk_vectors") >= 1, "{on_sled}");
     let kept = count_in(&sled_manifest, "memories");
     assert!((1..=2).contains(&kept), "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "integrations"), 1, "{on_sled}");
@@ -299,7 +306,11 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     assert_eq!(manifest_of(&on_pg), sled_manifest);
 
     // A node on the database answers as sled did, to the same keys.
-    let node = Server::start_with(on_postgres(&url, "a").env("CONFER_PUBLIC_URL", PUBLIC_URL));
+    let node = Server::start_with(
+        on_postgres(&url, "a")
+            .env("CONFER_PUBLIC_URL", PUBLIC_URL)
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1"),
+    );
     let admin = node.admin();
     for (path, was) in paths.iter().zip(&before) {
         let reply = admin.get(path).await;

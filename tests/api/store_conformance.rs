@@ -11,9 +11,9 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, DocumentRecords, IntegrationRecords, McpRecords, MemoryRecords,
-    OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords, SkillRecords,
-    ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, DocumentRecords, EmbeddingRecords, IntegrationRecords, McpRecords,
+    MemoryRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords,
+    SkillRecords, ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -40,6 +40,7 @@ pub(crate) struct Ports {
     pub(crate) integrations: Arc<dyn IntegrationRecords>,
     pub(crate) memories: Arc<dyn MemoryRecords>,
     pub(crate) documents: Arc<dyn DocumentRecords>,
+    pub(crate) embeddings: Arc<dyn EmbeddingRecords>,
 }
 
 impl Ports {
@@ -61,6 +62,7 @@ impl Ports {
             integrations: Arc::new(store.clone()),
             memories: Arc::new(store.clone()),
             documents: Arc::new(store.clone()),
+            embeddings: Arc::new(store.clone()),
         }
     }
 }
@@ -170,6 +172,16 @@ fn cases() -> Vec<(&'static str, Case)> {
                 )
             },
         ),
+        (
+            "embeddings_follow_the_model_and_go_with_their_chunks",
+            |p| {
+                Box::pin(
+                    crate::store_embeddings::embeddings_follow_the_model_and_go_with_their_chunks(
+                        p,
+                    ),
+                )
+            },
+        ),
         ("a_visitor_keeps_its_threads_under_a_race", |p| {
             Box::pin(crate::store_publications::a_visitor_keeps_its_threads_under_a_race(p))
         }),
@@ -208,7 +220,8 @@ async fn the_suite_passes_on_sled() {
             mcps: records.clone(),
             integrations: records.clone(),
             memories: records.clone(),
-            documents: records,
+            documents: records.clone(),
+            embeddings: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

@@ -91,7 +91,7 @@ pub(crate) fn drafts(texts: &[&str]) -> Vec<ChunkDraft> {
 }
 
 /// Indexes `texts` as `document`'s next generation; its number.
-async fn indexed(d: &dyn DocumentRecords, document: &Document, texts: &[&str]) -> u64 {
+pub(crate) async fn indexed(d: &dyn DocumentRecords, document: &Document, texts: &[&str]) -> u64 {
     let (org, id) = (document.org_id, document.id);
     let generation = d.begin_indexing(org, id).await.unwrap().unwrap();
     d.put_chunks(id, generation, drafts(texts)).await.unwrap();
@@ -103,7 +103,7 @@ async fn indexed(d: &dyn DocumentRecords, document: &Document, texts: &[&str]) -
     generation
 }
 
-async fn purge_all(d: &dyn DocumentRecords, files: &KnowledgeFiles) {
+pub(crate) async fn purge_all(d: &dyn DocumentRecords, files: &KnowledgeFiles) {
     for _ in 0..100 {
         if d.knowledge_purge_step(files.clone(), 2).await.unwrap() == 0 {
             return;

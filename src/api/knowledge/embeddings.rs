@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::api::extract::{JsonBody, Patch};
 use crate::auth::{Admin, Member};
 use crate::error::ApiError;
+use crate::knowledge::embedding_config::{EmbeddingSettings, seal_key};
 use crate::state::AppState;
-use crate::store::knowledge::vectors::EmbeddingConfig;
 
 /// `PUT` body: the whole configuration.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -50,16 +50,16 @@ pub struct EmbeddingsView {
 }
 
 async fn view(state: &AppState, org: confer_actors::OrgId) -> Result<EmbeddingsView, ApiError> {
-    let (config, pending) = state
-        .store
-        .run(move |s| {
-            let Some(config) = s.embedding_config(org)? else {
-                return Ok((None, 0));
-            };
-            let pending = s.pending_count(org, &config.model, config.dimensions())?;
-            Ok((Some(config), pending))
-        })
-        .await?;
+    let embeddings = state.store.embeddings();
+    let config = embeddings.embedding_config(org).await?;
+    let pending = match &config {
+        Some(config) => {
+            embeddings
+                .pending_count(org, config.model.clone(), config.dimensions())
+                .await?
+        }
+        None => 0,
+    };
     let Some(config) = config else {
         return Ok(EmbeddingsView {
             configured: false,
@@ -132,43 +132,25 @@ pub async fn put_embeddings(
         return Err(ApiError::invalid("timeoutMs", "must be 1000–120000"));
     }
     let org = caller.org_id;
+    let api_key = match body.api_key.into_change() {
+        Some(Some(key)) => Some(Some(
+            seal_key(&state.store.secrets(), org, &key)
+                .map_err(|e| confer_actors::StoreError::Codec(e.to_string()))?,
+        )),
+        change => change.map(|_| None),
+    };
+    let settings = EmbeddingSettings {
+        base_url,
+        model,
+        dims: body.dims,
+        api_key,
+        batch_size,
+        timeout_ms,
+    };
     state
         .store
-        .write(move |s| {
-            let old = s.embedding_config(org)?;
-            let api_key = match (body.api_key.clone().into_change(), &old) {
-                (Some(Some(key)), _) => Some(s.seal_embedding_key(org, &key)?),
-                (Some(None), _) => None,
-                // Where a key is sent decides who may read it: a new URL
-                // forgets the old key.
-                (None, Some(old)) if old.base_url == base_url => old.api_key.clone(),
-                (None, _) => None,
-            };
-            let same_vectors = old
-                .as_ref()
-                .is_some_and(|old| old.model == model && old.dims == body.dims);
-            let config = EmbeddingConfig {
-                base_url,
-                model,
-                dims: body.dims,
-                api_key,
-                batch_size,
-                timeout_ms,
-                learned_dims: old
-                    .as_ref()
-                    .filter(|_| same_vectors)
-                    .and_then(|old| old.learned_dims),
-                last_error: None,
-                retry_at: None,
-                backoff_secs: 0,
-                reembed_from: match &old {
-                    Some(old) if !same_vectors => Some(old.model.clone()),
-                    Some(old) => old.reembed_from.clone(),
-                    None => None,
-                },
-            };
-            s.put_embedding_config(org, &config)
-        })
+        .embeddings()
+        .configure_embeddings(org, settings)
         .await?;
     state.knowledge_search.embedder().changed();
     Ok(HttpResponse::Ok().json(view(&state, org).await?))
@@ -183,7 +165,8 @@ pub async fn delete_embeddings(
     let org = caller.org_id;
     state
         .store
-        .write(move |s| s.delete_embedding_config(org))
+        .embeddings()
+        .delete_embedding_config(org)
         .await?;
     state.knowledge_search.embedder().vectors_changed(org);
     Ok(HttpResponse::Ok().json(serde_json::json!({"ok": true})))

@@ -93,26 +93,17 @@ pub async fn views(
     let Some(org) = documents.first().map(|d| d.org_id) else {
         return Ok(Vec::new());
     };
-    if state.store.is_postgres() {
-        // Embeddings are not kept in PostgreSQL yet: none to show.
+    let embeddings = state.store.embeddings();
+    let Some(config) = embeddings.embedding_config(org).await? else {
         return Ok(documents.into_iter().map(DocumentView::from).collect());
-    }
-    let progress = state
-        .store
-        .run(move |s| {
-            let Some(config) = s.embedding_config(org)? else {
-                return Ok(documents.into_iter().map(|d| (d, None)).collect::<Vec<_>>());
-            };
-            documents
-                .into_iter()
-                .map(|d| {
-                    let (embedded, pending) = s.document_vectors(&d, &config.model, config.dimensions())?;
-                    let shown = serde_json::json!({"model": config.model, "embedded": embedded, "pending": pending});
-                    Ok((d, Some(shown)))
-                })
-                .collect()
-        })
+    };
+    let counts = embeddings
+        .document_vectors(documents.clone(), config.model.clone(), config.dimensions())
         .await?;
+    let progress = documents.into_iter().zip(counts).map(|(d, (embedded, pending))| {
+        let shown = serde_json::json!({"model": config.model, "embedded": embedded, "pending": pending});
+        (d, Some(shown))
+    });
     Ok(progress
         .into_iter()
         .map(|(d, embedding)| DocumentView {

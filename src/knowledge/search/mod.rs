@@ -172,6 +172,11 @@ impl KnowledgeSearch {
         &self.index
     }
 
+    /// The vector cache (dropped by an org's changes on any node).
+    pub fn vectors(&self) -> &Arc<VectorCache> {
+        &self.vectors
+    }
+
     /// The embedder (for its news, and the embeddings routes).
     pub fn embedder(&self) -> &Arc<Embedder> {
         &self.embedder
@@ -182,10 +187,10 @@ impl KnowledgeSearch {
     pub async fn search(&self, request: SearchRequest) -> Result<SearchAnswer, SearchError> {
         let terms = query_terms(&request.query)?;
         let org = request.org;
-        // Embeddings are not kept in PostgreSQL yet: BM25 there.
         let configured = self
             .store
-            .run_or_default(move |s| s.embedding_config(org))
+            .embeddings()
+            .embedding_config(org)
             .await
             .map_err(|e| SearchError::Failed(e.to_string()))?
             .is_some();
@@ -222,6 +227,9 @@ impl KnowledgeSearch {
         let vector = match query_vector {
             Some((config, query)) => {
                 let (store, cache) = (self.store.clone(), Arc::clone(&self.vectors));
+                // The loader runs on the search slot's blocking thread and
+                // waits there for the store's answer.
+                let runtime = tokio::runtime::Handle::current();
                 let scopes = request.scopes.clone();
                 let least = request.min_score.filter(|_| mode == SearchMode::Vector);
                 let exact_scan_max = self.exact_scan_max;
@@ -232,7 +240,7 @@ impl KnowledgeSearch {
                     .slots
                     .run(move || {
                         vector_ranking(
-                            &store,
+                            (&store, &runtime),
                             &cache,
                             exact_scan_max,
                             (org, &scopes),

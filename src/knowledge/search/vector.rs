@@ -22,9 +22,10 @@ pub(super) struct VectorRanking {
 }
 
 /// The best [`CANDIDATES`] chunks of `scopes` by cosine with `query` (at
-/// least `least`).
+/// least `least`), on a blocking thread (`runtime` runs a load from the
+/// store).
 pub(super) fn vector_ranking(
-    store: &Store,
+    (store, runtime): (&Store, &tokio::runtime::Handle),
     cache: &Arc<VectorCache>,
     exact_scan_max: usize,
     (org, scopes): (OrgId, &[Scope]),
@@ -34,7 +35,8 @@ pub(super) fn vector_ranking(
     let (model, dims) = (config.model.as_str(), query.len());
     let loaded = cache
         .get_or_load(org, model, dims, || {
-            let found = store.with_inner(|s| s.org_vectors(org, model, dims))?;
+            let found =
+                runtime.block_on(store.embeddings().org_vectors(org, model.to_owned(), dims))?;
             Ok(OrgVectors::new(model, dims, found))
         })
         .map_err(|e| SearchError::Failed(e.to_string()))?;
@@ -69,8 +71,11 @@ pub(super) fn vector_ranking(
 
 /// The id (`{doc}:{generation}:{n}`) of a chunk's store key.
 fn chunk_id_of(key: &[u8]) -> Option<String> {
-    let doc = DocumentId::from_bytes(key.get(..16)?.try_into().ok()?);
-    let generation = u64::from_be_bytes(key.get(16..24)?.try_into().ok()?);
-    let n = u32::from_be_bytes(key.get(24..28)?.try_into().ok()?);
-    Some(format!("{doc}:{generation}:{n}"))
+    let (doc, generation, n) = crate::store::port::embeddings::key_parts(key)?;
+    Some(format!(
+        "{}:{}:{}",
+        DocumentId(doc),
+        generation as u64,
+        n as u32
+    ))
 }

@@ -12,10 +12,9 @@
 //! it resumes after a restart by itself. Old vectors go once none is
 //! pending.
 
-use chrono::{DateTime, Utc};
 use confer_actors::{OrgId, StoreError};
-use serde::{Deserialize, Serialize};
 
+pub use crate::knowledge::embedding_config::{EmbeddingConfig, EmbeddingSettings};
 use crate::knowledge::vectors::StoredVector;
 use crate::knowledge::{Chunk, Document, Scope};
 use crate::store::codec::decode;
@@ -23,44 +22,16 @@ use crate::store::{SledStore, engine};
 
 use super::chunk_prefix;
 
-/// An org's embedding server (`PUT /api/knowledge/embeddings`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EmbeddingConfig {
-    pub base_url: String,
-    pub model: String,
-    /// Asked of the server (`dimensions`) when set.
-    pub dims: Option<u32>,
-    /// Sealed.
-    pub api_key: Option<String>,
-    pub batch_size: u32,
-    pub timeout_ms: u32,
-    /// Learned from the first answer when `dims` is unset.
-    pub learned_dims: Option<u32>,
-    pub last_error: Option<String>,
-    /// When the embedder tries again after a failure.
-    pub retry_at: Option<DateTime<Utc>>,
-    /// The delay of the next retry, in seconds (30 s doubling to 1 h).
-    pub backoff_secs: u64,
-    /// The model being replaced by a re-embed, if one runs.
-    pub reembed_from: Option<String>,
-}
-
-impl EmbeddingConfig {
-    /// The dimensions vectors have, once known.
-    pub fn dimensions(&self) -> Option<usize> {
-        self.dims.or(self.learned_dims).map(|d| d as usize)
-    }
-}
-
 /// A chunk's store key, its document's scope and its vector's components.
 pub type ScopedVector = (Vec<u8>, Scope, Vec<i8>);
 
-fn key_aad(org: OrgId) -> String {
-    crate::secrets::aad(&org.to_string(), "embeddings", "config", "api_key")
-}
-
 impl SledStore {
     fn configs(&self) -> Result<sled::Tree, StoreError> {
+        self.embedding_config_tree()
+    }
+
+    /// The configurations' tree (`confer migrate` copies it).
+    pub(crate) fn embedding_config_tree(&self) -> Result<sled::Tree, StoreError> {
         self.db.open_tree("embedding_configs").map_err(engine)
     }
 
@@ -93,35 +64,34 @@ impl SledStore {
         Ok(all)
     }
 
-    /// Stores the org's configuration.
-    pub fn put_embedding_config(
+    /// Replaces the org's configuration as [`EmbeddingConfig::replacing`]
+    /// decides, by compare-and-swap (a concurrent `PUT` is read again);
+    /// the configuration stored.
+    pub fn configure_embeddings(
         &self,
         org: OrgId,
-        config: &EmbeddingConfig,
-    ) -> Result<(), StoreError> {
+        settings: EmbeddingSettings,
+    ) -> Result<EmbeddingConfig, StoreError> {
         let _writing = self.gate.writing();
-        Self::put(&self.configs()?, org.as_bytes(), config)
-    }
-
-    /// Seals an embedding server's API key for `org`.
-    pub fn seal_embedding_key(&self, org: OrgId, plain: &str) -> Result<String, StoreError> {
-        self.secrets
-            .seal(plain, &key_aad(org))
-            .map_err(|e| StoreError::Codec(e.to_string()))
-    }
-
-    /// The org's embedding API key, opened.
-    pub fn embedding_key(
-        &self,
-        org: OrgId,
-        config: &EmbeddingConfig,
-    ) -> Result<Option<secrecy::SecretString>, StoreError> {
-        config
-            .api_key
-            .as_deref()
-            .map(|sealed| self.secrets.open(sealed, &key_aad(org)))
-            .transpose()
-            .map_err(|e| StoreError::Codec(e.to_string()))
+        let configs = self.configs()?;
+        loop {
+            let old_bytes = configs.get(org.as_bytes()).map_err(engine)?;
+            let old = old_bytes
+                .as_deref()
+                .map(decode::<EmbeddingConfig>)
+                .transpose()?;
+            let config = EmbeddingConfig::replacing(old.as_ref(), settings.clone());
+            let swapped = configs
+                .compare_and_swap(
+                    org.as_bytes(),
+                    old_bytes,
+                    Some(crate::store::codec::encode(&config)?),
+                )
+                .map_err(engine)?;
+            if swapped.is_ok() {
+                return Ok(config);
+            }
+        }
     }
 
     /// Changes the org's configuration only while it still names

@@ -148,6 +148,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "documents",
         sql: include_str!("migrations/V24__documents.sql"),
     },
+    Migration {
+        version: 25,
+        name: "embeddings",
+        sql: include_str!("migrations/V25__embeddings.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

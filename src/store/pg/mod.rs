@@ -32,6 +32,7 @@ mod creation;
 mod document_index;
 mod document_records;
 mod documents;
+mod embeddings;
 pub mod export;
 pub mod import;
 mod index_feed;
@@ -61,6 +62,7 @@ mod traces;
 mod turn;
 
 pub use collections::ClaimedCollection;
+pub use embeddings::KIND as VECTORS_CACHE;
 pub use integrations::KIND as INTEGRATIONS_CACHE;
 pub use marks::TurnState;
 pub use mcps::KIND as MCPS_CACHE;

@@ -325,6 +325,7 @@ impl QueuedWrite for QueuedAppend {
 
 pub mod configs;
 pub mod documents;
+pub mod embeddings;
 mod engine;
 pub mod integrations;
 pub mod mcps;
@@ -341,6 +342,7 @@ pub use configs::{
     AgentConfigs, ConfigSwap, PlainConfig, agent_config, config_of, update_agent_config,
 };
 pub use documents::{ChunkPlace, DocumentFilter, DocumentRecords, FileToParse};
+pub use embeddings::{ChunkKey, EmbeddingNews, EmbeddingRecords};
 pub use engine::SledPort;
 pub use integrations::IntegrationRecords;
 pub use mcps::{McpChange, McpRecords};

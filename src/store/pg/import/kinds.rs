@@ -206,6 +206,8 @@ pub const KINDS: &[Kind] = &[
     },
     knowledge::DOCUMENTS,
     knowledge::CHUNKS,
+    knowledge::CHUNK_VECTORS,
+    knowledge::EMBEDDING_CONFIGS,
     knowledge::KNOWLEDGE_PURGES,
     knowledge::BLOB_REFS,
     knowledge::BLOBS,

@@ -1,5 +1,5 @@
-//! The kinds of knowledge documents and stored files (`knowledge.md`
-//! §1–2, `scale.md` §5), as [`super::kinds::KINDS`] lists them.
+//! The kinds of knowledge documents, their embeddings and stored files
+//! (`knowledge.md` §1–3, `scale.md` §5), as [`super::kinds::KINDS`] lists them.
 
 use tokio_postgres::types::Type;
 
@@ -55,4 +55,25 @@ pub const BLOBS: Kind = Kind {
     columns: &[ORG, NAME, ("n", Type::INT4), ("data", Type::BYTEA)],
     order: "org_id, name COLLATE \"C\", n",
     line: Line::BlobPart,
+};
+
+pub const EMBEDDING_CONFIGS: Kind = Kind {
+    table: "embedding_configs",
+    columns: &[ORG, V, JSON],
+    order: "org_id",
+    line: Line::Body,
+};
+
+/// sled keys a vector by its chunk's key: document, generation, place.
+pub const CHUNK_VECTORS: Kind = Kind {
+    table: "chunk_vectors",
+    columns: &[
+        DOC,
+        GENERATION,
+        ("n", Type::INT4),
+        ("model", Type::TEXT),
+        ("components", Type::BYTEA),
+    ],
+    order: "doc_id, generation, n",
+    line: Line::ChunkVector,
 };

@@ -1,13 +1,16 @@
 //! The rows of knowledge documents in a sled store: the documents, their
-//! chunks by generation, the purge markers, and the files under
+//! chunks by generation, the purge markers, the embedding configurations
+//! and vectors, and the files under
 //! `knowledge/files/`, copied into `blobs` in parts of at most 1 MiB with
 //! their reference counts.
 
 use std::path::PathBuf;
 
-use super::lines::{blob_part_line, blob_ref_line, knowledge_purge_line};
+use super::lines::{blob_part_line, blob_ref_line, chunk_vector_line, knowledge_purge_line};
 use super::source::{Row, Rows, SledSource, cell, codec, record, tree_rows, uuid_at, with_body};
+use crate::knowledge::embedding_config::EmbeddingConfig;
 use crate::knowledge::files::KNOWLEDGE_FILES_DIR;
+use crate::knowledge::vectors::StoredVector;
 use crate::knowledge::{Chunk, Document};
 use crate::store::engine;
 use crate::store::keys::read_u64;
@@ -135,7 +138,42 @@ impl<'a> SledSource<'a> {
                 };
                 rows
             })),
+            "embedding_configs" => opened_rows(self.store.embedding_config_tree(), |key, v| {
+                let (_, body) = record::<EmbeddingConfig>("an embedding configuration", v)?;
+                with_body(vec![cell(uuid_at(key, 0)?)], body)
+            }),
+            "chunk_vectors" => opened_rows(self.store.vector_tree(), |key, v| {
+                let vector =
+                    StoredVector::decode(v).ok_or_else(|| codec("a vector", "unreadable"))?;
+                let (doc, generation) = (uuid_at(key, 0)?, u64::from_be_bytes(number_at(key, 16)?));
+                let n = u32::from_be_bytes(number_at(key, 24)?) as i32;
+                let components: Vec<u8> = vector.components.iter().map(|c| *c as u8).collect();
+                Ok(Row {
+                    line: chunk_vector_line(doc, generation as i64, n, &vector.model, &components),
+                    cells: vec![
+                        cell(doc),
+                        cell(generation as i64),
+                        cell(n),
+                        cell(vector.model),
+                        cell(components),
+                    ],
+                })
+            }),
             _ => return None,
         })
+    }
+}
+
+/// The entries of a tree opened for this copy, as rows.
+fn opened_rows<'a>(
+    tree: Result<sled::Tree, confer_actors::StoreError>,
+    mut row: impl FnMut(&[u8], &[u8]) -> Result<Row, confer_actors::StoreError> + 'a,
+) -> Rows<'a> {
+    match tree {
+        Err(error) => Box::new(std::iter::once(Err(error))),
+        Ok(tree) => Box::new(tree.iter().map(move |entry| {
+            let (key, value) = entry.map_err(engine)?;
+            row(&key, &value)
+        })),
     }
 }

@@ -25,6 +25,8 @@ pub enum Line {
     BlobRef,
     /// A part of a stored file: its length and SHA-256.
     BlobPart,
+    /// A chunk's vector, built from its columns.
+    ChunkVector,
 }
 
 /// The manifest line of a publication's day (the same on both stores).
@@ -118,6 +120,25 @@ pub fn blob_part_line(org: uuid::Uuid, name: &str, n: i32, data: &[u8]) -> Vec<u
         "n": n,
         "bytes": data.len(),
         "sha256": hex::encode(sha2::Sha256::digest(data)),
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The manifest line of a chunk's vector (its components in hex).
+pub fn chunk_vector_line(
+    doc: uuid::Uuid,
+    generation: i64,
+    n: i32,
+    model: &str,
+    components: &[u8],
+) -> Vec<u8> {
+    serde_json::json!({
+        "doc_id": doc,
+        "generation": generation,
+        "n": n,
+        "model": model,
+        "components": hex::encode(components),
     })
     .to_string()
     .into_bytes()

@@ -14,8 +14,8 @@ use tokio_postgres::types::Json;
 
 use super::kinds::{KINDS, Kind, Line};
 use super::lines::{
-    blob_part_line, blob_ref_line, deleted_thread_line, keyed_thread_line, knowledge_purge_line,
-    publication_day_line, skill_file_line, trace_day_line,
+    blob_part_line, blob_ref_line, chunk_vector_line, deleted_thread_line, keyed_thread_line,
+    knowledge_purge_line, publication_day_line, skill_file_line, trace_day_line,
 };
 use super::source::SledSource;
 use crate::store::SledStore;
@@ -122,6 +122,7 @@ pub async fn of_postgres(
             Line::KnowledgePurge => "doc_id, generation, org_id, sha256",
             Line::BlobRef => "org_id, name, size, refs",
             Line::BlobPart => "org_id, name, n, data",
+            Line::ChunkVector => "doc_id, generation, n, model, components",
         };
         let sql = format!(
             "SELECT {columns} FROM {} ORDER BY {}",
@@ -166,6 +167,9 @@ pub async fn of_postgres(
                 }
                 Line::BlobRef => blob_ref_line(row.get(0), row.get(1), row.get(2), row.get(3)),
                 Line::BlobPart => blob_part_line(row.get(0), row.get(1), row.get(2), row.get(3)),
+                Line::ChunkVector => {
+                    chunk_vector_line(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4))
+                }
             };
             lines.add(&line);
             Ok(())
@@ -219,6 +223,7 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "memory_forgets" => as_::<crate::store::knowledge::memories::Forget>(body),
         "documents" => as_::<crate::knowledge::Document>(body),
         "chunks" => as_::<crate::knowledge::Chunk>(body),
+        "embedding_configs" => as_::<crate::knowledge::embedding_config::EmbeddingConfig>(body),
         "tools" => as_::<crate::store::tools::OrgTool>(body),
         "threads" => as_::<Thread>(body),
         "messages" => as_::<Message>(body),

@@ -110,6 +110,8 @@ const COPIED: &[&str] = &[
     "knowledge_jobs",
     "chunks",
     "knowledge_purges",
+    "embedding_configs",
+    "chunk_vectors",
     // The search index's log: each node rebuilds its index from the rows.
     "knowledge_changes",
     "projects",
@@ -255,6 +257,8 @@ const FILLED: &[&str] = &[
     "memory_forgets",
     "documents",
     "chunks",
+    "chunk_vectors",
+    "embedding_configs",
     "knowledge_purges",
     "blob_refs",
     "blobs",
