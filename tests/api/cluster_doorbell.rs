@@ -88,3 +88,37 @@ async fn the_doorbell_rings_on_its_channel_and_after_a_lost_connection() {
     admin.batch_execute("NOTIFY confer_jobs").await.unwrap();
     rung(&jobs, j + 1).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_holds_64_notifications_and_drops_the_rest() {
+    use confer::tools::integrations::connection::NOTIFICATIONS;
+    let postgres = Postgres::start().await;
+    let url = postgres.database("bound").await;
+    let store = crate::store_conformance::pg_store(&url).await;
+    let mut connection = store.database().dedicated().await.unwrap();
+    connection
+        .client
+        .batch_execute("LISTEN confer_jobs")
+        .await
+        .unwrap();
+    let admin = postgres.admin_of("bound").await;
+    // Each in a transaction of its own: none is folded into another.
+    for n in 0..NOTIFICATIONS * 2 {
+        admin
+            .batch_execute(&format!("NOTIFY confer_jobs, '{n}'"))
+            .await
+            .unwrap();
+    }
+    // Every notification committed before a query reaches the connection
+    // before that query's answer.
+    connection.client.batch_execute("SELECT 1").await.unwrap();
+    let mut held = 0;
+    while connection.notifications.try_recv().is_ok() {
+        held += 1;
+    }
+    assert_eq!(held, NOTIFICATIONS, "the rest were dropped, not queued");
+    // Nothing was held up: the next one arrives.
+    admin.batch_execute("NOTIFY confer_jobs").await.unwrap();
+    let next = tokio::time::timeout(Duration::from_secs(10), connection.notifications.recv());
+    assert_eq!(next.await.unwrap().as_deref(), Some("confer_jobs"));
+}
