@@ -330,3 +330,26 @@ impl Embedder {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outbound::OutboundPolicy;
+
+    #[tokio::test]
+    async fn request_slots_are_tracked_for_at_most_tracked_orgs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let outbound = Outbound::new(OutboundPolicy::new("", None).unwrap(), None).unwrap();
+        let embedder = Embedder::start(store, outbound, Arc::new(VectorCache::new(1 << 20)));
+        let first = OrgId::new();
+        let held = embedder.slot(first).await.unwrap();
+        for _ in 0..TRACKED_ORGS {
+            drop(embedder.slot(OrgId::new()).await);
+        }
+        let map = embedder.in_flight.lock().unwrap();
+        assert_eq!(map.len(), TRACKED_ORGS);
+        assert!(!map.contains(&first), "the least recent org is forgotten");
+        drop(held);
+    }
+}

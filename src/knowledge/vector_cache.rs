@@ -283,4 +283,22 @@ mod tests {
             .unwrap();
         assert!(reloaded);
     }
+
+    #[test]
+    fn the_cache_tracks_at_most_max_orgs() {
+        let cache = VectorCache::new(usize::MAX);
+        let first = OrgId::new();
+        cache.changed(first);
+        cache.get_or_load(first, "m", 4, || Ok(vectors(1))).unwrap();
+        for _ in 0..MAX_ORGS {
+            let org = OrgId::new();
+            cache.changed(org);
+            cache.get_or_load(org, "m", 4, || Ok(vectors(1))).unwrap();
+        }
+        let inner = cache.lock();
+        assert_eq!(inner.entries.len(), MAX_ORGS);
+        assert_eq!(inner.generations.len(), MAX_ORGS);
+        assert!(!inner.entries.contains(&first), "the least recent went");
+        assert_eq!(inner.bytes, vectors(1).bytes() * MAX_ORGS);
+    }
 }
