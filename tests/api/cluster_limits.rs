@@ -121,7 +121,7 @@ async fn an_org_cap_holds_across_nodes() {
     let capped = |name| {
         on_postgres(&url, name)
             .env("CONFER_MAX_ACTIVE_TURNS_PER_ORG", "2")
-            .env("CONFER_BUILTIN_DELAY_MS", "100")
+            .env("CONFER_BUILTIN_DELAY_MS", "250")
     };
     let a = Server::start_with(capped("a"));
     let b = Server::start_with(capped("b"));
@@ -135,11 +135,16 @@ async fn an_org_cap_holds_across_nodes() {
     let threads = threads_owned(&database, &on_a, &agent, [&node_a, &node_a, &node_b]).await;
     let words = "one two three four five six seven eight";
     let began = std::time::Instant::now();
-    let mut streams = Vec::new();
-    for thread in &threads {
-        let stream = on_a.open_stream(thread, json!({"content": words})).await;
+    // Opened at once, so that a slow machine still has all three turns
+    // asked for before the first ends.
+    let streams = futures_util::future::join_all(
+        threads
+            .iter()
+            .map(|thread| on_a.open_stream(thread, json!({"content": words}))),
+    )
+    .await;
+    for stream in &streams {
         assert_eq!(stream.status, 200);
-        streams.push(stream);
     }
     // Each turn's running time: from its first token to its done.
     let runs = futures_util::future::join_all(streams.into_iter().map(|mut stream| async move {
