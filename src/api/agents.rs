@@ -342,16 +342,18 @@ pub async fn delete(
         )
         .await?;
     stored(outcome, "agent")?;
-    // The cascades reach kinds PostgreSQL does not keep yet: none there.
+    // Its marketplace profile, avatar and listing go with it; agents made
+    // from the listing stay.
     state
         .store
-        .write_or_default(move |s| {
-            // Its marketplace profile, avatar and listing go with it;
-            // agents made from the listing stay. Its channels too (their
-            // threads stay).
-            s.delete_marketplace_profile(org, id)?;
-            s.delete_agent_channels(org, id, super::channels::cleanup_of)
-        })
+        .marketplace()
+        .delete_marketplace_profile(org, id)
+        .await?;
+    // Its channels too (their threads stay): a kind PostgreSQL does not
+    // keep yet, so none there.
+    state
+        .store
+        .write_or_default(move |s| s.delete_agent_channels(org, id, super::channels::cleanup_of))
         .await?;
     let unpublished = state.store.publications().delete_publication(org, id);
     if let Some(publication) = unpublished.await? {

@@ -13,9 +13,9 @@ use confer_actors::{StoreError, ThreadStore};
 
 use super::pg::PgStore;
 use super::port::{
-    AgentConfigs, AgentRecords, DocumentRecords, EmbeddingRecords, IntegrationRecords, McpRecords,
-    MemoryRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords,
-    SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, DocumentRecords, EmbeddingRecords, IntegrationRecords,
+    MarketplaceRecords, McpRecords, MemoryRecords, OrgRecords, PlanRecords, ProjectRecords,
+    PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use super::{SledStore, TraceListener};
 use crate::secrets::SecretBox;
@@ -59,6 +59,8 @@ pub struct Store {
     documents: Arc<dyn DocumentRecords>,
     /// Embedding configurations and vectors, through their port.
     embeddings: Arc<dyn EmbeddingRecords>,
+    /// Marketplace profiles, avatars, the catalogue and adoptions.
+    marketplace: Arc<dyn MarketplaceRecords>,
 }
 
 impl Store {
@@ -108,7 +110,8 @@ impl Store {
             integrations: records.clone(),
             memories: records.clone(),
             documents: records.clone(),
-            embeddings: records,
+            embeddings: records.clone(),
+            marketplace: records,
         })
     }
 
@@ -136,7 +139,8 @@ impl Store {
             integrations: pg.clone(),
             memories: pg.clone(),
             documents: pg.clone(),
-            embeddings: pg,
+            embeddings: pg.clone(),
+            marketplace: pg,
         }
     }
 
@@ -240,6 +244,11 @@ impl Store {
     /// Embedding configurations and vectors.
     pub fn embeddings(&self) -> &dyn EmbeddingRecords {
         self.embeddings.as_ref()
+    }
+
+    /// Marketplace profiles, avatars, the catalogue and adoptions.
+    pub fn marketplace(&self) -> &dyn MarketplaceRecords {
+        self.marketplace.as_ref()
     }
 
     /// The sled store behind the per-kind ports (`port::records`); `None`

@@ -52,7 +52,7 @@ async fn open_postgres(settings: &Settings, pg: &super::pg::PgSettings) -> anyho
     tracing::warn!(
         "on PostgreSQL, only agents, threads, turns, keys, tools, plans, projects, agent \
          configurations, scheduled tasks, publications, skills, MCP servers, integrations, \
-         memories and knowledge (documents, embeddings) are kept yet; routes of other kinds answer 501 NOT_ON_THIS_STORE"
+         memories, knowledge (documents, embeddings) and the marketplace are kept yet; routes of other kinds answer 501 NOT_ON_THIS_STORE"
     );
     Ok(Store::on_postgres(
         PgStore::new(database, Arc::clone(&secrets)),

@@ -228,6 +228,8 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     ];
     let (knowledge_paths, _embeddings) = crate::cluster_migrate_knowledge::seed(&api).await;
     paths.extend(knowledge_paths);
+    let (market_paths, first_use) = crate::cluster_migrate_marketplace::seed(&api).await;
+    paths.extend(market_paths);
     let mut before = Vec::new();
     for path in &paths {
         before.push(api.get(path).await.expect(200));
@@ -238,7 +240,13 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     let (code, on_sled, err) = confer(dir.path(), &["check"]);
     assert_eq!(code, Some(0), "{on_sled}{err}");
     let sled_manifest = manifest_of(&on_sled);
-    assert_eq!(sled_manifest.len(), 41, "{on_sled}");
+    assert_eq!(sled_manifest.len(), 44, "{on_sled}");
+    assert_eq!(
+        count_in(&sled_manifest, "marketplace_profiles"),
+        1,
+        "{on_sled}"
+    );
+    assert_eq!(count_in(&sled_manifest, "keyed_adoptions"), 1, "{on_sled}");
     assert_eq!(count_in(&sled_manifest, "documents"), 1, "{on_sled}");
     assert_eq!(
         count_in(&sled_manifest, "embedding_configs"),
@@ -332,6 +340,7 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     .await;
     assert_eq!(found[0]["content"], "Alice keeps bees");
     crate::cluster_migrate_knowledge::found_after_migration(&node).await;
+    crate::cluster_migrate_marketplace::used_after_migration(&node, &first_use).await;
     // The publication's sealed identity secret opens: a host identity
     // signed with it starts a session, whose visitor owns its thread.
     let user_token = jsonwebtoken::encode(

@@ -29,12 +29,17 @@ fn pillow_images() -> tempfile::TempDir {
 
 /// A second org and its admin.
 pub(crate) async fn other_org(server: &Server, name: &str) -> Api {
+    server.api(&other_org_key(server, name).await)
+}
+
+/// A second org, made on `server`; its admin key.
+pub(crate) async fn other_org_key(server: &Server, name: &str) -> String {
     let org = server
         .admin()
         .post("/api/orgs", json!({"name": name}))
         .await
         .expect(201);
-    server.api(org["api_key"]["key"].as_str().unwrap())
+    org["api_key"]["key"].as_str().unwrap().to_owned()
 }
 
 /// The chunk types of a PNG, in order.
@@ -327,8 +332,15 @@ fn titles(listings: &Value) -> Vec<&str> {
 #[tokio::test]
 async fn the_catalogue_and_use_keep_org_listings_in_their_org() {
     let server = Server::start_with(Options::default().env("CONFER_OUTBOUND_ALLOW", "127.0.0.1:9"));
+    catalogue_and_use(&server, &server).await;
+}
+
+/// The catalogue and `use` seen by the first org on `a` and by a second
+/// org on `b` (one node, or two of a cluster).
+pub(crate) async fn catalogue_and_use(a: &Server, b: &Server) {
+    let server = a;
     let alpha = server.admin();
-    let beta = other_org(&server, "Beta").await;
+    let beta = b.api(&other_org_key(server, "Beta").await);
     let shared = alpha
         .agent_with(json!({"name": "Shared", "stablePreamble": "You answer in haiku."}))
         .await;

@@ -11,9 +11,9 @@ use confer::secrets::SecretBox;
 use confer::store::Store;
 use confer::store::pg::{Database, PgSettings, PgStore, meta};
 use confer::store::port::{
-    AgentConfigs, AgentRecords, DocumentRecords, EmbeddingRecords, IntegrationRecords, McpRecords,
-    MemoryRecords, OrgRecords, PlanRecords, ProjectRecords, PublicationRecords, ScheduleRecords,
-    SkillRecords, ThreadRecords, ToolRecords,
+    AgentConfigs, AgentRecords, DocumentRecords, EmbeddingRecords, IntegrationRecords,
+    MarketplaceRecords, McpRecords, MemoryRecords, OrgRecords, PlanRecords, ProjectRecords,
+    PublicationRecords, ScheduleRecords, SkillRecords, ThreadRecords, ToolRecords,
 };
 use confer::tools::integrations::connection::{self, TlsSettings};
 use confer_actors::{
@@ -41,6 +41,7 @@ pub(crate) struct Ports {
     pub(crate) memories: Arc<dyn MemoryRecords>,
     pub(crate) documents: Arc<dyn DocumentRecords>,
     pub(crate) embeddings: Arc<dyn EmbeddingRecords>,
+    pub(crate) marketplace: Arc<dyn MarketplaceRecords>,
 }
 
 impl Ports {
@@ -63,6 +64,7 @@ impl Ports {
             memories: Arc::new(store.clone()),
             documents: Arc::new(store.clone()),
             embeddings: Arc::new(store.clone()),
+            marketplace: Arc::new(store.clone()),
         }
     }
 }
@@ -182,6 +184,12 @@ fn cases() -> Vec<(&'static str, Case)> {
                 )
             },
         ),
+        (
+            "marketplace_keeps_profiles_the_catalogue_and_adoptions",
+            |p| {
+                Box::pin(crate::store_marketplace::marketplace_keeps_profiles_the_catalogue_and_adoptions(p))
+            },
+        ),
         ("a_visitor_keeps_its_threads_under_a_race", |p| {
             Box::pin(crate::store_publications::a_visitor_keeps_its_threads_under_a_race(p))
         }),
@@ -221,7 +229,8 @@ async fn the_suite_passes_on_sled() {
             integrations: records.clone(),
             memories: records.clone(),
             documents: records.clone(),
-            embeddings: records,
+            embeddings: records.clone(),
+            marketplace: records,
         };
         eprintln!("sled: {name}");
         case(ports).await;

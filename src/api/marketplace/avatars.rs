@@ -130,7 +130,8 @@ pub async fn file(
     let agent = path.into_inner();
     let png = state
         .store
-        .run(move |s| s.marketplace_avatar(agent))
+        .marketplace()
+        .marketplace_avatar(agent)
         .await?
         .ok_or_else(|| ApiError::not_found("avatar"))?;
     let Avatar { png, tag } = Avatar::of(png);

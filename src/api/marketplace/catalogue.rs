@@ -24,6 +24,8 @@ use crate::marketplace::templates::{self, Template};
 use crate::state::AppState;
 use crate::store::marketplace::Adopted;
 use crate::store::mcps::{McpTransport, OrgMcps};
+use crate::store::port::ListingFilter;
+use crate::store::port::configs::{PlainConfig, agent_config};
 
 /// An MCP server of a listed agent.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -130,28 +132,31 @@ pub async fn browse(
         tag: query.tag.map(|t| t.trim().to_lowercase()),
     };
     let viewer = caller.org_id;
-    let (page, parts) = state
+    let keep: ListingFilter = Box::new(move |p, a| filter.admits(viewer, p, a));
+    let page = state
         .store
-        .run(move |s| {
-            let page = s.marketplace_listed(after, limit, listing::SCAN_PER_PAGE, |p, a| {
-                filter.admits(viewer, p, a)
-            })?;
-            let mut parts = BTreeMap::new();
-            for (profile, _) in &page.listings {
-                let org = profile.org_id;
-                if parts.contains_key(&org) {
-                    continue;
-                }
-                let part = OrgParts {
-                    name: s.org(org)?.map(|o| o.name).unwrap_or_default(),
-                    tools: s.list_tools(org)?,
-                    mcps: s.org_mcps(org)?,
-                };
-                parts.insert(org, part);
-            }
-            Ok::<_, confer_actors::StoreError>((page, parts))
-        })
+        .marketplace()
+        .marketplace_listed(after, limit, listing::SCAN_PER_PAGE, keep)
         .await?;
+    let mut parts = BTreeMap::new();
+    for (profile, _) in &page.listings {
+        let org = profile.org_id;
+        if parts.contains_key(&org) {
+            continue;
+        }
+        let part = OrgParts {
+            name: state
+                .store
+                .orgs()
+                .org(org)
+                .await?
+                .map(|o| o.name)
+                .unwrap_or_default(),
+            tools: state.store.tools().list_tools(org).await?,
+            mcps: state.store.mcps().org_mcps(org).await?,
+        };
+        parts.insert(org, part);
+    }
     let listings: Vec<Listing> = page
         .listings
         .iter()
@@ -243,29 +248,20 @@ async fn listing_adoption(
     id: AgentId,
     name: Option<String>,
 ) -> Result<Adoption, ApiError> {
-    let found = state
-        .store
-        .run(move |s| {
-            let Some((profile, agent)) = s.marketplace_listing(id)? else {
-                return Ok(None);
-            };
-            if !Filter::default().admits(org, &profile, &agent) {
-                return Ok(None);
-            }
-            let from = agent.org_id;
-            let parts = (
-                s.plan_config(from, id)?,
-                s.compaction(from, id)?,
-                s.org_mcps(from)?,
-                s.org_integrations(from)?,
-                s.list_tools(from)?,
-            );
-            let own = s.list_mcps(org)?;
-            Ok::<_, confer_actors::StoreError>(Some((profile, agent, parts, own)))
-        })
-        .await?;
-    let (profile, agent, (plan, compaction, mcps, integrations, tools), own) =
-        found.ok_or_else(|| ApiError::not_found("listing"))?;
+    let store = &state.store;
+    let (profile, agent) = store
+        .marketplace()
+        .marketplace_listing(id)
+        .await?
+        .filter(|(profile, agent)| Filter::default().admits(org, profile, agent))
+        .ok_or_else(|| ApiError::not_found("listing"))?;
+    let from = agent.org_id;
+    let plan = agent_config(store.configs(), from, id, PlainConfig::Plans).await?;
+    let compaction = agent_config(store.configs(), from, id, PlainConfig::Compaction).await?;
+    let mcps = store.mcps().org_mcps(from).await?;
+    let integrations = store.integrations().org_integrations(from).await?;
+    let tools = store.tools().list_tools(from).await?;
+    let own = store.mcps().mcps(org).await?;
     let registry = std::sync::Arc::clone(&state.mcp_registry);
     let is_public = move |url: &str| registry.lists(url);
     let source = ListingSource {
@@ -324,10 +320,12 @@ pub async fn use_one(
     };
     let text = serde_json::to_string(&answer)
         .map_err(|e| ApiError::Internal(format!("use's answer: {e}")))?;
-    let stored = state
+    let adopted = state
         .store
-        .write(move |s| s.adopt_agent(&adoption, keyed, &text).map(|a| (a, text)))
+        .marketplace()
+        .adopt_agent(adoption, keyed, text.clone())
         .await?;
+    let stored = (adopted, text);
     let body = match stored {
         (Adopted::Stored, text) => {
             for (org, id) in made {

@@ -24,6 +24,7 @@ use crate::marketplace::profile::{
 };
 use crate::state::AppState;
 use crate::store::marketplace::AvatarChange;
+use crate::store::port::ProfileSwap;
 use crate::store::update::Updated;
 
 /// An agent's profile as every profile route answers it.
@@ -90,7 +91,8 @@ pub async fn profile_of(state: &AppState, agent: &Agent) -> Result<Profile, ApiE
     let (org, id) = (agent.org_id, agent.id);
     Ok(state
         .store
-        .run(move |s| s.marketplace_profile(org, id))
+        .marketplace()
+        .marketplace_profile(org, id)
         .await?
         .unwrap_or_else(|| Profile::unsaved(org, id)))
 }
@@ -106,23 +108,22 @@ pub async fn change_profile(
 ) -> Result<Profile, ApiError> {
     let (org, id) = (agent.org_id, agent.id);
     let shown = agent.clone();
+    let checked: ProfileSwap = Box::new(move |profile| {
+        if let Some(expected) = if_match
+            && expected != profile.version
+        {
+            return Err(ApiError::PreconditionFailed {
+                detail: "If-Match: the profile has changed; `current` is its present version"
+                    .into(),
+                current: serde_json::to_value(view(&profile, &shown)).unwrap_or_default(),
+            });
+        }
+        change(profile)
+    });
     let updated = state
         .store
-        .write(move |s| {
-            s.update_marketplace_profile(org, id, avatar, |profile| {
-                if let Some(expected) = if_match
-                    && expected != profile.version
-                {
-                    return Err(ApiError::PreconditionFailed {
-                        detail:
-                            "If-Match: the profile has changed; `current` is its present version"
-                                .into(),
-                        current: serde_json::to_value(view(&profile, &shown)).unwrap_or_default(),
-                    });
-                }
-                change(profile)
-            })
-        })
+        .marketplace()
+        .update_marketplace_profile(org, id, avatar, checked)
         .await?;
     match updated {
         Updated::Stored(profile) => Ok(profile),
@@ -177,7 +178,8 @@ pub async fn delete(
     let (org, id) = (agent.org_id, agent.id);
     state
         .store
-        .write(move |s| s.delete_marketplace_profile(org, id))
+        .marketplace()
+        .delete_marketplace_profile(org, id)
         .await?;
     Ok(HttpResponse::Ok().json(super::Ok { ok: true }))
 }

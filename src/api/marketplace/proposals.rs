@@ -4,7 +4,7 @@
 //! `crate::marketplace::proposals`.
 
 use actix_web::{HttpResponse, web};
-use confer_actors::{Agent, AgentId, UsagePurpose};
+use confer_actors::{Agent, AgentId, PlanConfig, UsagePurpose};
 use serde::{Deserialize, Serialize};
 
 use super::profile_of;
@@ -18,6 +18,8 @@ use crate::marketplace::proposals::{
     self, CAPABILITIES_PROMPT, DESCRIBE_PROMPT, MAX_INSTRUCTIONS, MAX_TOKENS, Offered, Proposal,
 };
 use crate::state::AppState;
+use crate::store::port::DocumentFilter;
+use crate::store::port::configs::{PlainConfig, agent_config};
 use crate::suggestions::{SideAnswer, SuggestCall};
 
 /// `generate-description`'s body.
@@ -78,19 +80,16 @@ struct Facts {
 async fn facts(state: &AppState, agent: &Agent) -> Result<Facts, ApiError> {
     let profile = profile_of(state, agent).await?;
     let (org, id) = (agent.org_id, agent.id);
-    let (plan, tools, integrations, mcps, documents) = state
-        .store
-        .run(move |s| {
-            let scope = crate::knowledge::document::Scope::Agent(id);
-            Ok::<_, confer_actors::StoreError>((
-                s.plan_config(org, id)?,
-                s.list_tools(org)?,
-                s.org_integrations(org)?,
-                s.org_mcps(org)?,
-                s.documents(org, Some(scope), None, None, 50)?.0,
-            ))
-        })
-        .await?;
+    let store = &state.store;
+    let plan: PlanConfig = agent_config(store.configs(), org, id, PlainConfig::Plans).await?;
+    let tools = store.tools().list_tools(org).await?;
+    let integrations = store.integrations().org_integrations(org).await?;
+    let mcps = store.mcps().org_mcps(org).await?;
+    let scope = DocumentFilter {
+        scope: Some(crate::knowledge::document::Scope::Agent(id)),
+        status: None,
+    };
+    let (documents, _) = store.documents().documents(org, scope, None, 50).await?;
     let offered = proposals::offered(agent, &plan, &tools, &integrations, &mcps);
     let servers = mcps.of_agent(id).map(|(s, _)| s.name.clone()).collect();
     let titles = documents.into_iter().map(|d| d.title).collect();

@@ -16,10 +16,10 @@ use crate::marketplace::adopt::Adoption;
 
 /// A keyed `use`'s record: its request's hash and the answer it gave.
 #[derive(Serialize, Deserialize)]
-struct KeyedAdoption {
-    request: String,
-    answer: String,
-    created_at: DateTime<Utc>,
+pub struct KeyedAdoption {
+    pub request: String,
+    pub answer: String,
+    pub created_at: DateTime<Utc>,
 }
 
 /// What storing an adoption did.

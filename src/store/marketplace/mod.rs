@@ -20,7 +20,7 @@ use sled::Transactional;
 
 mod adopt;
 
-pub use adopt::Adopted;
+pub use adopt::{Adopted, KeyedAdoption};
 
 use super::codec::{decode, encode};
 use super::keys;
@@ -30,9 +30,9 @@ use crate::marketplace::profile::Profile;
 
 /// The marketplace trees.
 pub struct MarketplaceTrees {
-    profiles: sled::Tree,
+    pub(in crate::store) profiles: sled::Tree,
     listed: sled::Tree,
-    avatars: sled::Tree,
+    pub(in crate::store) avatars: sled::Tree,
 }
 
 impl MarketplaceTrees {
@@ -62,7 +62,8 @@ pub fn listed_key(updated_at: DateTime<Utc>, agent: AgentId) -> [u8; 24] {
     key
 }
 
-fn index_entry(profile: &Profile) -> Option<[u8; 24]> {
+/// A profile's catalogue index key, while it is listed.
+pub(crate) fn index_entry(profile: &Profile) -> Option<[u8; 24]> {
     match (profile.listed, profile.updated_at) {
         (true, Some(at)) => Some(listed_key(at, profile.agent_id)),
         _ => None,

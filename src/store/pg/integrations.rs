@@ -17,7 +17,7 @@ use crate::store::port::IntegrationRecords;
 pub const KIND: &str = "integrations";
 
 /// Integrations' slugs and attachments.
-const ATTACHED: Attached = Attached {
+pub(super) const ATTACHED: Attached = Attached {
     targets: "integrations",
     attachments: "integration_attachments",
     target_column: "integration_id",

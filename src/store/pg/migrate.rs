@@ -153,6 +153,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "embeddings",
         sql: include_str!("migrations/V25__embeddings.sql"),
     },
+    Migration {
+        version: 26,
+        name: "marketplace",
+        sql: include_str!("migrations/V26__marketplace.sql"),
+    },
 ];
 
 /// The advisory lock of schema changes and first-start work ("confer").

@@ -21,6 +21,7 @@ use crate::tools::integrations::connection::TlsSettings;
 use crate::tools::integrations::connection::{self, CONNECT_TIMEOUT, PgConnection, Target, Tls};
 
 mod access;
+mod adopt;
 pub mod agents;
 mod analytics;
 mod append;
@@ -39,6 +40,7 @@ mod index_feed;
 mod ingestion;
 mod integrations;
 pub mod limits;
+mod marketplace;
 mod marks;
 pub mod mcps;
 pub mod memories;

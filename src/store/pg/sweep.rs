@@ -3,8 +3,8 @@
 //! (`analytics`), traces past `CONFER_TRACE_RETENTION_DAYS`, the slot rows of jobs
 //! run over [`JOB_SLOTS_KEPT`] ago, send-limit rows idle for a day (their
 //! next send has the whole allowance again, as with no row), thread
-//! creation keys past their keeping (a later creation under the key makes a
-//! new thread either way), the org turn slots of nodes whose lease ran
+//! creation keys and marketplace `use` keys past their keeping (a later
+//! request under the key is a new one either way), the org turn slots of nodes whose lease ran
 //! out (their turns ended with them), public chats' threads past their
 //! publication's retention (`publications`), and the search index's
 //! changes past their week (`index_feed`).
@@ -39,6 +39,8 @@ pub struct Swept {
     pub job_slots: u64,
     pub send_limits: u64,
     pub thread_keys: u64,
+    /// Marketplace `use` keys past their keeping.
+    pub adoption_keys: u64,
     pub dead_turn_slots: u64,
     /// Public chats' threads past their publication's retention.
     pub public_threads: u64,
@@ -103,6 +105,12 @@ impl PgStore {
             thread_keys: batches(
                 "DELETE FROM keyed_threads WHERE (org_id, key_hash) IN
                    (SELECT org_id, key_hash FROM keyed_threads WHERE created_at < $1 LIMIT $2)",
+                now - TimeDelta::hours(confer_actors::idempotency::KEEP_FOR_HOURS),
+            )
+            .await?,
+            adoption_keys: batches(
+                "DELETE FROM keyed_adoptions WHERE (org_id, key_hash) IN
+                   (SELECT org_id, key_hash FROM keyed_adoptions WHERE created_at < $1 LIMIT $2)",
                 now - TimeDelta::hours(confer_actors::idempotency::KEEP_FOR_HOURS),
             )
             .await?,

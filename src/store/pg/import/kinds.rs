@@ -6,6 +6,7 @@
 use tokio_postgres::types::Type;
 
 use super::kinds_knowledge as knowledge;
+use super::kinds_marketplace as marketplace;
 pub use super::lines::Line;
 
 /// One kind of record and its table.
@@ -211,6 +212,9 @@ pub const KINDS: &[Kind] = &[
     knowledge::KNOWLEDGE_PURGES,
     knowledge::BLOB_REFS,
     knowledge::BLOBS,
+    marketplace::MARKETPLACE_PROFILES,
+    marketplace::MARKETPLACE_AVATARS,
+    marketplace::KEYED_ADOPTIONS,
     Kind {
         table: "tools",
         columns: &[ORG, ID, NAME, CREATED, V, JSON],

@@ -27,6 +27,10 @@ pub enum Line {
     BlobPart,
     /// A chunk's vector, built from its columns.
     ChunkVector,
+    /// A marketplace avatar: its length and SHA-256.
+    Avatar,
+    /// A keyed marketplace `use`, built from its columns.
+    KeyedAdoption,
 }
 
 /// The manifest line of a publication's day (the same on both stores).
@@ -139,6 +143,37 @@ pub fn chunk_vector_line(
         "n": n,
         "model": model,
         "components": hex::encode(components),
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The manifest line of a marketplace avatar: its bytes by their SHA-256.
+pub fn avatar_line(agent: uuid::Uuid, png: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    serde_json::json!({
+        "agent_id": agent,
+        "bytes": png.len(),
+        "sha256": hex::encode(sha2::Sha256::digest(png)),
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The manifest line of a keyed marketplace `use`.
+pub fn keyed_adoption_line(
+    org: uuid::Uuid,
+    key_hash: &[u8],
+    request: &str,
+    answer: &str,
+    created_at: chrono::DateTime<chrono::Utc>,
+) -> Vec<u8> {
+    serde_json::json!({
+        "org_id": org,
+        "key_hash": hex::encode(key_hash),
+        "request": request,
+        "answer": answer,
+        "created_at": created_at,
     })
     .to_string()
     .into_bytes()

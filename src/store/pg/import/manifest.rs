@@ -14,8 +14,9 @@ use tokio_postgres::types::Json;
 
 use super::kinds::{KINDS, Kind, Line};
 use super::lines::{
-    blob_part_line, blob_ref_line, chunk_vector_line, deleted_thread_line, keyed_thread_line,
-    knowledge_purge_line, publication_day_line, skill_file_line, trace_day_line,
+    avatar_line, blob_part_line, blob_ref_line, chunk_vector_line, deleted_thread_line,
+    keyed_adoption_line, keyed_thread_line, knowledge_purge_line, publication_day_line,
+    skill_file_line, trace_day_line,
 };
 use super::source::SledSource;
 use crate::store::SledStore;
@@ -123,6 +124,8 @@ pub async fn of_postgres(
             Line::BlobRef => "org_id, name, size, refs",
             Line::BlobPart => "org_id, name, n, data",
             Line::ChunkVector => "doc_id, generation, n, model, components",
+            Line::Avatar => "agent_id, png",
+            Line::KeyedAdoption => "org_id, key_hash, request, answer, created_at",
         };
         let sql = format!(
             "SELECT {columns} FROM {} ORDER BY {}",
@@ -170,6 +173,14 @@ pub async fn of_postgres(
                 Line::ChunkVector => {
                     chunk_vector_line(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4))
                 }
+                Line::Avatar => avatar_line(row.get(0), row.get(1)),
+                Line::KeyedAdoption => keyed_adoption_line(
+                    row.get(0),
+                    row.get::<_, &[u8]>(1),
+                    row.get(2),
+                    row.get(3),
+                    row.get(4),
+                ),
             };
             lines.add(&line);
             Ok(())
@@ -224,6 +235,7 @@ fn decodes(table: &str, body: &Value) -> Result<(), serde_json::Error> {
         "documents" => as_::<crate::knowledge::Document>(body),
         "chunks" => as_::<crate::knowledge::Chunk>(body),
         "embedding_configs" => as_::<crate::knowledge::embedding_config::EmbeddingConfig>(body),
+        "marketplace_profiles" => as_::<crate::marketplace::profile::Profile>(body),
         "tools" => as_::<crate::store::tools::OrgTool>(body),
         "threads" => as_::<Thread>(body),
         "messages" => as_::<Message>(body),

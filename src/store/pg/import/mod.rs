@@ -14,9 +14,11 @@ mod extras;
 mod jobs_of;
 pub mod kinds;
 mod kinds_knowledge;
+mod kinds_marketplace;
 mod knowledge_rows;
 mod lines;
 pub mod manifest;
+mod marketplace_rows;
 mod source;
 mod traces;
 
@@ -112,6 +114,10 @@ const COPIED: &[&str] = &[
     "knowledge_purges",
     "embedding_configs",
     "chunk_vectors",
+    "marketplace_profiles",
+    "marketplace_avatars",
+    // Derived: each listed profile's catalogue key.
+    "marketplace_listed",
     // The search index's log: each node rebuilds its index from the rows.
     "knowledge_changes",
     "projects",
@@ -259,6 +265,9 @@ const FILLED: &[&str] = &[
     "chunks",
     "chunk_vectors",
     "embedding_configs",
+    "marketplace_profiles",
+    "marketplace_avatars",
+    "keyed_adoptions",
     "knowledge_purges",
     "blob_refs",
     "blobs",

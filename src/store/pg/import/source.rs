@@ -13,6 +13,7 @@ use tokio_postgres::types::{Json, ToSql};
 
 use super::kinds::Kind;
 use super::lines::{deleted_thread_line, keyed_thread_line, publication_day_line, trace_day_line};
+use super::marketplace_rows::{Keyed, keyed_rows};
 use crate::plans::Plan;
 use crate::projects::{Member, Project};
 use crate::scheduler::{OutboxSend, ScheduledTask};
@@ -82,26 +83,6 @@ pub(super) fn tree_rows<'a>(
     Box::new(tree.iter().map(move |entry| {
         let (key, value) = entry.map_err(engine)?;
         row(&key, &value)
-    }))
-}
-
-/// The entries of sled's `idempotency` tree that are keyed sends (`sends`)
-/// or keyed thread creations (not `sends`), as rows.
-fn keyed_rows<'a>(
-    tree: &'a sled::Tree,
-    sends: bool,
-    mut row: impl FnMut(&[u8], &[u8]) -> Result<Row, StoreError> + 'a,
-) -> Rows<'a> {
-    Box::new(tree.iter().filter_map(move |entry| {
-        let (key, value) = match entry.map_err(engine) {
-            Ok(entry) => entry,
-            Err(e) => return Some(Err(e)),
-        };
-        let is_send = match record::<Value>("a keyed record", &value) {
-            Ok((_, body)) => body.get("turn").is_some(),
-            Err(e) => return Some(Err(e)),
-        };
-        (is_send == sends).then(|| row(&key, &value))
     }))
 }
 
@@ -240,7 +221,7 @@ impl<'a> SledSource<'a> {
             }),
             // sled keeps keyed sends (thread ++ key) and keyed thread
             // creations (org ++ key) in one tree; a send's record has a turn.
-            "keyed_sends" => keyed_rows(&s.idempotency, true, |k, v| {
+            "keyed_sends" => keyed_rows(&s.idempotency, Keyed::Send, |k, v| {
                 let (keyed, body) = record::<confer_actors::IdempotencyRecord>("a keyed send", v)?;
                 let hash = k.get(16..).ok_or_else(|| codec("a keyed send", "key"))?;
                 with_body(
@@ -252,7 +233,7 @@ impl<'a> SledSource<'a> {
                     body,
                 )
             }),
-            "keyed_threads" => keyed_rows(&s.idempotency, false, |k, v| {
+            "keyed_threads" => keyed_rows(&s.idempotency, Keyed::Thread, |k, v| {
                 let (keyed, _) = record::<KeyedCreation>("a keyed thread creation", v)?;
                 let org = uuid_at(k, 0)?;
                 let hash = k
@@ -374,6 +355,7 @@ impl<'a> SledSource<'a> {
             other => self
                 .extra_rows(other)
                 .or_else(|| self.knowledge_rows(other))
+                .or_else(|| self.marketplace_rows(other))
                 .ok_or_else(|| codec("a kind", format!("{other} is not copied")))?,
         })
     }

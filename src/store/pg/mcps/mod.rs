@@ -26,7 +26,7 @@ mod oauth;
 pub const KIND: &str = "mcps";
 
 /// MCP servers' slugs and attachments.
-const ATTACHED: Attached = Attached {
+pub(super) const ATTACHED: Attached = Attached {
     targets: "mcp_servers",
     attachments: "mcp_attachments",
     target_column: "server_id",
