@@ -11,9 +11,9 @@ use chrono::{TimeDelta, Utc};
 use confer_actors::{IntegrationId, McpServerId, StoreError};
 use serde::Serialize;
 
-use super::agents::{live_project, put_config};
+use super::agents::{put_config, write_agent};
 use super::attached::Attached;
-use super::records::{PgStore, V, body, db, hold_lock, jsonb, micro};
+use super::records::{PgStore, V, body, db, hold_lock, micro};
 use super::tools::bump;
 use super::{Tx, integrations, mcps};
 use crate::marketplace::adopt::Adoption;
@@ -131,22 +131,7 @@ impl PgStore {
             return Ok(Adopted::TargetGone);
         }
         for server in &adoption.new_mcps {
-            let mut stored = server.clone();
-            stored.slug = mcps::ATTACHED.take_slug(&tx, org, &server.slug).await?;
-            tx.execute(
-                "INSERT INTO mcp_servers (org_id, id, slug, epoch, v, body)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-                &[
-                    &org.0,
-                    &stored.id.0,
-                    &stored.slug,
-                    &i64::from(stored.oauth_epoch),
-                    &V,
-                    &body(&stored),
-                ],
-            )
-            .await
-            .map_err(db)?;
+            mcps::insert_server(&tx, &mut server.clone()).await?;
         }
         if !made.is_empty() {
             bump(&*tx, org, mcps::KIND).await?;
@@ -166,28 +151,11 @@ impl PgStore {
             .await
             .map_err(db)?;
         }
-        if let Some(project) = agent.project_id
-            && !live_project(&tx, org, project).await?
-        {
-            agent.project_id = None; // as sled reads it: detached
-        }
-        tx.execute(
-            "INSERT INTO agents (org_id, id, created_at, project_id, v, body)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            &[
-                &org.0,
-                &agent.id.0,
-                &agent.created_at,
-                &agent.project_id.map(|p| p.0),
-                &V,
-                &jsonb(&agent)?,
-            ],
-        )
-        .await
-        .map_err(db)?;
-        put_config(tx.db(), org, agent.id, ConfigKind::Plans, &adoption.plan).await?;
+        let id = agent.id;
+        write_agent(&tx, agent).await?;
+        put_config(tx.db(), org, id, ConfigKind::Plans, &adoption.plan).await?;
         if let Some(compaction) = &adoption.compaction {
-            put_config(tx.db(), org, agent.id, ConfigKind::Compaction, compaction).await?;
+            put_config(tx.db(), org, id, ConfigKind::Compaction, compaction).await?;
         }
         tx.commit().await.map_err(db)?;
         Ok(Adopted::Stored)

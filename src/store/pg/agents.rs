@@ -73,6 +73,33 @@ pub(crate) async fn live_project(
         .is_some())
 }
 
+/// Creates or replaces `agent`'s row in `tx` (its project dropped when
+/// that is not a live project of its org, as sled reads it: detached).
+pub(crate) async fn write_agent(tx: &Transaction<'_>, mut agent: Agent) -> Result<(), StoreError> {
+    if let Some(project) = agent.project_id
+        && !live_project(tx, agent.org_id, project).await?
+    {
+        agent.project_id = None;
+    }
+    tx.execute(
+        "INSERT INTO agents (org_id, id, created_at, project_id, v, body)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (org_id, id) DO UPDATE
+         SET project_id = EXCLUDED.project_id, v = EXCLUDED.v, body = EXCLUDED.body",
+        &[
+            &agent.org_id.0,
+            &agent.id.0,
+            &agent.created_at,
+            &agent.project_id.map(|p| p.0),
+            &V,
+            &jsonb(&agent)?,
+        ],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
 /// The agent's row, in `org` only.
 pub(crate) async fn agent(
     client: Db<'_, impl GenericClient>,
@@ -98,27 +125,7 @@ impl AgentRecords for PgStore {
             agent.updated_at = micro(agent.updated_at);
             let mut session = store.session().await?;
             let tx = session.client.transaction().await.map_err(db)?;
-            if let Some(project) = agent.project_id
-                && !live_project(&tx, agent.org_id, project).await?
-            {
-                agent.project_id = None; // as sled reads it: detached
-            }
-            tx.execute(
-                "INSERT INTO agents (org_id, id, created_at, project_id, v, body)
-                 VALUES ($1, $2, $3, $4, $5, $6)
-                 ON CONFLICT (org_id, id) DO UPDATE
-                 SET project_id = EXCLUDED.project_id, v = EXCLUDED.v, body = EXCLUDED.body",
-                &[
-                    &agent.org_id.0,
-                    &agent.id.0,
-                    &agent.created_at,
-                    &agent.project_id.map(|p| p.0),
-                    &V,
-                    &jsonb(&agent)?,
-                ],
-            )
-            .await
-            .map_err(db)?;
+            write_agent(&tx, agent).await?;
             tx.commit().await.map_err(db)
         })
     }

@@ -99,6 +99,31 @@ impl PgStore {
     }
 }
 
+/// Stores a new server under the first free slug of its own, chosen
+/// while `tx` holds the org's slug lock (the caller bumps the cache).
+pub(super) async fn insert_server(
+    tx: &tokio_postgres::Transaction<'_>,
+    server: &mut McpServer,
+) -> Result<(), StoreError> {
+    let org = server.org_id;
+    server.slug = ATTACHED.take_slug(tx, org, &server.slug).await?;
+    tx.execute(
+        "INSERT INTO mcp_servers (org_id, id, slug, epoch, v, body)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        &[
+            &org.0,
+            &server.id.0,
+            &server.slug,
+            &i64::from(server.oauth_epoch),
+            &V,
+            &body(&*server),
+        ],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
 impl McpRecords for PgStore {
     fn create_mcp(&self, mut server: McpServer, secrets: McpSecrets) -> StoreFuture<McpServer> {
         let store = self.clone();
@@ -107,21 +132,7 @@ impl McpRecords for PgStore {
             let org = server.org_id;
             let mut session = store.session().await?;
             let tx = session.client.transaction().await.map_err(db)?;
-            server.slug = ATTACHED.take_slug(&tx, org, &server.slug).await?;
-            tx.execute(
-                "INSERT INTO mcp_servers (org_id, id, slug, epoch, v, body)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-                &[
-                    &org.0,
-                    &server.id.0,
-                    &server.slug,
-                    &i64::from(server.oauth_epoch),
-                    &V,
-                    &body(&server),
-                ],
-            )
-            .await
-            .map_err(db)?;
+            insert_server(&tx, &mut server).await?;
             bump(&tx, org, KIND).await?;
             tx.commit().await.map_err(db)?;
             Ok(server)
