@@ -156,4 +156,33 @@ mod tests {
             EmbeddingConfig::replacing(Some(&same), settings("http://a", "m1", Some(None)));
         assert_eq!(removed.api_key, None);
     }
+
+    #[test]
+    fn a_key_sealed_under_another_secret_key_is_named_by_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let org = OrgId::new();
+        let sealed_with = |key: u8| {
+            use base64::Engine as _;
+            let text = base64::engine::general_purpose::STANDARD.encode([key; 32]);
+            let secret = secrecy::SecretString::from(text);
+            let keys = tempfile::tempdir().unwrap();
+            std::sync::Arc::new(SecretBox::load(Some(&secret), None, None, keys.path()).unwrap())
+        };
+        {
+            let secrets = sealed_with(1);
+            let store = crate::store::Store::open_with(dir.path(), secrets.clone()).unwrap();
+            let sealed = seal_key(&secrets, org, "sk-embed").unwrap();
+            let mut config = settings("http://a", "m", None);
+            config.api_key = Some(Some(sealed));
+            store
+                .with_inner(|s| s.configure_embeddings(org, config))
+                .unwrap();
+            let problems = store.with_inner(|s| s.unopenable_secrets()).unwrap();
+            assert!(problems.is_empty(), "{problems:?}");
+            store.flush_now().unwrap();
+        }
+        let store = crate::store::Store::open_with(dir.path(), sealed_with(2)).unwrap();
+        let problems = store.with_inner(|s| s.unopenable_secrets()).unwrap();
+        assert_eq!(problems, [crate::store::check::embedding_key_problem(org)]);
+    }
 }

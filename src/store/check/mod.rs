@@ -359,6 +359,17 @@ impl SledStore {
                 ));
             }
         }
+        for (org, config) in self.embedding_configs()? {
+            if config.open_key(&self.secrets, org).is_err() {
+                problems.push(embedding_key_problem(org));
+            }
+        }
         Ok(problems)
     }
+}
+
+/// The problem of an org's embedding key that does not open (named by
+/// its org, never its value).
+pub fn embedding_key_problem(org: confer_actors::OrgId) -> String {
+    format!("the embedding server's API key of org {org} does not open with the secret key")
 }

@@ -12,6 +12,7 @@ use tokio_postgres::types::Json;
 
 use super::manifest::{self, Manifest};
 use crate::cluster::SHARDS;
+use crate::knowledge::embedding_config::EmbeddingConfig;
 use crate::secrets::SecretBox;
 use crate::store::integrations::Integration;
 use crate::store::keys::ConfigKind;
@@ -115,8 +116,8 @@ async fn leases(client: &impl GenericClient, problems: &mut Vec<String>) -> Resu
     Ok(())
 }
 
-/// Tools' and resolvers' signing secrets, MCP servers' credentials and
-/// integrations' connection strings open, and the key check is the key's (or the old key's, a rotation
+/// Tools' and resolvers' signing secrets, MCP servers' credentials,
+/// integrations' connection strings and embedding keys open, and the key check is the key's (or the old key's, a rotation
 /// under way).
 async fn sealed(
     client: &impl GenericClient,
@@ -199,6 +200,19 @@ async fn sealed(
             problems.push(format!(
                 "the signing secret of agent {agent}'s resolver does not open with the secret key"
             ));
+        }
+    }
+    for row in client
+        .query("SELECT org_id, v, body FROM embedding_configs", &[])
+        .await
+        .map_err(db)?
+    {
+        let org = OrgId(row.get(0));
+        let Ok(config) = crate::store::pg::records::record::<EmbeddingConfig>(&row) else {
+            continue;
+        };
+        if config.open_key(secrets, org).is_err() {
+            problems.push(crate::store::check::embedding_key_problem(org));
         }
     }
     Ok(())
