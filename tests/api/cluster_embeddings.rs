@@ -43,7 +43,11 @@ async fn settled(api: &Api, model: &str) -> Value {
 }
 
 async fn vectors_of(postgres: &Postgres, model: &str) -> i64 {
-    let admin = postgres.admin_of("embeddings").await;
+    vectors_of_in(postgres, "embeddings", model).await
+}
+
+async fn vectors_of_in(postgres: &Postgres, database: &str, model: &str) -> i64 {
+    let admin = postgres.admin_of(database).await;
     admin
         .query_one(
             "SELECT count(*) FROM chunk_vectors WHERE model = $1",
@@ -169,4 +173,86 @@ async fn vectors_made_on_one_node_are_searched_on_every_node() {
     )
     .await
     .expect_error(422, "VALIDATION_ERROR");
+}
+
+/// The name of the node that holds `org`'s shard, as the leases say.
+async fn org_owner(postgres: &Postgres, org: &str) -> Option<String> {
+    let shard = confer::cluster::Shard::of_id(org.parse().unwrap());
+    let admin = postgres.admin_of("embeddings_failover").await;
+    admin
+        .query_opt(
+            "SELECT n.name FROM shard_leases l JOIN nodes n ON n.id = l.node_id
+             WHERE l.shard = $1 AND n.expires_at > now()",
+            &[&shard.sql()],
+        )
+        .await
+        .unwrap()
+        .map(|row| row.get(0))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedding_of_a_killed_nodes_org_goes_on_on_the_survivor() {
+    let up = Arc::new(AtomicBool::new(false));
+    let mock = embedder(Arc::clone(&up)).await;
+    let postgres = Postgres::start().await;
+    let url = postgres.database("embeddings_failover").await;
+    let node = |name| {
+        on_postgres(&url, name)
+            .env("CONFER_OUTBOUND_ALLOW", "127.0.0.1")
+            .env("CONFER_LEASE_TTL_SECS", "3")
+    };
+    let mut nodes = vec![Server::start_with(node("a")), Server::start_with(node("b"))];
+    crate::cluster_forward::settled(&nodes[0]).await;
+    let org = nodes[0].admin().org_id().await;
+    // The embedding server is down: the chunk stays pending on its owner.
+    nodes[0]
+        .admin()
+        .put(
+            "/api/knowledge/embeddings",
+            json!({"baseUrl": mock.base, "model": "trigram"}),
+        )
+        .await
+        .expect(200);
+    upload(
+        &nodes[1].admin(),
+        "tea.md",
+        b"# Tea\n\nOolong is brewed at ninety degrees.",
+        &[],
+    )
+    .await;
+    let owner = eventually(
+        Duration::from_secs(10),
+        "the org's shard has an owner",
+        async || org_owner(&postgres, &org).await,
+    )
+    .await;
+    let at = usize::from(owner == "b");
+    let survivor = nodes.swap_remove(1 - at);
+    drop(nodes.pop().unwrap().kill());
+    // The survivor takes the shard over and embeds once the server is up
+    // (a PUT starts again at once, past the failure's backoff).
+    eventually(
+        Duration::from_secs(20),
+        "the survivor owns the org's shard",
+        async || {
+            let now = org_owner(&postgres, &org).await?;
+            (now != owner).then_some(())
+        },
+    )
+    .await;
+    up.store(true, std::sync::atomic::Ordering::SeqCst);
+    let admin = survivor.admin();
+    admin
+        .put(
+            "/api/knowledge/embeddings",
+            json!({"baseUrl": mock.base, "model": "trigram"}),
+        )
+        .await
+        .expect(200);
+    let status = settled(&admin, "trigram").await;
+    assert_eq!(status["status"], "ready", "{status}");
+    assert_eq!(
+        vectors_of_in(&postgres, "embeddings_failover", "trigram").await,
+        1
+    );
 }
