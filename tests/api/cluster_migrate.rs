@@ -275,8 +275,19 @@ async fn a_sled_store_moves_to_postgres_and_answers_as_before() {
     assert_eq!(count_in(&sled_manifest, "messages"), 6, "{on_sled}");
     assert!(count_in(&sled_manifest, "traces") >= 3, "{on_sled}");
 
-    let url = postgres.database("migrated").await;
     let from = dir.path().to_str().unwrap();
+    // Under another key, every kind of sealed value is named and nothing
+    // is copied.
+    let elsewhere = postgres.database("wrong_key").await;
+    let args = ["migrate", "--from", from, "--to", &elsewhere];
+    let other_key = "b3RoZXIta2V5LW9mLXRoZS1jbHVzdGVyLTAxMjM0NTY=";
+    let (code, out, err) =
+        crate::cluster_operations::confer_keyed(None, dir.path(), other_key, &args);
+    assert_eq!(code, Some(2), "{out}{err}");
+    for named in ["resolver", "MCP server", "integration", "embedding server"] {
+        assert!(err.contains(named), "{named}: {err}");
+    }
+    let url = postgres.database("migrated").await;
     let (code, out, err) = confer(dir.path(), &["migrate", "--from", from, "--to", &url]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert_eq!(manifest_of(&out), sled_manifest, "{out}");

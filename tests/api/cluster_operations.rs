@@ -17,13 +17,23 @@ pub(crate) fn confer_on(
     data: &std::path::Path,
     args: &[&str],
 ) -> (Option<i32>, String, String) {
+    confer_keyed(url, data, SECRET_KEY, args)
+}
+
+/// [`confer_on`] with the secret key `key`.
+pub(crate) fn confer_keyed(
+    url: Option<&str>,
+    data: &std::path::Path,
+    key: &str,
+    args: &[&str],
+) -> (Option<i32>, String, String) {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_confer"));
     command
         .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("CONFER_DATA_DIR", data)
-        .env("CONFER_SECRET_KEY", SECRET_KEY);
+        .env("CONFER_SECRET_KEY", key);
     if let Some(url) = url {
         command.env("CONFER_STORE", url);
     }

@@ -359,6 +359,27 @@ impl SledStore {
                 ));
             }
         }
+        for value in self.mcps.iter().values() {
+            let server: crate::store::mcps::McpServer = decode(&value.map_err(engine)?)?;
+            if crate::store::mcps::credentials_of(&self.secrets, &server).is_err()
+                || crate::store::mcps::oauth_client_secret_of(&self.secrets, &server).is_err()
+            {
+                problems.push(format!(
+                    "the credentials of MCP server {} do not open with the secret key",
+                    server.id
+                ));
+            }
+        }
+        for value in self.integrations.iter().values() {
+            let integration: crate::store::integrations::Integration =
+                decode(&value.map_err(engine)?)?;
+            if crate::store::integrations::connection_of(&self.secrets, &integration).is_err() {
+                problems.push(format!(
+                    "the connection string of integration {} does not open with the secret key",
+                    integration.id
+                ));
+            }
+        }
         for (org, config) in self.embedding_configs()? {
             if config.open_key(&self.secrets, org).is_err() {
                 problems.push(embedding_key_problem(org));
