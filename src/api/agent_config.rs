@@ -1,10 +1,10 @@
 //! What the per-agent configuration routes share (`…/knowledge`,
 //! `…/memory`): the answer (the agent's and org's ids, then the fields),
-//! and the read and the compare-and-swap write of a live agent's record
-//! (a plain configuration's through the store's port).
+//! and the read and the compare-and-swap write of a live agent's plain
+//! configuration through the store's port.
 
 use actix_web::HttpResponse;
-use confer_actors::{AgentId, OrgId, StoreError};
+use confer_actors::AgentId;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -12,9 +12,7 @@ use super::agents::live_agent;
 use crate::auth::Caller;
 use crate::error::{ApiError, stored};
 use crate::state::AppState;
-use crate::store::SledStore;
 use crate::store::port::{PlainConfig, agent_config, update_agent_config};
-use crate::store::update::Updated;
 
 /// A configuration as returned.
 #[derive(Serialize)]
@@ -34,44 +32,8 @@ pub fn view<T: Serialize>(caller: &Caller, agent: AgentId, config: T) -> HttpRes
     })
 }
 
-/// 200 with the live agent `id`'s configuration as `read` finds it.
-pub async fn get<T, F>(
-    state: &AppState,
-    caller: &Caller,
-    id: AgentId,
-    read: F,
-) -> Result<HttpResponse, ApiError>
-where
-    T: Serialize + Send + 'static,
-    F: FnOnce(&SledStore, OrgId, AgentId) -> Result<T, StoreError> + Send + 'static,
-{
-    let agent = live_agent(state, caller, id).await?;
-    let org = caller.org_id;
-    let config = state.store.run(move |s| read(s, org, agent.id)).await?;
-    Ok(view(caller, agent.id, config))
-}
-
-/// 200 with the live agent `id`'s configuration once `write` (a
-/// compare-and-swap) stored it; 404 if the agent went meanwhile.
-pub async fn put<T, F>(
-    state: &AppState,
-    caller: &Caller,
-    id: AgentId,
-    write: F,
-) -> Result<HttpResponse, ApiError>
-where
-    T: Serialize + Send + 'static,
-    F: FnOnce(&SledStore, OrgId, AgentId) -> Result<Updated<T, ApiError>, StoreError>
-        + Send
-        + 'static,
-{
-    let agent = live_agent(state, caller, id).await?;
-    let org = caller.org_id;
-    let outcome = state.store.write(move |s| write(s, org, agent.id)).await?;
-    Ok(view(caller, agent.id, stored(outcome, "agent")?))
-}
-
-/// [`get`] of a plain configuration, through the store's port.
+/// 200 with the live agent `id`'s plain configuration, read through the
+/// store's port.
 pub async fn get_plain<T>(
     state: &AppState,
     caller: &Caller,
@@ -86,9 +48,9 @@ where
     Ok(view(caller, agent.id, config))
 }
 
-/// [`put`] of a plain configuration, through the store's port: `change`
-/// applied to the stored one (its default when unset) by
-/// compare-and-swap.
+/// 200 with the live agent `id`'s plain configuration once `change`,
+/// applied to the stored one (its default when unset) by compare-and-swap
+/// through the store's port, stored it; 404 if the agent went meanwhile.
 pub async fn put_plain<T>(
     state: &AppState,
     caller: &Caller,
