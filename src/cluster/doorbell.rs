@@ -22,11 +22,9 @@ pub const JOBS: &str = "confer_jobs";
 pub const CHANGES: &str = "confer_changes";
 /// Notified when a node gives an org's turn slot back.
 pub const ORG_SLOTS: &str = "confer_org_slots";
-/// Notified when a node claims or releases shards, or joins or leaves.
-pub const SHARDS: &str = "confer_shards";
 
 /// The channels a node listens to.
-const CHANNELS: [&str; 4] = [JOBS, CHANGES, ORG_SLOTS, SHARDS];
+const CHANNELS: [&str; 3] = [JOBS, CHANGES, ORG_SLOTS];
 
 /// How often an idle connection is checked.
 const CHECK_EVERY: Duration = Duration::from_secs(30);

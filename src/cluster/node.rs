@@ -21,10 +21,6 @@ use crate::tools::integrations::connection::PgConnection;
 /// How often a node heartbeats and rebalances.
 pub const ROUND: Duration = Duration::from_secs(1);
 
-/// The least time between a round and one a notification asked for: a
-/// burst of hand-overs runs a few rounds, not one per notification.
-const NUDGED_GAP: Duration = Duration::from_millis(100);
-
 /// Whether a shard has nothing running or queued (only such a shard is
 /// handed to another node).
 pub type IdleShards = dyn Fn(Shard) -> bool + Send + Sync;
@@ -45,8 +41,6 @@ struct Inner {
     last_beat: Mutex<Instant>,
     lost: watch::Sender<u64>,
     idle: Box<IdleShards>,
-    /// Asks for a round now (another node claimed or released shards).
-    nudge: tokio::sync::Notify,
 }
 
 /// This node's membership: its id, its view of the shards, and the task
@@ -92,7 +86,6 @@ impl ClusterNode {
             last_beat: Mutex::new(sent),
             lost: watch::channel(0).0,
             idle,
-            nudge: tokio::sync::Notify::new(),
         });
         rebalance(&inner, &mut connection).await?;
         let task = tokio::spawn(run(inner.clone(), connection));
@@ -151,12 +144,6 @@ impl ClusterNode {
         last.elapsed() + Duration::from_secs(1) < self.inner.settings.ttl
     }
 
-    /// Runs a round now rather than at the next tick (`confer_shards`
-    /// rang: another node claimed or released shards).
-    pub fn nudge(&self) {
-        self.inner.nudge.notify_one();
-    }
-
     /// Bumped each time the node finds it lost its lease.
     pub fn lost_leases(&self) -> watch::Receiver<u64> {
         self.inner.lost.subscribe()
@@ -183,19 +170,14 @@ impl ClusterNode {
     }
 }
 
-/// The node's rounds, each second and when nudged, until it is dropped.
-/// A failed round is logged and the next one tried on a fresh connection.
+/// The node's rounds, until it is dropped. A failed round is logged and
+/// the next one tried on a fresh connection.
 async fn run(inner: Arc<Inner>, mut connection: PgConnection) {
     let mut ticks = tokio::time::interval(ROUND);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ticks.tick().await;
-    let mut last = tokio::time::Instant::now();
     loop {
-        tokio::select! {
-            _ = ticks.tick() => {}
-            () = inner.nudge.notified() => tokio::time::sleep_until(last + NUDGED_GAP).await,
-        }
-        last = tokio::time::Instant::now();
+        ticks.tick().await;
         if connection.client.is_closed() {
             match inner.database.dedicated().await {
                 Ok(fresh) => connection = fresh,

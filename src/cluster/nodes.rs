@@ -115,8 +115,6 @@ pub async fn register(client: &Client, settings: &NodeSettings) -> Result<NodeId
             ],
         )
         .await?;
-    // The others hand it its share at once rather than at their next round.
-    client.execute("NOTIFY confer_shards", &[]).await?;
     Ok(id)
 }
 

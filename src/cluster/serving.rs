@@ -284,9 +284,6 @@ impl Membership {
         let doorbell = super::doorbell::Doorbell::start(pg.database().clone());
         let slots = Arc::clone(runtime.org_slots());
         doorbell.on(super::doorbell::ORG_SLOTS, Box::new(move || slots.ring()));
-        let member = Arc::downgrade(&node);
-        let nudge = move || member.upgrade().iter().for_each(|node| node.nudge());
-        doorbell.on(super::doorbell::SHARDS, Box::new(nudge));
         Ok(Some(Self {
             node,
             jobs,
